@@ -1,0 +1,55 @@
+"""The `memtui` command: thin porcelain over memtui.core.
+
+`memtui [PATH]` opens the app; `memtui VERB ...` runs one headless verb. Each verb lives in
+its own module under memtui/cli/ and exposes `register(subparsers)`, which adds its parser
+and sets `func(args) -> int`. Every error the core raises is printed as one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sqlite3
+import sys
+
+from memtui import __version__
+from memtui.core.errors import MemtuiError
+
+# Verb modules, in the order `memtui --help` lists them.
+VERBS: list[str] = [
+    "open",
+    "demo",
+    "sources",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memtui",
+        description="See, edit and safely clean up the external memory of AI coding agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"memtui {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+    for name in VERBS:
+        importlib.import_module(f"memtui.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    verbs = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    # `memtui` and `memtui PATH` open the app: route them to the `open` verb.
+    if not argv or (argv[0] not in verbs and not argv[0].startswith("-")):
+        argv = ["open", *argv]
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except MemtuiError as exc:
+        print(f"memtui: {exc}", file=sys.stderr)
+        return 2
+    except sqlite3.OperationalError as exc:
+        print(f"memtui: database error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

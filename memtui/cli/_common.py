@@ -1,0 +1,38 @@
+"""Helpers every verb shares: printing text or JSON, and opening stores."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict, is_dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+
+def _default(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+def dump_json(obj: Any) -> str:
+    """JSON for --json output: dataclasses, datetimes and paths serialised plainly."""
+    return json.dumps(obj, default=_default, indent=2, ensure_ascii=False)
+
+
+def emit(obj: Any, as_json: bool, text: Callable[[Any], str]) -> None:
+    """Print `obj` as JSON or through `text`."""
+    sys.stdout.write((dump_json(obj) if as_json else text(obj)) + "\n")
+
+
+def add_json_flag(parser) -> None:
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")

@@ -1,0 +1,153 @@
+"""The read model: plain frozen dataclasses that every pane, CLI verb and source adapter shares.
+
+No peewee object ever leaves the store; foreign sources (RA.Aid, Claude Code, Codex, JSONL
+stores) produce the same records, with string ids where their store uses them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol, Sequence, runtime_checkable
+
+Id = int | str
+
+TaskStatus = Literal["running", "waiting_user", "completed", "failed", "cancelled"]
+UNFINISHED: frozenset[str] = frozenset({"running", "waiting_user"})
+FINISHED: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
+REFERENCE_KINDS: tuple[str, ...] = ("handoff", "supersedes", "depends")
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One conversation with an agent."""
+
+    id: Id
+    title: str
+    status: str  # "open" | "closed"
+    current_task_id: Id | None
+    created_at: datetime
+    updated_at: datetime
+    task_count: int = 0
+    stored_bytes: int = 0  # bytes of step payloads and checkpoint content of its tasks
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """One unit of work. `session_id` is None for an orphan (its session was deleted)."""
+
+    id: Id
+    session_id: Id | None
+    title: str
+    status: str
+    pinned: bool = False
+    superseded: bool = False  # a newer task of its session supersedes it
+    summary: str = ""
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    finished_at: datetime | None = None
+    collected: bool = False  # its heavy data was removed by GC
+    step_count: int = 0
+    checkpoint_count: int = 0
+
+
+@dataclass(frozen=True)
+class Reference:
+    """An edge between tasks: handoff (parent → sub-agent), supersedes (new → old), depends."""
+
+    from_task: Id
+    to_task: Id
+    kind: str
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    """One tool call or model turn."""
+
+    id: Id
+    task_id: Id
+    seq: int
+    tool: str
+    args: Any
+    result: Any
+    status: str = "ok"
+    error: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    duration_ms: int = 0
+    created_at: datetime | None = None
+    checkpoint_id: Id | None = None
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    """The file edits one step made (or a rollback recorded)."""
+
+    id: Id
+    task_id: Id
+    step_id: Id | None
+    created_at: datetime | None
+    entry_count: int = 0
+    label: str = ""  # "" for agent edits; "rollback" / "undo" for ones memtui recorded
+
+
+@dataclass(frozen=True)
+class EntryInfo:
+    """One file in a checkpoint. Sizes are None where the side is absent."""
+
+    id: Id
+    checkpoint_id: Id
+    path: str
+    kind: str  # "added" | "modified" | "deleted"
+    before_size: int | None
+    after_size: int | None
+    before_hash: str | None = None
+    after_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class MessageInfo:
+    """A light record that survives GC: user inputs and task summaries."""
+
+    id: Id
+    task_id: Id | None
+    role: str
+    content: str
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class QuestionInfo:
+    """A questionnaire put to the user; the task waits while it is unanswered."""
+
+    id: Id
+    task_id: Id
+    question: str
+    answer: str | None
+    created_at: datetime | None = None
+    answered_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something malformed found while reading a store: reported, skipped, never fatal."""
+
+    file: str
+    line: int | None
+    message: str
+
+
+@runtime_checkable
+class MemorySource(Protocol):
+    """What the panes read. AgentStore implements it; so does every foreign-source adapter."""
+
+    def sessions(self) -> Sequence[SessionInfo]: ...
+    def tasks(self, session_id: Id | None) -> Sequence[TaskInfo]: ...
+    def task(self, task_id: Id) -> TaskInfo: ...
+    def references(self, task_id: Id) -> Sequence[Reference]: ...
+    def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> Sequence[StepInfo]: ...
+    def checkpoints(self, task_id: Id) -> Sequence[CheckpointInfo]: ...
+    def checkpoint_entries(self, checkpoint_id: Id) -> Sequence[EntryInfo]: ...
+    def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]: ...
+    def messages(self, task_id: Id) -> Sequence[MessageInfo]: ...

@@ -1,0 +1,14 @@
+"""Where packaged resources live: tcss/ from a wheel or from an editable install."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def tcss_dir() -> Path:
+    """The folder of .tcss files: inside the package (wheel) or at the project root (editable)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "tcss", here.parent / "tcss"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("memtui's tcss/ folder is missing from this installation")
