@@ -19,7 +19,6 @@ from memtui.core.errors import MemtuiError
 VERBS: list[str] = [
     "open",
     "demo",
-    "sources",
 ]
 
 
