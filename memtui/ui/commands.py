@@ -45,6 +45,8 @@ class Command:
     """Offer in the command palette (off only for pure navigation keys)."""
     priority: bool = False
     """Checked before focused widgets' own bindings (use sparingly: quit, escape)."""
+    footer: str = ""
+    """A shorter description for the footer ("" uses `description`)."""
 
     @property
     def shown_key(self) -> str:
@@ -53,7 +55,7 @@ class Command:
 
     def binding(self) -> Binding:
         """This command as a Textual `Binding`."""
-        return Binding(self.key, self.action, self.description, show=self.show,
+        return Binding(self.key, self.action, self.footer or self.description, show=self.show,
                        key_display=self.key_display, priority=self.priority)
 
 
@@ -67,27 +69,31 @@ SCOPES: dict[str, str] = {
 
 COMMANDS: tuple[Command, ...] = (
     # ---- anywhere
-    Command("help", "question_mark", "Keys and commands", key_display="?"),
+    Command("help", "question_mark", "Keys and commands", key_display="?", footer="Help"),
     Command("command_palette", "ctrl+p", "Command palette", show=False),
     Command("refresh_data", "ctrl+r", "Reload from the store", show=False),
     Command("quit", "q", "Quit", priority=False),
     # ---- main screen
-    Command("filter", "slash", "Filter the focused list", scope="main", key_display="/"),
+    Command("filter", "slash", "Filter the focused list", scope="main", key_display="/",
+            footer="Filter"),
     Command("clear_filter", "escape", "Clear the filter / leave a zoomed pane", scope="main",
             show=False, palette=False),
-    Command("open_step", "enter", "Open the highlighted step", scope="main", show=False),
+    Command("open_step", "o", "Open the highlighted step in full", scope="main", footer="Step"),
     Command("focus_pane('sessions')", "1", "Go to Sessions", scope="main", show=False),
     Command("focus_pane('tasks')", "2", "Go to Tasks", scope="main", show=False),
     Command("focus_pane('steps')", "3", "Go to Steps", scope="main", show=False),
     Command("focus_pane('files')", "4", "Go to changed files", scope="main", show=False),
     Command("focus_pane('diff')", "5", "Go to the diff", scope="main", show=False),
-    Command("zoom", "z", "Zoom the focused pane", scope="main"),
+    Command("zoom", "z", "Zoom the focused pane", scope="main", footer="Zoom"),
     Command("toggle_sessions", "ctrl+b", "Show/hide the sessions pane", scope="main", show=False),
     # ---- diff (main screen, acting on the diff pane)
-    Command("toggle_split", "v", "Unified / side-by-side diff", scope="main"),
-    Command("next_hunk", "right_square_bracket,n", "Next hunk", scope="main", key_display="]"),
-    Command("previous_hunk", "left_square_bracket,N", "Previous hunk", scope="main", key_display="["),
-    Command("cycle_file_view", "f", "Diff / whole file before / after", scope="main"),
+    Command("toggle_split", "v", "Unified / side-by-side diff", scope="main", footer="Split"),
+    Command("next_hunk", "right_square_bracket,n", "Next hunk", scope="main", key_display="]",
+            footer="Hunk"),
+    Command("previous_hunk", "left_square_bracket,N", "Previous hunk", scope="main", key_display="[",
+            show=False),
+    Command("cycle_file_view", "f", "Diff / whole file after / before", scope="main",
+            footer="Whole file"),
     # ---- step detail
     Command("close", "escape", "Back", scope="step"),
 )

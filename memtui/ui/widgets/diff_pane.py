@@ -1,122 +1,157 @@
 """The diff pane of the main screen: the selected file of a checkpoint.
 
-It hosts the diff widget and owns the states around it: nothing selected, loading,
-binary content, errors. Until memtui's DiffView is available it shows a plain unified
-diff (still safe: every line is a `Text`, nothing is parsed as markup).
+It hosts memtui's `DiffView` (memtui/ui/widgets/diff_view.py) and owns the states around
+it: nothing selected, reading, errors. The diff is prepared in the main screen's worker
+thread (`DiffPane.prepare`) and installed here on the UI thread. Where the DiffView is not
+available (an older checkout) a plain unified diff is shown instead — still literal text.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
 from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.reactive import reactive
-from textual.widgets import Static
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import ContentSwitcher, Static
 
 from memtui.core.model import EntryInfo
-from memtui.ui.text import human_bytes, safe_text
+from memtui.ui.text import safe_text
+
+try:
+    from memtui.core.diff import prepare_file_diff
+    from memtui.ui.widgets.diff_view import DiffView
+except ImportError:  # the diff widget lands on its own branch
+    DiffView = None  # type: ignore[assignment,misc]
+    prepare_file_diff = None  # type: ignore[assignment]
 
 MODES = ("diff", "after", "before")
 
 
-class DiffPane(VerticalScroll, can_focus=True):
-    """The diff (or whole file before/after) of one checkpoint entry."""
-
-    split: reactive[bool] = reactive(False)
-    """Side-by-side instead of unified."""
-    mode: reactive[str] = reactive("diff")
-    """"diff", or the whole file "before" / "after"."""
+class DiffPane(Vertical):
+    """The diff (or a whole file before/after) of one checkpoint entry, or a message."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.entry: EntryInfo | None = None
-        self._before: bytes | None = None
-        self._after: bytes | None = None
+        """The entry shown (or being read); None while a message is shown."""
+        self._fallback: tuple[bytes | None, bytes | None] = (None, None)
+        self._mode = "diff"
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("No file selected."), id="diff-body")
+        with ContentSwitcher(initial="diff-message"):
+            with VerticalScroll(id="diff-message"):
+                yield Static(Text("No file selected."), id="diff-message-text")
+            if DiffView is not None:
+                yield DiffView(id="diff-view")
+            else:
+                with VerticalScroll(id="diff-view", can_focus=True):
+                    yield Static("", id="diff-fallback")
 
-    # ------------------------------------------------------------------ model side (thread)
+    @property
+    def view(self) -> Any:
+        """The DiffView (or the fallback scroller)."""
+        return self.query_one("#diff-view")
+
+    def focus(self, scroll_visible: bool = True) -> "DiffPane":
+        """Focusing the pane focuses the diff when one is shown."""
+        switcher = self.query_one(ContentSwitcher)
+        target = self.view if switcher.current == "diff-view" else self.query_one("#diff-message")
+        target.focus(scroll_visible)
+        return self
+
+    # ------------------------------------------------------------------ worker side
     @staticmethod
     def prepare(path: str, before: bytes | None, after: bytes | None) -> Any:
-        """Work done in the worker thread before the content is shown."""
-        return None
+        """The diff model for `install`, computed in the worker thread (pure)."""
+        if prepare_file_diff is None:
+            return None
+        return prepare_file_diff(path, before, after)
 
     # ------------------------------------------------------------------ states
     def show_message(self, text: Text) -> None:
+        """Replace the diff with a one-line explanation."""
         self.entry = None
-        self.query_one("#diff-body", Static).update(text)
+        self.query_one("#diff-message-text", Static).update(text)
+        self.query_one(ContentSwitcher).current = "diff-message"
 
     def begin(self, entry: EntryInfo) -> None:
+        """An entry was chosen: say so until its contents arrive."""
         self.entry = entry
-        self.query_one("#diff-body", Static).update(Text("Reading…"))
+        self.query_one("#diff-message-text", Static).update(Text("Reading…"))
+        self.query_one(ContentSwitcher).current = "diff-message"
 
     def show_content(self, entry: EntryInfo, before: bytes | None, after: bytes | None, prepared: Any) -> None:
-        self.entry, self._before, self._after = entry, before, after
-        self._render_body()
-
-    def watch_mode(self) -> None:
-        if self.entry is not None:
-            self._render_body()
-
-    def _render_body(self) -> None:
-        body = self.query_one("#diff-body", Static)
-        before = _decode(self._before)
-        after = _decode(self._after)
-        if (self._before is not None and before is None) or (self._after is not None and after is None):
-            body.update(_binary_summary(self._before, self._after))
-            return
-        if self.mode == "before" or self.mode == "after":
-            text = before if self.mode == "before" else after
-            if text is None:
-                body.update(Text(f"No {self.mode} side: the file was "
-                                 f"{'added' if self.mode == 'before' else 'deleted'} here."))
-                return
-            body.update(safe_text(text, multiline=True))
-            return
-        lines = Text(no_wrap=True, end="")
-        for line in difflib.unified_diff((before or "").splitlines(), (after or "").splitlines(),
-                                         lineterm="", n=3):
-            style = "green" if line.startswith("+") else "red" if line.startswith("-") else (
-                "bold" if line.startswith("@@") else "")
-            lines.append_text(safe_text(line, style=style))
-            lines.append("\n")
-        body.update(lines if lines.plain else Text("The two sides are identical."))
+        """Install the prepared diff of `entry`."""
+        self.entry = entry
+        switcher = self.query_one(ContentSwitcher)
+        had_focus = self.has_focus_within
+        if DiffView is not None and prepared is not None:
+            self.view.install(prepared)
+        else:
+            self._fallback = (before, after)
+            self._render_fallback()
+        switcher.current = "diff-view"
+        if had_focus:
+            self.view.focus()
 
     # ------------------------------------------------------------------ actions
+    def _ready(self) -> bool:
+        if self.entry is None or self.query_one(ContentSwitcher).current != "diff-view":
+            self.app.bell()
+            return False
+        return True
+
     def toggle_split(self) -> None:
-        self.split = not self.split
+        """Unified ⇄ side by side."""
+        if self._ready() and DiffView is not None:
+            self.view.split = not self.view.split
 
     def next_hunk(self) -> None:
-        self.scroll_page_down()
+        if self._ready():
+            if DiffView is not None:
+                if not self.view.next_hunk():
+                    self.app.bell()
+            else:
+                self.view.scroll_page_down()
 
     def previous_hunk(self) -> None:
-        self.scroll_page_up()
+        if self._ready():
+            if DiffView is not None:
+                if not self.view.previous_hunk():
+                    self.app.bell()
+            else:
+                self.view.scroll_page_up()
 
     def cycle_mode(self) -> None:
-        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
-
-
-def _decode(data: bytes | None) -> str | None:
-    if data is None:
-        return None
-    if b"\0" in data[:8192]:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def _binary_summary(before: bytes | None, after: bytes | None) -> Text:
-    parts = []
-    for name, data in (("before", before), ("after", after)):
-        if data is None:
-            parts.append(f"{name}: absent")
+        """diff → whole file after → whole file before → diff."""
+        if not self._ready():
+            return
+        if DiffView is not None:
+            self.view.mode = MODES[(MODES.index(self.view.mode) + 1) % len(MODES)]
         else:
-            parts.append(f"{name}: {human_bytes(len(data))}  sha256 {hashlib.sha256(data).hexdigest()[:16]}")
-    return Text("Binary or undecodable content — no text diff.\n\n" + "\n".join(parts))
+            self._mode = MODES[(MODES.index(self._mode) + 1) % len(MODES)]
+            self._render_fallback()
+
+    @property
+    def mode(self) -> str:
+        """"diff", "after" or "before"."""
+        return self.view.mode if DiffView is not None else self._mode
+
+    @property
+    def split(self) -> bool:
+        return bool(DiffView is not None and self.view.split)
+
+    def _render_fallback(self) -> None:
+        before, after = (None if b is None else b.decode("utf-8", "replace") for b in self._fallback)
+        body = self.query_one("#diff-fallback", Static)
+        if self._mode != "diff":
+            text = before if self._mode == "before" else after
+            body.update(safe_text(text if text is not None else f"(no {self._mode} side)", multiline=True))
+            return
+        lines = Text(no_wrap=True, end="")
+        for line in difflib.unified_diff((before or "").splitlines(), (after or "").splitlines(), lineterm=""):
+            lines.append_text(safe_text(line))
+            lines.append("\n")
+        body.update(lines)

@@ -12,6 +12,7 @@ from typing import Any, Generic, Iterable, Sequence, TypeVar
 
 from rich.text import Text
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
 
 R = TypeVar("R")
 
@@ -25,7 +26,7 @@ class RecordTable(DataTable, Generic[R]):
     """Rows from records; paged; `/`-filterable (`filter_text`)."""
 
     COLUMNS: Sequence[tuple[str, str, int | None]] = ()
-    """(key, label, width or None for auto) of each column."""
+    """(key, label, width) of each column; the one column with width None takes the rest."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
@@ -39,7 +40,24 @@ class RecordTable(DataTable, Generic[R]):
 
     def on_mount(self) -> None:
         for key, label, width in self.COLUMNS:
-            self.add_column(label, key=key, width=width)
+            self.add_column(label, key=key, width=width or 10)
+
+    def on_resize(self) -> None:
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Give the flexible column what the fixed ones leave of the width."""
+        flex = [key for key, _, width in self.COLUMNS if width is None]
+        if not flex or not self.size.width:
+            return
+        fixed = sum((width or 0) + 2 * self.cell_padding for _, _, width in self.COLUMNS)
+        room = self.scrollable_content_region.width - fixed - 2 * self.cell_padding
+        column = self.columns.get(ColumnKey(flex[0]))  # type: ignore[call-overload]
+        if column is not None and column.width != max(room, 8):
+            column.width = max(room, 8)
+            column.auto_width = False
+            self._require_update_dimensions = True
+            self.refresh()
 
     # ------------------------------------------------------------------ subclass API
     def row_cells(self, record: R) -> Iterable[Any]:
