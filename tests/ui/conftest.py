@@ -79,16 +79,20 @@ def app_for() -> Callable[..., MemtuiApp]:
     return build
 
 
-async def settle(pilot: Any, rounds: int = 6) -> None:
-    """Wait until the chain of loading workers (session → tasks → steps → files → diff) is done."""
+async def settle(pilot: Any, rounds: int = 6, limit: float = 10.0) -> None:
+    """Wait until the chain of loads (session → tasks → steps → files → diff) is done."""
     app = pilot.app
-    for _ in range(rounds):
+    deadline = time.monotonic() + limit
+    quiet = 0
+    while quiet < rounds and time.monotonic() < deadline:
         for worker in list(app.workers):
             try:
                 await worker.wait()
             except Exception:  # cancelled or failed workers are part of normal navigation
                 pass
-        await pilot.pause()
+        busy = any(getattr(screen, "busy", False) for screen in app.screen_stack)
+        await pilot.pause(0.05 if busy else None)
+        quiet = 0 if busy else quiet + 1
     from textual.widgets import Input
 
     for box in app.screen.query(Input):
