@@ -418,20 +418,21 @@ Spans = list[tuple[int, int]]
 def inline_changes(old: str, new: str) -> tuple[Spans, Spans] | None:
     """Character ranges that changed between two paired lines, as (start, end) offsets.
 
-    None when highlighting would not help: a line is longer than INLINE_MAX_CHARS or the lines
-    share too little (then the whole line is the change). Cost is bounded by the line lengths.
+    Changes are found word by word (a word with a small change inside shows just the changed
+    characters). None when highlighting would not help: a line is longer than INLINE_MAX_CHARS
+    or the lines share too little (then the whole line is the change). Cost is bounded by the
+    line lengths.
     """
     if old == new:
         return [], []
     if len(old) > INLINE_MAX_CHARS or len(new) > INLINE_MAX_CHARS:
         return None
-    limit = min(len(old), len(new))
-    p = 0
-    while p < limit and old[p] == new[p]:
-        p += 1
-    s = 0
-    while s < limit - p and old[-1 - s] == new[-1 - s]:
-        s += 1
+    p, s = _common_ends(old, new)
+    # Snap the ends to word boundaries so that the middle is made of whole words.
+    while p and _is_word(old[p - 1]) and (_is_word(old, p) or _is_word(new, p)):
+        p -= 1
+    while s and _is_word(old[-s]) and (_is_word(old, len(old) - s - 1) or _is_word(new, len(new) - s - 1)):
+        s -= 1
     old_mid, new_mid = old[p : len(old) - s], new[p : len(new) - s]
     if not old_mid or not new_mid:
         spans_old = [(p, p + len(old_mid))] if old_mid else []
@@ -440,12 +441,24 @@ def inline_changes(old: str, new: str) -> tuple[Spans, Spans] | None:
     tok_old, tok_new = _TOKEN.findall(old_mid), _TOKEN.findall(new_mid)
     offsets_old, offsets_new = _offsets(tok_old, p), _offsets(tok_new, p)
     matcher = SequenceMatcher(None, tok_old, tok_new, autojunk=False)
-    spans_old, spans_new = [], []
+    spans_old: Spans = []
+    spans_new: Spans = []
     same = p + s
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             same += offsets_old[i2] - offsets_old[i1]
             continue
+        if tag == "replace" and i2 - i1 == 1 and j2 - j1 == 1:
+            # One word for another: if most of it is kept, mark only the changed characters.
+            a, b = tok_old[i1], tok_new[j1]
+            wp, ws = _common_ends(a, b)
+            if 2 * (wp + ws) >= max(len(a), len(b)):
+                same += wp + ws
+                if wp + ws < len(a):
+                    _add_span(spans_old, offsets_old[i1] + wp, offsets_old[i2] - ws)
+                if wp + ws < len(b):
+                    _add_span(spans_new, offsets_new[j1] + wp, offsets_new[j2] - ws)
+                continue
         if i2 > i1:
             _add_span(spans_old, offsets_old[i1], offsets_old[i2])
         if j2 > j1:
@@ -453,6 +466,22 @@ def inline_changes(old: str, new: str) -> tuple[Spans, Spans] | None:
     if 2 * same / (len(old) + len(new)) < INLINE_MIN_SIMILARITY:
         return None
     return spans_old, spans_new
+
+
+def _common_ends(old: str, new: str) -> tuple[int, int]:
+    """Lengths of the common prefix and of the common suffix (not overlapping it)."""
+    limit = min(len(old), len(new))
+    p = 0
+    while p < limit and old[p] == new[p]:
+        p += 1
+    s = 0
+    while s < limit - p and old[-1 - s] == new[-1 - s]:
+        s += 1
+    return p, s
+
+
+def _is_word(text: str, index: int = 0) -> bool:
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
 
 def _offsets(tokens: list[str], start: int) -> list[int]:
