@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import cached_property
@@ -27,7 +28,7 @@ from typing import Literal, NamedTuple, Sequence
 Tag = Literal["equal", "replace", "delete", "insert"]
 
 #: Work units (inner-loop steps) a single Myers fallback may spend before it gives up.
-MYERS_BUDGET = 200_000
+MYERS_BUDGET = 100_000
 #: Replaced blocks up to this many old×new line pairs are aligned by similarity.
 PAIR_CELLS = 1024
 #: Lines paired for intra-line highlighting must be at least this similar (0..1).
@@ -88,10 +89,9 @@ def diff_lines(a: Sequence[str], b: Sequence[str]) -> list[Op]:
     """
     n, m = len(a), len(b)
     # Map each distinct line to a small int once: later comparisons are int compares.
-    ids: dict[str, int] = {}
-    setdefault = ids.setdefault
-    ia = [setdefault(line, len(ids)) for line in a]
-    ib = [setdefault(line, len(ids)) for line in b]
+    ids = {line: k for k, line in enumerate(set(a).union(b))}
+    ia = list(map(ids.__getitem__, a))
+    ib = list(map(ids.__getitem__, b))
     matches: list[tuple[int, int, int]] = []  # (i, j, length) of equal blocks
     _diff_region(ia, ib, 0, n, 0, m, matches)
     return _ops_from_matches(matches, n, m)
@@ -107,6 +107,10 @@ def _diff_region(
     while stack:
         item = stack.pop()
         if len(item) == 3:
+            i, j, size = item  # type: ignore[misc]
+            if out and out[-1][0] + out[-1][2] == i and out[-1][1] + out[-1][2] == j:
+                last = out.pop()
+                item = (last[0], last[1], last[2] + size)
             out.append(item)  # type: ignore[arg-type]
             continue
         alo, ahi, blo, bhi = item  # type: ignore[misc]
@@ -127,12 +131,20 @@ def _diff_region(
         if alo < ahi and blo < bhi:
             anchors = _unique_anchors(a, b, alo, ahi, blo, bhi)
             if anchors:
+                # Consecutive anchors form one equal run; the gaps between runs recurse.
                 pi, pj = alo, blo
+                run_i, run_j, run = alo, blo, 0
                 for i, j in anchors:
-                    if pi < i or pj < j:
-                        pending.append((pi, i, pj, j))
-                    pending.append((i, j, 1))
+                    if i == pi and j == pj and run:
+                        run += 1
+                    else:
+                        if run:
+                            pending.append((run_i, run_j, run))
+                        if pi < i or pj < j:
+                            pending.append((pi, i, pj, j))
+                        run_i, run_j, run = i, j, 1
                     pi, pj = i + 1, j + 1
+                pending.append((run_i, run_j, run))
                 if pi < ahi or pj < bhi:
                     pending.append((pi, ahi, pj, bhi))
             else:
@@ -147,24 +159,14 @@ def _unique_anchors(
     a: list[int], b: list[int], alo: int, ahi: int, blo: int, bhi: int
 ) -> list[tuple[int, int]]:
     """Pairs (i, j) of lines unique on both sides, longest increasing run (patience)."""
-    count_a: dict[int, int] = {}
-    pos_a: dict[int, int] = {}
-    for i in range(alo, ahi):
-        x = a[i]
-        count_a[x] = count_a.get(x, 0) + 1
-        pos_a[x] = i
-    count_b: dict[int, int] = {}
-    pos_b: dict[int, int] = {}
-    for j in range(blo, bhi):
-        x = b[j]
-        if x in count_a:
-            count_b[x] = count_b.get(x, 0) + 1
-            pos_b[x] = j
+    count_a = Counter(a[alo:ahi])
+    count_b = Counter(b[blo:bhi])
+    pos_a = {x: i for i, x in enumerate(a[alo:ahi], alo)}
     # In b order, the a positions of lines unique to both sides.
     seq = [
         (pos_a[x], j)
-        for j in range(blo, bhi)
-        if count_b.get(x := b[j]) == 1 and count_a[x] == 1
+        for j, x in enumerate(b[blo:bhi], blo)
+        if count_b[x] == 1 and count_a.get(x) == 1
     ]
     if not seq:
         return []
@@ -195,8 +197,11 @@ def _myers(
 ) -> list[tuple[int, int, int]]:
     """Equal blocks of a small region by Myers' greedy O(ND) search; [] when over budget."""
     n, m = ahi - alo, bhi - blo
-    # Nothing in common: a replaced block, no search needed.
-    if not set(a[alo:ahi]).intersection(b[blo:bhi]):
+    # At most `common` lines can match, so at least n + m - 2 * common edits are needed, and
+    # Myers' search costs about d²/2 steps for d edits: skip searches that cannot finish.
+    common = sum((Counter(a[alo:ahi]) & Counter(b[blo:bhi])).values())
+    least_edits = n + m - 2 * common
+    if not common or least_edits * least_edits // 2 > MYERS_BUDGET:
         return []
     offset = n + m + 1
     v = [0] * (2 * offset + 1)
@@ -530,6 +535,8 @@ def pair_lines(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
     n, m = len(old), len(new)
     if n == 0 or m == 0:
         return []
+    if n == m == 1:
+        return [(0, 0)]  # nothing to choose; inline_changes still judges the similarity
     if n * m > PAIR_CELLS:
         return [(k, k) for k in range(min(n, m))]
     sim = [[_similarity(o, w) for w in new] for o in old]

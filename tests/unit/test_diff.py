@@ -208,7 +208,7 @@ def test_pairing_follows_similarity_not_position() -> None:
     old = ["    total = price * count"]
     new = ["    # apply the discount first", "    total = price * count * discount"]
     assert pair_lines(old, new) == [(0, 1)]
-    assert pair_lines(["import os"], ["class Foo(Bar):"]) == []
+    assert pair_lines(["import os", "x"], ["class Foo(Bar):", "y = 2"]) == []
 
 
 def test_intra_line_work_on_a_500_line_replaced_block_is_bounded() -> None:
