@@ -128,7 +128,14 @@ def _diff_region(
         pending: list[tuple[int, int, int, int] | tuple[int, int, int]] = []
         if prefix:
             pending.append((start_a, start_b, prefix))
-        if alo < ahi and blo < bhi:
+        if alo < ahi and blo < bhi and (ahi - alo == 1 or bhi - blo == 1):
+            # One line on a side: it matches once at most; no search needed.
+            if ahi - alo == 1:
+                if a[alo] in b[blo:bhi]:
+                    pending.append((alo, b.index(a[alo], blo, bhi), 1))
+            elif b[blo] in a[alo:ahi]:
+                pending.append((a.index(b[blo], alo, ahi), blo, 1))
+        elif alo < ahi and blo < bhi:
             anchors = _unique_anchors(a, b, alo, ahi, blo, bhi)
             if anchors:
                 # Consecutive anchors form one equal run; the gaps between runs recurse.
@@ -605,7 +612,8 @@ class FileDiff:
     ops: list[Op]
     hunks: list[Hunk]
     stats: DiffStats | None
-    pairs: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # per replace op
+    pairs: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _hunk_rows: dict[bool, list[int]] = field(default_factory=dict, repr=False)
 
     @property
     def identical(self) -> bool:
@@ -698,8 +706,11 @@ class FileDiff:
 
     def hunk_rows(self, split: bool) -> list[int]:
         """Row numbers of the hunk headers in the unified or split layout."""
-        rows = self.split_rows if split else self.unified_rows
-        return [y for y, row in enumerate(rows) if row.kind == "@"]
+        cached = self._hunk_rows.get(split)
+        if cached is None:
+            rows = self.split_rows if split else self.unified_rows
+            cached = self._hunk_rows[split] = [y for y, row in enumerate(rows) if row.kind == "@"]
+        return cached
 
     def hunk_lines(self, side: Literal["old", "new"]) -> list[int]:
         """For the whole-file views: the first changed line of each hunk on one side."""

@@ -184,3 +184,28 @@ def test_snapshot_split_view(snap_compare) -> None:
 
 def test_snapshot_unified_view(snap_compare) -> None:
     assert snap_compare(DiffViewApp(), terminal_size=(90, 32))
+
+
+async def test_theme_change_restyles_the_diff() -> None:
+    app = DiffViewApp()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(DiffView)
+        await pilot.pause()
+        dark = [segment.style for segment in view.render_line(1)]
+        app.theme = "textual-light"
+        await pilot.pause()
+        light = [segment.style for segment in view.render_line(1)]
+        assert [s.bgcolor for s in dark if s] != [s.bgcolor for s in light if s]
+
+
+async def test_horizontal_scroll_keeps_the_line_numbers() -> None:
+    long_line = "x = '" + "abcdefghij" * 30 + "'"
+    app = HostApp(DiffView("long.py", b"x = 1\n", f"{long_line}\n".encode()))
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        view = app.view
+        assert view.virtual_size.width > 60
+        view.scroll_to(x=100, animate=False)
+        await pilot.pause()
+        row = screen_text(view)[2]
+        assert row.startswith("  1 +") and "abcdefghij" in row and "x = '" not in row

@@ -367,7 +367,7 @@ class DiffView(ScrollView, can_focus=True):
             sides = {"before": (diff.old_lines,), "after": (diff.new_lines,)}.get(
                 self.mode, (diff.old_lines, diff.new_lines)
             )
-            longest = max((len(line) for lines in sides for line in lines), default=0)
+            longest = max((max(map(len, lines), default=0) for lines in sides), default=0)
             if self.mode == "diff" and self.split:
                 # Both halves scroll together: room to bring the longest line into one half.
                 half = (self.scrollable_content_region.width - 1) // 2
@@ -425,7 +425,7 @@ class DiffView(ScrollView, can_focus=True):
         if strip is None:
             strip = self._render_row(row, scroll_x, width)
             self._line_cache[key] = strip
-        return strip.apply_offsets(scroll_x, row)
+        return strip
 
     def _render_row(self, y: int, scroll_x: int, width: int) -> Strip:
         base = self._style(())
