@@ -168,13 +168,12 @@ def _unique_anchors(
     """Pairs (i, j) of lines unique on both sides, longest increasing run (patience)."""
     count_a = Counter(a[alo:ahi])
     count_b = Counter(b[blo:bhi])
-    pos_a = {x: i for i, x in enumerate(a[alo:ahi], alo)}
+    unique = {x for x, c in count_a.items() if c == 1 and count_b.get(x) == 1}
+    if not unique:
+        return []
+    pos_a = {x: i for i, x in enumerate(a[alo:ahi], alo) if x in unique}
     # In b order, the a positions of lines unique to both sides.
-    seq = [
-        (pos_a[x], j)
-        for j, x in enumerate(b[blo:bhi], blo)
-        if count_b[x] == 1 and count_a.get(x) == 1
-    ]
+    seq = [(pos_a[x], j) for j, x in enumerate(b[blo:bhi], blo) if x in unique]
     if not seq:
         return []
     # Longest increasing subsequence on the a positions (patience sorting).
