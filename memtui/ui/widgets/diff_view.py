@@ -218,6 +218,7 @@ class DiffView(ScrollView, can_focus=True):
     def load(self, path: str, before: bytes | None, after: bytes | None) -> None:
         """Diff two contents of `path` in a thread worker, then install the result."""
         diff = prepare_file_diff(path, before, after)
+        lexer_for(path)  # the first lookup of a language imports its lexer: do it here
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self.install, diff)
 
