@@ -120,7 +120,7 @@ def _diff_region(
             alo += 1
             blo += 1
         prefix = alo - start_a
-        end_a, end_b = ahi, bhi
+        end_a = ahi
         while ahi > alo and bhi > blo and a[ahi - 1] == b[bhi - 1]:
             ahi -= 1
             bhi -= 1
