@@ -21,6 +21,10 @@ from memtui.core.errors import MemtuiError
 VERBS: list[str] = [
     "open",
     "demo",
+    "gc",
+    "pin",
+    "stats",
+    "vacuum",
 ]
 
 
