@@ -19,6 +19,7 @@ from memtui.core.errors import MemtuiError
 VERBS: list[str] = [
     "open",
     "demo",
+    "rollback",
 ]
 
 
