@@ -33,8 +33,9 @@ def run(args) -> int:
     from memtui.core.rollback import apply_rollback, plan_rollback, preview_rollback
     from memtui.core.store import AgentStore
 
-    # A dry run only reads; a real one records the undo, so it opens the store for writing.
-    with AgentStore.open(Path(args.path), readonly=args.dry_run) as store:
+    # Planning only reads (and never creates a store where there is none); apply_rollback
+    # takes a write connection of its own to record the undo.
+    with AgentStore.open(Path(args.path), readonly=True) as store:
         plan = plan_rollback(store, entry=args.entry, checkpoint=args.checkpoint, task=args.task, undo=args.undo,
                              root=Path(args.root) if args.root else None, force=args.force)
         result = preview_rollback(plan) if args.dry_run else apply_rollback(store, plan)

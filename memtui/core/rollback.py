@@ -23,6 +23,7 @@ that task is pinned so GC keeps both the undo and what it refers to.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
@@ -391,12 +392,15 @@ def _read_disk(path: Path | None) -> bytes | None:
     """The file's bytes, or None when there is none. A directory is an error, not a file."""
     assert path is not None
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        st = os.stat(path)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise OSError(21, "a directory is in the way") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise OSError(errno.EISDIR, "a directory is in the way")
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(errno.EINVAL, "not a regular file")  # a FIFO would block a plain read
+    with open(path, "rb") as fh:
+        return fh.read()
 
 
 # ----------------------------------------------------------------------------- apply
@@ -457,59 +461,65 @@ def apply_rollback(store: Any, plan: RollbackPlan, *, record: bool = True) -> Ro
 
     notes = list(plan.notes)
     undo_id = pinned = None
-    if todo and record:
-        undo_id, pinned, note = _record_undo(store, plan, todo)
-        notes.append(note)
-
-    failed: list[str] = []
-    for f, _disk, mode in todo:
-        if check_path(plan.root, f.path).resolved != f.resolved:  # a link swapped in since the check
-            failed.append(f.path)
-            results[f.path] = FileResult(f.path, f.action, "error", "the path changed while rolling back")
-            continue
-        try:
-            _restore(f.resolved, f.target, mode)
-        except OSError as exc:
-            failed.append(f.path)
-            results[f.path] = FileResult(f.path, f.action, "error", f"cannot write: {exc.strerror or exc}")
-            continue
-        reason = f.reason if f.conflict else ""
-        results[f.path] = FileResult(f.path, f.action, "done", reason)
-    if failed and undo_id is not None:
-        _forget_entries(store, undo_id, failed)
+    writer, opened = _writer(store) if todo and record else (None, False)
+    try:
+        if todo and record:
+            undo_id, pinned, note = _record_undo(writer, plan, todo)
+            notes.append(note)
+        failed: list[str] = []
+        for f, _disk, mode in todo:
+            if check_path(plan.root, f.path).resolved != f.resolved:  # a link swapped in since the check
+                failed.append(f.path)
+                results[f.path] = FileResult(f.path, f.action, "error", "the path changed while rolling back")
+                continue
+            try:
+                _restore(f.resolved, f.target, mode)
+            except OSError as exc:
+                failed.append(f.path)
+                results[f.path] = FileResult(f.path, f.action, "error", f"cannot write: {exc.strerror or exc}")
+                continue
+            results[f.path] = FileResult(f.path, f.action, "done", f.reason if f.conflict else "")
+        if failed and undo_id is not None:
+            _forget_entries(writer, undo_id, failed)
+    finally:
+        if opened:
+            writer.close()
     files = tuple(results[f.path] for f in plan.files)
     if not plan.files:
         notes.append("nothing to roll back")
     return RollbackResult(files, undo_id, pinned, notes=tuple(notes))
 
 
-def _record_undo(store: Any, plan: RollbackPlan, todo: list[tuple[FilePlan, bytes | None, int | None]]
+def _writer(store: Any) -> tuple[Any, bool]:
+    """A connection that can record the undo: the store itself, or a write connection of its own
+    for a store opened read-only (browsing never writes; an explicit rollback does)."""
+    if not hasattr(store, "record_checkpoint"):
+        return None, False
+    if getattr(store, "readonly", False):
+        return type(store).open(store.db_path, readonly=False), True
+    return store, False
+
+
+def _record_undo(writer: Any, plan: RollbackPlan, todo: list[tuple[FilePlan, bytes | None, int | None]]
                  ) -> tuple[Id | None, Id | None, str]:
     """Record the changes about to be made as a checkpoint and pin its task (id, pinned, note)."""
-    if plan.task_id is None or not hasattr(store, "record_checkpoint"):
+    if writer is None or plan.task_id is None:
         return None, None, "no undo recorded: this store cannot record checkpoints"
-    writer, opened = store, False
-    if getattr(store, "readonly", False):
-        writer, opened = type(store).open(store.db_path, readonly=False), True
-    try:
-        changes = {f.path: (disk, f.target) for f, disk, _mode in todo}
-        with writer.transaction():
-            cp = writer.record_checkpoint(plan.task_id, None, changes, label=plan.label)
-            writer.pin(plan.task_id)
-    finally:
-        if opened:
-            writer.close()
+    changes = {f.path: (disk, f.target) for f, disk, _mode in todo}
+    with writer.transaction():
+        cp = writer.record_checkpoint(plan.task_id, None, changes, label=plan.label)
+        writer.pin(plan.task_id)
     note = (f"undo recorded as checkpoint {cp}; task {plan.task_id} is pinned so GC keeps it"
             f" (unpin the task to let it go)")
     return cp, plan.task_id, note
 
 
-def _forget_entries(store: Any, checkpoint_id: Id, paths: list[str]) -> None:
+def _forget_entries(writer: Any, checkpoint_id: Id, paths: list[str]) -> None:
     """Drop undo entries of files that could not be written, so the undo records only changes."""
-    models = getattr(store, "m", None)
-    if models is None or getattr(store, "readonly", False):
+    models = getattr(writer, "m", None)
+    if models is None:
         return  # best effort: an undo of an unwritten file finds it "already restored"
-    with store.transaction():
+    with writer.transaction():
         models.Entry.delete().where((models.Entry.checkpoint == checkpoint_id)
                                     & models.Entry.path.in_(paths)).execute()
 

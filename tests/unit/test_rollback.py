@@ -434,10 +434,12 @@ def test_a_crash_between_two_files_leaves_each_old_or_new_and_a_rerun_completes(
     assert [world.read(n) for n in ("a.txt", "b.txt", "c.txt")] == [b"a.txt new\n", b"b.txt new\n", b"c.txt new\n"]
 
 
-def test_a_write_error_stops_that_file_and_is_not_in_the_undo(world, monkeypatch):
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_write_error_stops_that_file_and_is_not_in_the_undo(world, monkeypatch, readonly):
     world.write("a.txt", b"a0\n")
     world.write("b.txt", b"b0\n")
     cp = world.edit(world.task(), {"a.txt": b"a1\n", "b.txt": b"b1\n"})
+    store = world.reopen(readonly=readonly)
     real = os.replace
 
     def full_disk(src, dst):
@@ -446,12 +448,22 @@ def test_a_write_error_stops_that_file_and_is_not_in_the_undo(world, monkeypatch
         return real(src, dst)
 
     monkeypatch.setattr(rb.os, "replace", full_disk)
-    result = apply_rollback(world.store, plan_rollback(world.store, checkpoint=cp))
+    result = apply_rollback(store, plan_rollback(store, checkpoint=cp))
 
     assert statuses(result) == {"a.txt": "done", "b.txt": "error"}
     assert "No space left" in result.files[1].reason
     assert world.read("b.txt") == b"b1\n"
-    assert [e.path for e in world.store.checkpoint_entries(result.undo_checkpoint)] == ["a.txt"]
+    assert not list(world.root.glob(".*memtui-tmp"))
+    store = world.reopen()
+    assert [e.path for e in store.checkpoint_entries(result.undo_checkpoint)] == ["a.txt"]
+
+
+def test_a_fifo_in_the_way_is_an_error_not_a_hang(world):
+    cp = world.edit(world.task(), {"pipe": b"x\n"})
+    world.path("pipe").unlink()
+    os.mkfifo(world.path("pipe"))
+    plan = plan_rollback(world.store, checkpoint=cp)
+    assert plan.file("pipe").status == "error" and "regular file" in plan.file("pipe").reason
 
 
 # ---------------------------------------------------------------------------- undo

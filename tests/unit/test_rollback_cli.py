@@ -115,3 +115,9 @@ def test_nothing_to_do_exits_0(world, capsys):
     store.close()
     rc = main(["rollback", str(world.root), "--task", str(empty)])
     assert rc == 0 and "nothing to roll back" in capsys.readouterr().out
+
+
+def test_a_missing_workspace_is_not_created(tmp_path, capsys):
+    rc = main(["rollback", str(tmp_path / "nowhere"), "--task", "1"])
+    assert rc == 2 and "nowhere" in capsys.readouterr().err
+    assert not (tmp_path / "nowhere").exists()
