@@ -648,3 +648,32 @@ def test_plans_from_a_foreign_read_model(tmp_path):
 def test_core_rollback_does_not_import_the_ui():
     src = Path(rb.__file__).read_text()
     assert "textual" not in src and "import rich" not in src and "from rich" not in src
+
+
+def test_undo_survives_a_real_gc(world):
+    """With the GC engine: the task a rollback pinned keeps its undo; unpinned history goes."""
+    gc = pytest.importorskip("memtui.core.gc")
+    store = world.store
+    world.write("a.txt", b"".join(b"line %d\n" % i for i in range(300)))
+    original = world.read("a.txt")
+    t = world.task("Rolled back")
+    for n in range(3):  # several versions of one path: delta chains across the entries
+        world.edit(t, {"a.txt": world.read("a.txt") + b"edit %d\n" % n})
+    edited = world.read("a.txt")
+    store.finish_task(t, "completed")
+    later = world.task("Later work")  # supersedes t
+    world.edit(later, {"b.txt": b"b\n"})
+    store.finish_task(later, "completed")
+    world.task("Current")  # supersedes `later`
+    store.close_session(world.session)  # no open session: the only root is what is pinned
+    _, result = roll(world, task=t)
+    assert result.ok and world.read("a.txt") == original and store.task(t).pinned
+
+    plan = gc.plan_gc(store)
+    assert plan.reclaimable_task(later) is not None and plan.reclaimable_task(t) is None
+    gc.apply_gc(store, plan)
+    store = world.reopen()  # nothing cached: every content is read back from what GC left
+    assert store.checkpoints(later) == [] and store.task(later).collected
+
+    _, undone = roll(world, undo=result.undo_checkpoint)
+    assert undone.ok and world.read("a.txt") == edited
