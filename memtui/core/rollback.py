@@ -244,6 +244,12 @@ def check_path(root: Path, path: str) -> PathCheck:
     return PathCheck(real)
 
 
+def _same_file_key(path: Any) -> str:
+    if not isinstance(path, str):
+        return repr(path)
+    return "/".join(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
+
+
 def _inside(root: Path, real: Path) -> bool:
     return real == root or root in real.parents
 
@@ -306,8 +312,9 @@ def plan_entries(source: Any, entries: Sequence[EntryInfo], *, root: str | Path,
     root_path = root_path.resolve()
     by_path: dict[str, list[EntryInfo]] = {}
     for e in entries:
-        by_path.setdefault(e.path, []).append(e)
-    files = [_plan_file(source, root_path, path, group, force) for path, group in by_path.items()]
+        # "a.txt" and "./a.txt" (foreign stores) are one file; it is shown as first recorded.
+        by_path.setdefault(_same_file_key(e.path), []).append(e)
+    files = [_plan_file(source, root_path, group[0].path, group, force) for group in by_path.values()]
     notes: tuple[str, ...] = ()
     escapes = [f.path for f in files if f.escapes]
     if escapes:

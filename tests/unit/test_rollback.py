@@ -645,6 +645,24 @@ def test_plans_from_a_foreign_read_model(tmp_path):
     assert result.undo_checkpoint is None and any("no undo" in n for n in result.notes)
 
 
+def test_spellings_of_one_path_are_one_file(tmp_path):
+    """A foreign store may record "a.txt" and "./a.txt": one file, earliest before, latest after."""
+    from memtui.core.model import EntryInfo
+
+    class Foreign:
+        contents = {1: (b"v0", b"v1"), 2: (b"v1", b"v2")}
+
+        def read_entry(self, entry_id):
+            return self.contents[entry_id]
+
+    (tmp_path / "a.txt").write_bytes(b"v2")
+    entries = [EntryInfo(1, 1, "a.txt", "modified", 2, 2), EntryInfo(2, 2, "./a.txt", "modified", 2, 2)]
+    plan = rb.plan_entries(Foreign(), entries, root=tmp_path)
+    assert [(f.path, f.entry_ids, f.status) for f in plan.files] == [("a.txt", (1, 2), "ready")]
+    apply_rollback(Foreign(), plan)
+    assert (tmp_path / "a.txt").read_bytes() == b"v0"
+
+
 def test_core_rollback_does_not_import_the_ui():
     src = Path(rb.__file__).read_text()
     assert "textual" not in src and "import rich" not in src and "from rich" not in src
