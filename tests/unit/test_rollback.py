@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memtui.core import rollback as rb
 from memtui.core.rollback import RollbackError, apply_rollback, plan_rollback, preview_rollback
@@ -695,3 +697,32 @@ def test_undo_survives_a_real_gc(world):
 
     _, undone = roll(world, undo=result.undo_checkpoint)
     assert undone.ok and world.read("a.txt") == edited
+
+
+# ------------------------------------------------------------------- properties
+_names = st.sampled_from(["a.txt", "b.txt", "d/c.txt", "d/e/f.bin"])
+_content = st.one_of(st.none(), st.binary(max_size=40))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(initial=st.dictionaries(_names, _content),
+       edits=st.lists(st.dictionaries(_names, _content, min_size=1), min_size=1, max_size=5))
+def test_task_rollback_restores_the_start_and_undo_restores_the_end(tmp_path_factory, initial, edits):
+    world = World(tmp_path_factory.mktemp("prop"))
+    try:
+        for rel, data in initial.items():
+            world.write(rel, data)
+        names = sorted({n for e in edits for n in e})
+        start = {n: world.read(n) for n in names}
+        t = world.task()
+        for change in edits:
+            world.edit(t, change)
+        end = {n: world.read(n) for n in names}
+
+        _, result = roll(world, task=t)
+        assert result.ok and {n: world.read(n) for n in names} == start
+
+        _, undone = roll(world, undo=result.undo_checkpoint) if result.undo_checkpoint else (None, result)
+        assert undone.ok and {n: world.read(n) for n in names} == end
+    finally:
+        world.close()
