@@ -21,6 +21,7 @@ from memtui.core.errors import MemtuiError
 VERBS: list[str] = [
     "open",
     "demo",
+    "rollback",
     "gc",
     "pin",
     "stats",
