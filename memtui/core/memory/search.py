@@ -85,7 +85,8 @@ def store_records(store, cancelled: Callable[[], bool] = lambda: False) -> Itera
         if text:
             yield SearchRecord("task", text, task=key)
         for message in store.messages(task.id):
-            if message.content:
+            # The store also keeps the summary as a message: one hit for it is enough.
+            if message.content and message.content != task.summary:
                 yield SearchRecord("message", message.content, task=key, step=None)
         for step in store.steps(task.id):
             parts = [step.tool, _clip(step.args), _clip(step.result), step.error or ""]
