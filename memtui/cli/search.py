@@ -1,4 +1,7 @@
-"""`memtui search PATH QUERY`: search memory documents and the store."""
+"""`memtui search PATH QUERY`: search memory documents and the store.
+
+Exit status: 0 when something matched, 1 when nothing did (like grep), 2 on errors.
+"""
 
 from __future__ import annotations
 
@@ -37,7 +40,9 @@ def _text(hits) -> str:
             where = f"{h['file']}:{h['line']}"
         elif h["kind"] == "step":
             where = f"task {h['task']} step {h['line']}"
+        elif h["kind"] == "task":
+            where = f"task {h['task']}"
         else:
-            where = f"{h['kind']} task {h.get('task', '-')}"
+            where = f"message (task {h.get('task', '-')})"
         lines.append(f"{where}: {h['text']}")
     return "\n".join(lines)
