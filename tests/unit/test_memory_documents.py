@@ -118,3 +118,24 @@ def test_headings_skip_code_fences():
     text = "# Title\n\n```md\n## not a heading\n```\n\n## Real ##\n~~~\n# no\n~~~\n### Deep\n"
     assert [(h.level, h.title, h.line) for h in markdown_headings(text)] == [
         (1, "Title", 1), (2, "Real", 7), (3, "Deep", 11)]
+
+
+def test_discovery_and_lint_on_the_demo(tmp_path):
+    from memtui.core.demo import build_demo
+    from memtui.core.memory import lint_workspace
+    from memtui.core.memory.decisions import read_decisions
+    from memtui.core.store import AgentStore
+
+    root = build_demo(tmp_path / "demo")
+    groups = group_by_kind(discover_documents(root))
+    assert list(groups) == ["memory", "session", "plan", "init.d", "skills"]
+    assert [d.name for d in groups["init.d"]] == [
+        "01-navigation.md", "02-principles.md", "03-progress.md", "04-decision-log.md", "run-init.sh"]
+    session = parse_jsonl(read_document(root / "SESSION.jsonl").text)
+    assert session.records and not session.problems
+    decisions = read_decisions(root / ".agent/init.d/04-decision-log.md")
+    assert len(decisions) >= 3 and any(d.missing_why for d in decisions)
+    with AgentStore.open(root, readonly=True) as store:
+        findings = lint_workspace(root, unfinished_task=store.has_unfinished_tasks(),
+                                  newest_checkpoint_at=store.newest_checkpoint_at())
+    assert "decision-missing-why" in {f.rule for f in findings}
