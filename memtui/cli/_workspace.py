@@ -40,12 +40,3 @@ def open_store_if_any(root: Path) -> Iterator[object | None]:
         if close:
             close()
 
-
-def store_facts(store) -> dict:
-    """The store facts lint needs, as keyword arguments for lint_workspace."""
-    if store is None:
-        return {"unfinished_task": False, "newest_checkpoint_at": None}
-    return {
-        "unfinished_task": bool(store.has_unfinished_tasks()),
-        "newest_checkpoint_at": store.newest_checkpoint_at(),
-    }

@@ -7,7 +7,7 @@ Exit status: 0 when clean, 1 when there are findings (so scripts and CI can gate
 from __future__ import annotations
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._workspace import open_store_if_any, store_facts, workspace_root
+from memtui.cli._workspace import open_store_if_any, workspace_root
 
 
 def register(sub) -> None:
@@ -18,7 +18,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from memtui.core.memory.lint import lint_workspace
+    from memtui.core.memory.lint import lint_workspace, store_facts
 
     root = workspace_root(args.path)
     with open_store_if_any(root) as store:

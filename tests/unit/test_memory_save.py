@@ -16,7 +16,7 @@ from memtui.core.memory import (
     save_document,
     undo_last_save,
 )
-from memtui.core.memory.save import HISTORY_DIR, documents_with_history
+from memtui.core.memory.save import HISTORY_DIR, documents_with_history, keep_discarded
 
 
 @pytest.fixture
@@ -172,3 +172,13 @@ def test_non_utf8_bytes_can_be_restored_exactly(ws):
     save_document(ws, path, "cafe\n", read_document(path).version)
     restore_version(ws, path, 1)
     assert path.read_bytes() == raw
+
+
+def test_a_discarded_edit_is_kept_and_does_not_block_undo(ws):
+    path = ws / "MEMORY.md"
+    save_document(ws, path, "v2\n", read_document(path).version)
+    entry = keep_discarded(ws, path, "my unsaved edit\n")
+    assert (entry.number, entry.reason, entry.read()) == (1, "discarded", b"my unsaved edit\n")
+    assert path.read_text() == "v2\n"
+    undo_last_save(ws, path)
+    assert path.read_text() == "v1\n"

@@ -189,3 +189,13 @@ def _has_active_checkpoint(text: str) -> bool:
 
 def _as_utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+def store_facts(store) -> dict:
+    """The keyword arguments lint_workspace takes from a store (or the defaults for None)."""
+    if store is None:
+        return {"unfinished_task": False, "newest_checkpoint_at": None}
+    return {
+        "unfinished_task": bool(store.has_unfinished_tasks()),
+        "newest_checkpoint_at": store.newest_checkpoint_at(),
+    }

@@ -150,7 +150,7 @@ def undo_last_save(root: Path, path: Path, expected=ANY) -> DiskVersion:
     Refused with SaveConflict if the file no longer holds what memtui wrote (the agent
     wrote it since): undoing then would throw the agent's write away.
     """
-    entries = list_history(root, path)
+    entries = [e for e in list_history(root, path) if e.reason != "discarded"]
     if not entries:
         raise NoHistory(f"{_relative(root, path)} has no save to undo")
     last = entries[0]
@@ -163,6 +163,17 @@ def undo_last_save(root: Path, path: Path, expected=ANY) -> DiskVersion:
             disk_version=version,
         )
     return save_document(root, path, last.read(), version, reason="undo")
+
+
+def keep_discarded(root: Path, path: Path, text: str, keep: int = DEFAULT_KEEP) -> HistoryEntry:
+    """Keep an edit the user chose not to save (e.g. "reload" in a conflict) among the
+    document's versions, so even a discarded edit can be restored later."""
+    root = Path(root).resolve()
+    path = _inside(root, path)
+    _, version = disk_version(path)
+    _keep_version(root, path, text.encode("utf-8"), replaced_by=version.sha256 if version else "0" * 16,
+                  reason="discarded", keep=keep)
+    return list_history(root, path)[0]
 
 
 def conflict_diff(disk: bytes | None, mine: str, name: str) -> str:
