@@ -76,6 +76,8 @@ def test_append_follows_the_file_format():
 def test_multiline_values_are_folded_into_one_line():
     new = append_decision("", "T", "line one\nline two", "", "c", "w", "2026-11-30")
     assert "- Problem: line one line two\n" in new and "- Options: …\n" in new
+    assert parse_decisions(append_decision("", "T", "p", "o", "c", "", "2026-11-30"))[0].missing_why
+    assert parse_decisions("## A\n- Why: TODO\n")[0].missing_why
 
 
 def test_add_decision_saves_through_history(tmp_path):

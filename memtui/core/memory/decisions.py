@@ -23,6 +23,8 @@ from pathlib import Path
 
 from memtui.core.memory.documents import iter_prose_lines
 
+# What an empty field is written as, and values that say nothing.
+PLACEHOLDERS: frozenset[str] = frozenset({"", "…", "...", "?", "-", "—", "todo", "tbd", "n/a", "none"})
 FIELDS: tuple[str, ...] = ("problem", "options", "chosen", "why")
 LABELS: dict[str, str] = {"problem": "Problem", "options": "Options", "chosen": "Chosen", "why": "Why"}
 
@@ -66,7 +68,8 @@ class Decision:
 
     @property
     def missing_why(self) -> bool:
-        return not self.why.strip()
+        """No reason given: empty, or a placeholder such as "…" or "TODO"."""
+        return self.why.strip().strip("*_ ").lower() in PLACEHOLDERS
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ class DecisionsScreen(Screen):
         """`log`: the decision log to show (default: the workspace's, see default_decision_log)."""
         super().__init__()
         self.workspace = Path(workspace).resolve()
-        self.log = Path(log) if log is not None else default_decision_log(self.workspace)
+        self.log_path = Path(log) if log is not None else default_decision_log(self.workspace)
         self.decisions: list[Decision] = []
         self.only_missing_why = False
 
@@ -71,8 +71,8 @@ class DecisionsScreen(Screen):
 
     @work(thread=True, exclusive=True, group="decisions", exit_on_error=False, description="read the decision log")
     def load_decisions(self) -> None:
-        decisions = read_decisions(self.log) if self.log.is_file() else []
-        self.post_message(self.DecisionsLoaded(self.log, decisions))
+        decisions = read_decisions(self.log_path) if self.log_path.is_file() else []
+        self.post_message(self.DecisionsLoaded(self.log_path, decisions))
 
     @on(DecisionsLoaded)
     def _loaded(self, event: DecisionsLoaded) -> None:
@@ -81,9 +81,9 @@ class DecisionsScreen(Screen):
 
     def _rel(self) -> str:
         try:
-            return self.log.resolve().relative_to(self.workspace).as_posix()
+            return self.log_path.resolve().relative_to(self.workspace).as_posix()
         except ValueError:
-            return str(self.log)
+            return str(self.log_path)
 
     def _fill(self) -> None:
         table = self.query_one(DataTable)
@@ -104,7 +104,7 @@ class DecisionsScreen(Screen):
             status += f"  ·  {missing} without a why"
         if shown != len(self.decisions):
             status += f"  ·  showing {shown}"
-        if not self.log.is_file():
+        if not self.log_path.is_file():
             status = f"No decision log yet — `a` starts {self._rel()}"
         self.query_one("#decisions-title", Static).update(status)
         if shown:
@@ -168,7 +168,7 @@ class DecisionsScreen(Screen):
             if not fields:
                 return
             try:
-                add_decision(self.workspace, self.log, **fields)
+                add_decision(self.workspace, self.log_path, **fields)
             except SaveConflict as exc:
                 self._error(f"{exc}; nothing was added — try again")
                 return
