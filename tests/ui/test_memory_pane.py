@@ -77,8 +77,9 @@ async def test_conflict_offers_reload_diff_overwrite(tmp_path):
         assert isinstance(app.screen, ConflictScreen)
         assert path.read_text() == "the agent wrote this meanwhile\n"  # not overwritten
         await pilot.press("d")
-        diff = app.screen.query_one("#conflict-diff", TextArea)
-        assert diff.display and "-the agent wrote this meanwhile" in diff.text and "+mine" in diff.text
+        assert app.screen.query_one("#conflict-diff").display
+        diff = app.screen.diff
+        assert "-the agent wrote this meanwhile" in diff and "+mine" in diff
         await pilot.press("escape")  # keep editing
         assert isinstance(app.screen, MemoryScreen) and app.screen.editing
         await pilot.press("ctrl+s")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Button, Static
 
 from memtui.core.memory.save import conflict_diff
 
@@ -42,13 +43,14 @@ class ConflictScreen(ModalScreen[str]):
                 id="conflict-explain",
                 markup=False,
             )
-            diff = conflict_diff(self.disk, self.mine, self.doc_name) or "(no textual difference)"
-            yield TextArea(diff, id="conflict-diff", read_only=True, show_line_numbers=False, soft_wrap=False)
+            self.diff = conflict_diff(self.disk, self.mine, self.doc_name) or "(no textual difference)\n"
+            with VerticalScroll(id="conflict-diff"):
+                yield Static(diff_content(self.diff), id="conflict-diff-text")
             with Horizontal(id="conflict-buttons"):
-                yield Button("Reload from disk", id="reload", variant="primary")
-                yield Button("Show diff", id="diff")
-                yield Button("Overwrite", id="overwrite", variant="error")
-                yield Button("Keep editing", id="cancel")
+                yield Button("Reload from disk (r)", id="reload", variant="primary")
+                yield Button("Show diff (d)", id="diff")
+                yield Button("Overwrite (o)", id="overwrite", variant="error")
+                yield Button("Keep editing (esc)", id="cancel")
 
     def on_mount(self) -> None:
         self.query_one("#conflict-diff").display = False
@@ -64,7 +66,24 @@ class ConflictScreen(ModalScreen[str]):
     def action_toggle_diff(self) -> None:
         diff = self.query_one("#conflict-diff")
         diff.display = not diff.display
-        self.query_one("#diff", Button).label = "Hide diff" if diff.display else "Show diff"
+        self.query_one("#diff", Button).label = "Hide diff (d)" if diff.display else "Show diff (d)"
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)
+
+
+def diff_content(diff: str) -> Content:
+    """A unified diff with removed lines in the error colour and added ones in success."""
+    lines = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            lines.append(Content.styled(line, "bold"))
+        elif line.startswith("+"):
+            lines.append(Content.styled(line, "$success"))
+        elif line.startswith("-"):
+            lines.append(Content.styled(line, "$error"))
+        elif line.startswith("@@"):
+            lines.append(Content.styled(line, "$accent"))
+        else:
+            lines.append(Content(line))
+    return Content("\n").join(lines)
