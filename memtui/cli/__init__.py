@@ -26,6 +26,11 @@ VERBS: list[str] = [
     "pin",
     "stats",
     "vacuum",
+    "memory",
+    "memory-history",
+    "decisions",
+    "lint",
+    "search",
 ]
 
 
@@ -37,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"memtui {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
     for name in VERBS:
-        importlib.import_module(f"memtui.cli.{name}").register(sub)
+        importlib.import_module(f"memtui.cli.{name.replace('-', '_')}").register(sub)
     return parser
 
 
