@@ -19,6 +19,8 @@ from memtui.core.errors import MemtuiError
 VERBS: list[str] = [
     "open",
     "demo",
+    "sources",
+    "curate",
 ]
 
 
