@@ -12,6 +12,8 @@ import importlib
 import sqlite3
 import sys
 
+import peewee
+
 from memtui import __version__
 from memtui.core.errors import MemtuiError
 
@@ -49,8 +51,10 @@ def main(argv: list[str] | None = None) -> int:
     except MemtuiError as exc:
         print(f"memtui: {exc}", file=sys.stderr)
         return 2
-    except sqlite3.OperationalError as exc:
-        print(f"memtui: database error: {exc}", file=sys.stderr)
+    except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:
+        text = str(exc)
+        hint = " (another process holds a lock; try again)" if "locked" in text or "busy" in text else ""
+        print(f"memtui: database error: {text}{hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

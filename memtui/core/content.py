@@ -1,0 +1,151 @@
+"""The content store codec: how file contents of checkpoint entries are kept.
+
+Scheme (why, in short): contents are addressed by the SHA-256 of their raw bytes, so an
+identical content — above all the *after* of one edit that is the *before* of the next — is
+stored once. A new content of a path is stored as the smallest of: raw bytes, a zstd frame,
+or a zstd frame that uses an earlier version of the same path as its dictionary (a delta).
+The delta base is chosen by skip-delta: version n of a path is delta-encoded against
+version n & (n - 1), as Subversion does, so reading any version walks at most popcount(n)
+deltas; a hard cap of MAX_CHAIN objects per read is enforced when a delta is chosen.
+Older databases held zlib BLOBs or plain text inline in the entry row: `decode_legacy`
+still reads them.
+
+Every read verifies the hash; a broken stream raises CorruptContent, never returns b"";
+a declared or actual size over the limit raises ContentTooLarge before inflating.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from dataclasses import dataclass
+from typing import Callable
+
+import zstandard as zstd
+
+from memtui.core.errors import ContentTooLarge, CorruptContent
+
+DEFAULT_LIMIT = 64 * 1024 * 1024
+MAX_CHAIN = 16  # objects read to reconstruct any version, base included
+RAW_BELOW = 64  # tiny contents are not worth a frame header
+ZSTD_LEVEL = 6
+DELTA_LEVEL = 12
+
+CODEC_RAW = "raw"
+CODEC_ZSTD = "zstd"
+CODEC_DELTA = "delta"
+
+
+def content_hash(data: bytes) -> str:
+    """The address of a content: lowercase hex SHA-256 of the raw bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def skip_delta_base(version: int) -> int | None:
+    """The version that version `version` is delta-encoded against (None for version 0)."""
+    return None if version == 0 else version & (version - 1)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """One content ready to insert: codec, payload, base hash (for deltas) and chain depth."""
+
+    codec: str
+    data: bytes
+    base: str | None
+    depth: int
+
+
+def _dict(base: bytes) -> zstd.ZstdCompressionDict:
+    return zstd.ZstdCompressionDict(base, dict_type=zstd.DICT_TYPE_RAWCONTENT)
+
+
+def encode(data: bytes, base: bytes | None = None, base_hash: str | None = None, base_depth: int = 0) -> Encoded:
+    """Choose the smallest representation of `data`; a delta only if its chain stays ≤ MAX_CHAIN."""
+    best = Encoded(CODEC_RAW, data, None, 1)
+    if len(data) < RAW_BELOW:
+        return best
+    full = zstd.ZstdCompressor(level=ZSTD_LEVEL, write_content_size=True).compress(data)
+    if len(full) < len(best.data):
+        best = Encoded(CODEC_ZSTD, full, None, 1)
+    if base and base_hash is not None and base_depth + 1 <= MAX_CHAIN:
+        params = zstd.ZstdCompressionParameters.from_level(
+            DELTA_LEVEL, source_size=len(data), dict_size=len(base), write_content_size=True
+        )
+        delta = zstd.ZstdCompressor(dict_data=_dict(base), compression_params=params).compress(data)
+        if len(delta) < len(best.data):
+            best = Encoded(CODEC_DELTA, delta, base_hash, base_depth + 1)
+    return best
+
+
+def _check_declared(frame: bytes, limit: int) -> None:
+    try:
+        declared = zstd.frame_content_size(frame)
+    except zstd.ZstdError as exc:
+        raise CorruptContent(f"not a valid zstd frame: {exc}") from None
+    if declared > limit:
+        raise ContentTooLarge(f"content declares {declared} bytes, over the {limit}-byte limit")
+
+
+def decode(
+    codec: str,
+    data: bytes,
+    size: int,
+    expected_hash: str,
+    load_base: Callable[[str], bytes],
+    base: str | None,
+    limit: int = DEFAULT_LIMIT,
+) -> bytes:
+    """Reconstruct and verify one content. `load_base` returns the verified bytes of a base hash."""
+    if size > limit:
+        raise ContentTooLarge(f"content {expected_hash[:12]} is {size} bytes, over the {limit}-byte limit")
+    if data is None:
+        raise CorruptContent(f"content {expected_hash[:12]} has no stored payload")
+    data = bytes(data)
+    try:
+        if codec == CODEC_RAW:
+            out = data
+        elif codec == CODEC_ZSTD:
+            _check_declared(data, limit)
+            out = zstd.ZstdDecompressor().decompress(data, max_output_size=limit)
+        elif codec == CODEC_DELTA:
+            if base is None:
+                raise CorruptContent(f"delta {expected_hash[:12]} has no base")
+            _check_declared(data, limit)
+            out = zstd.ZstdDecompressor(dict_data=_dict(load_base(base))).decompress(data, max_output_size=limit)
+        else:
+            raise CorruptContent(f"content {expected_hash[:12]} has unknown codec {codec!r}")
+    except zstd.ZstdError as exc:
+        raise CorruptContent(f"content {expected_hash[:12]} failed to decompress: {exc}") from None
+    if len(out) != size or content_hash(out) != expected_hash:
+        raise CorruptContent(f"content {expected_hash[:12]} does not match its hash")
+    return out
+
+
+def decode_legacy(value: bytes | str | None, limit: int = DEFAULT_LIMIT) -> bytes | None:
+    """Read content stored inline by the older scheme: a zlib BLOB, or plain text."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape")
+    d = zlib.decompressobj()
+    try:
+        out = d.decompress(bytes(value), limit + 1)
+    except zlib.error as exc:
+        raise CorruptContent(f"legacy zlib content failed to decompress: {exc}") from None
+    if len(out) > limit or d.unconsumed_tail:
+        raise ContentTooLarge(f"legacy content inflates past the {limit}-byte limit")
+    if not d.eof:
+        raise CorruptContent("legacy zlib content is truncated")
+    return out
+
+
+def encode_legacy(data: bytes) -> bytes | str:
+    """The older scheme, for benchmarks and tests: zlib level 6 when it is smaller, else text."""
+    packed = zlib.compress(data, 6)
+    if len(packed) < len(data):
+        return packed
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return packed

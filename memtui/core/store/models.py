@@ -1,0 +1,169 @@
+"""peewee models of agent.db, built per database so several stores can be open at once."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from peewee import (
+    AutoField,
+    BareField,
+    BlobField,
+    BooleanField,
+    Database,
+    FloatField,
+    ForeignKeyField,
+    IntegerField,
+    Model,
+    TextField,
+)
+
+
+def build_models(db: Database) -> SimpleNamespace:
+    """The model classes of one database. Times are UTC epoch seconds (REAL)."""
+
+    class Base(Model):
+        class Meta:
+            database = db
+            legacy_table_names = False
+
+    class Session(Base):
+        id = AutoField()
+        title = TextField(default="")
+        status = TextField(default="open")  # open | closed
+        current_task_id = IntegerField(null=True)
+        created_at = FloatField()
+        updated_at = FloatField()
+        closed_at = FloatField(null=True)
+
+        class Meta:
+            table_name = "session"
+            indexes = ((("status", "updated_at"), False),)
+
+    class Task(Base):
+        id = AutoField()
+        session = ForeignKeyField(Session, null=True, on_delete="SET NULL", backref="tasks")
+        title = TextField(default="")
+        status = TextField(default="running")
+        pinned = BooleanField(default=False)
+        summary = TextField(default="")
+        created_at = FloatField()
+        updated_at = FloatField()
+        finished_at = FloatField(null=True)
+        collected_at = FloatField(null=True)  # set when GC removed its heavy data
+
+        class Meta:
+            table_name = "task"
+            indexes = ((("session", "status"), False), (("status",), False), (("pinned",), False))
+
+    class TaskRef(Base):
+        id = AutoField()
+        from_task = ForeignKeyField(Task, on_delete="CASCADE", column_name="from_task")
+        to_task = ForeignKeyField(Task, on_delete="CASCADE", column_name="to_task")
+        kind = TextField()  # handoff | supersedes | depends
+
+        class Meta:
+            table_name = "task_ref"
+            indexes = ((("from_task", "kind", "to_task"), True), (("to_task", "kind"), False))
+
+    class Step(Base):
+        id = AutoField()
+        task = ForeignKeyField(Task, on_delete="CASCADE")
+        seq = IntegerField()
+        tool = TextField()
+        # Small columns first: reading them never walks the overflow pages of args/result.
+        status = TextField(default="ok")
+        tokens_in = IntegerField(default=0)
+        tokens_out = IntegerField(default=0)
+        cost = FloatField(default=0.0)
+        duration_ms = IntegerField(default=0)
+        payload_bytes = IntegerField(default=0)  # len(args) + len(result) in UTF-8
+        created_at = FloatField()
+        error = TextField(null=True)
+        args = TextField(default="null")  # JSON
+        result = TextField(default="null")  # JSON
+
+        class Meta:
+            table_name = "step"
+            indexes = ((("task", "seq"), False), (("task", "created_at"), False))
+
+    class Blob(Base):
+        hash = TextField(primary_key=True)  # sha256 of the raw bytes
+        codec = TextField()  # raw | zstd | delta
+        base = ForeignKeyField("self", null=True, field="hash", column_name="base", on_delete="RESTRICT")
+        depth = IntegerField(default=1)  # objects read to reconstruct, itself included
+        size = IntegerField()  # raw bytes
+        stored = IntegerField()  # payload bytes
+        data = BlobField()
+
+        class Meta:
+            table_name = "blob"
+            indexes = ((("base",), False),)
+
+    class PathVersion(Base):
+        """The n-th distinct content of a path: picks skip-delta bases."""
+
+        id = AutoField()
+        path = TextField()
+        version = IntegerField()
+        blob = ForeignKeyField(Blob, field="hash", column_name="hash", on_delete="CASCADE")
+
+        class Meta:
+            table_name = "path_version"
+            indexes = ((("path", "version"), True),)
+
+    class Checkpoint(Base):
+        id = AutoField()
+        task = ForeignKeyField(Task, on_delete="CASCADE")
+        step = ForeignKeyField(Step, null=True, on_delete="SET NULL")
+        label = TextField(default="")  # "" | rollback | undo
+        created_at = FloatField()
+
+        class Meta:
+            table_name = "checkpoint"
+            indexes = ((("task", "id"), False), (("step",), False))
+
+    class Entry(Base):
+        id = AutoField()
+        checkpoint = ForeignKeyField(Checkpoint, on_delete="CASCADE")
+        path = TextField()
+        before_size = IntegerField(null=True)
+        after_size = IntegerField(null=True)
+        before_hash = ForeignKeyField(Blob, null=True, field="hash", column_name="before_hash", on_delete="RESTRICT")
+        after_hash = ForeignKeyField(Blob, null=True, field="hash", column_name="after_hash", on_delete="RESTRICT")
+        # The older scheme kept contents inline: a zlib BLOB or plain TEXT.
+        before_legacy = BareField(null=True)
+        after_legacy = BareField(null=True)
+
+        class Meta:
+            table_name = "checkpoint_entry"
+            indexes = ((("checkpoint",), False), (("before_hash",), False), (("after_hash",), False), (("path",), False))
+
+    class Message(Base):
+        id = AutoField()
+        task = ForeignKeyField(Task, null=True, on_delete="SET NULL")
+        role = TextField()  # user | assistant | summary | system
+        content = TextField()
+        created_at = FloatField()
+
+        class Meta:
+            table_name = "message"
+            indexes = ((("task", "created_at"), False),)
+
+    class Question(Base):
+        id = AutoField()
+        task = ForeignKeyField(Task, on_delete="CASCADE")
+        question = TextField()
+        answer = TextField(null=True)
+        created_at = FloatField()
+        answered_at = FloatField(null=True)
+
+        class Meta:
+            table_name = "question"
+            indexes = ((("task",), False),)
+
+    ns = SimpleNamespace(
+        Session=Session, Task=Task, TaskRef=TaskRef, Step=Step, Blob=Blob, PathVersion=PathVersion,
+        Checkpoint=Checkpoint, Entry=Entry, Message=Message, Question=Question,
+    )
+    ns.all = [Session, Task, TaskRef, Step, Blob, PathVersion, Checkpoint, Entry, Message, Question]
+    return ns
