@@ -121,7 +121,8 @@ class JsonlSessionsSource(SourceAdapter):
             if lineno == 1:
                 self._problems.append(Problem(str(path), 1, "first line is not session metadata"))
             if "role" not in record:
-                self._problems.append(Problem(str(path), lineno, "record without a role, skipped"))
+                if "type" not in record:  # records of other types are future extensions: skip quietly
+                    self._problems.append(Problem(str(path), lineno, "record without a role, skipped"))
                 continue
             count += 1
             when = parse_time(record.get("timestamp"))
