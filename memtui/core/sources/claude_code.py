@@ -255,6 +255,7 @@ class ClaudeCodeSource(SourceAdapter):
         parents: dict[str, str | None] = {}
         last_uuid: str | None = None
         seen_usage: set[tuple[Any, Any]] = set()
+        unclaimed: dict[tuple[Any, Any], tuple[int, int]] = {}
         turn: _Turn | None = None
         snapshots: dict[str, dict[str, str | None]] = {}
         prompt_turns: dict[str, _Turn] = {}
@@ -331,15 +332,21 @@ class ClaudeCodeSource(SourceAdapter):
                 if turn is None:
                     turn = self._new_turn(session, path, f"{session.id}:start", None, "(before the first prompt)", when)
                 message = rec.get("message") if isinstance(rec.get("message"), dict) else {}
+                # One API reply is written as several lines sharing message id + request id,
+                # each repeating the usage: count it once, on the reply's first step.
                 usage_key = (message.get("id"), rec.get("requestId"))
-                tokens_in = tokens_out = 0
                 if usage_key not in seen_usage or usage_key == (None, None):
                     seen_usage.add(usage_key)
                     usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
-                    tokens_in = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
-                    tokens_out = int(usage.get("output_tokens") or 0)
+                    unclaimed[usage_key] = (
+                        sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")),
+                        int(usage.get("output_tokens") or 0),
+                    )
                 for index, block in enumerate(_blocks(message)):
                     btype = block.get("type")
+                    if btype not in ("tool_use", "text"):
+                        continue
+                    tokens_in, tokens_out = unclaimed.pop(usage_key, (0, 0)) if btype == "tool_use" or str(block.get("text", "")).strip() else (0, 0)
                     if btype == "tool_use" and isinstance(block.get("id"), str):
                         self._counts["tool_calls"] += 1
                         args = block.get("input") if isinstance(block.get("input"), dict) else {}
@@ -353,7 +360,6 @@ class ClaudeCodeSource(SourceAdapter):
                         turn.replies.append((block["text"], when))
                     else:
                         continue
-                    tokens_in = tokens_out = 0  # one message's usage is counted once
                     turn.items.append(item)
                     if item.kind == "call":
                         self._calls[f"{session.id}:{item.key}"] = (turn.id, item)
