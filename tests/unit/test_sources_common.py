@@ -154,3 +154,9 @@ def test_core_sources_never_import_the_ui():
                 names = [node.module]
             for name in names:
                 assert name.split(".")[0] not in ("textual", "rich"), f"{path.name} imports {name}"
+
+
+def test_a_workspace_folder_named_projects_is_not_a_claude_home(tmp_path):
+    (tmp_path / "projects" / "p").mkdir(parents=True)
+    (tmp_path / "projects" / "p" / "data.jsonl").write_text('{"row": 1}\n')
+    assert discover(tmp_path, env={"HOME": str(tmp_path / "nohome")}) == []

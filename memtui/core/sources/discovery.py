@@ -142,11 +142,15 @@ def _store_at(path: Path) -> list[Source] | None:
         return [_ra_aid(path / "pk.db")]
     if path.name == ".agent" and (path / "agent.db").is_file():
         return [_native(path / "agent.db")]
-    if (path / "projects").is_dir() and claude_code.find_session_transcripts(path / "projects"):
-        return [_claude(path, claude_code.find_session_transcripts(path / "projects"), path)]
+    if (path / "pk.db").is_file() and is_ra_aid_db(path / "pk.db"):  # --project-state-dir DIR
+        return [_ra_aid(path / "pk.db")]
+    if (path / "projects").is_dir():
+        transcripts = claude_code.find_session_transcripts(path / "projects")
+        if any(claude_code.looks_like_transcript(t) for t in transcripts[:5]):
+            return [_claude(path, transcripts, path)]
     if path.name == "projects" or path.parent.name == "projects":
         transcripts = claude_code.find_session_transcripts(path)
-        if transcripts and claude_code.looks_like_transcript(transcripts[0]):
+        if any(claude_code.looks_like_transcript(t) for t in transcripts[:5]):
             home = path.parent if path.name == "projects" else path.parent.parent
             return [_claude(path, transcripts, home)]
     rollouts = codex.find_rollouts(path) if ((path / "sessions").is_dir() or path.name in ("sessions", "archived_sessions")) else []
