@@ -71,13 +71,14 @@ def run(args) -> int:
         "deleted": 0,
     }
     if plan.delete and not args.dry_run:
-        if not args.yes and not args.json:
+        if not args.yes:
             if not sys.stdin.isatty():
                 raise MemtuiError("refusing to delete without confirmation: pass --yes (or --dry-run)")
-            sys.stdout.write(_text({**report, "dry_run": True}) + "\nDelete these? [y/N] ")
-            sys.stdout.flush()
+            # The question goes to stderr so that --json output stays parseable.
+            sys.stderr.write(_text({**report, "dry_run": True}) + "\nDelete these? [y/N] ")
+            sys.stderr.flush()
             if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-                sys.stdout.write("nothing deleted\n")
+                sys.stderr.write("nothing deleted\n")
                 return 1
         report["deleted"] = apply_curate(plan)
     emit(report, args.json, _text)

@@ -138,3 +138,13 @@ def test_curate_verb_errors_are_one_line(tmp_path, capsys):
     assert main(["curate", str(tmp_path), "--fact", "1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("memtui: no RA.Aid database") and err.count("\n") == 1
+
+
+def test_curate_verb_without_yes_and_without_a_terminal_deletes_nothing(project, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    before = tree_state(project)
+    assert main(["curate", str(project), "--fact", "1", "--json"]) == 2
+    assert "pass --yes" in capsys.readouterr().err
+    assert tree_state(project) == before
