@@ -158,3 +158,10 @@ def test_browsing_changes_no_byte(homes, tmp_path):
                     for e in store.checkpoint_entries(cp.id):
                         store.read_entry(e.id)
     assert tree_state(tmp_path) == before
+
+
+def test_entries_are_relative_to_the_recorded_workspace_root(store, homes):
+    workspace, _env = homes
+    assert store.workspace_root(f"{S21}:u1") == workspace
+    [e] = store.checkpoint_entries(f"{S21}:toolu_02")
+    assert (store.workspace_root(f"{S21}:u1") / e.path).as_posix().endswith("tally/tally/cli.py")

@@ -642,6 +642,11 @@ class ClaudeCodeSource(SourceAdapter):
         except OSError:
             return None, f"file-history backup {name} is missing"
 
+    def workspace_root(self, task_id: Id) -> Path | None:
+        """The cwd the task's session recorded: entry paths are relative to it."""
+        cwd = self._sessions[self._turn(task_id).session_id].cwd
+        return Path(cwd) if cwd else None
+
     def messages(self, task_id: Id) -> list[MessageInfo]:
         turn = self._turn(task_id)
         out = []

@@ -552,6 +552,11 @@ class CodexSource(SourceAdapter):
             diff = change["unified_diff"]
         return None, None, "Codex records only the patch hunks of an updated file, not its whole content", diff
 
+    def workspace_root(self, task_id: Id) -> Path | None:
+        """The cwd the rollout's session_meta recorded: entry paths are relative to it."""
+        cwd = self._sessions[self._turn(task_id).session_id].meta.get("cwd")
+        return Path(cwd) if isinstance(cwd, str) else None
+
     def messages(self, task_id: Id) -> list[MessageInfo]:
         turn = self._turn(task_id)
         out = []
