@@ -644,7 +644,8 @@ class ClaudeCodeSource(SourceAdapter):
 
     def workspace_root(self, task_id: Id) -> Path | None:
         """The cwd the task's session recorded: entry paths are relative to it."""
-        cwd = self._sessions[self._turn(task_id).session_id].cwd
+        turn = self._turn(task_id)
+        cwd = self._sessions[turn.session_id].cwd
         return Path(cwd) if cwd else None
 
     def messages(self, task_id: Id) -> list[MessageInfo]:

@@ -554,7 +554,8 @@ class CodexSource(SourceAdapter):
 
     def workspace_root(self, task_id: Id) -> Path | None:
         """The cwd the rollout's session_meta recorded: entry paths are relative to it."""
-        cwd = self._sessions[self._turn(task_id).session_id].meta.get("cwd")
+        turn = self._turn(task_id)
+        cwd = self._sessions[turn.session_id].meta.get("cwd")
         return Path(cwd) if isinstance(cwd, str) else None
 
     def messages(self, task_id: Id) -> list[MessageInfo]:
