@@ -7,6 +7,7 @@ show it like the native store. Nothing here writes to a store.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
@@ -79,6 +80,8 @@ class SourceAdapter:
 
     def __init__(self, path) -> None:
         self.path = path
+        # Workers of the app read one adapter from several threads; indexing happens once.
+        self._index_lock = threading.RLock()
 
     # -- summary --------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:

@@ -212,6 +212,11 @@ class ClaudeCodeSource(SourceAdapter):
     def _load(self) -> None:
         if self._loaded:
             return
+        with self._index_lock:
+            if not self._loaded:
+                self._index()
+
+    def _index(self) -> None:
         self._sessions: dict[str, _Session] = {}
         self._turns: dict[str, _Turn] = {}
         self._calls: dict[str, tuple[str, _Item]] = {}  # "<session>:<tool_use id>" → (turn id, item)

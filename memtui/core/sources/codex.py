@@ -254,18 +254,23 @@ class CodexSource(SourceAdapter):
     def _load(self) -> None:
         if self._loaded:
             return
+        with self._index_lock:
+            if not self._loaded:
+                self._index()
+
+    def _index(self) -> None:
         self._sessions: dict[str, _Session] = {}
         self._turns: dict[str, _Turn] = {}
         self._changes: dict[str, tuple[_Turn, _Item, PatchFile, Path]] = {}
         self._counts = {"sessions": 0, "prompts": 0, "function_calls": 0, "patches": 0, "file_changes": 0, "malformed_lines": 0}
         titles = self._titles()
         for path in self.rollouts:
-            self._index(path, titles)
+            self._index_rollout(path, titles)
         self._counts["sessions"] = len(self._sessions)
         self._counts["malformed_lines"] = sum(1 for p in self._problems if p.line is not None and not p.message.startswith("invalid UTF-8"))
         self._loaded = True
 
-    def _index(self, path: Path, titles: dict[str, str]) -> None:
+    def _index_rollout(self, path: Path, titles: dict[str, str]) -> None:
         problems: list[Problem] = []
         rows: list[tuple[int, int, str, dict, datetime | None]] = []  # (line, offset, kind, payload, time)
         meta: dict = {}

@@ -96,6 +96,12 @@ class JsonlSessionsSource(SourceAdapter):
     def _load(self) -> dict[str, _Session]:
         if self._sessions is not None:
             return self._sessions
+        with self._index_lock:
+            if self._sessions is None:
+                self._index()
+        return self._sessions
+
+    def _index(self) -> None:
         sessions: dict[str, _Session] = {}
         folder = self.path / "sessions"
         for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
@@ -104,9 +110,8 @@ class JsonlSessionsSource(SourceAdapter):
                 self._problems.append(Problem(str(path), 1, f"duplicate session key {session.key!r}, kept the first"))
                 continue
             sessions[session.key] = session
-        self._sessions = sessions
         self._load_history()
-        return sessions
+        self._sessions = sessions  # last: other threads take a non-None value as "indexed"
 
     def _read_session(self, path: Path) -> _Session:
         meta: dict = {}

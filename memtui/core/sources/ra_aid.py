@@ -98,6 +98,11 @@ class RaAidSource(SourceAdapter):
     def _load(self) -> None:
         if self._loaded:
             return
+        with self._index_lock:
+            if not self._loaded:
+                self._index()
+
+    def _index(self) -> None:
         conn = self._connect()
         try:
             present = table_names(conn)
