@@ -31,6 +31,8 @@ VERBS: list[str] = [
     "decisions",
     "lint",
     "search",
+    "sources",
+    "curate",
 ]
 
 
