@@ -10,6 +10,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 from rollback_world import FIXED, World  # noqa: E402
 
+from textual.app import App  # noqa: E402
+
+from memtui.core import rollback as rb  # noqa: E402
+from memtui.core.rollback import FilePlan, RollbackPlan  # noqa: E402
+from memtui.resources import tcss_dir  # noqa: E402
 from memtui.ui.app import make_app  # noqa: E402
 from memtui.ui.screens.main import MainScreen  # noqa: E402
 from memtui.ui.screens.rollback import RollbackScreen  # noqa: E402
@@ -137,3 +142,72 @@ async def test_r_on_a_file_rolls_back_only_that_entry(world):
         await settle(app, pilot)
         assert world.read("notes.md") == b"# notes 0\n"
         assert world.read("new.txt") == b"made by the sub-agent\n"
+
+
+# ---------------------------------------------------------------- the dialog alone
+class DialogHost(App):
+    """The rollback dialog over an empty screen, with a plan built by hand (no store, no disk)."""
+
+    CSS_PATH = [tcss_dir() / "rollback.tcss"]
+
+    def __init__(self, plan: RollbackPlan) -> None:
+        super().__init__()
+        self.plan = plan
+        self.chosen: list = []
+
+    def on_mount(self) -> None:
+        self.push_screen(RollbackScreen(self.plan, "Roll back task 7 · Split the parser"), self.chosen.append)
+
+
+def sample_plan(force: bool = False) -> RollbackPlan:
+    root = Path("/workspace")
+    files = (
+        FilePlan("src/parser.py", (11, 14), root / "src/parser.py", target=b"def parse():\n    return 1\n",
+                 recorded=b"def parse():\n    return 2\n", disk=b"def parse():\n    return 3  # by hand\n"),
+        FilePlan("src/headers.py", (12,), root / "src/headers.py", target=None, recorded=b"x = 1\n",
+                 disk=b"x = 1\n"),
+        FilePlan("docs/old.md", (13,), root / "docs/old.md", target=b"# old\n", recorded=None, disk=None),
+        FilePlan("README.md", (15,), root / "README.md", target=b"same\n", recorded=b"new\n", disk=b"same\n"),
+        FilePlan(".agent/plan/PLAN.md", (16,), root / ".agent/plan/PLAN.md",
+                 refusal="under .agent/: a rollback never writes there", recorded_action="write"),
+    )
+    plan = RollbackPlan("task", 7, 7, root, files, tasks=(7, 9), checkpoints=(3, 4, 5),
+                        notes=("includes 1 sub-agent task(s) by handoff: 9",))
+    return plan.with_force(force)
+
+
+async def test_dialog_force_toggle_and_confirm():
+    app = DialogHost(sample_plan())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        dialog = app.screen
+        assert dialog.query_one("#rollback-files").index == 0  # opens on the conflict
+        summary = str(dialog.query_one("#rollback-summary").render())
+        assert summary == "1 to create · 1 to delete · 1 conflict (left alone)"
+        await pilot.press("f")
+        await pilot.pause()
+        assert "1 to write" in str(dialog.query_one("#rollback-summary").render())
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.chosen == [True]
+
+
+async def test_dialog_refuses_an_escape():
+    plan = sample_plan()
+    escape = FilePlan("../outside.txt", (20,), None, refusal="'..' leads outside the workspace root", escapes=True)
+    plan = rb.replace(plan, files=plan.files + (escape,))
+    app = DialogHost(plan)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert app.screen.query_one("#rollback-confirm").disabled
+        await pilot.press("y")
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.chosen == [None]
+
+
+def test_snapshot_dialog_with_a_conflict(snap_compare):
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(DialogHost(sample_plan()), terminal_size=(120, 36), run_before=ready)
