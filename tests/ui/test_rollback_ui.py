@@ -144,6 +144,28 @@ async def test_r_on_a_file_rolls_back_only_that_entry(world):
         assert world.read("new.txt") == b"made by the sub-agent\n"
 
 
+async def test_r_on_a_step_and_R_on_a_file_take_the_whole_checkpoint(world):
+    app = make_app(world.root, clock=lambda: FIXED)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_on_task(app, pilot, world.child)
+        await pilot.press("3")  # the step timeline: its step made one checkpoint of two files
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert app.screen.plan.scope == "checkpoint"
+        assert [f.path for f in app.screen.plan.files] == ["notes.md", "new.txt"]
+        await pilot.press("escape")
+        await pilot.press("4")
+        await pilot.press("R")
+        await settle(app, pilot)
+        assert app.screen.plan.scope == "checkpoint"
+        await pilot.press("escape")
+        await pilot.press("1")  # sessions: nothing to roll back there
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+    assert world.read("notes.md") == b"# notes 1\n"
+
+
 # ---------------------------------------------------------------- the dialog alone
 class DialogHost(App):
     """The rollback dialog over an empty screen, with a plan built by hand (no store, no disk)."""
