@@ -155,6 +155,21 @@ class MemtuiApp(App[int]):
             if callable(reload):
                 reload()
 
+    def reopen_source(self) -> None:
+        """After a write through a connection of its own (rollback, GC): open the read-only
+        store again and reload. Thread workers run on pooled threads, and a read-only
+        connection kept by one of them would go on reading the pages it cached before."""
+        store = self.store
+        if store is None or not store.readonly:
+            self.refresh_data()
+            return
+        from memtui.core.store import AgentStore
+
+        fresh = AgentStore.open(store.db_path, readonly=True, content_limit=store.content_limit)
+        fresh.workspace = store.workspace
+        self._close_source()
+        self._adopt(fresh)
+
     def notify_error(self, error: BaseException | str, title: str = "Error") -> None:
         """One line for the user; never a traceback, never markup from the error text."""
         if isinstance(error, BaseException):

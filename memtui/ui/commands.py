@@ -65,6 +65,7 @@ SCOPES: dict[str, str] = {
     "main": "Main screen",
     "diff": "Checkpoint diff",
     "step": "Step detail",
+    "rollback": "Rollback dialog",
 }
 
 COMMANDS: tuple[Command, ...] = (
@@ -94,6 +95,16 @@ COMMANDS: tuple[Command, ...] = (
             show=False),
     Command("cycle_file_view", "f", "Diff / whole file after / before", scope="main",
             footer="Whole file"),
+    # ---- rollback (main screen: the focused pane says what; then the dialog)
+    Command("rollback", "r", "Roll back the selected file, step's checkpoint or task (+ sub-agents)",
+            scope="main", footer="Roll back"),
+    Command("rollback_checkpoint", "R", "Roll back the whole checkpoint of the selected step", scope="main",
+            show=False),
+    Command("undo_rollback", "u", "Undo the last rollback", scope="main", footer="Undo"),
+    Command("confirm", "y", "Roll back as listed", scope="rollback"),
+    Command("toggle_force", "f", "Overwrite conflicting files / leave them alone", scope="rollback",
+            footer="Force"),
+    Command("cancel", "escape,n", "Cancel: write nothing", scope="rollback", key_display="esc"),
     # ---- step detail
     Command("close", "escape", "Back", scope="step"),
 )
