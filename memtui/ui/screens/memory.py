@@ -21,7 +21,6 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -40,6 +39,7 @@ from memtui.core.memory.save import (
     save_document,
     undo_last_save,
 )
+from memtui.ui.commands import bindings
 from memtui.ui.widgets.document_list import DocumentList
 from memtui.ui.widgets.jsonl_table import JsonlTable
 
@@ -50,17 +50,7 @@ class MemoryScreen(Screen):
     """Memory documents: browse, lint, edit safely, undo, restore."""
 
     COMMAND_SCOPE = "memory"
-    BINDINGS = [
-        Binding("e", "edit", "Edit"),
-        Binding("ctrl+s", "save", "Save", priority=True),
-        Binding("escape", "back", "Back"),
-        Binding("u", "undo_save", "Undo last save"),
-        Binding("h", "history", "History"),
-        Binding("s", "toggle_source", "Source/rendered"),
-        Binding("t", "toggle_toc", "Contents", show=False),
-        Binding("slash", "filter", "Filter", key_display="/"),
-        Binding("E", "edit_external", "$EDITOR", show=False),
-    ]
+    BINDINGS = bindings("memory")
 
     editing: reactive[bool] = reactive(False)
     """True while the editor is open on the current document."""
