@@ -14,13 +14,14 @@ store's facts (unfinished tasks, newest checkpoint) through `app.store`.
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import tempfile
 from contextlib import nullcontext
 from pathlib import Path
 
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -412,8 +413,11 @@ class MemoryScreen(Screen):
             tmp.write(self.opened.text or "")
         try:
             with self.app.suspend():
-                subprocess.call([*editor.split(), tmp.name])
+                subprocess.call([*shlex.split(editor), tmp.name])
             text = Path(tmp.name).read_text(encoding="utf-8")
+        except SuspendNotSupported:
+            self._error("this terminal cannot suspend the app for $EDITOR; use e to edit here")
+            return
         except (OSError, UnicodeDecodeError) as exc:
             self._error(f"editor failed: {exc}")
             return
