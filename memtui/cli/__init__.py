@@ -21,11 +21,18 @@ from memtui.core.errors import MemtuiError
 VERBS: list[str] = [
     "open",
     "demo",
+    "rollback",
+    "gc",
+    "pin",
+    "stats",
+    "vacuum",
     "memory",
     "memory-history",
     "decisions",
     "lint",
     "search",
+    "sources",
+    "curate",
 ]
 
 

@@ -73,19 +73,19 @@ class _ContentCache:
     """A small LRU of verified contents by hash, bounded in bytes (delta bases are hot)."""
 
     def __init__(self, budget: int = 64 * 1024 * 1024) -> None:
-        self._items: OrderedDict[str, bytes] = OrderedDict()
+        self._items: OrderedDict[bytes, bytes] = OrderedDict()
         self._bytes = 0
         self._budget = budget
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: bytes) -> bytes | None:
         with self._lock:
             value = self._items.get(key)
             if value is not None:
                 self._items.move_to_end(key)
             return value
 
-    def put(self, key: str, value: bytes) -> None:
+    def put(self, key: bytes, value: bytes) -> None:
         if len(value) > self._budget // 4:
             return
         with self._lock:
@@ -310,7 +310,7 @@ class AgentStore:
             raise KeyError(f"no task {task_id}")
 
     # ----------------------------------------------------------------- content
-    def _put(self, path: str, data: bytes) -> str:
+    def _put(self, path: str, data: bytes) -> bytes:
         """Store `data` once (by hash); a new content of `path` may become a skip-delta."""
         data = bytes(data)
         h = codec.content_hash(data)
@@ -335,14 +335,15 @@ class AgentStore:
         self._cache.put(h, data)
         return h
 
-    def read_blob(self, blob_hash: str) -> bytes:
+    def read_blob(self, blob_hash: bytes | str) -> bytes:
         """The verified raw bytes of one content (CorruptContent / ContentTooLarge otherwise)."""
+        blob_hash = codec.hash_key(blob_hash)
         cached = self._cache.get(blob_hash)
         if cached is not None:
             return cached
         rows = self._sql("SELECT codec, data, size, base FROM blob WHERE hash = ?", (blob_hash,))
         if not rows:
-            raise codec.CorruptContent(f"content {blob_hash[:12]} is missing from the store")
+            raise codec.CorruptContent(f"content {blob_hash.hex()[:12]} is missing from the store")
         kind, data, size, base = rows[0]
         out = codec.decode(kind, data, size, blob_hash, self.read_blob, base, self.content_limit)
         self._cache.put(blob_hash, out)
@@ -476,7 +477,7 @@ class AgentStore:
             has_after = r[8] is not None or r[6]
             kind = "added" if not has_before else "deleted" if not has_after else "modified"
             out.append(EntryInfo(r[0], r[1], r[2], kind, r[3] if has_before else None,
-                                 r[4] if has_after else None, r[7], r[8]))
+                                 r[4] if has_after else None, codec.hash_hex(r[7]), codec.hash_hex(r[8])))
         return out
 
     def entry(self, entry_id: int) -> EntryInfo:
