@@ -201,3 +201,21 @@ class _NoSuspend:
 
 def _no_suspend():
     return _NoSuspend()
+
+
+async def test_a_write_by_the_agent_is_picked_up(tmp_path):
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    app = host(root, select="MEMORY.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        path.write_text("# Memory\n\n- the agent added this\n")
+        app.screen.check_disk()
+        await settle(pilot)
+        assert app.screen.query_one("#memory-source", TextArea).text.endswith("the agent added this\n")
+        await pilot.press("e")
+        path.write_text("# Memory\n\n- and again\n")
+        app.screen.check_disk()
+        await pilot.pause()
+        assert "changed on disk" in str(app.screen.query_one("#memory-notice").render())
+        assert app.screen.editing
