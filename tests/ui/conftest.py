@@ -75,6 +75,7 @@ def crafted_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def app_for() -> Callable[..., MemtuiApp]:
     """make_app with the fixed clock."""
     def build(path: Path, **kw: Any) -> MemtuiApp:
+        kw.setdefault("shown_path", "~/demo")  # tmp paths differ per run; snapshots must not
         return make_app(path, clock=fixed_clock, **kw)
     return build
 

@@ -127,6 +127,7 @@ async def test_hostile_text_is_shown_literally(crafted_path: Path, app_for, sett
         # The step detail: a result full of markup and escapes, literally.
         tree.select_task(tree.root.children[0].data.id)
         await settled(pilot)
+        assert "Steps · Edit a long file [bold red]pwned[/] ␛[31mred" in _screen_text(app)  # pane title
         await pilot.press("3", "enter")
         await settled(pilot)
         assert isinstance(app.screen, StepDetailScreen)

@@ -16,6 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -31,7 +32,7 @@ from memtui.ui.messages import (
     StepsLoaded,
     TasksLoaded,
 )
-from memtui.ui.text import safe_text
+from memtui.ui.text import one_line
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.diff_pane import DiffPane
 from memtui.ui.widgets.sessions_table import ORPHANS_KEY, OrphansRow, SessionsTable
@@ -47,7 +48,14 @@ class Pane(Vertical):
 
     def __init__(self, *children: Widget, title: str, id: str) -> None:
         super().__init__(*children, id=id, classes="pane")
-        self.border_title = title
+        self.label = title
+        """The pane's name ("Steps"); the border title adds what it shows."""
+        self.show_title()
+
+    def show_title(self, detail: object | None = None) -> None:
+        """"Steps · <detail>": the detail comes from the store, so it is never markup."""
+        text = self.label if detail is None else f"{self.label} · {one_line(detail, 70)}"
+        self.border_title = Content(text)
 
 
 # pane name (used by `focus_pane`) → id of the focusable widget in it
@@ -170,8 +178,7 @@ class MainScreen(Screen[None]):
         if key == self.session_id and event is not None and self.query_one(TaskTree).session_id is not None:
             return
         self.session_id = key
-        self.query_one("#tasks-pane").border_title = (
-            "Tasks · orphans" if key == ORPHANS_KEY else f"Tasks · session {key}")
+        self.query_one("#tasks-pane", Pane).show_title("orphans" if key == ORPHANS_KEY else f"session {key}")
         current = None if isinstance(record, OrphansRow) else record.current_task_id
         self._soon("tasks", lambda: self.load_tasks(None if key == ORPHANS_KEY else key, current))
 
@@ -234,7 +241,7 @@ class MainScreen(Screen[None]):
         if task is None or (task.id == self.task_id and event is not None):
             return
         self.task_id = task.id
-        self.query_one("#steps-pane").border_title = f"Steps · {safe_text(task.title[:60]).plain}"
+        self.query_one("#steps-pane", Pane).show_title(task.title)
         self.query_one("#steps-pane").border_subtitle = "loading…"
         self._soon("steps", lambda: self.load_steps(task.id, 0, True))
 
@@ -304,18 +311,18 @@ class MainScreen(Screen[None]):
 
     def _show_entries_for(self, step: StepInfo | None) -> None:
         files = self.query_one(CheckpointFiles)
-        pane = self.query_one("#files-pane")
+        pane = self.query_one("#files-pane", Pane)
         diff = self.query_one(DiffPane)
         if step is None or step.checkpoint_id is None:
             self.workers.cancel_group(self, "entries")
             files.show_entries([], {})
-            pane.border_title = "Changed files"
+            pane.show_title()
             pane.border_subtitle = ""
             diff.show_message(Text("This step changed no files." if step is not None else "No step selected."))
-            self.query_one("#diff-pane").border_title = "Diff"
+            self.query_one("#diff-pane", Pane).show_title()
             self.query_one("#diff-pane").border_subtitle = ""
             return
-        pane.border_title = f"Changed files · checkpoint {step.checkpoint_id}"
+        pane.show_title(f"checkpoint {step.checkpoint_id}")
         pane.border_subtitle = "loading…"
         self._soon("entries", lambda: self.load_entries(step.id, step.checkpoint_id))
 
@@ -366,7 +373,7 @@ class MainScreen(Screen[None]):
         if diff.entry is not None and diff.entry.id == entry.id:
             return
         diff.begin(entry)
-        self.query_one("#diff-pane").border_title = "Diff"
+        self.query_one("#diff-pane", Pane).show_title()
         self._soon("diff", lambda: self.load_entry_content(entry))
 
     @work(thread=True, exclusive=True, group="diff", exit_on_error=False, description="read file contents")
@@ -383,7 +390,7 @@ class MainScreen(Screen[None]):
         if diff.entry is None or diff.entry.id != event.entry.id:
             return
         diff.show_content(event.entry, event.before, event.after, event.prepared)
-        self.query_one("#diff-pane").border_title = f"Diff · {safe_text(event.entry.path).plain}"
+        self.query_one("#diff-pane", Pane).show_title(event.entry.path)
         self._diff_subtitle()
 
     def _diff_subtitle(self) -> None:
@@ -476,7 +483,7 @@ class MainScreen(Screen[None]):
         self._filter_target = focused
         box = self.query_one("#filter", Input)
         pane = next(a for a in focused.ancestors if isinstance(a, Pane))
-        box.placeholder = f"filter {pane.border_title.split(' · ')[0].lower()}…"
+        box.placeholder = f"filter {pane.label.lower()}…"
         box.value = getattr(focused, "filter_text", "")
         box.add_class("-active")
         box.focus()
