@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import random
-import sys
+import sysconfig
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -26,7 +26,7 @@ from memtui.core.diff import (
     split_lines,
 )
 
-STDLIB = Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+STDLIB = Path(sysconfig.get_paths()["stdlib"])  # real source files to diff
 
 
 def apply_ops(a: list[str], b: list[str], ops: list[Op]) -> list[str]:
