@@ -392,8 +392,13 @@ _CONTROL_MAP.update({c: "\ufffd" for c in (*range(0x202A, 0x202F), *range(0x2066
 _NEEDS_SANITIZING = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-def display_line(line: str, tab_size: int = 4) -> str:
-    """A line as it may be shown in a terminal: tabs expanded, control characters visible."""
+def display_line(line: str, tab_size: int = 4, strip_cr: bool = False) -> str:
+    """A line as it may be shown in a terminal: tabs expanded, control characters visible.
+
+    strip_cr drops a final "\r" (the file's CRLF convention) instead of showing it as ␍.
+    """
+    if strip_cr and line.endswith("\r"):
+        line = line[:-1]
     if "\t" in line:
         line = line.expandtabs(tab_size)
     if _NEEDS_SANITIZING.search(line):
@@ -611,6 +616,9 @@ class FileDiff:
     ops: list[Op]
     hunks: list[Hunk]
     stats: DiffStats | None
+    #: Whether most lines of each side end in CRLF: when both do, a view can hide the "\r".
+    old_crlf: bool = False
+    new_crlf: bool = False
     pairs: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
     _hunk_rows: dict[bool, list[int]] = field(default_factory=dict, repr=False)
 
@@ -736,5 +744,19 @@ def prepare_file_diff(
     ops = diff_lines(old_lines, new_lines)
     hunks = make_hunks(ops, context)
     return FileDiff(
-        path, summary_before, summary_after, False, old_lines, new_lines, ops, hunks, ops_stats(ops)
+        path,
+        summary_before,
+        summary_after,
+        False,
+        old_lines,
+        new_lines,
+        ops,
+        hunks,
+        ops_stats(ops),
+        old_crlf=_mostly_crlf(old_text or ""),
+        new_crlf=_mostly_crlf(new_text or ""),
     )
+
+
+def _mostly_crlf(text: str) -> bool:
+    return text.count("\r\n") * 2 > text.count("\n")

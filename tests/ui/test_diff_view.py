@@ -209,3 +209,15 @@ async def test_horizontal_scroll_keeps_the_line_numbers() -> None:
         await pilot.pause()
         row = screen_text(view)[2]
         assert row.startswith("  1 +") and "abcdefghij" in row and "x = '" not in row
+
+
+async def test_crlf_files_hide_the_cr_unless_line_endings_changed() -> None:
+    app = HostApp(DiffView("win.txt", b"one\r\ntwo\r\n", b"one\r\n2\r\n"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "\u240d" not in "\n".join(screen_text(app.view))
+        app.view.set_content("win.txt", b"one\r\ntwo\r\n", b"one\ntwo\n")
+        await pilot.pause()
+        text = screen_text(app.view)
+        assert any(line.startswith("1   -") and line.rstrip().endswith("one\u240d") for line in text)
+        assert any(line.startswith("  1 +") and line.rstrip().endswith("one") for line in text)

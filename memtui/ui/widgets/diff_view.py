@@ -49,9 +49,10 @@ HIGHLIGHT_MAX_CHARS = 200_000
 class SyntaxLines:
     """Display lines of one side of a file, lexed lazily in blocks and cached."""
 
-    def __init__(self, lines: list[str], lexer: Lexer | None) -> None:
+    def __init__(self, lines: list[str], lexer: Lexer | None, strip_cr: bool = False) -> None:
         self.lines = lines
         self.lexer = lexer
+        self.strip_cr = strip_cr
         self._blocks: LRUCache[int, list[LineTokens]] = LRUCache(64)
         self._display: LRUCache[int, str] = LRUCache(4096)
 
@@ -59,7 +60,7 @@ class SyntaxLines:
         """The sanitized text of one line."""
         text = self._display.get(index)
         if text is None:
-            text = display_line(self.lines[index])
+            text = display_line(self.lines[index], strip_cr=self.strip_cr)
             self._display[index] = text
         return text
 
@@ -75,7 +76,7 @@ class SyntaxLines:
     def _lex_block(self, block: int) -> list[LineTokens]:
         start = block * HIGHLIGHT_BLOCK
         end = min(start + HIGHLIGHT_BLOCK, len(self.lines))
-        display = [display_line(line) for line in self.lines[start:end]]
+        display = [display_line(line, strip_cr=self.strip_cr) for line in self.lines[start:end]]
         plain: list[LineTokens] = [((text, Token.Text),) for text in display]
         if self.lexer is None or sum(map(len, display)) > HIGHLIGHT_MAX_CHARS:
             return plain
@@ -87,7 +88,7 @@ class SyntaxLines:
             if line and not line[0].isspace():
                 sync = k
                 break
-        lead = [display_line(line) for line in self.lines[sync:start]]
+        lead = [display_line(line, strip_cr=self.strip_cr) for line in self.lines[sync:start]]
         code = "\n".join(lead + display) + "\n"
         result: list[list[tuple[str, TokenType]]] = [[]]
         try:
@@ -233,9 +234,12 @@ class DiffView(ScrollView, can_focus=True):
     def _apply(self, diff: FileDiff) -> None:
         self._diff = diff
         lexer = None if diff.binary else lexer_for(diff.path)
-        self._old = SyntaxLines(diff.old_lines, lexer)
+        # CRLF files show without ␍ at every line end, unless the change is CRLF ↔ LF: then
+        # the ␍ shows on the CRLF side and explains why identical-looking lines changed.
+        strip_cr = diff.old_crlf and diff.new_crlf
+        self._old = SyntaxLines(diff.old_lines, lexer, strip_cr)
         # A lexer keeps no state between get_tokens calls, but give each side its own anyway.
-        self._new = SyntaxLines(diff.new_lines, lexer_for(diff.path) if lexer else None)
+        self._new = SyntaxLines(diff.new_lines, lexer_for(diff.path) if lexer else None, strip_cr)
         self._inline_cache.clear()
         self._line_cache.clear()
 
