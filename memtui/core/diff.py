@@ -353,7 +353,7 @@ def diff_stats(before: bytes | None, after: bytes | None) -> DiffStats | None:
     old, new = decode_text(before), decode_text(after)
     if (before is not None and old is None) or (after is not None and new is None):
         return None
-    return ops_stats(diff_lines(split_lines(old or ""), split_lines(new or "")))
+    return ops_stats(_text_ops(old or "", new or "")[2])
 
 
 # --------------------------------------------------------------------------- text handling
@@ -619,6 +619,16 @@ class FileDiff:
     #: Whether most lines of each side end in CRLF: when both do, a view can hide the "\r".
     old_crlf: bool = False
     new_crlf: bool = False
+    #: Whether each side ends with a newline (an empty side counts as ending with one).
+    final_newline: tuple[bool, bool] = (True, True)
+
+    @property
+    def final_newline_note(self) -> str:
+        """"" or what happened to the newline at the end of the file, for the last hunk."""
+        old, new = self.final_newline
+        if old == new or not self.old_lines or not self.new_lines:
+            return ""
+        return "newline at end of file added" if new else "no newline at end of file"
     pairs: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
     _hunk_rows: dict[bool, list[int]] = field(default_factory=dict, repr=False)
 
@@ -740,8 +750,9 @@ def prepare_file_diff(
     summary_before, summary_after = BlobSummary.of(before), BlobSummary.of(after)
     if binary:
         return FileDiff(path, summary_before, summary_after, True, [], [], [], [], None)
-    old_lines, new_lines = split_lines(old_text or ""), split_lines(new_text or "")
-    ops = diff_lines(old_lines, new_lines)
+    old_text, new_text = old_text or "", new_text or ""
+    old_lines, new_lines, ops = _text_ops(old_text, new_text)
+    old_eol, new_eol = _ends_with_newline(old_text), _ends_with_newline(new_text)
     hunks = make_hunks(ops, context)
     return FileDiff(
         path,
@@ -753,9 +764,30 @@ def prepare_file_diff(
         ops,
         hunks,
         ops_stats(ops),
-        old_crlf=_mostly_crlf(old_text or ""),
-        new_crlf=_mostly_crlf(new_text or ""),
+        old_crlf=_mostly_crlf(old_text),
+        new_crlf=_mostly_crlf(new_text),
+        final_newline=(old_eol, new_eol),
     )
+
+
+def _text_ops(old_text: str, new_text: str) -> tuple[list[str], list[str], list[Op]]:
+    """Lines of both texts and the opcodes between them, a changed final newline included."""
+    old_lines, new_lines = split_lines(old_text), split_lines(new_text)
+    old_eol, new_eol = _ends_with_newline(old_text), _ends_with_newline(new_text)
+    if old_eol == new_eol or not old_lines or not new_lines:
+        return old_lines, new_lines, diff_lines(old_lines, new_lines)
+    # Only the final newline differs on the last line: compare it with a marker (NUL cannot
+    # occur in decoded text) so that it shows as a change, as git shows it.
+    old_cmp, new_cmp = list(old_lines), list(new_lines)
+    if not old_eol:
+        old_cmp[-1] += "\0"
+    else:
+        new_cmp[-1] += "\0"
+    return old_lines, new_lines, diff_lines(old_cmp, new_cmp)
+
+
+def _ends_with_newline(text: str) -> bool:
+    return not text or text.endswith("\n")
 
 
 def _mostly_crlf(text: str) -> bool:

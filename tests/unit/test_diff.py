@@ -268,3 +268,14 @@ def test_core_diff_imports_no_ui() -> None:
     source = Path(module.__file__).read_text()
     assert "import textual" not in source and "from textual" not in source
     assert "import rich" not in source and "from rich" not in source
+
+
+def test_a_changed_final_newline_is_a_change() -> None:
+    diff = prepare_file_diff("a.txt", b"a\nb", b"a\nb\n")
+    assert diff.stats == DiffStats(1, 1)
+    assert diff.final_newline_note == "newline at end of file added"
+    assert diff.old_lines == diff.new_lines == ["a", "b"]
+    removed = prepare_file_diff("a.txt", b"a\n", b"a")
+    assert removed.final_newline_note == "no newline at end of file"
+    assert prepare_file_diff("a.txt", b"", b"a").final_newline_note == ""
+    assert diff_stats(b"a\nb", b"a\nb\n") == DiffStats(1, 1)

@@ -455,6 +455,8 @@ class DiffView(ScrollView, can_focus=True):
         row = rows[y]
         if row.kind == "@":
             header = diff.hunks[row.hunk].header
+            if row.hunk == len(diff.hunks) - 1 and diff.final_newline_note:
+                header += f"  ({diff.final_newline_note})"
             style = self._style(("diff-view--hunk-header",))
             return Strip([Segment(header, style)]).crop_extend(scroll_x, scroll_x + width, style)
         if not self.split:
