@@ -279,3 +279,21 @@ def test_a_changed_final_newline_is_a_change() -> None:
     assert removed.final_newline_note == "no newline at end of file"
     assert prepare_file_diff("a.txt", b"", b"a").final_newline_note == ""
     assert diff_stats(b"a\nb", b"a\nb\n") == DiffStats(1, 1)
+
+
+def _unmarked(text: str, spans: list[tuple[int, int]]) -> str:
+    keep, pos = [], 0
+    for start, end in spans:
+        assert pos <= start < end <= len(text)
+        keep.append(text[pos:start])
+        pos = end
+    return "".join(keep) + text[pos:]
+
+
+@given(st.text("ab _(),.x1\t", max_size=30), st.text("ab _(),.x1\t", max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_inline_changes_leave_the_same_text_unmarked_on_both_sides(old: str, new: str) -> None:
+    result = inline_changes(old, new)
+    if result is not None:
+        spans_old, spans_new = result
+        assert _unmarked(old, spans_old) == _unmarked(new, spans_new)
