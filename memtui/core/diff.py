@@ -6,8 +6,9 @@ No UI here. The algorithm is a patience diff with bounded fallbacks:
 2. map lines to ints, anchor on lines that occur exactly once on each side, keep the longest
    increasing run of those anchors, and recurse into the gaps between them (a line that is
    repeated in the whole file is often unique inside a gap);
-3. a gap with no unique common line goes to a Myers diff with a work budget; past the budget the
-   gap is reported as one replaced block rather than spending seconds on it.
+3. a gap with no unique common line is cut into chunks of CHUNK_LINES if it is bigger, and
+   goes to a Myers diff with a work budget; past the budget the gap is reported as one
+   replaced block rather than spending seconds on it.
 
 Every step is linear or O(n log n) on real source, so 50,000 lines take well under a second in
 pure Python, and no input makes it quadratic. Intra-line highlighting is separate and lazy:
@@ -29,6 +30,8 @@ Tag = Literal["equal", "replace", "delete", "insert"]
 
 #: Work units (inner-loop steps) a single Myers fallback may spend before it gives up.
 MYERS_BUDGET = 100_000
+#: Regions without unique lines bigger than this are cut into chunks of about this size.
+CHUNK_LINES = 500
 #: Replaced blocks up to this many old×new line pairs are aligned by similarity.
 PAIR_CELLS = 1024
 #: Lines paired for intra-line highlighting must be at least this similar (0..1).
@@ -154,6 +157,21 @@ def _diff_region(
                 pending.append((run_i, run_j, run))
                 if pi < ahi or pj < bhi:
                     pending.append((pi, ahi, pj, bhi))
+            elif max(ahi - alo, bhi - blo) > CHUNK_LINES:
+                # A big region without a single unique line (data, generated or repetitive
+                # text): cut both sides into proportional chunks and diff those. Not minimal
+                # where lines moved across chunk edges, but still correct and linear.
+                chunks = -(-max(ahi - alo, bhi - blo) // CHUNK_LINES)
+                n, m = ahi - alo, bhi - blo
+                for k in range(chunks):
+                    pending.append(
+                        (
+                            alo + n * k // chunks,
+                            alo + n * (k + 1) // chunks,
+                            blo + m * k // chunks,
+                            blo + m * (k + 1) // chunks,
+                        )
+                    )
             else:
                 for block in _myers(a, b, alo, ahi, blo, bhi):
                     pending.append(block)
