@@ -57,10 +57,22 @@ def replace_block(lines: list[str], start: int, size: int, source: list[str]) ->
     return lines[:start] + source[:size] + lines[start + size :]
 
 
+def _repeated(lines: list[str], limit: int = 300) -> list[str]:
+    """The `limit` most frequent lines of `lines`."""
+    counts: dict[str, int] = {}
+    for line in lines:
+        counts[line] = counts.get(line, 0) + 1
+    return sorted(counts, key=lambda line: (-counts[line], line))[:limit]
+
+
 def cases() -> list[tuple[str, list[str], list[str]]]:
     big = stdlib_lines(60_000)
     ten, fifty = big[:10_000], big[:50_000]
     other = big[55_000:55_500]
+    # Real lines, but only a few hundred distinct ones, each repeated: the worst shape for
+    # patience (no anchors) and for difflib without autojunk.
+    common = _repeated(big)
+    repetitive = [common[(k * 7919) % len(common)] for k in range(50_000)]
     return [
         ("10k lines, 5% changed", ten, change_every(ten, 20)),
         ("50k lines, 5% changed", fifty, change_every(fifty, 20)),
@@ -70,6 +82,7 @@ def cases() -> list[tuple[str, list[str], list[str]]]:
             ten,
             replace_block(ten, 4_000, 500, change_every(ten[4_000:4_500], 1)),
         ),
+        ("50k lines, no unique line, 5% changed", repetitive, change_every(repetitive, 20)),
     ]
 
 
