@@ -607,10 +607,11 @@ class Row(NamedTuple):
     kind: "@" hunk header, " " context, "-" removed, "+" added, "~" a removed and an added
     line side by side (split view only). `pair` is the index of the line on the other side
     this one is paired with for intra-line highlighting, else -1: for "-" a new index, for
-    "+" an old index, for "~" the new index when the two lines are similar enough.
+    "+" an old index, for "~" the new index when `pair_lines` paired the two lines (else the
+    two merely share a row).
     """
 
-    kind: str
+    kind: RowKind
     old: int
     new: int
     hunk: int
