@@ -287,6 +287,8 @@ def plan_rollback(store: Any, *, entry: Id | None = None, checkpoint: Id | None 
         if not entries:
             notes.append(f"checkpoint {cp.id} has no entries")
     else:
+        if hasattr(store, "task"):
+            _lookup(store, "task", task)  # an unknown id is an error, not "nothing to roll back"
         tasks = tuple(handoff_closure(store, task))
         task_id = task
         all_cps = [c for t in tasks for c in store.checkpoints(t)]

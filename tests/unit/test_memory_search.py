@@ -41,7 +41,7 @@ def test_hits_in_the_store(ws):
         assert one("platypus").kind == "task"  # the summary, not again as its message
         step = one("quokka")
         assert (step.kind, step.task, step.line, step.step) == ("step", "1", 1, "1")
-        assert step.to_json() == {"kind": "step", "task": "1", "step": "1", "line": 1, "text": step.text}
+        assert step.to_json() == {"kind": "step", "task": 1, "step": 1, "line": 1, "text": step.text}
         message = one("narwhal")
         assert (message.kind, message.task) == ("message", "1")
 

@@ -56,12 +56,17 @@ class SearchHit:
         if self.file is not None:
             out["file"] = self.file
         if self.task is not None:
-            out["task"] = self.task
+            out["task"] = _id(self.task)
         if self.step is not None:
-            out["step"] = self.step
+            out["step"] = _id(self.step)
         out["line"] = self.line
         out["text"] = self.text
         return out
+
+
+def _id(value: str) -> int | str:
+    """Ids are kept as text in the index; the native store's are integers in --json."""
+    return int(value) if value.isdigit() else value
 
 
 def file_records(doc: MemoryDocument) -> Iterator[SearchRecord]:
