@@ -17,6 +17,7 @@ time.tzset()
 from memtui.core.demo import DEMO_START, build_demo  # noqa: E402
 from memtui.core.store import AgentStore  # noqa: E402
 from memtui.ui.app import MemtuiApp, make_app  # noqa: E402
+from memtui.ui.screenshots import settle  # noqa: E402,F401  (shared with the screenshot script)
 
 # "Now" for relative times ("3d ago"): a little after the demo's last recorded activity.
 FIXED_NOW = DEMO_START + timedelta(days=30)
@@ -78,26 +79,6 @@ def app_for() -> Callable[..., MemtuiApp]:
         kw.setdefault("shown_path", "~/demo")  # tmp paths differ per run; snapshots must not
         return make_app(path, clock=fixed_clock, **kw)
     return build
-
-
-async def settle(pilot: Any, rounds: int = 6, limit: float = 10.0) -> None:
-    """Wait until the chain of loads (session → tasks → steps → files → diff) is done."""
-    app = pilot.app
-    deadline = time.monotonic() + limit
-    quiet = 0
-    while quiet < rounds and time.monotonic() < deadline:
-        for worker in list(app.workers):
-            try:
-                await worker.wait()
-            except Exception:  # cancelled or failed workers are part of normal navigation
-                pass
-        busy = any(getattr(screen, "busy", False) for screen in app.screen_stack)
-        await pilot.pause(0.05 if busy else None)
-        quiet = 0 if busy else quiet + 1
-    from textual.widgets import Input
-
-    for box in app.screen.query(Input):
-        box.cursor_blink = False
 
 
 @pytest.fixture

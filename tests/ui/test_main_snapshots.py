@@ -6,34 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import settle  # type: ignore[import-not-found]
-
+from memtui.ui.screenshots import open_session, open_step, settle
 from memtui.ui.widgets.sessions_table import SessionsTable
-from memtui.ui.widgets.step_timeline import StepTimeline
 from memtui.ui.widgets.task_tree import TaskTree
 
 SIZE = (160, 48)
 
 
-async def _open_session(pilot, title: str) -> None:
-    await settle(pilot)
-    table = pilot.app.screen.query_one(SessionsTable)
-    key = next(table.row_key(r) for r in table.records if getattr(r, "title", "") == title)
-    table.select_key(key)
-    await settle(pilot)
-
-
-async def _open_step(pilot, session: str, task: str, seq: int, focus: str) -> None:
-    await _open_session(pilot, session)
-    tree = pilot.app.screen.query_one(TaskTree)
-    task_id = next(t.id for t in tree._tasks if t.title == task)
-    tree.select_task(task_id)
-    await settle(pilot)
-    steps = pilot.app.screen.query_one(StepTimeline)
-    steps.select_key(str(next(s.id for s in steps.records if s.seq == seq)))
-    await settle(pilot)
-    await pilot.press(focus)
-    await settle(pilot)
+_open_session = open_session
+_open_step = open_step
 
 
 class TestMainScreen:
