@@ -10,8 +10,9 @@
   thread, closed when the worker is done.
 * `app.refresh_data()` — reload everything shown (after a write: GC, rollback, edits);
   every screen on the stack with a `refresh_data()` method is asked too.
-* `app.notify_error(error)` — the one place worker errors become a notification; a worker
-  started with `exit_on_error=False` that fails lands here automatically.
+* `app.notify_error(error)` — the one place errors become a notification; a worker started
+  with `exit_on_error=False` that fails lands here through `app.report_worker` (screens
+  forward theirs when they subclass `memtui.ui.screens.base.MemtuiScreen`).
 * a new screen: a module under memtui/ui/screens/, one row in memtui/ui/commands.py and
   an `action_<name>` here (scope "app") or on the screen of its scope.
 """
@@ -195,6 +196,10 @@ class MemtuiApp(App[int]):
         self.notify(text, title=title, severity="error", timeout=10, markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's own workers; screens forward theirs (memtui.ui.screens.base)."""
+        self.report_worker(event)
+
+    def report_worker(self, event: Worker.StateChanged) -> None:
         """Every worker that fails (they run with exit_on_error=False) is reported here."""
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             description = event.worker.description or event.worker.name or "background work"

@@ -70,6 +70,7 @@ class TasksLoaded(Message):
     children: dict[Id, list[TaskInfo]]  # handoff children by parent id (possibly other sessions)
     roots: list[Id]
     current_task_id: Id | None
+    handed_from: dict[Id, Id] = field(default_factory=dict)  # root → parent task in another session
 
 
 @dataclass

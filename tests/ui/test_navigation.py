@@ -266,3 +266,63 @@ async def test_big_task_loads_steps_in_pages(crafted_path: Path, app_for, settle
             await settled(pilot)
         assert len(steps.records) > 500
         assert "1200 steps" in str(app.screen.query_one("#step-totals").render())
+
+
+async def test_palette_offers_every_command_of_the_screen(demo_path: Path, app_for, settled) -> None:
+    from memtui.ui.commands import CommandTable, commands_for, screen_scopes
+
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        provider = CommandTable(app.screen)
+        offered = [hit.text async for hit in provider.discover()]
+        expected = [c.description for c in commands_for(screen_scopes(app.screen))
+                    if c.palette and c.action != "command_palette"]
+        assert offered == expected
+        assert "Zoom the focused pane" in offered and "Quit" in offered
+
+
+async def test_worker_errors_become_notifications(crafted_path: Path, app_for, settled) -> None:
+    from memtui.core.errors import CorruptContent
+
+    app = app_for(crafted_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+
+        def broken(entry_id):
+            raise CorruptContent("content 1234abcd [bold]does not match its hash")
+
+        app.source.read_entry = broken
+        tree = app.screen.query_one(TaskTree)
+        tree.select_task(tree.root.children[0].data.id)
+        await settled(pilot)
+        messages = [n.message for n in app._notifications]
+        assert any("does not match its hash" in m and "[bold]" in m for m in messages)
+        assert isinstance(app.screen, MainScreen)  # the app carries on
+        shown = str(app.screen.query_one("#diff-message-text").render())
+        assert "Cannot show this file" in shown and "[bold]does not match" in shown
+
+
+async def test_theme_switch_keeps_the_lists(demo_path: Path, app_for, settled) -> None:
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        rows = app.screen.query_one(SessionsTable).row_count
+        app.theme = "textual-light"
+        await settled(pilot)
+        assert app.screen.query_one(SessionsTable).row_count == rows
+
+
+async def test_sub_agent_session_says_where_its_task_came_from(demo_path: Path, app_for, settled) -> None:
+    with AgentStore.open(demo_path, readonly=True) as store:
+        handoff = next(r for r in store.all_references()
+                       if r.kind == "handoff" and store.task(r.from_task).session_id != store.task(r.to_task).session_id)
+        child = store.task(handoff.to_task)
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        app.screen.query_one(SessionsTable).select_key(str(child.session_id))
+        await settled(pilot)
+        tree = app.screen.query_one(TaskTree)
+        node = next(n for n in tree.root.children if n.data.id == child.id)
+        assert f"from task {handoff.from_task}" in tree.render_label(node, tree.rich_style, tree.rich_style).plain

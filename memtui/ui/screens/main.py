@@ -17,14 +17,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Label, Static, Tree
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from memtui.core.model import Id, SessionInfo, StepInfo, TaskInfo
 from memtui.ui.commands import bindings
+from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.messages import (
     EntriesLoaded,
     EntryContentLoaded,
@@ -32,7 +32,7 @@ from memtui.ui.messages import (
     StepsLoaded,
     TasksLoaded,
 )
-from memtui.ui.text import one_line
+from memtui.ui.text import one_line, safe_text
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.diff_pane import DiffPane
 from memtui.ui.widgets.sessions_table import ORPHANS_KEY, OrphansRow, SessionsTable
@@ -62,7 +62,7 @@ class Pane(Vertical):
 PANE_WIDGETS = {"sessions": "sessions", "tasks": "tasks", "steps": "steps", "files": "files", "diff": "diff"}
 
 
-class MainScreen(Screen[None]):
+class MainScreen(MemtuiScreen[None]):
     """Browse sessions, tasks, steps and checkpoint diffs."""
 
     COMMAND_SCOPE = "main"
@@ -206,13 +206,19 @@ class MainScreen(Screen[None]):
                         queue.append(child)
                     children.setdefault(task.id, []).append(child)
                     parent_of[child.id] = task.id
+            roots = [t.id for t in tasks if t.id not in parent_of]
+            if not roots and tasks:  # a handoff cycle inside the session: show every task at the top
+                roots = [t.id for t in tasks]
+            # A sub-agent session's task was handed off from a task elsewhere: say from where.
+            handed_from: dict[Id, Id] = {}
+            for root in roots:
+                for ref in source.references(root):
+                    if ref.kind == "handoff" and ref.to_task == root and ref.from_task not in by_id:
+                        handed_from[root] = ref.from_task
         for kids in children.values():
             kids.sort(key=lambda t: str(t.id) if isinstance(t.id, str) else f"{t.id:012d}")
-        roots = [t.id for t in tasks if t.id not in parent_of]
-        if not roots and tasks:  # a handoff cycle inside the session: show every task at the top
-            roots = [t.id for t in tasks]
         if not worker.is_cancelled:
-            self.post_message(TasksLoaded(session_id, tasks, children, roots, current_task_id))
+            self.post_message(TasksLoaded(session_id, tasks, children, roots, current_task_id, handed_from))
 
     @on(TasksLoaded)
     def _tasks_loaded(self, event: TasksLoaded) -> None:
@@ -220,7 +226,8 @@ class MainScreen(Screen[None]):
         if event.session_id != wanted:
             return
         tree = self.query_one(TaskTree)
-        tree.show_tasks(event.session_id, event.tasks, event.children, event.roots, event.current_task_id)
+        tree.show_tasks(event.session_id, event.tasks, event.children, event.roots, event.current_task_id,
+                        event.handed_from)
         self.query_one("#tasks-pane").border_subtitle = f"{len(event.tasks)}"
         target = event.current_task_id if event.current_task_id is not None else (
             event.roots[0] if event.roots else None)
@@ -397,6 +404,19 @@ class MainScreen(Screen[None]):
         """"unified · hunk 1/3" under the diff."""
         diff = self.query_one(DiffPane)
         self.query_one("#diff-pane").border_subtitle = diff.describe()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Failures are notified by the app; the pane that waited says so too."""
+        super().on_worker_state_changed(event)
+        if event.state != WorkerState.ERROR:
+            return
+        reason = str(event.worker.error) or type(event.worker.error).__name__
+        if event.worker.group == "diff":
+            self.query_one(DiffPane).show_message(safe_text(f"Cannot show this file: {reason}"))
+        elif event.worker.group == "entries":
+            self.query_one("#files-pane", Pane).border_subtitle = "unreadable"
+        elif event.worker.group in ("steps", "tasks"):
+            self.query_one(f"#{event.worker.group}-pane", Pane).border_subtitle = "unreadable"
 
     # ================================================================== actions
     @on(DataTable.RowSelected, "#steps")

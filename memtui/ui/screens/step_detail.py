@@ -12,12 +12,12 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.highlight import highlight
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from memtui.core.model import EntryInfo, StepInfo
 from memtui.ui.commands import bindings
+from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.messages import EntriesLoaded
 from memtui.ui.text import (
     clock_time,
@@ -52,7 +52,7 @@ def render_value(value: Any) -> Content | Text:
     return highlight(code, language="json")
 
 
-class StepDetailScreen(Screen[None]):
+class StepDetailScreen(MemtuiScreen[None]):
     """Everything recorded about one step."""
 
     COMMAND_SCOPE = "step"

@@ -50,6 +50,11 @@ class RecordTable(DataTable, Generic[R]):
     def on_mount(self) -> None:
         for key, label, width in self.COLUMNS:
             self.add_column(label, key=key, width=width or 10)
+        # Cells carry styles resolved from the theme (component classes): rebuild on a switch.
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: object) -> None:
+        self.call_after_refresh(self.set_records, self.records, True)
 
     def on_resize(self) -> None:
         self._fit_columns()

@@ -62,16 +62,19 @@ class TaskTree(Tree[TaskInfo]):
         """The session shown (None: the orphans)."""
         self.current_task_id: Id | None = None
         self.filter_text = ""
+        self.handed_from: dict[Id, Id] = {}
+        """Tasks of this session handed off from a task in another session: child → parent."""
         self._tasks: list[TaskInfo] = []
         self._children: dict[Id, list[TaskInfo]] = {}
         self._roots: list[Id] = []
 
     # ------------------------------------------------------------------ content
     def show_tasks(self, session_id: Id | None, tasks: list[TaskInfo], children: dict[Id, list[TaskInfo]],
-                   roots: list[Id], current_task_id: Id | None) -> None:
+                   roots: list[Id], current_task_id: Id | None, handed_from: dict[Id, Id] | None = None) -> None:
         """Replace the tree with this session's task forest."""
         self.session_id = session_id
         self.current_task_id = current_task_id
+        self.handed_from = dict(handed_from or {})
         self._tasks, self._children, self._roots = tasks, children, roots
         self._rebuild()
 
@@ -158,6 +161,9 @@ class TaskTree(Tree[TaskInfo]):
             parts.append((" superseded", self.get_component_rich_style("task-tree--superseded", partial=True)))
         if task.collected:
             parts.append((" collected", self.get_component_rich_style("task-tree--collected", partial=True)))
+        parent = self.handed_from.get(task.id)
+        if parent is not None and node.parent is self.root:
+            parts.append((f" ↖ from task {parent}", self.get_component_rich_style("task-tree--foreign", partial=True)))
         if task.session_id != self.session_id:
             where = "orphan" if task.session_id is None else f"session {task.session_id}"
             parts.append((f" ↗ {where}", self.get_component_rich_style("task-tree--foreign", partial=True)))
