@@ -15,7 +15,7 @@ NAVIGATION = (
     ("↑ ↓ / k j", "Move in a list"),
     ("tab / shift+tab", "Next / previous pane"),
     ("enter", "Open: session → tasks → steps; step → detail; file → diff"),
-    ("space / ←  →", "Fold or unfold a task's sub-agents"),
+    ("space, shift+←", "Fold or unfold a task's sub-agents; go to the parent task"),
     ("pgup pgdn home end", "Scroll"),
 )
 

@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -30,6 +31,11 @@ UNKNOWN_GLYPH = ("·", "task-tree--cancelled")
 
 class TaskTree(Tree[TaskInfo]):
     """Tasks of a session, handoff children nested; filterable by title."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+    ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = Tree.COMPONENT_CLASSES | {
         "task-tree--running",
@@ -58,6 +64,7 @@ class TaskTree(Tree[TaskInfo]):
         super().__init__("Tasks", id=id, classes=classes)
         self.show_root = False
         self.guide_depth = 3
+        self.auto_expand = False  # enter moves on to the steps; space folds sub-agents
         self.session_id: Id | None = None
         """The session shown (None: the orphans)."""
         self.current_task_id: Id | None = None
