@@ -326,3 +326,19 @@ async def test_sub_agent_session_says_where_its_task_came_from(demo_path: Path, 
         tree = app.screen.query_one(TaskTree)
         node = next(n for n in tree.root.children if n.data.id == child.id)
         assert f"from task {handoff.from_task}" in tree.render_label(node, tree.rich_style, tree.rich_style).plain
+
+
+async def test_refresh_keeps_the_selection(demo_path: Path, app_for, settled) -> None:
+    from memtui.ui.screenshots import open_step
+
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_step(pilot, "Add request routing with path parameters", "Implement path parameters", 2, "3")
+        screen = app.screen
+        before = (screen.task_id, screen.step.id, screen.query_one(DiffPane).entry)
+        assert before[2] is not None
+        await pilot.press("ctrl+r")
+        await settled(pilot)
+        assert (screen.task_id, screen.step.id) == before[:2]
+        assert screen.query_one(DiffPane).entry.id == before[2].id
+        assert screen.query_one(DiffPane).view.diff is not None

@@ -77,6 +77,8 @@ class MainScreen(MemtuiScreen[None]):
         self._filter_target: Widget | None = None
         self._loaded_once = False
         self._pending_loads: dict[str, Timer] = {}
+        self._keep: dict[str, Any] = {}
+        """What was selected before `refresh_data`: reselected as the panes reload."""
         self._last_request: dict[str, float] = {}
 
     def compose(self) -> ComposeResult:
@@ -125,6 +127,14 @@ class MainScreen(MemtuiScreen[None]):
 
     def refresh_data(self) -> None:
         """Reload the sessions (and so everything below them), keeping the selection."""
+        if self._loaded_once:
+            entry = self.query_one(CheckpointFiles).current_record()
+            self._keep = {"task": self.task_id, "step": None if self.step is None else self.step.id,
+                          "entry": None if entry is None else entry.id}
+            # Everything below the sessions reloads even where the cursor does not move.
+            self.task_id = None
+            self.step = None
+            self.query_one(DiffPane).entry = None
         self.load_sessions()
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="load sessions")
@@ -231,6 +241,10 @@ class MainScreen(MemtuiScreen[None]):
         self.query_one("#tasks-pane").border_subtitle = f"{len(event.tasks)}"
         target = event.current_task_id if event.current_task_id is not None else (
             event.roots[0] if event.roots else None)
+        kept = self._keep.pop("task", None)
+        if kept is not None and (any(t.id == kept for t in event.tasks) or any(
+                kept in [k.id for k in kids] for kids in event.children.values())):
+            target = kept
         if target is None:
             self._clear_steps()
             return
@@ -297,6 +311,9 @@ class MainScreen(MemtuiScreen[None]):
             self._totals = event.totals
             timeline.show_steps(event.task_id, event.steps, total)
             self.step = None
+            kept = self._keep.pop("step", None)
+            if kept is not None:
+                timeline.select_key(str(kept))
             self._step_highlighted()
             if not event.steps:
                 self._show_entries_for(None)
@@ -364,6 +381,9 @@ class MainScreen(MemtuiScreen[None]):
             files.update_stats(event.stats)
             return
         files.show_entries(event.entries, event.stats)
+        kept = self._keep.pop("entry", None)
+        if kept is not None:
+            files.select_key(str(kept))
         count = len(event.entries)
         self.query_one("#files-pane").border_subtitle = f"{count} file{'s' if count != 1 else ''}"
         if not event.entries:
