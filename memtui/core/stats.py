@@ -158,6 +158,7 @@ def _stats(conn: sqlite3.Connection, db_path: Path, use_dbstat: bool) -> DbStats
     objects = conn.execute(
         "SELECT type, name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name").fetchall()
     tables = [n for t, n, _ in objects if t == "table"]
+    names = [*tables, "sqlite_schema"]  # the schema b-tree takes pages too
     dbstat = use_dbstat and has_dbstat(conn)
     per_tree: dict[str, tuple[int, int, int]] = {}  # name -> (bytes, pages, leaf cells)
     if dbstat:
@@ -166,13 +167,14 @@ def _stats(conn: sqlite3.Connection, db_path: Path, use_dbstat: bool) -> DbStats
                 " FROM dbstat GROUP BY name"):
             per_tree[name] = (size, pages, cells)
     table_stats = []
-    for name in tables:
+    for name in names:
         if dbstat:
             size, pages, cells = per_tree.get(name, (0, 0, 0))
             # A rowid table's leaf cells are its rows; WITHOUT ROWID tables live in an index b-tree.
             table_stats.append(TableStat(name, cells, size, pages))
         else:
-            table_stats.append(TableStat(name, _one(conn, f'SELECT COUNT(*) FROM "{name}"'), None, None))
+            source = "sqlite_master" if name == "sqlite_schema" else name
+            table_stats.append(TableStat(name, _one(conn, f'SELECT COUNT(*) FROM "{source}"'), None, None))
     index_stats = []
     for kind, name, table in objects:
         if kind == "index":
@@ -279,16 +281,17 @@ def vacuum(store: "AgentStore", progress: Callable[[float], None] | None = None,
     started = time.monotonic()
     ticks = [0]
     # ~ VM steps per used page, measured on demo stores; only shapes the progress bar.
-    expected = used_pages * 60
+    expected = used_pages * 160
+    every = 100  # SQLite counts steps per statement, and VACUUM runs one small one per table
 
     def handler() -> int:
         ticks[0] += 1
-        if progress is not None:
-            progress(min(0.99, ticks[0] * 1000 / expected))
+        if progress is not None and ticks[0] % 64 == 0:
+            progress(min(0.99, ticks[0] * every / expected))
         return 1 if cancel is not None and cancel() else 0
 
     if progress is not None or cancel is not None:
-        conn.set_progress_handler(handler, 1000)
+        conn.set_progress_handler(handler, every)
     try:
         conn.execute("VACUUM")
     except sqlite3.OperationalError as exc:
@@ -321,8 +324,17 @@ def incremental_vacuum(store: "AgentStore", pages: int | None = None) -> VacuumR
     before_bytes = _size(store.db_path)
     before_free = _one(conn, "PRAGMA freelist_count")
     started = time.monotonic()
-    arg = "" if pages is None else f"({int(pages)})"
-    conn.execute(f"PRAGMA incremental_vacuum{arg}").fetchall()
+    target = before_free if pages is None else min(before_free, max(0, int(pages)))
+    done = 0
+    while done < target:
+        # Python's sqlite3 steps this pragma once, which frees one page: loop, in short
+        # transactions of up to 1,000 pages so a concurrent writer never waits long.
+        with store.transaction():
+            for _ in range(min(1000, target - done)):
+                conn.execute("PRAGMA incremental_vacuum(1)").fetchall()
+                done += 1
+        if _one(conn, "PRAGMA freelist_count") >= before_free - done + 1:
+            break  # nothing more moves (should not happen): do not spin
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     return VacuumResult("incremental", before_bytes, _size(store.db_path), before_free,
                         _one(conn, "PRAGMA freelist_count"), _size(Path(f"{store.db_path}-wal")),
