@@ -169,8 +169,12 @@ def find_roots(store: "AgentStore") -> dict[int, Root]:
     for (task,) in store._sql("SELECT id FROM task WHERE pinned = 1"):
         kinds.setdefault(task, []).append("pinned")
     out = {}
+    order: dict[tuple[str, ...], tuple[str, ...]] = {}  # a handful of distinct combinations
     for task in sorted(kinds):
-        ordered = tuple(k for k in ROOT_KINDS if k in kinds[task])
+        key = tuple(kinds[task])
+        ordered = order.get(key)
+        if ordered is None:
+            ordered = order[key] = tuple(k for k in ROOT_KINDS if k in key)
         out[task] = Root(task, ordered[0], ordered)
     return out
 
