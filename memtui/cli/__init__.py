@@ -12,6 +12,8 @@ import importlib
 import sqlite3
 import sys
 
+import peewee
+
 from memtui import __version__
 from memtui.core.errors import MemtuiError
 
@@ -19,10 +21,18 @@ from memtui.core.errors import MemtuiError
 VERBS: list[str] = [
     "open",
     "demo",
+    "rollback",
     "gc",
     "pin",
     "stats",
     "vacuum",
+    "memory",
+    "memory-history",
+    "decisions",
+    "lint",
+    "search",
+    "sources",
+    "curate",
 ]
 
 
@@ -34,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"memtui {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
     for name in VERBS:
-        importlib.import_module(f"memtui.cli.{name}").register(sub)
+        importlib.import_module(f"memtui.cli.{name.replace('-', '_')}").register(sub)
     return parser
 
 
@@ -51,8 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     except MemtuiError as exc:
         print(f"memtui: {exc}", file=sys.stderr)
         return 2
-    except sqlite3.OperationalError as exc:
-        print(f"memtui: database error: {exc}", file=sys.stderr)
+    except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:
+        text = str(exc)
+        hint = " (another process holds a lock; try again)" if "locked" in text or "busy" in text else ""
+        print(f"memtui: database error: {text}{hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

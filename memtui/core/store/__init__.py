@@ -73,19 +73,19 @@ class _ContentCache:
     """A small LRU of verified contents by hash, bounded in bytes (delta bases are hot)."""
 
     def __init__(self, budget: int = 64 * 1024 * 1024) -> None:
-        self._items: OrderedDict[str, bytes] = OrderedDict()
+        self._items: OrderedDict[bytes, bytes] = OrderedDict()
         self._bytes = 0
         self._budget = budget
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: bytes) -> bytes | None:
         with self._lock:
             value = self._items.get(key)
             if value is not None:
                 self._items.move_to_end(key)
             return value
 
-    def put(self, key: str, value: bytes) -> None:
+    def put(self, key: bytes, value: bytes) -> None:
         if len(value) > self._budget // 4:
             return
         with self._lock:
@@ -162,6 +162,9 @@ class AgentStore:
     def transaction(self) -> Iterator[None]:
         """One write transaction (BEGIN IMMEDIATE): group many recorder calls for speed."""
         self._writable()
+        if self.db.in_transaction():
+            yield  # inside a caller's transaction: all or nothing with it, no savepoint per call
+            return
         with self.db.atomic("IMMEDIATE"):
             yield
 
@@ -189,50 +192,56 @@ class AgentStore:
 
     def start_task(self, session_id: int, title: str, parent_task_id: int | None = None) -> int:
         """A running task that becomes the session's current one; supersedes a finished previous."""
-        m = self.m
         with self.transaction():
-            session = m.Session.get_by_id(session_id)
+            row = self._sql("SELECT s.current_task_id, t.status FROM session s"
+                            " LEFT JOIN task t ON t.id = s.current_task_id WHERE s.id = ?", (session_id,))
+            if not row:
+                raise KeyError(f"no session {session_id}")
+            previous, previous_status = row[0]
             now = self._now()
-            task_id = m.Task.insert(session=session_id, title=title, status="running",
-                                    created_at=now, updated_at=now).execute()
-            previous = session.current_task_id
-            if previous is not None:
-                row = m.Task.get_or_none(m.Task.id == previous)
-                if row is not None and row.status in FINISHED:
-                    m.TaskRef.insert(from_task=task_id, to_task=previous, kind="supersedes").execute()
-            m.Session.update(current_task_id=task_id, updated_at=now).where(m.Session.id == session_id).execute()
+            task_id = self.db.execute_sql(
+                "INSERT INTO task (session_id, title, status, pinned, summary, created_at, updated_at)"
+                " VALUES (?, ?, 'running', 0, '', ?, ?)", (session_id, title, now, now)).lastrowid
+            if previous is not None and previous_status in FINISHED:
+                self._link(task_id, previous, "supersedes")
+            self.db.execute_sql("UPDATE session SET current_task_id = ?, updated_at = ? WHERE id = ?",
+                                (task_id, now, session_id))
             if parent_task_id is not None:
-                m.TaskRef.insert(from_task=parent_task_id, to_task=task_id, kind="handoff").execute()
+                self._link(parent_task_id, task_id, "handoff")
         return task_id
+
+    def _link(self, from_task: int, to_task: int, kind: str) -> None:
+        self.db.execute_sql("INSERT OR IGNORE INTO task_ref (from_task, to_task, kind) VALUES (?, ?, ?)",
+                            (from_task, to_task, kind))
 
     def add_reference(self, from_task: int, to_task: int, kind: str) -> None:
         if kind not in ("handoff", "supersedes", "depends"):
             raise ValueError(f"unknown reference kind {kind!r}")
         self._writable()
-        self.m.TaskRef.insert(from_task=from_task, to_task=to_task, kind=kind).on_conflict_ignore().execute()
+        self._link(from_task, to_task, kind)
 
     def _touch(self, task_id: int, now: float, **fields: Any) -> None:
-        m = self.m
-        m.Task.update(updated_at=now, **fields).where(m.Task.id == task_id).execute()
-        sid = m.Task.select(m.Task.session).where(m.Task.id == task_id).scalar()
-        if sid is not None:
-            m.Session.update(updated_at=now).where(m.Session.id == sid).execute()
+        # Raw SQL: this runs for every recorded step, where query building would dominate.
+        sets = "".join(f", {name} = ?" for name in fields)
+        self.db.execute_sql(f"UPDATE task SET updated_at = ?{sets} WHERE id = ?", (now, *fields.values(), task_id))
+        self.db.execute_sql("UPDATE session SET updated_at = ? WHERE id = (SELECT session_id FROM task WHERE id = ?)",
+                            (now, task_id))
 
     def record_step(self, task_id: int, tool: str, args: Any = None, result: Any = None, status: str = "ok",
                     error: str | None = None, tokens_in: int = 0, tokens_out: int = 0, cost: float = 0.0,
                     duration_ms: int = 0) -> int:
         """One tool call or model turn; `args` and `result` are any JSON-serialisable values."""
-        m = self.m
         args_json = json.dumps(args, ensure_ascii=False)
         result_json = json.dumps(result, ensure_ascii=False)
         with self.transaction():
             now = self._now()
             seq = self._sql("SELECT COALESCE(MAX(seq), 0) + 1 FROM step WHERE task_id = ?", (task_id,))[0][0]
-            step_id = m.Step.insert(
-                task=task_id, seq=seq, tool=tool, args=args_json, result=result_json, status=status,
-                error=error, tokens_in=tokens_in, tokens_out=tokens_out, cost=cost, duration_ms=duration_ms,
-                payload_bytes=len(args_json.encode()) + len(result_json.encode()), created_at=now,
-            ).execute()
+            step_id = self.db.execute_sql(
+                "INSERT INTO step (task_id, seq, tool, status, tokens_in, tokens_out, cost, duration_ms,"
+                " payload_bytes, created_at, error, args, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (task_id, seq, tool, status, tokens_in, tokens_out, cost, duration_ms,
+                 len(args_json.encode()) + len(result_json.encode()), now, error, args_json, result_json),
+            ).lastrowid
             self._touch(task_id, now)
         return step_id
 
@@ -240,16 +249,17 @@ class AgentStore:
                           changes: Mapping[str, tuple[bytes | None, bytes | None]], label: str = "") -> int:
         """The file edits of one step: path → (before or None, after or None)."""
         normalised = [(normalise_path(path), before, after) for path, (before, after) in changes.items()]
-        m = self.m
         with self.transaction():
             now = self._now()
-            cp = m.Checkpoint.insert(task=task_id, step=step_id, label=label, created_at=now).execute()
+            cp = self.db.execute_sql("INSERT INTO checkpoint (task_id, step_id, label, created_at) VALUES (?, ?, ?, ?)",
+                                     (task_id, step_id, label, now)).lastrowid
             for path, before, after in normalised:
                 bh = self._put(path, before) if before is not None else None
                 ah = self._put(path, after) if after is not None else None
-                m.Entry.insert(checkpoint=cp, path=path, before_hash=bh, after_hash=ah,
-                               before_size=None if before is None else len(before),
-                               after_size=None if after is None else len(after)).execute()
+                self.db.execute_sql(
+                    "INSERT INTO checkpoint_entry (checkpoint_id, path, before_size, after_size, before_hash,"
+                    " after_hash) VALUES (?, ?, ?, ?, ?, ?)",
+                    (cp, path, None if before is None else len(before), None if after is None else len(after), bh, ah))
             self._touch(task_id, now)
         return cp
 
@@ -277,11 +287,15 @@ class AgentStore:
             now = self._now()
             self._touch(task_id, now, status=status, summary=summary, finished_at=now)
             if summary:
-                self.m.Message.insert(task=task_id, role="summary", content=summary, created_at=now).execute()
+                self._message(task_id, "summary", summary, now)
 
     def add_message(self, task_id: int, role: str, content: str) -> int:
         self._writable()
-        return self.m.Message.insert(task=task_id, role=role, content=content, created_at=self._now()).execute()
+        return self._message(task_id, role, content, self._now())
+
+    def _message(self, task_id: int, role: str, content: str, now: float) -> int:
+        return self.db.execute_sql("INSERT INTO message (task_id, role, content, created_at) VALUES (?, ?, ?, ?)",
+                                   (task_id, role, content, now)).lastrowid
 
     def pin(self, task_id: int) -> None:
         self._set_pinned(task_id, True)
@@ -296,7 +310,7 @@ class AgentStore:
             raise KeyError(f"no task {task_id}")
 
     # ----------------------------------------------------------------- content
-    def _put(self, path: str, data: bytes) -> str:
+    def _put(self, path: str, data: bytes) -> bytes:
         """Store `data` once (by hash); a new content of `path` may become a skip-delta."""
         data = bytes(data)
         h = codec.content_hash(data)
@@ -321,14 +335,15 @@ class AgentStore:
         self._cache.put(h, data)
         return h
 
-    def read_blob(self, blob_hash: str) -> bytes:
+    def read_blob(self, blob_hash: bytes | str) -> bytes:
         """The verified raw bytes of one content (CorruptContent / ContentTooLarge otherwise)."""
+        blob_hash = codec.hash_key(blob_hash)
         cached = self._cache.get(blob_hash)
         if cached is not None:
             return cached
         rows = self._sql("SELECT codec, data, size, base FROM blob WHERE hash = ?", (blob_hash,))
         if not rows:
-            raise codec.CorruptContent(f"content {blob_hash[:12]} is missing from the store")
+            raise codec.CorruptContent(f"content {blob_hash.hex()[:12]} is missing from the store")
         kind, data, size, base = rows[0]
         out = codec.decode(kind, data, size, blob_hash, self.read_blob, base, self.content_limit)
         self._cache.put(blob_hash, out)
@@ -462,7 +477,7 @@ class AgentStore:
             has_after = r[8] is not None or r[6]
             kind = "added" if not has_before else "deleted" if not has_after else "modified"
             out.append(EntryInfo(r[0], r[1], r[2], kind, r[3] if has_before else None,
-                                 r[4] if has_after else None, r[7], r[8]))
+                                 r[4] if has_after else None, codec.hash_hex(r[7]), codec.hash_hex(r[8])))
         return out
 
     def entry(self, entry_id: int) -> EntryInfo:

@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
+import peewee
 from peewee import SqliteDatabase
 from playhouse.migrate import SqliteMigrator, migrate
 
@@ -52,7 +53,7 @@ def probe(db: SqliteDatabase, db_path: Path) -> tuple[int, set[str]]:
     try:
         version = db.execute_sql("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in db.execute_sql("SELECT name FROM sqlite_master WHERE type='table'")}
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:
         text = str(exc)
         if "locked" in text or "busy" in text:
             raise StoreLocked(f"{db_path} is locked by another process") from None

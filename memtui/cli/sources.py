@@ -1,0 +1,43 @@
+"""`memtui sources PATH [--json]`: which agent stores are at or for PATH, with counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memtui.cli._common import add_json_flag, emit
+
+
+def register(sub) -> None:
+    p = sub.add_parser("sources", help="list the agent stores found at or for PATH, with counts")
+    p.add_argument("path", nargs="?", default=".", help="workspace directory or a store (agent.db, .ra-aid, transcript, rollout)")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def _text(report: dict) -> str:
+    if not report["sources"]:
+        return f"no agent stores found for {report['path']}"
+    lines = []
+    for source in report["sources"]:
+        counts = ", ".join(f"{k} {v}" for k, v in source["counts"].items())
+        lines.append(f"{source['kind']:<15} {source['path']}")
+        if counts:
+            lines.append(f"{'':<15} {counts}")
+        for problem in source["problems"]:
+            where = f"{problem['file']}:{problem['line']}" if problem["line"] is not None else problem["file"]
+            lines.append(f"{'':<15} ! {where}: {problem['message']}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from memtui.core.sources import discover
+
+    path = Path(args.path)
+    sources = discover(path)
+    try:
+        report = {"path": str(path.expanduser().resolve()), "sources": [s.to_json() for s in sources]}
+    finally:
+        for source in sources:
+            source.close()
+    emit(report, args.json, _text)
+    return 0

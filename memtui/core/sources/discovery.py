@@ -1,0 +1,207 @@
+"""Finding the agent memory in a path: `discover(path) -> list[Source]`.
+
+PATH may be a workspace (project folder) or a store itself: an agent.db or `.agent/`, a
+`.ra-aid` folder or pk.db, a JSONL session store, a Claude Code home / projects folder /
+project folder / transcript, a Codex home / sessions folder / rollout. For a workspace we
+look inside it and for the transcripts Claude Code and Codex kept of it, matched by the
+working directory recorded in them. Nothing is written anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from memtui.core.errors import MemtuiError
+from memtui.core.model import Problem
+from memtui.core.sources import claude_code, codex
+from memtui.core.sources.base import SourceAdapter
+from memtui.core.sources.jsonl import first_record
+from memtui.core.sources.jsonl_sessions import JsonlSessionsSource, is_jsonl_store
+from memtui.core.sources.memory_files import MemoryFilesSource, find_memory_files
+from memtui.core.sources.ra_aid import RaAidSource, is_ra_aid_db
+from memtui.core.sources.readonly import is_sqlite
+
+KINDS: tuple[str, ...] = ("memtui", "memory-files", "ra-aid", "jsonl-sessions", "claude-code", "codex")
+
+
+@dataclass
+class Source:
+    """One store found by `discover`: its kind, where it is, and how to open it.
+
+    `counts()` and `problems()` read the store (once, cached); `open()` returns the
+    adapter (or the native AgentStore) that implements MemorySource.
+    """
+
+    kind: str
+    path: Path
+    opener: Callable[[], Any] = field(repr=False, compare=False)
+    label: str = ""
+    _opened: Any = field(default=None, repr=False, compare=False)
+    _problems: list[Problem] = field(default_factory=list, repr=False, compare=False)
+
+    def open(self) -> Any:
+        """The MemorySource for this store, opened read-only (cached)."""
+        if self._opened is None:
+            self._opened = self.opener()
+        return self._opened
+
+    def counts(self) -> dict[str, int]:
+        store = self.open()
+        return dict(store.counts())
+
+    def problems(self) -> list[Problem]:
+        store = self.open()
+        found = store.problems() if hasattr(store, "problems") else []
+        return [*self._problems, *found]
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        return frozenset(getattr(self.open(), "capabilities", frozenset()))
+
+    def close(self) -> None:
+        if self._opened is not None and hasattr(self._opened, "close"):
+            self._opened.close()
+        self._opened = None
+
+    def to_json(self) -> dict:
+        """The `memtui sources --json` shape of this source."""
+        try:
+            counts = self.counts()
+            problems = self.problems()
+        except MemtuiError as exc:
+            counts, problems = {}, [Problem(str(self.path), None, str(exc))]
+        return {
+            "kind": self.kind,
+            "path": str(self.path),
+            "counts": counts,
+            "problems": [{"file": p.file, "line": p.line, "message": p.message} for p in problems],
+        }
+
+
+def _open_native(path: Path) -> Any:
+    try:
+        from memtui.core.store import AgentStore  # lands with the native store
+    except ImportError:
+        return _Unavailable(path, "the native store module is not available in this build")
+    return AgentStore.open(path, readonly=True)
+
+
+class _Unavailable(SourceAdapter):
+    """Stands in for a store this build cannot open; reports why."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(path)
+        self.why = why
+
+    def problems(self) -> list[Problem]:
+        return [Problem(str(self.path), None, self.why)]
+
+
+def _native(path: Path) -> Source:
+    return Source("memtui", path, lambda: _open_native(path), label="memtui")
+
+
+def _ra_aid(db: Path) -> Source:
+    return Source("ra-aid", db, lambda: RaAidSource(db), label="RA.Aid")
+
+
+def _jsonl(root: Path) -> Source:
+    return Source("jsonl-sessions", root, lambda: JsonlSessionsSource(root), label="JSONL sessions")
+
+
+def _claude(path: Path, transcripts: list[Path], home: Path | None) -> Source:
+    return Source("claude-code", path, lambda: claude_code.ClaudeCodeSource(transcripts, home=home, path=path), label="Claude Code")
+
+
+def _codex(path: Path, rollouts: list[Path], home: Path | None) -> Source:
+    return Source("codex", path, lambda: codex.CodexSource(rollouts, home=home, path=path), label="Codex")
+
+
+def _store_at(path: Path) -> list[Source] | None:
+    """The store `path` itself is, or None if it is not one (then it is a workspace)."""
+    if path.is_file():
+        if is_sqlite(path):
+            return [_ra_aid(path)] if is_ra_aid_db(path) else [_native(path)]
+        if path.suffix == ".jsonl":
+            record = first_record(path) or {}
+            if codex.looks_like_rollout(path):
+                home = next((p.parent for p in path.parents if p.name in ("sessions", "archived_sessions")), None)
+                return [_codex(path, [path], home)]
+            if claude_code.looks_like_transcript(path):
+                home = next((p.parent for p in path.parents if p.name == "projects"), None)
+                return [_claude(path, [path], home)]
+            if "key" in record and path.parent.name == "sessions":
+                return [_jsonl(path.parent.parent)]
+        return None
+    if not path.is_dir():
+        return None
+    if path.name == ".ra-aid" and (path / "pk.db").is_file():
+        return [_ra_aid(path / "pk.db")]
+    if path.name == ".agent" and (path / "agent.db").is_file():
+        return [_native(path / "agent.db")]
+    if (path / "pk.db").is_file() and is_ra_aid_db(path / "pk.db"):  # --project-state-dir DIR
+        return [_ra_aid(path / "pk.db")]
+    if (path / "projects").is_dir():
+        transcripts = claude_code.find_session_transcripts(path / "projects")
+        if any(claude_code.looks_like_transcript(t) for t in transcripts[:5]):
+            return [_claude(path, transcripts, path)]
+    if path.name == "projects" or path.parent.name == "projects":
+        transcripts = claude_code.find_session_transcripts(path)
+        if any(claude_code.looks_like_transcript(t) for t in transcripts[:5]):
+            home = path.parent if path.name == "projects" else path.parent.parent
+            return [_claude(path, transcripts, home)]
+    rollouts = codex.find_rollouts(path) if ((path / "sessions").is_dir() or path.name in ("sessions", "archived_sessions")) else []
+    if rollouts:
+        home = path if (path / "sessions").is_dir() else path.parent
+        return [_codex(path, rollouts, home)]
+    return None
+
+
+def discover(path: Path | str, *, env: dict[str, str] | None = None) -> list[Source]:
+    """Every agent store at or for `path`, in the order memtui, memory-files, ra-aid,
+    jsonl-sessions, claude-code, codex. Empty when nothing is found.
+
+    `env` replaces os.environ for `CLAUDE_CONFIG_DIR` / `CODEX_HOME` / `HOME` (tests).
+    """
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise MemtuiError(f"no such file or folder: {path}")
+    path = path.resolve()
+    store = _store_at(path)
+    if store is not None:
+        return store
+    env = dict(os.environ if env is None else env)
+    found: list[Source] = []
+    native = path / ".agent" / "agent.db"
+    if native.is_file():
+        found.append(_native(native))
+    files = find_memory_files(path)
+    if files:
+        found.append(Source("memory-files", path, lambda: MemoryFilesSource(path, files), label="memory files"))
+    ra = path / ".ra-aid" / "pk.db"
+    if ra.is_file() and is_ra_aid_db(ra):
+        found.append(_ra_aid(ra))
+    if is_jsonl_store(path):
+        found.append(_jsonl(path))
+    home = _home(env, "CLAUDE_CONFIG_DIR", ".claude")
+    if home is not None:
+        transcripts = claude_code.transcripts_for_workspace(path, home)
+        if transcripts:
+            found.append(_claude(home / "projects", transcripts, home))
+    home = _home(env, "CODEX_HOME", ".codex")
+    if home is not None:
+        rollouts = codex.rollouts_for_workspace(path, home)
+        if rollouts:
+            found.append(_codex(home / "sessions", rollouts, home))
+    return found
+
+
+def _home(env: dict[str, str], variable: str, default: str) -> Path | None:
+    value = env.get(variable)
+    if value:
+        return Path(value).expanduser()
+    user_home = env.get("HOME")
+    return Path(user_home) / default if user_home else None

@@ -1,0 +1,110 @@
+"""Streaming JSON Lines: one record at a time, malformed lines reported and skipped.
+
+Files are read in binary, line by line, so a multi-hundred-MiB transcript never sits in
+memory whole (one huge line does, briefly). Invalid UTF-8 is replaced and reported; a
+last line without a newline that does not parse is a crash mid-write and is reported as
+truncated. Byte offsets let an adapter re-read one record later instead of keeping it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+from memtui.core.model import Problem
+
+
+def _decode(raw: bytes, path: Path, lineno: int, problems: list[Problem]) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(str(path), lineno, f"invalid UTF-8 at byte {exc.start} (replaced)"))
+        return raw.decode("utf-8", "replace")
+
+
+def parse_line(
+    raw: bytes, path: Path, lineno: int, problems: list[Problem], *, last: bool = False
+) -> Any | None:
+    """One JSON record from one line of bytes, or None (blank or malformed, reported)."""
+    stripped = raw.strip()
+    if not stripped:
+        return None
+    text = _decode(stripped, path, lineno, problems)
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        if last and not raw.endswith(b"\n"):
+            problems.append(Problem(str(path), lineno, "truncated last line (incomplete write), skipped"))
+        else:
+            message = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+            problems.append(Problem(str(path), lineno, f"malformed JSON: {message}"))
+        return None
+
+
+def iter_records(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int, Any]]:
+    """Yield (line number, byte offset, record) for each parseable line of `path`.
+
+    Records that are not JSON objects are reported and skipped, so callers can rely on
+    `.get`. A file that cannot be opened is one problem, not an exception.
+    """
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        problems.append(Problem(str(path), None, f"cannot read: {exc.strerror or exc}"))
+        return
+    with handle:
+        offset = 0
+        lineno = 0
+        pending: bytes | None = None
+        pending_offset = 0
+        # Look one line ahead so the last line is known when it is parsed.
+        for raw in handle:
+            if pending is not None:
+                record = parse_line(pending, path, lineno, problems)
+                if record is not None:
+                    if isinstance(record, dict):
+                        yield lineno, pending_offset, record
+                    else:
+                        problems.append(Problem(str(path), lineno, "not a JSON object, skipped"))
+            lineno += 1
+            pending, pending_offset = raw, offset
+            offset += len(raw)
+        if pending is not None:
+            record = parse_line(pending, path, lineno, problems, last=True)
+            if record is not None:
+                if isinstance(record, dict):
+                    yield lineno, pending_offset, record
+                else:
+                    problems.append(Problem(str(path), lineno, "not a JSON object, skipped"))
+
+
+def read_record_at(path: Path, offset: int) -> dict[str, Any] | None:
+    """The record on the line starting at byte `offset` (None if it no longer parses)."""
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        raw = handle.readline()
+    try:
+        record = json.loads(raw.decode("utf-8", "replace"))
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def first_record(path: Path, max_lines: int = 20) -> dict[str, Any] | None:
+    """The first JSON object among the first `max_lines` lines, without reading further."""
+    try:
+        with open(path, "rb") as handle:
+            for _ in range(max_lines):
+                raw = handle.readline()
+                if not raw:
+                    return None
+                try:
+                    record = json.loads(raw.decode("utf-8", "replace"))
+                except (json.JSONDecodeError, RecursionError):
+                    continue
+                if isinstance(record, dict):
+                    return record
+    except OSError:
+        return None
+    return None

@@ -1,0 +1,270 @@
+"""JSONL session stores (DESIGN.md §5): `sessions/<key>.jsonl` plus `memory/history.jsonl`.
+
+A session file's first line is its metadata (`key`, `title`, `preview`, timestamps), then
+one message per line (`id`, `sessionKey`, `role`, `content`, `timestamp`, maybe
+`tool_calls`). `memory/history.jsonl` holds `{cursor, content, at}` rows whose cursor only
+grows; `memory/.cursor` repeats the last cursor written.
+
+Mapping: a session file → a session; each user message opens a task (a turn); the other
+messages of the turn are its steps; history rows are memory items of kind "history".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memtui.core.errors import NotAStore
+from memtui.core.model import Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
+from memtui.core.sources.base import MemoryItem, SourceAdapter, UnknownId, page
+from memtui.core.sources.jsonl import first_record, iter_records
+from memtui.core.sources.timestamps import file_time, parse_time, sort_key
+
+
+def _is_meta(record: dict) -> bool:
+    return "key" in record and "role" not in record
+
+
+def is_jsonl_store(root: Path) -> bool:
+    """True if `root` holds a JSONL session store (session files or a history log)."""
+    root = Path(root)
+    if (root / "memory" / "history.jsonl").is_file():
+        return True
+    sessions = root / "sessions"
+    if not sessions.is_dir():
+        return False
+    for path in sorted(sessions.glob("*.jsonl"))[:20]:
+        record = first_record(path, max_lines=1)
+        if record is not None and _is_meta(record):
+            return True
+    return False
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
+        return "\n".join(p for p in parts if p)
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def _preview(text: str, width: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+@dataclass
+class _Turn:
+    id: str
+    session_id: str
+    title: str
+    created_at: datetime | None
+    records: list[dict] = field(default_factory=list)  # user message first (if any)
+
+
+@dataclass
+class _Session:
+    key: str
+    path: Path
+    meta: dict
+    turns: list[_Turn]
+    message_count: int
+
+
+class JsonlSessionsSource(SourceAdapter):
+    """A JSONL session store rooted at a workspace folder."""
+
+    kind = "jsonl-sessions"
+    capabilities = frozenset()
+
+    def __init__(self, root: Path) -> None:
+        root = Path(root)
+        if root.name == "sessions" and not (root / "sessions").is_dir():
+            root = root.parent
+        if not root.is_dir():
+            raise NotAStore(f"no JSONL session store at {root}")
+        super().__init__(root)
+        self._problems: list[Problem] = []
+        self._sessions: dict[str, _Session] | None = None
+        self._history: list[MemoryItem] | None = None
+
+    # -- loading ---------------------------------------------------------------------------
+    def _load(self) -> dict[str, _Session]:
+        if self._sessions is not None:
+            return self._sessions
+        with self._index_lock:
+            if self._sessions is None:
+                self._index()
+        return self._sessions
+
+    def _index(self) -> None:
+        sessions: dict[str, _Session] = {}
+        folder = self.path / "sessions"
+        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+            session = self._read_session(path)
+            if session.key in sessions:
+                self._problems.append(Problem(str(path), 1, f"duplicate session key {session.key!r}, kept the first"))
+                continue
+            sessions[session.key] = session
+        self._load_history()
+        self._sessions = sessions  # last: other threads take a non-None value as "indexed"
+
+    def _read_session(self, path: Path) -> _Session:
+        meta: dict = {}
+        key = path.stem
+        turns: list[_Turn] = []
+        count = 0
+        for lineno, _offset, record in iter_records(path, self._problems):
+            if lineno == 1 and _is_meta(record):
+                meta = record
+                key = str(record.get("key") or key)
+                continue
+            if lineno == 1:
+                self._problems.append(Problem(str(path), 1, "first line is not session metadata"))
+            if "role" not in record:
+                if "type" not in record:  # records of other types are future extensions: skip quietly
+                    self._problems.append(Problem(str(path), lineno, "record without a role, skipped"))
+                continue
+            count += 1
+            when = parse_time(record.get("timestamp"))
+            if record.get("role") == "user" or not turns:
+                is_user = record.get("role") == "user"
+                turn_id = f"{key}#{record.get('id', lineno)}" if is_user else f"{key}#start"
+                title = _preview(_text(record.get("content"))) if is_user else "(before the first prompt)"
+                turns.append(_Turn(turn_id, key, title or "(empty prompt)", when))
+            turns[-1].records.append(record)
+        return _Session(key, path, meta, turns, count)
+
+    def _load_history(self) -> None:
+        items: list[MemoryItem] = []
+        path = self.path / "memory" / "history.jsonl"
+        last: int | None = None
+        if path.is_file():
+            for lineno, _offset, record in iter_records(path, self._problems):
+                cursor = record.get("cursor")
+                if not isinstance(cursor, int):
+                    self._problems.append(Problem(str(path), lineno, "history row without an integer cursor, skipped"))
+                    continue
+                if last is not None and cursor <= last:
+                    self._problems.append(Problem(str(path), lineno, f"cursor {cursor} does not increase (previous {last})"))
+                last = cursor if last is None else max(last, cursor)
+                items.append(MemoryItem(id=cursor, kind="history", content=_text(record.get("content")),
+                                        created_at=parse_time(record.get("at"))))
+        marker = self.path / "memory" / ".cursor"
+        if marker.is_file():
+            text = marker.read_text(encoding="utf-8", errors="replace").strip()
+            if not text.isdigit():
+                self._problems.append(Problem(str(marker), 1, f"not a cursor: {text[:40]!r}"))
+            elif last is not None and int(text) != last:
+                self._problems.append(Problem(str(marker), 1, f".cursor says {text}, history.jsonl ends at {last}"))
+        self._history = items
+
+    # -- summary ---------------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        sessions = self._load()
+        return {
+            "sessions": len(sessions),
+            "messages": sum(s.message_count for s in sessions.values()),
+            "history_entries": len(self._history or []),
+        }
+
+    def problems(self) -> list[Problem]:
+        self._load()
+        return list(self._problems)
+
+    # -- read model ------------------------------------------------------------------------
+    def sessions(self) -> list[SessionInfo]:
+        out = []
+        for s in self._load().values():
+            created = parse_time(s.meta.get("created_at")) or (s.turns[0].created_at if s.turns else None) or file_time(s.path)
+            updated = parse_time(s.meta.get("updated_at")) or file_time(s.path)
+            out.append(
+                SessionInfo(
+                    id=s.key,
+                    title=str(s.meta.get("title") or s.meta.get("preview") or s.key),
+                    status="closed",
+                    current_task_id=s.turns[-1].id if s.turns else None,
+                    created_at=created,
+                    updated_at=updated,
+                    task_count=len(s.turns),
+                    stored_bytes=s.path.stat().st_size,
+                )
+            )
+        return sorted(out, key=lambda s: sort_key(s.updated_at), reverse=True)
+
+    def _turn(self, task_id: Id) -> _Turn:
+        key = str(task_id).split("#", 1)[0]
+        session = self._load().get(key)
+        for turn in session.turns if session else []:
+            if turn.id == task_id:
+                return turn
+        raise UnknownId(f"no turn {task_id!r} in {self.path}")
+
+    @staticmethod
+    def _info(turn: _Turn) -> TaskInfo:
+        last = parse_time(turn.records[-1].get("timestamp")) if turn.records else None
+        return TaskInfo(
+            id=turn.id,
+            session_id=turn.session_id,
+            title=turn.title,
+            status="completed",
+            created_at=turn.created_at,
+            updated_at=last or turn.created_at,
+            finished_at=last,
+            step_count=sum(1 for r in turn.records if r.get("role") != "user"),
+        )
+
+    def tasks(self, session_id: Id | None) -> list[TaskInfo]:
+        session = self._load().get(str(session_id)) if session_id is not None else None
+        return [self._info(t) for t in session.turns] if session else []
+
+    def task(self, task_id: Id) -> TaskInfo:
+        return self._info(self._turn(task_id))
+
+    def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
+        turn = self._turn(task_id)
+        steps = []
+        for seq, record in enumerate(r for r in turn.records if r.get("role") != "user"):
+            calls = record.get("tool_calls") or record.get("toolCalls")
+            role = str(record.get("role"))
+            tool = role
+            if isinstance(calls, list) and calls:
+                names = [str((c.get("function") or {}).get("name") or c.get("name") or "tool") for c in calls if isinstance(c, dict)]
+                tool = ", ".join(names) or role
+            elif role == "tool":
+                tool = f"tool result {record.get('name') or record.get('tool_call_id') or ''}".strip()
+            steps.append(
+                StepInfo(
+                    id=f"{turn.id}/{record.get('id', seq)}",
+                    task_id=turn.id,
+                    seq=seq,
+                    tool=tool,
+                    args=calls,
+                    result=_text(record.get("content")),
+                    created_at=parse_time(record.get("timestamp")),
+                )
+            )
+        return page(steps, offset, limit)
+
+    def messages(self, task_id: Id) -> list[MessageInfo]:
+        turn = self._turn(task_id)
+        return [
+            MessageInfo(
+                id=f"{turn.id}/{r.get('id', i)}",
+                task_id=turn.id,
+                role=str(r.get("role")),
+                content=_text(r.get("content")),
+                created_at=parse_time(r.get("timestamp")),
+            )
+            for i, r in enumerate(turn.records)
+            if r.get("role") in ("user", "assistant") and _text(r.get("content"))
+        ]
+
+    def memory_items(self, kind: str | None = None) -> list[MemoryItem]:
+        """Rows of memory/history.jsonl (kind "history"), oldest first."""
+        self._load()
+        return [i for i in self._history or [] if kind is None or i.kind == kind]

@@ -1,0 +1,416 @@
+"""RA.Aid 0.30.x: `<project>/.ra-aid/pk.db`, read through the read model.
+
+Mapping: RA.Aid sessions → sessions; human inputs → tasks; trajectory rows → steps; key
+facts, key snippets and research notes → memory items (with the `#id`s RA.Aid shows).
+RA.Aid stores no file contents, so there are no checkpoints.
+
+Quirks handled (see shared/research/ra-aid.md): memory items and `ask_human` inputs have
+NULL `session_id`, so an input's session comes from its trajectory rows, then its own
+column, then the time window it falls in; timestamps are naive local time; columns are
+read by name (databases upgraded from older versions order them differently).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Sequence
+
+from memtui.core.errors import MemtuiError, NotAStore
+from memtui.core.model import Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
+from memtui.core.sources.base import MemoryItem, SourceAdapter, UnknownId, page
+from memtui.core.sources.readonly import connect_readonly, is_sqlite, table_names
+from memtui.core.sources.timestamps import parse_time, sort_key
+
+TABLES: tuple[str, ...] = ("session", "human_input", "key_fact", "key_snippet", "research_note", "trajectory")
+ITEM_TABLES: dict[str, str] = {"fact": "key_fact", "snippet": "key_snippet", "note": "research_note"}
+SESSION_OPEN = frozenset({"running", "halting"})
+
+
+def is_ra_aid_db(path: Path) -> bool:
+    """True if `path` is a SQLite file with RA.Aid's tables."""
+    if not (Path(path).is_file() and is_sqlite(path)):
+        return False
+    try:
+        conn = connect_readonly(path)
+        try:
+            return {"human_input", "trajectory", "key_fact"} <= table_names(conn)
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return False
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f'PRAGMA table_info("{table}")')}
+
+
+def _json(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return text
+
+
+def _preview(text: str, width: int = 80) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+@dataclass
+class _Input:
+    id: int
+    content: str
+    source: str
+    created_at: datetime | None
+    session_id: int | None  # after mapping
+    step_ids: list[int] = field(default_factory=list)
+
+
+class RaAidSource(SourceAdapter):
+    """An RA.Aid project database, opened read-only."""
+
+    kind = "ra-aid"
+    capabilities = frozenset({"curate"})
+
+    def __init__(self, path: Path) -> None:
+        path = Path(path)
+        if path.is_dir():
+            path = path / "pk.db"
+        if not path.is_file():
+            raise NotAStore(f"no RA.Aid database at {path}")
+        super().__init__(path)
+        self._problems: list[Problem] = []
+        self._loaded = False
+
+    # -- loading ---------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            return connect_readonly(self.path)
+        except sqlite3.DatabaseError as exc:
+            raise NotAStore(f"{self.path}: {exc}") from exc
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        with self._index_lock:
+            if not self._loaded:
+                self._index()
+
+    def _index(self) -> None:
+        conn = self._connect()
+        try:
+            present = table_names(conn)
+            for table in TABLES:
+                if table not in present:
+                    self._problems.append(Problem(str(self.path), None, f"table {table!r} is missing"))
+            self._counts = {
+                t: (conn.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] if t in present else 0)
+                for t in TABLES
+            }
+            self._read(conn, present)
+        except sqlite3.DatabaseError as exc:
+            raise NotAStore(f"{self.path}: {exc}") from exc
+        finally:
+            conn.close()
+        self._loaded = True
+
+    def _rows(self, conn, table: str, present: set[str], wanted: Sequence[str]) -> list[dict]:
+        if table not in present:
+            return []
+        have = _columns(conn, table)
+        cols = ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in wanted)
+        return [dict(row) for row in conn.execute(f'SELECT {cols} FROM "{table}" ORDER BY id')]
+
+    def _read(self, conn: sqlite3.Connection, present: set[str]) -> None:
+        self._sessions_raw = self._rows(
+            conn, "session", present,
+            ["id", "created_at", "updated_at", "start_time", "command_line", "program_version", "status"],
+        )
+        inputs = self._rows(conn, "human_input", present, ["id", "created_at", "content", "source", "session_id"])
+        traj = self._rows(conn, "trajectory", present, ["id", "created_at", "human_input_id", "session_id", "is_error", "record_type"])
+        starts = sorted(
+            ((parse_time(s["start_time"] or s["created_at"]), s["id"]) for s in self._sessions_raw),
+            key=lambda pair: sort_key(pair[0]),
+        )
+
+        def session_at(when: datetime | None) -> int | None:
+            found = None
+            for start, sid in starts:
+                if start is not None and when is not None and sort_key(start) <= sort_key(when):
+                    found = sid
+            return found
+
+        via_traj: dict[int, int] = {}
+        for row in traj:
+            if row["human_input_id"] is not None and row["session_id"] is not None:
+                via_traj.setdefault(row["human_input_id"], row["session_id"])
+        self._inputs: dict[int, _Input] = {}
+        for row in inputs:
+            created = parse_time(row["created_at"])
+            sid = via_traj.get(row["id"], row["session_id"])
+            if sid is None:
+                sid = session_at(created)
+            self._inputs[row["id"]] = _Input(row["id"], row["content"] or "", row["source"] or "", created, sid)
+        # RA.Aid's "current human input": the newest row by created_at in the whole DB.
+        newest = max(self._inputs.values(), key=lambda i: (sort_key(i.created_at), i.id), default=None)
+        self.current_input_id: int | None = newest.id if newest else None
+
+        # Trajectory rows without an input (model_usage, file_write) belong to the latest
+        # input of their session that precedes them; failing that, to the session itself.
+        by_session: dict[int | None, list[_Input]] = {}
+        for inp in self._inputs.values():
+            by_session.setdefault(inp.session_id, []).append(inp)
+        self._extra_tasks: dict[str, dict] = {}
+        self._step_task: dict[int, Id] = {}
+        self._task_steps: dict[Id, list[int]] = {}
+        self._step_errors: dict[int, bool] = {}
+        for row in traj:
+            task_id: Id | None = row["human_input_id"] if row["human_input_id"] in self._inputs else None
+            if task_id is None:
+                when = parse_time(row["created_at"])
+                candidates = [i for i in by_session.get(row["session_id"], []) if sort_key(i.created_at) <= sort_key(when)]
+                if candidates:
+                    task_id = max(candidates, key=lambda i: (sort_key(i.created_at), i.id)).id
+                else:
+                    sid = row["session_id"]
+                    task_id = f"session-{sid}" if sid is not None else "unattached"
+                    extra = self._extra_tasks.setdefault(task_id, {"session_id": sid, "created_at": when})
+                    extra["updated_at"] = when
+            self._step_task[row["id"]] = task_id
+            self._task_steps.setdefault(task_id, []).append(row["id"])
+            self._step_errors[row["id"]] = bool(row["is_error"]) or row["record_type"] == "error"
+        self._last_step_time: dict[Id, datetime | None] = {}
+        times = {row["id"]: parse_time(row["created_at"]) for row in traj}
+        for task_id, ids in self._task_steps.items():
+            self._last_step_time[task_id] = times.get(ids[-1])
+
+        self._items: list[MemoryItem] = []
+        for kind, table in ITEM_TABLES.items():
+            wanted = ["id", "created_at", "human_input_id", "session_id"]
+            wanted += ["filepath", "line_number", "snippet", "description"] if kind == "snippet" else ["content"]
+            for row in self._rows(conn, table, present, wanted):
+                hi = row["human_input_id"]
+                inp = self._inputs.get(hi) if hi is not None else None
+                self._items.append(
+                    MemoryItem(
+                        id=row["id"],
+                        kind=kind,
+                        content=(row.get("snippet") if kind == "snippet" else row.get("content")) or "",
+                        created_at=parse_time(row["created_at"]),
+                        filepath=row.get("filepath"),
+                        line_number=row.get("line_number"),
+                        description=row.get("description"),
+                        task_id=hi,
+                        session_id=row["session_id"] if row["session_id"] is not None else (inp.session_id if inp else None),
+                        protected=hi is not None and hi == self.current_input_id,
+                    )
+                )
+
+    # -- summary ---------------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        self._load()
+        return dict(self._counts)
+
+    def problems(self) -> list[Problem]:
+        self._load()
+        return list(self._problems)
+
+    # -- read model ------------------------------------------------------------------------
+    def sessions(self) -> list[SessionInfo]:
+        self._load()
+        out = []
+        for s in self._sessions_raw:
+            tasks = self.tasks(s["id"])
+            created = parse_time(s["start_time"]) or parse_time(s["created_at"]) or datetime.min
+            updated = max([created, parse_time(s["updated_at"]) or created] + [t.updated_at for t in tasks if t.updated_at], key=sort_key)
+            first = next((t for t in tasks if isinstance(t.id, int)), None)
+            title = first.title if first else _preview(s["command_line"] or f"session {s['id']}")
+            out.append(
+                SessionInfo(
+                    id=s["id"],
+                    title=title,
+                    status="open" if s["status"] in SESSION_OPEN else "closed",
+                    current_task_id=tasks[-1].id if tasks else None,
+                    created_at=created,
+                    updated_at=updated,
+                    task_count=len(tasks),
+                )
+            )
+        return out
+
+    def _task_info(self, task_id: Id) -> TaskInfo:
+        steps = self._task_steps.get(task_id, [])
+        failed = bool(steps) and self._step_errors.get(steps[-1], False)
+        if isinstance(task_id, int):
+            inp = self._inputs[task_id]
+            updated = self._last_step_time.get(task_id) or inp.created_at
+            return TaskInfo(
+                id=inp.id,
+                session_id=inp.session_id,
+                title=_preview(inp.content),
+                status="failed" if failed else "completed",
+                summary=f"source: {inp.source}",
+                created_at=inp.created_at,
+                updated_at=updated,
+                finished_at=updated,
+                step_count=len(steps),
+            )
+        extra = self._extra_tasks[task_id]
+        return TaskInfo(
+            id=task_id,
+            session_id=extra["session_id"],
+            title="(activity without a human input)",
+            status="failed" if failed else "completed",
+            created_at=extra["created_at"],
+            updated_at=extra.get("updated_at"),
+            step_count=len(steps),
+        )
+
+    def tasks(self, session_id: Id | None) -> list[TaskInfo]:
+        self._load()
+        ids: list[Id] = [i.id for i in self._inputs.values() if i.session_id == session_id]
+        ids += [t for t, extra in self._extra_tasks.items() if extra["session_id"] == session_id]
+        infos = [self._task_info(t) for t in ids]
+        return sorted(infos, key=lambda t: (sort_key(t.created_at), str(t.id)))
+
+    def task(self, task_id: Id) -> TaskInfo:
+        self._load()
+        if task_id in self._inputs or task_id in self._extra_tasks:
+            return self._task_info(task_id)
+        raise UnknownId(f"no human input #{task_id} in {self.path}")
+
+    def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
+        self._load()
+        ids = page(self._task_steps.get(task_id, []), offset, limit)
+        if not ids:
+            return []
+        conn = self._connect()
+        try:
+            wanted = ["id", "created_at", "tool_name", "tool_parameters", "tool_result", "step_data",
+                      "record_type", "current_cost", "input_tokens", "output_tokens", "is_error",
+                      "error_message", "error_type"]
+            have = _columns(conn, "trajectory")
+            cols = ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in wanted)
+            marks = ", ".join("?" for _ in ids)
+            rows = {r["id"]: dict(r) for r in conn.execute(f"SELECT {cols} FROM trajectory WHERE id IN ({marks})", ids)}
+        finally:
+            conn.close()
+        out = []
+        for seq, sid in enumerate(ids, start=offset):
+            r = rows.get(sid)
+            if r is None:
+                continue
+            error = None
+            if r["is_error"] or r["record_type"] == "error":
+                error = ": ".join(x for x in (r["error_type"], r["error_message"]) if x) or "error"
+            result = _json(r["tool_result"])
+            if result is None:
+                result = _json(r["step_data"])
+            out.append(
+                StepInfo(
+                    id=sid,
+                    task_id=task_id,
+                    seq=seq,
+                    tool=r["tool_name"] or r["record_type"] or "step",
+                    args=_json(r["tool_parameters"]),
+                    result=result,
+                    status="error" if error else "ok",
+                    error=error,
+                    tokens_in=r["input_tokens"] or 0,
+                    tokens_out=r["output_tokens"] or 0,
+                    cost=r["current_cost"] or 0.0,
+                    created_at=parse_time(r["created_at"]),
+                )
+            )
+        return out
+
+    def messages(self, task_id: Id) -> list[MessageInfo]:
+        self._load()
+        inp = self._inputs.get(task_id) if isinstance(task_id, int) else None
+        if inp is None:
+            return []
+        return [MessageInfo(id=inp.id, task_id=inp.id, role=f"user ({inp.source})", content=inp.content, created_at=inp.created_at)]
+
+    def memory_items(self, kind: str | None = None) -> list[MemoryItem]:
+        """Key facts, key snippets and research notes (`kind` "fact" | "snippet" | "note")."""
+        self._load()
+        return [item for item in self._items if kind is None or item.kind == kind]
+
+
+# -- curation -------------------------------------------------------------------------------
+
+
+class CurateRefused(MemtuiError):
+    """Nothing to delete: every requested item was missing or protected."""
+
+
+@dataclass(frozen=True)
+class CuratePlan:
+    """What `apply_curate` would delete, and what it refuses and why."""
+
+    path: Path
+    current_input_id: int | None
+    delete: tuple[MemoryItem, ...]
+    refused: tuple[tuple[str, int, str], ...]  # (kind, id, reason)
+
+
+def plan_curate(path: Path, facts=(), snippets=(), notes=()) -> CuratePlan:
+    """Plan deleting RA.Aid key facts, snippets and research notes by id.
+
+    Items attached to the most recent human input are refused (RA.Aid's own GC protects
+    them); ids that do not exist are refused as not found. Reads only.
+    """
+    source = RaAidSource(path)
+    items = {(item.kind, item.id): item for item in source.memory_items()}
+    delete: list[MemoryItem] = []
+    refused: list[tuple[str, int, str]] = []
+    for kind, ids in (("fact", facts), ("snippet", snippets), ("note", notes)):
+        for raw in dict.fromkeys(ids):
+            item = items.get((kind, int(raw)))
+            if item is None:
+                refused.append((kind, int(raw), "not found"))
+            elif item.protected:
+                refused.append((kind, item.id, f"attached to the most recent human input #{source.current_input_id}"))
+            else:
+                delete.append(item)
+    return CuratePlan(Path(source.path), source.current_input_id, tuple(delete), tuple(refused))
+
+
+def apply_curate(plan: CuratePlan) -> int:
+    """Delete the planned items in one transaction; returns how many rows went.
+
+    The protection is checked again inside the transaction, so an input RA.Aid recorded
+    since the plan was made still protects its items; then nothing is deleted.
+    """
+    if not plan.delete:
+        return 0
+    conn = sqlite3.connect(str(plan.path), timeout=5.0, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = conn.execute("SELECT id FROM human_input ORDER BY created_at DESC, id DESC LIMIT 1").fetchone()
+            current = row[0] if row else None
+            deleted = 0
+            for item in plan.delete:
+                table = ITEM_TABLES[item.kind]
+                hit = conn.execute(f'SELECT human_input_id FROM "{table}" WHERE id = ?', (item.id,)).fetchone()
+                if hit is None:
+                    continue
+                if hit[0] is not None and hit[0] == current:
+                    raise CurateRefused(
+                        f"{item.kind} #{item.id} is now attached to the most recent human input #{current}; nothing deleted"
+                    )
+                deleted += conn.execute(f'DELETE FROM "{table}" WHERE id = ?', (item.id,)).rowcount
+            conn.execute("COMMIT")
+            return deleted
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.close()

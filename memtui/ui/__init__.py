@@ -1,0 +1,1 @@
+"""The Textual user interface: app, screens, widgets, the command table."""

@@ -1,0 +1,260 @@
+"""The memtui application: opens a workspace read-only and hosts the screens.
+
+`make_app()` builds the app for the CLI and for the tests alike; `run_app()` is what
+`memtui [PATH]` calls. Extension points other screens use:
+
+* `app.source` — the open `MemorySource` (an `AgentStore` or a foreign-source adapter);
+  `app.store` — the `AgentStore` when the source is a native store, else None;
+  `app.workspace` — the workspace root; `app.now()` — the (injectable) clock.
+* `app.reading()` — a context manager for worker threads: one database connection per
+  thread, closed when the worker is done.
+* `app.refresh_data()` — reload everything shown (after a write: GC, rollback, edits);
+  every screen on the stack with a `refresh_data()` method is asked too.
+* `app.notify_error(error)` — the one place worker errors become a notification; a worker
+  started with `exit_on_error=False` that fails lands here automatically.
+* a new screen: a module under memtui/ui/screens/, one row in memtui/ui/commands.py and
+  an `action_<name>` here (scope "app") or on the screen of its scope.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager, nullcontext
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from textual import on, work
+from textual.app import App
+from textual.worker import Worker, WorkerState
+
+from memtui.core.errors import MemtuiError, NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
+from memtui.resources import tcss_dir
+from memtui.ui.commands import CommandTable, bindings
+from memtui.ui.messages import SourceFailed, SourceOpened, WorkspaceMeasured
+
+Clock = Callable[[], datetime]
+
+
+def css_paths() -> list[Path]:
+    """app.tcss first, then every other .tcss in tcss/ (a new screen may bring its own file)."""
+    folder = tcss_dir()
+    first = folder / "app.tcss"
+    return [first, *sorted(p for p in folder.glob("*.tcss") if p != first)]
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class MemtuiApp(App[int]):
+    """Browse (and, through explicit actions, curate) an agent's external memory."""
+
+    TITLE = "memtui"
+    BINDINGS = bindings("app")
+    COMMANDS = App.COMMANDS | {CommandTable}
+
+    def __init__(self, path: Path | str, *, root: Path | None = None, readonly: bool = True,
+                 clock: Clock | None = None, source: Any | None = None,
+                 opener: Callable[[], Any] | None = None) -> None:
+        """`path`: a workspace directory or an agent.db. `source`: an already-open source
+        (tests, foreign sources); `opener`: a callable that opens one (run in a worker)."""
+        super().__init__(css_path=css_paths())
+        self.path = Path(path)
+        self.root = root
+        self.readonly = readonly
+        self.now: Clock = clock or _utcnow
+        self.source: Any | None = None
+        """The open MemorySource, once the opening worker reported back."""
+        self.store: Any | None = None
+        """The AgentStore when the source is a native store (None for foreign sources)."""
+        self.workspace: Path | None = None
+        """The workspace root of the source."""
+        self._given_source = source
+        self._opener = opener
+        self.measured: WorkspaceMeasured | None = None
+        """The latest header facts (database size, counts, GC figures)."""
+
+    # ------------------------------------------------------------------ startup
+    def on_mount(self) -> None:
+        from memtui.ui.screens.main import MainScreen
+
+        self.push_screen(MainScreen())
+        if self._given_source is not None:
+            self._adopt(self._given_source)
+        else:
+            self.open_source()
+
+    @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open the store")
+    def open_source(self) -> None:
+        """Open the store read-only (or run the given opener); report success or a clear failure."""
+        try:
+            if self._opener is not None:
+                source = self._opener()
+            else:
+                from memtui.core.store import AgentStore
+
+                source = AgentStore.open(self.path, readonly=self.readonly)
+                if self.root is not None:
+                    source.workspace = self.root
+        except StoreNotFound as exc:
+            missing = not self.path.exists()
+            self.post_message(SourceFailed(
+                "No workspace here" if missing else "No memtui store here",
+                str(exc) if not missing else f"{self.path} does not exist.",
+                "Create a demo workspace with:  memtui demo"))
+            return
+        except (NotAStore, SchemaTooNew, StoreLocked) as exc:
+            self.post_message(SourceFailed("Cannot read this database", str(exc)))
+            return
+        except MemtuiError as exc:
+            self.post_message(SourceFailed("Cannot open the store", str(exc)))
+            return
+        except OSError as exc:
+            self.post_message(SourceFailed("Cannot open the store", f"{self.path}: {exc.strerror or exc}"))
+            return
+        self.post_message(SourceOpened(source, source if _is_store(source) else None))
+
+    @on(SourceOpened)
+    def _source_opened(self, event: SourceOpened) -> None:
+        self._adopt(event.source)
+
+    def _adopt(self, source: Any) -> None:
+        self.source = source
+        self.store = source if _is_store(source) else None
+        self.workspace = getattr(source, "workspace", None) or (
+            self.path if self.path.is_dir() else self.path.parent)
+        if self.store is not None and self.store.needs_upgrade:
+            self.notify("This store has an older schema: browsing read-only. The first write action "
+                        "upgrades it after asking.", title="Older store", timeout=8, markup=False)
+        self.refresh_data()
+
+    @on(SourceFailed)
+    def _source_failed(self, event: SourceFailed) -> None:
+        from memtui.ui.screens.notice import NoticeScreen
+
+        self.switch_screen(NoticeScreen(event.title, event.message, event.hint))
+
+    # ------------------------------------------------------------------ extension points
+    @contextmanager
+    def reading(self) -> Iterator[Any]:
+        """For worker threads: the source, with this thread's database connection closed after."""
+        source = self.source
+        db = getattr(source, "db", None)
+        context = db.connection_context() if db is not None and db.is_closed() else nullcontext()
+        with context:
+            yield source
+
+    def refresh_data(self) -> None:
+        """Reload what every screen shows, and the header facts."""
+        if self.source is None:
+            return
+        self.measure_workspace()
+        for screen in self.screen_stack:
+            reload = getattr(screen, "refresh_data", None)
+            if callable(reload):
+                reload()
+
+    def notify_error(self, error: BaseException | str, title: str = "Error") -> None:
+        """One line for the user; never a traceback, never markup from the error text."""
+        if isinstance(error, BaseException):
+            text = str(error) or type(error).__name__
+            if not isinstance(error, (MemtuiError, KeyError, OSError)):
+                text = f"{type(error).__name__}: {text}"
+        else:
+            text = error
+        self.notify(text, title=title, severity="error", timeout=10, markup=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Every worker that fails (they run with exit_on_error=False) is reported here."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            description = event.worker.description or event.worker.name or "background work"
+            self.notify_error(event.worker.error, title=f"Failed: {description}")
+
+    @work(thread=True, exclusive=True, group="measure", exit_on_error=False, description="measure the workspace")
+    def measure_workspace(self) -> None:
+        """Database size, row counts and live/reclaimable tasks (once the GC engine exists)."""
+        with self.reading() as source:
+            db_path = getattr(source, "db_path", None)
+            size = None
+            if db_path is not None:
+                size = sum(os.path.getsize(p) for p in (str(db_path), f"{db_path}-wal") if os.path.exists(p))
+            counts = source.counts() if hasattr(source, "counts") else {}
+            self.post_message(WorkspaceMeasured(size, counts, None))
+            gc = _gc_figures(source)
+            if gc is not None:
+                self.post_message(WorkspaceMeasured(size, counts, gc))
+
+    @on(WorkspaceMeasured)
+    def _measured(self, event: WorkspaceMeasured) -> None:
+        self.measured = event
+        from memtui.ui.widgets.workspace_bar import WorkspaceBar
+
+        for bar in self.query(WorkspaceBar):
+            bar.show(self, event)
+        for screen in self.screen_stack:
+            for bar in screen.query(WorkspaceBar):
+                bar.show(self, event)
+
+    # ------------------------------------------------------------------ actions
+    def action_help(self) -> None:
+        """Open the keys-and-commands screen (not over itself)."""
+        from memtui.ui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def action_refresh_data(self) -> None:
+        """Reload from the store."""
+        self.refresh_data()
+
+    def action_quit(self) -> None:  # type: ignore[override]
+        """Close the store and leave."""
+        self._close_source()
+        self.exit(0)
+
+    def _close_source(self) -> None:
+        close = getattr(self.source, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # closing on exit must never raise over the user's terminal
+                pass
+
+
+def _is_store(source: Any) -> bool:
+    from memtui.core.store import AgentStore
+
+    return isinstance(source, AgentStore)
+
+
+def _gc_figures(source: Any) -> dict[str, int] | None:
+    """Live and reclaimable task counts from the GC planner, when memtui has one (else None)."""
+    try:
+        from memtui.core import gc  # noqa: F401  (lands with the GC issue)
+    except ImportError:
+        return None
+    plan_gc = getattr(gc, "plan_gc", None)
+    if plan_gc is None:
+        return None
+    plan = plan_gc(source)
+    live = getattr(plan, "live", None) or getattr(plan, "live_tasks", None)
+    dead = getattr(plan, "reclaimable", None) or getattr(plan, "collectable", None)
+    if live is None or dead is None:
+        return None
+    return {"live": len(live) if not isinstance(live, int) else live,
+            "reclaimable": len(dead) if not isinstance(dead, int) else dead}
+
+
+def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = None,
+             clock: Clock | None = None, source: Any | None = None,
+             opener: Callable[[], Any] | None = None) -> MemtuiApp:
+    """The app on a workspace directory or agent.db (shared by the CLI and the tests)."""
+    return MemtuiApp(path, root=root, readonly=readonly, clock=clock, source=source, opener=opener)
+
+
+def run_app(path: Path | str, root: Path | None = None) -> int:
+    """Run the app in the terminal; the exit code for the CLI."""
+    app = make_app(path, root=root)
+    result = app.run()
+    return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)

@@ -1,0 +1,147 @@
+"""The one command table: every action memtui offers, with its key and description.
+
+The table feeds three things, so a key or a description is written once:
+
+* `bindings(scope)` — the `BINDINGS` of the app (scope "app") or of a screen (its scope name);
+* the `?` help screen (`memtui.ui.screens.help`), grouped by scope;
+* `CommandTable`, the command-palette Provider (ctrl+p), which offers every command
+  whose scope is "app" or the active screen's `COMMAND_SCOPE`.
+
+Adding a screen or command: append one `Command` row here and give the object the scope
+names (the app for "app", the screen whose `COMMAND_SCOPE` matches otherwise) an
+`action_<name>` method. Screens declare `BINDINGS = bindings("their-scope")`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+
+@dataclass(frozen=True)
+class Command:
+    """One action: what it does, which key runs it, where it applies."""
+
+    action: str
+    """The action name (`action_<name>` on the app or on the screen of `scope`)."""
+    key: str
+    """Key(s) in Textual's binding syntax; comma-separated for alternatives."""
+    description: str
+    """Short text for the footer, the help screen and the palette."""
+    scope: str = "app"
+    """"app" (anywhere) or a screen's `COMMAND_SCOPE` ("main", "step", "diff" ...)."""
+    show: bool = True
+    """Show in the footer (the help screen and the palette list every command)."""
+    key_display: str | None = None
+    """How the key is written in the footer and help, when not the key itself."""
+    palette: bool = True
+    """Offer in the command palette (off only for pure navigation keys)."""
+    priority: bool = False
+    """Checked before focused widgets' own bindings (use sparingly: quit, escape)."""
+    footer: str = ""
+    """A shorter description for the footer ("" uses `description`)."""
+
+    @property
+    def shown_key(self) -> str:
+        """The key as people read it ("ctrl+p", "?", "]/[")."""
+        return self.key_display or self.key.split(",")[0]
+
+    def binding(self) -> Binding:
+        """This command as a Textual `Binding`."""
+        return Binding(self.key, self.action, self.footer or self.description, show=self.show,
+                       key_display=self.key_display, priority=self.priority)
+
+
+# Scope titles, in the order the help screen lists them.
+SCOPES: dict[str, str] = {
+    "app": "Anywhere",
+    "main": "Main screen",
+    "diff": "Checkpoint diff",
+    "step": "Step detail",
+}
+
+COMMANDS: tuple[Command, ...] = (
+    # ---- anywhere
+    Command("help", "question_mark", "Keys and commands", key_display="?", footer="Help"),
+    Command("command_palette", "ctrl+p", "Command palette", show=False),
+    Command("refresh_data", "ctrl+r", "Reload from the store", show=False),
+    Command("quit", "q", "Quit", priority=False),
+    # ---- main screen
+    Command("filter", "slash", "Filter the focused list", scope="main", key_display="/",
+            footer="Filter"),
+    Command("clear_filter", "escape", "Clear the filter / leave a zoomed pane", scope="main",
+            show=False, palette=False),
+    Command("open_step", "o", "Open the highlighted step in full", scope="main", footer="Step"),
+    Command("focus_pane('sessions')", "1", "Go to Sessions", scope="main", show=False),
+    Command("focus_pane('tasks')", "2", "Go to Tasks", scope="main", show=False),
+    Command("focus_pane('steps')", "3", "Go to Steps", scope="main", show=False),
+    Command("focus_pane('files')", "4", "Go to changed files", scope="main", show=False),
+    Command("focus_pane('diff')", "5", "Go to the diff", scope="main", show=False),
+    Command("zoom", "z", "Zoom the focused pane", scope="main", footer="Zoom"),
+    Command("toggle_sessions", "ctrl+b", "Show/hide the sessions pane", scope="main", show=False),
+    # ---- diff (main screen, acting on the diff pane)
+    Command("toggle_split", "v", "Unified / side-by-side diff", scope="main", footer="Split"),
+    Command("next_hunk", "right_square_bracket,n", "Next hunk", scope="main", key_display="]",
+            footer="Hunk"),
+    Command("previous_hunk", "left_square_bracket,N", "Previous hunk", scope="main", key_display="[",
+            show=False),
+    Command("cycle_file_view", "f", "Diff / whole file after / before", scope="main",
+            footer="Whole file"),
+    # ---- step detail
+    Command("close", "escape", "Back", scope="step"),
+)
+
+
+def bindings(scope: str) -> list[Binding]:
+    """The `BINDINGS` of the app ("app") or of the screen whose `COMMAND_SCOPE` is `scope`."""
+    return [command.binding() for command in COMMANDS if command.scope == scope]
+
+
+def commands_for(scopes: set[str]) -> list[Command]:
+    """Commands usable where these scopes apply, table order."""
+    return [command for command in COMMANDS if command.scope in scopes]
+
+
+def screen_scopes(screen: "Screen") -> set[str]:
+    """The scopes active on `screen`: "app" plus the screen's `COMMAND_SCOPE`, if any."""
+    scopes = {"app"}
+    scope = getattr(screen, "COMMAND_SCOPE", None)
+    if scope:
+        scopes.add(scope)
+    return scopes
+
+
+class CommandTable(Provider):
+    """Command-palette provider over the command table: one hit per applicable command."""
+
+    def _commands(self) -> list[Command]:
+        return [c for c in commands_for(screen_scopes(self.screen))
+                if c.palette and c.action != "command_palette"]
+
+    async def _run(self, command: Command) -> None:
+        # "app" actions live on the app; screen-scoped ones on the screen the palette was
+        # opened from (the palette itself is a screen, so `self.screen` is captured here).
+        target = self.app if command.scope == "app" else self.screen
+        await self.app.run_action(command.action, target)
+
+    async def discover(self) -> Hits:
+        """Every applicable command, as listed in the table."""
+        for command in self._commands():
+            yield DiscoveryHit(command.description, partial(self._run, command),
+                               help=f"key: {command.shown_key}")
+
+    async def search(self, query: str) -> Hits:
+        """Commands whose description matches `query` (fuzzy)."""
+        matcher = self.matcher(query)
+        for command in self._commands():
+            score = matcher.match(command.description)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.description), partial(self._run, command),
+                          help=f"key: {command.shown_key}")

@@ -1,0 +1,108 @@
+"""App-wide messages: results of the thread workers, posted back to the UI thread.
+
+Workers never touch widgets: they read through the source, build plain data (the frozen
+dataclasses of memtui.core.model) and post one of these. Each carries what it was asked
+for (`session_id`, `task_id` ...), so a handler can drop a result that arrived after the
+user moved on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.message import Message
+
+from memtui.core.model import (
+    CheckpointInfo,
+    EntryInfo,
+    Id,
+    Reference,
+    SessionInfo,
+    StepInfo,
+    TaskInfo,
+)
+
+
+@dataclass
+class SourceOpened(Message):
+    """The store (or foreign source) is open and readable."""
+
+    source: Any
+    store: Any | None  # the AgentStore when the source is a native store
+
+
+@dataclass
+class SourceFailed(Message):
+    """Opening failed: the message is for the user (missing workspace, unreadable DB ...)."""
+
+    title: str
+    message: str
+    hint: str = ""
+
+
+@dataclass
+class WorkspaceMeasured(Message):
+    """Header facts: database size, row counts and (when computed) live/reclaimable tasks."""
+
+    db_bytes: int | None
+    counts: dict[str, int] = field(default_factory=dict)
+    gc: dict[str, int] | None = None  # {"live": n, "reclaimable": m} once the GC plan exists
+
+
+@dataclass
+class SessionsLoaded(Message):
+    """Every session, newest first, with current-task titles; orphans counted apart."""
+
+    sessions: list[SessionInfo]
+    current_titles: dict[Id, str]
+    orphan_count: int
+
+
+@dataclass
+class TasksLoaded(Message):
+    """The task forest of one session (or of the orphans when `session_id` is None)."""
+
+    session_id: Id | None
+    tasks: list[TaskInfo]
+    children: dict[Id, list[TaskInfo]]  # handoff children by parent id (possibly other sessions)
+    roots: list[Id]
+    current_task_id: Id | None
+
+
+@dataclass
+class StepsLoaded(Message):
+    """One page of a task's steps; `offset == 0` starts a fresh list."""
+
+    task_id: Id
+    offset: int
+    steps: list[StepInfo]
+    totals: dict[str, float] | None
+
+
+@dataclass
+class EntriesLoaded(Message):
+    """The changed files of one checkpoint; `stats` maps entry id → (added, removed) lines."""
+
+    step_id: Id | None
+    checkpoint: CheckpointInfo | None
+    entries: list[EntryInfo]
+    stats: dict[Id, tuple[int, int] | None] = field(default_factory=dict)
+
+
+@dataclass
+class EntryContentLoaded(Message):
+    """Both sides of one checkpoint entry, read and verified."""
+
+    entry: EntryInfo
+    before: bytes | None
+    after: bytes | None
+    prepared: Any = None  # the diff widget's prepared model, when it offers one
+
+
+@dataclass
+class ReferencesLoaded(Message):
+    """References of one task (for the step-detail and task panes)."""
+
+    task_id: Id
+    references: list[Reference]

@@ -1,0 +1,503 @@
+"""The main screen: sessions · tasks (handoff tree) · step timeline · changed files · diff.
+
+Selection flows left to right and top to bottom: highlighting a session loads its task
+tree, a task its steps, a step the files of the checkpoint it made, a file its diff. Each
+load is a thread worker (one exclusive group per pane, so a newer request cancels an
+older one); results come back as messages from memtui.ui.messages and are dropped when
+the user has moved on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import DataTable, Footer, Input, Label, Static, Tree
+from textual.worker import get_current_worker
+
+from memtui.core.model import Id, SessionInfo, StepInfo, TaskInfo
+from memtui.ui.commands import bindings
+from memtui.ui.messages import (
+    EntriesLoaded,
+    EntryContentLoaded,
+    SessionsLoaded,
+    StepsLoaded,
+    TasksLoaded,
+)
+from memtui.ui.text import safe_text
+from memtui.ui.widgets.checkpoint_files import CheckpointFiles
+from memtui.ui.widgets.diff_pane import DiffPane
+from memtui.ui.widgets.sessions_table import ORPHANS_KEY, OrphansRow, SessionsTable
+from memtui.ui.widgets.step_timeline import STEP_PAGE, StepTimeline, totals_line
+from memtui.ui.widgets.task_tree import TaskTree
+from memtui.ui.widgets.workspace_bar import WorkspaceBar
+
+
+class Pane(Vertical):
+    """A titled, zoomable region of the main screen."""
+
+    ALLOW_MAXIMIZE = True
+
+    def __init__(self, *children: Widget, title: str, id: str) -> None:
+        super().__init__(*children, id=id, classes="pane")
+        self.border_title = title
+
+
+# pane name (used by `focus_pane`) → id of the focusable widget in it
+PANE_WIDGETS = {"sessions": "sessions", "tasks": "tasks", "steps": "steps", "files": "files", "diff": "diff"}
+
+
+class MainScreen(Screen[None]):
+    """Browse sessions, tasks, steps and checkpoint diffs."""
+
+    COMMAND_SCOPE = "main"
+    BINDINGS = bindings("main")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.session_id: Id | None | str = None
+        """The highlighted session (ORPHANS_KEY for the orphans pseudo-session)."""
+        self.task_id: Id | None = None
+        self.step: StepInfo | None = None
+        self._filter_target: Widget | None = None
+        self._loaded_once = False
+
+    def compose(self) -> ComposeResult:
+        yield WorkspaceBar(id="workspace-bar")
+        with Horizontal(id="top-row"):
+            yield Pane(SessionsTable(id="sessions", now=self.app.now), title="Sessions", id="sessions-pane")
+            yield Pane(TaskTree(id="tasks"), title="Tasks", id="tasks-pane")
+        with Vertical(id="steps-row"):
+            yield Pane(StepTimeline(id="steps"), Label("", id="step-totals"), title="Steps", id="steps-pane")
+        with Horizontal(id="bottom-row"):
+            yield Pane(CheckpointFiles(id="files"), title="Changed files", id="files-pane")
+            yield Pane(DiffPane(id="diff"), title="Diff", id="diff-pane")
+        yield Input(placeholder="filter…", id="filter")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(SessionsTable).loading = True
+        self.query_one(SessionsTable).focus()
+
+    # ================================================================== loading
+    def refresh_data(self) -> None:
+        """Reload the sessions (and so everything below them), keeping the selection."""
+        self.load_sessions()
+
+    @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="load sessions")
+    def load_sessions(self) -> None:
+        with self.app.reading() as source:
+            sessions = list(source.sessions())
+            current_ids = [s.current_task_id for s in sessions if s.current_task_id is not None]
+            titles: dict[Id, str] = {}
+            by_id = getattr(source, "tasks_by_id", None)
+            for start in range(0, len(current_ids), 500):
+                chunk = current_ids[start:start + 500]
+                found = by_id(chunk) if by_id else [source.task(i) for i in chunk]
+                titles.update((t.id, t.title) for t in found)
+            orphans = len(source.tasks(None))
+        if not get_current_worker().is_cancelled:
+            self.post_message(SessionsLoaded(sessions, titles, orphans))
+
+    @on(SessionsLoaded)
+    def _sessions_loaded(self, event: SessionsLoaded) -> None:
+        table = self.query_one(SessionsTable)
+        table.loading = False
+        table.current_titles = event.current_titles
+        records: list[SessionInfo | OrphansRow] = list(event.sessions)
+        if event.orphan_count:
+            records.append(OrphansRow(event.orphan_count))
+        table.set_records(records, keep_cursor=self._loaded_once)
+        self._loaded_once = True
+        pane = self.query_one("#sessions-pane")
+        pane.border_subtitle = f"{len(event.sessions)}" + (f" + {event.orphan_count} orphans"
+                                                             if event.orphan_count else "")
+        if not records:
+            self._show_empty()
+            return
+        self._session_highlighted()
+
+    def _show_empty(self) -> None:
+        from memtui.ui.screens.notice import NoticeScreen
+
+        where = getattr(self.app, "workspace", None)
+        self.app.push_screen(NoticeScreen(
+            "This workspace has no sessions yet",
+            f"{where}: the store is there, but no agent has recorded anything in it.",
+            "See what memtui shows with a demo workspace:  memtui demo"))
+
+    @on(DataTable.RowHighlighted, "#sessions")
+    def _session_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:
+        record = self.query_one(SessionsTable).current_record()
+        if record is None:
+            return
+        key: Id | str = ORPHANS_KEY if isinstance(record, OrphansRow) else record.id
+        if key == self.session_id and event is not None and self.query_one(TaskTree).session_id is not None:
+            return
+        self.session_id = key
+        self.query_one("#tasks-pane").border_title = (
+            "Tasks · orphans" if key == ORPHANS_KEY else f"Tasks · session {key}")
+        self.load_tasks(None if key == ORPHANS_KEY else key,
+                        None if isinstance(record, OrphansRow) else record.current_task_id)
+
+    @work(thread=True, exclusive=True, group="tasks", exit_on_error=False, description="load tasks")
+    def load_tasks(self, session_id: Id | None, current_task_id: Id | None) -> None:
+        worker = get_current_worker()
+        with self.app.reading() as source:
+            tasks = list(source.tasks(session_id))
+            by_id: dict[Id, TaskInfo] = {t.id: t for t in tasks}
+            children: dict[Id, list[TaskInfo]] = {}
+            parent_of: dict[Id, Id] = {}
+            queue = list(tasks)
+            while queue and not worker.is_cancelled:
+                task = queue.pop(0)
+                for ref in source.references(task.id):
+                    if ref.kind != "handoff" or ref.from_task != task.id or ref.to_task in parent_of:
+                        continue
+                    child = by_id.get(ref.to_task)
+                    if child is None:
+                        try:
+                            child = source.task(ref.to_task)
+                        except KeyError:
+                            continue  # a dangling reference: nothing to show
+                        by_id[child.id] = child
+                        queue.append(child)
+                    children.setdefault(task.id, []).append(child)
+                    parent_of[child.id] = task.id
+        for kids in children.values():
+            kids.sort(key=lambda t: str(t.id) if isinstance(t.id, str) else f"{t.id:012d}")
+        roots = [t.id for t in tasks if t.id not in parent_of]
+        if not roots and tasks:  # a handoff cycle inside the session: show every task at the top
+            roots = [t.id for t in tasks]
+        if not worker.is_cancelled:
+            self.post_message(TasksLoaded(session_id, tasks, children, roots, current_task_id))
+
+    @on(TasksLoaded)
+    def _tasks_loaded(self, event: TasksLoaded) -> None:
+        wanted = None if self.session_id == ORPHANS_KEY else self.session_id
+        if event.session_id != wanted:
+            return
+        tree = self.query_one(TaskTree)
+        tree.show_tasks(event.session_id, event.tasks, event.children, event.roots, event.current_task_id)
+        self.query_one("#tasks-pane").border_subtitle = f"{len(event.tasks)}"
+        target = event.current_task_id if event.current_task_id is not None else (
+            event.roots[0] if event.roots else None)
+        if target is None:
+            self._clear_steps()
+            return
+
+        def select() -> None:
+            if not tree.select_task(target):
+                tree.move_cursor_to_line(0)
+            self._task_highlighted()
+
+        self.call_after_refresh(select)
+
+    @on(Tree.NodeHighlighted, "#tasks")
+    def _task_highlighted(self, event: Tree.NodeHighlighted | None = None) -> None:
+        task = self.query_one(TaskTree).current_task()
+        if task is None or (task.id == self.task_id and event is not None):
+            return
+        self.task_id = task.id
+        self.query_one("#steps-pane").border_title = f"Steps · {task.title[:60]}"
+        self.query_one(StepTimeline).loading = True
+        self.load_steps(task.id, 0, True)
+
+    def _clear_steps(self) -> None:
+        self.task_id = None
+        self.query_one(StepTimeline).show_steps(-1, [], 0)
+        self.query_one("#step-totals", Label).update("")
+        self._show_entries_for(None)
+
+    @work(thread=True, exclusive=True, group="steps", exit_on_error=False, description="load steps")
+    def load_steps(self, task_id: Id, offset: int, with_totals: bool) -> None:
+        with self.app.reading() as source:
+            steps = list(source.steps(task_id, offset, STEP_PAGE))
+            totals = None
+            if with_totals:
+                step_totals = getattr(source, "step_totals", None)
+                if step_totals is not None:
+                    totals = step_totals(task_id)
+                else:
+                    totals = {"steps": source.task(task_id).step_count,
+                              "tokens_in": sum(s.tokens_in for s in steps),
+                              "tokens_out": sum(s.tokens_out for s in steps),
+                              "cost": sum(s.cost for s in steps),
+                              "duration_ms": sum(s.duration_ms for s in steps)}
+        if not get_current_worker().is_cancelled:
+            self.post_message(StepsLoaded(task_id, offset, steps, totals))
+
+    @on(StepTimeline.NeedMore)
+    def _more_steps(self, event: StepTimeline.NeedMore) -> None:
+        self.load_more_steps(event.task_id, event.offset)
+
+    @work(thread=True, exclusive=True, group="steps-more", exit_on_error=False, description="load more steps")
+    def load_more_steps(self, task_id: Id, offset: int) -> None:
+        with self.app.reading() as source:
+            steps = list(source.steps(task_id, offset, STEP_PAGE))
+        if not get_current_worker().is_cancelled:
+            self.post_message(StepsLoaded(task_id, offset, steps, None))
+
+    @on(StepsLoaded)
+    def _steps_loaded(self, event: StepsLoaded) -> None:
+        if event.task_id != self.task_id:
+            return
+        timeline = self.query_one(StepTimeline)
+        if event.offset == 0:
+            timeline.loading = False
+            total = int(event.totals["steps"]) if event.totals else len(event.steps)
+            self._totals = event.totals
+            timeline.show_steps(event.task_id, event.steps, total)
+            self.step = None
+            self._step_highlighted()
+            if not event.steps:
+                self._show_entries_for(None)
+        else:
+            timeline.add_steps(event.task_id, event.offset, event.steps)
+        self.query_one("#step-totals", Label).update(totals_line(getattr(self, "_totals", None),
+                                                                 len(timeline.records)))
+        self.query_one("#steps-pane").border_subtitle = (
+            f"{len(timeline.records)}/{timeline.total}" if timeline.total > len(timeline.records)
+            else f"{timeline.total}")
+
+    @on(DataTable.RowHighlighted, "#steps")
+    def _step_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:
+        step = self.query_one(StepTimeline).current_record()
+        if step is None or (self.step is not None and step.id == self.step.id):
+            return
+        self.step = step
+        self._show_entries_for(step)
+
+    def _show_entries_for(self, step: StepInfo | None) -> None:
+        files = self.query_one(CheckpointFiles)
+        pane = self.query_one("#files-pane")
+        diff = self.query_one(DiffPane)
+        if step is None or step.checkpoint_id is None:
+            self.workers.cancel_group(self, "entries")
+            files.show_entries([], {})
+            pane.border_title = "Changed files"
+            pane.border_subtitle = ""
+            diff.show_message(Text("This step changed no files." if step is not None else "No step selected."))
+            return
+        pane.border_title = f"Changed files · checkpoint {step.checkpoint_id}"
+        files.loading = True
+        self.load_entries(step.id, step.checkpoint_id)
+
+    @work(thread=True, exclusive=True, group="entries", exit_on_error=False, description="load checkpoint files")
+    def load_entries(self, step_id: Id, checkpoint_id: Id) -> None:
+        worker = get_current_worker()
+        with self.app.reading() as source:
+            entries = list(source.checkpoint_entries(checkpoint_id))
+            checkpoint = source.checkpoint(checkpoint_id) if hasattr(source, "checkpoint") else None
+            if worker.is_cancelled:
+                return
+            self.post_message(EntriesLoaded(step_id, checkpoint, entries, {}))
+            stats = {}
+            for entry in entries:
+                if worker.is_cancelled:
+                    return
+                try:
+                    before, after = source.read_entry(entry.id)
+                except Exception:  # shown per file when the user opens it; the count stays blank
+                    stats[entry.id] = None
+                    continue
+                stats[entry.id] = _line_stats(before, after)
+        if not worker.is_cancelled:
+            self.post_message(EntriesLoaded(step_id, checkpoint, entries, stats))
+
+    @on(EntriesLoaded)
+    def _entries_loaded(self, event: EntriesLoaded) -> None:
+        if self.step is None or event.step_id != self.step.id:
+            return
+        files = self.query_one(CheckpointFiles)
+        if event.stats and [r.id for r in files.records] == [e.id for e in event.entries]:
+            files.update_stats(event.stats)
+            return
+        files.loading = False
+        files.show_entries(event.entries, event.stats)
+        self.query_one("#files-pane").border_subtitle = f"{len(event.entries)} files"
+        if not event.entries:
+            self.query_one(DiffPane).show_message(Text("This checkpoint holds no files."))
+        else:
+            self._file_highlighted()
+
+    @on(DataTable.RowHighlighted, "#files")
+    def _file_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:
+        entry = self.query_one(CheckpointFiles).current_record()
+        if entry is None:
+            return
+        diff = self.query_one(DiffPane)
+        if diff.entry is not None and diff.entry.id == entry.id:
+            return
+        diff.begin(entry)
+        self.query_one("#diff-pane").border_title = "Diff"
+        self.load_entry_content(entry)
+
+    @work(thread=True, exclusive=True, group="diff", exit_on_error=False, description="read file contents")
+    def load_entry_content(self, entry: Any) -> None:
+        with self.app.reading() as source:
+            before, after = source.read_entry(entry.id)
+        prepared = DiffPane.prepare(entry.path, before, after)
+        if not get_current_worker().is_cancelled:
+            self.post_message(EntryContentLoaded(entry, before, after, prepared))
+
+    @on(EntryContentLoaded)
+    def _content_loaded(self, event: EntryContentLoaded) -> None:
+        diff = self.query_one(DiffPane)
+        if diff.entry is None or diff.entry.id != event.entry.id:
+            return
+        diff.show_content(event.entry, event.before, event.after, event.prepared)
+        self.query_one("#diff-pane").border_title = f"Diff · {safe_text(event.entry.path).plain}"
+
+    # ================================================================== actions
+    @on(DataTable.RowSelected, "#steps")
+    def _step_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open_step()
+
+    @on(DataTable.RowSelected, "#sessions")
+    def _session_selected(self, event: DataTable.RowSelected) -> None:
+        self.query_one(TaskTree).focus()
+
+    @on(Tree.NodeSelected, "#tasks")
+    def _task_selected(self, event: Tree.NodeSelected) -> None:
+        self.query_one(StepTimeline).focus()
+
+    @on(DataTable.RowSelected, "#files")
+    def _file_selected(self, event: DataTable.RowSelected) -> None:
+        self.query_one(DiffPane).focus()
+
+    def action_open_step(self) -> None:
+        """Open the step detail screen for the highlighted step."""
+        step = self.query_one(StepTimeline).current_record()
+        if step is None:
+            self.notify("No step selected.", severity="warning")
+            return
+        from memtui.ui.screens.step_detail import StepDetailScreen
+
+        self.app.push_screen(StepDetailScreen(step))
+
+    def action_focus_pane(self, name: str) -> None:
+        """Focus one pane by name (sessions, tasks, steps, files, diff)."""
+        widget_id = PANE_WIDGETS.get(name)
+        if widget_id:
+            if self.maximized is not None:
+                self.minimize()
+            self.query_one(f"#{widget_id}").focus()
+
+    def action_zoom(self) -> None:
+        """Give the focused pane the whole screen (again: back to all panes)."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        pane = next((a for a in (focused.ancestors_with_self if focused else []) if isinstance(a, Pane)), None)
+        if pane is not None:
+            self.maximize(pane, container=False)
+
+    def action_toggle_sessions(self) -> None:
+        """Hide the sessions pane so the tasks get the width (again: show it)."""
+        pane = self.query_one("#sessions-pane")
+        pane.display = not pane.display
+        if not pane.display and self.focused is self.query_one(SessionsTable):
+            self.query_one(TaskTree).focus()
+
+    # ---- filter
+    def _filter_targets(self) -> list[Widget]:
+        return [self.query_one(SessionsTable), self.query_one(TaskTree),
+                self.query_one(StepTimeline), self.query_one(CheckpointFiles)]
+
+    def action_filter(self) -> None:
+        """Filter the focused list (sessions, tasks, steps or files) as you type."""
+        focused = self.focused
+        targets = self._filter_targets()
+        if focused not in targets:
+            focused = self._filter_target if self._filter_target in targets else targets[0]
+        self._filter_target = focused
+        box = self.query_one("#filter", Input)
+        pane = next(a for a in focused.ancestors if isinstance(a, Pane))
+        box.placeholder = f"filter {pane.border_title.split(' · ')[0].lower()}…"
+        box.value = getattr(focused, "filter_text", "")
+        box.add_class("-active")
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        target = self._filter_target
+        if target is None:
+            return
+        target.apply_filter(event.value)  # type: ignore[attr-defined]
+        pane = next(a for a in target.ancestors if isinstance(a, Pane))
+        pane.set_class(bool(event.value), "-filtered")
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        self._close_filter()
+
+    def _close_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.remove_class("-active")
+        if self._filter_target is not None:
+            self._filter_target.focus()
+
+    def action_clear_filter(self) -> None:
+        """Escape: clear the focused list's filter, else leave a zoomed pane."""
+        box = self.query_one("#filter", Input)
+        if box.has_class("-active"):
+            box.value = ""
+            self._close_filter()
+            return
+        focused = self.focused
+        if focused in self._filter_targets() and getattr(focused, "filter_text", ""):
+            self._filter_target = focused
+            focused.apply_filter("")  # type: ignore[attr-defined]
+            next(a for a in focused.ancestors if isinstance(a, Pane)).remove_class("-filtered")
+            return
+        if self.maximized is not None:
+            self.minimize()
+
+    # ---- diff pane
+    def action_toggle_split(self) -> None:
+        """Unified or side-by-side diff."""
+        self.query_one(DiffPane).toggle_split()
+
+    def action_next_hunk(self) -> None:
+        """Scroll the diff to the next hunk."""
+        self.query_one(DiffPane).next_hunk()
+
+    def action_previous_hunk(self) -> None:
+        """Scroll the diff to the previous hunk."""
+        self.query_one(DiffPane).previous_hunk()
+
+    def action_cycle_file_view(self) -> None:
+        """Diff → whole file after → whole file before → diff."""
+        self.query_one(DiffPane).cycle_mode()
+
+
+def _line_stats(before: bytes | None, after: bytes | None) -> tuple[int, int] | None:
+    """(added, removed) lines, or None for binary/undecodable content."""
+    try:
+        from memtui.core.diff import diff_stats
+    except ImportError:
+        diff_stats = None
+    if diff_stats is not None:
+        stats = diff_stats(before, after)
+        return None if stats is None else (stats.added, stats.removed)
+    import difflib
+
+    try:
+        a = (before or b"").decode("utf-8").splitlines()
+        b = (after or b"").decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return None
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
+        if tag in ("replace", "delete"):
+            removed += i2 - i1
+        if tag in ("replace", "insert"):
+            added += j2 - j1
+    return added, removed

@@ -1,0 +1,129 @@
+"""One step in full: arguments and result (JSON pretty-printed and highlighted), error,
+and the checkpoint it made."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.highlight import highlight
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from memtui.core.model import EntryInfo, StepInfo
+from memtui.ui.commands import bindings
+from memtui.ui.messages import EntriesLoaded
+from memtui.ui.text import (
+    clock_time,
+    human_bytes,
+    human_cost,
+    human_duration,
+    human_tokens,
+    safe_text,
+    sanitize,
+)
+from memtui.ui.widgets.workspace_bar import WorkspaceBar
+
+HIGHLIGHT_LIMIT = 200_000
+"""Characters above which a value is shown plain (highlighting is for reading, not for megabytes)."""
+
+
+def render_value(value: Any) -> Content | Text:
+    """A step argument or result for display: text as text, anything else as highlighted JSON."""
+    if value is None:
+        return Text("(none)", style="dim")
+    if isinstance(value, str):
+        try:  # a result that is itself JSON text reads better pretty-printed
+            parsed = json.loads(value)
+        except ValueError:
+            return safe_text(value, multiline=True)
+        if not isinstance(parsed, (dict, list)):
+            return safe_text(value, multiline=True)
+        value = parsed
+    code = sanitize(json.dumps(value, indent=2, ensure_ascii=False), multiline=True)
+    if len(code) > HIGHLIGHT_LIMIT:
+        return safe_text(code, multiline=True)
+    return highlight(code, language="json")
+
+
+class StepDetailScreen(Screen[None]):
+    """Everything recorded about one step."""
+
+    COMMAND_SCOPE = "step"
+    BINDINGS = bindings("step")
+
+    def __init__(self, step: StepInfo) -> None:
+        super().__init__()
+        self.step = step
+
+    def compose(self) -> ComposeResult:
+        step = self.step
+        yield WorkspaceBar(id="workspace-bar")
+        with VerticalScroll(id="step-detail"):
+            yield Static(self._summary(), id="step-summary")
+            if step.error:
+                yield Static(Text("Error"), classes="step-section -error")
+                yield Static(safe_text(step.error, multiline=True), id="step-error", classes="step-body")
+            yield Static(Text("Arguments"), classes="step-section")
+            yield Static(render_value(step.args), id="step-args", classes="step-body")
+            yield Static(Text("Result"), classes="step-section")
+            yield Static(render_value(step.result), id="step-result", classes="step-body")
+            yield Static(Text("Checkpoint"), classes="step-section")
+            yield Static(Text("This step made no checkpoint." if step.checkpoint_id is None else "Reading…"),
+                         id="step-checkpoint", classes="step-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#step-detail").focus()
+        if self.step.checkpoint_id is not None:
+            self.load_checkpoint(self.step.checkpoint_id)
+
+    def _summary(self) -> Text:
+        step = self.step
+        text = Text.assemble(
+            ("Step ", "bold"), (f"#{step.seq}", "bold"), "  ", safe_text(step.tool, style="bold"),
+            "  ", safe_text(step.status),
+        )
+        facts = [f"at {clock_time(step.created_at)}",
+                 f"took {human_duration(step.duration_ms)}",
+                 f"tokens {human_tokens(step.tokens_in)} in / {human_tokens(step.tokens_out)} out",
+                 f"cost {human_cost(step.cost)}", f"task {step.task_id}", f"step id {step.id}"]
+        text.append("\n" + " · ".join(facts))
+        return text
+
+    @work(thread=True, exclusive=True, group="step-checkpoint", exit_on_error=False,
+          description="load the step's checkpoint")
+    def load_checkpoint(self, checkpoint_id: Any) -> None:
+        with self.app.reading() as source:
+            entries = list(source.checkpoint_entries(checkpoint_id))
+            checkpoint = source.checkpoint(checkpoint_id) if hasattr(source, "checkpoint") else None
+        if not get_current_worker().is_cancelled:
+            self.post_message(EntriesLoaded(self.step.id, checkpoint, entries, {}))
+
+    @on(EntriesLoaded)
+    def _entries(self, event: EntriesLoaded) -> None:
+        self.query_one("#step-checkpoint", Static).update(checkpoint_text(event.checkpoint, event.entries))
+
+    def action_close(self) -> None:
+        """Back to the main screen."""
+        self.dismiss()
+
+
+def checkpoint_text(checkpoint: Any, entries: list[EntryInfo]) -> Text:
+    """"checkpoint 12 · 3 files" then one line per file: mark, path, sizes."""
+    title = f"checkpoint {checkpoint.id}" if checkpoint is not None else "checkpoint"
+    if checkpoint is not None and checkpoint.label:
+        title += f" ({checkpoint.label})"
+    text = Text(f"{title} · {len(entries)} file{'s' if len(entries) != 1 else ''}")
+    for entry in entries:
+        mark = {"added": "A", "modified": "M", "deleted": "D"}.get(entry.kind, "?")
+        text.append(f"\n  {mark} ")
+        text.append_text(safe_text(entry.path))
+        text.append(f"  {human_bytes(entry.before_size)} → {human_bytes(entry.after_size)}")
+    return text

@@ -1,0 +1,68 @@
+"""The changed files of a checkpoint: added / modified / deleted, with +/- line counts."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Iterable
+
+from rich.text import Text
+
+from memtui.core.model import Id, EntryInfo
+from memtui.ui.text import human_bytes, safe_text
+from memtui.ui.widgets.record_table import RecordTable
+
+KIND_MARKS = {"added": ("A", "checkpoint-files--added"), "modified": ("M", "checkpoint-files--modified"),
+              "deleted": ("D", "checkpoint-files--deleted")}
+
+
+class CheckpointFiles(RecordTable[EntryInfo]):
+    """One row per file the checkpoint changed."""
+
+    COLUMNS = (
+        ("kind", "", 1),
+        ("path", "File", None),
+        ("added", "+", 5),
+        ("removed", "-", 5),
+        ("size", "Size", 7),
+    )
+    COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
+        "checkpoint-files--added",
+        "checkpoint-files--modified",
+        "checkpoint-files--deleted",
+    }
+    """
+    | Class | Description |
+    | :- | :- |
+    | `checkpoint-files--added` | Mark and counts of added lines/files. |
+    | `checkpoint-files--modified` | Mark of a modified file. |
+    | `checkpoint-files--deleted` | Mark and counts of removed lines/files. |
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.stats: dict[Id, tuple[int, int] | None] = {}
+
+    def filter_key(self, record: EntryInfo) -> str:
+        return record.path
+
+    def show_entries(self, entries: list[EntryInfo], stats: dict[Id, tuple[int, int] | None]) -> None:
+        self.stats = dict(stats)
+        self.set_records(entries)
+
+    def update_stats(self, stats: dict[Id, tuple[int, int] | None]) -> None:
+        """Fill in +/- counts computed after the list was shown."""
+        self.stats.update(stats)
+        self.set_records(self.records, keep_cursor=True)
+
+    def row_cells(self, record: EntryInfo) -> Iterable[Any]:
+        mark, component = KIND_MARKS.get(record.kind, ("?", "checkpoint-files--modified"))
+        added_style = self.get_component_rich_style("checkpoint-files--added", partial=True)
+        removed_style = self.get_component_rich_style("checkpoint-files--deleted", partial=True)
+        stat = self.stats.get(record.id)
+        size = record.after_size if record.after_size is not None else record.before_size
+        return (
+            Text(mark, style=self.get_component_rich_style(component, partial=True)),
+            safe_text(record.path),
+            Text(f"+{stat[0]}" if stat else "", style=added_style, justify="right"),
+            Text(f"-{stat[1]}" if stat else "", style=removed_style, justify="right"),
+            self.number(human_bytes(size)),
+        )

@@ -1,0 +1,155 @@
+"""A DataTable over a list of records, filled in pages and filterable.
+
+Subclasses say how a record becomes a row (`row_cells`, `row_key`) and what a filter
+matches (`filter_key`). Rows are added a page at a time as the cursor nears the end, so a
+list of tens of thousands of records costs one page up front; `more_available` lets a
+subclass fetch further pages from the store (the step timeline does).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Iterable, Sequence, TypeVar
+
+from rich.text import Text
+from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
+
+R = TypeVar("R")
+
+PAGE = 200
+"""Rows added at a time."""
+PREFETCH = 40
+"""Add the next page when the cursor comes this close to the last row."""
+
+
+class RecordTable(DataTable, Generic[R]):
+    """Rows from records; paged; `/`-filterable (`filter_text`)."""
+
+    COLUMNS: Sequence[tuple[str, str, int | None]] = ()
+    """(key, label, width) of each column; the one column with width None takes the rest."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
+        self.records: list[R] = []
+        """Every record given, in display order."""
+        self.matching: list[R] = []
+        """The records that pass the filter."""
+        self.filter_text = ""
+        """The current filter ("" shows everything)."""
+        self._added = 0
+
+    def on_mount(self) -> None:
+        for key, label, width in self.COLUMNS:
+            self.add_column(label, key=key, width=width or 10)
+
+    def on_resize(self) -> None:
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Give the flexible column what the fixed ones leave of the width."""
+        flex = [key for key, _, width in self.COLUMNS if width is None]
+        if not flex or not self.size.width:
+            return
+        fixed = sum((width or 0) + 2 * self.cell_padding for _, _, width in self.COLUMNS)
+        room = self.scrollable_content_region.width - fixed - 2 * self.cell_padding
+        column = self.columns.get(ColumnKey(flex[0]))  # type: ignore[call-overload]
+        if column is not None and column.width != max(room, 8):
+            column.width = max(room, 8)
+            column.auto_width = False
+            self._require_update_dimensions = True
+            self.refresh()
+
+    # ------------------------------------------------------------------ subclass API
+    def row_cells(self, record: R) -> Iterable[Any]:
+        """The cells of one record (Rich `Text` for anything from the store)."""
+        raise NotImplementedError
+
+    def row_key(self, record: R) -> str:
+        """A unique key for the record's row."""
+        return str(getattr(record, "id"))
+
+    def filter_key(self, record: R) -> str:
+        """The text a filter matches against (case-insensitive substring)."""
+        return str(getattr(record, "title", ""))
+
+    def more_available(self) -> bool:
+        """True when more records exist than were given (the subclass fetches them)."""
+        return False
+
+    def request_more(self) -> None:
+        """Fetch the next page from the store (called near the end when `more_available`)."""
+
+    # ------------------------------------------------------------------ records
+    def set_records(self, records: Sequence[R], keep_cursor: bool = False) -> None:
+        """Replace every record; the cursor goes back to the top unless `keep_cursor`."""
+        previous = self.current_key() if keep_cursor else None
+        self.records = list(records)
+        self._rebuild(previous)
+
+    def extend_records(self, records: Sequence[R]) -> None:
+        """Append records (a further page); rows appear as the cursor gets there."""
+        self.records.extend(records)
+        needle = self.filter_text.lower()
+        new = [r for r in records if not needle or needle in self.filter_key(r).lower()]
+        self.matching.extend(new)
+        if self._added >= len(self.matching) - len(new) - PREFETCH:
+            self._add_page()
+
+    def apply_filter(self, text: str) -> None:
+        """Show only records whose `filter_key` contains `text` (case-insensitive)."""
+        if text == self.filter_text:
+            return
+        self.filter_text = text
+        self._rebuild(self.current_key())
+
+    def _rebuild(self, keep: str | None) -> None:
+        needle = self.filter_text.lower()
+        self.matching = [r for r in self.records if not needle or needle in self.filter_key(r).lower()]
+        self.clear()
+        self._added = 0
+        self._add_page()
+        if keep is not None:
+            index = next((i for i, r in enumerate(self.matching) if self.row_key(r) == keep), None)
+            if index is not None:
+                while index >= self._added:
+                    self._add_page()
+                self.move_cursor(row=index, animate=False)
+
+    def _add_page(self) -> None:
+        page = self.matching[self._added:self._added + PAGE]
+        for record in page:
+            self.add_row(*self.row_cells(record), key=self.row_key(record))
+        self._added += len(page)
+
+    def current_record(self) -> R | None:
+        """The record under the cursor, if any."""
+        if not self.row_count or self.cursor_row < 0 or self.cursor_row >= min(self._added, len(self.matching)):
+            return None
+        return self.matching[self.cursor_row]
+
+    def current_key(self) -> str | None:
+        record = self.current_record()
+        return None if record is None else self.row_key(record)
+
+    def select_key(self, key: str) -> bool:
+        """Move the cursor to the row of `key` (adding pages as needed)."""
+        index = next((i for i, r in enumerate(self.matching) if self.row_key(r) == key), None)
+        if index is None:
+            return False
+        while index >= self._added:
+            self._add_page()
+        self.move_cursor(row=index, animate=False)
+        return True
+
+    def watch_cursor_coordinate(self, old: Any, new: Any) -> None:
+        super().watch_cursor_coordinate(old, new)
+        if new.row >= self._added - PREFETCH:
+            if self._added < len(self.matching):
+                self.call_after_refresh(self._add_page)
+            elif self.more_available():
+                self.request_more()
+
+    @staticmethod
+    def number(value: int | float | str) -> Text:
+        """A right-aligned cell."""
+        return Text(str(value), justify="right")

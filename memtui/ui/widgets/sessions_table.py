@@ -1,0 +1,75 @@
+"""The sessions list: newest activity first, with an "Orphans" row for session-less tasks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable, ClassVar, Iterable
+
+from rich.text import Text
+
+from memtui.core.model import Id, SessionInfo
+from memtui.ui.text import human_bytes, relative_time, safe_text
+from memtui.ui.widgets.record_table import RecordTable
+
+ORPHANS_KEY = "orphans"
+
+
+@dataclass(frozen=True)
+class OrphansRow:
+    """The pseudo-session of tasks whose session was deleted."""
+
+    count: int
+    id: str = ORPHANS_KEY
+    title: str = "Orphans (tasks without a session)"
+
+
+class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
+    """Sessions: title, status, current task, tasks, stored bytes, last activity."""
+
+    COLUMNS = (
+        ("title", "Session", None),
+        ("status", "Status", 7),
+        ("current", "Current task", 22),
+        ("tasks", "Tasks", 5),
+        ("bytes", "Stored", 8),
+        ("activity", "Activity", 10),
+    )
+    COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
+        "sessions-table--open",
+        "sessions-table--closed",
+        "sessions-table--orphans",
+    }
+    """
+    | Class | Description |
+    | :- | :- |
+    | `sessions-table--open` | The status of an open session. |
+    | `sessions-table--closed` | The status of a closed session. |
+    | `sessions-table--orphans` | The Orphans pseudo-session row. |
+    """
+
+    def __init__(self, *, now: Callable[[], datetime] | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.now = now or (lambda: datetime.now(timezone.utc))
+        self.current_titles: dict[Id, str] = {}
+
+    def row_key(self, record: SessionInfo | OrphansRow) -> str:
+        return str(record.id) if isinstance(record, SessionInfo) else ORPHANS_KEY
+
+    def row_cells(self, record: SessionInfo | OrphansRow) -> Iterable[Any]:
+        if isinstance(record, OrphansRow):
+            style = self.get_component_rich_style("sessions-table--orphans", partial=True)
+            return (Text(record.title, style=style), Text("—"), Text(""), self.number(record.count),
+                    Text(""), Text(""))
+        status_style = self.get_component_rich_style(
+            "sessions-table--open" if record.status == "open" else "sessions-table--closed", partial=True)
+        current = self.current_titles.get(record.current_task_id, "") if record.current_task_id else ""
+        return (
+            safe_text(record.title),
+            safe_text(record.status, style=status_style),
+            safe_text(current),
+            self.number(record.task_count),
+            self.number(human_bytes(record.stored_bytes)),
+            Text(relative_time(record.updated_at, self.now())),
+        )

@@ -1,0 +1,136 @@
+"""The step timeline of one task: time, tool, short arguments, status, duration, tokens, cost.
+
+Steps come from the store a page at a time (`StepTimeline.NeedMore` asks for the next);
+the totals line is computed over all steps by the store, not over the loaded page.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterable
+
+from rich.text import Text
+from textual.message import Message
+
+from memtui.core.model import Id, StepInfo
+from memtui.ui.text import clock_time, human_cost, human_duration, human_tokens, one_line, safe_text
+from memtui.ui.widgets.record_table import RecordTable
+
+STEP_PAGE = 500
+"""Steps fetched from the store at a time."""
+
+
+def short_args(args: Any, width: int = 60) -> str:
+    """One line of a step's arguments: `path=src/x.py cmd="pytest -q"`."""
+    if args is None:
+        return ""
+    if isinstance(args, dict):
+        parts = []
+        for key, value in args.items():
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            parts.append(f"{key}={one_line(text, 40)}")
+        return one_line(" ".join(parts), width)
+    if isinstance(args, str):
+        return one_line(args, width)
+    return one_line(json.dumps(args, ensure_ascii=False), width)
+
+
+class StepTimeline(RecordTable[StepInfo]):
+    """Steps of a task, paged from the store."""
+
+    COLUMNS = (
+        ("seq", "#", 4),
+        ("time", "Time", 8),
+        ("tool", "Tool", 14),
+        ("args", "Arguments", None),
+        ("status", "Status", 6),
+        ("duration", "Took", 7),
+        ("tokens", "Tokens", 7),
+        ("cost", "Cost", 7),
+        ("cp", "Δ", 2),
+    )
+    COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
+        "step-timeline--ok",
+        "step-timeline--error",
+        "step-timeline--checkpoint",
+    }
+    """
+    | Class | Description |
+    | :- | :- |
+    | `step-timeline--ok` | Status of a step that succeeded. |
+    | `step-timeline--error` | Status of a step that failed. |
+    | `step-timeline--checkpoint` | The mark of a step that made a checkpoint. |
+    """
+
+    @dataclass
+    class NeedMore(Message):
+        """The cursor reached the last loaded step and the task has more."""
+
+        timeline: "StepTimeline"
+        task_id: Id
+        offset: int
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.task_id: Id | None = None
+        self.total: int = 0
+        """Steps the task has in the store (loaded or not)."""
+        self._requested: int | None = None
+
+    def show_steps(self, task_id: Id, steps: list[StepInfo], total: int) -> None:
+        """Start the list of a task with its first page."""
+        self.task_id = task_id
+        self.total = total
+        self._requested = None
+        self.set_records(steps)
+
+    def add_steps(self, task_id: Id, offset: int, steps: list[StepInfo]) -> None:
+        """Append a further page (ignored if it is stale or already there)."""
+        if task_id != self.task_id or offset != len(self.records):
+            return
+        self._requested = None
+        self.extend_records(steps)
+
+    def more_available(self) -> bool:
+        return self.task_id is not None and len(self.records) < self.total
+
+    def request_more(self) -> None:
+        if self._requested == len(self.records) or self.task_id is None:
+            return
+        self._requested = len(self.records)
+        self.post_message(self.NeedMore(self, self.task_id, len(self.records)))
+
+    def filter_key(self, record: StepInfo) -> str:
+        return f"{record.tool} {short_args(record.args, 200)} {record.status}"
+
+    def row_cells(self, record: StepInfo) -> Iterable[Any]:
+        failed = record.status not in ("ok", "success") or bool(record.error)
+        status_style = self.get_component_rich_style(
+            "step-timeline--error" if failed else "step-timeline--ok", partial=True)
+        tokens = record.tokens_in + record.tokens_out
+        return (
+            self.number(record.seq),
+            Text(clock_time(record.created_at)),
+            safe_text(record.tool),
+            safe_text(short_args(record.args)),
+            safe_text(record.status, style=status_style),
+            self.number(human_duration(record.duration_ms)),
+            self.number(human_tokens(tokens) if tokens else "—"),
+            self.number(human_cost(record.cost)),
+            Text("◆" if record.checkpoint_id is not None else "",
+                 style=self.get_component_rich_style("step-timeline--checkpoint", partial=True)),
+        )
+
+
+def totals_line(totals: dict[str, float] | None, loaded: int) -> Text:
+    """"255 steps · 1.2M tokens in / 80k out · $3.14 · 12m05s" (over the whole task)."""
+    if not totals:
+        return Text("")
+    steps = int(totals.get("steps", 0))
+    parts = [f"{steps} steps" + (f" ({loaded} loaded)" if loaded < steps else "")]
+    parts.append(f"{human_tokens(int(totals.get('tokens_in', 0)))} tokens in"
+                 f" / {human_tokens(int(totals.get('tokens_out', 0)))} out")
+    parts.append(human_cost(float(totals.get("cost", 0.0))) if totals.get("cost") else "no cost")
+    parts.append(human_duration(totals.get("duration_ms", 0)))
+    return Text(" · ".join(parts))

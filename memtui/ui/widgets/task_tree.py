@@ -1,0 +1,164 @@
+"""The tasks of one session as a tree: sub-agent handoffs nest under the task that handed off.
+
+A handoff child may live in another (often closed) session; it still nests under its
+parent here, marked with the session it lives in. Status is a glyph plus a theme colour
+(component classes, styled in tcss/app.tcss), so themes restyle it.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from memtui.core.model import Id, TaskInfo
+from memtui.ui.text import safe_text
+
+# status → (glyph, component class). Pinned and superseded are shown besides the status.
+STATUS_GLYPHS: dict[str, tuple[str, str]] = {
+    "running": ("▶", "task-tree--running"),
+    "waiting_user": ("?", "task-tree--waiting"),
+    "completed": ("✓", "task-tree--completed"),
+    "failed": ("✗", "task-tree--failed"),
+    "cancelled": ("⊘", "task-tree--cancelled"),
+}
+UNKNOWN_GLYPH = ("·", "task-tree--cancelled")
+
+
+class TaskTree(Tree[TaskInfo]):
+    """Tasks of a session, handoff children nested; filterable by title."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = Tree.COMPONENT_CLASSES | {
+        "task-tree--running",
+        "task-tree--waiting",
+        "task-tree--completed",
+        "task-tree--failed",
+        "task-tree--cancelled",
+        "task-tree--superseded",
+        "task-tree--pinned",
+        "task-tree--current",
+        "task-tree--foreign",
+        "task-tree--collected",
+    }
+    """
+    | Class | Description |
+    | :- | :- |
+    | `task-tree--running` … `task-tree--cancelled` | The status glyph of each status. |
+    | `task-tree--superseded` | A task a newer one supersedes (title dimmed). |
+    | `task-tree--pinned` | The pin mark. |
+    | `task-tree--current` | The session's current-task mark. |
+    | `task-tree--foreign` | The "in session N" note of a handoff child from another session. |
+    | `task-tree--collected` | The "collected" note of a task whose heavy data GC removed. |
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("Tasks", id=id, classes=classes)
+        self.show_root = False
+        self.guide_depth = 3
+        self.session_id: Id | None = None
+        """The session shown (None: the orphans)."""
+        self.current_task_id: Id | None = None
+        self.filter_text = ""
+        self._tasks: list[TaskInfo] = []
+        self._children: dict[Id, list[TaskInfo]] = {}
+        self._roots: list[Id] = []
+
+    # ------------------------------------------------------------------ content
+    def show_tasks(self, session_id: Id | None, tasks: list[TaskInfo], children: dict[Id, list[TaskInfo]],
+                   roots: list[Id], current_task_id: Id | None) -> None:
+        """Replace the tree with this session's task forest."""
+        self.session_id = session_id
+        self.current_task_id = current_task_id
+        self._tasks, self._children, self._roots = tasks, children, roots
+        self._rebuild()
+
+    def apply_filter(self, text: str) -> None:
+        """Keep the tasks whose title contains `text`, with their ancestors."""
+        if text != self.filter_text:
+            self.filter_text = text
+            self._rebuild(keep=self.current_task())
+
+    def _rebuild(self, keep: TaskInfo | None = None) -> None:
+        by_id = {t.id: t for t in self._tasks}
+        for kids in self._children.values():
+            by_id.update((k.id, k) for k in kids)
+        needle = self.filter_text.lower()
+
+        def wanted(task_id: Id, seen: frozenset[Id]) -> bool:
+            task = by_id[task_id]
+            if not needle or needle in task.title.lower():
+                return True
+            return any(wanted(k.id, seen | {k.id}) for k in self._children.get(task_id, ()) if k.id not in seen)
+
+        self.clear()
+        target: TreeNode[TaskInfo] | None = None
+
+        def add(parent: TreeNode[TaskInfo], task_id: Id, seen: frozenset[Id]) -> None:
+            nonlocal target
+            task = by_id[task_id]
+            kids = [k for k in self._children.get(task_id, ()) if k.id not in seen and wanted(k.id, seen)]
+            node = parent.add(safe_text(task.title), data=task, expand=True, allow_expand=bool(kids))
+            if keep is not None and task.id == keep.id and target is None:
+                target = node
+            for kid in kids:
+                add(node, kid.id, seen | {kid.id})
+
+        for root in self._roots:
+            if root in by_id and wanted(root, frozenset({root})):
+                add(self.root, root, frozenset({root}))
+        if target is not None:
+            self.call_after_refresh(self.move_cursor, target)
+
+    def current_task(self) -> TaskInfo | None:
+        """The task under the cursor."""
+        node = self.cursor_node
+        return None if node is None or node is self.root else node.data
+
+    def select_task(self, task_id: Id) -> bool:
+        """Move the cursor to a task, if it is in the tree."""
+        def find(node: TreeNode[TaskInfo]) -> TreeNode[TaskInfo] | None:
+            for child in node.children:
+                if child.data is not None and child.data.id == task_id:
+                    return child
+                found = find(child)
+                if found is not None:
+                    return found
+            return None
+
+        node = find(self.root)
+        if node is not None:
+            self.move_cursor(node)
+            return True
+        return False
+
+    # ------------------------------------------------------------------ rendering
+    def render_label(self, node: TreeNode[TaskInfo], base_style: Style, style: Style) -> Text:
+        task = node.data
+        if task is None:
+            return super().render_label(node, base_style, style)
+        glyph, component = STATUS_GLYPHS.get(task.status, UNKNOWN_GLYPH)
+        prefix = Text.assemble(
+            (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style)
+            if node.allow_expand else "",
+            (f"{glyph} ", self.get_component_rich_style(component, partial=True)),
+        )
+        title = node.label.copy()
+        if task.superseded:
+            title.stylize(self.get_component_rich_style("task-tree--superseded", partial=True))
+        title.stylize(style)
+        parts: list[Text | tuple[str, Style] | str] = [prefix, title]
+        if task.id == self.current_task_id:
+            parts.append((" ◀ current", self.get_component_rich_style("task-tree--current", partial=True)))
+        if task.pinned:
+            parts.append((" ⚑ pinned", self.get_component_rich_style("task-tree--pinned", partial=True)))
+        if task.superseded:
+            parts.append((" superseded", self.get_component_rich_style("task-tree--superseded", partial=True)))
+        if task.collected:
+            parts.append((" collected", self.get_component_rich_style("task-tree--collected", partial=True)))
+        if task.session_id != self.session_id:
+            where = "orphan" if task.session_id is None else f"session {task.session_id}"
+            parts.append((f" ↗ {where}", self.get_component_rich_style("task-tree--foreign", partial=True)))
+        return Text.assemble(*parts)

@@ -1,0 +1,49 @@
+"""The header line: workspace path, database size, read-only badge, live vs reclaimable tasks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Label
+
+from memtui.ui.text import human_bytes, safe_text
+
+
+class WorkspaceBar(Horizontal):
+    """One line of facts about the open workspace (filled by the app's measuring worker)."""
+
+    def compose(self) -> ComposeResult:
+        yield Label("memtui", id="ws-name")
+        yield Label(Text("opening…"), id="ws-path")
+        yield Label("", id="ws-size")
+        yield Label("", id="ws-badge")
+        yield Label("", id="ws-gc")
+
+    def on_mount(self) -> None:
+        measured = getattr(self.app, "measured", None)
+        if measured is not None:
+            self.show(self.app, measured)
+
+    def show(self, app: Any, measured: Any) -> None:
+        """Fill in the facts (`measured` is a `WorkspaceMeasured` message)."""
+        workspace = getattr(app, "workspace", None)
+        self.query_one("#ws-path", Label).update(safe_text(str(workspace) if workspace else ""))
+        self.query_one("#ws-size", Label).update(
+            Text(f"DB {human_bytes(measured.db_bytes)}" if measured.db_bytes is not None else ""))
+        badge = self.query_one("#ws-badge", Label)
+        store = getattr(app, "store", None)
+        readonly = getattr(store, "readonly", True) if store is not None else True
+        old = store is not None and getattr(store, "needs_upgrade", False)
+        badge.update(Text("read-only" + (" · older schema" if old else "")) if readonly else Text(""))
+        badge.set_class(readonly, "-readonly")
+        counts = measured.counts or {}
+        gc = measured.gc
+        if gc is None:
+            tasks = f"{counts['tasks']} tasks · " if "tasks" in counts else ""
+            self.query_one("#ws-gc", Label).update(Text(f"{tasks}GC: not computed"))
+        else:
+            self.query_one("#ws-gc", Label).update(
+                Text(f"live {gc['live']} · reclaimable {gc['reclaimable']}"))

@@ -1,0 +1,166 @@
+"""The content store: exact round trips, dedup, bounded chains, legacy reads, corruption."""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+import zstandard as zstd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memtui.core import content as codec
+from memtui.core.errors import ContentTooLarge, CorruptContent
+from memtui.core.store import AgentStore
+
+
+@pytest.fixture
+def store(tmp_path):
+    with AgentStore.open(tmp_path / "ws") as s:
+        yield s
+
+
+def _task(store):
+    sid = store.start_session("s")
+    return store.start_task(sid, "t")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(before=st.one_of(st.none(), st.binary(max_size=3000)), after=st.one_of(st.none(), st.binary(max_size=3000)))
+def test_round_trip_arbitrary_bytes(store, before, after):
+    task = _task(store)
+    cp = store.record_checkpoint(task, None, {"f.bin": (before, after)})
+    (entry,) = store.checkpoint_entries(cp)
+    store._cache.clear()  # read from the database, not the write cache
+    assert store.read_entry(entry.id) == (before, after)
+
+
+@pytest.mark.parametrize("data", [b"", b"\xff\xfe\x00 not utf-8 \x80", bytes(range(256)) * 40, "héllo ✓\n".encode() * 500])
+def test_round_trip_edge_cases(store, data):
+    task = _task(store)
+    cp = store.record_checkpoint(task, None, {"x": (data, data + b"!")})
+    store._cache.clear()
+    assert store.read_entry(store.checkpoint_entries(cp)[0].id) == (data, data + b"!")
+
+
+def test_identical_contents_are_stored_once(store):
+    task = _task(store)
+    text = b"def f():\n    return 1\n" * 200
+    for i in range(5):
+        store.record_checkpoint(task, None, {f"copy{i}.py": (None, text)})
+    assert store._sql("SELECT COUNT(*) FROM blob")[0][0] == 1
+    # the after of one edit is the before of the next: one new blob per edit
+    v = [text + b"# %d\n" % i for i in range(4)]
+    for a, b in zip(v, v[1:]):
+        store.record_checkpoint(task, None, {"copy0.py": (a, b)})
+    assert store._sql("SELECT COUNT(*) FROM blob")[0][0] == 1 + 4
+
+
+def test_long_version_chain_reads_within_bound(store):
+    task = _task(store)
+    text = b"".join(b"line %d: some source text here\n" % i for i in range(400))
+    versions = [text]
+    for i in range(300):
+        new = versions[-1].replace(b"line %d:" % (i % 400), b"LINE %d:" % i, 1) + b"# edit %d\n" % i
+        store.record_checkpoint(task, None, {"src/a.py": (versions[-1], new)})
+        versions.append(new)
+    depths = [r[0] for r in store._sql("SELECT depth FROM blob")]
+    assert max(depths) <= codec.MAX_CHAIN
+    assert sum(r[0] for r in store._sql("SELECT codec = 'delta' FROM blob")) > 250  # deltas are used
+    stored = store._sql("SELECT SUM(stored), SUM(size) FROM blob")[0]
+    assert stored[0] < stored[1] * 0.05
+    store._cache.clear()
+    for cp in store.checkpoints(task)[::37]:
+        entry = store.checkpoint_entries(cp.id)[0]
+        before, after = store.read_entry(entry.id)
+        assert (before, after) == (versions[cp.id - 1], versions[cp.id])
+
+
+def test_chain_never_exceeds_cap_even_with_long_skip_runs():
+    for n in range(1, 70000, 997):
+        depth, v = 1, n
+        while v:
+            v = v & (v - 1)
+            depth += 1
+        assert depth <= 18  # popcount bound; the store additionally caps at MAX_CHAIN
+    assert codec.skip_delta_base(12) == 8 and codec.skip_delta_base(8) == 0 and codec.skip_delta_base(0) is None
+
+
+def _legacy_entry(store, before, after):
+    task = _task(store)
+    cp = store.record_checkpoint(task, None, {"old.txt": (b"x", b"y")})
+    (entry,) = store.checkpoint_entries(cp)
+    store.db.execute_sql("UPDATE checkpoint_entry SET before_hash = NULL, after_hash = NULL,"
+                         " before_legacy = ?, after_legacy = ? WHERE id = ?", (before, after, entry.id))
+    return entry.id
+
+
+def test_legacy_zlib_blob_and_plain_text_still_read(store):
+    original = b"print('hello')\n" * 50
+    eid = _legacy_entry(store, zlib.compress(original, 6), "plain text after\n")
+    assert store.read_entry(eid) == (original, b"plain text after\n")
+
+
+def test_legacy_truncated_zlib_is_an_error_not_empty(store):
+    eid = _legacy_entry(store, zlib.compress(b"abc" * 1000, 6)[:-8], "x")
+    with pytest.raises(CorruptContent):
+        store.read_entry(eid)
+
+
+def _single_blob(store, data):
+    task = _task(store)
+    cp = store.record_checkpoint(task, None, {"f": (None, data)})
+    store._cache.clear()
+    return store.checkpoint_entries(cp)[0]
+
+
+def test_flipped_byte_is_detected(store):
+    entry = _single_blob(store, b"some compressible text " * 100)
+    data = bytearray(store._sql("SELECT data FROM blob WHERE hash = ?", (bytes.fromhex(entry.after_hash),))[0][0])
+    data[len(data) // 2] ^= 0xFF
+    store.db.execute_sql("UPDATE blob SET data = ? WHERE hash = ?", (bytes(data), bytes.fromhex(entry.after_hash)))
+    with pytest.raises(CorruptContent):
+        store.read_entry(entry.id)
+
+
+def test_truncated_stream_is_detected(store):
+    entry = _single_blob(store, b"some compressible text " * 100)
+    store.db.execute_sql("UPDATE blob SET data = substr(data, 1, length(data) - 5) WHERE hash = ?", (bytes.fromhex(entry.after_hash),))
+    with pytest.raises(CorruptContent):
+        store.read_entry(entry.id)
+
+
+def test_wrong_hash_is_detected(store):
+    entry = _single_blob(store, b"raw bytes")  # stored raw (tiny)
+    store.db.execute_sql("UPDATE blob SET data = ? WHERE hash = ?", (b"RAW bytes", bytes.fromhex(entry.after_hash)))
+    with pytest.raises(CorruptContent):
+        store.read_entry(entry.id)
+
+
+def test_decompression_bomb_is_refused_before_inflating(tmp_path):
+    bomb = zstd.ZstdCompressor(level=19, write_content_size=True).compress(b"\0" * (8 * 1024 * 1024))
+    assert len(bomb) < 4096
+    with AgentStore.open(tmp_path / "ws", content_limit=1024 * 1024) as store:
+        entry = _single_blob(store, b"small text " * 20)
+        # A hostile row claims a small size but its frame declares 8 MiB.
+        store.db.execute_sql("UPDATE blob SET codec = 'zstd', data = ? WHERE hash = ?", (bomb, bytes.fromhex(entry.after_hash)))
+        with pytest.raises(ContentTooLarge):
+            store.read_entry(entry.id)
+        store.db.execute_sql("UPDATE blob SET size = ? WHERE hash = ?", (8 * 1024 * 1024, bytes.fromhex(entry.after_hash)))
+        with pytest.raises(ContentTooLarge):
+            store.read_entry(entry.id)
+
+
+def test_legacy_zlib_bomb_is_refused():
+    bomb = zlib.compress(b"\0" * (4 * 1024 * 1024), 9)
+    with pytest.raises(ContentTooLarge):
+        codec.decode_legacy(bomb, limit=1024 * 1024)
+
+
+def test_small_or_incompressible_content_is_stored_raw():
+    import os
+
+    noise = os.urandom(5000)
+    assert codec.encode(noise).codec == codec.CODEC_RAW
+    assert codec.encode(b"tiny").codec == codec.CODEC_RAW
+    assert codec.encode(b"abc" * 1000).codec == codec.CODEC_ZSTD

@@ -1,0 +1,167 @@
+"""Claude Code transcripts: both record generations, sub-agents, file history, rewinds."""
+
+from __future__ import annotations
+
+import pytest
+
+from memtui.core.model import MemorySource
+from memtui.core.sources import discover
+from memtui.core.sources.claude_code import ClaudeCodeSource
+
+from sources_support import FIXTURES, agent_homes, fixture_texts, tree_state
+
+S20 = "1a9d4e2b-3c5f-4a6b-8d7e-9f0a1b2c3d20"
+S21 = "5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"
+TEXTS = fixture_texts()
+
+
+@pytest.fixture
+def homes(tmp_path):
+    return agent_homes(tmp_path)
+
+
+@pytest.fixture
+def store(homes):
+    workspace, env = homes
+    [source] = [s for s in discover(workspace, env=env) if s.kind == "claude-code"]
+    return source.open()
+
+
+def test_detected_from_the_workspace_by_recorded_cwd(homes):
+    workspace, env = homes
+    [source] = [s for s in discover(workspace, env=env) if s.kind == "claude-code"]
+    # Two sessions of this project; the notes project in the same home is not picked.
+    assert source.counts() == {"sessions": 2, "prompts": 5, "tool_calls": 12, "file_changes": 6, "malformed_lines": 4}
+    assert {s.id for s in source.open().sessions()} == {S20, S21}
+
+
+def test_directory_names_are_not_decoded(homes, tmp_path):
+    workspace, env = homes
+    claude = tmp_path / "claude" / "projects"
+    (claude / "-home-dev-tally").rename(claude / "renamed-anything")
+    [source] = [s for s in discover(workspace, env=env) if s.kind == "claude-code"]
+    assert source.counts()["sessions"] == 2
+
+
+@pytest.mark.parametrize("where", ["", "projects", f"projects/-home-dev-tally", f"projects/-home-dev-tally/{S21}.jsonl"])
+def test_detected_from_the_store_path(where):
+    [source] = discover(FIXTURES / "claude_home" / where)
+    assert source.kind == "claude-code"
+    counts = source.counts()
+    if where.endswith(".jsonl"):
+        assert counts == {"sessions": 1, "prompts": 2, "tool_calls": 8, "file_changes": 4, "malformed_lines": 1}
+    elif where.endswith("tally"):
+        assert counts["sessions"] == 2
+    else:
+        assert counts == {"sessions": 3, "prompts": 6, "tool_calls": 12, "file_changes": 6, "malformed_lines": 4}
+
+
+def test_malformed_lines_are_reported_with_file_and_line(store):
+    problems = {(p.file.rsplit("/", 1)[-1], p.line, p.message.split(" at ")[0].split(" (")[0].split(":")[0]) for p in store.problems()}
+    assert problems == {
+        (f"{S20}.jsonl", 4, "invalid UTF-8"),
+        (f"{S20}.jsonl", 7, "malformed JSON"),
+        (f"{S20}.jsonl", 8, "not a JSON object, skipped"),
+        (f"{S20}.jsonl", 19, "truncated last line"),
+        (f"{S21}.jsonl", 30, "truncated last line"),
+    }
+
+
+def test_sessions_titles_and_turns(store):
+    assert isinstance(store, MemorySource)
+    sessions = {s.id: s for s in store.sessions()}
+    assert sessions[S21].title == "Add verbose flag to tally CLI"  # ai-title (2.1.x)
+    assert sessions[S20].title == "Tally: count lines per file"  # the summary whose leaf is in the file
+    turns = store.tasks(S21)
+    assert [t.title for t in turns] == [
+        "Add a --verbose flag to the tally CLI",
+        "Now make -v print each file's line count",
+        "Review the change",
+    ]
+    assert "context compacted" in turns[1].summary
+    assert store.tasks(S20)[0].title == "Count lines per file in tally (see caf\ufffd.txt)"
+
+
+def test_rewound_branch_is_superseded_and_the_newest_leaf_is_current(store):
+    turns = {t.id: t for t in store.tasks(S20)}
+    assert turns[f"{S20}:v2"].superseded and "rewound" in turns[f"{S20}:v2"].summary
+    assert not turns[f"{S20}:v3"].superseded
+    assert {s.id: s for s in store.sessions()}[S20].current_task_id == f"{S20}:v3"
+
+
+def test_subagents_of_both_generations_are_handoff_children(store):
+    refs = store.references(f"{S21}:u1")
+    assert [(r.to_task, r.kind) for r in refs] == [(f"{S21}:agent-a7f3c2e1", "handoff")]  # .meta.json toolUseId
+    refs = store.references(f"{S20}:agent-5e0c9a1f")  # 2.0.x: agent file beside the session, matched by prompt
+    assert [(r.from_task, r.to_task) for r in refs] == [(f"{S20}:v1", f"{S20}:agent-5e0c9a1f")]
+    assert [s.tool for s in store.steps(f"{S20}:agent-5e0c9a1f")] == ["Grep", "reply"]
+
+
+def test_steps_pair_tool_use_with_result_and_count_usage_once(store):
+    steps = store.steps(f"{S21}:u1")
+    assert [s.tool for s in steps] == ["Read", "Edit", "Write", "Edit", "Agent", "reply"]
+    read = steps[0]
+    assert read.args["file_path"].endswith("/tally/tally/cli.py") and "numLines" not in str(read.result)
+    # Two lines of one reply (thinking, then tool_use) repeat the usage: counted once.
+    assert (read.tokens_in, read.tokens_out) == (3 + 2100 + 11800, 160)
+    assert steps[3].status == "error" and "String to replace not found" in steps[3].error
+    assert steps[1].checkpoint_id == f"{S21}:toolu_02" and steps[3].checkpoint_id is None
+    assert [m.role for m in store.messages(f"{S21}:u1")] == ["user", "assistant"]
+    assert store.steps(f"{S21}:u2")[2].tool == "compaction"
+
+
+def test_file_changes_have_exact_before_and_after(store):
+    def entry(tool_id):
+        [e] = store.checkpoint_entries(f"{tool_id}")
+        return e, store.read_entry(e.id)
+
+    e, (before, after) = entry(f"{S21}:toolu_02")  # Edit with originalFile
+    assert (e.path, e.kind, before, after) == ("tally/cli.py", "modified", TEXTS.CLI_V0.encode(), TEXTS.CLI_V1.encode())
+    e, (before, after) = entry(f"{S21}:toolu_03")  # Write create
+    assert (e.path, e.kind, before, after, e.before_known) == ("tests/test_cli.py", "added", None, TEXTS.TEST_V1.encode(), True)
+    e, (before, after) = entry(f"{S21}:toolu_06")  # no originalFile: the turn's file-history backup
+    assert (before, after) == (TEXTS.CLI_V1.encode(), TEXTS.CLI_V2.encode())
+    e, (before, after) = entry(f"{S21}:toolu_07")  # second edit in the turn: the backup is stale
+    assert (before, after, e.before_known) == (None, None, False)
+    assert "earlier edit in the same turn" in e.unknown_reason
+    e, (before, after) = entry(f"{S20}:toolu_11")  # MultiEdit (2.0.x)
+    assert (before, after) == (TEXTS.COUNT_V0.encode(), TEXTS.COUNT_V1.encode())
+    e, (before, after) = entry(f"{S20}:toolu_13")  # Write update
+    assert (before, after) == (TEXTS.COUNT_V1.encode(), TEXTS.COUNT_V2.encode())
+    assert [c.id for c in store.checkpoints(f"{S21}:u1")] == [f"{S21}:toolu_02", f"{S21}:toolu_03"]
+
+
+def test_a_huge_line_is_streamed(tmp_path):
+    home = tmp_path / "claude"
+    project = home / "projects" / "p"
+    project.mkdir(parents=True)
+    source = (FIXTURES / "claude_home" / "projects" / "-home-dev-tally" / f"{S20}.jsonl").read_bytes()
+    progress = b'{"type":"progress","uuid":"p1","parentUuid":"b6","sessionId":"%s","data":{"output":"%s"}}\n' % (S20.encode(), b"y" * (30 * 1024 * 1024))
+    lines = source.split(b"\n")
+    (project / f"{S20}.jsonl").write_bytes(b"\n".join(lines[:5]) + b"\n" + progress + b"\n".join(lines[5:]))
+    store = ClaudeCodeSource.from_path(home)
+    assert store.counts()["prompts"] == 3 and store.counts()["file_changes"] == 2
+
+
+def test_browsing_changes_no_byte(homes, tmp_path):
+    workspace, env = homes
+    before = tree_state(tmp_path)
+    for source in discover(workspace, env=env):
+        store = source.open()
+        source.counts()
+        for session in store.sessions():
+            for task in store.tasks(session.id):
+                store.steps(task.id)
+                store.messages(task.id)
+                store.references(task.id)
+                for cp in store.checkpoints(task.id):
+                    for e in store.checkpoint_entries(cp.id):
+                        store.read_entry(e.id)
+    assert tree_state(tmp_path) == before
+
+
+def test_entries_are_relative_to_the_recorded_workspace_root(store, homes):
+    workspace, _env = homes
+    assert store.workspace_root(f"{S21}:u1") == workspace
+    [e] = store.checkpoint_entries(f"{S21}:toolu_02")
+    assert (store.workspace_root(f"{S21}:u1") / e.path).as_posix().endswith("tally/tally/cli.py")

@@ -1,0 +1,115 @@
+"""Codex CLI rollouts: turns, calls with outputs, cumulative tokens, apply_patch outcomes."""
+
+from __future__ import annotations
+
+import pytest
+
+from memtui.core.model import MemorySource
+from memtui.core.sources import discover
+from memtui.core.sources.codex import CodexSource, parse_patch
+
+from sources_support import FIXTURES, agent_homes, tree_state
+
+SID = "0196f1c2-8a4b-7c3d-9e8f-1a2b3c4d5e6f"
+ROLLOUT = f"sessions/2025/06/06/rollout-2025-06-06T09-59-59-{SID}.jsonl"
+
+
+@pytest.fixture
+def homes(tmp_path):
+    return agent_homes(tmp_path)
+
+
+@pytest.fixture
+def store(homes):
+    workspace, env = homes
+    [source] = [s for s in discover(workspace, env=env) if s.kind == "codex"]
+    return source.open()
+
+
+def test_detected_from_the_workspace_by_session_meta_cwd(homes):
+    workspace, env = homes
+    [source] = [s for s in discover(workspace, env=env) if s.kind == "codex"]
+    # The early flat rollout records no cwd and belongs to no workspace.
+    assert source.counts() == {"sessions": 1, "prompts": 2, "function_calls": 4, "patches": 2, "file_changes": 3, "malformed_lines": 1}
+
+
+@pytest.mark.parametrize("where", ["", "sessions", ROLLOUT])
+def test_detected_from_the_store_path(where):
+    [source] = discover(FIXTURES / "codex_home" / where)
+    assert source.kind == "codex"
+    counts = source.counts()
+    if where == ROLLOUT:
+        assert counts == {"sessions": 1, "prompts": 2, "function_calls": 4, "patches": 2, "file_changes": 3, "malformed_lines": 1}
+    else:  # the early flat-format rollout reads too
+        assert counts == {"sessions": 2, "prompts": 3, "function_calls": 5, "patches": 2, "file_changes": 3, "malformed_lines": 1}
+
+
+def test_problems_name_file_and_line(store):
+    assert [(p.file.endswith(ROLLOUT.rsplit("/", 1)[1]), p.line, p.message.split(" at ")[0].split(" (")[0])
+            for p in store.problems()] == [(True, 28, "invalid UTF-8"), (True, 30, "truncated last line")]
+
+
+def test_turns_steps_and_titles(store):
+    assert isinstance(store, MemorySource)
+    [session] = store.sessions()
+    assert session.id == SID and session.title == "Add --json flag to tally"  # session_index.jsonl
+    turns = store.tasks(SID)
+    assert [t.title for t in turns] == ["Add a --json flag to tally", "Also delete the old formatter modules"]
+    steps = store.steps(turns[0].id)
+    assert [s.tool for s in steps] == ["shell", "apply_patch", "turn_diff", "reply"]
+    assert steps[0].args["command"] == ["bash", "-lc", "cat tally/cli.py"]
+    assert '"exit_code": 0' in steps[0].result
+    assert "+++ b/tally/output.py" in steps[2].result and steps[2].checkpoint_id is None  # the turn's diff is shown, not counted
+    second = store.steps(turns[1].id)
+    assert [(s.tool, s.status) for s in second] == [("apply_patch", "error"), ("shell", "ok"), ("reply", "ok")]
+    assert [m.role for m in store.messages(turns[0].id)] == ["user", "assistant"]
+
+
+def test_tokens_are_cumulative_totals_not_summed_repeats(store):
+    turns = store.tasks(SID)
+    per_turn = [sum(s.tokens_in for s in store.steps(t.id)) for t in turns]
+    assert per_turn == [2600, 4000 - 2600]  # the repeated 2600 total is not added twice
+    assert store.token_usage(SID)["total_tokens"] == 4420
+
+
+def test_applied_patches_become_file_changes(store):
+    turns = store.tasks(SID)
+    [cp] = store.checkpoints(turns[0].id)
+    entries = {e.path: e for e in store.checkpoint_entries(cp.id)}
+    assert set(entries) == {"tally/cli.py", "tally/output.py"}
+    added = entries["tally/output.py"]
+    assert added.kind == "added" and store.read_entry(added.id) == (None, b'import json\n\n\ndef render(rows):\n    return json.dumps(rows, indent=2)\n')
+    updated = entries["tally/cli.py"]
+    assert (updated.kind, updated.before_known, updated.after_known) == ("modified", False, False)
+    assert store.read_entry(updated.id) == (None, None) and "--json" in updated.diff
+    [cp2] = store.checkpoints(turns[1].id)  # the failed apply_patch made no checkpoint
+    [deleted] = store.checkpoint_entries(cp2.id)
+    assert (deleted.path, deleted.kind, deleted.before_known) == ("tally/format.py", "deleted", False)
+
+
+def test_parse_patch_handles_moves():
+    files = parse_patch("*** Begin Patch\n*** Update File: a.py\n*** Move to: b.py\n@@\n-x\n+y\n*** End Patch\n")
+    assert [(f.action, f.path, f.move_to, f.body) for f in files] == [("update", "a.py", "b.py", ["@@", "-x", "+y"])]
+
+
+def test_a_huge_line_is_streamed(tmp_path):
+    rollout = tmp_path / "rollout-2025-06-06T09-59-59-x.jsonl"
+    data = (FIXTURES / "codex_home" / ROLLOUT).read_bytes()
+    huge = b'{"timestamp":"2025-06-06T10:00:30.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"nope","output":"%s"}}\n' % (b"z" * (20 * 1024 * 1024))
+    first, rest = data.split(b"\n", 1)
+    rollout.write_bytes(first + b"\n" + huge + rest)
+    assert CodexSource([rollout]).counts()["patches"] == 2
+
+
+def test_browsing_changes_no_byte(homes, tmp_path):
+    workspace, env = homes
+    before = tree_state(tmp_path)
+    [source] = [s for s in discover(workspace, env=env) if s.kind == "codex"]
+    store = source.open()
+    for session in store.sessions():
+        for task in store.tasks(session.id):
+            store.steps(task.id)
+            for cp in store.checkpoints(task.id):
+                for e in store.checkpoint_entries(cp.id):
+                    store.read_entry(e.id)
+    assert tree_state(tmp_path) == before

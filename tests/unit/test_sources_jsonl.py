@@ -1,0 +1,81 @@
+"""JSONL session stores (DESIGN.md §5): sessions/*.jsonl, memory/history.jsonl and .cursor."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from memtui.core.model import MemorySource
+from memtui.core.sources import discover
+from memtui.core.sources.jsonl_sessions import JsonlSessionsSource
+
+from sources_support import FIXTURES, tree_state
+
+
+@pytest.fixture
+def root(tmp_path):
+    return shutil.copytree(FIXTURES / "jsonl_store", tmp_path / "workspace")
+
+
+def test_detected_from_the_workspace(root):
+    kinds = {s.kind: s for s in discover(root, env={"HOME": str(root / "nohome")})}
+    assert set(kinds) == {"memory-files", "jsonl-sessions"}
+    assert kinds["jsonl-sessions"].counts() == {"sessions": 2, "messages": 8, "history_entries": 3}
+    assert kinds["memory-files"].counts() == {"files": 3}  # memory/MEMORY.md, USER.md, SOUL.md
+
+
+def test_detected_from_a_session_file(root):
+    [source] = discover(root / "sessions" / "cli_1717000000.jsonl")
+    assert source.kind == "jsonl-sessions" and source.path == root
+
+
+def test_truncated_and_malformed_lines_are_reported_and_skipped(root):
+    store = JsonlSessionsSource(root)
+    found = [(p.file.rsplit("/", 1)[-1], p.line, p.message.split(" at ")[0].split(" (")[0].split(":")[0]) for p in store.problems()]
+    assert found == [
+        ("desktop_main.jsonl", 6, "invalid UTF-8"),
+        ("desktop_main.jsonl", 9, "truncated last line"),
+        ("history.jsonl", 3, "malformed JSON"),
+    ]
+
+
+def test_sessions_turns_and_steps(root):
+    store = JsonlSessionsSource(root)
+    assert isinstance(store, MemorySource)
+    sessions = store.sessions()
+    assert [s.id for s in sessions] == ["cli:1717000000", "desktop:main"]  # newest first
+    assert sessions[1].title == "前端重构讨论"
+    assert sessions[0].title == "pnpm or npm?"  # empty title: the preview
+    turns = store.tasks("desktop:main")
+    assert [t.title for t in turns] == ["我觉得应该用 Compound Pattern 拆 Tabs 组件", "好的，顺便看看 caf\ufffd.css"]
+    steps = store.steps(turns[0].id)
+    assert [s.tool for s in steps] == ["read_file", "tool result read_file", "assistant"]
+    assert steps[0].args[0]["function"]["name"] == "read_file"
+    assert [m.role for m in store.messages(turns[0].id)] == ["user", "assistant", "assistant"]
+
+
+def test_history_rows_are_memory_items_and_the_cursor_is_checked(root):
+    store = JsonlSessionsSource(root)
+    assert [(i.id, i.kind) for i in store.memory_items()] == [(1, "history"), (2, "history"), (3, "history")]
+    (root / "memory" / ".cursor").write_text("5")
+    problems = JsonlSessionsSource(root).problems()
+    assert any(p.file.endswith(".cursor") and "history.jsonl ends at 3" in p.message for p in problems)
+
+
+def test_a_cursor_that_goes_back_is_reported(root):
+    with open(root / "memory" / "history.jsonl", "a") as handle:
+        handle.write('{"cursor": 2, "content": "again", "at": "2025-05-03T00:00:00Z"}\n')
+    problems = JsonlSessionsSource(root).problems()
+    assert any("cursor 2 does not increase (previous 3)" in p.message for p in problems)
+
+
+def test_browsing_changes_no_byte(root):
+    before = tree_state(root)
+    store = JsonlSessionsSource(root)
+    for session in store.sessions():
+        for task in store.tasks(session.id):
+            store.steps(task.id)
+            store.messages(task.id)
+    store.memory_items()
+    assert tree_state(root) == before
