@@ -355,9 +355,9 @@ def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, lis
           AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = b.hash)
           AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = b.hash)""", (live_json,))
     loose = [0, 0]
-    memo: dict[str, int | None] = {}
+    memo: dict[bytes, int | None] = {}
 
-    def owner(h: str, depth: int = 0) -> int | None:
+    def owner(h: bytes, depth: int = 0) -> int | None:
         if h in memo:
             return memo[h]
         memo[h] = None  # guards against a malformed base cycle
@@ -494,7 +494,7 @@ def apply_gc(store: "AgentStore", plan: GcPlan | None = None, batch: int = 200,
             progress(GcProgress(phase, done, total, result.bytes))
 
     for start in range(0, total, batch):
-        freed: set[str] = set()
+        freed: set[bytes] = set()
         for done, item in enumerate(todo[start:start + batch], start + 1):
             if cancel is not None and cancel():
                 result.cancelled = True
@@ -537,7 +537,7 @@ def _pragma(store: "AgentStore", name: str) -> int:
 
 
 def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResult, hook: Hook | None,
-                  freed: set[str]) -> bool:
+                  freed: set[bytes]) -> bool:
     """One task's heavy rows in one transaction; False (nothing changed) if it became live."""
     db = store.db
     with store.transaction():
@@ -581,7 +581,7 @@ def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResu
 
 
 def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Callable[[], None],
-                 throttle: _Throttle, candidates: set[str] | None) -> None:
+                 throttle: _Throttle, candidates: set[bytes] | None) -> None:
     """Delete blobs no entry references and no delta uses as its base, in batches.
 
     `candidates` are the contents of the entries just deleted (None: every blob, for loose
@@ -596,21 +596,23 @@ def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Call
             " AND NOT EXISTS (SELECT 1 FROM blob d WHERE d.base = blob.hash)")
     if candidates is None:
         candidates = {h for h, _ in store._sql("SELECT hash, depth FROM blob WHERE 1" + cond)}
-    deleted: set[str] = set()
+    deleted: set[bytes] = set()
     while candidates:
-        rows = store._sql("SELECT hash, depth FROM blob WHERE hash IN (SELECT value FROM json_each(?))",
-                          (json.dumps(sorted(candidates)),))
-        by_depth: dict[int, list[str]] = {}
-        for h, depth in rows:
-            by_depth.setdefault(depth, []).append(h)
-        bases: set[str] = set()
+        by_depth: dict[int, list[bytes]] = {}
+        ordered = sorted(candidates)
+        for start in range(0, len(ordered), 500):  # hashes are BLOBs: bound parameters, not JSON
+            chunk = ordered[start:start + 500]
+            for h, depth in store._sql(
+                    f"SELECT hash, depth FROM blob WHERE hash IN ({','.join('?' * len(chunk))})", chunk):
+                by_depth.setdefault(depth, []).append(h)
+        bases: set[bytes] = set()
         for depth in sorted(by_depth, reverse=True):
             hashes = by_depth[depth]
             for start in range(0, len(hashes), batch):
-                chunk = json.dumps(hashes[start:start + batch])
+                chunk = hashes[start:start + batch]
                 with throttle, store.transaction():
-                    gone = store._sql("DELETE FROM blob WHERE hash IN (SELECT value FROM json_each(?))"
-                                      + cond + " RETURNING hash, base, stored", (chunk,))
+                    gone = store._sql(f"DELETE FROM blob WHERE hash IN ({','.join('?' * len(chunk))})"
+                                      + cond + " RETURNING hash, base, stored", chunk)
                 deleted.update(h for h, _, _ in gone)
                 result.blobs += len(gone)
                 result.bytes += sum(size for _, _, size in gone)

@@ -48,8 +48,8 @@ class ContentStat:
     """File contents of checkpoint entries: what they describe vs what is stored."""
 
     raw_bytes: int  # sum of entry before/after sizes: every content counted each time it is used
-    unique_bytes: int  # the distinct contents (blob sizes) plus inline legacy contents
-    stored_bytes: int  # bytes on disk after compression and deltas
+    unique_bytes: int  # the distinct contents entries use (blob sizes) plus inline legacy contents
+    stored_bytes: int  # bytes on disk after compression and deltas (delta bases included)
     blobs: int
     entries: int
 
@@ -225,9 +225,11 @@ def _content(conn: sqlite3.Connection, tables: set[str]) -> ContentStat | None:
         if not raw:
             raw = legacy
     unique = stored = blobs = 0
-    if "blob" in tables:
-        unique, stored, blobs = conn.execute(
-            "SELECT COALESCE(SUM(size), 0), COALESCE(SUM(stored), 0), COUNT(*) FROM blob").fetchone()
+    if "blob" in tables and {"before_hash", "after_hash"} <= cols:
+        stored, blobs = conn.execute("SELECT COALESCE(SUM(stored), 0), COUNT(*) FROM blob").fetchone()
+        # Distinct contents the entries use (a base kept only for a delta is storage, not content).
+        unique = _one(conn, "SELECT COALESCE(SUM(size), 0) FROM blob WHERE hash IN"
+                            " (SELECT before_hash FROM checkpoint_entry UNION SELECT after_hash FROM checkpoint_entry)")
     return ContentStat(raw, unique + legacy, stored + legacy, blobs, entries)
 
 
@@ -275,6 +277,7 @@ def vacuum(store: "AgentStore", progress: Callable[[float], None] | None = None,
     handler; `cancel()` returning True aborts VACUUM, which leaves the database unchanged."""
     store._writable()
     conn = store.db.connection()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # so the file size is the database's
     before_bytes = _size(store.db_path)
     before_free = _one(conn, "PRAGMA freelist_count")
     used_pages = max(1, _one(conn, "PRAGMA page_count") - before_free)
@@ -321,6 +324,7 @@ def incremental_vacuum(store: "AgentStore", pages: int | None = None) -> VacuumR
     if mode != "incremental":
         raise MemtuiError(f"incremental vacuum needs auto_vacuum=incremental; this database has {mode}"
                           " (run a full VACUUM instead)")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     before_bytes = _size(store.db_path)
     before_free = _one(conn, "PRAGMA freelist_count")
     started = time.monotonic()
