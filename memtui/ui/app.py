@@ -204,6 +204,38 @@ class MemtuiApp(App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
+    def action_gc(self) -> None:
+        """Open the GC preview (native stores only; not over itself)."""
+        from memtui.ui.screens.gc import GcScreen
+
+        if self.store is None:
+            self.notify("GC works on memtui's own store; this source is read through an adapter.",
+                        title="GC", markup=False)
+        elif not isinstance(self.screen, GcScreen):
+            self.push_screen(GcScreen())
+
+    def action_stats(self) -> None:
+        """Open the database statistics (native stores only; not over itself)."""
+        from memtui.ui.screens.stats import StatsScreen
+
+        if self.store is None:
+            self.notify("Statistics cover memtui's own store; this source is read through an adapter.",
+                        title="Statistics", markup=False)
+        elif not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen())
+
+    def reopen_after_write(self) -> None:
+        """After a write through a separate connection: open the read-only source again (an
+        `immutable` connection would not see the change), then refresh every screen."""
+        old = self.source
+        self.open_source()
+        close = getattr(old, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # another thread's connection may still be in use; it closes itself
+                pass
+
     def action_refresh_data(self) -> None:
         """Reload from the store."""
         self.refresh_data()
@@ -230,20 +262,13 @@ def _is_store(source: Any) -> bool:
 
 def _gc_figures(source: Any) -> dict[str, int] | None:
     """Live and reclaimable task counts from the GC planner, when memtui has one (else None)."""
-    try:
-        from memtui.core import gc  # noqa: F401  (lands with the GC issue)
-    except ImportError:
+    if not _is_store(source):
         return None
-    plan_gc = getattr(gc, "plan_gc", None)
-    if plan_gc is None:
-        return None
+    from memtui.core.gc import plan_gc
+
     plan = plan_gc(source)
-    live = getattr(plan, "live", None) or getattr(plan, "live_tasks", None)
-    dead = getattr(plan, "reclaimable", None) or getattr(plan, "collectable", None)
-    if live is None or dead is None:
-        return None
-    return {"live": len(live) if not isinstance(live, int) else live,
-            "reclaimable": len(dead) if not isinstance(dead, int) else dead}
+    return {"live": len(plan.live), "reclaimable": len(plan.reclaimable),
+            "reclaimable_bytes": plan.reclaimable_bytes}
 
 
 def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = None,

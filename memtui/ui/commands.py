@@ -65,6 +65,8 @@ SCOPES: dict[str, str] = {
     "main": "Main screen",
     "diff": "Checkpoint diff",
     "step": "Step detail",
+    "gc": "GC preview",
+    "stats": "Database statistics",
 }
 
 COMMANDS: tuple[Command, ...] = (
@@ -73,6 +75,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("command_palette", "ctrl+p", "Command palette", show=False),
     Command("refresh_data", "ctrl+r", "Reload from the store", show=False),
     Command("quit", "q", "Quit", priority=False),
+    Command("gc", "g", "GC preview: what is live, what may go, and why", footer="GC"),
+    Command("stats", "s", "Database size, freelist and per-table statistics", footer="Stats"),
     # ---- main screen
     Command("filter", "slash", "Filter the focused list", scope="main", key_display="/",
             footer="Filter"),
@@ -96,6 +100,21 @@ COMMANDS: tuple[Command, ...] = (
             footer="Whole file"),
     # ---- step detail
     Command("close", "escape", "Back", scope="step"),
+    # ---- GC preview
+    Command("toggle_pin", "p", "Pin / unpin the selected task (a pinned task is a GC root)", scope="gc",
+            footer="Pin"),
+    Command("apply_gc", "a", "Collect the reclaimable tasks (asks first)", scope="gc", footer="Apply"),
+    Command("cancel_gc", "c", "Cancel the running collection (between tasks)", scope="gc", footer="Cancel"),
+    Command("close", "escape", "Back", scope="gc"),
+    # ---- database statistics
+    Command("vacuum", "v", "VACUUM: give free pages back to the disk (asks first)", scope="stats",
+            footer="VACUUM"),
+    Command("incremental_vacuum", "i", "Incremental vacuum (no extra space needed)", scope="stats",
+            footer="Incremental"),
+    Command("wal_checkpoint", "w", "WAL checkpoint: copy the log into the file", scope="stats",
+            footer="Checkpoint"),
+    Command("cancel_vacuum", "c", "Cancel the running VACUUM", scope="stats", show=False),
+    Command("close", "escape", "Back", scope="stats"),
 )
 
 
