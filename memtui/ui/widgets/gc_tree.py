@@ -92,6 +92,7 @@ class GcTree(Tree[Row]):
         if isinstance(row, GcSessionRow):
             icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else "  "
             title = node.label.copy()
+            title.truncate(32, overflow="ellipsis")
             title.stylize(style)
             live = row.count("root") + row.count("protected") + row.count("live")
             note = f"  {row.status} · {live} live · {row.count('reclaimable')} reclaimable"
