@@ -530,7 +530,7 @@ Hook = Callable[[str, int], None]
 def apply_gc(store: "AgentStore", plan: GcPlan | None = None, batch: int = 200,
              progress: Callable[[GcProgress], None] | None = None,
              cancel: Callable[[], bool] | None = None, max_tasks: int | None = None,
-             hook: Hook | None = None, hold: float = 0.2, pause: float = 0.02) -> GcResult:
+             hook: Hook | None = None, hold: float = 0.02, pause: float = 0.01) -> GcResult:
     """Collect the reclaimable tasks of `plan` (a fresh plan when None), then sweep blobs.
 
     Each task is one transaction: its entries, checkpoints and steps go together, and

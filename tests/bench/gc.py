@@ -79,8 +79,8 @@ def _measure_writer(db_path: Path, during) -> tuple[dict, object]:
     return _writer_stats(waits), value
 
 
-def bench_store(db_path: Path, batch: int) -> dict:
-    row: dict = {"store": str(db_path)}
+def bench_store(db_path: Path, batch: int, hold: float = 0.02, pause: float = 0.01) -> dict:
+    row: dict = {"store": str(db_path), "hold_pause": f"{hold:g}/{pause:g}"}
     with AgentStore.open(db_path, readonly=True) as ro:
         row["tasks"] = ro._sql("SELECT COUNT(*) FROM task")[0][0]
         row["refs"] = ro._sql("SELECT COUNT(*) FROM task_ref")[0][0]
@@ -109,7 +109,7 @@ def bench_store(db_path: Path, batch: int) -> dict:
         store = AgentStore.open(copy)
         plan = plan_gc(store)
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        writer, result = _measure_writer(copy, lambda: apply_gc(store, plan, batch=batch))
+        writer, result = _measure_writer(copy, lambda: apply_gc(store, plan, batch=batch, hold=hold, pause=pause))
         row.update(
             apply_s=result.seconds, tasks_per_s=result.tasks / result.seconds if result.seconds else 0,
             mib_per_s=result.bytes / 1048576 / result.seconds if result.seconds else 0,
@@ -129,7 +129,7 @@ def bench_store(db_path: Path, batch: int) -> dict:
 
 
 COLUMNS = [
-    ("tasks", "tasks", "{:,}"), ("db_mib", "db MiB", "{:.0f}"), ("live", "live", "{:,}"),
+    ("tasks", "tasks", "{:,}"), ("hold_pause", "hold/pause s", "{}"), ("db_mib", "db MiB", "{:.0f}"), ("live", "live", "{:,}"),
     ("live_py_s", "live py s", "{:.3f}"), ("live_sql_s", "live SQL s", "{:.3f}"), ("ratio", "py/SQL", "{:.2f}"),
     ("plan_s", "plan s", "{:.2f}"), ("plan_peak_mib", "plan peak MiB", "{:.0f}"),
     ("reclaimable", "reclaimable", "{:,}"), ("reclaimable_mib", "recl. MiB", "{:.1f}"),
@@ -155,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=200)
     ap.add_argument("--writer-pause-ms", type=float, default=5.0,
                     help="the concurrent writer's pause between steps (an agent recording 100+ steps/s)")
+    ap.add_argument("--hold", type=float, default=0.02, help="apply_gc: seconds of write transactions between pauses")
+    ap.add_argument("--pause", type=float, default=0.01, help="apply_gc: seconds it pauses for other writers")
     args = ap.parse_args(argv)
     global PAUSE
     PAUSE = args.writer_pause_ms / 1000
@@ -172,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     for s in stores:
         db = s / ".agent" / "agent.db" if s.is_dir() else s
         print(f"benchmarking {db} …", file=sys.stderr)
-        rows.append(bench_store(db, args.batch))
+        rows.append(bench_store(db, args.batch, args.hold, args.pause))
     print_table(rows)
     for root in built:
         shutil.rmtree(root, ignore_errors=True)
