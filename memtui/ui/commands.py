@@ -89,6 +89,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("focus_pane('files')", "4", "Go to changed files", scope="main", show=False),
     Command("focus_pane('diff')", "5", "Go to the diff", scope="main", show=False),
     Command("zoom", "z", "Zoom the focused pane", scope="main", footer="Zoom"),
+    Command("toggle_pin", "p", "Pin / unpin the highlighted task (GC keeps pinned tasks)", scope="main",
+            footer="Pin", show=False),
     Command("toggle_sessions", "ctrl+b", "Show/hide the sessions pane", scope="main", show=False),
     # ---- diff (main screen, acting on the diff pane)
     Command("toggle_split", "v", "Unified / side-by-side diff", scope="main", footer="Split"),

@@ -230,3 +230,19 @@ def test_stats_snapshot(snap_compare, demo):
         await settle(pilot)
 
     assert snap_compare(make_app(demo), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_p_on_the_main_screen_pins_the_highlighted_task(demo):
+    from memtui.ui.widgets.task_tree import TaskTree
+
+    app = make_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        task = app.screen.query_one(TaskTree).current_task()
+        assert task is not None
+        await pilot.press("p")
+        await settle(pilot, 6)
+        with AgentStore.open(demo, readonly=True) as store:
+            assert store.task(task.id).pinned is not task.pinned
