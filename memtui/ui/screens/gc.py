@@ -208,7 +208,7 @@ class GcScreen(Screen[None]):
     def _pinned(self, event: Pinned) -> None:
         self.notify(f"Task #{event.task} {'pinned: it is a GC root now' if event.pinned else 'unpinned'}.",
                     markup=False)
-        self.app.reopen_after_write()
+        self.app.reopen_source()
 
     # ------------------------------------------------------------------ apply
     def action_apply_gc(self) -> None:
@@ -272,7 +272,7 @@ class GcScreen(Screen[None]):
             self.notify(f"Collected {r.tasks:,} tasks, {human_bytes(r.bytes)}; {r.pages_freed:,} pages moved to the"
                         f" freelist (reused by new writes; VACUUM on the statistics screen returns them){note}.",
                         title="GC done", timeout=8, markup=False)
-        self.app.reopen_after_write()
+        self.app.reopen_source()
 
     def action_cancel_gc(self) -> None:
         if self.applying:

@@ -238,4 +238,4 @@ class StatsScreen(Screen[None]):
             self.notify(f"{r.kind}: {human_bytes(r.file_bytes_before)} → {human_bytes(r.file_bytes_after)}"
                         f" ({human_bytes(max(0, r.bytes_returned))} returned); freelist {r.freelist_before:,} →"
                         f" {r.freelist_after:,} pages.", title="Done", timeout=8, markup=False)
-        self.app.reopen_after_write()
+        self.app.reopen_source()
