@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gc_fixtures import counts, healthy, new_store, read_all_entries, task_with_edit, version
+from gc_fixtures import counts, healthy, heavy_bytes, new_store, read_all_entries, task_with_edit, version
 from memtui.core.gc import apply_gc, plan_gc
 
 
@@ -113,3 +115,42 @@ def test_thousand_tasks_with_gc_after_each_the_file_stops_growing(tmp_path):
     # only the light rows that history keeps (task, summary, reference) still add up.
     assert pages[-1] - pages[2] < 40, pages
     assert healthy(store)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["new", "pin", "unpin", "gc", "close"]), st.integers(0, 30)),
+                min_size=5, max_size=25))
+def test_random_histories_keep_every_live_content_and_free_the_rest(tmp_path_factory, script):
+    """Skip-delta chains across tasks, pins and closed sessions: after each GC every remaining
+    entry reads back exactly, the plan's bytes are what apply freed, and nothing is left over."""
+    store = new_store(tmp_path_factory.mktemp("r"))
+    session = store.start_session("s")
+    tasks, n, expected = [], 0, {}
+    for op, k in script:
+        if op == "new" or not tasks:
+            if store._sql("SELECT status FROM session WHERE id = ?", (session,))[0][0] == "closed":
+                session = store.start_session("s")
+            n += 1
+            t = task_with_edit(store, session, f"t{n}", path=f"f{k % 3}.py", after=version(n * 7 + k))
+            tasks.append(t)
+            expected[t] = version(n * 7 + k)
+        elif op == "pin":
+            store.pin(tasks[k % len(tasks)])
+        elif op == "unpin":
+            store.unpin(tasks[k % len(tasks)])
+        elif op == "close":
+            store.close_session(session)
+        else:
+            plan = plan_gc(store)
+            before = heavy_bytes(store)
+            result = apply_gc(store, plan, batch=1 + k % 4)
+            assert result.bytes == plan.reclaimable_bytes == before - heavy_bytes(store)
+            assert plan_gc(store).loose_blobs == 0
+            assert healthy(store)
+            store._cache.clear()
+            for t in tasks:
+                if not store.task(t).collected:
+                    (cp,) = store.checkpoints(t)
+                    (entry,) = store.checkpoint_entries(cp.id)
+                    assert store.read_entry(entry.id)[1] == expected[t]
+    store.close()
