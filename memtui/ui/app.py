@@ -56,10 +56,12 @@ class MemtuiApp(App[int]):
 
     def __init__(self, path: Path | str, *, root: Path | None = None, readonly: bool = True,
                  clock: Clock | None = None, source: Any | None = None,
-                 opener: Callable[[], Any] | None = None) -> None:
+                 opener: Callable[[], Any] | None = None, shown_path: str | None = None) -> None:
         """`path`: a workspace directory or an agent.db. `source`: an already-open source
-        (tests, foreign sources); `opener`: a callable that opens one (run in a worker)."""
+        (tests, foreign sources); `opener`: a callable that opens one (run in a worker);
+        `shown_path`: how the header names the workspace (default: its path, ~ for home)."""
         super().__init__(css_path=css_paths())
+        self.shown_path = shown_path
         self.path = Path(path)
         self.root = root
         self.readonly = readonly
@@ -74,6 +76,8 @@ class MemtuiApp(App[int]):
         self._opener = opener
         self.measured: WorkspaceMeasured | None = None
         """The latest header facts (database size, counts, GC figures)."""
+        self.gc_plan: Any | None = None
+        """The latest `GcPlan` the header computed (read-only; None until computed)."""
 
     # ------------------------------------------------------------------ startup
     def on_mount(self) -> None:
@@ -136,6 +140,16 @@ class MemtuiApp(App[int]):
         self.switch_screen(NoticeScreen(event.title, event.message, event.hint))
 
     # ------------------------------------------------------------------ extension points
+    def workspace_label(self) -> str:
+        """The workspace as the header names it."""
+        if self.shown_path is not None:
+            return self.shown_path
+        where = self.workspace or self.path
+        try:
+            return "~/" + str(Path(where).resolve().relative_to(Path.home()))
+        except (ValueError, OSError, RuntimeError):
+            return str(where)
+
     @contextmanager
     def reading(self) -> Iterator[Any]:
         """For worker threads: the source, with this thread's database connection closed after."""
@@ -188,21 +202,30 @@ class MemtuiApp(App[int]):
 
     @work(thread=True, exclusive=True, group="measure", exit_on_error=False, description="measure the workspace")
     def measure_workspace(self) -> None:
-        """Database size, row counts and live/reclaimable tasks (once the GC engine exists)."""
+        """Database size, row counts, then live/reclaimable tasks from the GC planner."""
         with self.reading() as source:
             db_path = getattr(source, "db_path", None)
             size = None
             if db_path is not None:
                 size = sum(os.path.getsize(p) for p in (str(db_path), f"{db_path}-wal") if os.path.exists(p))
             counts = source.counts() if hasattr(source, "counts") else {}
-            self.post_message(WorkspaceMeasured(size, counts, None))
-            gc = _gc_figures(source)
-            if gc is not None:
-                self.post_message(WorkspaceMeasured(size, counts, gc))
+            planned = _is_store(source)
+            self.post_message(WorkspaceMeasured(size, counts, None, gc_pending=planned))
+            if not planned:
+                return
+            try:
+                figures, plan = _gc_figures(source)
+            except Exception as exc:  # the header says "not computed"; the user gets the reason
+                self.call_from_thread(self.notify_error, exc, "GC figures not computed")
+                self.post_message(WorkspaceMeasured(size, counts, None))
+                return
+            self.post_message(WorkspaceMeasured(size, counts, figures, plan))
 
     @on(WorkspaceMeasured)
     def _measured(self, event: WorkspaceMeasured) -> None:
         self.measured = event
+        if event.plan is not None:
+            self.gc_plan = event.plan
         from memtui.ui.widgets.workspace_bar import WorkspaceBar
 
         for bar in self.query(WorkspaceBar):
@@ -288,22 +311,21 @@ def _is_store(source: Any) -> bool:
     return isinstance(source, AgentStore)
 
 
-def _gc_figures(source: Any) -> dict[str, int] | None:
-    """Live and reclaimable task counts from the GC planner, when memtui has one (else None)."""
-    if not _is_store(source):
-        return None
+def _gc_figures(source: Any) -> tuple[dict[str, int], Any]:
+    """Live and reclaimable task counts (and bytes) from the GC planner, and the plan."""
     from memtui.core.gc import plan_gc
 
     plan = plan_gc(source)
     return {"live": len(plan.live), "reclaimable": len(plan.reclaimable),
-            "reclaimable_bytes": plan.reclaimable_bytes}
+            "reclaimable_bytes": plan.reclaimable_bytes}, plan
 
 
 def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = None,
              clock: Clock | None = None, source: Any | None = None,
-             opener: Callable[[], Any] | None = None) -> MemtuiApp:
+             opener: Callable[[], Any] | None = None, shown_path: str | None = None) -> MemtuiApp:
     """The app on a workspace directory or agent.db (shared by the CLI and the tests)."""
-    return MemtuiApp(path, root=root, readonly=readonly, clock=clock, source=source, opener=opener)
+    return MemtuiApp(path, root=root, readonly=readonly, clock=clock, source=source, opener=opener,
+                     shown_path=shown_path)
 
 
 def run_app(path: Path | str, root: Path | None = None) -> int:
