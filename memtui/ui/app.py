@@ -247,6 +247,26 @@ class MemtuiApp(App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
+    def action_gc(self) -> None:
+        """Open the GC preview (native stores only; not over itself)."""
+        from memtui.ui.screens.gc import GcScreen
+
+        if self.store is None:
+            self.notify("GC works on memtui's own store; this source is read through an adapter.",
+                        title="GC", markup=False)
+        elif not isinstance(self.screen, GcScreen):
+            self.push_screen(GcScreen())
+
+    def action_stats(self) -> None:
+        """Open the database statistics (native stores only; not over itself)."""
+        from memtui.ui.screens.stats import StatsScreen
+
+        if self.store is None:
+            self.notify("Statistics cover memtui's own store; this source is read through an adapter.",
+                        title="Statistics", markup=False)
+        elif not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen())
+
     def _memory_root(self) -> Path:
         return self.workspace or (self.path if self.path.is_dir() else self.path.parent)
 

@@ -65,6 +65,8 @@ SCOPES: dict[str, str] = {
     "main": "Main screen",
     "diff": "Checkpoint diff",
     "step": "Step detail",
+    "gc": "GC preview",
+    "stats": "Database statistics",
     "rollback": "Rollback dialog",
     "memory": "Memory documents",
     "decisions": "Decision log",
@@ -77,6 +79,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("command_palette", "ctrl+p", "Command palette", show=False),
     Command("refresh_data", "ctrl+r", "Reload from the store", show=False),
     Command("quit", "q", "Quit", priority=False),
+    Command("gc", "g", "GC preview: what is live, what may go, and why", footer="GC"),
+    Command("stats", "s", "Database size, freelist and per-table statistics", footer="Stats"),
     Command("memory", "m", "Memory documents (view, edit, lint)", footer="Memory"),
     Command("decisions", "D", "Decision log", footer="Decisions"),
     Command("search", "ctrl+f", "Search memory and the store", footer="Search"),
@@ -92,6 +96,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("focus_pane('files')", "4", "Go to changed files", scope="main", show=False),
     Command("focus_pane('diff')", "5", "Go to the diff", scope="main", show=False),
     Command("zoom", "z", "Zoom the focused pane", scope="main", footer="Zoom"),
+    Command("toggle_pin", "p", "Pin / unpin the highlighted task (GC keeps pinned tasks)", scope="main",
+            footer="Pin", show=False),
     Command("toggle_sessions", "ctrl+b", "Show/hide the sessions pane", scope="main", show=False),
     # ---- diff (main screen, acting on the diff pane)
     Command("toggle_split", "v", "Unified / side-by-side diff", scope="main", footer="Split"),
@@ -113,6 +119,21 @@ COMMANDS: tuple[Command, ...] = (
     Command("cancel", "escape,n", "Cancel: write nothing", scope="rollback", key_display="esc"),
     # ---- step detail
     Command("close", "escape", "Back", scope="step"),
+    # ---- GC preview
+    Command("toggle_pin", "p", "Pin / unpin the selected task (a pinned task is a GC root)", scope="gc",
+            footer="Pin"),
+    Command("apply_gc", "a", "Collect the reclaimable tasks (asks first)", scope="gc", footer="Apply"),
+    Command("cancel_gc", "c", "Cancel the running collection (between tasks)", scope="gc", footer="Cancel"),
+    Command("close", "escape", "Back", scope="gc"),
+    # ---- database statistics
+    Command("vacuum", "v", "VACUUM: give free pages back to the disk (asks first)", scope="stats",
+            footer="VACUUM"),
+    Command("incremental_vacuum", "i", "Incremental vacuum (no extra space needed)", scope="stats",
+            footer="Incremental"),
+    Command("wal_checkpoint", "w", "WAL checkpoint: copy the log into the file", scope="stats",
+            footer="Checkpoint"),
+    Command("cancel_vacuum", "c", "Cancel the running VACUUM", scope="stats", show=False),
+    Command("close", "escape", "Back", scope="stats"),
     # ---- memory documents
     Command("edit", "e", "Edit the document", scope="memory", footer="Edit"),
     Command("save", "ctrl+s", "Save the edit (conflict-checked; previous version kept)", scope="memory",

@@ -465,6 +465,26 @@ class MainScreen(MemtuiScreen[None]):
 
         self.app.push_screen(StepDetailScreen(step))
 
+    def action_toggle_pin(self) -> None:
+        """Pin the highlighted task (a GC root), or unpin it."""
+        task = self.query_one(TaskTree).current_task()
+        store = getattr(self.app, "store", None)
+        if task is None or store is None:
+            self.notify("Select a task of memtui's own store to pin.", markup=False)
+            return
+        self.write_pin(task.id, not task.pinned)
+
+    @work(thread=True, exclusive=True, group="pin", exit_on_error=False, description="pin the task")
+    def write_pin(self, task_id: Id, pinned: bool) -> None:
+        from memtui.ui.screens.gc import set_pinned
+
+        set_pinned(self.app.store.db_path, task_id, pinned)
+        self.app.call_from_thread(self._pinned, task_id, pinned)
+
+    def _pinned(self, task_id: Id, pinned: bool) -> None:
+        self.notify(f"Task #{task_id} {'pinned: GC keeps it' if pinned else 'unpinned'}.", markup=False)
+        self.app.reopen_source()
+
     def action_focus_pane(self, name: str) -> None:
         """Focus one pane by name (sessions, tasks, steps, files, diff)."""
         widget_id = PANE_WIDGETS.get(name)
