@@ -240,6 +240,14 @@ class MemtuiApp(App[int]):
                 bar.show(self, event)
 
     # ------------------------------------------------------------------ actions
+    NEEDS_SOURCE = frozenset({"gc", "stats", "refresh_data"})
+    """App actions that need an open store: hidden while none is (missing or unreadable)."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.NEEDS_SOURCE and self.source is None:
+            return False
+        return True
+
     def action_help(self) -> None:
         """Open the keys-and-commands screen (not over itself)."""
         from memtui.ui.screens.help import HelpScreen
