@@ -130,7 +130,7 @@ class MainScreen(MemtuiScreen[None]):
         if self._loaded_once:
             entry = self.query_one(CheckpointFiles).current_record()
             self._keep = {"task": self.task_id, "step": None if self.step is None else self.step.id,
-                          "entry": None if entry is None else entry.id}
+                          "entry": None if entry is None or self.step is None else (self.step.id, entry.id)}
             # Everything below the sessions reloads even where the cursor does not move.
             self.task_id = None
             self.step = None
@@ -241,7 +241,7 @@ class MainScreen(MemtuiScreen[None]):
         self.query_one("#tasks-pane").border_subtitle = f"{len(event.tasks)}"
         target = event.current_task_id if event.current_task_id is not None else (
             event.roots[0] if event.roots else None)
-        kept = self._keep.pop("task", None)
+        kept = self._keep.get("task")
         if kept is not None and (any(t.id == kept for t in event.tasks) or any(
                 kept in [k.id for k in kids] for kids in event.children.values())):
             target = kept
@@ -311,9 +311,11 @@ class MainScreen(MemtuiScreen[None]):
             self._totals = event.totals
             timeline.show_steps(event.task_id, event.steps, total)
             self.step = None
-            kept = self._keep.pop("step", None)
-            if kept is not None:
-                timeline.select_key(str(kept))
+            if self._keep.get("task") == event.task_id:
+                del self._keep["task"]
+                kept = self._keep.pop("step", None)
+                if kept is not None:
+                    timeline.select_key(str(kept))
             self._step_highlighted()
             if not event.steps:
                 self._show_entries_for(None)
@@ -381,9 +383,10 @@ class MainScreen(MemtuiScreen[None]):
             files.update_stats(event.stats)
             return
         files.show_entries(event.entries, event.stats)
-        kept = self._keep.pop("entry", None)
-        if kept is not None:
-            files.select_key(str(kept))
+        kept = self._keep.get("entry")
+        if kept is not None and kept[0] == event.step_id:
+            del self._keep["entry"]
+            files.select_key(str(kept[1]))
         count = len(event.entries)
         self.query_one("#files-pane").border_subtitle = f"{count} file{'s' if count != 1 else ''}"
         if not event.entries:

@@ -120,7 +120,8 @@ class TaskTree(Tree[TaskInfo]):
             if root in by_id and wanted(root, frozenset({root})):
                 add(self.root, root, frozenset({root}))
         if target is not None:
-            self.call_after_refresh(self.move_cursor, target)
+            _ = self.last_line
+            self.move_cursor(target)
 
     def current_task(self) -> TaskInfo | None:
         """The task under the cursor."""
@@ -139,10 +140,11 @@ class TaskTree(Tree[TaskInfo]):
             return None
 
         node = find(self.root)
-        if node is not None:
-            self.move_cursor(node)
-            return True
-        return False
+        if node is None:
+            return False
+        _ = self.last_line  # lays the lines out now: a node's line is unknown until then
+        self.move_cursor(node)
+        return node.line >= 0
 
     # ------------------------------------------------------------------ rendering
     def render_label(self, node: TreeNode[TaskInfo], base_style: Style, style: Style) -> Text:
