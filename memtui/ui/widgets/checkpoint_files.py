@@ -24,6 +24,7 @@ class CheckpointFiles(RecordTable[EntryInfo]):
         ("removed", "-", 5),
         ("size", "Size", 7),
     )
+    RIGHT = frozenset({"added", "removed", "size"})
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
         "checkpoint-files--added",
         "checkpoint-files--modified",

@@ -35,6 +35,8 @@ class RecordTable(DataTable, Generic[R]):
 
     COLUMNS: Sequence[tuple[str, str, int | None]] = ()
     """(key, label, width) of each column; the one column with width None takes the rest."""
+    RIGHT: frozenset[str] = frozenset()
+    """Keys of the columns whose cells are right-aligned numbers (their labels align too)."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
@@ -49,7 +51,8 @@ class RecordTable(DataTable, Generic[R]):
 
     def on_mount(self) -> None:
         for key, label, width in self.COLUMNS:
-            self.add_column(label, key=key, width=width or 10)
+            self.add_column(Text(label, justify="right" if key in self.RIGHT else "left"),
+                            key=key, width=width or 10)
         # Cells carry styles resolved from the theme (component classes): rebuild on a switch.
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 

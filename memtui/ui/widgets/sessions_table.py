@@ -35,6 +35,7 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         ("bytes", "Stored", 8),
         ("activity", "Activity", 10),
     )
+    RIGHT = frozenset({"tasks", "bytes"})
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
         "sessions-table--open",
         "sessions-table--closed",

@@ -50,6 +50,7 @@ class StepTimeline(RecordTable[StepInfo]):
         ("cost", "Cost", 7),
         ("cp", "Δ", 2),
     )
+    RIGHT = frozenset({"seq", "duration", "tokens", "cost"})
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
         "step-timeline--ok",
         "step-timeline--error",
