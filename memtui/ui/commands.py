@@ -65,6 +65,8 @@ SCOPES: dict[str, str] = {
     "main": "Main screen",
     "diff": "Checkpoint diff",
     "step": "Step detail",
+    "sources": "Source switcher",
+    "items": "Memory items",
 }
 
 COMMANDS: tuple[Command, ...] = (
@@ -73,6 +75,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("command_palette", "ctrl+p", "Command palette", show=False),
     Command("refresh_data", "ctrl+r", "Reload from the store", show=False),
     Command("quit", "q", "Quit", priority=False),
+    Command("switch_source", "s", "Switch source: memtui, RA.Aid, JSONL, Claude Code, Codex", show=False),
+    Command("memory_items", "i", "Memory items: RA.Aid facts, snippets, notes; history", show=False),
     # ---- main screen
     Command("filter", "slash", "Filter the focused list", scope="main", key_display="/",
             footer="Filter"),
@@ -96,6 +100,13 @@ COMMANDS: tuple[Command, ...] = (
             footer="Whole file"),
     # ---- step detail
     Command("close", "escape", "Back", scope="step"),
+    # ---- source switcher
+    Command("close", "escape", "Keep the current source", scope="sources"),
+    # ---- memory items
+    Command("close", "escape", "Back", scope="items"),
+    Command("toggle_mark", "space", "Mark / unmark the item for deletion", scope="items", footer="Mark",
+            palette=False),
+    Command("curate", "d", "Delete the marked items (asks first)", scope="items", footer="Delete"),
 )
 
 

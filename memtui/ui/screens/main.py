@@ -29,6 +29,7 @@ from memtui.ui.messages import (
     StepsLoaded,
     TasksLoaded,
 )
+from memtui.ui.screens.sources import partial_entry_shown
 from memtui.ui.text import safe_text
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.diff_pane import DiffPane
@@ -351,7 +352,8 @@ class MainScreen(Screen[None]):
         diff = self.query_one(DiffPane)
         if diff.entry is None or diff.entry.id != event.entry.id:
             return
-        diff.show_content(event.entry, event.before, event.after, event.prepared)
+        if not partial_entry_shown(diff, event.entry):  # another agent's store may lack a side
+            diff.show_content(event.entry, event.before, event.after, event.prepared)
         self.query_one("#diff-pane").border_title = f"Diff · {safe_text(event.entry.path).plain}"
 
     # ================================================================== actions

@@ -30,6 +30,11 @@ class WorkspaceBar(Horizontal):
     def show(self, app: Any, measured: Any) -> None:
         """Fill in the facts (`measured` is a `WorkspaceMeasured` message)."""
         workspace = getattr(app, "workspace", None)
+        kind = getattr(getattr(app, "source", None), "kind", "")
+        if kind:  # another agent's store: say whose
+            from memtui.ui.screens.sources import KIND_LABELS
+
+            self.query_one("#ws-name", Label).update(Text(f"memtui · {KIND_LABELS.get(kind, kind)}"))
         self.query_one("#ws-path", Label).update(safe_text(str(workspace) if workspace else ""))
         self.query_one("#ws-size", Label).update(
             Text(f"DB {human_bytes(measured.db_bytes)}" if measured.db_bytes is not None else ""))
