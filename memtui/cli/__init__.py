@@ -21,6 +21,16 @@ from memtui.core.errors import MemtuiError
 VERBS: list[str] = [
     "open",
     "demo",
+    "rollback",
+    "gc",
+    "pin",
+    "stats",
+    "vacuum",
+    "memory",
+    "memory-history",
+    "decisions",
+    "lint",
+    "search",
     "sources",
     "curate",
 ]
@@ -34,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"memtui {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
     for name in VERBS:
-        importlib.import_module(f"memtui.cli.{name}").register(sub)
+        importlib.import_module(f"memtui.cli.{name.replace('-', '_')}").register(sub)
     return parser
 
 

@@ -41,3 +41,36 @@ class ContentTooLarge(ContentError):
 
 class PathEscape(MemtuiError, ValueError):
     """A path resolves outside the workspace root."""
+
+
+# --- memory documents -------------------------------------------------------------------
+
+
+class MemoryDocumentError(MemtuiError):
+    """Base for errors about memory documents."""
+
+
+class DocumentNotFound(MemoryDocumentError):
+    """The memory document does not exist, or is not inside the workspace."""
+
+
+class NotUtf8(MemoryDocumentError):
+    """The document is not valid UTF-8: it is shown read-only and never re-encoded."""
+
+
+class SaveConflict(MemoryDocumentError):
+    """The file changed on disk since it was opened; saving would overwrite that change.
+
+    `disk` holds the bytes now on disk (None if the file was deleted), so a caller can
+    offer reload, a diff of disk vs. the edit, or an explicit overwrite.
+    """
+
+    def __init__(self, message: str, *, path, disk: bytes | None, disk_version=None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.disk = disk
+        self.disk_version = disk_version
+
+
+class NoHistory(MemoryDocumentError):
+    """The requested previous version of a document does not exist."""

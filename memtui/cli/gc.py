@@ -1,0 +1,84 @@
+"""`memtui gc PATH`: preview (default) or apply lifecycle GC."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from memtui.cli._common import add_json_flag, emit
+from memtui.cli._sizes import human_bytes
+
+
+def register(sub) -> None:
+    p = sub.add_parser("gc", help="show what lifecycle GC would remove and why; --apply removes it")
+    p.add_argument("path", help="workspace directory or agent.db")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="only show the plan (the default)")
+    mode.add_argument("--apply", action="store_true", help="delete the reclaimable tasks' heavy data")
+    p.add_argument("--batch", type=int, default=200, metavar="N",
+                   help="tasks between blob sweeps, and blobs per sweep transaction (default 200)")
+    p.add_argument("--max-tasks", type=int, default=None, metavar="N", help="collect at most N tasks this pass")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from memtui.core.gc import apply_gc, plan_gc
+    from memtui.core.store import AgentStore
+
+    if args.batch < 1:
+        from memtui.core.errors import MemtuiError
+
+        raise MemtuiError("--batch must be at least 1")
+    if not args.apply:
+        with AgentStore.open(Path(args.path), readonly=True) as store:
+            plan = plan_gc(store)
+        emit(plan.as_json(), args.json, lambda _: plan_text(plan))
+        return 0
+    with AgentStore.open(Path(args.path)) as store:
+        plan = plan_gc(store)
+        tty = sys.stderr.isatty() and not args.json
+
+        def progress(p) -> None:
+            if tty:
+                print(f"\r  {p.phase}: {p.tasks_done}/{p.tasks_total} tasks, {human_bytes(p.bytes_freed)} freed",
+                      end="", file=sys.stderr, flush=True)
+
+        result = apply_gc(store, plan, batch=args.batch, max_tasks=args.max_tasks, progress=progress)
+        if tty:
+            print(file=sys.stderr)
+    emit(result.as_json(), args.json, lambda _: result_text(result))
+    return 0
+
+
+def plan_text(plan) -> str:
+    lines = [f"{plan.tasks_total} tasks: {len(plan.live)} live ({len(plan.roots)} roots),"
+             f" {len(plan.reclaimable)} reclaimable, {plan.collected} collected earlier"]
+    lines.append("")
+    lines.append("live")
+    for t in plan.live:
+        lines.append(f"  #{t.task:<7} {t.reason}")
+    lines.append("")
+    lines.append(f"reclaimable ({human_bytes(plan.reclaimable_bytes)})")
+    for t in plan.reclaimable:
+        where = "orphan" if t.orphan else f"session {t.session}"
+        lines.append(f"  #{t.task:<7} {where:<13} {t.status:<10} {t.steps:>5} steps {t.checkpoints:>4} checkpoints"
+                     f" {t.entries:>4} entries {human_bytes(t.bytes):>10}")
+    if plan.loose_blobs:
+        lines.append(f"  {plan.loose_blobs} blobs no entry needs ({human_bytes(plan.loose_bytes)})")
+    lines.append("")
+    lines.append("nothing was deleted; run with --apply to collect" if plan.reclaimable or plan.loose_blobs
+                 else "nothing to collect")
+    return "\n".join(lines)
+
+
+def result_text(r) -> str:
+    text = (f"collected {r.tasks} tasks: {r.steps} steps, {r.checkpoints} checkpoints, {r.entries} entries,"
+            f" {r.blobs} blobs — {human_bytes(r.bytes)} in {r.seconds:.1f} s\n"
+            f"freelist: {r.freelist_before} → {r.freelist_after} pages"
+            f" ({human_bytes(r.freelist_after * r.page_size)} reusable; `memtui vacuum` returns it to the disk)")
+    if r.skipped:
+        text += f"\nskipped {len(r.skipped)} tasks that became live since the plan"
+    if r.cancelled:
+        text += "\ncancelled: the remaining tasks are untouched"
+    return text

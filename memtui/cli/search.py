@@ -1,0 +1,48 @@
+"""`memtui search PATH QUERY`: search memory documents and the store.
+
+Exit status: 0 when something matched, 1 when nothing did (like grep), 2 on errors.
+"""
+
+from __future__ import annotations
+
+from memtui.cli._common import add_json_flag, emit
+from memtui.cli._workspace import open_store_if_any, workspace_root
+
+
+def register(sub) -> None:
+    p = sub.add_parser("search", help="search memory documents, tasks, steps and messages")
+    p.add_argument("path", help="workspace directory or agent.db")
+    p.add_argument("query", nargs="+", help='words to find (all must match; "quote phrases")')
+    p.add_argument("--limit", type=int, default=200, help="at most this many hits (default 200)")
+    p.add_argument("--kind", action="append", choices=["file", "task", "step", "message"],
+                   help="only hits of this kind (repeatable)")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from memtui.core.memory.search import KINDS, SearchIndex
+
+    root = workspace_root(args.path)
+    with open_store_if_any(root) as store, SearchIndex(root, store) as index:
+        index.refresh()
+        hits = index.search(" ".join(args.query), args.limit, args.kind or KINDS)
+    emit([h.to_json() for h in hits], args.json, _text)
+    return 0 if hits else 1
+
+
+def _text(hits) -> str:
+    if not hits:
+        return "no matches"
+    lines = []
+    for h in hits:
+        if h["kind"] == "file":
+            where = f"{h['file']}:{h['line']}"
+        elif h["kind"] == "step":
+            where = f"task {h['task']} step {h['line']}"
+        elif h["kind"] == "task":
+            where = f"task {h['task']}"
+        else:
+            where = f"message (task {h.get('task', '-')})"
+        lines.append(f"{where}: {h['text']}")
+    return "\n".join(lines)

@@ -1,0 +1,50 @@
+"""`memtui stats PATH`: file, page and freelist figures; bytes per table and index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memtui.cli._common import add_json_flag, emit
+from memtui.cli._sizes import human_bytes
+
+
+def register(sub) -> None:
+    p = sub.add_parser("stats", help="database size, freelist and per-table statistics")
+    p.add_argument("path", help="workspace directory or agent.db")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from memtui.core.stats import db_stats
+
+    stats = db_stats(Path(args.path))
+    emit(stats.as_json(), args.json, lambda _: stats_text(stats))
+    return 0
+
+
+def stats_text(s) -> str:
+    lines = [
+        f"{s.path}",
+        f"  file {human_bytes(s.file_bytes)}, WAL {human_bytes(s.wal_bytes)}; {s.page_count} pages of {s.page_size} B"
+        f" ({s.journal_mode}, auto_vacuum {s.auto_vacuum})",
+        f"  freelist {s.freelist_count} pages = {human_bytes(s.freelist_bytes)} ({s.freelist_share:.1%} of the file)",
+    ]
+    if s.content is not None:
+        c = s.content
+        lines.append(f"  contents: {human_bytes(c.raw_bytes)} described by {c.entries} entries,"
+                     f" {human_bytes(c.unique_bytes)} distinct (dedup saves {human_bytes(c.dedup_saved)}),"
+                     f" {human_bytes(c.stored_bytes)} stored ({c.ratio:.1%})")
+    if s.vacuum_hint:
+        lines.append(f"  hint: {s.vacuum_hint}")
+    lines.append("")
+    lines.append(f"  {'table':<20} {'rows':>10} {'bytes':>12}")
+    for t in s.tables:
+        lines.append(f"  {t.name:<20} {t.rows:>10} {human_bytes(t.bytes):>12}")
+    lines.append("")
+    lines.append(f"  {'index':<36} {'table':<18} {'bytes':>12}")
+    for i in s.indexes:
+        lines.append(f"  {i.name:<36} {i.table:<18} {human_bytes(i.bytes):>12}")
+    if not s.dbstat:
+        lines.append("  (this SQLite lacks dbstat: bytes per table and index are unknown)")
+    return "\n".join(lines)

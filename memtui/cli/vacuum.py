@@ -1,0 +1,46 @@
+"""`memtui vacuum PATH`: give freelist pages back to the disk (never done implicitly)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from memtui.cli._common import add_json_flag, emit
+from memtui.cli._sizes import human_bytes
+
+
+def register(sub) -> None:
+    p = sub.add_parser("vacuum", help="VACUUM the store (or --incremental / --checkpoint)")
+    p.add_argument("path", help="workspace directory or agent.db")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--incremental", nargs="?", const=-1, type=int, metavar="PAGES",
+                      help="return up to PAGES freelist pages (all by default) without rewriting the file")
+    mode.add_argument("--checkpoint", action="store_true", help="only copy the WAL into the file and truncate it")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from memtui.core.stats import incremental_vacuum, vacuum, wal_checkpoint
+    from memtui.core.store import AgentStore
+
+    with AgentStore.open(Path(args.path)) as store:
+        if args.checkpoint:
+            result = wal_checkpoint(store)
+        elif args.incremental is not None:
+            result = incremental_vacuum(store, None if args.incremental < 0 else args.incremental)
+        else:
+            tty = sys.stderr.isatty() and not args.json
+
+            def progress(fraction: float) -> None:
+                if tty:
+                    print(f"\r  VACUUM {fraction:.0%}", end="", file=sys.stderr, flush=True)
+
+            result = vacuum(store, progress=progress)
+            if tty:
+                print(file=sys.stderr)
+    emit(result.as_json(), args.json, lambda _: (
+        f"{result.kind}: {human_bytes(result.file_bytes_before)} → {human_bytes(result.file_bytes_after)}"
+        f" ({human_bytes(result.bytes_returned)} returned), freelist {result.freelist_before} →"
+        f" {result.freelist_after} pages, {result.seconds:.1f} s"))
+    return 0

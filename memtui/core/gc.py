@@ -1,0 +1,572 @@
+"""Lifecycle GC: keep what can still be operated on (DESIGN.md §3).
+
+`plan_gc(store)` is a pure read. Roots are the current task of each open session, every
+running or waiting_user task (orphans included) and every pinned task; the live set is the
+roots plus every task reachable from them through handoff and depends references, parent →
+child. Every other task that still holds heavy data (steps, checkpoints, entries) is
+reclaimable; its `bytes` are the step payloads and inline legacy contents of those rows plus
+the stored bytes of the blobs nothing else would need any more — neither an entry of a
+surviving task nor, transitively, a surviving delta as its base. A blob shared by several
+reclaimable tasks counts toward the oldest of them, so the per-task figures add up to what
+`apply_gc` frees.
+
+`apply_gc(store, plan)` removes each task's steps, checkpoints and entries in one short
+transaction (its row, references, messages, questions and summary stay; `collected_at` is
+set), then sweeps the blobs no entry needs, dependents before their delta bases, in bounded
+batches. A base that a surviving delta needs is kept rather than re-encoding the dependent.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from memtui.core.store import AgentStore
+
+ROOT_KINDS = ("current", "running", "waiting", "pinned")  # priority when a task is several
+LIVE_EDGES = ("handoff", "depends")
+
+_ROOT_WORDS = {
+    "current": "current task of an open session",
+    "running": "running",
+    "waiting": "waiting for the user",
+    "pinned": "pinned",
+}
+
+
+# --------------------------------------------------------------------------- the plan
+@dataclass(frozen=True)
+class Root:
+    """A task that is live by itself; `kinds` lists every reason, `kind` the first of them."""
+
+    task: int
+    kind: str
+    kinds: tuple[str, ...]
+    session: int | None = None
+
+
+@dataclass(frozen=True)
+class LiveTask:
+    """A live task and why: the root it hangs from and the references leading to it."""
+
+    task: int
+    root: int
+    root_kind: str
+    chain: tuple[int, ...]  # root … task; (task,) for a root
+    via: tuple[str, ...]  # reference kinds along the chain, len(chain) - 1
+
+    @property
+    def is_root(self) -> bool:
+        return len(self.chain) == 1
+
+    @property
+    def reason(self) -> str:
+        """One line: 'root: pinned' or 'via handoff from #12 (root: running): #12 → #15'."""
+        if self.is_root:
+            return f"root: {_ROOT_WORDS[self.root_kind]}"
+        hops = "".join(f" -{kind}-> #{task}" for kind, task in zip(self.via, self.chain[1:]))
+        return f"reachable from #{self.root} ({_ROOT_WORDS[self.root_kind]}): #{self.root}{hops}"
+
+
+@dataclass(frozen=True)
+class ReclaimableTask:
+    """A task whose heavy data would go, with what exactly would be removed."""
+
+    task: int
+    session: int | None
+    status: str
+    orphan: bool
+    steps: int
+    checkpoints: int
+    entries: int
+    payload_bytes: int  # step args/results and inline (legacy) entry contents
+    blobs: int  # blobs freed with it (shared ones count toward the oldest task)
+    blob_bytes: int
+    why: str = ""
+
+    @property
+    def bytes(self) -> int:
+        return self.payload_bytes + self.blob_bytes
+
+    def as_json(self) -> dict:
+        return {"task": self.task, "session": self.session, "status": self.status, "orphan": self.orphan,
+                "steps": self.steps, "checkpoints": self.checkpoints, "entries": self.entries,
+                "blobs": self.blobs, "bytes": self.bytes}
+
+
+@dataclass(frozen=True)
+class GcPlan:
+    """What a GC pass would do; built by `plan_gc`, consumed by `apply_gc` and the preview."""
+
+    roots: tuple[Root, ...]
+    live: tuple[LiveTask, ...]
+    reclaimable: tuple[ReclaimableTask, ...]
+    loose_blobs: int = 0  # blobs no entry needs now (left by an earlier interrupted pass)
+    loose_bytes: int = 0
+    collected: int = 0  # tasks collected by earlier passes (not listed)
+    tasks_total: int = 0
+    live_bytes: int = 0  # step payloads + blobs the live set keeps
+    _live_index: dict = field(default_factory=dict, repr=False, compare=False)
+    _reclaim_index: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def reclaimable_bytes(self) -> int:
+        """Everything `apply_gc` frees: the reclaimable tasks' bytes plus loose blobs."""
+        return sum(t.bytes for t in self.reclaimable) + self.loose_bytes
+
+    def live_task(self, task_id: int) -> LiveTask | None:
+        return self._live_index.get(task_id)
+
+    def reclaimable_task(self, task_id: int) -> ReclaimableTask | None:
+        return self._reclaim_index.get(task_id)
+
+    def explain(self, task_id: int) -> str:
+        """Why a task is live, why it may go, or that it was collected already."""
+        live = self._live_index.get(task_id)
+        if live is not None:
+            return live.reason
+        gone = self._reclaim_index.get(task_id)
+        if gone is not None:
+            return gone.why
+        return "collected: its steps and checkpoints were removed by an earlier GC"
+
+    def totals(self) -> dict[str, int]:
+        return {
+            "steps": sum(t.steps for t in self.reclaimable),
+            "checkpoints": sum(t.checkpoints for t in self.reclaimable),
+            "entries": sum(t.entries for t in self.reclaimable),
+            "blobs": sum(t.blobs for t in self.reclaimable) + self.loose_blobs,
+        }
+
+    def as_json(self) -> dict:
+        """The `memtui gc --dry-run --json` document."""
+        return {
+            "roots": [{"task": r.task, "kind": r.kind, "kinds": list(r.kinds)} for r in self.roots],
+            "live": [{"task": t.task, "reason": t.reason, "root": t.root, "chain": list(t.chain)}
+                     for t in self.live],
+            "reclaimable": [t.as_json() for t in self.reclaimable],
+            "reclaimable_bytes": self.reclaimable_bytes,
+            "loose_blobs": self.loose_blobs,
+            "loose_bytes": self.loose_bytes,
+            "live_bytes": self.live_bytes,
+            "collected": self.collected,
+            "tasks": self.tasks_total,
+        }
+
+
+# ------------------------------------------------------------------------ live set
+def find_roots(store: "AgentStore") -> dict[int, Root]:
+    """Every root task with all its root kinds, in task order."""
+    kinds: dict[int, list[str]] = {}
+    sessions: dict[int, int | None] = {}
+    for task, session in store._sql(
+            "SELECT s.current_task_id, s.id FROM session s JOIN task t ON t.id = s.current_task_id"
+            " WHERE s.status = 'open'"):
+        kinds.setdefault(task, []).append("current")
+        sessions[task] = session
+    for task, status, pinned, session in store._sql(
+            "SELECT id, status, pinned, session_id FROM task"
+            " WHERE status IN ('running', 'waiting_user') OR pinned"):
+        if status == "running":
+            kinds.setdefault(task, []).append("running")
+        elif status == "waiting_user":
+            kinds.setdefault(task, []).append("waiting")
+        if pinned:
+            kinds.setdefault(task, []).append("pinned")
+        sessions.setdefault(task, session)
+    out = {}
+    for task in sorted(kinds):
+        ordered = tuple(k for k in ROOT_KINDS if k in kinds[task])
+        out[task] = Root(task, ordered[0], ordered, sessions.get(task))
+    return out
+
+
+def live_set(store: "AgentStore", roots: dict[int, Root] | None = None) -> dict[int, LiveTask]:
+    """The live tasks: a breadth-first walk from all roots at once over handoff/depends edges.
+
+    The edges are loaded with one query and walked in Python; every task is visited once,
+    so a reference cycle ends the walk instead of looping, and each live task gets its
+    shortest chain from a root.
+    """
+    roots = find_roots(store) if roots is None else roots
+    children: dict[int, list[tuple[int, str]]] = {}
+    for src, dst, kind in store._sql(
+            "SELECT from_task, to_task, kind FROM task_ref WHERE kind IN ('handoff', 'depends')"
+            " ORDER BY from_task, to_task"):
+        children.setdefault(src, []).append((dst, kind))
+    # parent pointers: task -> (previous task, reference kind, root)
+    seen: dict[int, tuple[int | None, str, int]] = {r: (None, "", r) for r in roots}
+    queue = deque(roots)
+    while queue:
+        task = queue.popleft()
+        root = seen[task][2]
+        for child, kind in children.get(task, ()):
+            if child not in seen:
+                seen[child] = (task, kind, root)
+                queue.append(child)
+    out: dict[int, LiveTask] = {}
+    for task in sorted(seen):
+        chain, via = [task], []
+        prev, kind, root = seen[task]
+        while prev is not None:
+            chain.append(prev)
+            via.append(kind)
+            prev, kind, _ = seen[prev]
+        out[task] = LiveTask(task, root, roots[root].kind, tuple(reversed(chain)), tuple(reversed(via)))
+    return out
+
+
+LIVE_SET_SQL = """
+WITH RECURSIVE
+  roots(id) AS (
+    SELECT current_task_id FROM session WHERE status = 'open' AND current_task_id IS NOT NULL
+    UNION
+    SELECT id FROM task WHERE status IN ('running', 'waiting_user') OR pinned
+  ),
+  live(id) AS (
+    SELECT id FROM roots
+    UNION
+    SELECT r.to_task FROM task_ref r JOIN live ON r.from_task = live.id
+    WHERE r.kind IN ('handoff', 'depends')
+  )
+SELECT live.id FROM live JOIN task t ON t.id = live.id
+"""
+
+
+def live_set_sql(store: "AgentStore") -> set[int]:
+    """The same live set from one recursive SQL query (no reasons): the benchmark's yardstick."""
+    return {r[0] for r in store._sql(LIVE_SET_SQL)}
+
+
+# ---------------------------------------------------------------------------- plan
+_SUM_LEGACY = ("COALESCE(SUM(CASE typeof(e.before_legacy) WHEN 'blob' THEN length(e.before_legacy)"
+               " WHEN 'text' THEN length(CAST(e.before_legacy AS BLOB)) ELSE 0 END"
+               " + CASE typeof(e.after_legacy) WHEN 'blob' THEN length(e.after_legacy)"
+               " WHEN 'text' THEN length(CAST(e.after_legacy AS BLOB)) ELSE 0 END), 0)")
+
+# Blobs the live tasks keep: their entries' contents and, transitively, delta bases.
+_KEEP_CTE = """
+  live(id) AS (SELECT value FROM json_each(?)),
+  keep(h) AS (
+    SELECT e.before_hash FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
+     WHERE c.task_id IN (SELECT id FROM live) AND e.before_hash IS NOT NULL
+    UNION
+    SELECT e.after_hash FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
+     WHERE c.task_id IN (SELECT id FROM live) AND e.after_hash IS NOT NULL
+    UNION
+    SELECT b.base FROM keep JOIN blob b ON b.hash = keep.h WHERE b.base IS NOT NULL
+  )
+"""
+
+
+def plan_gc(store: "AgentStore") -> GcPlan:
+    """Roots, live set with reasons, and the reclaimable tasks with exact byte accounting.
+
+    A pure read: works on a store opened read-only. All queries run in one read transaction,
+    so the figures describe one consistent state of the database.
+    """
+    with store.db.atomic():  # a deferred BEGIN: a read snapshot, no write lock
+        return _plan(store)
+
+
+def _plan(store: "AgentStore") -> GcPlan:
+    roots = find_roots(store)
+    live = live_set(store, roots)
+    tasks = store._sql("SELECT id, session_id, status, collected_at FROM task ORDER BY id")
+    steps = {t: (n, b) for t, n, b in store._sql(
+        "SELECT task_id, COUNT(*), COALESCE(SUM(payload_bytes), 0) FROM step GROUP BY task_id")}
+    cps = dict(store._sql("SELECT task_id, COUNT(*) FROM checkpoint GROUP BY task_id"))
+    entries = {t: (n, b) for t, n, b in store._sql(
+        f"SELECT c.task_id, COUNT(*), {_SUM_LEGACY} FROM checkpoint c"
+        " JOIN checkpoint_entry e ON e.checkpoint_id = c.id GROUP BY c.task_id")}
+
+    candidates = [(t, s, st) for t, s, st, collected in tasks
+                  if t not in live and (collected is None or t in steps or t in cps)]
+    listed = {t for t, _, _ in candidates}
+    collected = sum(1 for t, _, _, c in tasks if c is not None and t not in live and t not in listed)
+
+    blob_owned: dict[int, list[int]] = {}  # task -> [blobs, bytes]
+    loose = [0, 0]
+    live_blob_bytes = 0
+    if store.schema_version >= 2:
+        live_json = json.dumps(sorted(live))
+        blob_owned, loose = _blob_accounting(store, live_json)
+        live_blob_bytes = store._sql(
+            f"WITH RECURSIVE {_KEEP_CTE} SELECT COALESCE(SUM(b.stored), 0) FROM blob b"
+            " WHERE b.hash IN (SELECT h FROM keep)", (live_json,))[0][0]
+
+    why = _why_reclaimable(store, listed)
+    reclaimable = []
+    for task, session, status in candidates:
+        n_steps, step_bytes = steps.get(task, (0, 0))
+        n_entries, legacy_bytes = entries.get(task, (0, 0))
+        blobs, blob_bytes = blob_owned.get(task, (0, 0))
+        reclaimable.append(ReclaimableTask(
+            task, session, status, session is None, n_steps, cps.get(task, 0), n_entries,
+            step_bytes + legacy_bytes, blobs, blob_bytes, why.get(task, "")))
+    live_bytes = live_blob_bytes + sum(
+        steps.get(t, (0, 0))[1] + entries.get(t, (0, 0))[1] for t in live)
+    return GcPlan(
+        roots=tuple(roots.values()), live=tuple(live.values()), reclaimable=tuple(reclaimable),
+        loose_blobs=loose[0], loose_bytes=loose[1], collected=collected, tasks_total=len(tasks),
+        live_bytes=live_bytes, _live_index=live, _reclaim_index={r.task: r for r in reclaimable})
+
+
+def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, list[int]], list[int]]:
+    """Blobs freed per reclaimable task (each counted once) and loose blobs [count, bytes]."""
+    owned: dict[int, list[int]] = {}
+    # Blobs an entry of a reclaimable task references directly: owner = the oldest such task.
+    for task, n, size in store._sql(
+            f"""WITH RECURSIVE {_KEEP_CTE},
+              ref(h, task) AS (
+                SELECT e.before_hash, c.task_id FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
+                 WHERE e.before_hash IS NOT NULL AND c.task_id NOT IN (SELECT id FROM live)
+                UNION ALL
+                SELECT e.after_hash, c.task_id FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
+                 WHERE e.after_hash IS NOT NULL AND c.task_id NOT IN (SELECT id FROM live)
+              ),
+              owned(h, task) AS (SELECT h, MIN(task) FROM ref WHERE h NOT IN (SELECT h FROM keep) GROUP BY h)
+            SELECT o.task, COUNT(*), COALESCE(SUM(b.stored), 0) FROM owned o JOIN blob b ON b.hash = o.h
+            GROUP BY o.task""", (live_json,)):
+        owned[task] = [n, size]
+    # Freed blobs no entry references: delta bases of freed blobs (owner = a dependent's owner)
+    # or loose blobs nothing needs at all. Few in practice: walk them one by one.
+    unref = store._sql(
+        f"""WITH RECURSIVE {_KEEP_CTE}
+        SELECT b.hash, b.stored FROM blob b WHERE b.hash NOT IN (SELECT h FROM keep)
+          AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = b.hash)
+          AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = b.hash)""", (live_json,))
+    loose = [0, 0]
+    memo: dict[str, int | None] = {}
+
+    def owner(h: str, depth: int = 0) -> int | None:
+        if h in memo:
+            return memo[h]
+        memo[h] = None  # guards against a malformed base cycle
+        direct = store._sql(
+            "SELECT MIN(c.task_id) FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id"
+            " WHERE e.before_hash = ? OR e.after_hash = ?", (h, h))[0][0]
+        if direct is None and depth < 64:
+            found = [o for (d,) in store._sql("SELECT hash FROM blob WHERE base = ?", (h,))
+                     if (o := owner(d, depth + 1)) is not None]
+            direct = min(found) if found else None
+        memo[h] = direct
+        return direct
+
+    for h, size in unref:
+        task = owner(h)
+        if task is None:
+            loose[0] += 1
+            loose[1] += size
+        else:
+            slot = owned.setdefault(task, [0, 0])
+            slot[0] += 1
+            slot[1] += size
+    return owned, loose
+
+
+def _why_reclaimable(store: "AgentStore", candidates: set[int]) -> dict[int, str]:
+    """A sentence per reclaimable task: what it is, and that nothing live reaches it."""
+    if not candidates:
+        return {}
+    superseded: dict[int, int] = {}
+    referrers: dict[int, list[int]] = {}
+    for src, dst, kind in store._sql("SELECT from_task, to_task, kind FROM task_ref"):
+        if dst in candidates:
+            if kind == "supersedes":
+                superseded.setdefault(dst, src)
+            else:
+                referrers.setdefault(dst, []).append(src)
+    info = {t: (s, st, ss, cur) for t, s, st, ss, cur in store._sql(
+        "SELECT t.id, t.session_id, t.status, s.status, s.current_task_id FROM task t"
+        " LEFT JOIN session s ON s.id = t.session_id")}
+    out = {}
+    for task in candidates:
+        session, status, s_status, current = info.get(task, (None, "?", None, None))
+        parts = [status]
+        if session is None:
+            parts.append("orphan (its session was deleted)")
+        elif current == task:
+            parts.append(f"current task of closed session {session}")
+        if task in superseded:
+            parts.append(f"superseded by #{superseded[task]}")
+        refs = sorted(set(referrers.get(task, ())))
+        tail = (f"referenced only by reclaimable tasks {', '.join(f'#{r}' for r in refs)}" if refs
+                else "no live task references it")
+        out[task] = f"{', '.join(parts)}; not a root, {tail}"
+    return out
+
+
+# --------------------------------------------------------------------------- apply
+@dataclass(frozen=True)
+class GcProgress:
+    """Reported after every task and every blob batch."""
+
+    phase: str  # "tasks" | "blobs"
+    tasks_done: int
+    tasks_total: int
+    bytes_freed: int
+
+
+@dataclass
+class GcResult:
+    """What a GC pass removed."""
+
+    tasks: int = 0
+    skipped: list[int] = field(default_factory=list)  # planned, but live by the time of apply
+    steps: int = 0
+    checkpoints: int = 0
+    entries: int = 0
+    blobs: int = 0
+    bytes: int = 0  # step payloads + inline contents + stored bytes of deleted blobs
+    freelist_before: int = 0
+    freelist_after: int = 0
+    page_size: int = 0
+    cancelled: bool = False
+    seconds: float = 0.0
+
+    @property
+    def pages_freed(self) -> int:
+        return self.freelist_after - self.freelist_before
+
+    def as_json(self) -> dict:
+        return {"tasks": self.tasks, "skipped": self.skipped, "steps": self.steps,
+                "checkpoints": self.checkpoints, "entries": self.entries, "blobs": self.blobs,
+                "bytes": self.bytes, "freelist_before": self.freelist_before,
+                "freelist_after": self.freelist_after, "page_size": self.page_size,
+                "cancelled": self.cancelled, "seconds": round(self.seconds, 3)}
+
+
+Hook = Callable[[str, int], None]
+
+
+def apply_gc(store: "AgentStore", plan: GcPlan | None = None, batch: int = 200,
+             progress: Callable[[GcProgress], None] | None = None,
+             cancel: Callable[[], bool] | None = None, max_tasks: int | None = None,
+             hook: Hook | None = None) -> GcResult:
+    """Collect the reclaimable tasks of `plan` (a fresh plan when None), then sweep blobs.
+
+    Each task is one transaction: its entries, checkpoints and steps go together, and
+    `collected_at` is set, or nothing of it changes. The live set is recomputed first and
+    each task's own root status is checked again inside its transaction, so a task pinned,
+    resumed or referenced since the preview is skipped. After every `batch` tasks the blobs
+    they freed are deleted in transactions of at most `batch` blobs. `cancel()` is checked
+    between tasks; `max_tasks` bounds one pass. `hook(stage, task)` is for tests (fault
+    injection) and runs inside the task's transaction.
+    """
+    store._writable()
+    started = time.monotonic()
+    batch = max(1, batch)
+    fresh_live = set(live_set(store))
+    if plan is None:
+        plan = plan_gc(store)
+    todo = [t for t in plan.reclaimable if t.task not in fresh_live]
+    result = GcResult(skipped=[t.task for t in plan.reclaimable if t.task in fresh_live])
+    if max_tasks is not None:
+        todo = todo[:max_tasks]
+    result.page_size = _pragma(store, "page_size")
+    result.freelist_before = _pragma(store, "freelist_count")
+    total = len(todo)
+
+    def report(phase: str, done: int) -> None:
+        if progress is not None:
+            progress(GcProgress(phase, done, total, result.bytes))
+
+    for start in range(0, total, batch):
+        for done, item in enumerate(todo[start:start + batch], start + 1):
+            if cancel is not None and cancel():
+                result.cancelled = True
+                break
+            if _collect_task(store, item.task, fresh_live, result, hook):
+                result.tasks += 1
+            else:
+                result.skipped.append(item.task)
+            report("tasks", done)
+        _sweep_blobs(store, batch, result, lambda: report("blobs", result.tasks))
+        if result.cancelled:
+            break
+    if not todo or plan.loose_blobs:
+        _sweep_blobs(store, batch, result, lambda: report("blobs", result.tasks))
+    result.freelist_after = _pragma(store, "freelist_count")
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _pragma(store: "AgentStore", name: str) -> int:
+    return store._sql(f"PRAGMA {name}")[0][0]
+
+
+def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResult, hook: Hook | None) -> bool:
+    """One task's heavy rows in one transaction; False (nothing changed) if it became live."""
+    db = store.db
+    with store.transaction():
+        row = store._sql(
+            "SELECT t.status, t.pinned, s.status = 'open' AND s.current_task_id = t.id FROM task t"
+            " LEFT JOIN session s ON s.id = t.session_id WHERE t.id = ?", (task,))
+        if not row or row[0][0] in ("running", "waiting_user") or row[0][1] or row[0][2]:
+            return False
+        # Referenced by a live task, or by one that became a root since the live set was read.
+        for parent, status, pinned, current in store._sql(
+                "SELECT p.id, p.status, p.pinned, s.status = 'open' AND s.current_task_id = p.id"
+                " FROM task_ref r JOIN task p ON p.id = r.from_task LEFT JOIN session s ON s.id = p.session_id"
+                " WHERE r.to_task = ? AND r.kind IN ('handoff', 'depends')", (task,)):
+            if parent in live or status in ("running", "waiting_user") or pinned or current:
+                return False
+        payload = store._sql("SELECT COALESCE(SUM(payload_bytes), 0) FROM step WHERE task_id = ?", (task,))[0][0]
+        legacy = store._sql(f"SELECT {_SUM_LEGACY} FROM checkpoint c JOIN checkpoint_entry e"
+                            " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,))[0][0]
+        if hook:
+            hook("entries", task)
+        entries = db.execute_sql("DELETE FROM checkpoint_entry WHERE checkpoint_id IN"
+                                 " (SELECT id FROM checkpoint WHERE task_id = ?)", (task,)).rowcount
+        if hook:
+            hook("checkpoints", task)
+        checkpoints = db.execute_sql("DELETE FROM checkpoint WHERE task_id = ?", (task,)).rowcount
+        if hook:
+            hook("steps", task)
+        steps = db.execute_sql("DELETE FROM step WHERE task_id = ?", (task,)).rowcount
+        db.execute_sql("UPDATE task SET collected_at = ? WHERE id = ?", (store._now(), task))
+        if hook:
+            hook("commit", task)
+    result.entries += entries
+    result.checkpoints += checkpoints
+    result.steps += steps
+    result.bytes += payload + legacy
+    return True
+
+
+def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Callable[[], None]) -> None:
+    """Delete blobs no entry references, dependents first (deeper delta first), in batches.
+
+    A blob that is still the base of a surviving delta is kept. Each batch re-checks its
+    conditions inside its own transaction, so a writer that just reused a content wins.
+    """
+    if store.schema_version < 2:
+        return
+    rows = store._sql(
+        "SELECT b.hash, b.depth FROM blob b"
+        " WHERE NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = b.hash)"
+        "   AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = b.hash)"
+        " ORDER BY b.depth DESC")
+    by_depth: dict[int, list[str]] = {}
+    for h, depth in rows:
+        by_depth.setdefault(depth, []).append(h)
+    for depth in sorted(by_depth, reverse=True):
+        hashes = by_depth[depth]
+        for start in range(0, len(hashes), batch):
+            chunk = hashes[start:start + batch]
+            marks = ",".join("?" * len(chunk))
+            cond = (f"hash IN ({marks})"
+                    " AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = blob.hash)"
+                    " AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = blob.hash)"
+                    " AND NOT EXISTS (SELECT 1 FROM blob d WHERE d.base = blob.hash)")
+            with store.transaction():
+                freed = store._sql(f"SELECT COUNT(*), COALESCE(SUM(stored), 0) FROM blob WHERE {cond}", chunk)[0]
+                store.db.execute_sql(f"DELETE FROM blob WHERE {cond}", chunk)
+            result.blobs += freed[0]
+            result.bytes += freed[1]
+            report()

@@ -1,0 +1,268 @@
+"""Save memory documents without losing anything: atomically, never over a newer write
+by the agent, and keeping every replaced version so it can be restored.
+
+A save compares what is on disk now with the version the editor opened (by content hash):
+if they differ, someone else wrote the file meanwhile and SaveConflict is raised, carrying
+the disk bytes, unless the caller explicitly overwrites. The replaced bytes go to
+`<workspace>/.agent/.memtui/history/<quoted relative path>/` first, one file per version,
+named `<UTC timestamp>_<reason>_<hash prefix of what replaced it>.bak`; the newest
+`keep` versions are kept.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import quote, unquote
+
+from memtui.core.errors import NoHistory, PathEscape, SaveConflict
+from memtui.core.memory.documents import DiskVersion, disk_version, hash_bytes
+
+HISTORY_DIR = ".agent/.memtui/history"
+DEFAULT_KEEP = 20
+_NEW_FILE_MODE = 0o644
+
+
+class _Any:
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+ANY = _Any()
+"""Pass as `expected` to skip the conflict check (explicit restore; the current version is
+kept in history anyway)."""
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """A previous version of a document. `number` 1 is the most recently replaced one."""
+
+    number: int
+    path: Path  # the .bak file
+    saved_at: datetime  # when it was replaced (UTC)
+    reason: str  # what replaced it: "save" | "restore" | "undo"
+    size: int
+    replaced_by: str  # sha256 prefix of the content written over it
+
+    def read(self) -> bytes:
+        return self.path.read_bytes()
+
+
+def history_dir(root: Path, path: Path) -> Path:
+    """Where previous versions of the document at `path` are kept."""
+    rel = _relative(root, path)
+    return Path(root).resolve() / HISTORY_DIR / quote(rel, safe="")
+
+
+def documents_with_history(root: Path) -> list[str]:
+    """Workspace-relative paths that have at least one kept version."""
+    base = Path(root).resolve() / HISTORY_DIR
+    if not base.is_dir():
+        return []
+    return sorted(unquote(p.name) for p in base.iterdir() if p.is_dir() and any(p.glob("*.bak")))
+
+
+def list_history(root: Path, path: Path) -> list[HistoryEntry]:
+    """Kept versions of a document, newest first."""
+    folder = history_dir(root, path)
+    if not folder.is_dir():
+        return []
+    entries = []
+    for bak in sorted(folder.glob("*.bak"), reverse=True):
+        parsed = _parse_name(bak.name)
+        if parsed is None:
+            continue
+        saved_at, reason, replaced_by = parsed
+        entries.append(
+            HistoryEntry(len(entries) + 1, bak, saved_at, reason, bak.stat().st_size, replaced_by)
+        )
+    return entries
+
+
+def history_entry(root: Path, path: Path, number: int) -> HistoryEntry:
+    entries = list_history(root, path)
+    if not 1 <= number <= len(entries):
+        rel = _relative(root, path)
+        raise NoHistory(f"{rel} has {len(entries)} kept version(s); there is no #{number}")
+    return entries[number - 1]
+
+
+def check_unchanged(path: Path, expected) -> tuple[bytes | None, DiskVersion | None]:
+    """The bytes and version on disk; raises SaveConflict if they are not `expected`
+    (a DiskVersion, None for "the file did not exist", or ANY)."""
+    data, version = disk_version(path)
+    if expected is ANY:
+        return data, version
+    if expected is None and version is None:
+        return data, version
+    if expected is not None and version is not None and version.sha256 == expected.sha256:
+        return data, version
+    what = "was deleted" if version is None else "was created" if expected is None else "changed"
+    raise SaveConflict(
+        f"{Path(path).name} {what} on disk since it was opened", path=path, disk=data, disk_version=version
+    )
+
+
+def save_document(
+    root: Path,
+    path: Path,
+    content: str | bytes,
+    expected,
+    *,
+    reason: str = "save",
+    keep: int = DEFAULT_KEEP,
+) -> DiskVersion:
+    """Write `content` to the document at `path` atomically and return its new version.
+
+    `expected` is the version the caller opened (None if the file did not exist then, ANY
+    to overwrite whatever is there). The bytes being replaced are kept in history first.
+    Saving identical bytes is a no-op.
+    """
+    root = Path(root).resolve()
+    path = _inside(root, path)
+    new = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+    old, version = check_unchanged(path, expected)
+    if old == new and version is not None:
+        return version
+    if old is not None:
+        _keep_version(root, path, old, replaced_by=hash_bytes(new), reason=reason, keep=keep)
+    _write_atomic(path, new, recheck=None if expected is ANY else version)
+    _, written = disk_version(path)
+    assert written is not None
+    return written
+
+
+def restore_version(root: Path, path: Path, number: int, expected=ANY) -> DiskVersion:
+    """Make version `number` (1 = most recently replaced) current again. The version it
+    replaces is kept too, so a restore can itself be undone."""
+    entry = history_entry(root, path, number)
+    return save_document(root, path, entry.read(), expected, reason="restore")
+
+
+def undo_last_save(root: Path, path: Path, expected=ANY) -> DiskVersion:
+    """Put back the version memtui's last write replaced.
+
+    Refused with SaveConflict if the file no longer holds what memtui wrote (the agent
+    wrote it since): undoing then would throw the agent's write away.
+    """
+    entries = [e for e in list_history(root, path) if e.reason != "discarded"]
+    if not entries:
+        raise NoHistory(f"{_relative(root, path)} has no save to undo")
+    last = entries[0]
+    data, version = check_unchanged(path, expected)
+    if version is None or not version.sha256.startswith(last.replaced_by):
+        raise SaveConflict(
+            f"{Path(path).name} changed on disk since memtui's last save; not undoing",
+            path=path,
+            disk=data,
+            disk_version=version,
+        )
+    return save_document(root, path, last.read(), version, reason="undo")
+
+
+def keep_discarded(root: Path, path: Path, text: str, keep: int = DEFAULT_KEEP) -> HistoryEntry:
+    """Keep an edit the user chose not to save (e.g. "reload" in a conflict) among the
+    document's versions, so even a discarded edit can be restored later."""
+    root = Path(root).resolve()
+    path = _inside(root, path)
+    _, version = disk_version(path)
+    _keep_version(root, path, text.encode("utf-8"), replaced_by=version.sha256 if version else "0" * 16,
+                  reason="discarded", keep=keep)
+    return list_history(root, path)[0]
+
+
+def conflict_diff(disk: bytes | None, mine: str, name: str) -> str:
+    """A unified diff from what is on disk to the edit, for a conflict dialog."""
+    theirs = "" if disk is None else disk.decode("utf-8", "replace")
+    lines = difflib.unified_diff(
+        theirs.splitlines(keepends=True),
+        mine.splitlines(keepends=True),
+        fromfile=f"{name} (on disk)",
+        tofile=f"{name} (your edit)",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+# --- internals ---------------------------------------------------------------------------
+
+
+def _relative(root: Path, path: Path) -> str:
+    return _inside(Path(root).resolve(), path).relative_to(Path(root).resolve()).as_posix()
+
+
+def _inside(root: Path, path: Path) -> Path:
+    path = Path(path)
+    resolved = (path if path.is_absolute() else root / path).resolve()
+    try:
+        resolved.relative_to(root)
+    except ValueError:
+        raise PathEscape(f"{path} is outside the workspace {root}") from None
+    return resolved
+
+
+def _keep_version(root: Path, path: Path, data: bytes, *, replaced_by: str, reason: str, keep: int) -> None:
+    folder = history_dir(root, path)
+    folder.mkdir(parents=True, exist_ok=True)
+    micros = time.time_ns() // 1000
+    while True:
+        stamp = datetime.fromtimestamp(micros / 1e6, tz=timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        target = folder / f"{stamp}_{reason}_{replaced_by[:16]}.bak"
+        if not target.exists():
+            break
+        micros += 1  # two saves within a microsecond: keep both, in order
+    _write_atomic(target, data, recheck=None)
+    for stale in sorted(folder.glob("*.bak"), reverse=True)[max(keep, 1):]:
+        stale.unlink(missing_ok=True)
+
+
+def _parse_name(name: str) -> tuple[datetime, str, str] | None:
+    try:
+        stamp, reason, replaced_by = name[: -len(".bak")].split("_")
+        saved_at = datetime.strptime(stamp, "%Y%m%dT%H%M%S%fZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    return saved_at, reason, replaced_by
+
+
+def _write_atomic(path: Path, data: bytes, recheck: DiskVersion | None) -> None:
+    """Temp file in the same directory, fsync, rename over; mode of the old file kept.
+
+    `recheck`: the version seen before writing; the file is compared again just before
+    the rename so a write by the agent in between is still caught.
+    """
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = _NEW_FILE_MODE
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".memtui-tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+        if recheck is not None:
+            check_unchanged(path, recheck)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on directories; the rename is still atomic
+    finally:
+        os.close(fd)

@@ -1,0 +1,590 @@
+"""Rollback: put files back the way a checkpoint, a task or a sub-agent round found them.
+
+    plan = plan_rollback(store, task=7)          # reads the store and the disk, writes nothing
+    for f in plan.files: print(f.path, f.action, f.status, f.reason)
+    result = apply_rollback(store, plan)         # writes, records an undo checkpoint, pins the task
+
+Semantics. The entries in scope are taken in recording order (checkpoint, then entry). Each
+file goes back to the *before* of the earliest entry for it (absent → the file is deleted);
+the file is expected to hold the *after* of the latest entry for it (absent → expected
+missing). A file that holds something else is a conflict and is left alone unless forced.
+
+Safety. Containment is checked first: a path that is absolute, holds `..`, or resolves
+(through a symlinked file or parent directory) outside the workspace root refuses the whole
+rollback before anything is written. Nothing under `.agent/` is ever written. Content that
+fails verification stops that one file. Writes are atomic (temp file in the same directory,
+fsync, rename, mode kept); the loop re-reads the disk before every file, so re-running a
+rollback that was interrupted finishes it ("already restored" for what was done).
+
+Undo. Before writing, the rollback is recorded as a checkpoint (label "rollback", or "undo"
+for an undo) on the task it acted on — before = the disk, after = what is restored — and
+that task is pinned so GC keeps both the undo and what it refers to.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from memtui.core.errors import ContentError, MemtuiError
+from memtui.core.model import CheckpointInfo, EntryInfo, Id
+
+__all__ = [
+    "FilePlan",
+    "FileResult",
+    "RollbackError",
+    "RollbackPlan",
+    "RollbackResult",
+    "apply_rollback",
+    "check_path",
+    "plan_entries",
+    "plan_rollback",
+    "preview_rollback",
+    "write_atomic",
+]
+
+AGENT_DIR = ".agent"
+ROLLBACK_LABELS = ("rollback", "undo")
+
+
+class RollbackError(MemtuiError):
+    """A rollback cannot be planned: unknown id, no scope, nothing recorded to undo."""
+
+
+# --------------------------------------------------------------------------- records
+@dataclass(frozen=True)
+class PathCheck:
+    """Where a recorded path lands on disk, or why it may not be written."""
+
+    resolved: Path | None
+    refusal: str | None = None
+    escapes: bool = False  # an escape refuses the whole rollback; other refusals only the file
+
+
+@dataclass(frozen=True)
+class FilePlan:
+    """One file of a rollback: what the store says, what the disk holds, what would happen."""
+
+    path: str
+    entry_ids: tuple[Id, ...]
+    resolved: Path | None
+    target: bytes | None = field(default=None, repr=False)  # content to restore; None → delete
+    recorded: bytes | None = field(default=None, repr=False)  # after of the latest entry
+    disk: bytes | None = field(default=None, repr=False)  # on disk when planned; None → missing
+    refusal: str | None = None
+    escapes: bool = False
+    error: str | None = None
+    force: bool = False
+
+    @property
+    def action(self) -> str:
+        """write | create | delete — what restoring does to the file as it is on disk now."""
+        if self.target is None:
+            return "delete"
+        return "create" if self.disk is None else "write"
+
+    @property
+    def restored(self) -> bool:
+        """The disk already holds the target (nothing to do)."""
+        return self.error is None and self.refusal is None and self.disk == self.target
+
+    @property
+    def conflict(self) -> bool:
+        """The disk holds something other than what the latest rolled-back entry recorded."""
+        return self.error is None and self.refusal is None and not self.restored and self.disk != self.recorded
+
+    @property
+    def status(self) -> str:
+        """ready | done | conflict | refused | error, before anything is written."""
+        if self.refusal is not None:
+            return "refused"
+        if self.error is not None:
+            return "error"
+        if self.restored:
+            return "done"
+        if self.conflict and not self.force:
+            return "conflict"
+        return "ready"
+
+    @property
+    def reason(self) -> str:
+        if self.refusal is not None:
+            return self.refusal
+        if self.error is not None:
+            return self.error
+        if self.restored:
+            return "already restored"
+        if self.conflict:
+            why = _conflict_reason(self.disk, self.recorded)
+            return f"{why}; overwritten (forced)" if self.force else f"{why}; left alone (force to overwrite)"
+        return ""
+
+
+@dataclass(frozen=True)
+class RollbackPlan:
+    """Everything a rollback would do; computed without writing anything."""
+
+    scope: str  # entry | checkpoint | task | undo | entries
+    scope_id: Id | None
+    task_id: Id | None  # where the undo checkpoint is recorded
+    root: Path
+    files: tuple[FilePlan, ...]
+    tasks: tuple[Id, ...] = ()
+    checkpoints: tuple[Id, ...] = ()
+    force: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return "undo" if self.scope == "undo" else "rollback"
+
+    @property
+    def escapes(self) -> tuple[str, ...]:
+        """Recorded paths that lead outside the root: while any exist nothing is written."""
+        return tuple(f.path for f in self.files if f.escapes)
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.escapes)
+
+    @property
+    def ok(self) -> bool:
+        """True when applying would restore every file (or there is nothing to do)."""
+        return not self.refused and all(f.status in ("ready", "done") for f in self.files)
+
+    def with_force(self, force: bool) -> "RollbackPlan":
+        """The same plan with conflicts overwritten (True) or left alone (False)."""
+        return replace(self, force=force, files=tuple(replace(f, force=force) for f in self.files))
+
+    def file(self, path: str) -> FilePlan:
+        return next(f for f in self.files if f.path == path)
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """What happened to one file (or, in a dry run, would happen)."""
+
+    path: str
+    action: str  # write | create | delete
+    status: str  # done | conflict | refused | error | would-restore
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class RollbackResult:
+    """The outcome of `apply_rollback` or `preview_rollback`."""
+
+    files: tuple[FileResult, ...]
+    undo_checkpoint: Id | None = None
+    pinned_task: Id | None = None
+    dry_run: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """Every file was (or would be) restored, or there was nothing to do."""
+        good = ("done", "would-restore")
+        return all(f.status in good for f in self.files)
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.files:
+            out[f.status] = out.get(f.status, 0) + 1
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "files": [{"path": f.path, "action": f.action, "status": f.status, "reason": f.reason}
+                      for f in self.files],
+            "undo_checkpoint": self.undo_checkpoint,
+            "pinned_task": self.pinned_task,
+            "dry_run": self.dry_run,
+            "notes": list(self.notes),
+        }
+
+
+# ----------------------------------------------------------------------- containment
+def check_path(root: Path, path: str) -> PathCheck:
+    """Resolve a recorded (untrusted) path under `root`, refusing anything that leads out.
+
+    `root` must already be resolved (`Path.resolve()`). Symlinks inside the root that point
+    inside it are followed: the file written is the one the agent edited through the link.
+    """
+    if not isinstance(path, str) or not path or "\x00" in path:
+        return PathCheck(None, f"invalid path {path!r}", escapes=True)
+    raw = path.replace("\\", "/")
+    if raw.startswith("/") or (len(raw) > 1 and raw[1] == ":"):
+        return PathCheck(None, "absolute path: outside the workspace root", escapes=True)
+    parts = [p for p in raw.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return PathCheck(None, "'..' leads outside the workspace root", escapes=True)
+    if not parts:
+        return PathCheck(None, "empty path", escapes=True)
+    # Walk the components so the message can name the symlink that leads out.
+    current = root
+    for i, part in enumerate(parts):
+        current = current / part
+        real = Path(os.path.realpath(current))
+        if not _inside(root, real):
+            what = "file" if i == len(parts) - 1 else "parent directory"
+            shown = "/".join(parts[: i + 1])
+            return PathCheck(None, f"{what} {shown!r} is a symlink leading outside the workspace root (to {real})",
+                             escapes=True)
+    real = Path(os.path.realpath(root.joinpath(*parts)))
+    if real == root:
+        return PathCheck(None, "resolves to the workspace root itself", escapes=True)
+    agent = root / AGENT_DIR
+    if parts[0].casefold() == AGENT_DIR or real == agent or agent in real.parents:
+        return PathCheck(real, "under .agent/: a rollback never writes there")
+    return PathCheck(real)
+
+
+def _same_file_key(path: Any) -> str:
+    if not isinstance(path, str):
+        return repr(path)
+    return "/".join(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
+
+
+def _inside(root: Path, real: Path) -> bool:
+    return real == root or root in real.parents
+
+
+# --------------------------------------------------------------------------- planning
+def plan_rollback(store: Any, *, entry: Id | None = None, checkpoint: Id | None = None, task: Id | None = None,
+                  undo: Id | None = None, root: str | Path | None = None, force: bool = False) -> RollbackPlan:
+    """Plan the rollback of one entry, checkpoint, task (with its handoff sub-agents) or an undo.
+
+    Exactly one of `entry`, `checkpoint`, `task`, `undo` is given. `store` is an AgentStore
+    or any read model with `checkpoints`, `checkpoint_entries`, `read_entry`, `references`
+    (plus `entry` and `checkpoint` for those scopes); `root` defaults to `store.workspace`.
+    Nothing is written; the disk is read to find conflicts.
+    """
+    chosen = [(k, v) for k, v in (("entry", entry), ("checkpoint", checkpoint), ("task", task), ("undo", undo))
+              if v is not None]
+    if len(chosen) != 1:
+        raise RollbackError("say what to roll back: exactly one of entry, checkpoint, task or undo")
+    scope, scope_id = chosen[0]
+    notes: list[str] = []
+    if scope == "entry":
+        info = _lookup(store, "entry", scope_id)
+        cp = _lookup(store, "checkpoint", info.checkpoint_id)
+        entries, task_id, tasks, cps = [info], cp.task_id, (cp.task_id,), (cp.id,)
+    elif scope in ("checkpoint", "undo"):
+        cp = _lookup(store, "checkpoint", scope_id)
+        if scope == "undo" and cp.label not in ROLLBACK_LABELS:
+            raise RollbackError(f"checkpoint {scope_id} was not recorded by a rollback; "
+                                f"roll it back as a checkpoint instead")
+        entries = list(store.checkpoint_entries(cp.id))
+        task_id, tasks, cps = cp.task_id, (cp.task_id,), (cp.id,)
+        if not entries:
+            notes.append(f"checkpoint {cp.id} has no entries")
+    else:
+        tasks = tuple(handoff_closure(store, task))
+        task_id = task
+        all_cps = [c for t in tasks for c in store.checkpoints(t)]
+        all_cps = _recording_order(all_cps)
+        cps = tuple(c.id for c in all_cps)
+        entries = [e for c in all_cps for e in store.checkpoint_entries(c.id)]
+        for t in tasks:
+            info = _task_or_none(store, t)
+            if info is not None and getattr(info, "collected", False):
+                notes.append(f"task {t} was collected by GC: its edits can no longer be rolled back")
+        if len(tasks) > 1:
+            notes.append(f"includes {len(tasks) - 1} sub-agent task(s) by handoff: "
+                         + ", ".join(str(t) for t in tasks[1:]))
+    root_path = Path(root) if root is not None else Path(store.workspace)
+    plan = plan_entries(store, entries, root=root_path, force=force, scope=scope, scope_id=scope_id,
+                        task_id=task_id)
+    return replace(plan, tasks=tuple(tasks), checkpoints=tuple(cps), notes=tuple(notes) + plan.notes)
+
+
+def plan_entries(source: Any, entries: Sequence[EntryInfo], *, root: str | Path, force: bool = False,
+                 scope: str = "entries", scope_id: Id | None = None, task_id: Id | None = None) -> RollbackPlan:
+    """Plan the rollback of `entries`, given in recording order, against the disk under `root`."""
+    root_path = Path(root).expanduser()
+    if not root_path.is_dir():
+        raise RollbackError(f"workspace root {root_path} is not a directory")
+    root_path = root_path.resolve()
+    by_path: dict[str, list[EntryInfo]] = {}
+    for e in entries:
+        # "a.txt" and "./a.txt" (foreign stores) are one file; it is shown as first recorded.
+        by_path.setdefault(_same_file_key(e.path), []).append(e)
+    files = [_plan_file(source, root_path, group[0].path, group, force) for group in by_path.values()]
+    notes: tuple[str, ...] = ()
+    escapes = [f.path for f in files if f.escapes]
+    if escapes:
+        notes = (f"refused: {len(escapes)} path(s) lead outside {root_path}: " + ", ".join(map(repr, escapes))
+                 + "; nothing will be written",)
+        files = [f if f.escapes else replace(f, refusal="not written: the rollback is refused because other"
+                                                        " paths lead outside the workspace root") for f in files]
+    return RollbackPlan(scope, scope_id, task_id, root_path, tuple(files), force=force, notes=notes)
+
+
+def _plan_file(source: Any, root: Path, path: str, group: list[EntryInfo], force: bool) -> FilePlan:
+    ids = tuple(e.id for e in group)
+    checked = check_path(root, path)
+    base = FilePlan(path, ids, checked.resolved, refusal=checked.refusal, escapes=checked.escapes, force=force)
+    if checked.refusal is not None:
+        return base
+    first, last = group[0], group[-1]
+    try:
+        target, recorded = source.read_entry(first.id)
+        if last is not first:
+            recorded = source.read_entry(last.id)[1]
+    except ContentError as exc:
+        return replace(base, error=f"stored content cannot be trusted: {exc}")
+    except KeyError as exc:
+        return replace(base, error=f"entry is gone from the store: {exc}")
+    try:
+        disk = _read_disk(checked.resolved)
+    except OSError as exc:
+        return replace(base, error=f"cannot read the file: {exc.strerror or exc}")
+    return replace(base, target=target, recorded=recorded, disk=disk)
+
+
+def handoff_closure(source: Any, task_id: Id) -> list[Id]:
+    """`task_id` and every task it handed work to, transitively (breadth first; cycles end)."""
+    order: list[Id] = [task_id]
+    seen = {task_id}
+    i = 0
+    while i < len(order):
+        current = order[i]
+        i += 1
+        for ref in source.references(current):
+            if ref.kind == "handoff" and ref.from_task == current and ref.to_task not in seen:
+                seen.add(ref.to_task)
+                order.append(ref.to_task)
+    return order
+
+
+def _recording_order(cps: Iterable[CheckpointInfo]) -> list[CheckpointInfo]:
+    cps = list(cps)
+    if all(isinstance(c.id, int) for c in cps):
+        return sorted(cps, key=lambda c: c.id)
+    # Foreign stores with string ids: their time, then the order they were listed in.
+    return sorted(cps, key=lambda c: (c.created_at is not None, c.created_at.timestamp() if c.created_at else 0))
+
+
+def _lookup(store: Any, kind: str, key: Id) -> Any:
+    getter = getattr(store, kind, None)
+    if getter is None:
+        raise RollbackError(f"this store cannot look up a {kind} by id")
+    try:
+        return getter(key)
+    except (KeyError, StopIteration):
+        raise RollbackError(f"no {kind} {key}") from None
+
+
+def _task_or_none(store: Any, task_id: Id) -> Any:
+    try:
+        return store.task(task_id)
+    except Exception:  # a foreign source may not know the task; notes are best effort
+        return None
+
+
+def _conflict_reason(disk: bytes | None, recorded: bytes | None) -> str:
+    if disk is None:
+        return "conflict: the file is missing, the rollback expected it"
+    if recorded is None:
+        return "conflict: the file exists, the rollback expected it deleted"
+    return "conflict: the file changed on disk since the last recorded edit"
+
+
+def _read_disk(path: Path | None) -> bytes | None:
+    """The file's bytes, or None when there is none. A directory is an error, not a file."""
+    assert path is not None
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        raise OSError(errno.EISDIR, "a directory is in the way")
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(errno.EINVAL, "not a regular file")  # a FIFO would block a plain read
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+# ----------------------------------------------------------------------------- apply
+def preview_rollback(plan: RollbackPlan) -> RollbackResult:
+    """The dry run: what `apply_rollback` would report, with nothing written."""
+    files = tuple(FileResult(f.path, f.action, "would-restore" if f.status == "ready" else f.status, f.reason)
+                  for f in plan.files)
+    notes = plan.notes + (("dry run: nothing was written",) if plan.files else ("nothing to roll back",))
+    return RollbackResult(files, None, None, dry_run=True, notes=notes)
+
+
+def apply_rollback(store: Any, plan: RollbackPlan, *, record: bool = True) -> RollbackResult:
+    """Carry out `plan`: re-check each file against the disk, record the undo, write atomically.
+
+    The disk is read again here (the user may have looked at the plan for a while): a file now
+    at its target is "done, already restored"; one that changed since is a conflict unless the
+    plan is forced. The files to change are recorded first as one checkpoint labelled
+    `plan.label` on `plan.task_id`, and that task is pinned, so even a crash midway leaves an
+    undo behind. A read-only AgentStore gets a write connection of its own for this.
+    """
+    if plan.refused:
+        files = tuple(FileResult(f.path, f.action, "refused", f.reason) for f in plan.files)
+        return RollbackResult(files, notes=plan.notes)
+    results: dict[str, FileResult] = {}
+    escapes: list[str] = []
+    todo: list[tuple[FilePlan, bytes | None, int | None]] = []
+    for f in plan.files:
+        if f.status in ("refused", "error"):
+            results[f.path] = FileResult(f.path, f.action, f.status, f.reason)
+            continue
+        checked = check_path(plan.root, f.path)  # the tree may have changed since planning
+        if checked.refusal is not None:
+            results[f.path] = FileResult(f.path, f.action, "refused", checked.refusal)
+            if checked.escapes:
+                escapes.append(f.path)
+            continue
+        now = replace(f, resolved=checked.resolved)
+        try:
+            disk = _read_disk(checked.resolved)
+            mode = _mode(checked.resolved)
+        except OSError as exc:
+            results[f.path] = FileResult(f.path, f.action, "error", f"cannot read the file: {exc.strerror or exc}")
+            continue
+        now = replace(now, disk=disk)
+        if now.status in ("done", "conflict"):
+            results[f.path] = FileResult(f.path, now.action, now.status, now.reason)
+            continue
+        todo.append((now, disk, mode))
+
+    if escapes:
+        note = (f"refused: {len(escapes)} path(s) now lead outside {plan.root}: " + ", ".join(map(repr, escapes))
+                + "; nothing was written")
+        files = tuple(results[f.path] if f.path in escapes else
+                      FileResult(f.path, f.action, "refused", "not written: the rollback is refused because other"
+                                                              " paths lead outside the workspace root")
+                      for f in plan.files)
+        return RollbackResult(files, notes=plan.notes + (note,))
+
+    notes = list(plan.notes)
+    undo_id = pinned = None
+    writer, opened = _writer(store) if todo and record else (None, False)
+    try:
+        if todo and record:
+            undo_id, pinned, note = _record_undo(writer, plan, todo)
+            notes.append(note)
+        failed: list[str] = []
+        for f, _disk, mode in todo:
+            if check_path(plan.root, f.path).resolved != f.resolved:  # a link swapped in since the check
+                failed.append(f.path)
+                results[f.path] = FileResult(f.path, f.action, "error", "the path changed while rolling back")
+                continue
+            try:
+                _restore(f.resolved, f.target, mode)
+            except OSError as exc:
+                failed.append(f.path)
+                results[f.path] = FileResult(f.path, f.action, "error", f"cannot write: {exc.strerror or exc}")
+                continue
+            results[f.path] = FileResult(f.path, f.action, "done", f.reason if f.conflict else "")
+        if failed and undo_id is not None:
+            _forget_entries(writer, undo_id, failed)
+    finally:
+        if opened:
+            writer.close()
+    files = tuple(results[f.path] for f in plan.files)
+    if not plan.files:
+        notes.append("nothing to roll back")
+    return RollbackResult(files, undo_id, pinned, notes=tuple(notes))
+
+
+def _writer(store: Any) -> tuple[Any, bool]:
+    """A connection that can record the undo: the store itself, or a write connection of its own
+    for a store opened read-only (browsing never writes; an explicit rollback does)."""
+    if not hasattr(store, "record_checkpoint"):
+        return None, False
+    if getattr(store, "readonly", False):
+        return type(store).open(store.db_path, readonly=False), True
+    return store, False
+
+
+def _record_undo(writer: Any, plan: RollbackPlan, todo: list[tuple[FilePlan, bytes | None, int | None]]
+                 ) -> tuple[Id | None, Id | None, str]:
+    """Record the changes about to be made as a checkpoint and pin its task (id, pinned, note)."""
+    if writer is None or plan.task_id is None:
+        return None, None, "no undo recorded: this store cannot record checkpoints"
+    changes = {f.path: (disk, f.target) for f, disk, _mode in todo}
+    with writer.transaction():
+        cp = writer.record_checkpoint(plan.task_id, None, changes, label=plan.label)
+        writer.pin(plan.task_id)
+    note = (f"undo recorded as checkpoint {cp}; task {plan.task_id} is pinned so GC keeps it"
+            f" (unpin the task to let it go)")
+    return cp, plan.task_id, note
+
+
+def _forget_entries(writer: Any, checkpoint_id: Id, paths: list[str]) -> None:
+    """Drop undo entries of files that could not be written, so the undo records only changes."""
+    models = getattr(writer, "m", None)
+    if models is None:
+        return  # best effort: an undo of an unwritten file finds it "already restored"
+    with writer.transaction():
+        models.Entry.delete().where((models.Entry.checkpoint == checkpoint_id)
+                                    & models.Entry.path.in_(paths)).execute()
+
+
+def _mode(path: Path | None) -> int | None:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)  # type: ignore[arg-type]
+    except FileNotFoundError:
+        return None
+
+
+def _restore(path: Path | None, content: bytes | None, mode: int | None) -> None:
+    """Make `path` hold `content` (None → no file), atomically."""
+    assert path is not None
+    if content is None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return
+        _fsync_dir(path.parent)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, content, mode)
+
+
+def write_atomic(path: Path, content: bytes, mode: int | None = None) -> None:
+    """Temp file beside `path`, fsync, rename over it, fsync the directory.
+
+    `mode` is the mode to keep (an existing file's); a new file gets the default mode under
+    the process umask, as an ordinary create would.
+    """
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.memtui-tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(content)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return  # some platforms cannot open a directory; the rename is still atomic
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,441 @@
+"""The memory pane: a workspace's memory documents, read and hand-edited safely.
+
+Left, the documents grouped by kind with lint badges (`/` filters them). Right, the
+highlighted document: markdown rendered with a table of contents, JSONL as a table of
+records (malformed lines reported), anything else as text, and the document's lint
+findings underneath. `e` edits in a TextArea, ctrl+s saves atomically with a conflict check
+(reload / diff / overwrite when the agent wrote the file meanwhile), `u` undoes memtui's
+last save, `h` lists kept versions to restore one.
+
+The screen needs only a workspace path; with the memtui app around, lint also uses the
+store's facts (unfinished tasks, newest checkpoint) through `app.store`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from contextlib import nullcontext
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, Footer, Input, MarkdownViewer, Static, TextArea
+
+from memtui.core.errors import MemtuiError, NoHistory, SaveConflict
+from memtui.core.memory.discover import MemoryDocument, discover_documents
+from memtui.core.memory.documents import JsonlDocument, OpenedDocument, parse_jsonl, read_document
+from memtui.core.memory.lint import Finding, lint_workspace, store_facts
+from memtui.core.memory.save import (
+    ANY,
+    keep_discarded,
+    list_history,
+    restore_version,
+    save_document,
+    undo_last_save,
+)
+from memtui.ui.widgets.document_list import DocumentList
+from memtui.ui.widgets.jsonl_table import JsonlTable
+
+VIEWS = {"markdown": "memory-markdown", "jsonl": "memory-jsonl", "source": "memory-source", "edit": "memory-editor"}
+
+
+class MemoryScreen(Screen):
+    """Memory documents: browse, lint, edit safely, undo, restore."""
+
+    COMMAND_SCOPE = "memory"
+    BINDINGS = [
+        Binding("e", "edit", "Edit"),
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("escape", "back", "Back"),
+        Binding("u", "undo_save", "Undo last save"),
+        Binding("h", "history", "History"),
+        Binding("s", "toggle_source", "Source/rendered"),
+        Binding("t", "toggle_toc", "Contents", show=False),
+        Binding("slash", "filter", "Filter", key_display="/"),
+        Binding("E", "edit_external", "$EDITOR", show=False),
+    ]
+
+    editing: reactive[bool] = reactive(False)
+    """True while the editor is open on the current document."""
+
+    class DocumentsLoaded(Message):
+        """Discovery and lint finished (posted from a worker)."""
+
+        def __init__(self, docs: list[MemoryDocument], findings: list[Finding]) -> None:
+            super().__init__()
+            self.docs = docs
+            self.findings = findings
+
+    class DocumentOpened(Message):
+        """A document was read (posted from a worker)."""
+
+        def __init__(self, rel: str, opened: OpenedDocument, jsonl: JsonlDocument | None) -> None:
+            super().__init__()
+            self.rel = rel
+            self.opened = opened
+            self.jsonl = jsonl
+
+    def __init__(self, workspace: Path | str, *, select: str | None = None, line: int | None = None) -> None:
+        """`select`: a document (relative path) to show first; `line`: show its source there."""
+        super().__init__()
+        self.workspace = Path(workspace).resolve()
+        self.docs: dict[str, MemoryDocument] = {}
+        self.findings: list[Finding] = []
+        self.current: str | None = None
+        self.opened: OpenedDocument | None = None
+        self._pending_line = line
+        self._select = select
+        self._source_mode = line is not None
+        self._discard_armed = False
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="memory-body"):
+            with Vertical(id="memory-side"):
+                yield Input(placeholder="filter documents", id="memory-filter")
+                yield DocumentList(id="memory-documents")
+            with Vertical(id="memory-main"):
+                yield Static(id="memory-title", markup=False)
+                yield Static(id="memory-notice", markup=False)
+                with ContentSwitcher(initial=VIEWS["markdown"], id="memory-switcher"):
+                    yield MarkdownViewer(id=VIEWS["markdown"], show_table_of_contents=True, open_links=False)
+                    yield JsonlTable(id=VIEWS["jsonl"])
+                    yield TextArea(id=VIEWS["source"], read_only=True, show_line_numbers=True)
+                    yield TextArea(id=VIEWS["edit"], language="markdown", show_line_numbers=True, soft_wrap=True)
+                yield Static(id="memory-findings", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#memory-filter").display = False
+        self.query_one("#memory-notice").display = False
+        self.query_one("#memory-findings").display = False
+        self.query_one(DocumentList).focus()
+        self.refresh_data()
+
+    def refresh_data(self) -> None:
+        """Rediscover and lint (the app calls this after any write)."""
+        self.load_documents()
+
+    # ------------------------------------------------------------------ workers
+    @work(thread=True, exclusive=True, group="memory-load", exit_on_error=False, description="read memory documents")
+    def load_documents(self) -> None:
+        docs = discover_documents(self.workspace)
+        findings = lint_workspace(self.workspace, documents=docs, **self._store_facts())
+        self.post_message(self.DocumentsLoaded(docs, findings))
+
+    @work(thread=True, exclusive=True, group="memory-open", exit_on_error=False, description="open a document")
+    def open_document(self, rel: str) -> None:
+        opened = read_document(self.workspace / rel)
+        jsonl = None
+        if rel.endswith(".jsonl") and opened.text is not None:
+            jsonl = parse_jsonl(opened.text, rel)
+        self.post_message(self.DocumentOpened(rel, opened, jsonl))
+
+    def _store_facts(self) -> dict:
+        store = getattr(self.app, "store", None)
+        if store is None:
+            return store_facts(None)
+        reading = getattr(self.app, "reading", None)
+        with reading() if callable(reading) else nullcontext(store) as source:
+            return store_facts(source)
+
+    # ------------------------------------------------------------------ showing
+    @on(DocumentsLoaded)
+    def _documents_loaded(self, event: DocumentsLoaded) -> None:
+        self.docs = {d.rel: d for d in event.docs}
+        self.findings = event.findings
+        keep = self._select or self.current
+        self._select = None
+        doc_list = self.query_one(DocumentList)
+        doc_list.show(event.docs, event.findings, keep=keep)
+        if not event.docs:
+            self._title("No memory documents in this workspace")
+            return
+        rel = doc_list.highlighted_rel
+        if rel is not None and (rel != self.current or self.opened is None):
+            self._show(rel)
+        elif rel is not None:
+            self._show_findings(rel)
+
+    @on(DocumentList.DocumentHighlighted)
+    def _document_highlighted(self, event: DocumentList.DocumentHighlighted) -> None:
+        if self.editing:
+            # The editor stays on its document; the list follows it back.
+            if event.rel != self.current and self.current is not None:
+                self.query_one(DocumentList).select_rel(self.current)
+            return
+        if event.rel != self.current:
+            self._show(event.rel)
+
+    def _show(self, rel: str) -> None:
+        self.current = rel
+        self.open_document(rel)
+
+    @on(DocumentOpened)
+    async def _document_opened(self, event: DocumentOpened) -> None:
+        if event.rel != self.current or self.editing:
+            return
+        self.opened = event.opened
+        doc = self.docs.get(event.rel)
+        self._title(self._describe(event.rel, doc))
+        notice = []
+        if event.opened.readonly:
+            notice.append(f"Read-only: {event.opened.encoding_error}. Nothing is re-encoded.")
+        self._notice(" ".join(notice))
+        self._show_findings(event.rel)
+        text = event.opened.text if event.opened.text is not None else event.opened.data.decode("utf-8", "replace")
+        source = self.query_one(f"#{VIEWS['source']}", TextArea)
+        source.load_text(text)
+        if event.jsonl is not None:
+            self.query_one(JsonlTable).show(event.jsonl)
+        if doc is not None and doc.format == "markdown" and event.opened.text is not None:
+            await self.query_one(MarkdownViewer).document.update(text)
+        self._switch_view()
+        if self._pending_line is not None:
+            self._go_to_line(self._pending_line)
+            self._pending_line = None
+
+    def _switch_view(self) -> None:
+        doc = self.docs.get(self.current or "")
+        fmt = doc.format if doc else "text"
+        if self.editing:
+            view = "edit"
+        elif self._source_mode or self.opened is None or self.opened.readonly:
+            view = "source"
+        elif fmt == "markdown":
+            view = "markdown"
+        elif fmt == "jsonl":
+            view = "jsonl"
+        else:
+            view = "source"
+        self.query_one(ContentSwitcher).current = VIEWS[view]
+
+    def _go_to_line(self, line: int) -> None:
+        doc = self.docs.get(self.current or "")
+        if doc is not None and doc.format == "jsonl" and not self._source_mode:
+            self.query_one(JsonlTable).go_to_line(line)
+            return
+        self._source_mode = True
+        self._switch_view()
+        source = self.query_one(f"#{VIEWS['source']}", TextArea)
+        source.move_cursor((max(line - 1, 0), 0), center=True)
+
+    def _describe(self, rel: str, doc: MemoryDocument | None) -> str:
+        if doc is None:
+            return rel
+        return f"{rel}  ·  {doc.lines} lines  ·  {doc.size} B  ·  modified {doc.mtime:%Y-%m-%d %H:%M} UTC"
+
+    def _title(self, text: str) -> None:
+        self.query_one("#memory-title", Static).update(text)
+
+    def _notice(self, text: str) -> None:
+        notice = self.query_one("#memory-notice", Static)
+        notice.update(text)
+        notice.display = bool(text)
+
+    def _show_findings(self, rel: str) -> None:
+        mine = [f for f in self.findings if f.file == rel]
+        panel = self.query_one("#memory-findings", Static)
+        panel.update("\n".join(f"⚠ {f'line {f.line}' if f.line else 'file'}: {f.message}  [{f.rule}]" for f in mine))
+        panel.display = bool(mine)
+
+    # ------------------------------------------------------------------ editing
+    def watch_editing(self, editing: bool) -> None:
+        self.set_class(editing, "-editing")
+        if self.is_mounted:
+            self._switch_view()
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "save":
+            return self.editing
+        if action in ("edit", "undo_save", "history", "toggle_source", "edit_external", "filter"):
+            return not self.editing
+        return True
+
+    def action_edit(self) -> None:
+        """Open the current document in the editor."""
+        if self.opened is None or self.current is None:
+            self.app.bell()
+            return
+        if self.opened.readonly:
+            self.notify(f"{self.current} is not valid UTF-8: it stays read-only.", severity="warning", markup=False)
+            return
+        editor = self.query_one(f"#{VIEWS['edit']}", TextArea)
+        editor.language = "markdown" if self.current.endswith(".md") else None
+        editor.load_text(self.opened.text or "")
+        self._discard_armed = False
+        self.editing = True
+        self._notice("Editing — ctrl+s saves (the previous version is kept), escape leaves.")
+        editor.focus()
+
+    def action_save(self) -> None:
+        """Save the edit: atomic, refusing to overwrite a newer write on disk."""
+        if not self.editing or self.opened is None or self.current is None:
+            return
+        self._save(self.query_one(f"#{VIEWS['edit']}", TextArea).text, self.opened.version)
+
+    def _save(self, text: str, expected) -> None:
+        path = self.workspace / self.current
+        try:
+            save_document(self.workspace, path, text, expected)
+        except SaveConflict as conflict:
+            self._conflict(conflict, text)
+            return
+        except MemtuiError as exc:
+            self._error(exc)
+            return
+        except OSError as exc:
+            self._error(f"could not save {self.current}: {exc.strerror or exc}")
+            return
+        self.notify(f"Saved {self.current}; the previous version is kept (u undoes).", markup=False)
+        self._leave_editor()
+
+    def _conflict(self, conflict: SaveConflict, text: str) -> None:
+        from memtui.ui.screens.conflict import ConflictScreen
+
+        def chosen(choice: str | None) -> None:
+            if choice == "overwrite":
+                self._save(text, ANY)
+            elif choice == "reload":
+                keep_discarded(self.workspace, self.workspace / self.current, text)
+                self.notify(f"Reloaded {self.current} from disk; your edit is kept in its history (h).",
+                            markup=False)
+                self._leave_editor()
+
+        name = Path(self.current).name
+        self.app.push_screen(ConflictScreen(name, str(conflict), conflict.disk, text), chosen)
+
+    def _leave_editor(self) -> None:
+        self.editing = False
+        self._notice("")
+        self.opened = None
+        self.query_one(DocumentList).focus()
+        self.refresh_data()
+
+    def action_back(self) -> None:
+        """Leave the editor (twice if there are unsaved changes), the filter, or the screen."""
+        if self.editing:
+            text = self.query_one(f"#{VIEWS['edit']}", TextArea).text
+            if self.opened is not None and text != self.opened.text and not self._discard_armed:
+                self._discard_armed = True
+                self.notify("Unsaved changes: ctrl+s saves, escape again discards them.", severity="warning")
+                return
+            if self.opened is not None and text != self.opened.text:
+                keep_discarded(self.workspace, self.workspace / self.current, text)
+                self.notify("Edit discarded (kept in the document's history).", markup=False)
+            self.editing = False
+            self._notice("")
+            self.query_one(DocumentList).focus()
+            return
+        filter_input = self.query_one("#memory-filter", Input)
+        if filter_input.display:
+            filter_input.value = ""
+            filter_input.display = False
+            self.query_one(DocumentList).filter("")
+            self.query_one(DocumentList).focus()
+            return
+        if self._source_mode:
+            self._source_mode = False
+            self._switch_view()
+            return
+        if len(self.app.screen_stack) > 1:
+            self.dismiss()
+
+    def action_undo_save(self) -> None:
+        """Put back the version memtui's last save replaced."""
+        if self.current is None or self.opened is None:
+            return
+        try:
+            undo_last_save(self.workspace, self.workspace / self.current, self.opened.version)
+        except (SaveConflict, NoHistory) as exc:
+            self._error(exc)
+            return
+        self.notify(f"Undid the last save of {self.current} (u again redoes it).", markup=False)
+        self.opened = None
+        self.refresh_data()
+
+    def action_history(self) -> None:
+        """List kept versions; restore the chosen one."""
+        from memtui.ui.screens.memory_history import HistoryScreen
+
+        if self.current is None or self.opened is None:
+            return
+        entries = list_history(self.workspace, self.workspace / self.current)
+        if not entries:
+            self.notify(f"No kept versions of {self.current} yet: memtui keeps one at every save.", markup=False)
+            return
+        expected = self.opened.version
+
+        def restore(number: int | None) -> None:
+            if number is None:
+                return
+            try:
+                restore_version(self.workspace, self.workspace / self.current, number, expected)
+            except MemtuiError as exc:
+                self._error(exc)
+                return
+            self.notify(f"Restored version {number} of {self.current}.", markup=False)
+            self.opened = None
+            self.refresh_data()
+
+        self.app.push_screen(HistoryScreen(self.current, entries), restore)
+
+    def action_toggle_source(self) -> None:
+        """Rendered markdown / JSONL table ↔ plain source with line numbers."""
+        self._source_mode = not self._source_mode
+        self._switch_view()
+
+    def action_toggle_toc(self) -> None:
+        viewer = self.query_one(MarkdownViewer)
+        viewer.show_table_of_contents = not viewer.show_table_of_contents
+
+    def action_filter(self) -> None:
+        """Filter the document list by path."""
+        filter_input = self.query_one("#memory-filter", Input)
+        filter_input.display = True
+        filter_input.focus()
+
+    @on(Input.Changed, "#memory-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.query_one(DocumentList).filter(event.value)
+
+    @on(Input.Submitted, "#memory-filter")
+    def _filter_submitted(self) -> None:
+        self.query_one(DocumentList).focus()
+
+    def action_edit_external(self) -> None:
+        """Edit in $EDITOR (the app is suspended); the same conflict check applies on return."""
+        if self.opened is None or self.current is None or self.opened.readonly:
+            self.app.bell()
+            return
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        suffix = Path(self.current).suffix
+        with tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False, encoding="utf-8", newline="") as tmp:
+            tmp.write(self.opened.text or "")
+        try:
+            with self.app.suspend():
+                subprocess.call([*editor.split(), tmp.name])
+            text = Path(tmp.name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self._error(f"editor failed: {exc}")
+            return
+        finally:
+            Path(tmp.name).unlink(missing_ok=True)
+        if text == self.opened.text:
+            return
+        self._save(text, self.opened.version)
+
+    def _error(self, error: BaseException | str) -> None:
+        report = getattr(self.app, "notify_error", None)
+        if callable(report):
+            report(error)
+        else:
+            self.notify(str(error), severity="error", markup=False)

@@ -1,0 +1,69 @@
+"""Kept versions of one memory document; Enter restores the highlighted one."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static, TextArea
+
+from memtui.core.memory.save import HistoryEntry
+
+REASONS = {
+    "save": "replaced by a save",
+    "restore": "replaced by a restore",
+    "undo": "replaced by an undo",
+    "discarded": "edit not saved",
+}
+
+
+class HistoryScreen(ModalScreen[int | None]):
+    """A table of versions (newest first) with a preview; dismisses with the version
+    number to restore, or None."""
+
+    BINDINGS = [
+        Binding("enter", "restore", "Restore this version"),
+        Binding("escape", "dismiss(None)", "Close"),
+    ]
+
+    def __init__(self, name: str, entries: list[HistoryEntry]) -> None:
+        super().__init__()
+        self.doc_name = name
+        self.entries = entries
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="history-dialog"):
+            yield Static(f"History of {self.doc_name} — {len(self.entries)} kept version(s)",
+                         id="history-title", markup=False)
+            yield DataTable(id="history-table", cursor_type="row")
+            yield TextArea(id="history-preview", read_only=True, soft_wrap=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("#", "when (UTC)", "what", "size")
+        for entry in self.entries:
+            table.add_row(str(entry.number), f"{entry.saved_at:%Y-%m-%d %H:%M:%S}",
+                          REASONS.get(entry.reason, entry.reason), f"{entry.size} B", key=str(entry.number))
+        table.focus()
+        if self.entries:
+            self._preview(self.entries[0])
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is not None:
+            self._preview(self.entries[int(event.row_key.value) - 1])
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_restore()
+
+    def _preview(self, entry: HistoryEntry) -> None:
+        text = entry.read().decode("utf-8", "replace")
+        self.query_one("#history-preview", TextArea).load_text(text)
+
+    def action_restore(self) -> None:
+        table = self.query_one(DataTable)
+        if not self.entries:
+            self.dismiss(None)
+            return
+        self.dismiss(self.entries[table.cursor_row].number)

@@ -1,0 +1,145 @@
+"""Search across memory documents and the store (ctrl+f): results by file and line or by
+task; Enter dismisses with the chosen hit, and `open_search_hit` shows it."""
+
+from __future__ import annotations
+
+import threading
+from contextlib import nullcontext
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+from textual.worker import get_current_worker
+
+from memtui.core.memory.search import SearchHit, SearchIndex
+
+
+class SearchScreen(Screen[SearchHit | None]):
+    """Type to search; the index (beside the store, never agent.db) is refreshed once when
+    the screen opens, then every query runs against it."""
+
+    COMMAND_SCOPE = "search"
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Back"),
+        Binding("down", "focus_results", "Results", show=False),
+    ]
+
+    class ResultsFound(Message):
+        """Hits for a query (posted from a worker)."""
+
+        def __init__(self, query: str, hits: list[SearchHit]) -> None:
+            super().__init__()
+            self.query = query
+            self.hits = hits
+
+    def __init__(self, workspace: Path | str, query: str = "") -> None:
+        super().__init__()
+        self.workspace = Path(workspace).resolve()
+        self.initial_query = query
+        self.hits: list[SearchHit] = []
+        self._index: SearchIndex | None = None
+        self._index_lock = threading.Lock()  # a cancelled worker may still be running
+
+    def compose(self) -> ComposeResult:
+        yield Input(self.initial_query, placeholder="search memory, tasks, steps, messages", id="search-input")
+        yield Static("", id="search-status", markup=False)
+        yield DataTable(id="search-results", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column("kind", key="kind", width=7)
+        table.add_column("where", key="where", width=36)
+        table.add_column("text", key="text")
+        self.query_one(Input).focus()
+        self.run_search(self.initial_query)
+
+    def on_unmount(self) -> None:
+        with self._index_lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+
+    @on(Input.Changed, "#search-input")
+    def _changed(self, event: Input.Changed) -> None:
+        self.run_search(event.value)
+
+    @on(Input.Submitted, "#search-input")
+    def _submitted(self) -> None:
+        self.action_focus_results()
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
+    def run_search(self, query: str) -> None:
+        worker = get_current_worker()
+        with self._index_lock:
+            if self._index is None:
+                self.post_message(self.ResultsFound(query, []))  # shows "indexing…"
+                store = getattr(self.app, "store", None)
+                reading = getattr(self.app, "reading", None)
+                with reading() if store is not None and callable(reading) else nullcontext(store) as source:
+                    self._index = SearchIndex(self.workspace, source)
+                    self._index.refresh()
+            if worker.is_cancelled:
+                return
+            hits = self._index.search(query) if query.strip() else []
+        if not worker.is_cancelled:
+            self.post_message(self.ResultsFound(query, hits))
+
+    @on(ResultsFound)
+    def _found(self, event: ResultsFound) -> None:
+        if event.query != self.query_one(Input).value:
+            return
+        self.hits = event.hits
+        table = self.query_one(DataTable)
+        table.clear()
+        for number, hit in enumerate(event.hits):
+            table.add_row(hit.kind, describe_location(hit), hit.text, key=str(number))
+        status = self.query_one("#search-status", Static)
+        if self._index is None:
+            status.update("indexing…")
+        elif not event.query.strip():
+            status.update("type to search memory documents and the store")
+        else:
+            status.update(f"{len(event.hits)} match(es) — enter opens" if event.hits else "no matches")
+
+    def action_focus_results(self) -> None:
+        if self.hits:
+            self.query_one(DataTable).focus()
+
+    @on(DataTable.RowSelected, "#search-results")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.dismiss(self.hits[int(event.row_key.value)])
+
+
+def describe_location(hit: SearchHit) -> str:
+    """Where a hit is, as people read it: `MEMORY.md:12`, `task 8 · step 3`, `task 8`."""
+    if hit.kind == "file":
+        return f"{hit.file}:{hit.line}"
+    if hit.kind == "step":
+        return f"task {hit.task} · step {hit.line}"
+    if hit.kind == "message":
+        return f"task {hit.task} · message"
+    return f"task {hit.task}"
+
+
+def open_search_hit(app, workspace: Path, hit: SearchHit | None) -> None:
+    """Show a chosen hit: a file opens in the memory pane at its line; a task, step or
+    message is handed to the screen below if it can show tasks (`show_task(task_id,
+    step_seq=None)`), else named in a notification."""
+    if hit is None:
+        return
+    if hit.kind == "file" and hit.file:
+        from memtui.ui.screens.memory import MemoryScreen
+
+        app.push_screen(MemoryScreen(workspace, select=hit.file, line=hit.line))
+        return
+    show_task = getattr(app.screen, "show_task", None)
+    task_id = int(hit.task) if hit.task and hit.task.isdigit() else hit.task
+    if callable(show_task):
+        show_task(task_id, step_seq=hit.line if hit.kind == "step" else None)
+    else:
+        app.notify(f"{describe_location(hit)}: {hit.text}", markup=False)

@@ -1,0 +1,87 @@
+"""Decision log and search screens with Pilot."""
+
+from __future__ import annotations
+
+from memory_host import MemoryHost, settle, workspace
+from memory_workspace import make_store
+from textual.widgets import DataTable, Input
+
+from memtui.core.memory import read_decisions
+from memtui.core.store import AgentStore
+from memtui.ui.screens.decisions import DecisionForm, DecisionsScreen
+from memtui.ui.screens.memory import MemoryScreen
+from memtui.ui.screens.search import SearchScreen, open_search_hit
+
+SIZE = (120, 40)
+
+
+async def test_decisions_table_flags_missing_why_and_filters(tmp_path):
+    root = workspace(tmp_path)
+    app = MemoryHost(lambda: DecisionsScreen(root))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == 2
+        assert str(table.get_cell_at((1, 2))) == "⚠ no why"
+        title = str(app.screen.query_one("#decisions-title").render())
+        assert "2 decisions" in title and "1 without a why" in title
+        await pilot.press("w")
+        assert table.row_count == 1 and str(table.get_cell_at((0, 1))) == "Drop the plugin loader"
+        await pilot.press("w", "slash", *"sqlite")
+        assert table.row_count == 1 and str(table.get_cell_at((0, 1))) == "Use SQLite for the store"
+
+
+async def test_add_decision_form_appends_in_the_file_format(tmp_path):
+    root = workspace(tmp_path)
+    log = root / ".agent/init.d/04-decision-log.md"
+    app = MemoryHost(lambda: DecisionsScreen(root))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        assert isinstance(app.screen, DecisionForm)
+        for key, value in (("title", "Keep history"), ("problem", "lost edits"), ("options", "none; history"),
+                           ("chosen", "history"), ("why", "undo is cheap")):
+            app.screen.query_one(f"#decision-{key}", Input).value = value
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, DecisionsScreen)
+        last = read_decisions(log)[-1]
+        assert (last.title, last.why, last.chosen) == ("Keep history", "undo is cheap", "history")
+        assert app.screen.query_one(DataTable).row_count == 3
+
+
+async def test_add_form_warns_once_about_a_missing_why(tmp_path):
+    root = workspace(tmp_path)
+    app = MemoryHost(lambda: DecisionsScreen(root))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        app.screen.query_one("#decision-title", Input).value = "No reason"
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, DecisionForm)
+        assert "Without a why" in str(app.screen.query_one("#decision-form-hint").render())
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert read_decisions(root / ".agent/init.d/04-decision-log.md")[-1].missing_why
+
+
+async def test_search_finds_files_and_store_records_and_opens_a_file_hit(tmp_path):
+    root = workspace(tmp_path)
+    make_store(root)
+    with AgentStore.open(root, readonly=True) as store:
+        chosen = []
+        app = MemoryHost(lambda: SearchScreen(root), store=store)
+        async with app.run_test(size=SIZE) as pilot:
+            app.screen.dismiss = lambda hit: chosen.append(hit)  # capture instead of popping
+            await pilot.press(*"zebra")
+            await settle(pilot)
+            table = app.screen.query_one(DataTable)
+            kinds = {str(table.get_cell_at((row, 0))) for row in range(table.row_count)}
+            assert kinds == {"file", "task"}
+            await pilot.press("enter")  # to the results
+            await pilot.press("enter")
+            assert chosen and chosen[0].kind in ("file", "task")
+            file_hit = next(h for h in app.screen.hits if h.kind == "file")
+            open_search_hit(app, root, file_hit)
+            await settle(pilot)
+            assert isinstance(app.screen, MemoryScreen) and app.screen.current == "HISTORY.jsonl"

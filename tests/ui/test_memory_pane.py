@@ -1,0 +1,173 @@
+"""The memory pane with Pilot: browse, edit, save, conflict, undo, history, read-only."""
+
+from __future__ import annotations
+
+from memory_host import MemoryHost, settle, workspace
+from textual.widgets import ContentSwitcher, TextArea
+
+from memtui.core.memory import list_history
+from memtui.ui.screens.conflict import ConflictScreen
+from memtui.ui.screens.memory import MemoryScreen
+from memtui.ui.widgets.document_list import DocumentList
+
+SIZE = (120, 40)
+
+
+def host(root, **kwargs):
+    return MemoryHost(lambda: MemoryScreen(root, **kwargs))
+
+
+async def test_lists_documents_with_lint_badges_and_opens_markdown(tmp_path):
+    root = workspace(tmp_path)
+    app = host(root, select="MEMORY.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MemoryScreen) and screen.current == "MEMORY.md"
+        assert screen.query_one(ContentSwitcher).current == "memory-markdown"
+        doc_list = screen.query_one(DocumentList)
+        prompts = [str(doc_list.get_option_at_index(i).prompt) for i in range(doc_list.option_count)]
+        assert any("04-decision-log.md ⚠ 1" in p for p in prompts)
+        assert "Long-term memory" in prompts
+
+
+async def test_jsonl_shows_a_table_and_the_malformed_line(tmp_path):
+    root = workspace(tmp_path)
+    app = host(root, select="SESSION.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.screen.query_one(ContentSwitcher).current == "memory-jsonl"
+        notice = str(app.screen.query_one("#jsonl-problems").render())
+        assert "1 malformed line(s) skipped: 3" in notice
+        assert app.screen.query_one("#jsonl-records").row_count == 3
+
+
+async def test_edit_and_save_keeps_the_previous_version_and_undo_restores_it(tmp_path):
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    original = path.read_text()
+    app = host(root, select="MEMORY.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        editor = app.screen.query_one("#memory-editor", TextArea)
+        assert app.screen.editing and editor.has_focus and editor.text == original
+        editor.insert("- New fact\n", (0, 0))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not app.screen.editing
+        assert path.read_text() == "- New fact\n" + original
+        assert list_history(root, path)[0].read().decode() == original
+        await pilot.press("u")
+        await settle(pilot)
+        assert path.read_text() == original
+
+
+async def test_conflict_offers_reload_diff_overwrite(tmp_path):
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    app = host(root, select="MEMORY.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        app.screen.query_one("#memory-editor", TextArea).insert("mine\n", (0, 0))
+        path.write_text("the agent wrote this meanwhile\n")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConflictScreen)
+        assert path.read_text() == "the agent wrote this meanwhile\n"  # not overwritten
+        await pilot.press("d")
+        assert app.screen.query_one("#conflict-diff").display
+        diff = app.screen.diff
+        assert "-the agent wrote this meanwhile" in diff and "+mine" in diff
+        await pilot.press("escape")  # keep editing
+        assert isinstance(app.screen, MemoryScreen) and app.screen.editing
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("o")  # overwrite
+        await settle(pilot)
+        assert path.read_text().startswith("mine\n")
+        assert list_history(root, path)[0].read() == b"the agent wrote this meanwhile\n"
+
+
+async def test_conflict_reload_takes_the_disk_version_and_keeps_the_edit(tmp_path):
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    app = host(root, select="MEMORY.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        app.screen.query_one("#memory-editor", TextArea).insert("mine\n", (0, 0))
+        path.write_text("agent\n")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("r")
+        await settle(pilot)
+        assert not app.screen.editing and path.read_text() == "agent\n"
+        kept = list_history(root, path)[0]
+        assert kept.reason == "discarded" and kept.read().startswith(b"mine\n")
+        assert app.screen.query_one("#memory-source", TextArea).text == "agent\n"
+
+
+async def test_escape_with_unsaved_changes_asks_twice(tmp_path):
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    original = path.read_text()
+    app = host(root, select="MEMORY.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        app.screen.query_one("#memory-editor", TextArea).insert("draft\n", (0, 0))
+        await pilot.press("escape")
+        assert app.screen.editing
+        await pilot.press("escape")
+        assert not app.screen.editing and path.read_text() == original
+        assert list_history(root, path)[0].reason == "discarded"
+
+
+async def test_invalid_utf8_is_read_only(tmp_path):
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    data = b"# Memory\ncaf\xe9\n"
+    path.write_bytes(data)
+    app = host(root, select="MEMORY.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "invalid UTF-8" in str(app.screen.query_one("#memory-notice").render())
+        assert app.screen.query_one(ContentSwitcher).current == "memory-source"
+        await pilot.press("e")
+        assert not app.screen.editing
+        assert path.read_bytes() == data
+
+
+async def test_history_restores_a_version(tmp_path):
+    from memtui.core.memory import read_document, save_document
+
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    original = path.read_text()
+    save_document(root, path, "v2\n", read_document(path).version)
+    app = host(root, select="MEMORY.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert path.read_text() == original
+
+
+async def test_filter_and_jump_to_line(tmp_path):
+    root = workspace(tmp_path)
+    app = host(root, select="PROJECT_MEMORY.md", line=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.screen.query_one(ContentSwitcher).current == "memory-source"
+        assert app.screen.query_one("#memory-source", TextArea).cursor_location == (6, 0)
+        await pilot.press("escape")  # back to rendered
+        assert app.screen.query_one(ContentSwitcher).current == "memory-markdown"
+        await pilot.press("slash")
+        await pilot.press(*"skill")
+        doc_list = app.screen.query_one(DocumentList)
+        ids = [doc_list.get_option_at_index(i).id for i in range(doc_list.option_count)]
+        assert ids == [None, ".agent/skills/bisect/SKILL.md"]
