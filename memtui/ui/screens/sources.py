@@ -55,6 +55,18 @@ def partial_entry_shown(diff: Any, entry: Any) -> bool:
     return True
 
 
+def shown_path(path: Path, opened: Path) -> str:
+    """A source's path for people: relative to what was opened when inside it, `~/…` when
+    under the home folder, else absolute."""
+    path, opened = Path(path), Path(opened).expanduser().resolve()
+    if path == opened:
+        return "."
+    if path.is_relative_to(opened):
+        return str(path.relative_to(opened))
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+
+
 def counts_line(counts: dict[str, int], width: int = 60) -> str:
     """`sessions 2 · prompts 5 · …` (underscores read as spaces), cut to `width`."""
     return one_line(" · ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()), width)
@@ -146,7 +158,7 @@ class SourcesScreen(ModalScreen[Any]):
                 Text(KIND_LABELS.get(source.kind, source.kind), style="bold"),
                 safe_text(counts_line(row.counts)),
                 Text(str(row.problems) if row.problems else "—", style="bold" if row.problems else "dim"),
-                safe_text(one_line(str(source.path), 70)),
+                safe_text(one_line(shown_path(source.path, self.path), 70)),
                 key=str(index),
             )
         if event.rows:
