@@ -36,9 +36,25 @@ CODEC_ZSTD = "zstd"
 CODEC_DELTA = "delta"
 
 
-def content_hash(data: bytes) -> str:
-    """The address of a content: lowercase hex SHA-256 of the raw bytes."""
-    return hashlib.sha256(data).hexdigest()
+def content_hash(data: bytes) -> bytes:
+    """The address of a content: the 32-byte SHA-256 digest of the raw bytes.
+
+    Stored as a BLOB rather than hex: the hash appears in five columns and four indexes, and
+    on real histories halving it is a large share of the database file.
+    """
+    return hashlib.sha256(data).digest()
+
+
+def hash_hex(value: bytes | str | None) -> str | None:
+    """A content hash for display (and for --json): lowercase hex."""
+    if value is None or isinstance(value, str):
+        return value
+    return bytes(value).hex()
+
+
+def hash_key(value: bytes | str) -> bytes:
+    """A content hash as stored, from hex or bytes."""
+    return bytes.fromhex(value) if isinstance(value, str) else bytes(value)
 
 
 def skip_delta_base(version: int) -> int | None:
@@ -52,7 +68,7 @@ class Encoded:
 
     codec: str
     data: bytes
-    base: str | None
+    base: bytes | None
     depth: int
 
 
@@ -60,7 +76,7 @@ def _dict(base: bytes) -> zstd.ZstdCompressionDict:
     return zstd.ZstdCompressionDict(base, dict_type=zstd.DICT_TYPE_RAWCONTENT)
 
 
-def encode(data: bytes, base: bytes | None = None, base_hash: str | None = None, base_depth: int = 0) -> Encoded:
+def encode(data: bytes, base: bytes | None = None, base_hash: bytes | None = None, base_depth: int = 0) -> Encoded:
     """Choose the smallest representation of `data`; a delta only if its chain stays ≤ MAX_CHAIN."""
     best = Encoded(CODEC_RAW, data, None, 1)
     if len(data) < RAW_BELOW:
@@ -91,16 +107,18 @@ def decode(
     codec: str,
     data: bytes,
     size: int,
-    expected_hash: str,
-    load_base: Callable[[str], bytes],
-    base: str | None,
+    expected_hash: bytes,
+    load_base: Callable[[bytes], bytes],
+    base: bytes | None,
     limit: int = DEFAULT_LIMIT,
 ) -> bytes:
     """Reconstruct and verify one content. `load_base` returns the verified bytes of a base hash."""
+    expected_hash = bytes(expected_hash)
+    name = expected_hash.hex()[:12]
     if size > limit:
-        raise ContentTooLarge(f"content {expected_hash[:12]} is {size} bytes, over the {limit}-byte limit")
+        raise ContentTooLarge(f"content {name} is {size} bytes, over the {limit}-byte limit")
     if data is None:
-        raise CorruptContent(f"content {expected_hash[:12]} has no stored payload")
+        raise CorruptContent(f"content {name} has no stored payload")
     data = bytes(data)
     try:
         if codec == CODEC_RAW:
@@ -110,15 +128,15 @@ def decode(
             out = zstd.ZstdDecompressor().decompress(data, max_output_size=limit)
         elif codec == CODEC_DELTA:
             if base is None:
-                raise CorruptContent(f"delta {expected_hash[:12]} has no base")
+                raise CorruptContent(f"delta {name} has no base")
             _check_declared(data, limit)
             out = zstd.ZstdDecompressor(dict_data=_dict(load_base(base))).decompress(data, max_output_size=limit)
         else:
-            raise CorruptContent(f"content {expected_hash[:12]} has unknown codec {codec!r}")
+            raise CorruptContent(f"content {name} has unknown codec {codec!r}")
     except zstd.ZstdError as exc:
-        raise CorruptContent(f"content {expected_hash[:12]} failed to decompress: {exc}") from None
+        raise CorruptContent(f"content {name} failed to decompress: {exc}") from None
     if len(out) != size or content_hash(out) != expected_hash:
-        raise CorruptContent(f"content {expected_hash[:12]} does not match its hash")
+        raise CorruptContent(f"content {name} does not match its hash")
     return out
 
 

@@ -6,8 +6,9 @@ No UI here. The algorithm is a patience diff with bounded fallbacks:
 2. map lines to ints, anchor on lines that occur exactly once on each side, keep the longest
    increasing run of those anchors, and recurse into the gaps between them (a line that is
    repeated in the whole file is often unique inside a gap);
-3. a gap with no unique common line goes to a Myers diff with a work budget; past the budget the
-   gap is reported as one replaced block rather than spending seconds on it.
+3. a gap with no unique common line is cut into chunks of CHUNK_LINES if it is bigger, and
+   goes to a Myers diff with a work budget; past the budget the gap is reported as one
+   replaced block rather than spending seconds on it.
 
 Every step is linear or O(n log n) on real source, so 50,000 lines take well under a second in
 pure Python, and no input makes it quadratic. Intra-line highlighting is separate and lazy:
@@ -29,6 +30,8 @@ Tag = Literal["equal", "replace", "delete", "insert"]
 
 #: Work units (inner-loop steps) a single Myers fallback may spend before it gives up.
 MYERS_BUDGET = 100_000
+#: Regions without unique lines bigger than this are cut into chunks of about this size.
+CHUNK_LINES = 500
 #: Replaced blocks up to this many old×new line pairs are aligned by similarity.
 PAIR_CELLS = 1024
 #: Lines paired for intra-line highlighting must be at least this similar (0..1).
@@ -154,6 +157,21 @@ def _diff_region(
                 pending.append((run_i, run_j, run))
                 if pi < ahi or pj < bhi:
                     pending.append((pi, ahi, pj, bhi))
+            elif max(ahi - alo, bhi - blo) > CHUNK_LINES:
+                # A big region without a single unique line (data, generated or repetitive
+                # text): cut both sides into proportional chunks and diff those. Not minimal
+                # where lines moved across chunk edges, but still correct and linear.
+                chunks = -(-max(ahi - alo, bhi - blo) // CHUNK_LINES)
+                n, m = ahi - alo, bhi - blo
+                for k in range(chunks):
+                    pending.append(
+                        (
+                            alo + n * k // chunks,
+                            alo + n * (k + 1) // chunks,
+                            blo + m * k // chunks,
+                            blo + m * (k + 1) // chunks,
+                        )
+                    )
             else:
                 for block in _myers(a, b, alo, ahi, blo, bhi):
                     pending.append(block)
@@ -353,7 +371,7 @@ def diff_stats(before: bytes | None, after: bytes | None) -> DiffStats | None:
     old, new = decode_text(before), decode_text(after)
     if (before is not None and old is None) or (after is not None and new is None):
         return None
-    return ops_stats(diff_lines(split_lines(old or ""), split_lines(new or "")))
+    return ops_stats(_text_ops(old or "", new or "")[2])
 
 
 # --------------------------------------------------------------------------- text handling
@@ -392,8 +410,13 @@ _CONTROL_MAP.update({c: "\ufffd" for c in (*range(0x202A, 0x202F), *range(0x2066
 _NEEDS_SANITIZING = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-def display_line(line: str, tab_size: int = 4) -> str:
-    """A line as it may be shown in a terminal: tabs expanded, control characters visible."""
+def display_line(line: str, tab_size: int = 4, strip_cr: bool = False) -> str:
+    """A line as it may be shown in a terminal: tabs expanded, control characters visible.
+
+    strip_cr drops a final "\r" (the file's CRLF convention) instead of showing it as ␍.
+    """
+    if strip_cr and line.endswith("\r"):
+        line = line[:-1]
     if "\t" in line:
         line = line.expandtabs(tab_size)
     if _NEEDS_SANITIZING.search(line):
@@ -584,10 +607,11 @@ class Row(NamedTuple):
     kind: "@" hunk header, " " context, "-" removed, "+" added, "~" a removed and an added
     line side by side (split view only). `pair` is the index of the line on the other side
     this one is paired with for intra-line highlighting, else -1: for "-" a new index, for
-    "+" an old index, for "~" the new index when the two lines are similar enough.
+    "+" an old index, for "~" the new index when `pair_lines` paired the two lines (else the
+    two merely share a row).
     """
 
-    kind: str
+    kind: RowKind
     old: int
     new: int
     hunk: int
@@ -611,6 +635,19 @@ class FileDiff:
     ops: list[Op]
     hunks: list[Hunk]
     stats: DiffStats | None
+    #: Whether most lines of each side end in CRLF: when both do, a view can hide the "\r".
+    old_crlf: bool = False
+    new_crlf: bool = False
+    #: Whether each side ends with a newline (an empty side counts as ending with one).
+    final_newline: tuple[bool, bool] = (True, True)
+
+    @property
+    def final_newline_note(self) -> str:
+        """"" or what happened to the newline at the end of the file, for the last hunk."""
+        old, new = self.final_newline
+        if old == new or not self.old_lines or not self.new_lines:
+            return ""
+        return "newline at end of file added" if new else "no newline at end of file"
     pairs: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
     _hunk_rows: dict[bool, list[int]] = field(default_factory=dict, repr=False)
 
@@ -732,9 +769,45 @@ def prepare_file_diff(
     summary_before, summary_after = BlobSummary.of(before), BlobSummary.of(after)
     if binary:
         return FileDiff(path, summary_before, summary_after, True, [], [], [], [], None)
-    old_lines, new_lines = split_lines(old_text or ""), split_lines(new_text or "")
-    ops = diff_lines(old_lines, new_lines)
+    old_text, new_text = old_text or "", new_text or ""
+    old_lines, new_lines, ops = _text_ops(old_text, new_text)
+    old_eol, new_eol = _ends_with_newline(old_text), _ends_with_newline(new_text)
     hunks = make_hunks(ops, context)
     return FileDiff(
-        path, summary_before, summary_after, False, old_lines, new_lines, ops, hunks, ops_stats(ops)
+        path,
+        summary_before,
+        summary_after,
+        False,
+        old_lines,
+        new_lines,
+        ops,
+        hunks,
+        ops_stats(ops),
+        old_crlf=_mostly_crlf(old_text),
+        new_crlf=_mostly_crlf(new_text),
+        final_newline=(old_eol, new_eol),
     )
+
+
+def _text_ops(old_text: str, new_text: str) -> tuple[list[str], list[str], list[Op]]:
+    """Lines of both texts and the opcodes between them, a changed final newline included."""
+    old_lines, new_lines = split_lines(old_text), split_lines(new_text)
+    old_eol, new_eol = _ends_with_newline(old_text), _ends_with_newline(new_text)
+    if old_eol == new_eol or not old_lines or not new_lines:
+        return old_lines, new_lines, diff_lines(old_lines, new_lines)
+    # Only the final newline differs on the last line: compare it with a marker (NUL cannot
+    # occur in decoded text) so that it shows as a change, as git shows it.
+    old_cmp, new_cmp = list(old_lines), list(new_lines)
+    if not old_eol:
+        old_cmp[-1] += "\0"
+    else:
+        new_cmp[-1] += "\0"
+    return old_lines, new_lines, diff_lines(old_cmp, new_cmp)
+
+
+def _ends_with_newline(text: str) -> bool:
+    return not text or text.endswith("\n")
+
+
+def _mostly_crlf(text: str) -> bool:
+    return text.count("\r\n") * 2 > text.count("\n")

@@ -80,10 +80,13 @@ class FilePlan:
     escapes: bool = False
     error: str | None = None
     force: bool = False
+    recorded_action: str = "write"  # from the entries alone: shown when the contents were never read
 
     @property
     def action(self) -> str:
         """write | create | delete — what restoring does to the file as it is on disk now."""
+        if self.refusal is not None or self.error is not None:
+            return self.recorded_action
         if self.target is None:
             return "delete"
         return "create" if self.disk is None else "write"
@@ -284,6 +287,8 @@ def plan_rollback(store: Any, *, entry: Id | None = None, checkpoint: Id | None 
         if not entries:
             notes.append(f"checkpoint {cp.id} has no entries")
     else:
+        if hasattr(store, "task"):
+            _lookup(store, "task", task)  # an unknown id is an error, not "nothing to roll back"
         tasks = tuple(handoff_closure(store, task))
         task_id = task
         all_cps = [c for t in tasks for c in store.checkpoints(t)]
@@ -327,11 +332,13 @@ def plan_entries(source: Any, entries: Sequence[EntryInfo], *, root: str | Path,
 
 def _plan_file(source: Any, root: Path, path: str, group: list[EntryInfo], force: bool) -> FilePlan:
     ids = tuple(e.id for e in group)
+    first, last = group[0], group[-1]
+    recorded_action = "delete" if first.kind == "added" else "create" if last.kind == "deleted" else "write"
     checked = check_path(root, path)
-    base = FilePlan(path, ids, checked.resolved, refusal=checked.refusal, escapes=checked.escapes, force=force)
+    base = FilePlan(path, ids, checked.resolved, refusal=checked.refusal, escapes=checked.escapes, force=force,
+                    recorded_action=recorded_action)
     if checked.refusal is not None:
         return base
-    first, last = group[0], group[-1]
     try:
         target, recorded = source.read_entry(first.id)
         if last is not first:

@@ -160,6 +160,21 @@ class MemtuiApp(App[int]):
             if callable(reload):
                 reload()
 
+    def reopen_source(self) -> None:
+        """After a write through a connection of its own (rollback, GC): open the read-only
+        store again and reload. Thread workers run on pooled threads, and a read-only
+        connection kept by one of them would go on reading the pages it cached before."""
+        store = self.store
+        if store is None or not store.readonly:
+            self.refresh_data()
+            return
+        from memtui.core.store import AgentStore
+
+        fresh = AgentStore.open(store.db_path, readonly=True, content_limit=store.content_limit)
+        fresh.workspace = store.workspace
+        self._close_source()
+        self._adopt(fresh)
+
     def notify_error(self, error: BaseException | str, title: str = "Error") -> None:
         """One line for the user; never a traceback, never markup from the error text."""
         if isinstance(error, BaseException):
@@ -240,6 +255,31 @@ class MemtuiApp(App[int]):
             self.notify("This source keeps no memory items (facts, snippets, notes).", markup=False)
             return
         self.push_screen(MemoryItemsScreen())
+
+    def _memory_root(self) -> Path:
+        return self.workspace or (self.path if self.path.is_dir() else self.path.parent)
+
+    def action_memory(self) -> None:
+        """Open the memory documents pane (not over itself)."""
+        from memtui.ui.screens.memory import MemoryScreen
+
+        if not isinstance(self.screen, MemoryScreen):
+            self.push_screen(MemoryScreen(self._memory_root()))
+
+    def action_decisions(self) -> None:
+        """Open the decision log (not over itself)."""
+        from memtui.ui.screens.decisions import DecisionsScreen
+
+        if not isinstance(self.screen, DecisionsScreen):
+            self.push_screen(DecisionsScreen(self._memory_root()))
+
+    def action_search(self) -> None:
+        """Search memory documents and the store; Enter shows the hit."""
+        from memtui.ui.screens.search import SearchScreen, open_search_hit
+
+        if not isinstance(self.screen, SearchScreen):
+            root = self._memory_root()
+            self.push_screen(SearchScreen(root), lambda hit: open_search_hit(self, root, hit))
 
     def action_refresh_data(self) -> None:
         """Reload from the store."""

@@ -67,6 +67,10 @@ SCOPES: dict[str, str] = {
     "step": "Step detail",
     "sources": "Source switcher",
     "items": "Memory items",
+    "rollback": "Rollback dialog",
+    "memory": "Memory documents",
+    "decisions": "Decision log",
+    "search": "Search",
 }
 
 COMMANDS: tuple[Command, ...] = (
@@ -77,6 +81,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("quit", "q", "Quit", priority=False),
     Command("switch_source", "s", "Switch source: memtui, RA.Aid, JSONL, Claude Code, Codex", show=False),
     Command("memory_items", "i", "Memory items: RA.Aid facts, snippets, notes; history", show=False),
+    Command("memory", "m", "Memory documents (view, edit, lint)", footer="Memory"),
+    Command("decisions", "D", "Decision log", footer="Decisions"),
+    Command("search", "ctrl+f", "Search memory and the store", footer="Search"),
     # ---- main screen
     Command("filter", "slash", "Filter the focused list", scope="main", key_display="/",
             footer="Filter"),
@@ -98,6 +105,16 @@ COMMANDS: tuple[Command, ...] = (
             show=False),
     Command("cycle_file_view", "f", "Diff / whole file after / before", scope="main",
             footer="Whole file"),
+    # ---- rollback (main screen: the focused pane says what; then the dialog)
+    Command("rollback", "r", "Roll back the selected file, step's checkpoint or task (+ sub-agents)",
+            scope="main", footer="Roll back"),
+    Command("rollback_checkpoint", "R", "Roll back the whole checkpoint of the selected step", scope="main",
+            show=False),
+    Command("undo_rollback", "u", "Undo the last rollback", scope="main", footer="Undo"),
+    Command("confirm", "y", "Roll back as listed", scope="rollback"),
+    Command("toggle_force", "f", "Overwrite conflicting files / leave them alone", scope="rollback",
+            footer="Force"),
+    Command("cancel", "escape,n", "Cancel: write nothing", scope="rollback", key_display="esc"),
     # ---- step detail
     Command("close", "escape", "Back", scope="step"),
     # ---- source switcher
@@ -107,6 +124,24 @@ COMMANDS: tuple[Command, ...] = (
     Command("toggle_mark", "space", "Mark / unmark the item for deletion", scope="items", footer="Mark",
             palette=False),
     Command("curate", "d", "Delete the marked items (asks first)", scope="items", footer="Delete"),
+    # ---- memory documents
+    Command("edit", "e", "Edit the document", scope="memory", footer="Edit"),
+    Command("save", "ctrl+s", "Save the edit (conflict-checked; previous version kept)", scope="memory",
+            footer="Save", priority=True),
+    Command("back", "escape", "Leave the editor / filter / screen", scope="memory", footer="Back"),
+    Command("undo_save", "u", "Undo memtui's last save of the document", scope="memory", footer="Undo save"),
+    Command("history", "h", "Kept versions: restore one", scope="memory", footer="History"),
+    Command("toggle_source", "s", "Rendered / source with line numbers", scope="memory", footer="Source"),
+    Command("toggle_toc", "t", "Show/hide the table of contents", scope="memory", show=False),
+    Command("filter", "slash", "Filter the documents", scope="memory", key_display="/", footer="Filter"),
+    Command("edit_external", "E", "Edit in $EDITOR", scope="memory", show=False),
+    # ---- decision log
+    Command("add", "a", "Add a decision", scope="decisions", footer="Add"),
+    Command("filter", "slash", "Filter decisions", scope="decisions", key_display="/", footer="Filter"),
+    Command("toggle_missing_why", "w", "Only decisions without a why", scope="decisions", footer="No why"),
+    Command("back", "escape", "Back", scope="decisions"),
+    # ---- search
+    Command("dismiss(None)", "escape", "Back", scope="search", palette=False),
 )
 
 

@@ -5,7 +5,8 @@ Run from the project root:  python tests/bench/diff.py [--timeout SECONDS] [--re
 Inputs are real source: the Python standard library's .py files concatenated in name order,
 changed deterministically. Every tool runs in the same process run on the same inputs; slow
 difflib runs go to a child process that is stopped after --timeout seconds (shown as ">N s").
-git is the anchor of the ratio column.
+git is the anchor of the ratio columns. Wall-clock and CPU time are both shown, best of
+--repeat runs (difflib runs once); on a busy machine the CPU column is the steadier one.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import asyncio
 import difflib
 import multiprocessing
+import resource
 import shutil
 import subprocess
 import sys
@@ -57,10 +59,22 @@ def replace_block(lines: list[str], start: int, size: int, source: list[str]) ->
     return lines[:start] + source[:size] + lines[start + size :]
 
 
+def _repeated(lines: list[str], limit: int = 300) -> list[str]:
+    """The `limit` most frequent lines of `lines`."""
+    counts: dict[str, int] = {}
+    for line in lines:
+        counts[line] = counts.get(line, 0) + 1
+    return sorted(counts, key=lambda line: (-counts[line], line))[:limit]
+
+
 def cases() -> list[tuple[str, list[str], list[str]]]:
     big = stdlib_lines(60_000)
     ten, fifty = big[:10_000], big[:50_000]
     other = big[55_000:55_500]
+    # Real lines, but only a few hundred distinct ones, each repeated: the worst shape for
+    # patience (no anchors) and for difflib without autojunk.
+    common = _repeated(big)
+    repetitive = [common[(k * 7919) % len(common)] for k in range(50_000)]
     return [
         ("10k lines, 5% changed", ten, change_every(ten, 20)),
         ("50k lines, 5% changed", fifty, change_every(fifty, 20)),
@@ -70,33 +84,44 @@ def cases() -> list[tuple[str, list[str], list[str]]]:
             ten,
             replace_block(ten, 4_000, 500, change_every(ten[4_000:4_500], 1)),
         ),
+        ("50k lines, no unique line, 5% changed", repetitive, change_every(repetitive, 20)),
     ]
 
 
 # --------------------------------------------------------------------------- measurements
 
 
-def best_of(repeat: int, run: Callable[[], object]) -> float:
-    times = []
+Timing = tuple[float, float]  # (wall-clock seconds, CPU seconds)
+
+
+def best_of(repeat: int, run: Callable[[], object], cpu: Callable[[], float] = time.process_time) -> Timing:
+    """Best wall-clock and best CPU time of `repeat` runs (CPU time is steadier on a busy box)."""
+    walls, cpus = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), cpu()
         run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        walls.append(time.perf_counter() - start)
+        cpus.append(cpu() - start_cpu)
+    return min(walls), min(cpus)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _difflib_child(a: list[str], b: list[str], kind: str, queue: multiprocessing.Queue) -> None:
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     if kind == "ndiff":
         # ndiff pairs similar lines of each replaced block character by character.
         for _ in difflib.ndiff(a, b):
             pass
     else:
         difflib.SequenceMatcher(None, a, b, autojunk=(kind == "autojunk")).get_opcodes()
-    queue.put(time.perf_counter() - start)
+    queue.put((time.perf_counter() - start, time.process_time() - start_cpu))
 
 
-def time_difflib(a: list[str], b: list[str], kind: str, timeout: float) -> float | None:
+def time_difflib(a: list[str], b: list[str], kind: str, timeout: float) -> Timing | None:
     """Seconds difflib takes, or None when it did not finish within `timeout`."""
     queue: multiprocessing.Queue = multiprocessing.Queue()
     process = multiprocessing.Process(target=_difflib_child, args=(a, b, kind, queue))
@@ -109,7 +134,7 @@ def time_difflib(a: list[str], b: list[str], kind: str, timeout: float) -> float
     return queue.get()
 
 
-def time_git(a: list[str], b: list[str], repeat: int) -> float | None:
+def time_git(a: list[str], b: list[str], repeat: int) -> Timing | None:
     if shutil.which("git") is None:
         return None
     with tempfile.TemporaryDirectory() as folder:
@@ -118,11 +143,13 @@ def time_git(a: list[str], b: list[str], repeat: int) -> float | None:
         new.write_text("\n".join(b) + "\n")
         command = ["git", "diff", "--no-index", "--no-color", str(old), str(new)]
         return best_of(
-            repeat, lambda: subprocess.run(command, stdout=subprocess.DEVNULL, check=False)
+            repeat,
+            lambda: subprocess.run(command, stdout=subprocess.DEVNULL, check=False),
+            cpu=_children_cpu,
         )
 
 
-async def time_memtui(a: list[str], b: list[str], repeat: int) -> tuple[float, float, float]:
+async def time_memtui(a: list[str], b: list[str], repeat: int) -> tuple[Timing, Timing, Timing]:
     """(diff only, diff + first unified screen, diff + first split screen), best of `repeat`."""
     from textual.app import App, ComposeResult
 
@@ -177,12 +204,12 @@ def main() -> None:
 
     print(f"Python {sys.version.split()[0]}, inputs from {sysconfig.get_paths()['stdlib']}")
     print(f"first screen = {SCREEN_ROWS} rows of DiffView rendered (160 columns); git is the anchor\n")
-    header = ("input", "tool", "time", "vs git")
-    rows: list[tuple[str, str, str, str]] = []
+    header = ("input", "tool", "wall", "CPU", "wall vs git", "CPU vs git")
+    rows: list[tuple[str, ...]] = []
     for name, a, b in cases():
         git = time_git(a, b, args.repeat)
         diff_only, unified, split = asyncio.run(time_memtui(a, b, args.repeat))
-        measured: list[tuple[str, float | None]] = [
+        measured: list[tuple[str, Timing | None]] = [
             ("memtui diff + first screen (unified)", unified),
             ("memtui diff + first screen (split)", split),
             ("memtui diff only", diff_only),
@@ -196,15 +223,24 @@ def main() -> None:
                 ("difflib ndiff of the 500-line block", time_difflib(block_a, block_b, "ndiff", args.timeout))
             )
         measured.append(("git diff --no-index", git))
-        for tool, seconds in measured:
-            rows.append((name, tool, fmt(seconds, args.timeout), ratio(seconds, git, args.timeout)))
+        for tool, timing in measured:
+            wall, cpu = timing if timing is not None else (None, None)
+            rows.append(
+                (
+                    name,
+                    tool,
+                    fmt(wall, args.timeout),
+                    fmt(cpu, args.timeout),
+                    ratio(wall, git and git[0], args.timeout),
+                    ratio(cpu, git and git[1], args.timeout),
+                )
+            )
             name = ""
-    widths = [max(len(str(row[k])) for row in (header, *rows)) for k in range(4)]
-    line = " | ".join(h.ljust(w) for h, w in zip(header, widths))
-    print(line)
+    widths = [max(len(row[k]) for row in (header, *rows)) for k in range(len(header))]
+    print(" | ".join(h.ljust(w) for h, w in zip(header, widths)))
     print("-+-".join("-" * w for w in widths))
     for row in rows:
-        print(" | ".join(str(c).ljust(w) if k < 2 else str(c).rjust(w) for k, (c, w) in enumerate(zip(row, widths))))
+        print(" | ".join(c.ljust(w) if k < 2 else c.rjust(w) for k, (c, w) in enumerate(zip(row, widths))))
 
 
 if __name__ == "__main__":

@@ -25,8 +25,13 @@ class MemoryHost(App):
 
 async def settle(pilot) -> None:
     """Wait for the screens' workers and the messages they post."""
+    from textual.worker import WorkerCancelled
+
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:  # an exclusive worker replaced by a newer one: fine
+            pass
         await pilot.pause()
 
 

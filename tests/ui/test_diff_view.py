@@ -101,6 +101,8 @@ async def test_whole_file_views_show_every_line_and_mark_changes() -> None:
         view.mode = "before"
         await pilot.pause()
         assert view.virtual_size.height == len(diff_view_app.BEFORE.splitlines())
+        view.scroll_to(y=0, animate=False)
+        await pilot.pause()
         assert screen_text(view)[0].startswith(" 1 - ")
 
 
@@ -209,3 +211,41 @@ async def test_horizontal_scroll_keeps_the_line_numbers() -> None:
         await pilot.pause()
         row = screen_text(view)[2]
         assert row.startswith("  1 +") and "abcdefghij" in row and "x = '" not in row
+
+
+async def test_crlf_files_hide_the_cr_unless_line_endings_changed() -> None:
+    app = HostApp(DiffView("win.txt", b"one\r\ntwo\r\n", b"one\r\n2\r\n"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "\u240d" not in "\n".join(screen_text(app.view))
+        app.view.set_content("win.txt", b"one\r\ntwo\r\n", b"one\ntwo\n")
+        await pilot.pause()
+        text = screen_text(app.view)
+        assert any(line.startswith("1   -") and line.rstrip().endswith("one\u240d") for line in text)
+        assert any(line.startswith("  1 +") and line.rstrip().endswith("one") for line in text)
+
+
+async def test_layout_changes_keep_the_line_at_the_top() -> None:
+    before = "".join(f"line {k}\n" for k in range(200)).encode()
+    after = before
+    for k in (50, 100, 150, 190):
+        after = after.replace(f"line {k}\n".encode(), f"line {k}!\n".encode())
+    app = HostApp(DiffView("lines.txt", before, after))
+    async with app.run_test(size=(80, 10)) as pilot:
+        view = app.view
+        await pilot.pause()
+        view.scroll_to(y=2, animate=False)  # unified row 2: old/new line 49 (index 48)
+        await pilot.pause()
+        assert screen_text(view)[0].startswith(" 49  49")
+        view.mode = "after"
+        await pilot.pause()
+        assert view.scroll_y == 48 and screen_text(view)[0].startswith(" 49   line 48")
+        view.scroll_to(y=149, animate=False)
+        await pilot.pause()
+        view.mode = "diff"
+        await pilot.pause()
+        assert screen_text(view)[0].startswith("150 150   line 149")
+        view.split = True
+        await pilot.pause()
+        left, right = screen_text(view)[0].split("│")
+        assert left.startswith("150   line 149") and right.startswith("150   line 149")

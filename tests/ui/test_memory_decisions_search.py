@@ -85,3 +85,28 @@ async def test_search_finds_files_and_store_records_and_opens_a_file_hit(tmp_pat
             open_search_hit(app, root, file_hit)
             await settle(pilot)
             assert isinstance(app.screen, MemoryScreen) and app.screen.current == "HISTORY.jsonl"
+
+
+async def test_the_app_opens_the_memory_screens_from_its_keys(tmp_path):
+    from memtui.ui.app import make_app
+
+    root = workspace(tmp_path)
+    make_store(root)
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryScreen) and app.screen.workspace == root.resolve()
+        # the store's facts reach lint: a running task and a newer checkpoint than the files
+        assert "possibly-stale" in {f.rule for f in app.screen.findings}
+        await pilot.press("escape")
+        await pilot.press("D")
+        await settle(pilot)
+        assert isinstance(app.screen, DecisionsScreen)
+        await pilot.press("escape")
+        await pilot.press("ctrl+f")
+        await pilot.press(*"quokka")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        assert [h.kind for h in app.screen.hits] == ["step"]

@@ -171,3 +171,51 @@ async def test_filter_and_jump_to_line(tmp_path):
         doc_list = app.screen.query_one(DocumentList)
         ids = [doc_list.get_option_at_index(i).id for i in range(doc_list.option_count)]
         assert ids == [None, ".agent/skills/bisect/SKILL.md"]
+
+
+async def test_external_editor_saves_through_the_conflict_check(tmp_path, monkeypatch):
+    import sys
+
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    script = tmp_path / "editor.py"
+    script.write_text("import sys\nopen(sys.argv[1], 'a').write('- added in $EDITOR\\n')\n")
+    monkeypatch.setenv("VISUAL", f"{sys.executable} {script}")
+    app = host(root, select="MEMORY.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.suspend = _no_suspend  # headless tests cannot suspend a terminal
+        await pilot.press("E")
+        await settle(pilot)
+        assert path.read_text().endswith("- added in $EDITOR\n")
+        assert list_history(root, path)[0].reason == "save"
+
+
+class _NoSuspend:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _no_suspend():
+    return _NoSuspend()
+
+
+async def test_a_write_by_the_agent_is_picked_up(tmp_path):
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    app = host(root, select="MEMORY.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        path.write_text("# Memory\n\n- the agent added this\n")
+        app.screen.check_disk()
+        await settle(pilot)
+        assert app.screen.query_one("#memory-source", TextArea).text.endswith("the agent added this\n")
+        await pilot.press("e")
+        path.write_text("# Memory\n\n- and again\n")
+        app.screen.check_disk()
+        await pilot.pause()
+        assert "changed on disk" in str(app.screen.query_one("#memory-notice").render())
+        assert app.screen.editing

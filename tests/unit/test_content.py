@@ -116,23 +116,23 @@ def _single_blob(store, data):
 
 def test_flipped_byte_is_detected(store):
     entry = _single_blob(store, b"some compressible text " * 100)
-    data = bytearray(store._sql("SELECT data FROM blob WHERE hash = ?", (entry.after_hash,))[0][0])
+    data = bytearray(store._sql("SELECT data FROM blob WHERE hash = ?", (bytes.fromhex(entry.after_hash),))[0][0])
     data[len(data) // 2] ^= 0xFF
-    store.db.execute_sql("UPDATE blob SET data = ? WHERE hash = ?", (bytes(data), entry.after_hash))
+    store.db.execute_sql("UPDATE blob SET data = ? WHERE hash = ?", (bytes(data), bytes.fromhex(entry.after_hash)))
     with pytest.raises(CorruptContent):
         store.read_entry(entry.id)
 
 
 def test_truncated_stream_is_detected(store):
     entry = _single_blob(store, b"some compressible text " * 100)
-    store.db.execute_sql("UPDATE blob SET data = substr(data, 1, length(data) - 5) WHERE hash = ?", (entry.after_hash,))
+    store.db.execute_sql("UPDATE blob SET data = substr(data, 1, length(data) - 5) WHERE hash = ?", (bytes.fromhex(entry.after_hash),))
     with pytest.raises(CorruptContent):
         store.read_entry(entry.id)
 
 
 def test_wrong_hash_is_detected(store):
     entry = _single_blob(store, b"raw bytes")  # stored raw (tiny)
-    store.db.execute_sql("UPDATE blob SET data = ? WHERE hash = ?", (b"RAW bytes", entry.after_hash))
+    store.db.execute_sql("UPDATE blob SET data = ? WHERE hash = ?", (b"RAW bytes", bytes.fromhex(entry.after_hash)))
     with pytest.raises(CorruptContent):
         store.read_entry(entry.id)
 
@@ -143,10 +143,10 @@ def test_decompression_bomb_is_refused_before_inflating(tmp_path):
     with AgentStore.open(tmp_path / "ws", content_limit=1024 * 1024) as store:
         entry = _single_blob(store, b"small text " * 20)
         # A hostile row claims a small size but its frame declares 8 MiB.
-        store.db.execute_sql("UPDATE blob SET codec = 'zstd', data = ? WHERE hash = ?", (bomb, entry.after_hash))
+        store.db.execute_sql("UPDATE blob SET codec = 'zstd', data = ? WHERE hash = ?", (bomb, bytes.fromhex(entry.after_hash)))
         with pytest.raises(ContentTooLarge):
             store.read_entry(entry.id)
-        store.db.execute_sql("UPDATE blob SET size = ? WHERE hash = ?", (8 * 1024 * 1024, entry.after_hash))
+        store.db.execute_sql("UPDATE blob SET size = ? WHERE hash = ?", (8 * 1024 * 1024, bytes.fromhex(entry.after_hash)))
         with pytest.raises(ContentTooLarge):
             store.read_entry(entry.id)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import random
-import sys
+import sysconfig
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -26,7 +26,7 @@ from memtui.core.diff import (
     split_lines,
 )
 
-STDLIB = Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+STDLIB = Path(sysconfig.get_paths()["stdlib"])  # real source files to diff
 
 
 def apply_ops(a: list[str], b: list[str], ops: list[Op]) -> list[str]:
@@ -115,6 +115,8 @@ def test_repetitive_input_with_no_unique_lines_stays_correct() -> None:
         b[k] = "y = 2"
     ops = diff_lines(a, b)
     assert apply_ops(a, b, ops) == b
+    # Chunked rather than one whole-file replacement: close to the 2 × 93 changed lines.
+    assert changed_lines(ops) < 4 * 93
 
 
 def test_big_replaced_block_on_real_source() -> None:
@@ -268,3 +270,32 @@ def test_core_diff_imports_no_ui() -> None:
     source = Path(module.__file__).read_text()
     assert "import textual" not in source and "from textual" not in source
     assert "import rich" not in source and "from rich" not in source
+
+
+def test_a_changed_final_newline_is_a_change() -> None:
+    diff = prepare_file_diff("a.txt", b"a\nb", b"a\nb\n")
+    assert diff.stats == DiffStats(1, 1)
+    assert diff.final_newline_note == "newline at end of file added"
+    assert diff.old_lines == diff.new_lines == ["a", "b"]
+    removed = prepare_file_diff("a.txt", b"a\n", b"a")
+    assert removed.final_newline_note == "no newline at end of file"
+    assert prepare_file_diff("a.txt", b"", b"a").final_newline_note == ""
+    assert diff_stats(b"a\nb", b"a\nb\n") == DiffStats(1, 1)
+
+
+def _unmarked(text: str, spans: list[tuple[int, int]]) -> str:
+    keep, pos = [], 0
+    for start, end in spans:
+        assert pos <= start < end <= len(text)
+        keep.append(text[pos:start])
+        pos = end
+    return "".join(keep) + text[pos:]
+
+
+@given(st.text("ab _(),.x1\t", max_size=30), st.text("ab _(),.x1\t", max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_inline_changes_leave_the_same_text_unmarked_on_both_sides(old: str, new: str) -> None:
+    result = inline_changes(old, new)
+    if result is not None:
+        spans_old, spans_new = result
+        assert _unmarked(old, spans_old) == _unmarked(new, spans_new)

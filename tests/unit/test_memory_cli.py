@@ -56,7 +56,7 @@ def test_lint_accepts_the_agent_db_path(ws, capsys):
 def test_search_json(ws, capsys):
     code, hits = run_json(capsys, "search", str(ws), "quokka")
     assert code == 0
-    assert hits == [{"kind": "step", "task": "1", "step": "1", "line": 1, "text": hits[0]["text"]}]
+    assert hits == [{"kind": "step", "task": 1, "step": 1, "line": 1, "text": hits[0]["text"]}]
     code, hits = run_json(capsys, "search", str(ws), "flaky", "--kind", "file")
     assert code == 0 and {h["kind"] for h in hits} == {"file"}
     assert main(["search", str(ws), "nothing-like-this"]) == 1

@@ -41,7 +41,7 @@ def test_hits_in_the_store(ws):
         assert one("platypus").kind == "task"  # the summary, not again as its message
         step = one("quokka")
         assert (step.kind, step.task, step.line, step.step) == ("step", "1", 1, "1")
-        assert step.to_json() == {"kind": "step", "task": "1", "step": "1", "line": 1, "text": step.text}
+        assert step.to_json() == {"kind": "step", "task": 1, "step": 1, "line": 1, "text": step.text}
         message = one("narwhal")
         assert (message.kind, message.task) == ("message", "1")
 
@@ -109,3 +109,19 @@ def test_cancelled_refresh_stops_early(tmp_path):
     with SearchIndex(root, path=":memory:") as index:
         index.refresh(cancelled=lambda: True)
         assert index.search("flaky") == []
+
+
+def test_only_changed_tasks_are_reindexed(ws):
+    with AgentStore.open(ws, readonly=True) as store, SearchIndex(ws, store) as index:
+        index.refresh()
+    with AgentStore.open(ws) as store:
+        store.record_step(2, "bash", {"command": "make lock"}, "capybara ok")
+    with AgentStore.open(ws, readonly=True) as store:
+        asked = []
+        original = store.steps
+        store.steps = lambda task_id, *a, **k: asked.append(task_id) or original(task_id, *a, **k)
+        with SearchIndex(ws, store) as index:
+            index.refresh()
+            assert asked == [2]
+            assert [(h.kind, h.task, h.line) for h in index.search("capybara")] == [("step", "2", 1)]
+            assert [h.task for h in index.search("quokka")] == ["1"]  # untouched task still indexed

@@ -298,6 +298,7 @@ def test_nothing_under_agent_dir_is_written(world):
     result = apply_rollback(world.store, plan_rollback(world.store, checkpoint=cp))
 
     assert statuses(result) == {".agent/plan/PLAN.md": "refused", "a.txt": "done"}
+    assert result.files[0].action == "write"
     assert ".agent/" in result.files[0].reason
     assert world.read(".agent/plan/PLAN.md") == b"plan 1\n"
     assert world.read("a.txt") == b"a0\n"

@@ -121,7 +121,16 @@ def test_read_only_browsing_never_modifies_the_file(tmp_path):
         with pytest.raises(ReadOnlyStore):
             store.start_session("nope")
     assert _fingerprint(db) == before
-    assert sorted(p.name for p in db.parent.glob("agent.db*")) == ["agent.db"]
+
+
+def test_read_only_store_sees_what_a_live_writer_commits(tmp_path):
+    with AgentStore.open(tmp_path) as writer:
+        writer.start_session("first")
+        writer.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        with AgentStore.open(tmp_path, readonly=True) as reader:
+            assert [s.title for s in reader.sessions()] == ["first"]
+            writer.start_session("second")
+            assert sorted(s.title for s in reader.sessions()) == ["first", "second"]
 
 
 def test_read_only_with_a_live_wal(tmp_path):

@@ -3,13 +3,15 @@ and summaries, messages, step arguments and results.
 
 The index is SQLite FTS5 (trigram tokenizer, so substrings, identifiers and CJK match) in
 its own file, `<store dir>/.memtui/search.db` (normally `.agent/.memtui/search.db`); agent.db
-is only ever read. Files are re-indexed when their size or mtime changes; the store part
-is rebuilt when agent.db (or its WAL) changed. Where that folder is not writable, the index
+is only ever read. Files are re-indexed when their size or mtime changes; when agent.db (or
+its WAL) changed, the tasks whose signature (updated_at, step count, status, summary,
+messages) changed are re-indexed. Where that folder is not writable, the index
 is built in memory for the one search.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -20,7 +22,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from memtui.core.memory.discover import MemoryDocument, discover_documents
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 INDEX_NAME = ".memtui/search.db"
 MAX_FIELD_CHARS = 32_000  # per step argument/result: enough to find it, bounded in size
 KINDS = ("file", "task", "step", "message")
@@ -54,12 +56,17 @@ class SearchHit:
         if self.file is not None:
             out["file"] = self.file
         if self.task is not None:
-            out["task"] = self.task
+            out["task"] = _id(self.task)
         if self.step is not None:
-            out["step"] = self.step
+            out["step"] = _id(self.step)
         out["line"] = self.line
         out["text"] = self.text
         return out
+
+
+def _id(value: str) -> int | str:
+    """Ids are kept as text in the index; the native store's are integers in --json."""
+    return int(value) if value.isdigit() else value
 
 
 def file_records(doc: MemoryDocument) -> Iterator[SearchRecord]:
@@ -73,24 +80,32 @@ def file_records(doc: MemoryDocument) -> Iterator[SearchRecord]:
 def store_records(store, cancelled: Callable[[], bool] = lambda: False) -> Iterator[SearchRecord]:
     """Task titles and summaries, messages, and steps of every task in `store` (anything
     with the MemorySource read methods), orphans included."""
-    seen: set[str] = set()
     for task in _all_tasks(store):
         if cancelled():
             return
-        key = str(task.id)
-        if key in seen:
-            continue
-        seen.add(key)
-        text = "\n".join(part for part in (task.title, task.summary) if part)
-        if text:
-            yield SearchRecord("task", text, task=key)
-        for message in store.messages(task.id):
-            # The store also keeps the summary as a message: one hit for it is enough.
-            if message.content and message.content != task.summary:
-                yield SearchRecord("message", message.content, task=key, step=None)
-        for step in store.steps(task.id):
-            parts = [step.tool, _clip(step.args), _clip(step.result), step.error or ""]
-            yield SearchRecord("step", "\n".join(p for p in parts if p), task=key, step=str(step.id), line=step.seq)
+        yield from task_records(store, task, store.messages(task.id))
+
+
+def task_records(store, task, messages) -> Iterator[SearchRecord]:
+    """The records of one task: its title and summary, its messages, its steps."""
+    key = str(task.id)
+    text = "\n".join(part for part in (task.title, task.summary) if part)
+    if text:
+        yield SearchRecord("task", text, task=key)
+    for message in messages:
+        # The store also keeps the summary as a message: one hit for it is enough.
+        if message.content and message.content != task.summary:
+            yield SearchRecord("message", message.content, task=key)
+    for step in store.steps(task.id):
+        parts = [step.tool, _clip(step.args), _clip(step.result), step.error or ""]
+        yield SearchRecord("step", "\n".join(p for p in parts if p), task=key, step=str(step.id), line=step.seq)
+
+
+def task_signature(task, messages) -> str:
+    """Changes when anything indexed of the task changes (a step, a checkpoint, the
+    status, the summary, GC, a message)."""
+    digest = hashlib.sha256(f"{task.title}\0{task.summary}".encode()).hexdigest()[:16]
+    return f"{task.updated_at}|{task.step_count}|{task.status}|{task.collected}|{len(messages)}|{digest}"
 
 
 class SearchIndex:
@@ -141,14 +156,33 @@ class SearchIndex:
             self.conn.execute("INSERT INTO files(rel, size, mtime_ns) VALUES (?, ?, ?)", (rel, doc.size, mtime_ns))
 
     def _refresh_store(self, cancelled: Callable[[], bool]) -> None:
+        """Re-index only the tasks whose signature changed since the last refresh (a
+        running agent touches a few tasks; a full rebuild of a large store takes seconds)."""
         signature = store_signature(self.store)
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'store'").fetchone()
         if row and row[0] == signature:
             return
-        self.conn.execute("DELETE FROM entries WHERE kind != 'file'")
-        self._insert(store_records(self.store, cancelled))
-        if not cancelled():
-            self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('store', ?)", (signature,))
+        known = dict(self.conn.execute("SELECT task, sig FROM tasks"))
+        present: set[str] = set()
+        for task in _all_tasks(self.store):
+            if cancelled():
+                return  # the transaction is still committed: what was indexed stays valid
+            key = str(task.id)
+            if key in present:
+                continue
+            present.add(key)
+            messages = self.store.messages(task.id)
+            sig = task_signature(task, messages)
+            if known.get(key) == sig:
+                continue
+            if key in known:
+                self.conn.execute("DELETE FROM entries WHERE kind != 'file' AND task = ?", (key,))
+            self._insert(task_records(self.store, task, messages))
+            self.conn.execute("INSERT OR REPLACE INTO tasks(task, sig) VALUES (?, ?)", (key, sig))
+        for key in set(known) - present:
+            self.conn.execute("DELETE FROM entries WHERE kind != 'file' AND task = ?", (key,))
+            self.conn.execute("DELETE FROM tasks WHERE task = ?", (key,))
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('store', ?)", (signature,))
 
     def _drop_file(self, rel: str) -> None:
         self.conn.execute("DELETE FROM entries WHERE kind = 'file' AND file = ?", (rel,))
@@ -210,10 +244,11 @@ class SearchIndex:
             conn.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
             row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
             if row and row[0] != SCHEMA_VERSION:
-                conn.executescript("DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS files; DELETE FROM meta;")
+                conn.executescript("DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS tasks; DELETE FROM meta;")
             conn.executescript(
                 """
                 CREATE TABLE IF NOT EXISTS files(rel TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER);
+                CREATE TABLE IF NOT EXISTS tasks(task TEXT PRIMARY KEY, sig TEXT);
                 CREATE VIRTUAL TABLE IF NOT EXISTS entries USING fts5(
                     kind UNINDEXED, file UNINDEXED, task UNINDEXED, step UNINDEXED, line UNINDEXED,
                     text, tokenize = 'trigram');

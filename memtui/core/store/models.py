@@ -41,7 +41,8 @@ def build_models(db: Database) -> SimpleNamespace:
 
     class Task(Base):
         id = AutoField()
-        session = ForeignKeyField(Session, null=True, on_delete="SET NULL", backref="tasks")
+        # FK indexes come from the composite indexes in Meta (same leading column).
+        session = ForeignKeyField(Session, null=True, on_delete="SET NULL", backref="tasks", index=False)
         title = TextField(default="")
         status = TextField(default="running")
         pinned = BooleanField(default=False)
@@ -57,8 +58,8 @@ def build_models(db: Database) -> SimpleNamespace:
 
     class TaskRef(Base):
         id = AutoField()
-        from_task = ForeignKeyField(Task, on_delete="CASCADE", column_name="from_task")
-        to_task = ForeignKeyField(Task, on_delete="CASCADE", column_name="to_task")
+        from_task = ForeignKeyField(Task, on_delete="CASCADE", column_name="from_task", index=False)
+        to_task = ForeignKeyField(Task, on_delete="CASCADE", column_name="to_task", index=False)
         kind = TextField()  # handoff | supersedes | depends
 
         class Meta:
@@ -67,7 +68,7 @@ def build_models(db: Database) -> SimpleNamespace:
 
     class Step(Base):
         id = AutoField()
-        task = ForeignKeyField(Task, on_delete="CASCADE")
+        task = ForeignKeyField(Task, on_delete="CASCADE", index=False)
         seq = IntegerField()
         tool = TextField()
         # Small columns first: reading them never walks the overflow pages of args/result.
@@ -87,7 +88,7 @@ def build_models(db: Database) -> SimpleNamespace:
             indexes = ((("task", "seq"), False), (("task", "created_at"), False))
 
     class Blob(Base):
-        hash = TextField(primary_key=True)  # sha256 of the raw bytes
+        hash = BlobField(primary_key=True)  # 32-byte sha256 digest of the raw bytes
         codec = TextField()  # raw | zstd | delta
         base = ForeignKeyField("self", null=True, field="hash", column_name="base", on_delete="RESTRICT")
         depth = IntegerField(default=1)  # objects read to reconstruct, itself included
@@ -97,7 +98,6 @@ def build_models(db: Database) -> SimpleNamespace:
 
         class Meta:
             table_name = "blob"
-            indexes = ((("base",), False),)
 
     class PathVersion(Base):
         """The n-th distinct content of a path: picks skip-delta bases."""
@@ -113,14 +113,14 @@ def build_models(db: Database) -> SimpleNamespace:
 
     class Checkpoint(Base):
         id = AutoField()
-        task = ForeignKeyField(Task, on_delete="CASCADE")
+        task = ForeignKeyField(Task, on_delete="CASCADE", index=False)
         step = ForeignKeyField(Step, null=True, on_delete="SET NULL")
         label = TextField(default="")  # "" | rollback | undo
         created_at = FloatField()
 
         class Meta:
             table_name = "checkpoint"
-            indexes = ((("task", "id"), False), (("step",), False))
+            indexes = ((("task", "id"), False),)
 
     class Entry(Base):
         id = AutoField()
@@ -136,11 +136,11 @@ def build_models(db: Database) -> SimpleNamespace:
 
         class Meta:
             table_name = "checkpoint_entry"
-            indexes = ((("checkpoint",), False), (("before_hash",), False), (("after_hash",), False), (("path",), False))
+            indexes = ((("path",), False),)
 
     class Message(Base):
         id = AutoField()
-        task = ForeignKeyField(Task, null=True, on_delete="SET NULL")
+        task = ForeignKeyField(Task, null=True, on_delete="SET NULL", index=False)
         role = TextField()  # user | assistant | summary | system
         content = TextField()
         created_at = FloatField()

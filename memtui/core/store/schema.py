@@ -9,6 +9,7 @@ when it is opened for writing.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
@@ -27,9 +28,11 @@ CORE_TABLES = ("session", "task", "step", "checkpoint", "checkpoint_entry")
 def connect(db_path: Path, readonly: bool) -> SqliteDatabase:
     """A peewee database for `db_path`; thread-local connections, pragmas on each."""
     if readonly:
-        # With no -wal file the database is quiescent: `immutable` reads it without creating
-        # -wal/-shm beside it. With a -wal (a live or crashed writer) read through it.
-        mode = "immutable=1" if not Path(f"{db_path}-wal").exists() else "mode=ro"
+        # mode=ro sees what a live agent commits (it may create the -wal/-shm side files, never
+        # touching the database file). Where the folder is not writable and no -shm exists,
+        # SQLite could not open that way: read the file as immutable instead.
+        can_share = os.access(db_path.parent, os.W_OK) or Path(f"{db_path}-shm").exists()
+        mode = "mode=ro" if can_share else "immutable=1"
         uri = f"file:{quote(str(db_path.resolve()))}?{mode}"
         return SqliteDatabase(
             uri, uri=True, check_same_thread=False,

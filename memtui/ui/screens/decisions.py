@@ -12,10 +12,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Input, Label, Static, TextArea
+from textual.widgets import Button, DataTable, Footer, Input, Label, Static
 
 from memtui.core.errors import MemtuiError, SaveConflict
 from memtui.core.memory.decisions import Decision, add_decision, default_decision_log, read_decisions
+from memtui.ui.commands import bindings
 
 NO_WHY = "⚠ no why"
 
@@ -24,12 +25,7 @@ class DecisionsScreen(Screen):
     """Decisions of the workspace's decision log, newest last, as the file has them."""
 
     COMMAND_SCOPE = "decisions"
-    BINDINGS = [
-        Binding("a", "add", "Add decision"),
-        Binding("slash", "filter", "Filter", key_display="/"),
-        Binding("w", "toggle_missing_why", "Only missing why"),
-        Binding("escape", "back", "Back"),
-    ]
+    BINDINGS = bindings("decisions")
 
     class DecisionsLoaded(Message):
         """The log was parsed (posted from a worker)."""

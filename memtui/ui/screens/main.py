@@ -408,6 +408,25 @@ class MainScreen(Screen[None]):
         if not pane.display and self.focused is self.query_one(SessionsTable):
             self.query_one(TaskTree).focus()
 
+    # ---- rollback (memtui.ui.screens.rollback)
+    def action_rollback(self) -> None:
+        """Roll back the selection: a file, a step's checkpoint, or a task with its sub-agents."""
+        from memtui.ui.screens.rollback import rollback_selection
+
+        rollback_selection(self)
+
+    def action_rollback_checkpoint(self) -> None:
+        """Roll back the whole checkpoint of the selected step."""
+        from memtui.ui.screens.rollback import rollback_selection
+
+        rollback_selection(self, whole_checkpoint=True)
+
+    def action_undo_rollback(self) -> None:
+        """Undo the last rollback (it was recorded as a checkpoint)."""
+        from memtui.ui.screens.rollback import undo_last_rollback
+
+        undo_last_rollback(self)
+
     # ---- filter
     def _filter_targets(self) -> list[Widget]:
         return [self.query_one(SessionsTable), self.query_one(TaskTree),

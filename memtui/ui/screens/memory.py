@@ -14,14 +14,14 @@ store's facts (unfinished tasks, newest checkpoint) through `app.store`.
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import tempfile
 from contextlib import nullcontext
 from pathlib import Path
 
 from textual import on, work
-from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -40,9 +40,11 @@ from memtui.core.memory.save import (
     save_document,
     undo_last_save,
 )
+from memtui.ui.commands import bindings
 from memtui.ui.widgets.document_list import DocumentList
 from memtui.ui.widgets.jsonl_table import JsonlTable
 
+WATCH_SECONDS = 2.0  # how often the open document is compared with the disk (one stat)
 VIEWS = {"markdown": "memory-markdown", "jsonl": "memory-jsonl", "source": "memory-source", "edit": "memory-editor"}
 
 
@@ -50,17 +52,7 @@ class MemoryScreen(Screen):
     """Memory documents: browse, lint, edit safely, undo, restore."""
 
     COMMAND_SCOPE = "memory"
-    BINDINGS = [
-        Binding("e", "edit", "Edit"),
-        Binding("ctrl+s", "save", "Save", priority=True),
-        Binding("escape", "back", "Back"),
-        Binding("u", "undo_save", "Undo last save"),
-        Binding("h", "history", "History"),
-        Binding("s", "toggle_source", "Source/rendered"),
-        Binding("t", "toggle_toc", "Contents", show=False),
-        Binding("slash", "filter", "Filter", key_display="/"),
-        Binding("E", "edit_external", "$EDITOR", show=False),
-    ]
+    BINDINGS = bindings("memory")
 
     editing: reactive[bool] = reactive(False)
     """True while the editor is open on the current document."""
@@ -118,6 +110,17 @@ class MemoryScreen(Screen):
         self.query_one("#memory-findings").display = False
         self.query_one(DocumentList).focus()
         self.refresh_data()
+        self.set_interval(WATCH_SECONDS, self.check_disk)
+
+    def check_disk(self) -> None:
+        """Notice when the agent rewrites the open document: reload it when only viewing;
+        while editing, say so at once (ctrl+s will then offer reload / diff / overwrite)."""
+        if self.opened is None or self.current is None or not self._stale(self.current):
+            return
+        if self.editing:
+            self._notice("The file changed on disk while you edit it: ctrl+s will show what changed.")
+        else:
+            self.refresh_data()
 
     def refresh_data(self) -> None:
         """Rediscover and lint (the app calls this after any write)."""
@@ -159,8 +162,9 @@ class MemoryScreen(Screen):
             self._title("No memory documents in this workspace")
             return
         rel = doc_list.highlighted_rel
-        if rel is not None and (rel != self.current or self.opened is None):
-            self._show(rel)
+        if rel is not None and (rel != self.current or self.opened is None or self._stale(rel)):
+            if not self.editing:
+                self._show(rel)
         elif rel is not None:
             self._show_findings(rel)
 
@@ -173,6 +177,16 @@ class MemoryScreen(Screen):
             return
         if event.rel != self.current:
             self._show(event.rel)
+
+    def _stale(self, rel: str) -> bool:
+        """True if the file on disk is not the version last read (one stat, no read)."""
+        if self.opened is None:
+            return True
+        try:
+            st = os.stat(self.workspace / rel)
+        except OSError:
+            return True
+        return (st.st_size, st.st_mtime_ns) != (self.opened.version.size, self.opened.version.mtime_ns)
 
     def _show(self, rel: str) -> None:
         self.current = rel
@@ -422,8 +436,11 @@ class MemoryScreen(Screen):
             tmp.write(self.opened.text or "")
         try:
             with self.app.suspend():
-                subprocess.call([*editor.split(), tmp.name])
+                subprocess.call([*shlex.split(editor), tmp.name])
             text = Path(tmp.name).read_text(encoding="utf-8")
+        except SuspendNotSupported:
+            self._error("this terminal cannot suspend the app for $EDITOR; use e to edit here")
+            return
         except (OSError, UnicodeDecodeError) as exc:
             self._error(f"editor failed: {exc}")
             return
@@ -439,3 +456,4 @@ class MemoryScreen(Screen):
             report(error)
         else:
             self.notify(str(error), severity="error", markup=False)
+

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import get_current_worker
 
 from memtui.core.memory.search import SearchHit, SearchIndex
+from memtui.ui.commands import bindings
 
 
 class SearchScreen(Screen[SearchHit | None]):
@@ -23,10 +23,7 @@ class SearchScreen(Screen[SearchHit | None]):
     the screen opens, then every query runs against it."""
 
     COMMAND_SCOPE = "search"
-    BINDINGS = [
-        Binding("escape", "dismiss(None)", "Back"),
-        Binding("down", "focus_results", "Results", show=False),
-    ]
+    BINDINGS = bindings("search")
 
     class ResultsFound(Message):
         """Hits for a query (posted from a worker)."""

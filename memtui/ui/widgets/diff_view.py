@@ -13,6 +13,7 @@ exactly that.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Iterable, Literal
 
 from pygments.lexer import Lexer
@@ -32,7 +33,14 @@ from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.worker import get_current_worker
 
-from memtui.core.diff import FileDiff, Row, display_line, inline_changes, prepare_file_diff
+from memtui.core.diff import (
+    FileDiff,
+    Op,
+    Row,
+    display_line,
+    inline_changes,
+    prepare_file_diff,
+)
 
 Mode = Literal["diff", "before", "after"]
 TokenType = tuple[str, ...]
@@ -49,9 +57,10 @@ HIGHLIGHT_MAX_CHARS = 200_000
 class SyntaxLines:
     """Display lines of one side of a file, lexed lazily in blocks and cached."""
 
-    def __init__(self, lines: list[str], lexer: Lexer | None) -> None:
+    def __init__(self, lines: list[str], lexer: Lexer | None, strip_cr: bool = False) -> None:
         self.lines = lines
         self.lexer = lexer
+        self.strip_cr = strip_cr
         self._blocks: LRUCache[int, list[LineTokens]] = LRUCache(64)
         self._display: LRUCache[int, str] = LRUCache(4096)
 
@@ -59,7 +68,7 @@ class SyntaxLines:
         """The sanitized text of one line."""
         text = self._display.get(index)
         if text is None:
-            text = display_line(self.lines[index])
+            text = display_line(self.lines[index], strip_cr=self.strip_cr)
             self._display[index] = text
         return text
 
@@ -75,7 +84,7 @@ class SyntaxLines:
     def _lex_block(self, block: int) -> list[LineTokens]:
         start = block * HIGHLIGHT_BLOCK
         end = min(start + HIGHLIGHT_BLOCK, len(self.lines))
-        display = [display_line(line) for line in self.lines[start:end]]
+        display = [display_line(line, strip_cr=self.strip_cr) for line in self.lines[start:end]]
         plain: list[LineTokens] = [((text, Token.Text),) for text in display]
         if self.lexer is None or sum(map(len, display)) > HIGHLIGHT_MAX_CHARS:
             return plain
@@ -87,7 +96,7 @@ class SyntaxLines:
             if line and not line[0].isspace():
                 sync = k
                 break
-        lead = [display_line(line) for line in self.lines[sync:start]]
+        lead = [display_line(line, strip_cr=self.strip_cr) for line in self.lines[sync:start]]
         code = "\n".join(lead + display) + "\n"
         result: list[list[tuple[str, TokenType]]] = [[]]
         try:
@@ -233,9 +242,12 @@ class DiffView(ScrollView, can_focus=True):
     def _apply(self, diff: FileDiff) -> None:
         self._diff = diff
         lexer = None if diff.binary else lexer_for(diff.path)
-        self._old = SyntaxLines(diff.old_lines, lexer)
+        # CRLF files show without ␍ at every line end, unless the change is CRLF ↔ LF: then
+        # the ␍ shows on the CRLF side and explains why identical-looking lines changed.
+        strip_cr = diff.old_crlf and diff.new_crlf
+        self._old = SyntaxLines(diff.old_lines, lexer, strip_cr)
         # A lexer keeps no state between get_tokens calls, but give each side its own anyway.
-        self._new = SyntaxLines(diff.new_lines, lexer_for(diff.path) if lexer else None)
+        self._new = SyntaxLines(diff.new_lines, lexer_for(diff.path) if lexer else None, strip_cr)
         self._inline_cache.clear()
         self._line_cache.clear()
 
@@ -285,21 +297,69 @@ class DiffView(ScrollView, can_focus=True):
         self.split = not self.split
 
     def watch_split(self, old: bool, new: bool) -> None:
-        diff = self._diff
-        top_hunk = -1
-        if diff is not None and self.mode == "diff" and not diff.binary:
-            rows = diff.split_rows if old else diff.unified_rows
-            y = round(self.scroll_y)
-            if 0 <= y < len(rows):
-                top_hunk = rows[y].hunk
-        self._layout_changed()
-        if top_hunk >= 0 and diff is not None:
-            # Keep the hunk that was at the top in view.
-            self.scroll_to(y=diff.hunk_rows(new)[top_hunk], animate=False, force=True)
+        self._relayout(old, self.mode)
 
-    def watch_mode(self) -> None:
+    def watch_mode(self, old: Mode, new: Mode) -> None:
+        self._relayout(self.split, old)
+
+    def _relayout(self, old_split: bool, old_mode: Mode) -> None:
+        """Redraw in the new layout, keeping the line that was at the top at the top."""
+        diff = self._diff
+        old_line, new_line = self._top_lines(old_split, old_mode)
+        header = -1  # a hunk header at the top stays at the top
+        if diff is not None and not diff.binary and old_mode == self.mode == "diff":
+            rows = diff.split_rows if old_split else diff.unified_rows
+            y = round(self.scroll_y)
+            if y < len(rows) and rows[y].kind == "@":
+                header = rows[y].hunk
         self._layout_changed()
-        self.scroll_to(y=0, animate=False, force=True)
+        if header >= 0 and diff is not None:
+            self.scroll_to(y=diff.hunk_rows(self.split)[header], animate=False, force=True)
+        elif old_line >= 0 or new_line >= 0:
+            self.scroll_to(y=self._row_of(old_line, new_line), animate=False, force=True)
+
+    def _top_lines(self, split: bool, mode: Mode) -> tuple[int, int]:
+        """(old, new) line indexes shown at the top of a layout; -1 where unknown."""
+        diff = self._diff
+        if diff is None or diff.binary:
+            return -1, -1
+        y = round(self.scroll_y)
+        if mode == "before":
+            return (y, _map_line(diff.ops, y, old_to_new=True)) if y < len(diff.old_lines) else (-1, -1)
+        if mode == "after":
+            return (_map_line(diff.ops, y, old_to_new=False), y) if y < len(diff.new_lines) else (-1, -1)
+        rows = diff.split_rows if split else diff.unified_rows
+        for row in rows[y : y + 2]:
+            if row.kind != "@":
+                return row.old, row.new
+        return -1, -1
+
+    def _row_of(self, old: int, new: int) -> int:
+        """The row of the current layout that shows old line `old` or new line `new`."""
+        diff = self._diff
+        assert diff is not None
+        if self.mode == "before":
+            return old if old >= 0 else _map_line(diff.ops, new, old_to_new=False)
+        if self.mode == "after":
+            return new if new >= 0 else _map_line(diff.ops, old, old_to_new=True)
+        # The hunk that holds the line, or the first one after it, by the side we know exactly.
+        by_new = new >= 0
+        index = new if by_new else old
+        firsts = [hunk.new_start if by_new else hunk.old_start for hunk in diff.hunks]
+        h = bisect_right(firsts, index) - 1
+        starts = diff.hunk_rows(self.split)
+        if h < 0:
+            return 0
+        hunk = diff.hunks[h]
+        count = hunk.new_count if by_new else hunk.old_count
+        if index >= firsts[h] + count:
+            return starts[h + 1] if h + 1 < len(starts) else starts[h]
+        rows = self._rows()
+        end = starts[h + 1] if h + 1 < len(starts) else len(rows)
+        for y in range(starts[h], end):
+            if (rows[y].new if by_new else rows[y].old) == index:
+                return y
+        return starts[h]
 
     def _layout_changed(self) -> None:
         self._line_cache.clear()
@@ -451,6 +511,8 @@ class DiffView(ScrollView, can_focus=True):
         row = rows[y]
         if row.kind == "@":
             header = diff.hunks[row.hunk].header
+            if row.hunk == len(diff.hunks) - 1 and diff.final_newline_note:
+                header += f"  ({diff.final_newline_note})"
             style = self._style(("diff-view--hunk-header",))
             return Strip([Segment(header, style)]).crop_extend(scroll_x, scroll_x + width, style)
         if not self.split:
@@ -554,6 +616,21 @@ class DiffView(ScrollView, can_focus=True):
         ]
         fill = self._style(line_style)
         return Strip(segments).crop_extend(scroll_x, scroll_x + width, fill)
+
+
+def _map_line(ops: list[Op], index: int, old_to_new: bool) -> int:
+    """The line on the other side that corresponds to `index`: the same line where it is
+    unchanged, the start of its replacement where it changed."""
+    if index < 0:
+        return -1
+    starts = [op.i1 if old_to_new else op.j1 for op in ops]
+    k = bisect_right(starts, index) - 1
+    if k < 0:
+        return 0
+    tag, i1, i2, j1, j2 = ops[k]
+    if old_to_new:
+        return j1 + (index - i1) if tag == "equal" else j1
+    return i1 + (index - j1) if tag == "equal" else i1
 
 
 def _split_by_spans(

@@ -75,7 +75,8 @@ class DocumentList(OptionList):
             self.highlighted = first
 
     def _prompt(self, doc: MemoryDocument) -> Content:
-        name = doc.rel if doc.kind in ("skills",) else doc.name
+        # A skill is named by its folder: every one of them is SKILL.md.
+        name = f"{doc.path.parent.name}/{doc.name}" if doc.kind == "skills" else doc.name
         count = self._findings.get(doc.rel, 0)
         if count:
             return Content.from_markup("  $name [b $warning]⚠ $count[/]", name=name, count=str(count))

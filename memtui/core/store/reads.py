@@ -1,0 +1,189 @@
+"""The read model of agent.db: plain SQL into the frozen dataclasses of memtui.core.model."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+from memtui.core import content as codec
+from memtui.core.model import (
+    UNFINISHED,
+    CheckpointInfo,
+    EntryInfo,
+    MessageInfo,
+    QuestionInfo,
+    Reference,
+    SessionInfo,
+    StepInfo,
+    TaskInfo,
+)
+
+
+def _dt(ts: float | None) -> datetime | None:
+    return None if ts is None else datetime.fromtimestamp(ts, timezone.utc)
+
+
+def _loads(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+class ReadModel:
+    """What the panes and the CLI read. Needs `_sql(sql, params)` and `schema_version`."""
+
+    schema_version: int
+
+    def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]:
+        raise NotImplementedError
+
+    def sessions(self) -> list[SessionInfo]:
+        """All sessions, newest activity first, with task counts and stored bytes."""
+        rows = self._sql(
+            """
+            SELECT s.id, s.title, s.status, s.current_task_id, s.created_at, s.updated_at,
+                   COALESCE(t.n, 0), COALESCE(st.bytes, 0) + COALESCE(ce.bytes, 0)
+            FROM session s
+            LEFT JOIN (SELECT session_id, COUNT(*) AS n FROM task GROUP BY session_id) t ON t.session_id = s.id
+            LEFT JOIN (SELECT task.session_id, SUM(step.payload_bytes) AS bytes FROM step
+                       JOIN task ON task.id = step.task_id GROUP BY task.session_id) st ON st.session_id = s.id
+            LEFT JOIN (SELECT task.session_id,
+                              SUM(COALESCE(e.before_size, 0) + COALESCE(e.after_size, 0)) AS bytes
+                       FROM checkpoint_entry e JOIN checkpoint c ON c.id = e.checkpoint_id
+                       JOIN task ON task.id = c.task_id GROUP BY task.session_id) ce ON ce.session_id = s.id
+            ORDER BY s.updated_at DESC, s.id DESC
+            """)
+        return [SessionInfo(r[0], r[1], r[2], r[3], _dt(r[4]), _dt(r[5]), r[6], r[7]) for r in rows]
+
+    def session(self, session_id: int) -> SessionInfo:
+        for s in self.sessions():
+            if s.id == session_id:
+                return s
+        raise KeyError(f"no session {session_id}")
+
+    _TASK_SQL = """
+        SELECT t.id, t.session_id, t.title, t.status, t.pinned,
+               EXISTS(SELECT 1 FROM task_ref r WHERE r.to_task = t.id AND r.kind = 'supersedes'),
+               t.summary, t.created_at, t.updated_at, t.finished_at, t.collected_at,
+               (SELECT COUNT(*) FROM step WHERE step.task_id = t.id),
+               (SELECT COUNT(*) FROM checkpoint c WHERE c.task_id = t.id)
+        FROM task t
+    """
+
+    @staticmethod
+    def _task_info(r: tuple) -> TaskInfo:
+        return TaskInfo(r[0], r[1], r[2], r[3], bool(r[4]), bool(r[5]), r[6] or "", _dt(r[7]), _dt(r[8]),
+                        _dt(r[9]), r[10] is not None, r[11], r[12])
+
+    def tasks(self, session_id: int | None) -> list[TaskInfo]:
+        """Tasks of a session in creation order; `None` lists the orphans."""
+        where = "t.session_id IS NULL" if session_id is None else "t.session_id = ?"
+        params = () if session_id is None else (session_id,)
+        return [self._task_info(r) for r in self._sql(f"{self._TASK_SQL} WHERE {where} ORDER BY t.id", params)]
+
+    def task(self, task_id: int) -> TaskInfo:
+        rows = self._sql(f"{self._TASK_SQL} WHERE t.id = ?", (task_id,))
+        if not rows:
+            raise KeyError(f"no task {task_id}")
+        return self._task_info(rows[0])
+
+    def tasks_by_id(self, task_ids: list[int]) -> list[TaskInfo]:
+        if not task_ids:
+            return []
+        marks = ",".join("?" * len(task_ids))
+        return [self._task_info(r) for r in self._sql(f"{self._TASK_SQL} WHERE t.id IN ({marks})", task_ids)]
+
+    def references(self, task_id: int) -> list[Reference]:
+        """Every reference from or to a task."""
+        rows = self._sql("SELECT from_task, to_task, kind FROM task_ref WHERE from_task = ?"
+                         " UNION SELECT from_task, to_task, kind FROM task_ref WHERE to_task = ?", (task_id, task_id))
+        return [Reference(*r) for r in rows]
+
+    def all_references(self) -> list[Reference]:
+        return [Reference(*r) for r in self._sql("SELECT from_task, to_task, kind FROM task_ref ORDER BY id")]
+
+    def steps(self, task_id: int, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
+        rows = self._sql(
+            """
+            SELECT s.id, s.task_id, s.seq, s.tool, s.args, s.result, s.status, s.error, s.tokens_in,
+                   s.tokens_out, s.cost, s.duration_ms, s.created_at,
+                   (SELECT c.id FROM checkpoint c WHERE c.step_id = s.id ORDER BY c.id LIMIT 1)
+            FROM step s WHERE s.task_id = ? ORDER BY s.seq LIMIT ? OFFSET ?
+            """, (task_id, -1 if limit is None else limit, offset))
+        return [StepInfo(r[0], r[1], r[2], r[3], _loads(r[4]), _loads(r[5]), r[6], r[7], r[8], r[9], r[10], r[11],
+                         _dt(r[12]), r[13]) for r in rows]
+
+    def step(self, step_id: int) -> StepInfo:
+        task_id = self._sql("SELECT task_id, seq FROM step WHERE id = ?", (step_id,))
+        if not task_id:
+            raise KeyError(f"no step {step_id}")
+        return self.steps(task_id[0][0], task_id[0][1] - 1, 1)[0]
+
+    def step_totals(self, task_id: int) -> dict[str, float]:
+        r = self._sql("SELECT COUNT(*), COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0),"
+                      " COALESCE(SUM(cost), 0), COALESCE(SUM(duration_ms), 0) FROM step WHERE task_id = ?",
+                      (task_id,))[0]
+        return {"steps": r[0], "tokens_in": r[1], "tokens_out": r[2], "cost": r[3], "duration_ms": r[4]}
+
+    def checkpoints(self, task_id: int) -> list[CheckpointInfo]:
+        rows = self._sql("SELECT c.id, c.task_id, c.step_id, c.created_at,"
+                         " (SELECT COUNT(*) FROM checkpoint_entry e WHERE e.checkpoint_id = c.id), c.label"
+                         " FROM checkpoint c WHERE c.task_id = ? ORDER BY c.id", (task_id,))
+        return [CheckpointInfo(r[0], r[1], r[2], _dt(r[3]), r[4], r[5] or "") for r in rows]
+
+    def checkpoint(self, checkpoint_id: int) -> CheckpointInfo:
+        rows = self._sql("SELECT c.id, c.task_id, c.step_id, c.created_at,"
+                         " (SELECT COUNT(*) FROM checkpoint_entry e WHERE e.checkpoint_id = c.id), c.label"
+                         " FROM checkpoint c WHERE c.id = ?", (checkpoint_id,))
+        if not rows:
+            raise KeyError(f"no checkpoint {checkpoint_id}")
+        r = rows[0]
+        return CheckpointInfo(r[0], r[1], r[2], _dt(r[3]), r[4], r[5] or "")
+
+    def checkpoint_entries(self, checkpoint_id: int) -> list[EntryInfo]:
+        hashes = ", before_hash, after_hash" if self.schema_version >= 2 else ", NULL, NULL"
+        rows = self._sql(
+            f"SELECT id, checkpoint_id, path, before_size, after_size, before_legacy IS NOT NULL,"
+            f" after_legacy IS NOT NULL{hashes} FROM checkpoint_entry WHERE checkpoint_id = ? ORDER BY id",
+            (checkpoint_id,))
+        out = []
+        for r in rows:
+            has_before = r[7] is not None or r[5]
+            has_after = r[8] is not None or r[6]
+            kind = "added" if not has_before else "deleted" if not has_after else "modified"
+            out.append(EntryInfo(r[0], r[1], r[2], kind, r[3] if has_before else None,
+                                 r[4] if has_after else None, codec.hash_hex(r[7]), codec.hash_hex(r[8])))
+        return out
+
+    def entry(self, entry_id: int) -> EntryInfo:
+        cp = self._sql("SELECT checkpoint_id FROM checkpoint_entry WHERE id = ?", (entry_id,))
+        if not cp:
+            raise KeyError(f"no checkpoint entry {entry_id}")
+        return next(e for e in self.checkpoint_entries(cp[0][0]) if e.id == entry_id)
+
+    def messages(self, task_id: int) -> list[MessageInfo]:
+        rows = self._sql("SELECT id, task_id, role, content, created_at FROM message WHERE task_id = ? ORDER BY id",
+                         (task_id,))
+        return [MessageInfo(r[0], r[1], r[2], r[3], _dt(r[4])) for r in rows]
+
+    def questions(self, task_id: int) -> list[QuestionInfo]:
+        rows = self._sql("SELECT id, task_id, question, answer, created_at, answered_at FROM question"
+                         " WHERE task_id = ? ORDER BY id", (task_id,))
+        return [QuestionInfo(r[0], r[1], r[2], r[3], _dt(r[4]), _dt(r[5])) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        """Rows of the main tables (the `memtui sources` counts)."""
+        names = {"sessions": "session", "tasks": "task", "steps": "step", "checkpoints": "checkpoint",
+                 "entries": "checkpoint_entry"}
+        return {k: self._sql(f"SELECT COUNT(*) FROM {t}")[0][0] for k, t in names.items()}
+
+    def has_unfinished_tasks(self) -> bool:
+        marks = ",".join("?" * len(UNFINISHED))
+        return bool(self._sql(f"SELECT 1 FROM task WHERE status IN ({marks}) LIMIT 1", sorted(UNFINISHED)))
+
+    def newest_checkpoint_at(self) -> datetime | None:
+        return _dt(self._sql("SELECT MAX(created_at) FROM checkpoint")[0][0])

@@ -1,0 +1,235 @@
+"""Rollback from the app: `r` on a task, a step, a file; the confirmation dialog; `u` undo."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from rollback_world import FIXED, World  # noqa: E402
+
+from textual.app import App  # noqa: E402
+
+from memtui.core import rollback as rb  # noqa: E402
+from memtui.core.rollback import FilePlan, RollbackPlan  # noqa: E402
+from memtui.resources import tcss_dir  # noqa: E402
+from memtui.ui.app import make_app  # noqa: E402
+from memtui.ui.screens.main import MainScreen  # noqa: E402
+from memtui.ui.screens.rollback import RollbackScreen  # noqa: E402
+
+SIZE = (150, 45)
+
+
+@pytest.fixture
+def world(tmp_path):
+    w = World(tmp_path)
+    w.write("app.py", b"print('v0')\n")
+    w.write("notes.md", b"# notes 0\n")
+    w.parent = w.task("Refactor the app")
+    w.edit(w.parent, {"app.py": b"print('v1')\n"})
+    sub = w.store.start_session("Sub-agent")
+    w.child = w.task("Write the notes", session=sub, parent=w.parent)
+    w.edit(w.child, {"notes.md": b"# notes 1\n", "new.txt": b"made by the sub-agent\n"})
+    w.store.finish_task(w.child, "completed")
+    w.store.close_session(sub)
+    w.store.close()
+    return w
+
+
+def tree_tasks(tree) -> list:
+    out, stack = [], list(tree.root.children)
+    while stack:
+        node = stack.pop()
+        out.append(node.data)
+        stack.extend(node.children)
+    return out
+
+
+async def settle(app, pilot) -> None:
+    for _ in range(4):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_on_task(app, pilot, task_id: int) -> MainScreen:
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, MainScreen)
+    assert screen.query_one("#sessions").select_key("1")  # the session the parent task lives in
+    await settle(app, pilot)
+    await pilot.press("2")
+    tree = screen.query_one("#tasks")
+    assert tree.select_task(task_id)
+    await settle(app, pilot)
+    return screen
+
+
+async def test_r_on_a_task_confirms_and_rolls_back_with_sub_agents(world):
+    app = make_app(world.root, clock=lambda: FIXED)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_on_task(app, pilot, world.parent)
+        await pilot.press("r")
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, RollbackScreen)
+        assert [f.path for f in dialog.plan.files] == ["app.py", "notes.md", "new.txt"]
+        assert world.read("app.py") == b"print('v1')\n"  # nothing written before confirming
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert world.read("app.py") == b"print('v0')\n"
+        assert world.read("notes.md") == b"# notes 0\n"
+        assert world.read("new.txt") is None
+        assert app.last_rollback is not None
+        # Reloaded from the store: the task shows pinned (the undo survives GC until unpinned).
+        tree = app.screen.query_one("#tasks")
+        assert next(t for t in tree_tasks(tree) if t.id == world.parent).pinned
+
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert isinstance(app.screen, RollbackScreen) and app.screen.plan.label == "undo"
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert world.read("app.py") == b"print('v1')\n"
+        assert world.read("new.txt") == b"made by the sub-agent\n"
+
+
+async def test_conflicts_are_highlighted_and_left_alone_unless_forced(world):
+    world.write("app.py", b"print('edited by hand')\n")
+    app = make_app(world.root, clock=lambda: FIXED)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_on_task(app, pilot, world.parent)
+        await pilot.press("r")
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, RollbackScreen)
+        items = list(dialog.query("#rollback-files ListItem"))
+        assert items[0].has_class("-conflict-kept") and not items[1].has_class("-conflict")
+        why = str(dialog.query_one("#rollback-why").render())
+        assert "conflict: the file changed on disk" in why
+        view = dialog.query_one("#rollback-diff")
+        assert view.diff.old_lines == ["print('v1')"] and view.diff.new_lines == ["print('edited by hand')"]
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert world.read("notes.md") == b"# notes 1\n"  # cancelled: nothing written
+
+        await pilot.press("r")
+        await settle(app, pilot)
+        await pilot.press("f")  # overwrite the conflict
+        await pilot.pause()
+        assert not app.screen.query("#rollback-files ListItem")[0].has_class("-conflict-kept")
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert world.read("app.py") == b"print('v0')\n"
+
+
+async def test_r_on_a_file_rolls_back_only_that_entry(world):
+    app = make_app(world.root, clock=lambda: FIXED)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_on_task(app, pilot, world.child)
+        await pilot.press("4")  # the changed files of the step's checkpoint
+        await settle(app, pilot)
+        files = app.screen.query_one("#files")
+        assert [e.path for e in files.records] == ["notes.md", "new.txt"]
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert [f.path for f in app.screen.plan.files] == ["notes.md"]
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert world.read("notes.md") == b"# notes 0\n"
+        assert world.read("new.txt") == b"made by the sub-agent\n"
+
+
+async def test_r_on_a_step_and_R_on_a_file_take_the_whole_checkpoint(world):
+    app = make_app(world.root, clock=lambda: FIXED)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_on_task(app, pilot, world.child)
+        await pilot.press("3")  # the step timeline: its step made one checkpoint of two files
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert app.screen.plan.scope == "checkpoint"
+        assert [f.path for f in app.screen.plan.files] == ["notes.md", "new.txt"]
+        await pilot.press("escape")
+        await pilot.press("4")
+        await pilot.press("R")
+        await settle(app, pilot)
+        assert app.screen.plan.scope == "checkpoint"
+        await pilot.press("escape")
+        await pilot.press("1")  # sessions: nothing to roll back there
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+    assert world.read("notes.md") == b"# notes 1\n"
+
+
+# ---------------------------------------------------------------- the dialog alone
+class DialogHost(App):
+    """The rollback dialog over an empty screen, with a plan built by hand (no store, no disk)."""
+
+    CSS_PATH = [tcss_dir() / "rollback.tcss"]
+
+    def __init__(self, plan: RollbackPlan) -> None:
+        super().__init__()
+        self.plan = plan
+        self.chosen: list = []
+
+    def on_mount(self) -> None:
+        self.push_screen(RollbackScreen(self.plan, "Roll back task 7 · Split the parser"), self.chosen.append)
+
+
+def sample_plan(force: bool = False) -> RollbackPlan:
+    root = Path("/workspace")
+    files = (
+        FilePlan("src/parser.py", (11, 14), root / "src/parser.py", target=b"def parse():\n    return 1\n",
+                 recorded=b"def parse():\n    return 2\n", disk=b"def parse():\n    return 3  # by hand\n"),
+        FilePlan("src/headers.py", (12,), root / "src/headers.py", target=None, recorded=b"x = 1\n",
+                 disk=b"x = 1\n"),
+        FilePlan("docs/old.md", (13,), root / "docs/old.md", target=b"# old\n", recorded=None, disk=None),
+        FilePlan("README.md", (15,), root / "README.md", target=b"same\n", recorded=b"new\n", disk=b"same\n"),
+        FilePlan(".agent/plan/PLAN.md", (16,), root / ".agent/plan/PLAN.md",
+                 refusal="under .agent/: a rollback never writes there", recorded_action="write"),
+    )
+    plan = RollbackPlan("task", 7, 7, root, files, tasks=(7, 9), checkpoints=(3, 4, 5),
+                        notes=("includes 1 sub-agent task(s) by handoff: 9",))
+    return plan.with_force(force)
+
+
+async def test_dialog_force_toggle_and_confirm():
+    app = DialogHost(sample_plan())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        dialog = app.screen
+        assert dialog.query_one("#rollback-files").index == 0  # opens on the conflict
+        summary = str(dialog.query_one("#rollback-summary").render())
+        assert summary == "1 to create · 1 to delete · 1 conflict (left alone)"
+        await pilot.press("f")
+        await pilot.pause()
+        assert "1 to write" in str(dialog.query_one("#rollback-summary").render())
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.chosen == [True]
+
+
+async def test_dialog_refuses_an_escape():
+    plan = sample_plan()
+    escape = FilePlan("../outside.txt", (20,), None, refusal="'..' leads outside the workspace root", escapes=True)
+    plan = rb.replace(plan, files=plan.files + (escape,))
+    app = DialogHost(plan)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert app.screen.query_one("#rollback-confirm").disabled
+        await pilot.press("y")
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.chosen == [None]
+
+
+def test_snapshot_dialog_with_a_conflict(snap_compare):
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(DialogHost(sample_plan()), terminal_size=(120, 36), run_before=ready)
