@@ -96,6 +96,7 @@ class MemtuiApp(App[int]):
             elif (foreign := _foreign_source(self.path)) is not None:
                 self.source_entry = foreign
                 source = foreign.open()
+                source.counts()  # index transcripts here, not on the UI thread
             else:
                 from memtui.core.store import AgentStore
 

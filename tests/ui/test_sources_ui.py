@@ -197,9 +197,8 @@ def test_snapshot_source_switcher(fixed_world, snap_compare):
 
 
 def test_snapshot_claude_code_turn_with_a_file_history_diff(fixed_world, snap_compare):
-    async def second_session(pilot):
-        await settle(pilot)
-        await pilot.press("down")  # "Add verbose flag to tally CLI" (2.1.x)
-        await on_last_task(pilot)  # its second turn: the edit's before comes from file-history
-
-    assert snap_compare(make_app(Path("claude_home"), clock=clock), terminal_size=SIZE, run_before=second_session)
+    # One project's folder: its sessions share the recorded cwd, which the header shows.
+    app = make_app(Path("claude_home/projects/-home-dev-tally"), clock=clock)
+    # The newest session, "Add verbose flag to tally CLI" (2.1.x), then its second turn:
+    # that edit's before comes from the file-history backup.
+    assert snap_compare(app, terminal_size=SIZE, run_before=on_last_task)

@@ -29,6 +29,7 @@ from memtui.ui.messages import (
     StepsLoaded,
     TasksLoaded,
 )
+from memtui.core.sources.base import ContentUnknown
 from memtui.ui.screens.sources import partial_entry_shown
 from memtui.ui.text import safe_text
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
@@ -342,7 +343,10 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="diff", exit_on_error=False, description="read file contents")
     def load_entry_content(self, entry: Any) -> None:
         with self.app.reading() as source:
-            before, after = source.read_entry(entry.id)
+            try:
+                before, after = source.read_entry(entry.id)
+            except ContentUnknown:  # another agent's store lacks a side: the pane says so
+                before, after = None, None
         prepared = DiffPane.prepare(entry.path, before, after)
         if not get_current_worker().is_cancelled:
             self.post_message(EntryContentLoaded(entry, before, after, prepared))
