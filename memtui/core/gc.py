@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -39,18 +38,17 @@ _ROOT_WORDS = {
 
 
 # --------------------------------------------------------------------------- the plan
-@dataclass(frozen=True)
-class Root:
+# Root and LiveTask are immutable named tuples rather than dataclasses: a plan builds one per
+# live task (10,000 at the 100,000-task benchmark) and tuples are several times cheaper.
+class Root(NamedTuple):
     """A task that is live by itself; `kinds` lists every reason, `kind` the first of them."""
 
     task: int
     kind: str
     kinds: tuple[str, ...]
-    session: int | None = None
 
 
-@dataclass(frozen=True)
-class LiveTask:
+class LiveTask(NamedTuple):
     """A live task and why: the root it hangs from and the references leading to it."""
 
     task: int
@@ -110,6 +108,7 @@ class GcPlan:
     collected: int = 0  # tasks collected by earlier passes (not listed)
     tasks_total: int = 0
     live_bytes: int = 0  # step payloads + blobs the live set keeps
+    kept_payload: dict = field(default_factory=dict, repr=False, compare=False)  # live task -> step bytes
     _live_index: dict = field(default_factory=dict, repr=False, compare=False)
     _reclaim_index: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -160,58 +159,65 @@ class GcPlan:
 
 # ------------------------------------------------------------------------ live set
 def find_roots(store: "AgentStore") -> dict[int, Root]:
-    """Every root task with all its root kinds, in task order."""
-    kinds: dict[int, list[str]] = {}
-    sessions: dict[int, int | None] = {}
-    for task, session in store._sql(
-            "SELECT s.current_task_id, s.id FROM session s JOIN task t ON t.id = s.current_task_id"
+    """Every root task with all its root kinds, in task order (covering-index lookups only)."""
+    kinds: dict[int, tuple[str, ...]] = {}
+    # Appended in ROOT_KINDS order, so each tuple is already ordered by priority.
+    for (task,) in store._sql(
+            "SELECT s.current_task_id FROM session s JOIN task t ON t.id = s.current_task_id"
             " WHERE s.status = 'open'"):
-        kinds.setdefault(task, []).append("current")
-        sessions[task] = session
-    for task, status, pinned, session in store._sql(
-            "SELECT id, status, pinned, session_id FROM task"
-            " WHERE status IN ('running', 'waiting_user') OR pinned"):
-        if status == "running":
-            kinds.setdefault(task, []).append("running")
-        elif status == "waiting_user":
-            kinds.setdefault(task, []).append("waiting")
-        if pinned:
-            kinds.setdefault(task, []).append("pinned")
-        sessions.setdefault(task, session)
-    out = {}
-    for task in sorted(kinds):
-        ordered = tuple(k for k in ROOT_KINDS if k in kinds[task])
-        out[task] = Root(task, ordered[0], ordered, sessions.get(task))
-    return out
+        kinds[task] = ("current",)
+    for task, status in store._sql("SELECT id, status FROM task WHERE status IN ('running', 'waiting_user')"):
+        kinds[task] = kinds.get(task, ()) + ("running" if status == "running" else "waiting",)
+    for (task,) in store._sql("SELECT id FROM task WHERE pinned = 1"):
+        kinds[task] = kinds.get(task, ()) + ("pinned",)
+    return {task: Root(task, k[0], k) for task, k in sorted(kinds.items())}
+
+
+_EDGES_FROM = ("SELECT from_task, to_task, kind FROM task_ref"
+               " WHERE from_task IN (SELECT value FROM json_each(?)) AND kind IN ('handoff', 'depends')"
+               " ORDER BY from_task, to_task")
+_ALL_EDGES = ("SELECT from_task, to_task, kind FROM task_ref WHERE kind IN ('handoff', 'depends')"
+              " ORDER BY from_task, to_task")
+_LEVELS_BEFORE_BULK = 16
 
 
 def live_set(store: "AgentStore", roots: dict[int, Root] | None = None) -> dict[int, LiveTask]:
     """The live tasks: a breadth-first walk from all roots at once over handoff/depends edges.
 
-    The edges are loaded with one query and walked in Python; every task is visited once,
-    so a reference cycle ends the walk instead of looping, and each live task gets its
-    shortest chain from a root.
+    Each level's outgoing edges come from one indexed query (most references are
+    `supersedes`, which the walk never needs to read); past a few levels the remaining
+    edges are loaded at once. Every task is visited once, so a reference cycle ends the
+    walk instead of looping, and each live task gets its shortest chain from a root.
     """
     roots = find_roots(store) if roots is None else roots
-    children: dict[int, list[tuple[int, str]]] = {}
-    for src, dst, kind in store._sql(
-            "SELECT from_task, to_task, kind FROM task_ref WHERE kind IN ('handoff', 'depends')"
-            " ORDER BY from_task, to_task"):
-        children.setdefault(src, []).append((dst, kind))
     # parent pointers: task -> (previous task, reference kind, root)
     seen: dict[int, tuple[int | None, str, int]] = {r: (None, "", r) for r in roots}
-    queue = deque(roots)
-    while queue:
-        task = queue.popleft()
-        root = seen[task][2]
-        for child, kind in children.get(task, ()):
-            if child not in seen:
-                seen[child] = (task, kind, root)
-                queue.append(child)
+    frontier = list(roots)
+    children: dict[int, list[tuple[int, str]]] | None = None
+    level = 0
+    while frontier:
+        level += 1
+        if children is None and level > _LEVELS_BEFORE_BULK:
+            children = {}
+            for src, dst, kind in store._sql(_ALL_EDGES):
+                children.setdefault(src, []).append((dst, kind))
+        if children is None:
+            edges = store._sql(_EDGES_FROM, (json.dumps(frontier),))
+        else:
+            edges = [(src, dst, kind) for src in frontier for dst, kind in children.get(src, ())]
+        nxt = []
+        for src, dst, kind in edges:
+            if dst not in seen:
+                seen[dst] = (src, kind, seen[src][2])
+                nxt.append(dst)
+        frontier = nxt
     out: dict[int, LiveTask] = {}
     for task in sorted(seen):
-        chain, via = [task], []
         prev, kind, root = seen[task]
+        if prev is None:
+            out[task] = LiveTask(task, root, roots[root].kind, (task,), ())
+            continue
+        chain, via = [task], []
         while prev is not None:
             chain.append(prev)
             via.append(kind)
@@ -225,7 +231,9 @@ WITH RECURSIVE
   roots(id) AS (
     SELECT current_task_id FROM session WHERE status = 'open' AND current_task_id IS NOT NULL
     UNION
-    SELECT id FROM task WHERE status IN ('running', 'waiting_user') OR pinned
+    SELECT id FROM task WHERE status IN ('running', 'waiting_user')
+    UNION
+    SELECT id FROM task WHERE pinned = 1
   ),
   live(id) AS (
     SELECT id FROM roots
@@ -313,7 +321,8 @@ def _plan(store: "AgentStore") -> GcPlan:
     return GcPlan(
         roots=tuple(roots.values()), live=tuple(live.values()), reclaimable=tuple(reclaimable),
         loose_blobs=loose[0], loose_bytes=loose[1], collected=collected, tasks_total=len(tasks),
-        live_bytes=live_bytes, _live_index=live, _reclaim_index={r.task: r for r in reclaimable})
+        live_bytes=live_bytes, _live_index=live, _reclaim_index={r.task: r for r in reclaimable},
+        kept_payload={t: steps.get(t, (0, 0))[1] + entries.get(t, (0, 0))[1] for t in live})
 
 
 def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, list[int]], list[int]]:
@@ -341,9 +350,9 @@ def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, lis
           AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = b.hash)
           AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = b.hash)""", (live_json,))
     loose = [0, 0]
-    memo: dict[str, int | None] = {}
+    memo: dict[bytes, int | None] = {}
 
-    def owner(h: str, depth: int = 0) -> int | None:
+    def owner(h: bytes, depth: int = 0) -> int | None:
         if h in memo:
             return memo[h]
         memo[h] = None  # guards against a malformed base cycle
@@ -401,6 +410,80 @@ def _why_reclaimable(store: "AgentStore", candidates: set[int]) -> dict[int, str
     return out
 
 
+# ------------------------------------------------------------------ preview rows
+STATES = ("root", "protected", "live", "reclaimable", "collected")
+
+
+@dataclass(frozen=True)
+class GcTaskRow:
+    """One task as the GC preview shows it."""
+
+    task: int
+    session: int | None
+    title: str
+    status: str
+    pinned: bool
+    state: str  # one of STATES
+    label: str  # "root · current", "protected · pinned", "live via #8 (handoff)", …
+    bytes: int  # reclaimable: what goes; live: step payloads it keeps; collected: 0
+    explanation: str
+
+
+@dataclass(frozen=True)
+class GcSessionRow:
+    """A session with its tasks in the preview (id None: the orphans)."""
+
+    id: int | None
+    title: str
+    status: str
+    tasks: tuple[GcTaskRow, ...]
+
+    @property
+    def reclaimable_bytes(self) -> int:
+        return sum(t.bytes for t in self.tasks if t.state == "reclaimable")
+
+    def count(self, state: str) -> int:
+        return sum(1 for t in self.tasks if t.state == state)
+
+
+def preview_rows(store: "AgentStore", plan: GcPlan) -> list[GcSessionRow]:
+    """Sessions (newest activity first, orphans last) with every task marked for the preview."""
+    by_session: dict[int | None, list[GcTaskRow]] = {}
+    roots = {r.task: r for r in plan.roots}
+    for task, session, title, status, pinned in store._sql(
+            "SELECT id, session_id, title, status, pinned FROM task ORDER BY id"):
+        by_session.setdefault(session, []).append(
+            _task_row(plan, roots, task, session, title, status, bool(pinned)))
+    out = [GcSessionRow(sid, title, status, tuple(by_session.pop(sid, ())))
+           for sid, title, status in store._sql(
+               "SELECT id, title, status FROM session ORDER BY updated_at DESC, id DESC")]
+    orphans = by_session.pop(None, [])
+    if orphans:
+        out.append(GcSessionRow(None, "orphans (session deleted)", "deleted", tuple(orphans)))
+    return out
+
+
+def _task_row(plan: GcPlan, roots: dict[int, Root], task: int, session: int | None, title: str, status: str,
+              pinned: bool) -> GcTaskRow:
+    live = plan.live_task(task)
+    if live is not None:
+        kept = plan.kept_payload.get(task, 0)
+        if live.is_root:
+            root = roots[task]
+            state = "root" if "current" in root.kinds else "protected"
+            label = f"{state} · {', '.join(root.kinds)}"
+        else:
+            state, label = "live", f"live via #{live.chain[-2]} ({live.via[-1]})"
+        return GcTaskRow(task, session, title, status, pinned, state, label, kept, live.reason)
+    gone = plan.reclaimable_task(task)
+    if gone is not None:
+        what = (f"would remove {gone.steps} steps, {gone.checkpoints} checkpoints, {gone.entries} entries"
+                f" and {gone.blobs} stored contents: {gone.bytes:,} bytes")
+        return GcTaskRow(task, session, title, status, pinned, "reclaimable", "reclaimable", gone.bytes,
+                         f"{gone.why}.\n{what}")
+    return GcTaskRow(task, session, title, status, pinned, "collected", "collected", 0, plan.explain(task))
+
+
 # --------------------------------------------------------------------------- apply
 @dataclass(frozen=True)
 class GcProgress:
@@ -447,16 +530,18 @@ Hook = Callable[[str, int], None]
 def apply_gc(store: "AgentStore", plan: GcPlan | None = None, batch: int = 200,
              progress: Callable[[GcProgress], None] | None = None,
              cancel: Callable[[], bool] | None = None, max_tasks: int | None = None,
-             hook: Hook | None = None) -> GcResult:
+             hook: Hook | None = None, hold: float = 0.02, pause: float = 0.01) -> GcResult:
     """Collect the reclaimable tasks of `plan` (a fresh plan when None), then sweep blobs.
 
     Each task is one transaction: its entries, checkpoints and steps go together, and
     `collected_at` is set, or nothing of it changes. The live set is recomputed first and
     each task's own root status is checked again inside its transaction, so a task pinned,
     resumed or referenced since the preview is skipped. After every `batch` tasks the blobs
-    they freed are deleted in transactions of at most `batch` blobs. `cancel()` is checked
-    between tasks; `max_tasks` bounds one pass. `hook(stage, task)` is for tests (fault
-    injection) and runs inside the task's transaction.
+    they freed are deleted in transactions of at most `batch` blobs. After `hold` seconds
+    spent in write transactions GC sleeps `pause` seconds, so a concurrent writer polling
+    through its busy timeout gets the lock soon. `cancel()` is checked between tasks;
+    `max_tasks` bounds one pass. `hook(stage, task)` is for tests (fault injection) and runs
+    inside the task's transaction.
     """
     store._writable()
     started = time.monotonic()
@@ -471,36 +556,57 @@ def apply_gc(store: "AgentStore", plan: GcPlan | None = None, batch: int = 200,
     result.page_size = _pragma(store, "page_size")
     result.freelist_before = _pragma(store, "freelist_count")
     total = len(todo)
+    throttle = _Throttle(hold, pause)
 
     def report(phase: str, done: int) -> None:
         if progress is not None:
             progress(GcProgress(phase, done, total, result.bytes))
 
     for start in range(0, total, batch):
+        freed: set[bytes] = set()
         for done, item in enumerate(todo[start:start + batch], start + 1):
             if cancel is not None and cancel():
                 result.cancelled = True
                 break
-            if _collect_task(store, item.task, fresh_live, result, hook):
+            with throttle:
+                collected = _collect_task(store, item.task, fresh_live, result, hook, freed)
+            if collected:
                 result.tasks += 1
             else:
                 result.skipped.append(item.task)
             report("tasks", done)
-        _sweep_blobs(store, batch, result, lambda: report("blobs", result.tasks))
+        _sweep_blobs(store, batch, result, lambda: report("blobs", result.tasks), throttle, freed)
         if result.cancelled:
             break
-    if not todo or plan.loose_blobs:
-        _sweep_blobs(store, batch, result, lambda: report("blobs", result.tasks))
+    if plan.loose_blobs and not result.cancelled:
+        _sweep_blobs(store, batch, result, lambda: report("blobs", result.tasks), throttle, None)
     result.freelist_after = _pragma(store, "freelist_count")
     result.seconds = time.monotonic() - started
     return result
+
+
+class _Throttle:
+    """Counts time spent holding the write lock; sleeps `pause` after every `hold` of it."""
+
+    def __init__(self, hold: float, pause: float) -> None:
+        self.hold, self.pause, self.held, self._t0 = hold, pause, 0.0, 0.0
+
+    def __enter__(self) -> None:
+        self._t0 = time.monotonic()
+
+    def __exit__(self, *exc: object) -> None:
+        self.held += time.monotonic() - self._t0
+        if self.pause > 0 and self.held >= self.hold:
+            time.sleep(self.pause)
+            self.held = 0.0
 
 
 def _pragma(store: "AgentStore", name: str) -> int:
     return store._sql(f"PRAGMA {name}")[0][0]
 
 
-def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResult, hook: Hook | None) -> bool:
+def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResult, hook: Hook | None,
+                  freed: set[bytes]) -> bool:
     """One task's heavy rows in one transaction; False (nothing changed) if it became live."""
     db = store.db
     with store.transaction():
@@ -519,6 +625,9 @@ def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResu
         payload = store._sql("SELECT COALESCE(SUM(payload_bytes), 0) FROM step WHERE task_id = ?", (task,))[0][0]
         legacy = store._sql(f"SELECT {_SUM_LEGACY} FROM checkpoint c JOIN checkpoint_entry e"
                             " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,))[0][0]
+        hashes = store._sql("SELECT e.before_hash, e.after_hash FROM checkpoint c JOIN checkpoint_entry e"
+                            " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,)) \
+            if store.schema_version >= 2 else []
         if hook:
             hook("entries", task)
         entries = db.execute_sql("DELETE FROM checkpoint_entry WHERE checkpoint_id IN"
@@ -532,6 +641,7 @@ def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResu
         db.execute_sql("UPDATE task SET collected_at = ? WHERE id = ?", (store._now(), task))
         if hook:
             hook("commit", task)
+    freed.update(h for pair in hashes for h in pair if h is not None)
     result.entries += entries
     result.checkpoints += checkpoints
     result.steps += steps
@@ -539,34 +649,43 @@ def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResu
     return True
 
 
-def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Callable[[], None]) -> None:
-    """Delete blobs no entry references, dependents first (deeper delta first), in batches.
+def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Callable[[], None],
+                 throttle: _Throttle, candidates: set[bytes] | None) -> None:
+    """Delete blobs no entry references and no delta uses as its base, in batches.
 
-    A blob that is still the base of a surviving delta is kept. Each batch re-checks its
-    conditions inside its own transaction, so a writer that just reused a content wins.
+    `candidates` are the contents of the entries just deleted (None: every blob, for loose
+    blobs an interrupted pass left). Deeper deltas go first; a deleted delta's base becomes
+    a candidate in turn, and a base a surviving delta needs stays. Each batch re-checks
+    its conditions inside its own transaction, so a writer that just reused a content wins.
     """
     if store.schema_version < 2:
         return
-    rows = store._sql(
-        "SELECT b.hash, b.depth FROM blob b"
-        " WHERE NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = b.hash)"
-        "   AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = b.hash)"
-        " ORDER BY b.depth DESC")
-    by_depth: dict[int, list[str]] = {}
-    for h, depth in rows:
-        by_depth.setdefault(depth, []).append(h)
-    for depth in sorted(by_depth, reverse=True):
-        hashes = by_depth[depth]
-        for start in range(0, len(hashes), batch):
-            chunk = hashes[start:start + batch]
-            marks = ",".join("?" * len(chunk))
-            cond = (f"hash IN ({marks})"
-                    " AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = blob.hash)"
-                    " AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = blob.hash)"
-                    " AND NOT EXISTS (SELECT 1 FROM blob d WHERE d.base = blob.hash)")
-            with store.transaction():
-                freed = store._sql(f"SELECT COUNT(*), COALESCE(SUM(stored), 0) FROM blob WHERE {cond}", chunk)[0]
-                store.db.execute_sql(f"DELETE FROM blob WHERE {cond}", chunk)
-            result.blobs += freed[0]
-            result.bytes += freed[1]
-            report()
+    cond = (" AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = blob.hash)"
+            " AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = blob.hash)"
+            " AND NOT EXISTS (SELECT 1 FROM blob d WHERE d.base = blob.hash)")
+    if candidates is None:
+        candidates = {h for h, _ in store._sql("SELECT hash, depth FROM blob WHERE 1" + cond)}
+    deleted: set[bytes] = set()
+    while candidates:
+        by_depth: dict[int, list[bytes]] = {}
+        ordered = sorted(candidates)
+        for start in range(0, len(ordered), 500):  # hashes are BLOBs: bound parameters, not JSON
+            chunk = ordered[start:start + 500]
+            for h, depth in store._sql(
+                    f"SELECT hash, depth FROM blob WHERE hash IN ({','.join('?' * len(chunk))})", chunk):
+                by_depth.setdefault(depth, []).append(h)
+        bases: set[bytes] = set()
+        for depth in sorted(by_depth, reverse=True):
+            hashes = by_depth[depth]
+            for start in range(0, len(hashes), batch):
+                chunk = hashes[start:start + batch]
+                with throttle, store.transaction():
+                    gone = store._sql(f"DELETE FROM blob WHERE hash IN ({','.join('?' * len(chunk))})"
+                                      + cond + " RETURNING hash, base, stored", chunk)
+                deleted.update(h for h, _, _ in gone)
+                result.blobs += len(gone)
+                result.bytes += sum(size for _, _, size in gone)
+                bases.update(base for _, base, _ in gone if base is not None)
+                report()
+        # Re-examine a base once a dependent is gone, even if it was skipped this round.
+        candidates = bases - deleted

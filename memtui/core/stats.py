@@ -48,8 +48,8 @@ class ContentStat:
     """File contents of checkpoint entries: what they describe vs what is stored."""
 
     raw_bytes: int  # sum of entry before/after sizes: every content counted each time it is used
-    unique_bytes: int  # the distinct contents (blob sizes) plus inline legacy contents
-    stored_bytes: int  # bytes on disk after compression and deltas
+    unique_bytes: int  # the distinct contents entries use (blob sizes) plus inline legacy contents
+    stored_bytes: int  # bytes on disk after compression and deltas (delta bases included)
     blobs: int
     entries: int
 
@@ -158,6 +158,7 @@ def _stats(conn: sqlite3.Connection, db_path: Path, use_dbstat: bool) -> DbStats
     objects = conn.execute(
         "SELECT type, name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name").fetchall()
     tables = [n for t, n, _ in objects if t == "table"]
+    names = [*tables, "sqlite_schema"]  # the schema b-tree takes pages too
     dbstat = use_dbstat and has_dbstat(conn)
     per_tree: dict[str, tuple[int, int, int]] = {}  # name -> (bytes, pages, leaf cells)
     if dbstat:
@@ -166,13 +167,14 @@ def _stats(conn: sqlite3.Connection, db_path: Path, use_dbstat: bool) -> DbStats
                 " FROM dbstat GROUP BY name"):
             per_tree[name] = (size, pages, cells)
     table_stats = []
-    for name in tables:
+    for name in names:
         if dbstat:
             size, pages, cells = per_tree.get(name, (0, 0, 0))
             # A rowid table's leaf cells are its rows; WITHOUT ROWID tables live in an index b-tree.
             table_stats.append(TableStat(name, cells, size, pages))
         else:
-            table_stats.append(TableStat(name, _one(conn, f'SELECT COUNT(*) FROM "{name}"'), None, None))
+            source = "sqlite_master" if name == "sqlite_schema" else name
+            table_stats.append(TableStat(name, _one(conn, f'SELECT COUNT(*) FROM "{source}"'), None, None))
     index_stats = []
     for kind, name, table in objects:
         if kind == "index":
@@ -223,9 +225,11 @@ def _content(conn: sqlite3.Connection, tables: set[str]) -> ContentStat | None:
         if not raw:
             raw = legacy
     unique = stored = blobs = 0
-    if "blob" in tables:
-        unique, stored, blobs = conn.execute(
-            "SELECT COALESCE(SUM(size), 0), COALESCE(SUM(stored), 0), COUNT(*) FROM blob").fetchone()
+    if "blob" in tables and {"before_hash", "after_hash"} <= cols:
+        stored, blobs = conn.execute("SELECT COALESCE(SUM(stored), 0), COUNT(*) FROM blob").fetchone()
+        # Distinct contents the entries use (a base kept only for a delta is storage, not content).
+        unique = _one(conn, "SELECT COALESCE(SUM(size), 0) FROM blob WHERE hash IN"
+                            " (SELECT before_hash FROM checkpoint_entry UNION SELECT after_hash FROM checkpoint_entry)")
     return ContentStat(raw, unique + legacy, stored + legacy, blobs, entries)
 
 
@@ -273,22 +277,24 @@ def vacuum(store: "AgentStore", progress: Callable[[float], None] | None = None,
     handler; `cancel()` returning True aborts VACUUM, which leaves the database unchanged."""
     store._writable()
     conn = store.db.connection()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # so the file size is the database's
     before_bytes = _size(store.db_path)
     before_free = _one(conn, "PRAGMA freelist_count")
     used_pages = max(1, _one(conn, "PRAGMA page_count") - before_free)
     started = time.monotonic()
     ticks = [0]
     # ~ VM steps per used page, measured on demo stores; only shapes the progress bar.
-    expected = used_pages * 60
+    expected = used_pages * 160
+    every = 100  # SQLite counts steps per statement, and VACUUM runs one small one per table
 
     def handler() -> int:
         ticks[0] += 1
-        if progress is not None:
-            progress(min(0.99, ticks[0] * 1000 / expected))
+        if progress is not None and ticks[0] % 64 == 0:
+            progress(min(0.99, ticks[0] * every / expected))
         return 1 if cancel is not None and cancel() else 0
 
     if progress is not None or cancel is not None:
-        conn.set_progress_handler(handler, 1000)
+        conn.set_progress_handler(handler, every)
     try:
         conn.execute("VACUUM")
     except sqlite3.OperationalError as exc:
@@ -318,11 +324,21 @@ def incremental_vacuum(store: "AgentStore", pages: int | None = None) -> VacuumR
     if mode != "incremental":
         raise MemtuiError(f"incremental vacuum needs auto_vacuum=incremental; this database has {mode}"
                           " (run a full VACUUM instead)")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     before_bytes = _size(store.db_path)
     before_free = _one(conn, "PRAGMA freelist_count")
     started = time.monotonic()
-    arg = "" if pages is None else f"({int(pages)})"
-    conn.execute(f"PRAGMA incremental_vacuum{arg}").fetchall()
+    target = before_free if pages is None else min(before_free, max(0, int(pages)))
+    done = 0
+    while done < target:
+        # Python's sqlite3 steps this pragma once, which frees one page: loop, in short
+        # transactions of up to 1,000 pages so a concurrent writer never waits long.
+        with store.transaction():
+            for _ in range(min(1000, target - done)):
+                conn.execute("PRAGMA incremental_vacuum(1)").fetchall()
+                done += 1
+        if _one(conn, "PRAGMA freelist_count") >= before_free - done + 1:
+            break  # nothing more moves (should not happen): do not spin
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     return VacuumResult("incremental", before_bytes, _size(store.db_path), before_free,
                         _one(conn, "PRAGMA freelist_count"), _size(Path(f"{store.db_path}-wal")),

@@ -56,10 +56,12 @@ class MemtuiApp(App[int]):
 
     def __init__(self, path: Path | str, *, root: Path | None = None, readonly: bool = True,
                  clock: Clock | None = None, source: Any | None = None,
-                 opener: Callable[[], Any] | None = None) -> None:
+                 opener: Callable[[], Any] | None = None, shown_path: str | None = None) -> None:
         """`path`: a workspace directory or an agent.db. `source`: an already-open source
-        (tests, foreign sources); `opener`: a callable that opens one (run in a worker)."""
+        (tests, foreign sources); `opener`: a callable that opens one (run in a worker);
+        `shown_path`: how the header names the workspace (default: its path, ~ for home)."""
         super().__init__(css_path=css_paths())
+        self.shown_path = shown_path
         self.path = Path(path)
         self.root = root
         self.readonly = readonly
@@ -76,6 +78,8 @@ class MemtuiApp(App[int]):
         """The latest header facts (database size, counts, GC figures)."""
         self.source_entry: Any | None = None
         """The `memtui.core.sources.Source` shown, when it is another agent's store."""
+        self.gc_plan: Any | None = None
+        """The latest `GcPlan` the header computed (read-only; None until computed)."""
 
     # ------------------------------------------------------------------ startup
     def on_mount(self) -> None:
@@ -142,6 +146,16 @@ class MemtuiApp(App[int]):
         self.switch_screen(NoticeScreen(event.title, event.message, event.hint))
 
     # ------------------------------------------------------------------ extension points
+    def workspace_label(self) -> str:
+        """The workspace as the header names it."""
+        if self.shown_path is not None:
+            return self.shown_path
+        where = self.workspace or self.path
+        try:
+            return "~/" + str(Path(where).resolve().relative_to(Path.home()))
+        except (ValueError, OSError, RuntimeError):
+            return str(where)
+
     @contextmanager
     def reading(self) -> Iterator[Any]:
         """For worker threads: the source, with this thread's database connection closed after."""
@@ -194,21 +208,30 @@ class MemtuiApp(App[int]):
 
     @work(thread=True, exclusive=True, group="measure", exit_on_error=False, description="measure the workspace")
     def measure_workspace(self) -> None:
-        """Database size, row counts and live/reclaimable tasks (once the GC engine exists)."""
+        """Database size, row counts, then live/reclaimable tasks from the GC planner."""
         with self.reading() as source:
             db_path = getattr(source, "db_path", None)
             size = None
             if db_path is not None:
                 size = sum(os.path.getsize(p) for p in (str(db_path), f"{db_path}-wal") if os.path.exists(p))
             counts = source.counts() if hasattr(source, "counts") else {}
-            self.post_message(WorkspaceMeasured(size, counts, None))
-            gc = _gc_figures(source) if _is_store(source) else None
-            if gc is not None:
-                self.post_message(WorkspaceMeasured(size, counts, gc))
+            planned = _is_store(source)
+            self.post_message(WorkspaceMeasured(size, counts, None, gc_pending=planned))
+            if not planned:
+                return
+            try:
+                figures, plan = _gc_figures(source)
+            except Exception as exc:  # the header says "not computed"; the user gets the reason
+                self.call_from_thread(self.notify_error, exc, "GC figures not computed")
+                self.post_message(WorkspaceMeasured(size, counts, None))
+                return
+            self.post_message(WorkspaceMeasured(size, counts, figures, plan))
 
     @on(WorkspaceMeasured)
     def _measured(self, event: WorkspaceMeasured) -> None:
         self.measured = event
+        if event.plan is not None:
+            self.gc_plan = event.plan
         from memtui.ui.widgets.workspace_bar import WorkspaceBar
 
         for bar in self.query(WorkspaceBar):
@@ -256,6 +279,26 @@ class MemtuiApp(App[int]):
             self.notify("This source keeps no memory items (facts, snippets, notes).", markup=False)
             return
         self.push_screen(MemoryItemsScreen())
+
+    def action_gc(self) -> None:
+        """Open the GC preview (native stores only; not over itself)."""
+        from memtui.ui.screens.gc import GcScreen
+
+        if self.store is None:
+            self.notify("GC works on memtui's own store; this source is read through an adapter.",
+                        title="GC", markup=False)
+        elif not isinstance(self.screen, GcScreen):
+            self.push_screen(GcScreen())
+
+    def action_stats(self) -> None:
+        """Open the database statistics (native stores only; not over itself)."""
+        from memtui.ui.screens.stats import StatsScreen
+
+        if self.store is None:
+            self.notify("Statistics cover memtui's own store; this source is read through an adapter.",
+                        title="Statistics", markup=False)
+        elif not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen())
 
     def _memory_root(self) -> Path:
         return self.workspace or (self.path if self.path.is_dir() else self.path.parent)
@@ -319,29 +362,21 @@ def _foreign_source(path: Path) -> Any | None:
     return next((s for s in found if s.kind != "memory-files"), None)
 
 
-def _gc_figures(source: Any) -> dict[str, int] | None:
-    """Live and reclaimable task counts from the GC planner, when memtui has one (else None)."""
-    try:
-        from memtui.core import gc  # noqa: F401  (lands with the GC issue)
-    except ImportError:
-        return None
-    plan_gc = getattr(gc, "plan_gc", None)
-    if plan_gc is None:
-        return None
+def _gc_figures(source: Any) -> tuple[dict[str, int], Any]:
+    """Live and reclaimable task counts (and bytes) from the GC planner, and the plan."""
+    from memtui.core.gc import plan_gc
+
     plan = plan_gc(source)
-    live = getattr(plan, "live", None) or getattr(plan, "live_tasks", None)
-    dead = getattr(plan, "reclaimable", None) or getattr(plan, "collectable", None)
-    if live is None or dead is None:
-        return None
-    return {"live": len(live) if not isinstance(live, int) else live,
-            "reclaimable": len(dead) if not isinstance(dead, int) else dead}
+    return {"live": len(plan.live), "reclaimable": len(plan.reclaimable),
+            "reclaimable_bytes": plan.reclaimable_bytes}, plan
 
 
 def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = None,
              clock: Clock | None = None, source: Any | None = None,
-             opener: Callable[[], Any] | None = None) -> MemtuiApp:
+             opener: Callable[[], Any] | None = None, shown_path: str | None = None) -> MemtuiApp:
     """The app on a workspace directory or agent.db (shared by the CLI and the tests)."""
-    return MemtuiApp(path, root=root, readonly=readonly, clock=clock, source=source, opener=opener)
+    return MemtuiApp(path, root=root, readonly=readonly, clock=clock, source=source, opener=opener,
+                     shown_path=shown_path)
 
 
 def run_app(path: Path | str, root: Path | None = None) -> int:

@@ -47,7 +47,9 @@ class WorkspaceMeasured(Message):
 
     db_bytes: int | None
     counts: dict[str, int] = field(default_factory=dict)
-    gc: dict[str, int] | None = None  # {"live": n, "reclaimable": m} once the GC plan exists
+    gc: dict[str, int] | None = None  # {"live": n, "reclaimable": m, "reclaimable_bytes": b}
+    plan: Any = None  # the GcPlan those figures come from
+    gc_pending: bool = False  # the figures are being computed (a later message brings them)
 
 
 @dataclass

@@ -9,13 +9,16 @@ the user has moved on.
 
 from __future__ import annotations
 
-from typing import Any
+from time import monotonic
+from typing import Any, Callable
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Label, Static, Tree
 from textual.worker import get_current_worker
@@ -31,7 +34,7 @@ from memtui.ui.messages import (
 )
 from memtui.core.sources.base import ContentUnknown
 from memtui.ui.screens.sources import partial_entry_shown
-from memtui.ui.text import safe_text
+from memtui.ui.text import one_line
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.diff_pane import DiffPane
 from memtui.ui.widgets.sessions_table import ORPHANS_KEY, OrphansRow, SessionsTable
@@ -47,7 +50,14 @@ class Pane(Vertical):
 
     def __init__(self, *children: Widget, title: str, id: str) -> None:
         super().__init__(*children, id=id, classes="pane")
-        self.border_title = title
+        self.label = title
+        """The pane's name ("Steps"); the border title adds what it shows."""
+        self.show_title()
+
+    def show_title(self, detail: object | None = None) -> None:
+        """"Steps · <detail>": the detail comes from the store, so it is never markup."""
+        text = self.label if detail is None else f"{self.label} · {one_line(detail, 70)}"
+        self.border_title = Content(text)
 
 
 # pane name (used by `focus_pane`) → id of the focusable widget in it
@@ -68,6 +78,8 @@ class MainScreen(Screen[None]):
         self.step: StepInfo | None = None
         self._filter_target: Widget | None = None
         self._loaded_once = False
+        self._pending_loads: dict[str, Timer] = {}
+        self._last_request: dict[str, float] = {}
 
     def compose(self) -> ComposeResult:
         yield WorkspaceBar(id="workspace-bar")
@@ -87,6 +99,32 @@ class MainScreen(Screen[None]):
         self.query_one(SessionsTable).focus()
 
     # ================================================================== loading
+    SETTLE_DELAY = 0.12
+    """Seconds of quiet before a pane follows a cursor that keeps moving (key held down)."""
+
+    def _soon(self, name: str, load: Callable[[], None]) -> None:
+        """Run `load` now if the cursor was still, else once it stops moving (one per pane)."""
+        now = monotonic()
+        moving = now - self._last_request.get(name, 0.0) < self.SETTLE_DELAY
+        self._last_request[name] = now
+        timer = self._pending_loads.pop(name, None)
+        if timer is not None:
+            timer.stop()
+        if not moving:
+            load()
+            return
+
+        def fire() -> None:
+            self._pending_loads.pop(name, None)
+            load()
+
+        self._pending_loads[name] = self.set_timer(self.SETTLE_DELAY, fire)
+
+    @property
+    def busy(self) -> bool:
+        """True while a pane is waiting to load or loading (tests wait on it)."""
+        return bool(self._pending_loads) or any(w.is_running or w.state.name == "PENDING" for w in self.workers)
+
     def refresh_data(self) -> None:
         """Reload the sessions (and so everything below them), keeping the selection."""
         self.load_sessions()
@@ -142,10 +180,9 @@ class MainScreen(Screen[None]):
         if key == self.session_id and event is not None and self.query_one(TaskTree).session_id is not None:
             return
         self.session_id = key
-        self.query_one("#tasks-pane").border_title = (
-            "Tasks · orphans" if key == ORPHANS_KEY else f"Tasks · session {key}")
-        self.load_tasks(None if key == ORPHANS_KEY else key,
-                        None if isinstance(record, OrphansRow) else record.current_task_id)
+        self.query_one("#tasks-pane", Pane).show_title("orphans" if key == ORPHANS_KEY else f"session {key}")
+        current = None if isinstance(record, OrphansRow) else record.current_task_id
+        self._soon("tasks", lambda: self.load_tasks(None if key == ORPHANS_KEY else key, current))
 
     @work(thread=True, exclusive=True, group="tasks", exit_on_error=False, description="load tasks")
     def load_tasks(self, session_id: Id | None, current_task_id: Id | None) -> None:
@@ -206,9 +243,9 @@ class MainScreen(Screen[None]):
         if task is None or (task.id == self.task_id and event is not None):
             return
         self.task_id = task.id
-        self.query_one("#steps-pane").border_title = f"Steps · {task.title[:60]}"
-        self.query_one(StepTimeline).loading = True
-        self.load_steps(task.id, 0, True)
+        self.query_one("#steps-pane", Pane).show_title(task.title)
+        self.query_one("#steps-pane").border_subtitle = "loading…"
+        self._soon("steps", lambda: self.load_steps(task.id, 0, True))
 
     def _clear_steps(self) -> None:
         self.task_id = None
@@ -251,7 +288,6 @@ class MainScreen(Screen[None]):
             return
         timeline = self.query_one(StepTimeline)
         if event.offset == 0:
-            timeline.loading = False
             total = int(event.totals["steps"]) if event.totals else len(event.steps)
             self._totals = event.totals
             timeline.show_steps(event.task_id, event.steps, total)
@@ -261,8 +297,8 @@ class MainScreen(Screen[None]):
                 self._show_entries_for(None)
         else:
             timeline.add_steps(event.task_id, event.offset, event.steps)
-        self.query_one("#step-totals", Label).update(totals_line(getattr(self, "_totals", None),
-                                                                 len(timeline.records)))
+        self.query_one("#step-totals", Label).update(
+            totals_line(getattr(self, "_totals", None), len(timeline.records)), layout=False)
         self.query_one("#steps-pane").border_subtitle = (
             f"{len(timeline.records)}/{timeline.total}" if timeline.total > len(timeline.records)
             else f"{timeline.total}")
@@ -277,18 +313,20 @@ class MainScreen(Screen[None]):
 
     def _show_entries_for(self, step: StepInfo | None) -> None:
         files = self.query_one(CheckpointFiles)
-        pane = self.query_one("#files-pane")
+        pane = self.query_one("#files-pane", Pane)
         diff = self.query_one(DiffPane)
         if step is None or step.checkpoint_id is None:
             self.workers.cancel_group(self, "entries")
             files.show_entries([], {})
-            pane.border_title = "Changed files"
+            pane.show_title()
             pane.border_subtitle = ""
             diff.show_message(Text("This step changed no files." if step is not None else "No step selected."))
+            self.query_one("#diff-pane", Pane).show_title()
+            self.query_one("#diff-pane").border_subtitle = ""
             return
-        pane.border_title = f"Changed files · checkpoint {step.checkpoint_id}"
-        files.loading = True
-        self.load_entries(step.id, step.checkpoint_id)
+        pane.show_title(f"checkpoint {step.checkpoint_id}")
+        pane.border_subtitle = "loading…"
+        self._soon("entries", lambda: self.load_entries(step.id, step.checkpoint_id))
 
     @work(thread=True, exclusive=True, group="entries", exit_on_error=False, description="load checkpoint files")
     def load_entries(self, step_id: Id, checkpoint_id: Id) -> None:
@@ -320,9 +358,9 @@ class MainScreen(Screen[None]):
         if event.stats and [r.id for r in files.records] == [e.id for e in event.entries]:
             files.update_stats(event.stats)
             return
-        files.loading = False
         files.show_entries(event.entries, event.stats)
-        self.query_one("#files-pane").border_subtitle = f"{len(event.entries)} files"
+        count = len(event.entries)
+        self.query_one("#files-pane").border_subtitle = f"{count} file{'s' if count != 1 else ''}"
         if not event.entries:
             self.query_one(DiffPane).show_message(Text("This checkpoint holds no files."))
         else:
@@ -337,8 +375,8 @@ class MainScreen(Screen[None]):
         if diff.entry is not None and diff.entry.id == entry.id:
             return
         diff.begin(entry)
-        self.query_one("#diff-pane").border_title = "Diff"
-        self.load_entry_content(entry)
+        self.query_one("#diff-pane", Pane).show_title()
+        self._soon("diff", lambda: self.load_entry_content(entry))
 
     @work(thread=True, exclusive=True, group="diff", exit_on_error=False, description="read file contents")
     def load_entry_content(self, entry: Any) -> None:
@@ -358,7 +396,13 @@ class MainScreen(Screen[None]):
             return
         if not partial_entry_shown(diff, event.entry):  # another agent's store may lack a side
             diff.show_content(event.entry, event.before, event.after, event.prepared)
-        self.query_one("#diff-pane").border_title = f"Diff · {safe_text(event.entry.path).plain}"
+        self.query_one("#diff-pane", Pane).show_title(event.entry.path)
+        self._diff_subtitle()
+
+    def _diff_subtitle(self) -> None:
+        """"unified · hunk 1/3" under the diff."""
+        diff = self.query_one(DiffPane)
+        self.query_one("#diff-pane").border_subtitle = diff.describe()
 
     # ================================================================== actions
     @on(DataTable.RowSelected, "#steps")
@@ -386,6 +430,26 @@ class MainScreen(Screen[None]):
         from memtui.ui.screens.step_detail import StepDetailScreen
 
         self.app.push_screen(StepDetailScreen(step))
+
+    def action_toggle_pin(self) -> None:
+        """Pin the highlighted task (a GC root), or unpin it."""
+        task = self.query_one(TaskTree).current_task()
+        store = getattr(self.app, "store", None)
+        if task is None or store is None:
+            self.notify("Select a task of memtui's own store to pin.", markup=False)
+            return
+        self.write_pin(task.id, not task.pinned)
+
+    @work(thread=True, exclusive=True, group="pin", exit_on_error=False, description="pin the task")
+    def write_pin(self, task_id: Id, pinned: bool) -> None:
+        from memtui.ui.screens.gc import set_pinned
+
+        set_pinned(self.app.store.db_path, task_id, pinned)
+        self.app.call_from_thread(self._pinned, task_id, pinned)
+
+    def _pinned(self, task_id: Id, pinned: bool) -> None:
+        self.notify(f"Task #{task_id} {'pinned: GC keeps it' if pinned else 'unpinned'}.", markup=False)
+        self.app.reopen_source()
 
     def action_focus_pane(self, name: str) -> None:
         """Focus one pane by name (sessions, tasks, steps, files, diff)."""
@@ -445,7 +509,7 @@ class MainScreen(Screen[None]):
         self._filter_target = focused
         box = self.query_one("#filter", Input)
         pane = next(a for a in focused.ancestors if isinstance(a, Pane))
-        box.placeholder = f"filter {pane.border_title.split(' · ')[0].lower()}…"
+        box.placeholder = f"filter {pane.label.lower()}…"
         box.value = getattr(focused, "filter_text", "")
         box.add_class("-active")
         box.focus()
@@ -489,18 +553,22 @@ class MainScreen(Screen[None]):
     def action_toggle_split(self) -> None:
         """Unified or side-by-side diff."""
         self.query_one(DiffPane).toggle_split()
+        self._diff_subtitle()
 
     def action_next_hunk(self) -> None:
         """Scroll the diff to the next hunk."""
         self.query_one(DiffPane).next_hunk()
+        self._diff_subtitle()
 
     def action_previous_hunk(self) -> None:
         """Scroll the diff to the previous hunk."""
         self.query_one(DiffPane).previous_hunk()
+        self._diff_subtitle()
 
     def action_cycle_file_view(self) -> None:
         """Diff → whole file after → whole file before → diff."""
         self.query_one(DiffPane).cycle_mode()
+        self._diff_subtitle()
 
 
 def _line_stats(before: bytes | None, after: bytes | None) -> tuple[int, int] | None:

@@ -139,6 +139,18 @@ class DiffPane(Vertical):
         """"diff", "after" or "before"."""
         return self.view.mode if DiffView is not None else self._mode
 
+    def describe(self) -> str:
+        """"unified · hunk 1/3", "side by side", "whole file after" … for the pane's subtitle."""
+        if self.entry is None or self.query_one(ContentSwitcher).current != "diff-view":
+            return ""
+        if self.mode != "diff":
+            return f"whole file {self.mode}"
+        layout = "side by side" if self.split else "unified"
+        if DiffView is None or self.view.diff is None or self.view.diff.binary:
+            return layout
+        at, count = self.view.hunk_position()
+        return f"{layout} · hunk {max(at, 1)}/{count}" if count else f"{layout} · no changes"
+
     @property
     def split(self) -> bool:
         return bool(DiffView is not None and self.view.split)

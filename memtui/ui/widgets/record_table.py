@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Generic, Iterable, Sequence, TypeVar
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
@@ -25,6 +26,13 @@ PREFETCH = 40
 class RecordTable(DataTable, Generic[R]):
     """Rows from records; paged; `/`-filterable (`filter_text`)."""
 
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        Binding("home", "first_row", "First", show=False),
+        Binding("end", "last_row", "Last", show=False),
+    ]
+
     COLUMNS: Sequence[tuple[str, str, int | None]] = ()
     """(key, label, width) of each column; the one column with width None takes the rest."""
 
@@ -37,6 +45,7 @@ class RecordTable(DataTable, Generic[R]):
         self.filter_text = ""
         """The current filter ("" shows everything)."""
         self._added = 0
+        self._page_pending = False
 
     def on_mount(self) -> None:
         for key, label, width in self.COLUMNS:
@@ -107,6 +116,7 @@ class RecordTable(DataTable, Generic[R]):
         self.matching = [r for r in self.records if not needle or needle in self.filter_key(r).lower()]
         self.clear()
         self._added = 0
+        self._page_pending = False
         self._add_page()
         if keep is not None:
             index = next((i for i, r in enumerate(self.matching) if self.row_key(r) == keep), None)
@@ -116,6 +126,7 @@ class RecordTable(DataTable, Generic[R]):
                 self.move_cursor(row=index, animate=False)
 
     def _add_page(self) -> None:
+        self._page_pending = False
         page = self.matching[self._added:self._added + PAGE]
         for record in page:
             self.add_row(*self.row_cells(record), key=self.row_key(record))
@@ -141,11 +152,25 @@ class RecordTable(DataTable, Generic[R]):
         self.move_cursor(row=index, animate=False)
         return True
 
+    def action_first_row(self) -> None:
+        """Go to the first row."""
+        if self.row_count:
+            self.move_cursor(row=0, animate=False)
+
+    def action_last_row(self) -> None:
+        """Go to the last row (every listed record; further pages are fetched as they come)."""
+        while self._added < len(self.matching):
+            self._add_page()
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1, animate=False)
+
     def watch_cursor_coordinate(self, old: Any, new: Any) -> None:
         super().watch_cursor_coordinate(old, new)
         if new.row >= self._added - PREFETCH:
             if self._added < len(self.matching):
-                self.call_after_refresh(self._add_page)
+                if not self._page_pending:
+                    self._page_pending = True
+                    self.call_after_refresh(self._add_page)
             elif self.more_available():
                 self.request_more()
 

@@ -29,13 +29,13 @@ class WorkspaceBar(Horizontal):
 
     def show(self, app: Any, measured: Any) -> None:
         """Fill in the facts (`measured` is a `WorkspaceMeasured` message)."""
-        workspace = getattr(app, "workspace", None)
         kind = getattr(getattr(app, "source", None), "kind", "")
         if kind:  # another agent's store: say whose
             from memtui.ui.screens.sources import KIND_LABELS
 
             self.query_one("#ws-name", Label).update(Text(f"memtui · {KIND_LABELS.get(kind, kind)}"))
-        self.query_one("#ws-path", Label).update(safe_text(str(workspace) if workspace else ""))
+        label = app.workspace_label() if hasattr(app, "workspace_label") else str(app.workspace or "")
+        self.query_one("#ws-path", Label).update(safe_text(label))
         self.query_one("#ws-size", Label).update(
             Text(f"DB {human_bytes(measured.db_bytes)}" if measured.db_bytes is not None else ""))
         badge = self.query_one("#ws-badge", Label)
@@ -46,9 +46,12 @@ class WorkspaceBar(Horizontal):
         badge.set_class(readonly, "-readonly")
         counts = measured.counts or {}
         gc = measured.gc
+        tasks = f"{counts['tasks']} tasks · " if "tasks" in counts else ""
         if gc is None:
-            tasks = f"{counts['tasks']} tasks · " if "tasks" in counts else ""
-            self.query_one("#ws-gc", Label).update(Text(f"{tasks}GC: not computed"))
+            state = "computing…" if measured.gc_pending else "not computed"
+            self.query_one("#ws-gc", Label).update(Text(f"{tasks}GC: {state}"))
         else:
-            self.query_one("#ws-gc", Label).update(
-                Text(f"live {gc['live']} · reclaimable {gc['reclaimable']}"))
+            freed = gc.get("reclaimable_bytes")
+            self.query_one("#ws-gc", Label).update(Text(
+                f"{tasks}live {gc['live']} · reclaimable {gc['reclaimable']}"
+                + (f" ({human_bytes(freed)})" if freed else "")))

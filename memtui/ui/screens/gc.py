@@ -1,0 +1,294 @@
+"""The GC preview (key `g`): what is live and why, what may go and how much, then apply.
+
+Left, sessions → tasks, each marked root / protected / live via a reference / reclaimable /
+collected, with bytes. Right, why the selected task is live (its root and the chain of
+references) or why it may go, and totals as bars: live vs reclaimable bytes, and the rows
+per table that would go. `p` pins or unpins the selected task; `a` asks, then collects in a
+thread worker with progress (tasks done / total, bytes freed), `c` cancels between tasks.
+
+The app browses read-only: a write (pin, apply) opens its own write connection for the
+moment it needs it, then the app reopens its read-only source and every screen refreshes.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Grid, Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Label, ProgressBar, Static, Tree
+
+from memtui.core.gc import GcPlan, GcProgress, GcResult, GcSessionRow, GcTaskRow, apply_gc, plan_gc, preview_rows
+from memtui.ui.commands import bindings
+from memtui.ui.text import human_bytes, safe_text
+from memtui.ui.widgets.gc_tree import GcTree
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question over the current screen (y / n / escape)."""
+
+    BINDINGS = [("y", "answer(True)", "Yes"), ("n,escape", "answer(False)", "No")]
+
+    def __init__(self, title: str, body: str, yes: str = "Yes") -> None:
+        super().__init__(classes="confirm")
+        self.title_text, self.body, self.yes = title, body, yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Static(safe_text(self.title_text), id="confirm-title")
+            yield Static(safe_text(self.body, multiline=True), id="confirm-body")
+            with Horizontal(id="confirm-buttons"):
+                yield Button(f"{self.yes} (y)", variant="error", id="confirm-yes")
+                yield Button("No (n)", id="confirm-no")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-no", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+class GcScreen(Screen[None]):
+    """Live-set preview and lifecycle GC."""
+
+    COMMAND_SCOPE = "gc"
+    BINDINGS = bindings("gc")
+
+    @dataclass
+    class PlanLoaded(Message):
+        """A fresh plan and the preview rows (from a worker)."""
+
+        plan: GcPlan
+        sessions: list[GcSessionRow]
+        table_rows: dict[str, int]
+
+    @dataclass
+    class Progressed(Message):
+        progress: GcProgress
+
+    @dataclass
+    class Applied(Message):
+        result: GcResult | None
+        error: str | None = None
+
+    @dataclass
+    class Pinned(Message):
+        task: int
+        pinned: bool
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plan: GcPlan | None = None
+        self.table_rows: dict[str, int] = {}
+        self.applying = False
+        self._cancel = threading.Event()
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("GC preview — nothing is deleted until you apply (a)"), id="gc-title")
+        with Horizontal(id="gc-body"):
+            yield GcTree(id="gc-tree", classes="gc-pane")
+            with Vertical(id="gc-side", classes="gc-pane"):
+                yield Static("", id="gc-explain")
+                yield Static("", id="gc-summary")
+                with Grid(id="gc-bars"):
+                    yield Label("live", classes="bar-label")
+                    yield ProgressBar(id="bar-live", show_eta=False, show_percentage=False)
+                    yield Label("", id="bar-live-text", classes="bar-text")
+                    yield Label("reclaimable", classes="bar-label")
+                    yield ProgressBar(id="bar-reclaimable", show_eta=False, show_percentage=False)
+                    yield Label("", id="bar-reclaimable-text", classes="bar-text")
+                    for table in ("steps", "checkpoints", "entries", "blobs"):
+                        yield Label(f"{table} going", classes="bar-label")
+                        yield ProgressBar(id=f"bar-{table}", show_eta=False, show_percentage=False)
+                        yield Label("", id=f"bar-{table}-text", classes="bar-text")
+        with Vertical(id="gc-apply"):
+            yield Label("", id="gc-apply-text")
+            yield ProgressBar(id="gc-apply-bar", show_eta=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#gc-tree").border_title = "Sessions → tasks"
+        self.query_one("#gc-side").border_title = "Why"
+        self.query_one("#gc-explain", Static).update(Text("computing the live set…"))
+        self.query_one(GcTree).focus()
+        self.refresh_data()
+
+    # ------------------------------------------------------------------ loading
+    def refresh_data(self) -> None:
+        """Recompute the plan (called by the app after any write)."""
+        if not self.applying:
+            self.load_plan()
+
+    @work(thread=True, exclusive=True, group="gc-plan", exit_on_error=False, description="compute the GC plan")
+    def load_plan(self) -> None:
+        with self.app.reading() as store:
+            plan = plan_gc(store)
+            sessions = preview_rows(store, plan)
+            table_rows = {name: store._sql(f"SELECT COUNT(*) FROM {table}")[0][0] for name, table in
+                          (("steps", "step"), ("checkpoints", "checkpoint"), ("entries", "checkpoint_entry"),
+                           ("blobs", "blob"))}
+        self.post_message(self.PlanLoaded(plan, sessions, table_rows))
+
+    @on(PlanLoaded)
+    def _plan_loaded(self, event: PlanLoaded) -> None:
+        self.plan, self.table_rows = event.plan, event.table_rows
+        tree = self.query_one(GcTree)
+        selected = tree.current_row()
+        keep = selected.task if isinstance(selected, GcTaskRow) else None
+        if keep is None and event.plan.reclaimable:
+            keep = event.plan.reclaimable[0].task
+        tree.show_rows(event.sessions, keep_task=keep)
+        self._show_totals()
+        self._explain(tree.current_row())
+
+    def _show_totals(self) -> None:
+        plan = self.plan
+        if plan is None:
+            return
+        total = max(1, plan.live_bytes + plan.reclaimable_bytes)
+        self._bar("live", plan.live_bytes, total, human_bytes(plan.live_bytes))
+        self._bar("reclaimable", plan.reclaimable_bytes, total, human_bytes(plan.reclaimable_bytes))
+        going = plan.totals()
+        for table in ("steps", "checkpoints", "entries", "blobs"):
+            of = self.table_rows.get(table, 0)
+            self._bar(table, going[table], max(1, of), f"{going[table]:,} of {of:,}")
+        self.query_one("#gc-summary", Static).update(Text(
+            f"{plan.tasks_total:,} tasks: {len(plan.roots):,} roots, {len(plan.live):,} live,"
+            f" {len(plan.reclaimable):,} reclaimable, {plan.collected:,} collected earlier"))
+
+    def _bar(self, name: str, value: int, total: int, text: str) -> None:
+        self.query_one(f"#bar-{name}", ProgressBar).update(total=total, progress=value)
+        self.query_one(f"#bar-{name}-text", Label).update(Text(text))
+
+    @on(Tree.NodeHighlighted, "#gc-tree")
+    def _highlighted(self, event: Tree.NodeHighlighted) -> None:
+        self._explain(event.node.data)
+
+    def _explain(self, row: GcSessionRow | GcTaskRow | None) -> None:
+        box = self.query_one("#gc-explain", Static)
+        if row is None:
+            box.update(Text("no tasks in this store"))
+        elif isinstance(row, GcSessionRow):
+            live = row.count("root") + row.count("protected") + row.count("live")
+            box.update(Text.assemble(safe_text(row.title or f"session {row.id}"), (f"\n{row.status} session: "
+                       f"{len(row.tasks)} tasks, {live} live, {row.count('reclaimable')} reclaimable"
+                       f" ({human_bytes(row.reclaimable_bytes)}), {row.count('collected')} collected", "")))
+        else:
+            pin = "  ⚑ pinned" if row.pinned else ""
+            box.update(Text.assemble(
+                (f"#{row.task} ", "bold"), safe_text(row.title), (f"  {row.status}{pin}\n", ""),
+                (row.label, "bold"), "\n", safe_text(row.explanation, multiline=True)))
+
+    # ------------------------------------------------------------------ pin
+    def action_toggle_pin(self) -> None:
+        row = self.query_one(GcTree).current_row()
+        if not isinstance(row, GcTaskRow):
+            self.notify("Select a task to pin.", markup=False)
+            return
+        if self.applying:
+            self.notify("Wait for the collection to finish.", markup=False)
+            return
+        self.write_pin(row.task, not row.pinned)
+
+    @work(thread=True, exclusive=True, group="gc-write", exit_on_error=False, description="pin the task")
+    def write_pin(self, task: int, pinned: bool) -> None:
+        set_pinned(self.app.store.db_path, task, pinned)
+        self.post_message(self.Pinned(task, pinned))
+
+    @on(Pinned)
+    def _pinned(self, event: Pinned) -> None:
+        self.notify(f"Task #{event.task} {'pinned: it is a GC root now' if event.pinned else 'unpinned'}.",
+                    markup=False)
+        self.app.reopen_source()
+
+    # ------------------------------------------------------------------ apply
+    def action_apply_gc(self) -> None:
+        plan = self.plan
+        if plan is None or self.applying:
+            return
+        if not plan.reclaimable and not plan.loose_blobs:
+            self.notify("Nothing to collect.", markup=False)
+            return
+        totals = plan.totals()
+        body = (f"Delete the steps, checkpoints and entries of {len(plan.reclaimable):,} tasks"
+                f" ({totals['steps']:,} steps, {totals['checkpoints']:,} checkpoints, {totals['entries']:,}"
+                f" entries, {totals['blobs']:,} stored contents): {human_bytes(plan.reclaimable_bytes)}.\n"
+                "Task rows, references, messages and summaries stay. This cannot be undone.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.start_apply()
+
+        self.app.push_screen(ConfirmScreen("Collect reclaimable tasks?", body, yes="Collect"), answered)
+
+    def start_apply(self) -> None:
+        self.applying = True
+        self._cancel.clear()
+        self.add_class("-applying")
+        total = len(self.plan.reclaimable) if self.plan else 0
+        self.query_one("#gc-apply-bar", ProgressBar).update(total=max(1, total), progress=0)
+        self.query_one("#gc-apply-text", Label).update(Text(f"collecting 0 / {total:,} tasks… (c cancels)"))
+        self.run_apply(self.plan)
+
+    @work(thread=True, exclusive=True, group="gc-write", exit_on_error=False, description="collect garbage")
+    def run_apply(self, plan: GcPlan | None) -> None:
+        from memtui.core.store import AgentStore
+
+        try:
+            with AgentStore.open(self.app.store.db_path) as store:
+                result = apply_gc(store, plan, progress=lambda p: self.post_message(self.Progressed(p)),
+                                  cancel=self._cancel.is_set)
+        except Exception as exc:  # reported as one line; each task's transaction rolled back
+            self.post_message(self.Applied(None, str(exc) or type(exc).__name__))
+            return
+        self.post_message(self.Applied(result))
+
+    @on(Progressed)
+    def _progressed(self, event: Progressed) -> None:
+        p = event.progress
+        self.query_one("#gc-apply-bar", ProgressBar).update(total=max(1, p.tasks_total), progress=p.tasks_done)
+        what = "collecting" if p.phase == "tasks" else "deleting unused contents after"
+        self.query_one("#gc-apply-text", Label).update(Text(
+            f"{what} {p.tasks_done:,} / {p.tasks_total:,} tasks — {human_bytes(p.bytes_freed)} freed (c cancels)"))
+
+    @on(Applied)
+    def _applied(self, event: Applied) -> None:
+        self.applying = False
+        self.remove_class("-applying")
+        if event.error is not None:
+            self.app.notify_error(event.error, title="GC failed (the task in progress was rolled back)")
+        else:
+            r = event.result
+            note = " (cancelled: the rest is untouched)" if r.cancelled else ""
+            self.notify(f"Collected {r.tasks:,} tasks, {human_bytes(r.bytes)}; {r.pages_freed:,} pages moved to the"
+                        f" freelist (reused by new writes; VACUUM on the statistics screen returns them){note}.",
+                        title="GC done", timeout=8, markup=False)
+        self.app.reopen_source()
+
+    def action_cancel_gc(self) -> None:
+        if self.applying:
+            self._cancel.set()
+            self.query_one("#gc-apply-text", Label).update(Text("cancelling after the current task…"))
+
+    def action_close(self) -> None:
+        if self.applying:
+            self.notify("Collection in progress: press c to cancel it first.", markup=False)
+            return
+        self.dismiss()
+
+
+def set_pinned(db_path, task: int, pinned: bool) -> None:
+    """Pin or unpin through a short-lived write connection (the app itself stays read-only)."""
+    from memtui.core.store import AgentStore
+
+    with AgentStore.open(db_path) as store:
+        (store.pin if pinned else store.unpin)(task)

@@ -1,0 +1,241 @@
+"""Database statistics (key `s`): file, WAL, pages, freelist; bytes and rows per table and
+index; file contents raw vs stored; and the explicit actions that give space back.
+
+`v` VACUUM (asks first, with an estimate of what it returns and the temporary space it
+needs; progress and `c` to cancel), `i` incremental vacuum, `w` WAL checkpoint. Each opens
+its own short write connection; the app then reopens its read-only source. The screen
+refreshes after GC like every other screen.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Grid, Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label, ProgressBar, Static
+
+from memtui.core.stats import DbStats, VacuumResult, db_stats, incremental_vacuum, vacuum, vacuum_estimate, wal_checkpoint
+from memtui.ui.commands import bindings
+from memtui.ui.screens.gc import ConfirmScreen
+from memtui.ui.text import human_bytes, safe_text
+
+
+class StatsScreen(Screen[None]):
+    """Size and freelist statistics of the open store."""
+
+    COMMAND_SCOPE = "stats"
+    BINDINGS = bindings("stats")
+
+    @dataclass
+    class StatsLoaded(Message):
+        stats: DbStats
+
+    @dataclass
+    class Progressed(Message):
+        fraction: float
+
+    @dataclass
+    class Done(Message):
+        result: VacuumResult | None
+        error: str | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stats: DbStats | None = None
+        self.working = False
+        self._cancel = threading.Event()
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Database statistics"), id="stats-title")
+        with Horizontal(id="stats-body"):
+            with Vertical(id="stats-figures", classes="gc-pane"):
+                yield Static("", id="stats-facts")
+                with Grid(id="stats-bars"):
+                    yield Label("free pages", classes="bar-label")
+                    yield ProgressBar(id="bar-free", show_eta=False, show_percentage=False)
+                    yield Label("", id="bar-free-text", classes="bar-text")
+                    yield Label("stored / raw", classes="bar-label")
+                    yield ProgressBar(id="bar-ratio", show_eta=False, show_percentage=False)
+                    yield Label("", id="bar-ratio-text", classes="bar-text")
+                yield Static("", id="stats-hint")
+            with Vertical(id="stats-tables-pane", classes="gc-pane"):
+                yield DataTable(id="stats-tables", cursor_type="row", zebra_stripes=True)
+        with Vertical(id="stats-progress"):
+            yield Label("", id="stats-progress-text")
+            yield ProgressBar(id="stats-progress-bar", show_eta=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#stats-figures").border_title = "Figures"
+        self.query_one("#stats-tables-pane").border_title = "Tables and indexes"
+        table = self.query_one(DataTable)
+        table.add_column("name", key="name")
+        table.add_column("kind", key="kind", width=6)
+        table.add_column("table", key="table")
+        table.add_column("rows", key="rows")
+        table.add_column("bytes", key="bytes")
+        table.add_column("share", key="share")
+        self.query_one("#stats-facts", Static).update(Text("reading the database…"))
+        table.focus()
+        self.refresh_data()
+
+    # ------------------------------------------------------------------ loading
+    def refresh_data(self) -> None:
+        if not self.working:
+            self.load_stats()
+
+    @work(thread=True, exclusive=True, group="stats", exit_on_error=False, description="read database statistics")
+    def load_stats(self) -> None:
+        with self.app.reading() as store:
+            stats = db_stats(store)
+        self.post_message(self.StatsLoaded(stats))
+
+    @on(StatsLoaded)
+    def _loaded(self, event: StatsLoaded) -> None:
+        self.stats = s = event.stats
+        lines = [
+            f"file        {human_bytes(s.file_bytes)}",
+            f"WAL         {human_bytes(s.wal_bytes)}",
+            f"pages       {s.page_count:,} × {s.page_size:,} B",
+            f"freelist    {s.freelist_count:,} pages = {human_bytes(s.freelist_bytes)} ({s.freelist_share:.1%})",
+            f"auto_vacuum {s.auto_vacuum} · journal {s.journal_mode}",
+        ]
+        if s.content is not None:
+            c = s.content
+            lines += [
+                "",
+                f"contents    {c.entries:,} entries describe {human_bytes(c.raw_bytes)}",
+                f"distinct    {human_bytes(c.unique_bytes)} (dedup saves {human_bytes(max(0, c.dedup_saved))})",
+                f"stored      {human_bytes(c.stored_bytes)} in {c.blobs:,} blobs ({c.ratio:.1%} of raw)",
+            ]
+        if not s.dbstat:
+            lines += ["", "this SQLite lacks dbstat: bytes per table are unknown"]
+        self.query_one("#stats-facts", Static).update(Text("\n".join(lines)))
+        self._bar("free", s.freelist_count, max(1, s.page_count), f"{s.freelist_share:.1%}")
+        ratio = s.content.ratio if s.content is not None and s.content.raw_bytes else 0.0
+        self._bar("ratio", round(ratio * 1000), 1000, f"{ratio:.1%}")
+        hint = self.query_one("#stats-hint", Static)
+        est = vacuum_estimate(s)
+        text = s.vacuum_hint or (f"VACUUM would return about {human_bytes(est['returns_bytes'])}: not worth it now."
+                                 if s.freelist_count else "No free pages: VACUUM would return nothing.")
+        hint.update(safe_text(text, multiline=True))
+        hint.set_class(s.vacuum_hint is None, "-none")
+        table = self.query_one(DataTable)
+        table.clear()
+        total = max(1, s.page_count * s.page_size)
+        for t in s.tables:
+            share = f"{t.bytes / total:.1%}" if t.bytes is not None else "—"
+            table.add_row(safe_text(t.name), "table", "", f"{t.rows:,}", human_bytes(t.bytes), share, key=f"t:{t.name}")
+        for i in s.indexes:
+            share = f"{i.bytes / total:.1%}" if i.bytes is not None else "—"
+            table.add_row(safe_text(i.name), "index", safe_text(i.table), "", human_bytes(i.bytes), share,
+                          key=f"i:{i.name}")
+        if s.freelist_count:
+            table.add_row(Text("(freelist)"), "free", "", "", human_bytes(s.freelist_bytes),
+                          f"{s.freelist_bytes / total:.1%}", key="freelist")
+
+    def _bar(self, name: str, value: int, total: int, text: str) -> None:
+        self.query_one(f"#bar-{name}", ProgressBar).update(total=total, progress=value)
+        self.query_one(f"#bar-{name}-text", Label).update(Text(text))
+
+    # ------------------------------------------------------------------ actions
+    def _busy(self) -> bool:
+        if self.working:
+            self.notify("Another database action is running.", markup=False)
+        return self.working or self.stats is None
+
+    def action_vacuum(self) -> None:
+        if self._busy():
+            return
+        est = vacuum_estimate(self.stats)
+        body = (f"VACUUM rewrites the whole database: it returns about {human_bytes(est['returns_bytes'])}"
+                f" (free pages; partly empty pages add to it) and needs about {human_bytes(est['temporary_bytes'])}"
+                " of temporary space meanwhile. An agent writing to this store waits until it is done.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._start("VACUUM…")
+                self.run_vacuum()
+
+        self.app.push_screen(ConfirmScreen("VACUUM the database?", body, yes="VACUUM"), answered)
+
+    def action_incremental_vacuum(self) -> None:
+        if self._busy():
+            return
+        if self.stats.auto_vacuum != "incremental":
+            self.notify("This database was not created with auto_vacuum=incremental: use VACUUM (v).", markup=False)
+            return
+        self._start("incremental vacuum…")
+        self.run_simple("incremental")
+
+    def action_wal_checkpoint(self) -> None:
+        if self._busy():
+            return
+        self._start("WAL checkpoint…")
+        self.run_simple("checkpoint")
+
+    def action_cancel_vacuum(self) -> None:
+        if self.working:
+            self._cancel.set()
+
+    def action_close(self) -> None:
+        if self.working:
+            self.notify("A database action is running (c cancels VACUUM).", markup=False)
+            return
+        self.dismiss()
+
+    def _start(self, text: str) -> None:
+        self.working = True
+        self._cancel.clear()
+        self.add_class("-working")
+        self.query_one("#stats-progress-bar", ProgressBar).update(total=100, progress=0)
+        self.query_one("#stats-progress-text", Label).update(Text(text))
+
+    @work(thread=True, exclusive=True, group="stats-write", exit_on_error=False, description="VACUUM")
+    def run_vacuum(self) -> None:
+        from memtui.core.store import AgentStore
+
+        try:
+            with AgentStore.open(self.app.store.db_path) as store:
+                result = vacuum(store, progress=lambda f: self.post_message(self.Progressed(f)),
+                                cancel=self._cancel.is_set)
+        except Exception as exc:
+            self.post_message(self.Done(None, str(exc) or type(exc).__name__))
+            return
+        self.post_message(self.Done(result))
+
+    @work(thread=True, exclusive=True, group="stats-write", exit_on_error=False, description="database maintenance")
+    def run_simple(self, kind: str) -> None:
+        from memtui.core.store import AgentStore
+
+        try:
+            with AgentStore.open(self.app.store.db_path) as store:
+                result = incremental_vacuum(store) if kind == "incremental" else wal_checkpoint(store)
+        except Exception as exc:
+            self.post_message(self.Done(None, str(exc) or type(exc).__name__))
+            return
+        self.post_message(self.Done(result))
+
+    @on(Progressed)
+    def _progressed(self, event: Progressed) -> None:
+        self.query_one("#stats-progress-bar", ProgressBar).update(total=100, progress=round(event.fraction * 100))
+        self.query_one("#stats-progress-text", Label).update(Text("VACUUM… (c cancels; nothing changes then)"))
+
+    @on(Done)
+    def _done(self, event: Done) -> None:
+        self.working = False
+        self.remove_class("-working")
+        if event.error is not None:
+            self.app.notify_error(event.error, title="Database action failed")
+        else:
+            r = event.result
+            self.notify(f"{r.kind}: {human_bytes(r.file_bytes_before)} → {human_bytes(r.file_bytes_after)}"
+                        f" ({human_bytes(max(0, r.bytes_returned))} returned); freelist {r.freelist_before:,} →"
+                        f" {r.freelist_after:,} pages.", title="Done", timeout=8, markup=False)
+        self.app.reopen_source()

@@ -1,0 +1,167 @@
+"""Write SVG screenshots of the main views, from the seeded demo, into screenshots/.
+
+    python -m memtui.ui.screenshots [OUTPUT_DIR]     (default: ./screenshots)
+
+Deterministic: demo seed 1 with its own clock, a fixed "now" for relative times, UTC wall
+clock, a 160×48 terminal, cursor blink off. The snapshot tests drive the app with the same
+helpers (`settle`, `open_session`, `open_step`). To add a view, append a `Shot`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+SIZE = (160, 48)
+
+
+async def settle(pilot: Any, rounds: int = 6, limit: float = 10.0) -> None:
+    """Wait until the chain of loads (session → tasks → steps → files → diff) is done."""
+    from textual.widgets import Input
+
+    app = pilot.app
+    deadline = time.monotonic() + limit
+    quiet = 0
+    while quiet < rounds and time.monotonic() < deadline:
+        for worker in list(app.workers):
+            try:
+                await worker.wait()
+            except Exception:  # cancelled or failed workers are part of normal navigation
+                pass
+        busy = any(getattr(screen, "busy", False) for screen in app.screen_stack)
+        await pilot.pause(0.05 if busy else None)
+        quiet = 0 if busy else quiet + 1
+    for box in app.screen.query(Input):
+        box.cursor_blink = False
+
+
+async def open_session(pilot: Any, title: str) -> None:
+    """Highlight the session with this title and wait for its tasks."""
+    from memtui.ui.widgets.sessions_table import SessionsTable
+
+    await settle(pilot)
+    table = pilot.app.screen.query_one(SessionsTable)
+    key = next(table.row_key(r) for r in table.records if getattr(r, "title", "") == title)
+    table.select_key(key)
+    await settle(pilot)
+
+
+async def open_step(pilot: Any, session: str, task: str, seq: int, focus: str = "3") -> None:
+    """Highlight a session, one of its tasks, the step `seq`, then press `focus` (a pane key)."""
+    from memtui.ui.widgets.step_timeline import StepTimeline
+    from memtui.ui.widgets.task_tree import TaskTree
+
+    await open_session(pilot, session)
+    tree = pilot.app.screen.query_one(TaskTree)
+    tree.select_task(next(t.id for t in tree._tasks if t.title == task))
+    await settle(pilot)
+    steps = pilot.app.screen.query_one(StepTimeline)
+    steps.select_key(str(next(s.id for s in steps.records if s.seq == seq)))
+    await settle(pilot)
+    await pilot.press(focus)
+    await settle(pilot)
+
+
+ROUTING = ("Add request routing with path parameters", "Fix path parameters after review")
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One screenshot: a file name and what to do before taking it."""
+
+    name: str
+    prepare: Callable[[Any], Awaitable[None]]
+
+
+async def _keys(pilot: Any, *keys: str) -> None:
+    await pilot.press(*keys)
+    await settle(pilot)
+
+
+async def _main(pilot: Any) -> None:
+    await settle(pilot)
+
+
+async def _handoffs(pilot: Any) -> None:
+    await open_session(pilot, "Refactor the parser with sub-agents")
+    await _keys(pilot, "2")
+
+
+async def _diff(pilot: Any) -> None:
+    await open_step(pilot, *ROUTING, 7, "3")
+
+
+async def _split(pilot: Any) -> None:
+    await open_step(pilot, *ROUTING, 3, "5")
+    await _keys(pilot, "v")
+
+
+async def _step(pilot: Any) -> None:
+    await open_step(pilot, *ROUTING, 7, "3")
+    await _keys(pilot, "enter")
+
+
+async def _help(pilot: Any) -> None:
+    await settle(pilot)
+    await _keys(pilot, "question_mark")
+
+
+async def _palette(pilot: Any) -> None:
+    await settle(pilot)
+    await _keys(pilot, "ctrl+p", *"diff")
+    await pilot.pause(0.3)
+
+
+SHOTS: tuple[Shot, ...] = (
+    Shot("main", _main),
+    Shot("handoff-tree", _handoffs),
+    Shot("checkpoint-diff", _diff),
+    Shot("split-diff", _split),
+    Shot("step-detail", _step),
+    Shot("help", _help),
+    Shot("command-palette", _palette),
+)
+
+
+async def take(workspace: Path, out: Path, shots: tuple[Shot, ...] = SHOTS) -> list[Path]:
+    """Run the app on `workspace` once per shot and save each SVG into `out`."""
+    from memtui.core.demo import DEMO_START
+    from memtui.ui.app import make_app
+
+    now = DEMO_START + timedelta(days=30)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for shot in shots:
+        app = make_app(workspace, clock=lambda: now, shown_path="~/demo")
+        async with app.run_test(size=SIZE) as pilot:
+            await shot.prepare(pilot)
+            await pilot.pause()
+            written.append(Path(app.save_screenshot(f"{shot.name}.svg", str(out))))
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the seeded demo in a temporary directory and write every shot."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    out = Path(args[0] if args else "screenshots").resolve()
+    os.environ["TZ"] = "UTC"  # wall-clock times in the panes are local time
+    time.tzset()
+    from memtui.core.demo import build_demo
+
+    with tempfile.TemporaryDirectory(prefix="memtui-shots-") as tmp:
+        workspace = Path(tmp) / "demo"
+        build_demo(workspace, seed=1)
+        for path in asyncio.run(take(workspace, out)):
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

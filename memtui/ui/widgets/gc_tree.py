@@ -1,0 +1,110 @@
+"""The GC preview as a tree: sessions, and under each its tasks marked by what GC does.
+
+Each task shows its id, title, its mark — root (current task of an open session),
+protected (pinned, running, waiting for the user), live via a reference, reclaimable, or
+collected — and bytes: what would go for a reclaimable task, the step payloads it keeps
+for a live one. Marks are theme colours through component classes (tcss/gc.tcss).
+Sessions start collapsed except those with live work; a session's tasks are added
+when it is expanded, so a store with 100,000 tasks opens quickly.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from memtui.core.gc import GcSessionRow, GcTaskRow
+from memtui.ui.text import human_bytes, safe_text
+
+Row = GcSessionRow | GcTaskRow
+
+
+class GcTree(Tree[Row]):
+    """Sessions → tasks, each task marked root / protected / live / reclaimable / collected."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = Tree.COMPONENT_CLASSES | {
+        "gc-tree--root",
+        "gc-tree--protected",
+        "gc-tree--live",
+        "gc-tree--reclaimable",
+        "gc-tree--collected",
+        "gc-tree--bytes",
+        "gc-tree--session-note",
+    }
+    """
+    | Class | Description |
+    | :- | :- |
+    | `gc-tree--root` … `gc-tree--collected` | The mark of a task in that state. |
+    | `gc-tree--bytes` | The byte count of a task or session. |
+    | `gc-tree--session-note` | The live/reclaimable summary beside a session. |
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("GC", id=id, classes=classes)
+        self.show_root = False
+        self.guide_depth = 2
+
+    def show_rows(self, sessions: list[GcSessionRow], keep_task: int | None = None) -> None:
+        """Replace the tree; sessions with live work start expanded; keep the cursor on a task."""
+        self.clear()
+        target: TreeNode[Row] | None = None
+        for session in sessions:
+            busy = any(t.state in ("root", "protected", "live") for t in session.tasks)
+            holds = keep_task is not None and any(t.task == keep_task for t in session.tasks)
+            node = self.root.add(safe_text(session.title or f"session {session.id}"), data=session,
+                                 allow_expand=bool(session.tasks))
+            if busy or holds:
+                found = self._fill(node, keep_task)
+                node.expand()
+                target = target or found
+        if target is not None:
+            self.call_after_refresh(self.move_cursor, target)
+        elif self.root.children:
+            self.call_after_refresh(self.move_cursor, self.root.children[0])
+
+    def _fill(self, node: TreeNode[Row], keep_task: int | None = None) -> TreeNode[Row] | None:
+        session = node.data
+        if node.children or not isinstance(session, GcSessionRow):
+            return None
+        found = None
+        for task in session.tasks:
+            child = node.add_leaf(safe_text(task.title), data=task)
+            if task.task == keep_task:
+                found = child
+        return found
+
+    def _on_tree_node_expanded(self, event: Tree.NodeExpanded[Row]) -> None:
+        self._fill(event.node)
+
+    def current_row(self) -> Row | None:
+        node = self.cursor_node
+        return None if node is None or node is self.root else node.data
+
+    def render_label(self, node: TreeNode[Row], base_style: Style, style: Style) -> Text:
+        row = node.data
+        if row is None:
+            return super().render_label(node, base_style, style)
+        cls = self.get_component_rich_style
+        if isinstance(row, GcSessionRow):
+            icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else "  "
+            title = node.label.copy()
+            title.truncate(32, overflow="ellipsis")
+            title.stylize(style)
+            live = row.count("root") + row.count("protected") + row.count("live")
+            note = f"  {row.status} · {live} live · {row.count('reclaimable')} reclaimable"
+            parts: list = [(icon, base_style), title, (note, cls("gc-tree--session-note", partial=True))]
+            if row.reclaimable_bytes:
+                parts.append((f" · {human_bytes(row.reclaimable_bytes)}", cls("gc-tree--bytes", partial=True)))
+            return Text.assemble(*parts)
+        title = node.label.copy()
+        title.truncate(40, overflow="ellipsis")
+        title.stylize(style)
+        mark_style = cls(f"gc-tree--{row.state}", partial=True)
+        parts = [(f"#{row.task} ", base_style), title, ("  ", base_style), (row.label, mark_style)]
+        if row.bytes:
+            parts.append((f"  {human_bytes(row.bytes)}", cls("gc-tree--bytes", partial=True)))
+        return Text.assemble(*parts)

@@ -1,0 +1,185 @@
+"""GC benchmark on demo stores (not collected by pytest).
+
+    python tests/bench/gc.py --scale 20000 --scale 100000        # builds demos in a temp dir
+    python tests/bench/gc.py --store /tmp/d20k --store /tmp/d100k   # reuse `memtui demo DIR --scale N`
+
+For each store: the live set (Python walk with reasons) next to one recursive SQL query in
+the same run, the full plan with byte accounting, peak memory of the plan, then apply on a
+copy of the database while a second process keeps inserting steps with its own connection
+(its longest wait is what an agent would feel), and apply's throughput.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import resource
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+from memtui.core.gc import apply_gc, find_roots, live_set, live_set_sql, plan_gc
+from memtui.core.stats import db_stats
+from memtui.core.store import AgentStore
+
+
+def _best(fn, repeat: int = 3) -> tuple[float, object]:
+    times, value = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        value = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), value
+
+
+def _writer(db_path: str, ready, stop, out, pause: float) -> None:
+    """A concurrent agent: records a small step every `pause` seconds, timing each call."""
+    store = AgentStore.open(db_path)
+    session = store.start_session("concurrent writer")
+    task = store.start_task(session, "keeps writing")
+    ready.set()
+    waits = []
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        store.record_step(task, "bash", {"command": "true"}, "ok")
+        waits.append(time.perf_counter() - t0)
+        time.sleep(pause)
+    store.close()
+    out.put(waits)
+
+
+def _writer_stats(waits: list[float]) -> dict:
+    if not waits:
+        return {"n": 0, "max_ms": 0.0, "p99_ms": 0.0, "median_ms": 0.0}
+    waits = sorted(waits)
+    return {"n": len(waits), "max_ms": waits[-1] * 1000, "p99_ms": waits[int(len(waits) * 0.99) - 1] * 1000,
+            "median_ms": statistics.median(waits) * 1000}
+
+
+PAUSE = 0.005
+
+
+def _measure_writer(db_path: Path, during) -> tuple[dict, object]:
+    ctx = mp.get_context("fork")
+    ready, stop, out = ctx.Event(), ctx.Event(), ctx.Queue()
+    proc = ctx.Process(target=_writer, args=(str(db_path), ready, stop, out, PAUSE))
+    proc.start()
+    ready.wait(30)
+    try:
+        value = during()
+    finally:
+        stop.set()
+    waits = out.get(timeout=60)
+    proc.join(30)
+    return _writer_stats(waits), value
+
+
+def bench_store(db_path: Path, batch: int, hold: float = 0.02, pause: float = 0.01) -> dict:
+    row: dict = {"store": str(db_path), "hold_pause": f"{hold:g}/{pause:g}"}
+    with AgentStore.open(db_path, readonly=True) as ro:
+        row["tasks"] = ro._sql("SELECT COUNT(*) FROM task")[0][0]
+        row["refs"] = ro._sql("SELECT COUNT(*) FROM task_ref")[0][0]
+        row["db_mib"] = db_path.stat().st_size / 1048576
+        py_time, live = _best(lambda: live_set(ro, find_roots(ro)))
+        sql_time, live_sql = _best(lambda: live_set_sql(ro))
+        assert set(live) == live_sql, "the Python walk and the recursive SQL disagree"
+        row.update(live=len(live), live_py_s=py_time, live_sql_s=sql_time, ratio=py_time / sql_time)
+        plan_time, plan = _best(lambda: plan_gc(ro), repeat=1)
+        row.update(plan_s=plan_time, reclaimable=len(plan.reclaimable),
+                   reclaimable_mib=plan.reclaimable_bytes / 1048576)
+        tracemalloc.start()
+        plan_gc(ro)
+        row["plan_peak_mib"] = tracemalloc.get_traced_memory()[1] / 1048576
+        tracemalloc.stop()
+
+    work = Path(tempfile.mkdtemp(prefix="memtui-gc-bench-"))
+    try:
+        copy = work / "agent.db"
+        with sqlite3.connect(db_path) as conn:  # a consistent copy, WAL included
+            conn.execute(f"VACUUM INTO '{copy}'")
+        with sqlite3.connect(copy) as conn:
+            conn.execute("PRAGMA journal_mode=wal")
+        baseline, _ = _measure_writer(copy, lambda: time.sleep(1.0))
+        row["writer_idle_max_ms"] = baseline["max_ms"]
+        store = AgentStore.open(copy)
+        plan = plan_gc(store)
+        rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        writer, result = _measure_writer(copy, lambda: apply_gc(store, plan, batch=batch, hold=hold, pause=pause))
+        row.update(
+            apply_s=result.seconds, tasks_per_s=result.tasks / result.seconds if result.seconds else 0,
+            mib_per_s=result.bytes / 1048576 / result.seconds if result.seconds else 0,
+            collected=result.tasks, blobs=result.blobs, freed_mib=result.bytes / 1048576,
+            freelist_mib=(result.freelist_after - result.freelist_before) * result.page_size / 1048576,
+            writer_steps=writer["n"], writer_max_ms=writer["max_ms"], writer_p99_ms=writer["p99_ms"],
+            writer_median_ms=writer["median_ms"],
+            rss_mib=max(rss0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024,
+        )
+        row["healthy"] = store._sql("PRAGMA quick_check") == [("ok",)] and not store._sql("PRAGMA foreign_key_check")
+        stats = db_stats(store)
+        row["freelist_share"] = stats.freelist_share
+        store.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return row
+
+
+COLUMNS = [
+    ("tasks", "tasks", "{:,}"), ("hold_pause", "hold/pause s", "{}"), ("db_mib", "db MiB", "{:.0f}"), ("live", "live", "{:,}"),
+    ("live_py_s", "live py s", "{:.3f}"), ("live_sql_s", "live SQL s", "{:.3f}"), ("ratio", "py/SQL", "{:.2f}"),
+    ("plan_s", "plan s", "{:.2f}"), ("plan_peak_mib", "plan peak MiB", "{:.0f}"),
+    ("reclaimable", "reclaimable", "{:,}"), ("reclaimable_mib", "recl. MiB", "{:.1f}"),
+    ("apply_s", "apply s", "{:.1f}"), ("tasks_per_s", "tasks/s", "{:,.0f}"), ("mib_per_s", "MiB/s", "{:.1f}"),
+    ("freelist_mib", "→ freelist MiB", "{:.1f}"),
+    ("writer_idle_max_ms", "writer max ms (idle)", "{:.1f}"),
+    ("writer_max_ms", "writer max ms (GC)", "{:.1f}"), ("writer_p99_ms", "writer p99 ms", "{:.1f}"),
+    ("rss_mib", "max RSS MiB", "{:.0f}"), ("healthy", "ok", "{}"),
+]
+
+
+def print_table(rows: list[dict]) -> None:
+    print("| " + " | ".join(h for _, h, _ in COLUMNS) + " |")
+    print("|" + "---|" * len(COLUMNS))
+    for row in rows:
+        print("| " + " | ".join(fmt.format(row.get(k, "")) for k, _, fmt in COLUMNS) + " |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--store", action="append", default=[], help="a workspace or agent.db (repeatable)")
+    ap.add_argument("--scale", action="append", type=int, default=[], help="build a demo with N tasks first")
+    ap.add_argument("--batch", type=int, default=200)
+    ap.add_argument("--writer-pause-ms", type=float, default=5.0,
+                    help="the concurrent writer's pause between steps (an agent recording 100+ steps/s)")
+    ap.add_argument("--hold", type=float, default=0.02, help="apply_gc: seconds of write transactions between pauses")
+    ap.add_argument("--pause", type=float, default=0.01, help="apply_gc: seconds it pauses for other writers")
+    args = ap.parse_args(argv)
+    global PAUSE
+    PAUSE = args.writer_pause_ms / 1000
+    stores = [Path(s) for s in args.store]
+    built = []
+    for n in args.scale:
+        from memtui.core.demo import build_demo
+
+        t0 = time.perf_counter()
+        root = build_demo(Path(tempfile.mkdtemp(prefix=f"memtui-demo-{n}-")), scale=n)
+        print(f"built demo --scale {n} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        built.append(root)
+        stores.append(root)
+    rows = []
+    for s in stores:
+        db = s / ".agent" / "agent.db" if s.is_dir() else s
+        print(f"benchmarking {db} …", file=sys.stderr)
+        rows.append(bench_store(db, args.batch, args.hold, args.pause))
+    print_table(rows)
+    for root in built:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

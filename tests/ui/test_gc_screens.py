@@ -1,0 +1,248 @@
+"""The GC preview (g) and the statistics screen (s) on the seeded demo workspace.
+
+Each test works on its own copy of one demo built per module (deterministic: fixed seed,
+fixed clock), at a fixed terminal size.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import threading
+
+import pytest
+from textual.widgets import DataTable, Static
+from textual.worker import WorkerCancelled
+
+from memtui.core.demo import build_demo
+from memtui.core.store import AgentStore
+from memtui.ui.app import make_app
+from memtui.ui.screens.gc import ConfirmScreen, GcScreen
+from memtui.ui.screens.stats import StatsScreen
+from memtui.ui.widgets.gc_tree import GcTree
+
+SIZE = (140, 42)
+
+
+@pytest.fixture(scope="module")
+def demo_master(tmp_path_factory):
+    return build_demo(tmp_path_factory.mktemp("gc-demo") / "demo")
+
+
+@pytest.fixture
+def demo(demo_master, tmp_path):
+    return shutil.copytree(demo_master, tmp_path / "demo")
+
+
+async def settle(pilot, rounds: int = 4) -> None:
+    """Wait for the workers (an exclusive one cancelled by its successor is fine) and their messages."""
+    for _ in range(rounds):
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass
+        await pilot.pause()
+
+
+def _tree_rows(screen):
+    tree = screen.query_one(GcTree)
+    return {node.data.task: node.data for parent in tree.root.children for node in parent.children
+            if node.data is not None}
+
+
+async def _select(pilot, task_id: int) -> None:
+    """Expand the task's session if needed, then put the cursor on the task."""
+    tree = pilot.app.screen.query_one(GcTree)
+    for parent in tree.root.children:
+        if any(t.task == task_id for t in parent.data.tasks):
+            if not parent.is_expanded:
+                parent.expand()
+                await pilot.pause()  # lines are numbered on the next render
+            node = next(n for n in parent.children if n.data.task == task_id)
+            tree.move_cursor(node)
+            await pilot.pause()
+            return
+    raise AssertionError(f"task {task_id} not in the tree")
+
+
+def _explain(screen) -> str:
+    return str(screen.query_one("#gc-explain", Static).render())
+
+
+def _db(demo):
+    return demo / ".agent" / "agent.db"
+
+
+async def test_g_opens_the_preview_with_marks_and_reasons(demo):
+    app = make_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GcScreen)
+        rows = _tree_rows(screen)
+        assert rows[18].state == "root" and rows[18].label == "root · current, running"
+        assert rows[12].label == "protected · pinned"
+        assert rows[15].label == "protected · running"  # the running orphan
+        assert rows[11].label == "live via #10 (handoff)"
+        assert rows[1].state == "reclaimable" and rows[1].bytes > 0
+        await _select(pilot, 11)
+        assert "#8 -handoff-> #10 -handoff-> #11" in _explain(screen)
+        await _select(pilot, 14)
+        assert "orphan" in _explain(screen) and "would remove" in _explain(screen)
+        await pilot.press("g")  # not over itself
+        assert len([s for s in app.screen_stack if isinstance(s, GcScreen)]) == 1
+        await pilot.press("escape")
+        assert not isinstance(app.screen, GcScreen)
+
+
+async def test_p_pins_and_unpins_through_a_write_connection(demo):
+    app = make_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        await _select(pilot, 3)
+        await pilot.press("p")
+        await settle(pilot, 6)
+        assert _tree_rows(app.screen)[3].label == "protected · pinned"
+        assert app.store.readonly  # the app itself stays read-only
+        with AgentStore.open(demo, readonly=True) as store:
+            assert store.task(3).pinned
+        await _select(pilot, 3)
+        await pilot.press("p")
+        await settle(pilot, 6)
+        assert _tree_rows(app.screen)[3].state == "reclaimable"
+
+
+async def test_apply_asks_first_then_collects_and_refreshes(demo):
+    app = make_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        with AgentStore.open(demo, readonly=True) as store:
+            assert not store.task(1).collected
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot, 8)
+        screen = app.screen
+        assert isinstance(screen, GcScreen) and not screen.applying
+        rows = _tree_rows(screen)
+        assert rows[1].state == "collected" and rows[18].state == "root"
+        assert screen.plan.reclaimable == ()
+        with sqlite3.connect(_db(demo)) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+            assert conn.execute("SELECT COUNT(*) FROM step WHERE task_id = 1").fetchone() == (0,)
+
+
+async def test_cancel_stops_between_tasks(demo, monkeypatch):
+    import memtui.ui.screens.gc as gc_screen
+
+    real = gc_screen.apply_gc
+    started = threading.Event()
+
+    def slow_apply(store, plan, progress=None, cancel=None, **kw):
+        started.set()
+        for _ in range(500):  # wait for the user's c
+            if cancel():
+                break
+            threading.Event().wait(0.01)
+        return real(store, plan, progress=progress, cancel=cancel, **kw)
+
+    monkeypatch.setattr(gc_screen, "apply_gc", slow_apply)
+    app = make_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        await pilot.press("a", "y")
+        started.wait(5)
+        await pilot.press("escape")  # refused while collecting
+        assert isinstance(app.screen, GcScreen)
+        await pilot.press("c")
+        await settle(pilot, 8)
+        assert not app.screen.applying
+        with AgentStore.open(demo, readonly=True) as store:
+            assert not any(t.collected for t in store.tasks_by_id(list(range(1, 19))))
+
+
+async def test_s_opens_statistics_equal_to_the_pragmas(demo):
+    app = make_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StatsScreen)
+        with sqlite3.connect(f"file:{_db(demo)}?mode=ro", uri=True) as conn:
+            pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        assert screen.stats.page_count == pages
+        assert f"{pages:,} × 4,096 B" in str(screen.query_one("#stats-facts", Static).render())
+        table = screen.query_one(DataTable)
+        assert table.row_count == len(screen.stats.tables) + len(screen.stats.indexes)
+        await pilot.press("w")
+        await settle(pilot, 6)
+        assert isinstance(app.screen, StatsScreen) and not app.screen.working
+
+
+async def test_gc_then_vacuum_from_the_statistics_screen(demo):
+    app = make_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        await pilot.press("a", "y")
+        await settle(pilot, 8)
+        await pilot.press("escape", "s")
+        await settle(pilot, 6)
+        screen = app.screen
+        assert screen.stats.freelist_count > 0
+        await pilot.press("v")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot, 8)
+        assert app.screen.stats.freelist_count == 0
+
+
+def test_gc_preview_snapshot(snap_compare, demo):
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        await _select(pilot, 11)
+
+    assert snap_compare(make_app(demo), terminal_size=SIZE, run_before=run_before)
+
+
+def test_stats_snapshot(snap_compare, demo):
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+
+    assert snap_compare(make_app(demo), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_p_on_the_main_screen_pins_the_highlighted_task(demo):
+    from memtui.ui.widgets.task_tree import TaskTree
+
+    app = make_app(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        task = app.screen.query_one(TaskTree).current_task()
+        assert task is not None
+        await pilot.press("p")
+        await settle(pilot, 6)
+        with AgentStore.open(demo, readonly=True) as store:
+            assert store.task(task.id).pinned is not task.pinned

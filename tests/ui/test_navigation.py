@@ -1,0 +1,268 @@
+"""Pilot tests: what a user does on the main screen and what they see."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from memtui.core.store import AgentStore
+from memtui.ui.commands import COMMANDS
+from memtui.ui.screens.help import HelpScreen
+from memtui.ui.screens.main import MainScreen
+from memtui.ui.screens.step_detail import StepDetailScreen
+from memtui.ui.widgets.checkpoint_files import CheckpointFiles
+from memtui.ui.widgets.diff_pane import DiffPane
+from memtui.ui.widgets.sessions_table import OrphansRow, SessionsTable
+from memtui.ui.widgets.step_timeline import StepTimeline
+from memtui.ui.widgets.task_tree import TaskTree
+
+
+
+SIZE = (160, 48)
+
+
+async def test_sessions_newest_first_with_orphans(demo_path: Path, app_for, settled) -> None:
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        table = app.screen.query_one(SessionsTable)
+        with AgentStore.open(demo_path, readonly=True) as store:
+            expected = [s.id for s in store.sessions()]
+            orphans = len(store.tasks(None))
+        records = table.records
+        assert [r.id for r in records if not isinstance(r, OrphansRow)] == expected
+        assert isinstance(records[-1], OrphansRow) and records[-1].count == orphans
+        assert table.row_count == len(expected) + 1
+        # The first session is highlighted and its tasks and steps are loaded.
+        assert app.screen.query_one(TaskTree).session_id == expected[0]
+        assert app.screen.query_one(StepTimeline).row_count > 0
+
+
+async def test_session_task_step_file_diff(demo_path: Path, app_for, settled) -> None:
+    """Walk down: a session, its task, a step with a checkpoint, the file, its diff."""
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        sessions = screen.query_one(SessionsTable)
+        titles = [getattr(r, "title", "") for r in sessions.records]
+        target = titles.index("Add request routing with path parameters")
+        for _ in range(target):
+            await pilot.press("down")
+        await pilot.press("enter")
+        await settled(pilot)
+        tree = screen.query_one(TaskTree)
+        assert screen.focused is tree
+        assert tree.current_task() is not None
+        await pilot.press("home")
+        for _ in range(10):  # down the tree to a task that made checkpoints
+            if tree.current_task().checkpoint_count:
+                break
+            await pilot.press("down")
+        await settled(pilot)
+        await pilot.press("enter")  # focus the steps of the highlighted task
+        await settled(pilot)
+        steps = screen.query_one(StepTimeline)
+        assert screen.focused is steps
+        # Move to the first step that made a checkpoint.
+        index = next(i for i, s in enumerate(steps.records) if s.checkpoint_id is not None)
+        for _ in range(index - steps.cursor_row):
+            await pilot.press("down")
+        await settled(pilot)
+        files = screen.query_one(CheckpointFiles)
+        assert files.row_count >= 1
+        entry = files.current_record()
+        diff = screen.query_one(DiffPane)
+        assert diff.entry is not None and diff.entry.id == entry.id
+        assert diff.view.diff is not None and diff.view.diff.path == entry.path
+        # The +/- counts arrived.
+        assert files.stats.get(entry.id) is not None
+
+
+async def test_handoff_child_nests_under_parent_from_other_session(demo_path: Path, app_for, settled) -> None:
+    with AgentStore.open(demo_path, readonly=True) as store:
+        handoff = next(r for r in store.all_references()
+                       if r.kind == "handoff" and store.task(r.from_task).session_id != store.task(r.to_task).session_id)
+        parent = store.task(handoff.from_task)
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        sessions = app.screen.query_one(SessionsTable)
+        assert sessions.select_key(str(parent.session_id))
+        await settled(pilot)
+        tree = app.screen.query_one(TaskTree)
+        parent_node = next(n for n in tree.root.children if n.data.id == parent.id)
+        assert handoff.to_task in [child.data.id for child in parent_node.children]
+        child = next(c for c in parent_node.children if c.data.id == handoff.to_task)
+        assert child.data.session_id != parent.session_id
+        label = tree.render_label(child, tree.rich_style, tree.rich_style).plain
+        assert f"session {child.data.session_id}" in label
+
+
+async def test_orphans_reachable(demo_path: Path, app_for, settled) -> None:
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        app.screen.query_one(SessionsTable).select_key("orphans")
+        await settled(pilot)
+        tree = app.screen.query_one(TaskTree)
+        assert tree.session_id is None
+        assert all(node.data.session_id is None for node in tree.root.children)
+        assert tree.root.children
+
+
+async def test_split_toggle_and_hunk_keys(crafted_path: Path, app_for, settled) -> None:
+    app = app_for(crafted_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        tree = screen.query_one(TaskTree)
+        first = tree.root.children[0].data
+        tree.select_task(first.id)
+        await settled(pilot)
+        await pilot.press("4")  # the changed-files pane
+        await settled(pilot)
+        files = screen.query_one(CheckpointFiles)
+        assert files.current_record().path == "src/long.py"
+        diff = screen.query_one(DiffPane)
+        assert diff.view.diff is not None and len(diff.view.diff.hunks) == 3
+        await pilot.press("5")
+        assert not diff.split
+        await pilot.press("v")
+        assert diff.split
+        await pilot.press("v")
+        assert not diff.split
+        view = diff.view
+        start = view.hunk_position()
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        after_one = view.hunk_position()
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        after_two = view.hunk_position()
+        assert start[0] < after_one[0] < after_two[0]
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        assert view.hunk_position()[0] == after_one[0]
+        # Whole-file views: after, then before, then back to the diff.
+        await pilot.press("f")
+        assert diff.mode == "after"
+        await pilot.press("f")
+        assert diff.mode == "before"
+        await pilot.press("f")
+        assert diff.mode == "diff"
+
+
+async def test_binary_entry_shows_summary(crafted_path: Path, app_for, settled) -> None:
+    app = app_for(crafted_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        tree = screen.query_one(TaskTree)
+        tree.select_task(tree.root.children[0].data.id)
+        await settled(pilot)
+        files = screen.query_one(CheckpointFiles)
+        assert files.select_key(str(next(r.id for r in files.records if r.path == "assets/blob.bin")))
+        await settled(pilot)
+        diff = screen.query_one(DiffPane)
+        assert diff.view.diff.binary
+        assert files.stats[files.current_record().id] is None
+
+
+async def test_filter_focused_list(demo_path: Path, app_for, settled) -> None:
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        sessions = screen.query_one(SessionsTable)
+        total = sessions.row_count
+        await pilot.press("slash")
+        box = screen.query_one("#filter", Input)
+        assert screen.focused is box
+        await pilot.press(*"sub-agent")
+        await pilot.pause()
+        assert 0 < sessions.row_count < total
+        assert all("sub-agent" in r.title for r in sessions.matching)
+        await pilot.press("enter")
+        assert screen.focused is sessions
+        await pilot.press("escape")
+        assert sessions.row_count == total
+        # Filtering the step list of the highlighted task.
+        steps = screen.query_one(StepTimeline)
+        tool = steps.records[-1].tool
+        await pilot.press("3", "slash", *tool)
+        await pilot.pause()
+        assert steps.matching and all(tool in steps.filter_key(s) for s in steps.matching)
+        assert steps.row_count == len(steps.matching) <= len(steps.records)
+
+
+async def test_help_lists_every_command(demo_path: Path, app_for, settled) -> None:
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        from rich.console import Console
+
+        console = Console(width=200, record=True)
+        console.print(app.screen._table())
+        text = console.export_text()
+        for command in COMMANDS:
+            assert command.description in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_palette_runs_a_screen_command(demo_path: Path, app_for, settled) -> None:
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        main = app.screen
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"zoom the focused")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settled(pilot)
+        assert app.screen is main
+        assert main.maximized is not None and main.maximized.id == "sessions-pane"
+        await pilot.press("z")
+        assert main.maximized is None
+
+
+async def test_step_detail_screen(crafted_path: Path, app_for, settled) -> None:
+    app = app_for(crafted_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        tree = app.screen.query_one(TaskTree)
+        tree.select_task(tree.root.children[0].data.id)
+        await settled(pilot)
+        await pilot.press("3", "enter")
+        await settled(pilot)
+        assert isinstance(app.screen, StepDetailScreen)
+        detail = app.screen
+        assert detail.step.tool == "edit_file"
+        checkpoint = str(detail.query_one("#step-checkpoint").render())
+        assert "src/long.py" in checkpoint and "assets/blob.bin" in checkpoint
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_big_task_loads_steps_in_pages(crafted_path: Path, app_for, settled) -> None:
+    app = app_for(crafted_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        tree = app.screen.query_one(TaskTree)
+        big = next(n.data for n in tree.root.children if n.data.title == "A long task")
+        tree.select_task(big.id)
+        await settled(pilot)
+        steps = app.screen.query_one(StepTimeline)
+        assert steps.total == 1200 and len(steps.records) == 500
+        await pilot.press("3")
+        for _ in range(6):  # rows are added a page at a time, then the next page is fetched
+            await pilot.press("end")
+            await settled(pilot)
+        assert len(steps.records) > 500
+        assert "1200 steps" in str(app.screen.query_one("#step-totals").render())

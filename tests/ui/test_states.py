@@ -1,0 +1,149 @@
+"""What the user sees when the workspace is missing, unreadable, empty or old, and that
+untrusted text from the store is shown literally."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+from memtui.core.store import AgentStore
+from memtui.ui.screens.main import MainScreen
+from memtui.ui.screens.notice import NoticeScreen
+from memtui.ui.screens.step_detail import StepDetailScreen, render_value
+from memtui.ui.text import sanitize
+from memtui.ui.widgets.sessions_table import SessionsTable
+from memtui.ui.widgets.task_tree import TaskTree
+from memtui.ui.widgets.workspace_bar import WorkspaceBar
+
+from conftest import HOSTILE_RESULT, HOSTILE_TITLE  # type: ignore[import-not-found]
+
+SIZE = (160, 48)
+
+
+def _screen_text(app) -> str:
+    """The screen as the terminal would show it, as plain text lines."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+async def _notice(app, settled) -> NoticeScreen:
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, NoticeScreen)
+        text = _screen_text(app)
+        await pilot.press("q")
+    return screen, text
+
+
+async def test_missing_workspace(tmp_path: Path, app_for, settled) -> None:
+    screen, text = await _notice(app_for(tmp_path / "nowhere"), settled)
+    assert screen.title_text == "No workspace here"
+    assert "memtui demo" in text and "nowhere" in text
+    assert "Traceback" not in text
+
+
+async def test_directory_without_store(tmp_path: Path, app_for, settled) -> None:
+    screen, text = await _notice(app_for(tmp_path), settled)
+    assert screen.title_text == "No memtui store here"
+    assert "memtui demo" in text
+
+
+async def test_unreadable_database(tmp_path: Path, app_for, settled) -> None:
+    db = tmp_path / ".agent" / "agent.db"
+    db.parent.mkdir()
+    db.write_bytes(b"this is not sqlite at all" * 100)
+    screen, text = await _notice(app_for(tmp_path), settled)
+    assert screen.title_text == "Cannot read this database"
+    assert "not a SQLite database" in text
+
+
+async def test_database_from_a_newer_memtui(tmp_path: Path, app_for, settled) -> None:
+    AgentStore.open(tmp_path).close()
+    con = sqlite3.connect(tmp_path / ".agent" / "agent.db")
+    con.execute("PRAGMA user_version = 99")
+    con.close()
+    screen, text = await _notice(app_for(tmp_path), settled)
+    assert screen.title_text == "Cannot read this database"
+    assert "newer memtui" in text
+
+
+async def test_empty_workspace_hints_at_the_demo(tmp_path: Path, app_for, settled) -> None:
+    AgentStore.open(tmp_path).close()
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        assert isinstance(app.screen, NoticeScreen)
+        assert app.screen.title_text == "This workspace has no sessions yet"
+        assert "memtui demo" in _screen_text(app)
+
+
+async def test_older_schema_is_browsed_read_only(crafted_path: Path, tmp_path: Path, app_for, settled) -> None:
+    copy = tmp_path / "old"
+    shutil.copytree(crafted_path, copy)
+    con = sqlite3.connect(copy / ".agent" / "agent.db")
+    con.execute("PRAGMA user_version = 1")
+    con.close()
+    before = (copy / ".agent" / "agent.db").read_bytes()
+    app = app_for(copy)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert app.store.readonly and app.store.needs_upgrade
+        badge = str(app.screen.query_one(WorkspaceBar).query_one("#ws-badge").render())
+        assert "read-only" in badge and "older schema" in badge
+        assert app.screen.query_one(SessionsTable).row_count == 1
+    assert (copy / ".agent" / "agent.db").read_bytes() == before  # browsing wrote nothing
+
+
+async def test_browsing_never_writes(demo_path: Path, app_for, settled) -> None:
+    db = demo_path / ".agent" / "agent.db"
+    before = db.read_bytes()
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("down", "down", "enter", "enter", "down")
+        await settled(pilot)
+    assert db.read_bytes() == before
+    wal = demo_path / ".agent" / "agent.db-wal"
+    assert not wal.exists() or wal.stat().st_size == 0  # SQLite's read-only side files, nothing written
+
+
+async def test_hostile_text_is_shown_literally(crafted_path: Path, app_for, settled) -> None:
+    app = app_for(crafted_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        table = app.screen.query_one(SessionsTable)
+        title_cell = table.get_row_at(0)[0]
+        assert title_cell.plain == sanitize(HOSTILE_TITLE)
+        assert "[bold red]pwned[/]" in title_cell.plain and "␛[31m" in title_cell.plain
+        assert not title_cell.spans  # no style came from the data
+        tree = app.screen.query_one(TaskTree)
+        assert any("[bold red]pwned[/]" in node.label.plain for node in tree.root.children)
+        text = _screen_text(app)
+        assert "\x1b" not in text and "\x07" not in text
+        assert "[bold red]pwned[/]" in text
+        # The step detail: a result full of markup and escapes, literally.
+        tree.select_task(tree.root.children[0].data.id)
+        await settled(pilot)
+        assert "Steps · Edit a long file [bold red]pwned[/] ␛[31mred" in _screen_text(app)  # pane title
+        await pilot.press("3", "enter")
+        await settled(pilot)
+        assert isinstance(app.screen, StepDetailScreen)
+        text = _screen_text(app)
+        assert "[link=https://evil.example]click[/link]" in text
+        assert "␛]0;title␇" in text and "\x1b" not in text
+        assert '"note": "[b]x[/b]"' in text
+        # Diff lines of a file holding markup.
+        await pilot.press("escape", "5", "v")
+        await settled(pilot)
+        assert "[red]literal[/red]" in _screen_text(app)
+
+
+def test_render_value_keeps_markup_and_escapes_visible() -> None:
+    shown = render_value(HOSTILE_RESULT)
+    plain = shown.plain
+    assert "[link=https://evil.example]click[/link]" in plain
+    assert "\x1b" not in plain and "␛[2J" in plain
+    assert "[red]" in render_value({"k": "[red]x[/red]\x1b"}).plain

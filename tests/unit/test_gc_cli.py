@@ -1,0 +1,114 @@
+"""The gc, pin, stats and vacuum verbs: text, JSON and errors."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from gc_fixtures import new_store, task_with_edit
+from memtui.cli import main
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    store = new_store(tmp_path)
+    s = store.start_session("s")
+    old = task_with_edit(store, s, "old")
+    cur = task_with_edit(store, s, "current", finish=None)
+    gone = store.start_session("deleted")
+    orphan = task_with_edit(store, gone, "orphan")
+    store.delete_session(gone)
+    store.close()
+    return tmp_path / "ws", {"old": old, "current": cur, "orphan": orphan}
+
+
+def _json(capsys, *argv):
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_gc_dry_run_json(workspace, capsys):
+    path, ids = workspace
+    doc = _json(capsys, "gc", str(path), "--dry-run", "--json")
+    assert doc["roots"] == [{"task": ids["current"], "kind": "current", "kinds": ["current", "running"]}]
+    assert [t["task"] for t in doc["live"]] == [ids["current"]]
+    assert doc["live"][0]["reason"] == "root: current task of an open session"
+    rec = {t["task"]: t for t in doc["reclaimable"]}
+    assert set(rec) == {ids["old"], ids["orphan"]}
+    assert rec[ids["orphan"]]["orphan"] and not rec[ids["old"]]["orphan"]
+    assert {k: rec[ids["old"]][k] for k in ("steps", "checkpoints", "entries")} == {
+        "steps": 2, "checkpoints": 1, "entries": 1}
+    assert doc["reclaimable_bytes"] == sum(t["bytes"] for t in doc["reclaimable"]) + doc["loose_bytes"]
+    # The preview wrote nothing.
+    assert _json(capsys, "gc", str(path), "--json")["reclaimable_bytes"] == doc["reclaimable_bytes"]
+
+
+def test_gc_text_then_apply(workspace, capsys):
+    path, ids = workspace
+    assert main(["gc", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert f"#{ids['orphan']}" in text and "orphan" in text and "--apply" in text
+    planned = _json(capsys, "gc", str(path), "--json")["reclaimable_bytes"]
+    done = _json(capsys, "gc", str(path), "--apply", "--batch", "1", "--json")
+    assert done["tasks"] == 2 and done["bytes"] == planned
+    assert done["steps"] == 4 and done["checkpoints"] == 2 and done["entries"] == 2
+    assert done["freelist_after"] >= done["freelist_before"]
+    assert _json(capsys, "gc", str(path), "--json")["reclaimable"] == []
+    assert main(["gc", str(path), "--apply"]) == 0
+    assert "collected 0 tasks" in capsys.readouterr().out
+
+
+def test_gc_refuses_both_modes_and_bad_batch(workspace, capsys):
+    path, _ = workspace
+    with pytest.raises(SystemExit):
+        main(["gc", str(path), "--dry-run", "--apply"])
+    assert main(["gc", str(path), "--apply", "--batch", "0"]) == 2
+    assert "--batch" in capsys.readouterr().err
+
+
+def test_pin_and_unpin(workspace, capsys):
+    path, ids = workspace
+    assert _json(capsys, "pin", str(path), str(ids["old"]), "--json") == {
+        "task": ids["old"], "pinned": True, "collected": False}
+    roots = _json(capsys, "gc", str(path), "--json")["roots"]
+    assert {"task": ids["old"], "kind": "pinned", "kinds": ["pinned"]} in roots
+    assert main(["pin", str(path), str(ids["old"]), "--unpin"]) == 0
+    assert "unpinned" in capsys.readouterr().out
+    assert main(["pin", str(path), "424242"]) == 2
+    assert "no task 424242" in capsys.readouterr().err
+
+
+def test_stats_json_matches_pragmas(workspace, capsys):
+    path, _ = workspace
+    doc = _json(capsys, "stats", str(path), "--json")
+    db = path / ".agent" / "agent.db"
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        for key in ("page_size", "page_count", "freelist_count"):
+            assert doc[key] == conn.execute(f"PRAGMA {key}").fetchone()[0]
+    assert doc["auto_vacuum"] == "incremental"
+    assert {"name", "bytes", "rows"} <= set(doc["tables"][0])
+    assert {"name", "table", "bytes"} <= set(doc["indexes"][0])
+    assert doc["content"]["raw_bytes"] >= doc["content"]["stored_bytes"] > 0
+    assert doc["file_bytes"] == db.stat().st_size
+    assert main(["stats", str(path)]) == 0
+    assert "freelist" in capsys.readouterr().out
+
+
+def test_vacuum_verbs(workspace, capsys):
+    path, _ = workspace
+    _json(capsys, "gc", str(path), "--apply", "--json")
+    inc = _json(capsys, "vacuum", str(path), "--incremental", "1", "--json")
+    assert inc["kind"] == "incremental"
+    full = _json(capsys, "vacuum", str(path), "--json")
+    assert full["kind"] == "vacuum" and full["freelist_after"] == 0
+    cp = _json(capsys, "vacuum", str(path), "--checkpoint", "--json")
+    assert cp["kind"] == "checkpoint" and cp["wal_bytes_after"] == 0
+
+
+def test_missing_store_is_one_line(tmp_path, capsys):
+    assert main(["gc", str(tmp_path / "nowhere")]) == 2
+    assert main(["stats", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("memtui: ") for line in err)
