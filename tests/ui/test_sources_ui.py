@@ -126,7 +126,7 @@ async def test_the_switcher_moves_between_stores_of_a_workspace(fixed_world, tmp
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.source.kind == "ra-aid"
-        await pilot.press("s")
+        await pilot.press("S")
         await settle(pilot)
         assert isinstance(app.screen, SourcesScreen)
         table = app.screen.query_one(DataTable)
@@ -136,7 +136,7 @@ async def test_the_switcher_moves_between_stores_of_a_workspace(fixed_world, tmp
         await settle(pilot)
         assert app.source.kind == "claude-code"
         assert app.screen.query_one("#sessions", DataTable).row_count == 2
-        await pilot.press("s")
+        await pilot.press("S")
         await settle(pilot)
         await pilot.press("escape")
         assert app.source.kind == "claude-code"
@@ -190,7 +190,9 @@ def test_snapshot_ra_aid_memory_items(fixed_world, snap_compare):
 def test_snapshot_source_switcher(fixed_world, snap_compare):
     async def switcher(pilot):
         await settle(pilot)
-        await pilot.press("s")
+        await pilot.press("down", "down")  # a one-input session: the panes behind are settled
+        await settle(pilot)
+        await pilot.press("S")
         await settle(pilot)
 
     assert snap_compare(make_app(Path("ra_aid_project"), clock=clock), terminal_size=SIZE, run_before=switcher)
