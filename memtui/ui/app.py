@@ -353,6 +353,8 @@ def _foreign_source(path: Path) -> Any | None:
     """Another agent's store to show for `path` when it holds no memtui store (else None)."""
     from memtui.core.sources import discover
 
+    if (path / ".agent" / "agent.db").is_file() or path.name == "agent.db":
+        return None  # memtui's own store: no need to look through other agents' homes
     try:
         found = discover(path)
     except MemtuiError:
