@@ -77,6 +77,8 @@ class MemtuiApp(App[int]):
         self._opener = opener
         self.measured: WorkspaceMeasured | None = None
         """The latest header facts (database size, counts, GC figures)."""
+        self.source_entry: Any | None = None
+        """The `memtui.core.sources.Source` shown, when it is another agent's store."""
         self.gc_plan: Any | None = None
         """The latest `GcPlan` the header computed (read-only; None until computed)."""
 
@@ -96,6 +98,10 @@ class MemtuiApp(App[int]):
         try:
             if self._opener is not None:
                 source = self._opener()
+            elif (foreign := _foreign_source(self.path)) is not None:
+                self.source_entry = foreign
+                source = foreign.open()
+                source.counts()  # index transcripts here, not on the UI thread
             else:
                 from memtui.core.store import AgentStore
 
@@ -255,6 +261,38 @@ class MemtuiApp(App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
+    def action_switch_source(self) -> None:
+        """Choose which store of the workspace the panes show (memtui, RA.Aid, Claude Code …)."""
+        from memtui.ui.screens.sources import SourcesScreen
+
+        entry = self.source_entry
+        current = (entry.kind, str(entry.path)) if entry is not None else (
+            ("memtui", str(getattr(self.store, "db_path", ""))) if self.store is not None else None)
+        self.push_screen(SourcesScreen(self.path, current), self._switch_to)
+
+    def _switch_to(self, entry: Any | None) -> None:
+        if entry is None or entry is self.source_entry:
+            return
+        self.open_chosen_source(entry)
+
+    @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open the source")
+    def open_chosen_source(self, entry: Any) -> None:
+        """Open (and index) the chosen source off the UI thread, then show it."""
+        source = entry.open()
+        source.counts()
+        self.call_from_thread(self._close_source)
+        self.source_entry = entry if entry.kind != "memtui" else None
+        self.post_message(SourceOpened(source, source if _is_store(source) else None))
+
+    def action_memory_items(self) -> None:
+        """Show the memory items of the source (RA.Aid facts, snippets and notes; history rows)."""
+        from memtui.ui.screens.memory_items import MemoryItemsScreen
+
+        if not callable(getattr(self.source, "memory_items", None)):
+            self.notify("This source keeps no memory items (facts, snippets, notes).", markup=False)
+            return
+        self.push_screen(MemoryItemsScreen())
+
     def action_gc(self) -> None:
         """Open the GC preview (native stores only; not over itself)."""
         from memtui.ui.screens.gc import GcScreen
@@ -322,6 +360,21 @@ def _is_store(source: Any) -> bool:
     from memtui.core.store import AgentStore
 
     return isinstance(source, AgentStore)
+
+
+def _foreign_source(path: Path) -> Any | None:
+    """Another agent's store to show for `path` when it holds no memtui store (else None)."""
+    from memtui.core.sources import discover
+
+    if (path / ".agent" / "agent.db").is_file() or path.name == "agent.db":
+        return None  # memtui's own store: no need to look through other agents' homes
+    try:
+        found = discover(path)
+    except MemtuiError:
+        return None  # opening the native store reports the problem in its own words
+    if any(s.kind == "memtui" for s in found):
+        return None
+    return next((s for s in found if s.kind != "memory-files"), None)
 
 
 def _gc_figures(source: Any) -> tuple[dict[str, int], Any]:

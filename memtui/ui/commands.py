@@ -65,6 +65,8 @@ SCOPES: dict[str, str] = {
     "main": "Main screen",
     "diff": "Checkpoint diff",
     "step": "Step detail",
+    "sources": "Source switcher",
+    "items": "Memory items",
     "gc": "GC preview",
     "stats": "Database statistics",
     "rollback": "Rollback dialog",
@@ -79,6 +81,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("command_palette", "ctrl+p", "Command palette", show=False),
     Command("refresh_data", "ctrl+r", "Reload from the store", show=False),
     Command("quit", "q", "Quit", priority=False),
+    Command("switch_source", "S", "Switch source: memtui, RA.Aid, JSONL, Claude Code, Codex", show=False),
+    Command("memory_items", "i", "Memory items: RA.Aid facts, snippets, notes; history", show=False),
     Command("gc", "g", "GC preview: what is live, what may go, and why", footer="GC"),
     Command("stats", "s", "Database size, freelist and per-table statistics", footer="Stats"),
     Command("memory", "m", "Memory documents (view, edit, lint)", footer="Memory"),
@@ -120,6 +124,13 @@ COMMANDS: tuple[Command, ...] = (
     Command("cancel", "escape,n", "Cancel: write nothing", scope="rollback", key_display="esc"),
     # ---- step detail
     Command("close", "escape", "Back", scope="step"),
+    # ---- source switcher
+    Command("close", "escape", "Keep the current source", scope="sources"),
+    # ---- memory items
+    Command("close", "escape", "Back", scope="items"),
+    Command("toggle_mark", "space", "Mark / unmark the item for deletion", scope="items", footer="Mark",
+            palette=False),
+    Command("curate", "d", "Delete the marked items (asks first)", scope="items", footer="Delete"),
     # ---- GC preview
     Command("toggle_pin", "p", "Pin / unpin the selected task (a pinned task is a GC root)", scope="gc",
             footer="Pin"),

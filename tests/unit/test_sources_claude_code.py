@@ -6,6 +6,8 @@ import pytest
 
 from memtui.core.model import MemorySource
 from memtui.core.sources import discover
+from memtui.core.rollback import apply_rollback, plan_rollback
+from memtui.core.sources.base import ContentUnknown
 from memtui.core.sources.claude_code import ClaudeCodeSource
 
 from sources_support import FIXTURES, agent_homes, fixture_texts, tree_state
@@ -121,9 +123,11 @@ def test_file_changes_have_exact_before_and_after(store):
     assert (e.path, e.kind, before, after, e.before_known) == ("tests/test_cli.py", "added", None, TEXTS.TEST_V1.encode(), True)
     e, (before, after) = entry(f"{S21}:toolu_06")  # no originalFile: the turn's file-history backup
     assert (before, after) == (TEXTS.CLI_V1.encode(), TEXTS.CLI_V2.encode())
-    e, (before, after) = entry(f"{S21}:toolu_07")  # second edit in the turn: the backup is stale
-    assert (before, after, e.before_known) == (None, None, False)
+    [e] = store.checkpoint_entries(f"{S21}:toolu_07")  # second edit in the turn: the backup is stale
+    assert (e.before_known, e.after_known, e.before_size) == (False, False, None)
     assert "earlier edit in the same turn" in e.unknown_reason
+    with pytest.raises(ContentUnknown):  # never None: that would mean "the file did not exist"
+        store.read_entry(e.id)
     e, (before, after) = entry(f"{S20}:toolu_11")  # MultiEdit (2.0.x)
     assert (before, after) == (TEXTS.COUNT_V0.encode(), TEXTS.COUNT_V1.encode())
     e, (before, after) = entry(f"{S20}:toolu_13")  # Write update
@@ -156,12 +160,40 @@ def test_browsing_changes_no_byte(homes, tmp_path):
                 store.references(task.id)
                 for cp in store.checkpoints(task.id):
                     for e in store.checkpoint_entries(cp.id):
-                        store.read_entry(e.id)
+                        try:
+                            store.read_entry(e.id)
+                        except ContentUnknown:
+                            pass
     assert tree_state(tmp_path) == before
 
 
 def test_entries_are_relative_to_the_recorded_workspace_root(store, homes):
     workspace, _env = homes
-    assert store.workspace_root(f"{S21}:u1") == workspace
+    assert store.workspace == workspace and store.workspace_root(f"{S21}:u1") == workspace
     [e] = store.checkpoint_entries(f"{S21}:toolu_02")
-    assert (store.workspace_root(f"{S21}:u1") / e.path).as_posix().endswith("tally/tally/cli.py")
+    assert e.path == "tally/cli.py"
+    # Opened as a whole Claude home, sessions of two projects: no single root, paths stay absolute.
+    everything = ClaudeCodeSource.from_path(FIXTURES / "claude_home")
+    assert everything.workspace is None
+    assert everything.entry(f"{S21}:toolu_02").path == "/home/dev/tally/tally/cli.py"
+
+
+def test_rollback_restores_known_contents_and_refuses_unknown_ones(store, homes):
+    workspace, _env = homes
+    target = workspace / "tally" / "cli.py"
+    target.parent.mkdir()
+    target.write_text(TEXTS.CLI_V3)  # the file as the session left it
+    plan = plan_rollback(store, checkpoint=f"{S21}:toolu_06", root=store.workspace)
+    [f] = plan.files
+    assert f.status == "conflict"  # the disk holds CLI_V3, the edit recorded CLI_V2
+    plan = plan_rollback(store, checkpoint=f"{S21}:toolu_07", root=store.workspace)
+    [f] = plan.files
+    assert f.status == "error" and "earlier edit in the same turn" in f.error
+    result = apply_rollback(store, plan)
+    assert target.read_text() == TEXTS.CLI_V3  # nothing written for an unknown before
+    target.write_text(TEXTS.CLI_V1)  # as the first edit left it
+    plan = plan_rollback(store, entry=f"{S21}:toolu_02", root=store.workspace)
+    assert [f.status for f in plan.files] == ["ready"]
+    result = apply_rollback(store, plan)
+    assert target.read_text() == TEXTS.CLI_V0
+    assert any("no undo recorded" in n for n in result.notes)

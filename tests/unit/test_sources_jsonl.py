@@ -22,7 +22,7 @@ def test_detected_from_the_workspace(root):
     kinds = {s.kind: s for s in discover(root, env={"HOME": str(root / "nohome")})}
     assert set(kinds) == {"memory-files", "jsonl-sessions"}
     assert kinds["jsonl-sessions"].counts() == {"sessions": 2, "messages": 8, "history_entries": 3}
-    assert kinds["memory-files"].counts() == {"files": 3}  # memory/MEMORY.md, USER.md, SOUL.md
+    assert kinds["memory-files"].counts() == {"files": 4}  # memory/MEMORY.md, USER.md, SOUL.md, history.jsonl
 
 
 def test_detected_from_a_session_file(root):

@@ -25,8 +25,9 @@ def project(tmp_path):
 
 def test_detected_from_the_workspace(project):
     sources = discover(project, env={"HOME": str(project / "nohome")})
-    assert [(s.kind, s.path) for s in sources] == [("ra-aid", project / ".ra-aid" / "pk.db")]
-    assert sources[0].counts() == COUNTS and sources[0].problems() == []
+    assert [(s.kind, s.path) for s in sources] == [("memory-files", project), ("ra-aid", project / ".ra-aid" / "pk.db")]
+    assert sources[0].counts() == {"files": 1}  # AGENTS.md
+    assert sources[1].counts() == COUNTS and sources[1].problems() == []
 
 
 @pytest.mark.parametrize("inside", [".ra-aid", ".ra-aid/pk.db"])

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
 
-from memtui.core.errors import MemtuiError
+from memtui.core.errors import ContentError, MemtuiError
 from memtui.core.model import (
     CheckpointInfo,
     EntryInfo,
@@ -33,14 +33,22 @@ class UnknownId(MemtuiError, KeyError):
         return str(self.args[0]) if self.args else "unknown id"
 
 
+class ContentUnknown(ContentError):
+    """The store does not hold a file change's full before- (or after-) content.
+
+    `read_entry` raises it rather than return None, which would mean "the file did not
+    exist": a rollback must refuse such an entry, never delete or empty the file.
+    """
+
+
 @dataclass(frozen=True)
 class SourceEntryInfo(EntryInfo):
     """A file change read from a foreign store.
 
     `before_known` is False when the store does not hold the full pre-edit content (a
     Codex patch hunk, a Claude Code edit with neither `originalFile` nor a backup); then
-    `read_entry` returns None for that side and `unknown_reason` says why — a rollback
-    must refuse such an entry. `diff` holds the store's own diff text where it has one.
+    `read_entry` raises ContentUnknown and `unknown_reason` says why — a rollback must
+    refuse such an entry. `diff` holds the store's own diff text where it has one.
     """
 
     before_known: bool = True

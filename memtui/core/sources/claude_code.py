@@ -33,7 +33,7 @@ from memtui.core.model import (
     StepInfo,
     TaskInfo,
 )
-from memtui.core.sources.base import SourceAdapter, SourceEntryInfo, UnknownId, page
+from memtui.core.sources.base import ContentUnknown, SourceAdapter, SourceEntryInfo, UnknownId, page
 from memtui.core.sources.jsonl import first_record, iter_records, read_record_at
 from memtui.core.sources.patches import PatchMismatch, apply_hunks, replace_strings
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
@@ -566,14 +566,24 @@ class ClaudeCodeSource(SourceAdapter):
             raise UnknownId(f"no file change {checkpoint_id!r} in {self.path}")
         return self._turns[found[0]], found[1]
 
+    def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
+        """One file change's checkpoint (its id is "<session>:<tool_use id>")."""
+        turn, item = self._change(checkpoint_id)
+        return CheckpointInfo(id=str(checkpoint_id), task_id=turn.id, step_id=str(checkpoint_id),
+                              created_at=item.created_at, entry_count=1)
+
+    def entry(self, entry_id: Id) -> SourceEntryInfo:
+        """The one entry of a checkpoint (entry ids equal checkpoint ids here)."""
+        return self.checkpoint_entries(entry_id)[0]
+
     def checkpoint_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
         turn, item = self._change(checkpoint_id)
         before, after, reason = self._contents(turn, item)
         absent = before is None and not reason
-        session = self._sessions[turn.session_id]
         path = item.file_path or ""
-        if session.cwd and path.startswith(session.cwd.rstrip("/") + "/"):
-            path = os.path.relpath(path, session.cwd)
+        root = self.workspace
+        if root is not None and path.startswith(str(root).rstrip("/") + "/"):
+            path = os.path.relpath(path, root)
         return [SourceEntryInfo(
             id=str(checkpoint_id), checkpoint_id=str(checkpoint_id), path=path,
             kind="added" if absent else "modified",
@@ -584,10 +594,12 @@ class ClaudeCodeSource(SourceAdapter):
         )]
 
     def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
-        """(before, after) as recorded; a side is None when absent — or unknown, which
-        `checkpoint_entries` marks with `before_known`/`after_known` and a reason."""
+        """(before, after) exactly as recorded; None for a side that did not exist (a file
+        the edit created). Raises ContentUnknown when the transcript lacks a side."""
         turn, item = self._change(entry_id)
-        before, after, _reason = self._contents(turn, item)
+        before, after, reason = self._contents(turn, item)
+        if reason:
+            raise ContentUnknown(f"{item.file_path}: {reason}")
         return before, after
 
     def _contents(self, turn: _Turn, item: _Item) -> tuple[bytes | None, bytes | None, str]:
@@ -646,6 +658,14 @@ class ClaudeCodeSource(SourceAdapter):
             return blob.read_bytes().decode("utf-8", "surrogateescape"), ""
         except OSError:
             return None, f"file-history backup {name} is missing"
+
+    @property
+    def workspace(self) -> Path | None:
+        """The one working directory all sessions recorded (entry paths are relative to
+        it), or None when they differ — then entry paths stay absolute."""
+        self._load()
+        cwds = {s.cwd for s in self._sessions.values() if s.cwd}
+        return Path(cwds.pop()) if len(cwds) == 1 else None
 
     def workspace_root(self, task_id: Id) -> Path | None:
         """The cwd the task's session recorded: entry paths are relative to it."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
-from memtui.core.sources.base import SourceAdapter, SourceEntryInfo, UnknownId, page
+from memtui.core.sources.base import ContentUnknown, SourceAdapter, SourceEntryInfo, UnknownId, page
 from memtui.core.sources.jsonl import first_record, iter_records, read_record_at
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 
@@ -498,11 +498,40 @@ class CodexSource(SourceAdapter):
                                created_at=i.created_at, entry_count=len(i.patch or []))
                 for i in turn.items if i.patch is not None and i.applied]
 
+    @property
+    def workspace(self) -> Path | None:
+        """The one cwd all rollouts recorded (entry paths are relative to it), else None."""
+        self._load()
+        cwds = {s.meta.get("cwd") for s in self._sessions.values() if isinstance(s.meta.get("cwd"), str)}
+        return Path(cwds.pop()) if len(cwds) == 1 else None
+
     def _relative(self, turn: _Turn, path: str) -> str:
+        """Patch paths are relative to the session's cwd: make them relative to the
+        source's workspace, or absolute when there is no single one."""
         cwd = self._sessions[turn.session_id].meta.get("cwd")
-        if isinstance(cwd, str) and os.path.isabs(path) and path.startswith(cwd.rstrip("/") + "/"):
-            return os.path.relpath(path, cwd)
-        return path
+        absolute = path if os.path.isabs(path) or not isinstance(cwd, str) else os.path.join(cwd, path)
+        root = self.workspace
+        if root is not None and absolute.startswith(str(root).rstrip("/") + "/"):
+            return os.path.relpath(absolute, root)
+        return absolute
+
+    def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
+        """An applied patch's checkpoint (its id is "<session>:<call id>")."""
+        self._load()
+        prefix = f"{checkpoint_id}:"
+        for entry_id, (turn, item, _pf, _path) in self._changes.items():
+            if entry_id.startswith(prefix):
+                return CheckpointInfo(id=str(checkpoint_id), task_id=turn.id, step_id=str(checkpoint_id),
+                                      created_at=item.created_at, entry_count=len(item.patch or []))
+        raise UnknownId(f"no applied patch {checkpoint_id!r} in {self.path}")
+
+    def entry(self, entry_id: Id) -> SourceEntryInfo:
+        """One file of an applied patch ("<session>:<call id>:<n>")."""
+        self._load()
+        if str(entry_id) not in self._changes:
+            raise UnknownId(f"no file change {entry_id!r} in {self.path}")
+        checkpoint_id = str(entry_id).rsplit(":", 1)[0]
+        return next(e for e in self.checkpoint_entries(checkpoint_id) if e.id == str(entry_id))
 
     def checkpoint_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
         self._load()
@@ -524,14 +553,16 @@ class CodexSource(SourceAdapter):
         return out
 
     def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
-        """(before, after): exact for added files (and deleted ones with recorded content);
-        None for a side Codex did not record — see the entry's `unknown_reason` and `diff`."""
+        """(before, after): exact for added files (and deleted ones with recorded content).
+        Raises ContentUnknown for what Codex did not record — see the entry's `diff`."""
         self._load()
         found = self._changes.get(str(entry_id))
         if found is None:
             raise UnknownId(f"no file change {entry_id!r} in {self.path}")
         turn, item, pf, _path = found
-        before, after, _reason, _diff = self._contents(turn, item, pf)
+        before, after, reason, _diff = self._contents(turn, item, pf)
+        if reason:
+            raise ContentUnknown(f"{pf.path}: {reason}")
         return before, after
 
     def _contents(self, turn: _Turn, item: _Item, pf: PatchFile) -> tuple[bytes | None, bytes | None, str, str]:

@@ -212,6 +212,12 @@ class RaAidSource(SourceAdapter):
                     )
                 )
 
+    def reload(self) -> None:
+        """Forget what was read, so the next call reads the database again (after a curate)."""
+        with self._index_lock:
+            self._loaded = False
+            self._problems = []
+
     # -- summary ---------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
         self._load()

@@ -32,6 +32,8 @@ from memtui.ui.messages import (
     StepsLoaded,
     TasksLoaded,
 )
+from memtui.core.sources.base import ContentUnknown
+from memtui.ui.screens.sources import partial_entry_shown
 from memtui.ui.text import one_line, safe_text
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.diff_pane import DiffPane
@@ -409,7 +411,10 @@ class MainScreen(MemtuiScreen[None]):
     @work(thread=True, exclusive=True, group="diff", exit_on_error=False, description="read file contents")
     def load_entry_content(self, entry: Any) -> None:
         with self.app.reading() as source:
-            before, after = source.read_entry(entry.id)
+            try:
+                before, after = source.read_entry(entry.id)
+            except ContentUnknown:  # another agent's store lacks a side: the pane says so
+                before, after = None, None
         prepared = DiffPane.prepare(entry.path, before, after)
         if not get_current_worker().is_cancelled:
             self.post_message(EntryContentLoaded(entry, before, after, prepared))
@@ -419,7 +424,8 @@ class MainScreen(MemtuiScreen[None]):
         diff = self.query_one(DiffPane)
         if diff.entry is None or diff.entry.id != event.entry.id:
             return
-        diff.show_content(event.entry, event.before, event.after, event.prepared)
+        if not partial_entry_shown(diff, event.entry):  # another agent's store may lack a side
+            diff.show_content(event.entry, event.before, event.after, event.prepared)
         self.query_one("#diff-pane", Pane).show_title(event.entry.path)
         self._diff_subtitle()
 

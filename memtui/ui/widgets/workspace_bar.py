@@ -29,6 +29,11 @@ class WorkspaceBar(Horizontal):
 
     def show(self, app: Any, measured: Any) -> None:
         """Fill in the facts (`measured` is a `WorkspaceMeasured` message)."""
+        kind = getattr(getattr(app, "source", None), "kind", "")
+        if kind:  # another agent's store: say whose
+            from memtui.ui.screens.sources import KIND_LABELS
+
+            self.query_one("#ws-name", Label).update(Text(f"memtui · {KIND_LABELS.get(kind, kind)}"))
         label = app.workspace_label() if hasattr(app, "workspace_label") else str(app.workspace or "")
         self.query_one("#ws-path", Label).update(safe_text(label))
         self.query_one("#ws-size", Label).update(

@@ -1,0 +1,179 @@
+"""The source switcher: every store found at or for the opened path, one of them shown.
+
+A workspace can hold memtui's own store and the memory of other agents (RA.Aid, a JSONL
+session store, Claude Code and Codex transcripts of the project). Discovery and counting
+read whole transcripts, so both run in a thread worker; choosing a row dismisses the
+screen with that `Source`, which the app then opens (in a worker too) and shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static
+from textual.worker import get_current_worker
+
+from memtui.ui.commands import bindings
+from memtui.ui.text import one_line, safe_text, sanitize
+
+KIND_LABELS: dict[str, str] = {
+    "memtui": "memtui",
+    "memory-files": "Memory files",
+    "ra-aid": "RA.Aid",
+    "jsonl-sessions": "JSONL sessions",
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+}
+"""How each source kind is named on screen."""
+
+
+def partial_entry_shown(diff: Any, entry: Any) -> bool:
+    """For a file change whose before or after the store did not keep (a Codex patch, a
+    Claude Code edit without `originalFile`): show why, and the store's own diff, in the
+    diff pane instead of a misleading empty diff. Returns whether it did."""
+    if getattr(entry, "before_known", True) and getattr(entry, "after_known", True):
+        return False
+    text = Text()
+    text.append("The full contents of this file are not in the store", style="bold")
+    reason = getattr(entry, "unknown_reason", "")
+    if reason:
+        text.append(f": {sanitize(reason)}")
+    text.append(".\nIt cannot be diffed in full or rolled back.")
+    patch = getattr(entry, "diff", None)
+    if patch:
+        text.append("\n\nThe change as the agent recorded it:\n\n", style="bold")
+        text.append(sanitize(patch, multiline=True))
+    diff.show_message(text)
+    return True
+
+
+def shown_path(path: Path, opened: Path) -> str:
+    """A source's path for people: relative to what was opened when inside it, `~/…` when
+    under the home folder, else absolute."""
+    path, opened = Path(path), Path(opened).expanduser().resolve()
+    if path == opened:
+        return "."
+    if path.is_relative_to(opened):
+        return str(path.relative_to(opened))
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+
+
+def counts_line(counts: dict[str, int], width: int = 60) -> str:
+    """`sessions 2 · prompts 5 · …` (underscores read as spaces), cut to `width`."""
+    return one_line(" · ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()), width)
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    """What the switcher shows of one source (computed in the worker)."""
+
+    source: Any
+    counts: dict[str, int]
+    problems: int
+
+
+class SourcesScreen(ModalScreen[Any]):
+    """Pick the store the panes show; dismisses with a `memtui.core.sources.Source` or None."""
+
+    COMMAND_SCOPE = "sources"
+    BINDINGS = bindings("sources")
+
+    @dataclass
+    class Discovered(Message):
+        """The discovery worker's answer (`error` set when it failed)."""
+
+        rows: list[SourceRow]
+        error: str | None = None
+
+    def __init__(self, path: Path, current: tuple[str, str] | None = None) -> None:
+        """`path`: what the user opened; `current`: (kind, path) of the source shown now."""
+        super().__init__()
+        self.path = Path(path)
+        self.current = current
+        self.rows: list[SourceRow] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="sources"):
+            yield Static(Text("Sources"), id="sources-title")
+            yield Static(safe_text(f"Stores found at or for {self.path}"), id="sources-path")
+            yield DataTable(id="sources-table", cursor_type="row", zebra_stripes=False)
+            yield Static(Text("enter shows a source · escape keeps the current one"), id="sources-keys")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("", "Kind", "Counts", "Problems", "Path")
+        table.loading = True
+        table.focus()
+        self.discover_sources()
+
+    @work(thread=True, exclusive=True, group="discover", exit_on_error=False, description="find the sources")
+    def discover_sources(self) -> None:
+        from memtui.core.errors import MemtuiError
+        from memtui.core.sources import discover
+
+        worker = get_current_worker()
+        try:
+            found = discover(self.path)
+        except MemtuiError as exc:
+            self.post_message(self.Discovered([], str(exc)))
+            return
+        rows = []
+        for source in found:
+            if worker.is_cancelled:
+                return
+            try:
+                counts, problems = source.counts(), len(source.problems())
+            except MemtuiError as exc:
+                counts, problems = {}, 1
+                self.app.call_from_thread(self.app.notify_error, exc, "Cannot read a source")
+            rows.append(SourceRow(source, counts, problems))
+        self.post_message(self.Discovered(rows))
+
+    @on(Discovered)
+    def _discovered(self, event: Discovered) -> None:
+        table = self.query_one(DataTable)
+        table.loading = False
+        self.rows = event.rows
+        if event.error:
+            self.query_one("#sources-path", Static).update(safe_text(event.error))
+        if not event.rows:
+            self.query_one("#sources-keys", Static).update(Text("No agent stores found here. escape goes back."))
+        cursor = 0
+        for index, row in enumerate(event.rows):
+            source = row.source
+            here = self.current == (source.kind, str(source.path))
+            if here:
+                cursor = index
+            table.add_row(
+                Text("●" if here else " ", style="bold"),
+                Text(KIND_LABELS.get(source.kind, source.kind), style="bold"),
+                safe_text(counts_line(row.counts)),
+                Text(str(row.problems) if row.problems else "—", style="bold" if row.problems else "dim"),
+                safe_text(one_line(shown_path(source.path, self.path), 70)),
+                key=str(index),
+            )
+        if event.rows:
+            table.move_cursor(row=cursor)
+
+    @on(DataTable.RowSelected, "#sources-table")
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        index = int(event.row_key.value or 0)
+        row = self.rows[index]
+        if row.source.kind == "memory-files":
+            self.app.notify("Memory files are shown in the memory pane, not as sessions.", title="Memory files",
+                            markup=False)
+            return
+        self.dismiss(row.source)
+
+    def action_close(self) -> None:
+        """Keep the current source."""
+        self.dismiss(None)
