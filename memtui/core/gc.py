@@ -66,7 +66,7 @@ class LiveTask(NamedTuple):
         """One line: 'root: pinned' or 'via handoff from #12 (root: running): #12 → #15'."""
         if self.is_root:
             return f"root: {_ROOT_WORDS[self.root_kind]}"
-        hops = "".join(f" -{kind}-> #{task}" for kind, task in zip(self.via, self.chain[1:]))
+        hops = "".join(f" -{kind}-> #{task}" for kind, task in zip(self.via, self.chain[1:], strict=True))
         return f"reachable from #{self.root} ({_ROOT_WORDS[self.root_kind]}): #{self.root}{hops}"
 
 

@@ -45,7 +45,7 @@ def test_directory_names_are_not_decoded(homes, tmp_path):
     assert source.counts()["sessions"] == 2
 
 
-@pytest.mark.parametrize("where", ["", "projects", f"projects/-home-dev-tally", f"projects/-home-dev-tally/{S21}.jsonl"])
+@pytest.mark.parametrize("where", ["", "projects", "projects/-home-dev-tally", f"projects/-home-dev-tally/{S21}.jsonl"])
 def test_detected_from_the_store_path(where):
     [source] = discover(FIXTURES / "claude_home" / where)
     assert source.kind == "claude-code"

@@ -299,7 +299,6 @@ class CodexSource(SourceAdapter):
 
         turn: _Turn | None = None
         calls: dict[str, _Item] = {}
-        last_total: dict | None = None
         for lineno, offset, kind, payload, when in rows:
             if when is not None:
                 session.created_at = session.created_at or when
@@ -319,7 +318,6 @@ class CodexSource(SourceAdapter):
                 info = payload.get("info") if isinstance(payload.get("info"), dict) else {}
                 total = info.get("total_token_usage")
                 if isinstance(total, dict):
-                    last_total = total
                     session.total_tokens = total
                     if turn is not None:
                         turn.total_at_end = total
@@ -368,10 +366,11 @@ class CodexSource(SourceAdapter):
             t = self._turns[turn_id]
             if t.total_at_end is None or not t.items:
                 continue
-            def delta(key: str, t=t) -> int:
-                return max(0, int(t.total_at_end.get(key) or 0) - int(previous.get(key) or 0))
             first = t.items[0]
-            first.tokens_in, first.tokens_out = delta("input_tokens"), delta("output_tokens")
+            first.tokens_in, first.tokens_out = (
+                max(0, int(t.total_at_end.get(key) or 0) - int(previous.get(key) or 0))
+                for key in ("input_tokens", "output_tokens")
+            )
             previous = t.total_at_end
         for turn_id in session.turns:
             t = self._turns[turn_id]
