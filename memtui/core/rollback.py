@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from memtui.core.atomic import file_mode, fsync_dir, write_atomic
 from memtui.core.errors import ContentError, MemtuiError
 from memtui.core.model import CheckpointInfo, EntryInfo, Id
 
@@ -454,7 +454,7 @@ def apply_rollback(store: Any, plan: RollbackPlan, *, record: bool = True) -> Ro
         now = replace(f, resolved=checked.resolved)
         try:
             disk = _read_disk(checked.resolved)
-            mode = _mode(checked.resolved)
+            mode = file_mode(checked.resolved)
         except OSError as exc:
             results[f.path] = FileResult(f.path, f.action, "error", f"cannot read the file: {exc.strerror or exc}")
             continue
@@ -538,13 +538,6 @@ def _forget_entries(writer: Any, checkpoint_id: Id, paths: list[str]) -> None:
                                     & models.Entry.path.in_(paths)).execute()
 
 
-def _mode(path: Path | None) -> int | None:
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)  # type: ignore[arg-type]
-    except FileNotFoundError:
-        return None
-
-
 def _restore(path: Path | None, content: bytes | None, mode: int | None) -> None:
     """Make `path` hold `content` (None → no file), atomically."""
     assert path is not None
@@ -553,45 +546,7 @@ def _restore(path: Path | None, content: bytes | None, mode: int | None) -> None
             os.unlink(path)
         except FileNotFoundError:
             return
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, content, mode)
-
-
-def write_atomic(path: Path, content: bytes, mode: int | None = None) -> None:
-    """Temp file beside `path`, fsync, rename over it, fsync the directory.
-
-    `mode` is the mode to keep (an existing file's); a new file gets the default mode under
-    the process umask, as an ordinary create would.
-    """
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.memtui-tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(content)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return  # some platforms cannot open a directory; the rename is still atomic
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
