@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
+from memtui.cli._common import open_store
 from memtui.core.errors import DocumentNotFound
+
+if TYPE_CHECKING:
+    from memtui.core.store import AgentStore
 
 
 def workspace_root(path: str | Path) -> Path:
@@ -21,22 +25,12 @@ def workspace_root(path: str | Path) -> Path:
 
 
 @contextmanager
-def open_store_if_any(root: Path) -> Iterator[object | None]:
+def open_store_if_any(root: Path) -> Iterator["AgentStore | None"]:
     """The workspace's store opened read-only, or None if it has none (memory documents
     work without one; store-dependent lint rules and store search are then skipped)."""
     if not (root / ".agent" / "agent.db").is_file():
         yield None
         return
-    try:
-        from memtui.core.store import AgentStore
-    except ImportError:  # store layer not installed in this build
-        yield None
-        return
-    store = AgentStore.open(root, readonly=True)
-    try:
+    with open_store(root) as store:
         yield store
-    finally:
-        close = getattr(store, "close", None)
-        if close:
-            close()
 

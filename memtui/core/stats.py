@@ -127,13 +127,15 @@ def db_stats(source: "AgentStore | str | Path", use_dbstat: bool = True) -> DbSt
 
     if isinstance(source, AgentStore):
         return _stats(source.db.connection(), source.db_path, use_dbstat)
-    from memtui.core.store.schema import connect
     from memtui.core.store import locate
+    from memtui.core.store.schema import connect, open_error
 
     db_path, _ = locate(Path(source), create=False)
     db = connect(db_path, readonly=True)
     try:
         return _stats(db.connection(), db_path, use_dbstat)
+    except sqlite3.DatabaseError as exc:  # not SQLite, or locked: the same one line as an open
+        raise open_error(exc, db_path) from None
     finally:
         db.close()
 

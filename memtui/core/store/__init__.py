@@ -99,6 +99,10 @@ class AgentStore(ReadModel):
         self.readonly = readonly
         self.content_limit = content_limit
         self._clock = clock or _utcnow
+        if not readonly and db_path.is_file() and db_path.stat().st_size:
+            # Refuse a file that is not a store before the write pragmas run: journal_mode=wal
+            # would otherwise convert another program's database on the way to the error.
+            schema.probe_file(db_path)
         self.db = schema.connect(db_path, readonly)
         self.m = build_models(self.db)
         self._cache = _ContentCache()
@@ -118,9 +122,13 @@ class AgentStore(ReadModel):
     # ----------------------------------------------------------------- opening
     @classmethod
     def open(cls, path: str | Path, readonly: bool = False, clock: Clock | None = None,
-             content_limit: int = codec.DEFAULT_LIMIT) -> "AgentStore":
-        """Open a workspace directory or an agent.db. In write mode a missing store is created."""
-        db_path, workspace = locate(Path(path), create=not readonly)
+             content_limit: int = codec.DEFAULT_LIMIT, create: bool | None = None) -> "AgentStore":
+        """Open a workspace directory or an agent.db.
+
+        A missing store is created in write mode, unless `create=False` (then, as in read-only
+        mode, it is StoreNotFound: a maintenance verb must not leave an empty store behind).
+        """
+        db_path, workspace = locate(Path(path), create=(not readonly) if create is None else create)
         return cls(db_path, workspace, readonly, clock, content_limit)
 
     def close(self) -> None:
