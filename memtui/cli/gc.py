@@ -27,6 +27,8 @@ def run(args) -> int:
 
     if args.batch < 1:
         raise MemtuiError("--batch must be at least 1")
+    if args.max_tasks is not None and args.max_tasks < 0:
+        raise MemtuiError("--max-tasks must be 0 or more")
     if not args.apply:
         with open_store(args.path) as store:
             plan = plan_gc(store)

@@ -552,7 +552,7 @@ def apply_gc(store: "AgentStore", plan: GcPlan | None = None, batch: int = 200,
     todo = [t for t in plan.reclaimable if t.task not in fresh_live]
     result = GcResult(skipped=[t.task for t in plan.reclaimable if t.task in fresh_live])
     if max_tasks is not None:
-        todo = todo[:max_tasks]
+        todo = todo[:max(max_tasks, 0)]  # a negative slice bound would mean "all but the last"
     result.page_size = _pragma(store, "page_size")
     result.freelist_before = _pragma(store, "freelist_count")
     total = len(todo)

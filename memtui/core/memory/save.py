@@ -123,7 +123,7 @@ def save_document(
     Saving identical bytes is a no-op.
     """
     root = Path(root).resolve()
-    path = _inside(root, path)
+    path = inside_workspace(root, path)
     new = content.encode("utf-8") if isinstance(content, str) else bytes(content)
     old, version = check_unchanged(path, expected)
     if old == new and version is not None:
@@ -169,7 +169,7 @@ def keep_discarded(root: Path, path: Path, text: str, keep: int = DEFAULT_KEEP) 
     """Keep an edit the user chose not to save (e.g. "reload" in a conflict) among the
     document's versions, so even a discarded edit can be restored later."""
     root = Path(root).resolve()
-    path = _inside(root, path)
+    path = inside_workspace(root, path)
     _, version = disk_version(path)
     _keep_version(root, path, text.encode("utf-8"), replaced_by=version.sha256 if version else "0" * 16,
                   reason="discarded", keep=keep)
@@ -192,10 +192,12 @@ def conflict_diff(disk: bytes | None, mine: str, name: str) -> str:
 
 
 def _relative(root: Path, path: Path) -> str:
-    return _inside(Path(root).resolve(), path).relative_to(Path(root).resolve()).as_posix()
+    return inside_workspace(Path(root).resolve(), path).relative_to(Path(root).resolve()).as_posix()
 
 
-def _inside(root: Path, path: Path) -> Path:
+def inside_workspace(root: Path, path: Path) -> Path:
+    """`path` (absolute, or relative to the resolved `root`) resolved; PathEscape if it
+    leads outside the workspace."""
     path = Path(path)
     resolved = (path if path.is_absolute() else root / path).resolve()
     try:
