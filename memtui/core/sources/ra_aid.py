@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from memtui.core.errors import MemtuiError, NotAStore
 from memtui.core.model import Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.base import MemoryItem, SourceAdapter, UnknownId, page
-from memtui.core.sources.readonly import connect_readonly, is_sqlite, table_names
+from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
 from memtui.core.sources.timestamps import parse_time, sort_key
 
 TABLES: tuple[str, ...] = ("session", "human_input", "key_fact", "key_snippet", "research_note", "trajectory")

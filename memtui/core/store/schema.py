@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from urllib.parse import quote
 
 import peewee
 from peewee import SqliteDatabase
 from playhouse.migrate import SqliteMigrator, migrate
 
 from memtui.core.errors import MemtuiError, NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
+from memtui.core.sqlite_readonly import readonly_uri
 
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 5000
@@ -32,10 +32,8 @@ def connect(db_path: Path, readonly: bool) -> SqliteDatabase:
         # touching the database file). Where the folder is not writable and no -shm exists,
         # SQLite could not open that way: read the file as immutable instead.
         can_share = os.access(db_path.parent, os.W_OK) or Path(f"{db_path}-shm").exists()
-        mode = "mode=ro" if can_share else "immutable=1"
-        uri = f"file:{quote(str(db_path.resolve()))}?{mode}"
         return SqliteDatabase(
-            uri, uri=True, check_same_thread=False,
+            readonly_uri(db_path, immutable=not can_share), uri=True, check_same_thread=False,
             pragmas={"busy_timeout": BUSY_TIMEOUT_MS, "query_only": 1},
         )
     return SqliteDatabase(
