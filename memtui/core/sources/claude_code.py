@@ -33,8 +33,8 @@ from memtui.core.model import (
     StepInfo,
     TaskInfo,
 )
-from memtui.core.sources.base import ContentUnknown, SourceAdapter, SourceEntryInfo, UnknownId, page
-from memtui.core.sources.jsonl import first_record, iter_records, read_record_at
+from memtui.core.sources.base import ContentUnknown, IndexedSource, SourceEntryInfo, UnknownId, page
+from memtui.core.sources.jsonl import count_malformed, first_record, iter_records, read_record_at
 from memtui.core.sources.patches import PatchMismatch, apply_hunks, replace_strings
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 
@@ -77,21 +77,8 @@ def _prompt_text(record: dict) -> str | None:
 
 def transcript_cwd(path: Path, max_lines: int = 40) -> str | None:
     """The `cwd` recorded in the first records of a transcript (None if none)."""
-    try:
-        with open(path, "rb") as handle:
-            for _ in range(max_lines):
-                raw = handle.readline()
-                if not raw:
-                    return None
-                try:
-                    record = json.loads(raw.decode("utf-8", "replace"))
-                except (json.JSONDecodeError, RecursionError):
-                    continue
-                if isinstance(record, dict) and isinstance(record.get("cwd"), str):
-                    return record["cwd"]
-    except OSError:
-        return None
-    return None
+    record = first_record(path, max_lines, where=lambda r: isinstance(r.get("cwd"), str))
+    return record["cwd"] if record else None
 
 
 def looks_like_transcript(path: Path) -> bool:
@@ -183,7 +170,7 @@ class _Session:
     turns: list[str] = field(default_factory=list)
 
 
-class ClaudeCodeSource(SourceAdapter):
+class ClaudeCodeSource(IndexedSource):
     """The Claude Code transcripts of one project (or any set of session transcripts)."""
 
     kind = "claude-code"
@@ -193,8 +180,6 @@ class ClaudeCodeSource(SourceAdapter):
         self.transcripts = sorted(Path(p) for p in transcripts)
         super().__init__(path or (self.transcripts[0].parent if self.transcripts else Path(".")))
         self.home = home
-        self._problems: list[Problem] = []
-        self._loaded = False
 
     @classmethod
     def from_path(cls, path: Path) -> "ClaudeCodeSource":
@@ -209,13 +194,6 @@ class ClaudeCodeSource(SourceAdapter):
         return cls(find_session_transcripts(path), home=home, path=path)
 
     # -- indexing --------------------------------------------------------------------------
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        with self._index_lock:
-            if not self._loaded:
-                self._index()
-
     def _index(self) -> None:
         self._sessions: dict[str, _Session] = {}
         self._turns: dict[str, _Turn] = {}
@@ -230,8 +208,7 @@ class ClaudeCodeSource(SourceAdapter):
                 self._index_transcript(sub, session, subagent=True)
             self._link_subagents(session)
         self._counts["sessions"] = len(self._sessions)
-        self._counts["malformed_lines"] = sum(1 for p in self._problems if p.line is not None and not p.message.startswith("invalid UTF-8"))
-        self._loaded = True
+        self._counts["malformed_lines"] = count_malformed(self._problems)
 
     def _index_session(self, path: Path) -> _Session | None:
         record = first_record(path, max_lines=40)
@@ -436,14 +413,6 @@ class ClaudeCodeSource(SourceAdapter):
                 turn.superseded = True
 
     # -- summary ---------------------------------------------------------------------------
-    def counts(self) -> dict[str, int]:
-        self._load()
-        return dict(self._counts)
-
-    def problems(self) -> list[Problem]:
-        self._load()
-        return list(self._problems)
-
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
         self._load()

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
-from memtui.core.sources.base import ContentUnknown, SourceAdapter, SourceEntryInfo, UnknownId, page
-from memtui.core.sources.jsonl import first_record, iter_records, read_record_at
+from memtui.core.sources.base import ContentUnknown, IndexedSource, SourceEntryInfo, UnknownId, page
+from memtui.core.sources.jsonl import count_malformed, first_record, iter_records, read_record_at
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 
 CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call"})
@@ -222,7 +222,7 @@ class _Session:
     total_tokens: dict | None = None
 
 
-class CodexSource(SourceAdapter):
+class CodexSource(IndexedSource):
     """The Codex rollouts of one project (or any set of rollout files)."""
 
     kind = "codex"
@@ -232,8 +232,6 @@ class CodexSource(SourceAdapter):
         self.rollouts = sorted(Path(p) for p in rollouts)
         super().__init__(path or (self.rollouts[0].parent if self.rollouts else Path(".")))
         self.home = home
-        self._problems: list[Problem] = []
-        self._loaded = False
 
     @classmethod
     def from_path(cls, path: Path) -> "CodexSource":
@@ -251,13 +249,6 @@ class CodexSource(SourceAdapter):
                     titles[rec["id"]] = rec["thread_name"]
         return titles
 
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        with self._index_lock:
-            if not self._loaded:
-                self._index()
-
     def _index(self) -> None:
         self._sessions: dict[str, _Session] = {}
         self._turns: dict[str, _Turn] = {}
@@ -267,8 +258,7 @@ class CodexSource(SourceAdapter):
         for path in self.rollouts:
             self._index_rollout(path, titles)
         self._counts["sessions"] = len(self._sessions)
-        self._counts["malformed_lines"] = sum(1 for p in self._problems if p.line is not None and not p.message.startswith("invalid UTF-8"))
-        self._loaded = True
+        self._counts["malformed_lines"] = count_malformed(self._problems)
 
     def _index_rollout(self, path: Path, titles: dict[str, str]) -> None:
         problems: list[Problem] = []
@@ -397,14 +387,6 @@ class CodexSource(SourceAdapter):
         return turn
 
     # -- summary ---------------------------------------------------------------------------
-    def counts(self) -> dict[str, int]:
-        self._load()
-        return dict(self._counts)
-
-    def problems(self) -> list[Problem]:
-        self._load()
-        return list(self._problems)
-
     def token_usage(self, session_id: Id) -> dict | None:
         """The session's last cumulative `total_token_usage` (None if never reported)."""
         self._load()

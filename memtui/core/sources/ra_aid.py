@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from memtui.core.errors import MemtuiError, NotAStore
 from memtui.core.model import Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
-from memtui.core.sources.base import MemoryItem, SourceAdapter, UnknownId, page
+from memtui.core.sources.base import IndexedSource, MemoryItem, UnknownId, page
 from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
 from memtui.core.sources.timestamps import parse_time, sort_key
 
@@ -72,7 +72,7 @@ class _Input:
     step_ids: list[int] = field(default_factory=list)
 
 
-class RaAidSource(SourceAdapter):
+class RaAidSource(IndexedSource):
     """An RA.Aid project database, opened read-only."""
 
     kind = "ra-aid"
@@ -85,8 +85,6 @@ class RaAidSource(SourceAdapter):
         if not path.is_file():
             raise NotAStore(f"no RA.Aid database at {path}")
         super().__init__(path)
-        self._problems: list[Problem] = []
-        self._loaded = False
 
     # -- loading ---------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -94,13 +92,6 @@ class RaAidSource(SourceAdapter):
             return connect_readonly(self.path)
         except sqlite3.DatabaseError as exc:
             raise NotAStore(f"{self.path}: {exc}") from exc
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        with self._index_lock:
-            if not self._loaded:
-                self._index()
 
     def _index(self) -> None:
         conn = self._connect()
@@ -118,7 +109,6 @@ class RaAidSource(SourceAdapter):
             raise NotAStore(f"{self.path}: {exc}") from exc
         finally:
             conn.close()
-        self._loaded = True
 
     def _rows(self, conn, table: str, present: set[str], wanted: Sequence[str]) -> list[dict]:
         if table not in present:
@@ -219,14 +209,6 @@ class RaAidSource(SourceAdapter):
             self._problems = []
 
     # -- summary ---------------------------------------------------------------------------
-    def counts(self) -> dict[str, int]:
-        self._load()
-        return dict(self._counts)
-
-    def problems(self) -> list[Problem]:
-        self._load()
-        return list(self._problems)
-
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
         self._load()
