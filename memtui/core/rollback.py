@@ -9,12 +9,13 @@ file goes back to the *before* of the earliest entry for it (absent → the file
 the file is expected to hold the *after* of the latest entry for it (absent → expected
 missing). A file that holds something else is a conflict and is left alone unless forced.
 
-Safety. Containment is checked first: a path that is absolute, holds `..`, or resolves
-(through a symlinked file or parent directory) outside the workspace root refuses the whole
-rollback before anything is written. Nothing under `.agent/` is ever written. Content that
-fails verification stops that one file. Writes are atomic (temp file in the same directory,
-fsync, rename, mode kept); the loop re-reads the disk before every file, so re-running a
-rollback that was interrupted finishes it ("already restored" for what was done).
+Safety. Containment (memtui.core.containment) is checked first: a path that is absolute,
+holds `..`, or resolves (through a symlinked file or parent directory) outside the workspace
+root refuses the whole rollback before anything is written. Nothing under `.agent/` is ever
+written. Content that fails verification stops that one file. Writes are atomic
+(memtui.core.atomic: temp file in the same directory, fsync, rename, mode kept); the loop
+re-reads the disk before every file, so re-running a rollback that was interrupted finishes
+it ("already restored" for what was done).
 
 Undo. Before writing, the rollback is recorded as a checkpoint (label "rollback", or "undo"
 for an undo) on the task it acted on — before = the disk, after = what is restored — and
@@ -31,12 +32,14 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from memtui.core.atomic import file_mode, fsync_dir, write_atomic
+from memtui.core.containment import PathCheck, check_path
 from memtui.core.errors import ContentError, MemtuiError
 from memtui.core.model import CheckpointInfo, EntryInfo, Id
 
 __all__ = [
     "FilePlan",
     "FileResult",
+    "PathCheck",
     "RollbackError",
     "RollbackPlan",
     "RollbackResult",
@@ -48,7 +51,6 @@ __all__ = [
     "write_atomic",
 ]
 
-AGENT_DIR = ".agent"
 ROLLBACK_LABELS = ("rollback", "undo")
 
 
@@ -57,15 +59,6 @@ class RollbackError(MemtuiError):
 
 
 # --------------------------------------------------------------------------- records
-@dataclass(frozen=True)
-class PathCheck:
-    """Where a recorded path lands on disk, or why it may not be written."""
-
-    resolved: Path | None
-    refusal: str | None = None
-    escapes: bool = False  # an escape refuses the whole rollback; other refusals only the file
-
-
 @dataclass(frozen=True)
 class FilePlan:
     """One file of a rollback: what the store says, what the disk holds, what would happen."""
@@ -211,50 +204,10 @@ class RollbackResult:
         }
 
 
-# ----------------------------------------------------------------------- containment
-def check_path(root: Path, path: str) -> PathCheck:
-    """Resolve a recorded (untrusted) path under `root`, refusing anything that leads out.
-
-    `root` must already be resolved (`Path.resolve()`). Symlinks inside the root that point
-    inside it are followed: the file written is the one the agent edited through the link.
-    """
-    if not isinstance(path, str) or not path or "\x00" in path:
-        return PathCheck(None, f"invalid path {path!r}", escapes=True)
-    raw = path.replace("\\", "/")
-    if raw.startswith("/") or (len(raw) > 1 and raw[1] == ":"):
-        return PathCheck(None, "absolute path: outside the workspace root", escapes=True)
-    parts = [p for p in raw.split("/") if p not in ("", ".")]
-    if ".." in parts:
-        return PathCheck(None, "'..' leads outside the workspace root", escapes=True)
-    if not parts:
-        return PathCheck(None, "empty path", escapes=True)
-    # Walk the components so the message can name the symlink that leads out.
-    current = root
-    for i, part in enumerate(parts):
-        current = current / part
-        real = Path(os.path.realpath(current))
-        if not _inside(root, real):
-            what = "file" if i == len(parts) - 1 else "parent directory"
-            shown = "/".join(parts[: i + 1])
-            return PathCheck(None, f"{what} {shown!r} is a symlink leading outside the workspace root (to {real})",
-                             escapes=True)
-    real = Path(os.path.realpath(root.joinpath(*parts)))
-    if real == root:
-        return PathCheck(None, "resolves to the workspace root itself", escapes=True)
-    agent = root / AGENT_DIR
-    if parts[0].casefold() == AGENT_DIR or real == agent or agent in real.parents:
-        return PathCheck(real, "under .agent/: a rollback never writes there")
-    return PathCheck(real)
-
-
 def _same_file_key(path: Any) -> str:
     if not isinstance(path, str):
         return repr(path)
     return "/".join(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
-
-
-def _inside(root: Path, real: Path) -> bool:
-    return real == root or root in real.parents
 
 
 # --------------------------------------------------------------------------- planning
