@@ -208,7 +208,6 @@ class RaAidSource(IndexedSource):
             self._loaded = False
             self._problems = []
 
-    # -- summary ---------------------------------------------------------------------------
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
         self._load()
