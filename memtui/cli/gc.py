@@ -35,7 +35,6 @@ def run(args) -> int:
         emit(plan.as_json(), args.json, lambda _: plan_text(plan))
         return 0
     with open_store(args.path, write=True) as store:
-        plan = plan_gc(store)
         tty = sys.stderr.isatty() and not args.json
 
         def progress(p) -> None:
@@ -43,7 +42,7 @@ def run(args) -> int:
                 print(f"\r  {p.phase}: {p.tasks_done}/{p.tasks_total} tasks, {human_bytes(p.bytes_freed)} freed",
                       end="", file=sys.stderr, flush=True)
 
-        result = apply_gc(store, plan, batch=args.batch, max_tasks=args.max_tasks, progress=progress)
+        result = apply_gc(store, batch=args.batch, max_tasks=args.max_tasks, progress=progress)
         if tty:
             print(file=sys.stderr)
     emit(result.as_json(), args.json, lambda _: result_text(result))

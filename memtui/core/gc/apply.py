@@ -73,9 +73,11 @@ def apply_gc(store: "AgentStore", plan: GcPlan | None = None, batch: int = 200,
     store._writable()
     started = time.monotonic()
     batch = max(1, batch)
-    fresh_live = set(live_set(store))
     if plan is None:
         plan = plan_gc(store)
+        fresh_live = {t.task for t in plan.live}
+    else:  # the plan may be stale: what became live since is skipped
+        fresh_live = set(live_set(store))
     todo = [t for t in plan.reclaimable if t.task not in fresh_live]
     result = GcResult(skipped=[t.task for t in plan.reclaimable if t.task in fresh_live])
     if max_tasks is not None:
