@@ -178,6 +178,12 @@ class IndexedSource(SourceAdapter):
         return list(self._problems)
 
 
+def preview(text: object, width: int = 80) -> str:
+    """`text` on one line, whitespace collapsed, cut to `width` with an ellipsis (titles)."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
 def page(items: Sequence[Any], offset: int, limit: int | None) -> list[Any]:
     """items[offset:offset+limit], the paging every `steps()` does."""
     end = None if limit is None else offset + limit

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from memtui.core.model import Problem
-from memtui.core.sources.base import IndexedSource
+from memtui.core.sources.base import IndexedSource, preview
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
 from memtui.core.sources.timestamps import parse_time
 
@@ -29,11 +29,6 @@ def claude_home(env: dict[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     value = env.get("CLAUDE_CONFIG_DIR")
     return Path(value).expanduser() if value else Path("~/.claude").expanduser()
-
-
-def _preview(text: str, width: int = 80) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def message_blocks(message: Any) -> list[dict]:
@@ -268,7 +263,7 @@ class TranscriptIndex(IndexedSource):
                 text = _prompt_text(rec)
                 if text is not None and not subagent:
                     self._counts["prompts"] += 1
-                    turn = self._new_turn(session, path, f"{session.id}:{uuid or lineno}", uuid, _preview(text), when)
+                    turn = self._new_turn(session, path, f"{session.id}:{uuid or lineno}", uuid, preview(text), when)
                     turn.prompt = text
                     if isinstance(uuid, str):
                         prompt_turns[uuid] = turn
@@ -323,7 +318,7 @@ class TranscriptIndex(IndexedSource):
             session.title = titles.get("custom") or titles.get("ai") or (trusted[-1] if trusted else None)
             self._mark_branches(session, uuids, parents, last_uuid)
         elif turn is not None and turn.title.startswith("sub-agent") and turn.prompt:
-            turn.title = _preview(turn.prompt)
+            turn.title = preview(turn.prompt)
         for p in problems:
             self._problems.append(p)
 

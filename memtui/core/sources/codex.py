@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
-from memtui.core.sources.base import ContentUnknown, IndexedSource, SourceEntryInfo, UnknownId, page
+from memtui.core.sources.base import ContentUnknown, IndexedSource, SourceEntryInfo, UnknownId, page, preview
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records, read_record_at
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 
@@ -76,11 +76,6 @@ def rollouts_for_workspace(workspace: Path, home: Path) -> list[Path]:
         if isinstance(cwd, str) and os.path.realpath(cwd) == target:
             out.append(path)
     return out
-
-
-def _preview(text: str, width: int = 80) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def _message_text(payload: dict) -> str:
@@ -302,7 +297,7 @@ class CodexSource(IndexedSource):
                 prompt = None if _is_context(text) else text
             if prompt is not None:
                 self._counts["prompts"] += 1
-                turn = self._new_turn(session, f"{session_id}:{lineno}", _preview(prompt) or "(empty prompt)", prompt, when)
+                turn = self._new_turn(session, f"{session_id}:{lineno}", preview(prompt) or "(empty prompt)", prompt, when)
                 continue
             if kind == "event_msg" and ptype == "token_count":
                 info = payload.get("info") if isinstance(payload.get("info"), dict) else {}

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from memtui.core.errors import MemtuiError, NotAStore
 from memtui.core.model import Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
-from memtui.core.sources.base import IndexedSource, MemoryItem, UnknownId, page
+from memtui.core.sources.base import IndexedSource, MemoryItem, UnknownId, page, preview
 from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
 from memtui.core.sources.timestamps import parse_time, sort_key
 
@@ -55,11 +55,6 @@ def _json(text: Any) -> Any:
         return json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         return text
-
-
-def _preview(text: str, width: int = 80) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 @dataclass
@@ -217,7 +212,7 @@ class RaAidSource(IndexedSource):
             created = parse_time(s["start_time"]) or parse_time(s["created_at"]) or datetime.min
             updated = max([created, parse_time(s["updated_at"]) or created] + [t.updated_at for t in tasks if t.updated_at], key=sort_key)
             first = next((t for t in tasks if isinstance(t.id, int)), None)
-            title = first.title if first else _preview(s["command_line"] or f"session {s['id']}")
+            title = first.title if first else preview(s["command_line"] or f"session {s['id']}")
             out.append(
                 SessionInfo(
                     id=s["id"],
@@ -240,7 +235,7 @@ class RaAidSource(IndexedSource):
             return TaskInfo(
                 id=inp.id,
                 session_id=inp.session_id,
-                title=_preview(inp.content),
+                title=preview(inp.content),
                 status="failed" if failed else "completed",
                 summary=f"source: {inp.source}",
                 created_at=inp.created_at,
