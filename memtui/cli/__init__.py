@@ -51,9 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    verbs = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
     # `memtui` and `memtui PATH` open the app: route them to the `open` verb.
-    if not argv or (argv[0] not in verbs and not argv[0].startswith("-")):
+    if not argv or (argv[0] not in VERBS and not argv[0].startswith("-")):
         argv = ["open", *argv]
     args = parser.parse_args(argv)
     try:

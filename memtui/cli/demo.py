@@ -19,6 +19,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from memtui.core.demo import build_demo
     from memtui.cli._common import open_store
+    from memtui.cli._sizes import human_bytes
     from memtui.core.errors import MemtuiError
 
     started = time.monotonic()
@@ -35,7 +36,7 @@ def run(args) -> int:
         size = store.db_path.stat().st_size
     took = time.monotonic() - started
     print(f"demo workspace: {root}")
-    print("  " + ", ".join(f"{v:,} {k}" for k, v in counts.items()) + f"; agent.db {size / 1048576:.1f} MiB"
+    print("  " + ", ".join(f"{v:,} {k}" for k, v in counts.items()) + f"; agent.db {human_bytes(size)}"
           f" (built in {took:.1f} s)")
     if args.no_open:
         return 0

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from memtui.core.errors import MemtuiError
+
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
 
@@ -301,8 +303,6 @@ def vacuum(store: "AgentStore", progress: Callable[[float], None] | None = None,
         conn.execute("VACUUM")
     except sqlite3.OperationalError as exc:
         if "interrupt" in str(exc):
-            from memtui.core.errors import MemtuiError
-
             raise MemtuiError("VACUUM cancelled; the database is unchanged") from None
         raise
     finally:
@@ -318,8 +318,6 @@ def vacuum(store: "AgentStore", progress: Callable[[float], None] | None = None,
 def incremental_vacuum(store: "AgentStore", pages: int | None = None) -> VacuumResult:
     """Give up to `pages` freelist pages (all when None) back to the disk, then checkpoint.
     Only a database created with auto_vacuum=INCREMENTAL can do this."""
-    from memtui.core.errors import MemtuiError
-
     store._writable()
     conn = store.db.connection()
     mode = AUTO_VACUUM.get(_one(conn, "PRAGMA auto_vacuum"), "?")
