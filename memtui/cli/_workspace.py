@@ -16,9 +16,11 @@ if TYPE_CHECKING:
 
 def workspace_root(path: str | Path) -> Path:
     """The workspace root for a directory, or for an agent.db inside `<root>/.agent/`."""
+    from memtui.core.store import workspace_of
+
     p = Path(path).expanduser().resolve()
     if p.is_file():
-        return p.parent.parent if p.parent.name == ".agent" else p.parent
+        return workspace_of(p)
     if not p.is_dir():
         raise DocumentNotFound(f"{path} is not a workspace directory or store")
     return p

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-AGENT_DIR = ".agent"
+from memtui.core.store import AGENT_DIR
 
 
 @dataclass(frozen=True)

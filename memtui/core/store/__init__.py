@@ -25,7 +25,7 @@ from memtui.core.store import schema
 from memtui.core.store.reads import ReadModel
 from memtui.core.store.models import build_models
 
-__all__ = ["AgentStore", "normalise_path", "AGENT_DIR", "DB_NAME"]
+__all__ = ["AgentStore", "normalise_path", "workspace_of", "AGENT_DIR", "DB_NAME"]
 
 AGENT_DIR = ".agent"
 DB_NAME = "agent.db"
@@ -369,10 +369,13 @@ def locate(path: Path, create: bool) -> tuple[Path, Path]:
             db.parent.mkdir(parents=True, exist_ok=True)
         return db, path
     if path.exists():
-        workspace = path.parent.parent if path.parent.name == AGENT_DIR else path.parent
-        return path, workspace
+        return path, workspace_of(path)
     if not create:
         raise StoreNotFound(f"{path} does not exist")
     path.parent.mkdir(parents=True, exist_ok=True)
-    workspace = path.parent.parent if path.parent.name == AGENT_DIR else path.parent
-    return path, workspace
+    return path, workspace_of(path)
+
+
+def workspace_of(db_path: Path) -> Path:
+    """The workspace of a database file: the folder holding `.agent/`, else the file's folder."""
+    return db_path.parent.parent if db_path.parent.name == AGENT_DIR else db_path.parent
