@@ -106,17 +106,19 @@ class AgentStore(ReadModel):
         self.db = schema.connect(db_path, readonly)
         self.m = build_models(self.db)
         self._cache = _ContentCache()
-        self.schema_version = SCHEMA = schema.SCHEMA_VERSION
-        version, tables = schema.probe(self.db, db_path)
-        if not tables:
-            if readonly:
-                self.db.close()
-                raise StoreNotFound(f"{db_path} holds no memtui store")
-            schema.create(self.db, self.m)
-            version = SCHEMA
-        elif version < SCHEMA and not readonly:
-            schema.upgrade(self.db, self.m, version)
-            version = SCHEMA
+        try:  # a file that is refused must not keep its connection open
+            version, tables = schema.probe(self.db, db_path)
+            if not tables:
+                if readonly:
+                    raise StoreNotFound(f"{db_path} holds no memtui store")
+                schema.create(self.db, self.m)
+                version = schema.SCHEMA_VERSION
+            elif version < schema.SCHEMA_VERSION and not readonly:
+                schema.upgrade(self.db, self.m, version)
+                version = schema.SCHEMA_VERSION
+        except BaseException:
+            self.db.close()
+            raise
         self.schema_version = version
 
     # ----------------------------------------------------------------- opening
