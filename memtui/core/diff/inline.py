@@ -113,13 +113,7 @@ def _similarity(old: str, new: str) -> float:
     old_s, new_s = old.strip(), new.strip()
     if old_s == new_s:
         return 1.0
-    limit = min(len(old), len(new))
-    p = 0
-    while p < limit and old[p] == new[p]:
-        p += 1
-    s = 0
-    while s < limit - p and old[-1 - s] == new[-1 - s]:
-        s += 1
+    p, s = _common_ends(old, new)
     edge = 2 * (p + s) / total
     if edge >= PAIR_SIMILARITY or total > 2 * INLINE_MAX_CHARS:
         return edge
