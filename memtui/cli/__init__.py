@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sqlite3
 import sys
+from typing import NoReturn
 
 import peewee
 
@@ -36,8 +37,16 @@ VERBS: list[str] = [
 ]
 
 
+class _OneLineErrors(argparse.ArgumentParser):
+    """Usage errors as one line on stderr and exit 2, like every other error of the CLI
+    (argparse would print the whole usage first)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineErrors(
         prog="memtui",
         description="See, edit and safely clean up the external memory of AI coding agents.",
     )

@@ -96,3 +96,12 @@ def test_a_write_verb_leaves_another_programs_database_as_it_was(tmp_path, capsy
     assert "not a memtui store" in _one_line_error(capsys)
     assert other.read_bytes() == before  # still journal_mode=delete, not switched to WAL
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
+
+
+@pytest.mark.parametrize("argv", [["gc"], ["pin", ".", "abc"], ["rollback", "."], ["gc", ".", "--apply", "--dry-run"]])
+def test_usage_errors_are_one_line(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"memtui {argv[0]}: ") and err.endswith(f"(see memtui {argv[0]} --help)\n")
