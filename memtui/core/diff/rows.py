@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, NamedTuple
+from typing import Callable, Literal, NamedTuple
 
 from memtui.core.diff.inline import pair_lines
 from memtui.core.diff.lines import DiffStats, Hunk, Op, diff_lines, make_hunks, ops_stats
@@ -93,64 +93,64 @@ class FileDiff:
             self.pairs[key] = pairs
         return pairs
 
-    @cached_property
-    def unified_rows(self) -> list[Row]:
-        """Rows of the unified layout: a header per hunk, context, removed then added lines."""
+    def _layout(self, changed: Callable[[Callable[[Row], None], Op, int], None]) -> list[Row]:
+        """A header per hunk and its context rows; `changed(append, op, hunk)` lays out each change."""
         rows: list[Row] = []
         append = rows.append
         for h, hunk in enumerate(self.hunks):
             append(Row("@", hunk.old_start, hunk.new_start, h))
             for op in hunk.ops:
-                tag, i1, i2, j1, j2 = op
-                if tag == "equal":
-                    for k in range(i2 - i1):
-                        append(Row(" ", i1 + k, j1 + k, h))
-                    continue
-                partner_of_old: dict[int, int] = {}
-                partner_of_new: dict[int, int] = {}
-                if tag == "replace":
-                    for pi, pj in self._pairs_of(op):
-                        partner_of_old[i1 + pi] = j1 + pj
-                        partner_of_new[j1 + pj] = i1 + pi
-                for i in range(i1, i2):
-                    append(Row("-", i, -1, h, partner_of_old.get(i, -1)))
-                for j in range(j1, j2):
-                    append(Row("+", -1, j, h, partner_of_new.get(j, -1)))
+                if op.tag == "equal":
+                    for k in range(op.i2 - op.i1):
+                        append(Row(" ", op.i1 + k, op.j1 + k, h))
+                else:
+                    changed(append, op, h)
         return rows
+
+    @cached_property
+    def unified_rows(self) -> list[Row]:
+        """Rows of the unified layout: a header per hunk, context, removed then added lines."""
+        return self._layout(self._unified_change)
+
+    def _unified_change(self, append: Callable[[Row], None], op: Op, h: int) -> None:
+        tag, i1, i2, j1, j2 = op
+        partner_of_old: dict[int, int] = {}
+        partner_of_new: dict[int, int] = {}
+        if tag == "replace":
+            for pi, pj in self._pairs_of(op):
+                partner_of_old[i1 + pi] = j1 + pj
+                partner_of_new[j1 + pj] = i1 + pi
+        for i in range(i1, i2):
+            append(Row("-", i, -1, h, partner_of_old.get(i, -1)))
+        for j in range(j1, j2):
+            append(Row("+", -1, j, h, partner_of_new.get(j, -1)))
 
     @cached_property
     def split_rows(self) -> list[Row]:
         """Rows of the side-by-side layout: paired lines share a row, others face a gap."""
-        rows: list[Row] = []
-        append = rows.append
-        for h, hunk in enumerate(self.hunks):
-            append(Row("@", hunk.old_start, hunk.new_start, h))
-            for op in hunk.ops:
-                tag, i1, i2, j1, j2 = op
-                if tag == "equal":
-                    for k in range(i2 - i1):
-                        append(Row(" ", i1 + k, j1 + k, h))
-                    continue
-                i, j = i1, j1
-                pairs = self._pairs_of(op) if tag == "replace" else []
-                for pi, pj in (*pairs, (i2 - i1, j2 - j1)):
-                    pi += i1
-                    pj += j1
-                    # Unpaired lines before the pair: side by side without highlighting.
-                    while i < pi and j < pj:
-                        append(Row("~", i, j, h))
-                        i += 1
-                        j += 1
-                    while i < pi:
-                        append(Row("-", i, -1, h))
-                        i += 1
-                    while j < pj:
-                        append(Row("+", -1, j, h))
-                        j += 1
-                    if pi < i2 and pj < j2:
-                        append(Row("~", pi, pj, h, pj))
-                        i, j = pi + 1, pj + 1
-        return rows
+        return self._layout(self._split_change)
+
+    def _split_change(self, append: Callable[[Row], None], op: Op, h: int) -> None:
+        tag, i1, i2, j1, j2 = op
+        i, j = i1, j1
+        pairs = self._pairs_of(op) if tag == "replace" else []
+        for pi, pj in (*pairs, (i2 - i1, j2 - j1)):
+            pi += i1
+            pj += j1
+            # Unpaired lines before the pair: side by side without highlighting.
+            while i < pi and j < pj:
+                append(Row("~", i, j, h))
+                i += 1
+                j += 1
+            while i < pi:
+                append(Row("-", i, -1, h))
+                i += 1
+            while j < pj:
+                append(Row("+", -1, j, h))
+                j += 1
+            if pi < i2 and pj < j2:
+                append(Row("~", pi, pj, h, pj))
+                i, j = pi + 1, pj + 1
 
     def hunk_rows(self, split: bool) -> list[int]:
         """Row numbers of the hunk headers in the unified or split layout."""
