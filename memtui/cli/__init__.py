@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sqlite3
 import sys
+from typing import NoReturn
 
 import peewee
 
@@ -36,8 +37,16 @@ VERBS: list[str] = [
 ]
 
 
+class _OneLineErrors(argparse.ArgumentParser):
+    """Usage errors as one line on stderr and exit 2, like every other error of the CLI
+    (argparse would print the whole usage first)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineErrors(
         prog="memtui",
         description="See, edit and safely clean up the external memory of AI coding agents.",
     )
@@ -51,9 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    verbs = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
     # `memtui` and `memtui PATH` open the app: route them to the `open` verb.
-    if not argv or (argv[0] not in verbs and not argv[0].startswith("-")):
+    if not argv or (argv[0] not in VERBS and not argv[0].startswith("-")):
         argv = ["open", *argv]
     args = parser.parse_args(argv)
     try:

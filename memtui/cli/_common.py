@@ -7,7 +7,10 @@ import sys
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from memtui.core.store import AgentStore
 
 
 def _default(value: Any) -> Any:
@@ -36,3 +39,14 @@ def emit(obj: Any, as_json: bool, text: Callable[[Any], str]) -> None:
 
 def add_json_flag(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def open_store(path: str | Path, *, write: bool = False) -> "AgentStore":
+    """The memtui store at PATH (a workspace or an agent.db), read-only unless `write`.
+
+    Never creates one: a verb pointed at the wrong folder says so instead of leaving an
+    empty .agent/agent.db behind.
+    """
+    from memtui.core.store import AgentStore
+
+    return AgentStore.open(Path(path), readonly=not write, create=False)

@@ -5,38 +5,34 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
+from memtui.cli._common import open_store
 from memtui.core.errors import DocumentNotFound
+
+if TYPE_CHECKING:
+    from memtui.core.store import AgentStore
 
 
 def workspace_root(path: str | Path) -> Path:
     """The workspace root for a directory, or for an agent.db inside `<root>/.agent/`."""
+    from memtui.core.store import workspace_of
+
     p = Path(path).expanduser().resolve()
     if p.is_file():
-        return p.parent.parent if p.parent.name == ".agent" else p.parent
+        return workspace_of(p)
     if not p.is_dir():
         raise DocumentNotFound(f"{path} is not a workspace directory or store")
     return p
 
 
 @contextmanager
-def open_store_if_any(root: Path) -> Iterator[object | None]:
+def open_store_if_any(root: Path) -> Iterator["AgentStore | None"]:
     """The workspace's store opened read-only, or None if it has none (memory documents
     work without one; store-dependent lint rules and store search are then skipped)."""
     if not (root / ".agent" / "agent.db").is_file():
         yield None
         return
-    try:
-        from memtui.core.store import AgentStore
-    except ImportError:  # store layer not installed in this build
-        yield None
-        return
-    store = AgentStore.open(root, readonly=True)
-    try:
+    with open_store(root) as store:
         yield store
-    finally:
-        close = getattr(store, "close", None)
-        if close:
-            close()
 

@@ -3,7 +3,6 @@ own format (through the safe save, so the previous version is kept)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._workspace import workspace_root
@@ -26,13 +25,14 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from memtui.core.memory.decisions import add_decision, default_decision_log, read_decisions
+    from memtui.core.memory.save import inside_workspace
 
     root = workspace_root(args.path)
-    path = (root / args.file) if args.file else default_decision_log(root)
-    rel = Path(path).resolve().relative_to(root).as_posix() if Path(path).exists() or args.add else str(path)
+    path = inside_workspace(root, args.file if args.file else default_decision_log(root))
+    rel = path.relative_to(root).as_posix()
     if args.add:
         add_decision(root, path, args.add, args.problem, args.options, args.chosen, args.why, args.date)
-    if not Path(path).is_file():
+    if not path.is_file():
         emit([], args.json, lambda _: f"no decision log in {root}")
         return 0
     entries = [

@@ -18,8 +18,9 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from memtui.core.demo import build_demo
+    from memtui.cli._common import open_store
+    from memtui.cli._sizes import human_bytes
     from memtui.core.errors import MemtuiError
-    from memtui.core.store import AgentStore
 
     started = time.monotonic()
 
@@ -30,12 +31,12 @@ def run(args) -> int:
         root = build_demo(args.path, seed=args.seed, scale=args.scale, progress=progress)
     except FileExistsError as exc:
         raise MemtuiError(str(exc)) from None
-    with AgentStore.open(root, readonly=True) as store:
+    with open_store(root) as store:
         counts = store.counts()
         size = store.db_path.stat().st_size
     took = time.monotonic() - started
     print(f"demo workspace: {root}")
-    print("  " + ", ".join(f"{v:,} {k}" for k, v in counts.items()) + f"; agent.db {size / 1048576:.1f} MiB"
+    print("  " + ", ".join(f"{v:,} {k}" for k, v in counts.items()) + f"; agent.db {human_bytes(size)}"
           f" (built in {took:.1f} s)")
     if args.no_open:
         return 0

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from memtui.cli._common import add_json_flag, emit
+from memtui.cli._common import add_json_flag, emit, open_store
 from memtui.cli._sizes import human_bytes
+from memtui.core.errors import MemtuiError
 
 
 def register(sub) -> None:
@@ -24,19 +24,17 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from memtui.core.gc import apply_gc, plan_gc
-    from memtui.core.store import AgentStore
 
     if args.batch < 1:
-        from memtui.core.errors import MemtuiError
-
         raise MemtuiError("--batch must be at least 1")
+    if args.max_tasks is not None and args.max_tasks < 0:
+        raise MemtuiError("--max-tasks must be 0 or more")
     if not args.apply:
-        with AgentStore.open(Path(args.path), readonly=True) as store:
+        with open_store(args.path) as store:
             plan = plan_gc(store)
         emit(plan.as_json(), args.json, lambda _: plan_text(plan))
         return 0
-    with AgentStore.open(Path(args.path)) as store:
-        plan = plan_gc(store)
+    with open_store(args.path, write=True) as store:
         tty = sys.stderr.isatty() and not args.json
 
         def progress(p) -> None:
@@ -44,7 +42,7 @@ def run(args) -> int:
                 print(f"\r  {p.phase}: {p.tasks_done}/{p.tasks_total} tasks, {human_bytes(p.bytes_freed)} freed",
                       end="", file=sys.stderr, flush=True)
 
-        result = apply_gc(store, plan, batch=args.batch, max_tasks=args.max_tasks, progress=progress)
+        result = apply_gc(store, batch=args.batch, max_tasks=args.max_tasks, progress=progress)
         if tty:
             print(file=sys.stderr)
     emit(result.as_json(), args.json, lambda _: result_text(result))

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from memtui.cli._common import add_json_flag, emit
+from memtui.cli._common import add_json_flag, emit, open_store
+from memtui.core.errors import MemtuiError
 
 
 def register(sub) -> None:
@@ -17,10 +16,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from memtui.core.errors import MemtuiError
-    from memtui.core.store import AgentStore
-
-    with AgentStore.open(Path(args.path)) as store:
+    with open_store(args.path, write=True) as store:
         try:
             (store.unpin if args.unpin else store.pin)(args.task)
         except KeyError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memtui.cli._common import add_json_flag, emit
+from memtui.cli._common import add_json_flag, emit, open_store
 
 
 def register(sub) -> None:
@@ -31,11 +31,10 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from memtui.core.rollback import apply_rollback, plan_rollback, preview_rollback
-    from memtui.core.store import AgentStore
 
     # Planning only reads (and never creates a store where there is none); apply_rollback
     # takes a write connection of its own to record the undo.
-    with AgentStore.open(Path(args.path), readonly=True) as store:
+    with open_store(args.path) as store:
         plan = plan_rollback(store, entry=args.entry, checkpoint=args.checkpoint, task=args.task, undo=args.undo,
                              root=Path(args.root) if args.root else None, force=args.force)
         result = preview_rollback(plan) if args.dry_run else apply_rollback(store, plan)

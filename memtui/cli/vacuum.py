@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from memtui.cli._common import add_json_flag, emit
+from memtui.cli._common import add_json_flag, emit, open_store
 from memtui.cli._sizes import human_bytes
 
 
@@ -22,9 +21,8 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from memtui.core.stats import incremental_vacuum, vacuum, wal_checkpoint
-    from memtui.core.store import AgentStore
 
-    with AgentStore.open(Path(args.path)) as store:
+    with open_store(args.path, write=True) as store:
         if args.checkpoint:
             result = wal_checkpoint(store)
         elif args.incremental is not None:

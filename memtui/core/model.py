@@ -6,7 +6,7 @@ stores) produce the same records, with string ids where their store uses them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol, Sequence, runtime_checkable
 

@@ -9,12 +9,13 @@ file goes back to the *before* of the earliest entry for it (absent → the file
 the file is expected to hold the *after* of the latest entry for it (absent → expected
 missing). A file that holds something else is a conflict and is left alone unless forced.
 
-Safety. Containment is checked first: a path that is absolute, holds `..`, or resolves
-(through a symlinked file or parent directory) outside the workspace root refuses the whole
-rollback before anything is written. Nothing under `.agent/` is ever written. Content that
-fails verification stops that one file. Writes are atomic (temp file in the same directory,
-fsync, rename, mode kept); the loop re-reads the disk before every file, so re-running a
-rollback that was interrupted finishes it ("already restored" for what was done).
+Safety. Containment (memtui.core.containment) is checked first: a path that is absolute,
+holds `..`, or resolves (through a symlinked file or parent directory) outside the workspace
+root refuses the whole rollback before anything is written. Nothing under `.agent/` is ever
+written. Content that fails verification stops that one file. Writes are atomic
+(memtui.core.atomic: temp file in the same directory, fsync, rename, mode kept); the loop
+re-reads the disk before every file, so re-running a rollback that was interrupted finishes
+it ("already restored" for what was done).
 
 Undo. Before writing, the rollback is recorded as a checkpoint (label "rollback", or "undo"
 for an undo) on the task it acted on — before = the disk, after = what is restored — and
@@ -25,18 +26,20 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from memtui.core.atomic import file_mode, fsync_dir, write_atomic
+from memtui.core.containment import PathCheck, check_path
 from memtui.core.errors import ContentError, MemtuiError
 from memtui.core.model import CheckpointInfo, EntryInfo, Id
 
 __all__ = [
     "FilePlan",
     "FileResult",
+    "PathCheck",
     "RollbackError",
     "RollbackPlan",
     "RollbackResult",
@@ -48,7 +51,6 @@ __all__ = [
     "write_atomic",
 ]
 
-AGENT_DIR = ".agent"
 ROLLBACK_LABELS = ("rollback", "undo")
 
 
@@ -57,15 +59,6 @@ class RollbackError(MemtuiError):
 
 
 # --------------------------------------------------------------------------- records
-@dataclass(frozen=True)
-class PathCheck:
-    """Where a recorded path lands on disk, or why it may not be written."""
-
-    resolved: Path | None
-    refusal: str | None = None
-    escapes: bool = False  # an escape refuses the whole rollback; other refusals only the file
-
-
 @dataclass(frozen=True)
 class FilePlan:
     """One file of a rollback: what the store says, what the disk holds, what would happen."""
@@ -211,50 +204,10 @@ class RollbackResult:
         }
 
 
-# ----------------------------------------------------------------------- containment
-def check_path(root: Path, path: str) -> PathCheck:
-    """Resolve a recorded (untrusted) path under `root`, refusing anything that leads out.
-
-    `root` must already be resolved (`Path.resolve()`). Symlinks inside the root that point
-    inside it are followed: the file written is the one the agent edited through the link.
-    """
-    if not isinstance(path, str) or not path or "\x00" in path:
-        return PathCheck(None, f"invalid path {path!r}", escapes=True)
-    raw = path.replace("\\", "/")
-    if raw.startswith("/") or (len(raw) > 1 and raw[1] == ":"):
-        return PathCheck(None, "absolute path: outside the workspace root", escapes=True)
-    parts = [p for p in raw.split("/") if p not in ("", ".")]
-    if ".." in parts:
-        return PathCheck(None, "'..' leads outside the workspace root", escapes=True)
-    if not parts:
-        return PathCheck(None, "empty path", escapes=True)
-    # Walk the components so the message can name the symlink that leads out.
-    current = root
-    for i, part in enumerate(parts):
-        current = current / part
-        real = Path(os.path.realpath(current))
-        if not _inside(root, real):
-            what = "file" if i == len(parts) - 1 else "parent directory"
-            shown = "/".join(parts[: i + 1])
-            return PathCheck(None, f"{what} {shown!r} is a symlink leading outside the workspace root (to {real})",
-                             escapes=True)
-    real = Path(os.path.realpath(root.joinpath(*parts)))
-    if real == root:
-        return PathCheck(None, "resolves to the workspace root itself", escapes=True)
-    agent = root / AGENT_DIR
-    if parts[0].casefold() == AGENT_DIR or real == agent or agent in real.parents:
-        return PathCheck(real, "under .agent/: a rollback never writes there")
-    return PathCheck(real)
-
-
 def _same_file_key(path: Any) -> str:
     if not isinstance(path, str):
         return repr(path)
     return "/".join(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
-
-
-def _inside(root: Path, real: Path) -> bool:
-    return real == root or root in real.parents
 
 
 # --------------------------------------------------------------------------- planning
@@ -454,7 +407,7 @@ def apply_rollback(store: Any, plan: RollbackPlan, *, record: bool = True) -> Ro
         now = replace(f, resolved=checked.resolved)
         try:
             disk = _read_disk(checked.resolved)
-            mode = _mode(checked.resolved)
+            mode = file_mode(checked.resolved)
         except OSError as exc:
             results[f.path] = FileResult(f.path, f.action, "error", f"cannot read the file: {exc.strerror or exc}")
             continue
@@ -538,13 +491,6 @@ def _forget_entries(writer: Any, checkpoint_id: Id, paths: list[str]) -> None:
                                     & models.Entry.path.in_(paths)).execute()
 
 
-def _mode(path: Path | None) -> int | None:
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)  # type: ignore[arg-type]
-    except FileNotFoundError:
-        return None
-
-
 def _restore(path: Path | None, content: bytes | None, mode: int | None) -> None:
     """Make `path` hold `content` (None → no file), atomically."""
     assert path is not None
@@ -553,45 +499,7 @@ def _restore(path: Path | None, content: bytes | None, mode: int | None) -> None
             os.unlink(path)
         except FileNotFoundError:
             return
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, content, mode)
-
-
-def write_atomic(path: Path, content: bytes, mode: int | None = None) -> None:
-    """Temp file beside `path`, fsync, rename over it, fsync the directory.
-
-    `mode` is the mode to keep (an existing file's); a new file gets the default mode under
-    the process umask, as an ordinary create would.
-    """
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.memtui-tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(content)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return  # some platforms cannot open a directory; the rename is still atomic
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from memtui.core.errors import MemtuiError
+
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
 
@@ -127,13 +129,15 @@ def db_stats(source: "AgentStore | str | Path", use_dbstat: bool = True) -> DbSt
 
     if isinstance(source, AgentStore):
         return _stats(source.db.connection(), source.db_path, use_dbstat)
-    from memtui.core.store.schema import connect
     from memtui.core.store import locate
+    from memtui.core.store.schema import connect, open_error
 
     db_path, _ = locate(Path(source), create=False)
     db = connect(db_path, readonly=True)
     try:
         return _stats(db.connection(), db_path, use_dbstat)
+    except sqlite3.DatabaseError as exc:  # not SQLite, or locked: the same one line as an open
+        raise open_error(exc, db_path) from None
     finally:
         db.close()
 
@@ -299,8 +303,6 @@ def vacuum(store: "AgentStore", progress: Callable[[float], None] | None = None,
         conn.execute("VACUUM")
     except sqlite3.OperationalError as exc:
         if "interrupt" in str(exc):
-            from memtui.core.errors import MemtuiError
-
             raise MemtuiError("VACUUM cancelled; the database is unchanged") from None
         raise
     finally:
@@ -316,8 +318,6 @@ def vacuum(store: "AgentStore", progress: Callable[[float], None] | None = None,
 def incremental_vacuum(store: "AgentStore", pages: int | None = None) -> VacuumResult:
     """Give up to `pages` freelist pages (all when None) back to the disk, then checkpoint.
     Only a database created with auto_vacuum=INCREMENTAL can do this."""
-    from memtui.core.errors import MemtuiError
-
     store._writable()
     conn = store.db.connection()
     mode = AUTO_VACUUM.get(_one(conn, "PRAGMA auto_vacuum"), "?")

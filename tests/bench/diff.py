@@ -217,7 +217,7 @@ def main() -> None:
             ("difflib SequenceMatcher, no autojunk", time_difflib(a, b, "plain", args.timeout)),
         ]
         if "block" in name:
-            start = next(k for k, (x, y) in enumerate(zip(a, b)) if x != y)
+            start = next(k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y)
             block_a, block_b = a[start : start + 500], b[start : start + 500]
             measured.append(
                 ("difflib ndiff of the 500-line block", time_difflib(block_a, block_b, "ndiff", args.timeout))
@@ -237,10 +237,10 @@ def main() -> None:
             )
             name = ""
     widths = [max(len(row[k]) for row in (header, *rows)) for k in range(len(header))]
-    print(" | ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
     print("-+-".join("-" * w for w in widths))
     for row in rows:
-        print(" | ".join(c.ljust(w) if k < 2 else c.rjust(w) for k, (c, w) in enumerate(zip(row, widths))))
+        print(" | ".join(c.ljust(w) if k < 2 else c.rjust(w) for k, (c, w) in enumerate(zip(row, widths, strict=True))))
 
 
 if __name__ == "__main__":

@@ -23,9 +23,13 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from memtui.core.gc import apply_gc, find_roots, live_set, live_set_sql, plan_gc
-from memtui.core.stats import db_stats
-from memtui.core.store import AgentStore
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # run as `python tests/bench/gc.py` from a checkout, like the other benches
+    sys.path.insert(0, str(ROOT))
+
+from memtui.core.gc import apply_gc, find_roots, live_set, live_set_sql, plan_gc  # noqa: E402
+from memtui.core.stats import db_stats  # noqa: E402
+from memtui.core.store import AgentStore  # noqa: E402
 
 
 def _best(fn, repeat: int = 3) -> tuple[float, object]:

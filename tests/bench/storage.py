@@ -58,7 +58,7 @@ class Git:
                               "--no-commit-id", *([f"{commit}^1", commit] if self._has_parent(commit) else [commit])],
                              capture_output=True, check=True).stdout.split(b"\0")
         result = []
-        for meta, path in zip(out[0::2], out[1::2]):
+        for meta, path in zip(out[0::2], out[1::2], strict=False):
             if not meta:
                 continue
             _, _, old, new, _ = meta.decode().lstrip(":").split(" ")
@@ -154,7 +154,7 @@ def run(git: Git, commits: list[str], split: bool, work: Path) -> int:
             for n, files in plan:
                 step = store.record_step(task, "commit", {"n": n}, None)
                 cp = store.record_checkpoint(task, step, {p: (b, a) for p, b, a in files})
-                for entry, (_, b, a) in zip(store.checkpoint_entries(cp), files):
+                for entry, (_, b, a) in zip(store.checkpoint_entries(cp), files, strict=True):
                     expected.append((entry.id, b and hashlib.sha256(b).hexdigest(), a and hashlib.sha256(a).hexdigest()))
         write_s = time.perf_counter() - t0
         store_db = store.db_path
@@ -191,8 +191,8 @@ def run(git: Git, commits: list[str], split: bool, work: Path) -> int:
     con.commit()
     legacy_write_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    for (eid, bh, ah), (b, a) in zip(expected, con.execute("SELECT before_legacy, after_legacy FROM checkpoint_entry"
-                                                            " ORDER BY id")):
+    for (_, bh, ah), (b, a) in zip(expected, con.execute("SELECT before_legacy, after_legacy FROM checkpoint_entry"
+                                                          " ORDER BY id").fetchall(), strict=True):
         rb, ra = decode_legacy(b), decode_legacy(a)
         if (rb and hashlib.sha256(rb).hexdigest()) != bh or (ra and hashlib.sha256(ra).hexdigest()) != ah:
             raise SystemExit("legacy entry did not read back exactly")

@@ -44,6 +44,14 @@ def agent_homes(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return workspace, env
 
 
+def discovered(workspace: Path, env: dict[str, str], kind: str):
+    """The one source of `kind` that discovery finds for `workspace` (fails on none or two)."""
+    from memtui.core.sources import discover
+
+    [source] = [s for s in discover(workspace, env=env) if s.kind == kind]
+    return source
+
+
 def fixture_texts():
     """The file versions the transcript fixtures were generated from."""
     import importlib.util

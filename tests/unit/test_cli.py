@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
+
+import pytest
 
 from memtui import __version__
 from memtui.cli import main
@@ -60,3 +63,45 @@ def test_errors_are_one_line_without_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "memtui", "demo", str(tmp_path / "x"), "--scale", "nope"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def _one_line_error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("memtui: "), err
+    return err
+
+
+@pytest.mark.parametrize("argv", [["pin", "{p}", "1"], ["vacuum", "{p}"], ["gc", "{p}", "--apply"], ["stats", "{p}"],
+                                  ["gc", "{p}"], ["rollback", "{p}", "--entry", "1"]])
+def test_store_verbs_on_an_empty_folder_fail_and_create_nothing(tmp_path, capsys, argv):
+    assert main([a.format(p=tmp_path) for a in argv]) == 2
+    assert "no memtui store" in _one_line_error(capsys)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [["pin", "{p}", "1"], ["vacuum", "{p}"], ["stats", "{p}"], ["gc", "{p}"]])
+def test_a_file_that_is_not_sqlite_is_one_line(tmp_path, capsys, argv):
+    bogus = tmp_path / "agent.db"
+    bogus.write_bytes(b"garbage" * 300)
+    assert main([a.format(p=bogus) for a in argv]) == 2
+    assert "is not a SQLite database" in _one_line_error(capsys)
+
+
+def test_a_write_verb_leaves_another_programs_database_as_it_was(tmp_path, capsys):
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE x (a)")
+    before = other.read_bytes()
+    assert main(["pin", str(other), "1"]) == 2
+    assert "not a memtui store" in _one_line_error(capsys)
+    assert other.read_bytes() == before  # still journal_mode=delete, not switched to WAL
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
+
+
+@pytest.mark.parametrize("argv", [["gc"], ["pin", ".", "abc"], ["rollback", "."], ["gc", ".", "--apply", "--dry-run"]])
+def test_usage_errors_are_one_line(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"memtui {argv[0]}: ") and err.endswith(f"(see memtui {argv[0]} --help)\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from itertools import pairwise
 
 import pytest
 import zstandard as zstd
@@ -51,7 +52,7 @@ def test_identical_contents_are_stored_once(store):
     assert store._sql("SELECT COUNT(*) FROM blob")[0][0] == 1
     # the after of one edit is the before of the next: one new blob per edit
     v = [text + b"# %d\n" % i for i in range(4)]
-    for a, b in zip(v, v[1:]):
+    for a, b in pairwise(v):
         store.record_checkpoint(task, None, {"copy0.py": (a, b)})
     assert store._sql("SELECT COUNT(*) FROM blob")[0][0] == 1 + 4
 

@@ -6,6 +6,7 @@ import difflib
 import hashlib
 import random
 import sysconfig
+from itertools import pairwise
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -61,7 +62,7 @@ def test_ops_rebuild_b_from_a(a: list[str], b: list[str]) -> None:
     ops = diff_lines(a, b)
     assert apply_ops(a, b, ops) == b
     # No two neighbouring opcodes share a tag: they are merged.
-    assert all(x.tag != y.tag for x, y in zip(ops, ops[1:]))
+    assert all(x.tag != y.tag for x, y in pairwise(ops))
 
 
 @given(lines_strategy, st.data())

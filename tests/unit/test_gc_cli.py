@@ -66,6 +66,8 @@ def test_gc_refuses_both_modes_and_bad_batch(workspace, capsys):
         main(["gc", str(path), "--dry-run", "--apply"])
     assert main(["gc", str(path), "--apply", "--batch", "0"]) == 2
     assert "--batch" in capsys.readouterr().err
+    assert main(["gc", str(path), "--apply", "--max-tasks", "-1"]) == 2  # not "all but the last"
+    assert "--max-tasks" in capsys.readouterr().err
 
 
 def test_pin_and_unpin(workspace, capsys):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -109,7 +111,7 @@ def test_handoff_chain_three_deep_through_closed_sessions(tmp_path):
     # The handoff runs parent -> child only: a child does not keep its parent alive.
     store.finish_task(parent, "completed")
     store.close_session(s0)
-    s = store.start_session("pin the middle")
+    store.start_session("pin the middle")
     store.pin(chain[2])
     plan = plan_gc(store)
     assert _live(plan) == {chain[2], chain[3]}
@@ -313,5 +315,5 @@ def test_python_walk_equals_recursive_sql(tmp_path_factory, n, edges, roots):
     assert set(live) == live_set_sql(store)
     for task in live.values():  # every chain is a real path of live references
         refs = {(r.from_task, r.to_task, r.kind) for r in store.all_references()}
-        assert all((a, b, k) in refs for a, b, k in zip(task.chain, task.chain[1:], task.via))
+        assert all((a, b, k) in refs for (a, b), k in zip(pairwise(task.chain), task.via, strict=True))
     store.close()

@@ -95,3 +95,10 @@ def test_decisions_list_filter_and_add(ws, capsys):
 def test_unknown_document_is_a_one_line_error(ws, capsys):
     assert main(["memory-history", str(ws), "NOPE.md"]) == 2
     assert capsys.readouterr().err.startswith("memtui: no memory document NOPE.md")
+
+
+def test_decisions_file_outside_the_workspace_is_one_line(ws, capsys):
+    assert main(["decisions", str(ws), "--file", "../elsewhere.md", "--add", "Escape"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("memtui: ") and "outside the workspace" in err and err.count("\n") == 1
+    assert not (ws.parent / "elsewhere.md").exists()

@@ -550,8 +550,8 @@ def test_rolling_back_a_task_twice_is_already_restored(world):
 
 
 def test_undo_survives_gc_of_unpinned_tasks(world):
-    """Emulates GC (memtui/core/gc.py is written in parallel): delete every unpinned, not-live
-    task's heavy data the way GC does, and check the rollback's undo still works."""
+    """Delete every unpinned task's heavy data by hand (harsher than GC, which keeps live
+    tasks too) and check the rollback's undo still works."""
     store = world.store
     world.write("a.txt", b"a0\n")
     t = world.task("Rolled back")
@@ -673,7 +673,7 @@ def test_core_rollback_does_not_import_the_ui():
 
 def test_undo_survives_a_real_gc(world):
     """With the GC engine: the task a rollback pinned keeps its undo; unpinned history goes."""
-    gc = pytest.importorskip("memtui.core.gc")
+    from memtui.core import gc
     store = world.store
     world.write("a.txt", b"".join(b"line %d\n" % i for i in range(300)))
     original = world.read("a.txt")

@@ -10,7 +10,7 @@ from memtui.core.rollback import apply_rollback, plan_rollback
 from memtui.core.sources.base import ContentUnknown
 from memtui.core.sources.claude_code import ClaudeCodeSource
 
-from sources_support import FIXTURES, agent_homes, fixture_texts, tree_state
+from sources_support import FIXTURES, agent_homes, discovered, fixture_texts, tree_state
 
 S20 = "1a9d4e2b-3c5f-4a6b-8d7e-9f0a1b2c3d20"
 S21 = "5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"
@@ -25,13 +25,13 @@ def homes(tmp_path):
 @pytest.fixture
 def store(homes):
     workspace, env = homes
-    [source] = [s for s in discover(workspace, env=env) if s.kind == "claude-code"]
+    source = discovered(workspace, env, "claude-code")
     return source.open()
 
 
 def test_detected_from_the_workspace_by_recorded_cwd(homes):
     workspace, env = homes
-    [source] = [s for s in discover(workspace, env=env) if s.kind == "claude-code"]
+    source = discovered(workspace, env, "claude-code")
     # Two sessions of this project; the notes project in the same home is not picked.
     assert source.counts() == {"sessions": 2, "prompts": 5, "tool_calls": 12, "file_changes": 6, "malformed_lines": 4}
     assert {s.id for s in source.open().sessions()} == {S20, S21}
@@ -41,11 +41,11 @@ def test_directory_names_are_not_decoded(homes, tmp_path):
     workspace, env = homes
     claude = tmp_path / "claude" / "projects"
     (claude / "-home-dev-tally").rename(claude / "renamed-anything")
-    [source] = [s for s in discover(workspace, env=env) if s.kind == "claude-code"]
+    source = discovered(workspace, env, "claude-code")
     assert source.counts()["sessions"] == 2
 
 
-@pytest.mark.parametrize("where", ["", "projects", f"projects/-home-dev-tally", f"projects/-home-dev-tally/{S21}.jsonl"])
+@pytest.mark.parametrize("where", ["", "projects", "projects/-home-dev-tally", f"projects/-home-dev-tally/{S21}.jsonl"])
 def test_detected_from_the_store_path(where):
     [source] = discover(FIXTURES / "claude_home" / where)
     assert source.kind == "claude-code"

@@ -9,7 +9,7 @@ from memtui.core.sources import discover
 from memtui.core.sources.base import ContentUnknown
 from memtui.core.sources.codex import CodexSource, parse_patch
 
-from sources_support import FIXTURES, agent_homes, tree_state
+from sources_support import FIXTURES, agent_homes, discovered, tree_state
 
 SID = "0196f1c2-8a4b-7c3d-9e8f-1a2b3c4d5e6f"
 ROLLOUT = f"sessions/2025/06/06/rollout-2025-06-06T09-59-59-{SID}.jsonl"
@@ -23,13 +23,13 @@ def homes(tmp_path):
 @pytest.fixture
 def store(homes):
     workspace, env = homes
-    [source] = [s for s in discover(workspace, env=env) if s.kind == "codex"]
+    source = discovered(workspace, env, "codex")
     return source.open()
 
 
 def test_detected_from_the_workspace_by_session_meta_cwd(homes):
     workspace, env = homes
-    [source] = [s for s in discover(workspace, env=env) if s.kind == "codex"]
+    source = discovered(workspace, env, "codex")
     # The early flat rollout records no cwd and belongs to no workspace.
     assert source.counts() == {"sessions": 1, "prompts": 2, "function_calls": 4, "patches": 2, "file_changes": 3, "malformed_lines": 1}
 
@@ -108,7 +108,7 @@ def test_a_huge_line_is_streamed(tmp_path):
 def test_browsing_changes_no_byte(homes, tmp_path):
     workspace, env = homes
     before = tree_state(tmp_path)
-    [source] = [s for s in discover(workspace, env=env) if s.kind == "codex"]
+    source = discovered(workspace, env, "codex")
     store = source.open()
     for session in store.sessions():
         for task in store.tasks(session.id):

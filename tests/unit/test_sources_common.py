@@ -16,7 +16,7 @@ from memtui.core.model import Problem
 from memtui.core.sources import discover
 from memtui.core.sources.jsonl import iter_records
 from memtui.core.sources.patches import PatchMismatch, apply_hunks
-from memtui.core.sources.readonly import connect_readonly
+from memtui.core.sqlite_readonly import connect_readonly
 
 from sources_support import agent_homes, tree_state
 

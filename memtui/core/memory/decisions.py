@@ -17,7 +17,7 @@ Context / Alternatives, fields spanning several lines, and `### Why` sub-heading
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date as Date
 from pathlib import Path
 
@@ -205,7 +205,7 @@ def format_decision(
     else:
         lines = [f"{style.next_number}. {head}"]
     bullet = style.bullet or ("   - " if not style.heading_level else "- ")
-    for name, value in zip(FIELDS, (problem, options, chosen, why)):
+    for name, value in zip(FIELDS, (problem, options, chosen, why), strict=True):
         label = style.labels.get(name, LABELS[name])
         if style.bold == "inside":
             key = f"**{label}:**"

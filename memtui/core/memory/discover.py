@@ -102,17 +102,6 @@ def describe_document(root: Path, path: Path, kind: str) -> MemoryDocument:
     )
 
 
-def kind_of(rel: str) -> str | None:
-    """The kind of a workspace-relative path if it is a memory document, else None."""
-    for fixed, kind in _FIXED:
-        if rel == fixed:
-            return kind
-    for pattern, kind in _GLOBS:
-        if Path(rel).match(pattern) and rel.count("/") == pattern.count("/"):
-            return kind
-    return None
-
-
 def discover_documents(root: Path) -> list[MemoryDocument]:
     """All memory documents of the workspace at `root`, ordered by kind, then path.
 

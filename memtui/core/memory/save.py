@@ -12,14 +12,13 @@ named `<UTC timestamp>_<reason>_<hash prefix of what replaced it>.bak`; the newe
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote, unquote
 
+from memtui.core.atomic import file_mode, write_atomic
 from memtui.core.errors import NoHistory, PathEscape, SaveConflict
 from memtui.core.memory.documents import DiskVersion, disk_version, hash_bytes
 
@@ -124,14 +123,15 @@ def save_document(
     Saving identical bytes is a no-op.
     """
     root = Path(root).resolve()
-    path = _inside(root, path)
+    path = inside_workspace(root, path)
     new = content.encode("utf-8") if isinstance(content, str) else bytes(content)
     old, version = check_unchanged(path, expected)
     if old == new and version is not None:
         return version
     if old is not None:
         _keep_version(root, path, old, replaced_by=hash_bytes(new), reason=reason, keep=keep)
-    _write_atomic(path, new, recheck=None if expected is ANY else version)
+    recheck = None if expected is ANY else (lambda: check_unchanged(path, version))
+    write_atomic(path, new, _mode_or_new(path), before_replace=recheck)
     _, written = disk_version(path)
     assert written is not None
     return written
@@ -169,7 +169,7 @@ def keep_discarded(root: Path, path: Path, text: str, keep: int = DEFAULT_KEEP) 
     """Keep an edit the user chose not to save (e.g. "reload" in a conflict) among the
     document's versions, so even a discarded edit can be restored later."""
     root = Path(root).resolve()
-    path = _inside(root, path)
+    path = inside_workspace(root, path)
     _, version = disk_version(path)
     _keep_version(root, path, text.encode("utf-8"), replaced_by=version.sha256 if version else "0" * 16,
                   reason="discarded", keep=keep)
@@ -192,10 +192,12 @@ def conflict_diff(disk: bytes | None, mine: str, name: str) -> str:
 
 
 def _relative(root: Path, path: Path) -> str:
-    return _inside(Path(root).resolve(), path).relative_to(Path(root).resolve()).as_posix()
+    return inside_workspace(Path(root).resolve(), path).relative_to(Path(root).resolve()).as_posix()
 
 
-def _inside(root: Path, path: Path) -> Path:
+def inside_workspace(root: Path, path: Path) -> Path:
+    """`path` (absolute, or relative to the resolved `root`) resolved; PathEscape if it
+    leads outside the workspace."""
     path = Path(path)
     resolved = (path if path.is_absolute() else root / path).resolve()
     try:
@@ -215,7 +217,7 @@ def _keep_version(root: Path, path: Path, data: bytes, *, replaced_by: str, reas
         if not target.exists():
             break
         micros += 1  # two saves within a microsecond: keep both, in order
-    _write_atomic(target, data, recheck=None)
+    write_atomic(target, data, _NEW_FILE_MODE)
     for stale in sorted(folder.glob("*.bak"), reverse=True)[max(keep, 1):]:
         stale.unlink(missing_ok=True)
 
@@ -229,40 +231,7 @@ def _parse_name(name: str) -> tuple[datetime, str, str] | None:
     return saved_at, reason, replaced_by
 
 
-def _write_atomic(path: Path, data: bytes, recheck: DiskVersion | None) -> None:
-    """Temp file in the same directory, fsync, rename over; mode of the old file kept.
-
-    `recheck`: the version seen before writing; the file is compared again just before
-    the rename so a write by the agent in between is still caught.
-    """
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = _NEW_FILE_MODE
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".memtui-tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-        if recheck is not None:
-            check_unchanged(path, recheck)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some filesystems refuse fsync on directories; the rename is still atomic
-    finally:
-        os.close(fd)
+def _mode_or_new(path: Path) -> int:
+    """Keep the document's mode; a new document is rw-r--r-- whatever the umask."""
+    mode = file_mode(path)
+    return _NEW_FILE_MODE if mode is None else mode

@@ -77,15 +77,6 @@ def file_records(doc: MemoryDocument) -> Iterator[SearchRecord]:
             yield SearchRecord("file", line, file=doc.rel, line=number)
 
 
-def store_records(store, cancelled: Callable[[], bool] = lambda: False) -> Iterator[SearchRecord]:
-    """Task titles and summaries, messages, and steps of every task in `store` (anything
-    with the MemorySource read methods), orphans included."""
-    for task in _all_tasks(store):
-        if cancelled():
-            return
-        yield from task_records(store, task, store.messages(task.id))
-
-
 def task_records(store, task, messages) -> Iterator[SearchRecord]:
     """The records of one task: its title and summary, its messages, its steps."""
     key = str(task.id)

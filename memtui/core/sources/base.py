@@ -144,6 +144,46 @@ class SourceAdapter:
         return []
 
 
+class IndexedSource(SourceAdapter):
+    """An adapter that reads its whole store into memory once, on first use.
+
+    Subclasses implement `_index()`, which fills `_counts` and `_problems` (and whatever
+    else they answer from); it runs at most once, under the index lock, and again only
+    after `_loaded` is reset.
+    """
+
+    def __init__(self, path) -> None:
+        super().__init__(path)
+        self._counts: dict[str, int] = {}
+        self._problems: list[Problem] = []
+        self._loaded = False
+
+    def _index(self) -> None:
+        raise NotImplementedError
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        with self._index_lock:
+            if not self._loaded:
+                self._index()
+                self._loaded = True
+
+    def counts(self) -> dict[str, int]:
+        self._load()
+        return dict(self._counts)
+
+    def problems(self) -> list[Problem]:
+        self._load()
+        return list(self._problems)
+
+
+def preview(text: object, width: int = 80) -> str:
+    """`text` on one line, whitespace collapsed, cut to `width` with an ellipsis (titles)."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
 def page(items: Sequence[Any], offset: int, limit: int | None) -> list[Any]:
     """items[offset:offset+limit], the paging every `steps()` does."""
     end = None if limit is None else offset + limit

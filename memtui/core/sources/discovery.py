@@ -22,7 +22,7 @@ from memtui.core.sources.jsonl import first_record
 from memtui.core.sources.jsonl_sessions import JsonlSessionsSource, is_jsonl_store
 from memtui.core.sources.memory_files import MemoryFilesSource, find_memory_files
 from memtui.core.sources.ra_aid import RaAidSource, is_ra_aid_db
-from memtui.core.sources.readonly import is_sqlite
+from memtui.core.sqlite_readonly import is_sqlite
 
 KINDS: tuple[str, ...] = ("memtui", "memory-files", "ra-aid", "jsonl-sessions", "claude-code", "codex")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from memtui.core.model import Problem
 
@@ -61,22 +61,29 @@ def iter_records(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int
         # Look one line ahead so the last line is known when it is parsed.
         for raw in handle:
             if pending is not None:
-                record = parse_line(pending, path, lineno, problems)
+                record = _object(pending, path, lineno, problems, last=False)
                 if record is not None:
-                    if isinstance(record, dict):
-                        yield lineno, pending_offset, record
-                    else:
-                        problems.append(Problem(str(path), lineno, "not a JSON object, skipped"))
+                    yield lineno, pending_offset, record
             lineno += 1
             pending, pending_offset = raw, offset
             offset += len(raw)
         if pending is not None:
-            record = parse_line(pending, path, lineno, problems, last=True)
+            record = _object(pending, path, lineno, problems, last=True)
             if record is not None:
-                if isinstance(record, dict):
-                    yield lineno, pending_offset, record
-                else:
-                    problems.append(Problem(str(path), lineno, "not a JSON object, skipped"))
+                yield lineno, pending_offset, record
+
+
+def _object(raw: bytes, path: Path, lineno: int, problems: list[Problem], *, last: bool) -> dict[str, Any] | None:
+    record = parse_line(raw, path, lineno, problems, last=last)
+    if record is None or isinstance(record, dict):
+        return record
+    problems.append(Problem(str(path), lineno, "not a JSON object, skipped"))
+    return None
+
+
+def count_malformed(problems: list[Problem]) -> int:
+    """How many lines were skipped as unreadable (invalid UTF-8 is replaced, not skipped)."""
+    return sum(1 for p in problems if p.line is not None and not p.message.startswith("invalid UTF-8"))
 
 
 def read_record_at(path: Path, offset: int) -> dict[str, Any] | None:
@@ -91,8 +98,11 @@ def read_record_at(path: Path, offset: int) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def first_record(path: Path, max_lines: int = 20) -> dict[str, Any] | None:
-    """The first JSON object among the first `max_lines` lines, without reading further."""
+def first_record(
+    path: Path, max_lines: int = 20, where: Callable[[dict[str, Any]], bool] | None = None
+) -> dict[str, Any] | None:
+    """The first JSON object among the first `max_lines` lines (the first for which `where`
+    holds, if given), without reading further."""
     try:
         with open(path, "rb") as handle:
             for _ in range(max_lines):
@@ -103,7 +113,7 @@ def first_record(path: Path, max_lines: int = 20) -> dict[str, Any] | None:
                     record = json.loads(raw.decode("utf-8", "replace"))
                 except (json.JSONDecodeError, RecursionError):
                     continue
-                if isinstance(record, dict):
+                if isinstance(record, dict) and (where is None or where(record)):
                     return record
     except OSError:
         return None

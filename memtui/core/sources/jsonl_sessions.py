@@ -19,7 +19,7 @@ from typing import Any
 
 from memtui.core.errors import NotAStore
 from memtui.core.model import Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
-from memtui.core.sources.base import MemoryItem, SourceAdapter, UnknownId, page
+from memtui.core.sources.base import MemoryItem, SourceAdapter, UnknownId, page, preview
 from memtui.core.sources.jsonl import first_record, iter_records
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 
@@ -50,11 +50,6 @@ def _text(content: Any) -> str:
         parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
         return "\n".join(p for p in parts if p)
     return "" if content is None else json.dumps(content, ensure_ascii=False)
-
-
-def _preview(text: str, width: int = 80) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 @dataclass
@@ -134,7 +129,7 @@ class JsonlSessionsSource(SourceAdapter):
             if record.get("role") == "user" or not turns:
                 is_user = record.get("role") == "user"
                 turn_id = f"{key}#{record.get('id', lineno)}" if is_user else f"{key}#start"
-                title = _preview(_text(record.get("content"))) if is_user else "(before the first prompt)"
+                title = preview(_text(record.get("content"))) if is_user else "(before the first prompt)"
                 turns.append(_Turn(turn_id, key, title or "(empty prompt)", when))
             turns[-1].records.append(record)
         return _Session(key, path, meta, turns, count)

@@ -21,8 +21,8 @@ from typing import Any, Sequence
 
 from memtui.core.errors import MemtuiError, NotAStore
 from memtui.core.model import Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
-from memtui.core.sources.base import MemoryItem, SourceAdapter, UnknownId, page
-from memtui.core.sources.readonly import connect_readonly, is_sqlite, table_names
+from memtui.core.sources.base import IndexedSource, MemoryItem, UnknownId, page, preview
+from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
 from memtui.core.sources.timestamps import parse_time, sort_key
 
 TABLES: tuple[str, ...] = ("session", "human_input", "key_fact", "key_snippet", "research_note", "trajectory")
@@ -57,11 +57,6 @@ def _json(text: Any) -> Any:
         return text
 
 
-def _preview(text: str, width: int = 80) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= width else line[: width - 1] + "…"
-
-
 @dataclass
 class _Input:
     id: int
@@ -72,7 +67,7 @@ class _Input:
     step_ids: list[int] = field(default_factory=list)
 
 
-class RaAidSource(SourceAdapter):
+class RaAidSource(IndexedSource):
     """An RA.Aid project database, opened read-only."""
 
     kind = "ra-aid"
@@ -85,8 +80,6 @@ class RaAidSource(SourceAdapter):
         if not path.is_file():
             raise NotAStore(f"no RA.Aid database at {path}")
         super().__init__(path)
-        self._problems: list[Problem] = []
-        self._loaded = False
 
     # -- loading ---------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -94,13 +87,6 @@ class RaAidSource(SourceAdapter):
             return connect_readonly(self.path)
         except sqlite3.DatabaseError as exc:
             raise NotAStore(f"{self.path}: {exc}") from exc
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        with self._index_lock:
-            if not self._loaded:
-                self._index()
 
     def _index(self) -> None:
         conn = self._connect()
@@ -118,7 +104,6 @@ class RaAidSource(SourceAdapter):
             raise NotAStore(f"{self.path}: {exc}") from exc
         finally:
             conn.close()
-        self._loaded = True
 
     def _rows(self, conn, table: str, present: set[str], wanted: Sequence[str]) -> list[dict]:
         if table not in present:
@@ -218,15 +203,6 @@ class RaAidSource(SourceAdapter):
             self._loaded = False
             self._problems = []
 
-    # -- summary ---------------------------------------------------------------------------
-    def counts(self) -> dict[str, int]:
-        self._load()
-        return dict(self._counts)
-
-    def problems(self) -> list[Problem]:
-        self._load()
-        return list(self._problems)
-
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
         self._load()
@@ -236,7 +212,7 @@ class RaAidSource(SourceAdapter):
             created = parse_time(s["start_time"]) or parse_time(s["created_at"]) or datetime.min
             updated = max([created, parse_time(s["updated_at"]) or created] + [t.updated_at for t in tasks if t.updated_at], key=sort_key)
             first = next((t for t in tasks if isinstance(t.id, int)), None)
-            title = first.title if first else _preview(s["command_line"] or f"session {s['id']}")
+            title = first.title if first else preview(s["command_line"] or f"session {s['id']}")
             out.append(
                 SessionInfo(
                     id=s["id"],
@@ -259,7 +235,7 @@ class RaAidSource(SourceAdapter):
             return TaskInfo(
                 id=inp.id,
                 session_id=inp.session_id,
-                title=_preview(inp.content),
+                title=preview(inp.content),
                 status="failed" if failed else "completed",
                 summary=f"source: {inp.source}",
                 created_at=inp.created_at,

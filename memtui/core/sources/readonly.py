@@ -1,38 +1,6 @@
-"""Open another program's SQLite database without changing a byte of it.
+"""Moved to memtui.core.sqlite_readonly (the store's read-only connect uses it too); the old
+import path keeps working."""
 
-`mode=ro` alone still lets SQLite create `-wal`/`-shm` files beside a WAL database (and
-RA.Aid's pk.db is WAL). When there is no write-ahead log with pending pages we open with
-`immutable=1`: no locks, no side files. When a non-empty `-wal` exists, its rows matter
-(the agent may be running), so we open `mode=ro`, which reads them.
-"""
+from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, readonly_uri, table_names
 
-from __future__ import annotations
-
-import sqlite3
-from pathlib import Path
-from urllib.parse import quote
-
-
-def connect_readonly(path: Path) -> sqlite3.Connection:
-    """A read-only connection to the SQLite file at `path`."""
-    path = Path(path).resolve()
-    wal = path.with_name(path.name + "-wal")
-    has_log = wal.exists() and wal.stat().st_size > 0
-    params = "mode=ro" if has_log else "mode=ro&immutable=1"
-    uri = f"file:{quote(str(path))}?{params}"
-    conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
-    conn.row_factory = sqlite3.Row
-    return conn
-
-
-def is_sqlite(path: Path) -> bool:
-    """True if the file starts with SQLite's header."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(16) == b"SQLite format 3\x00"
-    except OSError:
-        return False
-
-
-def table_names(conn: sqlite3.Connection) -> set[str]:
-    return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+__all__ = ["connect_readonly", "is_sqlite", "readonly_uri", "table_names"]

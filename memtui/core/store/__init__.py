@@ -25,7 +25,7 @@ from memtui.core.store import schema
 from memtui.core.store.reads import ReadModel
 from memtui.core.store.models import build_models
 
-__all__ = ["AgentStore", "normalise_path", "AGENT_DIR", "DB_NAME"]
+__all__ = ["AgentStore", "normalise_path", "workspace_of", "AGENT_DIR", "DB_NAME"]
 
 AGENT_DIR = ".agent"
 DB_NAME = "agent.db"
@@ -99,28 +99,38 @@ class AgentStore(ReadModel):
         self.readonly = readonly
         self.content_limit = content_limit
         self._clock = clock or _utcnow
+        if not readonly and db_path.is_file() and db_path.stat().st_size:
+            # Refuse a file that is not a store before the write pragmas run: journal_mode=wal
+            # would otherwise convert another program's database on the way to the error.
+            schema.probe_file(db_path)
         self.db = schema.connect(db_path, readonly)
         self.m = build_models(self.db)
         self._cache = _ContentCache()
-        self.schema_version = SCHEMA = schema.SCHEMA_VERSION
-        version, tables = schema.probe(self.db, db_path)
-        if not tables:
-            if readonly:
-                self.db.close()
-                raise StoreNotFound(f"{db_path} holds no memtui store")
-            schema.create(self.db, self.m)
-            version = SCHEMA
-        elif version < SCHEMA and not readonly:
-            schema.upgrade(self.db, self.m, version)
-            version = SCHEMA
+        try:  # a file that is refused must not keep its connection open
+            version, tables = schema.probe(self.db, db_path)
+            if not tables:
+                if readonly:
+                    raise StoreNotFound(f"{db_path} holds no memtui store")
+                schema.create(self.db, self.m)
+                version = schema.SCHEMA_VERSION
+            elif version < schema.SCHEMA_VERSION and not readonly:
+                schema.upgrade(self.db, self.m, version)
+                version = schema.SCHEMA_VERSION
+        except BaseException:
+            self.db.close()
+            raise
         self.schema_version = version
 
     # ----------------------------------------------------------------- opening
     @classmethod
     def open(cls, path: str | Path, readonly: bool = False, clock: Clock | None = None,
-             content_limit: int = codec.DEFAULT_LIMIT) -> "AgentStore":
-        """Open a workspace directory or an agent.db. In write mode a missing store is created."""
-        db_path, workspace = locate(Path(path), create=not readonly)
+             content_limit: int = codec.DEFAULT_LIMIT, create: bool | None = None) -> "AgentStore":
+        """Open a workspace directory or an agent.db.
+
+        A missing store is created in write mode, unless `create=False` (then, as in read-only
+        mode, it is StoreNotFound: a maintenance verb must not leave an empty store behind).
+        """
+        db_path, workspace = locate(Path(path), create=(not readonly) if create is None else create)
         return cls(db_path, workspace, readonly, clock, content_limit)
 
     def close(self) -> None:
@@ -361,10 +371,13 @@ def locate(path: Path, create: bool) -> tuple[Path, Path]:
             db.parent.mkdir(parents=True, exist_ok=True)
         return db, path
     if path.exists():
-        workspace = path.parent.parent if path.parent.name == AGENT_DIR else path.parent
-        return path, workspace
+        return path, workspace_of(path)
     if not create:
         raise StoreNotFound(f"{path} does not exist")
     path.parent.mkdir(parents=True, exist_ok=True)
-    workspace = path.parent.parent if path.parent.name == AGENT_DIR else path.parent
-    return path, workspace
+    return path, workspace_of(path)
+
+
+def workspace_of(db_path: Path) -> Path:
+    """The workspace of a database file: the folder holding `.agent/`, else the file's folder."""
+    return db_path.parent.parent if db_path.parent.name == AGENT_DIR else db_path.parent

@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from urllib.parse import quote
 
 import peewee
 from peewee import SqliteDatabase
 from playhouse.migrate import SqliteMigrator, migrate
 
-from memtui.core.errors import NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
+from memtui.core.errors import MemtuiError, NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
+from memtui.core.sqlite_readonly import readonly_uri
 
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 5000
@@ -32,10 +32,8 @@ def connect(db_path: Path, readonly: bool) -> SqliteDatabase:
         # touching the database file). Where the folder is not writable and no -shm exists,
         # SQLite could not open that way: read the file as immutable instead.
         can_share = os.access(db_path.parent, os.W_OK) or Path(f"{db_path}-shm").exists()
-        mode = "mode=ro" if can_share else "immutable=1"
-        uri = f"file:{quote(str(db_path.resolve()))}?{mode}"
         return SqliteDatabase(
-            uri, uri=True, check_same_thread=False,
+            readonly_uri(db_path, immutable=not can_share), uri=True, check_same_thread=False,
             pragmas={"busy_timeout": BUSY_TIMEOUT_MS, "query_only": 1},
         )
     return SqliteDatabase(
@@ -57,14 +55,7 @@ def probe(db: SqliteDatabase, db_path: Path) -> tuple[int, set[str]]:
         version = db.execute_sql("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in db.execute_sql("SELECT name FROM sqlite_master WHERE type='table'")}
     except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:
-        text = str(exc)
-        if "locked" in text or "busy" in text:
-            raise StoreLocked(f"{db_path} is locked by another process") from None
-        if "not a database" in text or "malformed" in text:
-            raise NotAStore(f"{db_path} is not a SQLite database") from None
-        if "unable to open" in text:
-            raise StoreNotFound(f"cannot open {db_path}") from None
-        raise NotAStore(f"{db_path}: {text}") from None
+        raise open_error(exc, db_path) from None
     if version > SCHEMA_VERSION:
         raise SchemaTooNew(
             f"{db_path} was written by a newer memtui (schema {version}, this one reads up to "
@@ -73,6 +64,27 @@ def probe(db: SqliteDatabase, db_path: Path) -> tuple[int, set[str]]:
     if tables and not set(CORE_TABLES) <= tables:
         raise NotAStore(f"{db_path} is a SQLite database but not a memtui store")
     return version, tables
+
+
+def probe_file(db_path: Path) -> tuple[int, set[str]]:
+    """`probe` through a read-only connection of its own, which changes nothing in the file."""
+    db = connect(db_path, readonly=True)
+    try:
+        return probe(db, db_path)
+    finally:
+        db.close()
+
+
+def open_error(exc: Exception, db_path: Path) -> MemtuiError:
+    """The one-line error for a SQLite failure while opening `db_path`."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return StoreLocked(f"{db_path} is locked by another process")
+    if "not a database" in text or "malformed" in text:
+        return NotAStore(f"{db_path} is not a SQLite database")
+    if "unable to open" in text:
+        return StoreNotFound(f"cannot open {db_path}")
+    return NotAStore(f"{db_path}: {text}")
 
 
 def create(db: SqliteDatabase, models) -> None:

@@ -1,30 +1,14 @@
-"""Lifecycle GC: keep what can still be operated on (DESIGN.md §3).
-
-`plan_gc(store)` is a pure read. Roots are the current task of each open session, every
-running or waiting_user task (orphans included) and every pinned task; the live set is the
-roots plus every task reachable from them through handoff and depends references, parent →
-child. Every other task that still holds heavy data (steps, checkpoints, entries) is
-reclaimable; its `bytes` are the step payloads and inline legacy contents of those rows plus
-the stored bytes of the blobs nothing else would need any more — neither an entry of a
-surviving task nor, transitively, a surviving delta as its base. A blob shared by several
-reclaimable tasks counts toward the oldest of them, so the per-task figures add up to what
-`apply_gc` frees.
-
-`apply_gc(store, plan)` removes each task's steps, checkpoints and entries in one short
-transaction (its row, references, messages, questions and summary stay; `collected_at` is
-set), then sweeps the blobs no entry needs, dependents before their delta bases, in bounded
-batches. A base that a surviving delta needs is kept rather than re-encoding the dependent.
-"""
+"""Lifecycle GC, the pure read: roots, the live set and what a pass would free."""
 
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
+
 
 ROOT_KINDS = ("current", "running", "waiting", "pinned")  # priority when a task is several
 LIVE_EDGES = ("handoff", "depends")
@@ -66,7 +50,7 @@ class LiveTask(NamedTuple):
         """One line: 'root: pinned' or 'via handoff from #12 (root: running): #12 → #15'."""
         if self.is_root:
             return f"root: {_ROOT_WORDS[self.root_kind]}"
-        hops = "".join(f" -{kind}-> #{task}" for kind, task in zip(self.via, self.chain[1:]))
+        hops = "".join(f" -{kind}-> #{task}" for kind, task in zip(self.via, self.chain[1:], strict=True))
         return f"reachable from #{self.root} ({_ROOT_WORDS[self.root_kind]}): #{self.root}{hops}"
 
 
@@ -251,10 +235,11 @@ def live_set_sql(store: "AgentStore") -> set[int]:
 
 
 # ---------------------------------------------------------------------------- plan
-_SUM_LEGACY = ("COALESCE(SUM(CASE typeof(e.before_legacy) WHEN 'blob' THEN length(e.before_legacy)"
-               " WHEN 'text' THEN length(CAST(e.before_legacy AS BLOB)) ELSE 0 END"
-               " + CASE typeof(e.after_legacy) WHEN 'blob' THEN length(e.after_legacy)"
-               " WHEN 'text' THEN length(CAST(e.after_legacy AS BLOB)) ELSE 0 END), 0)")
+# The bytes of inline legacy (schema 1) contents of the joined entries `e`.
+SUM_LEGACY_SQL = ("COALESCE(SUM(CASE typeof(e.before_legacy) WHEN 'blob' THEN length(e.before_legacy)"
+                  " WHEN 'text' THEN length(CAST(e.before_legacy AS BLOB)) ELSE 0 END"
+                  " + CASE typeof(e.after_legacy) WHEN 'blob' THEN length(e.after_legacy)"
+                  " WHEN 'text' THEN length(CAST(e.after_legacy AS BLOB)) ELSE 0 END), 0)")
 
 # Blobs the live tasks keep: their entries' contents and, transitively, delta bases.
 _KEEP_CTE = """
@@ -289,7 +274,7 @@ def _plan(store: "AgentStore") -> GcPlan:
         "SELECT task_id, COUNT(*), COALESCE(SUM(payload_bytes), 0) FROM step GROUP BY task_id")}
     cps = dict(store._sql("SELECT task_id, COUNT(*) FROM checkpoint GROUP BY task_id"))
     entries = {t: (n, b) for t, n, b in store._sql(
-        f"SELECT c.task_id, COUNT(*), {_SUM_LEGACY} FROM checkpoint c"
+        f"SELECT c.task_id, COUNT(*), {SUM_LEGACY_SQL} FROM checkpoint c"
         " JOIN checkpoint_entry e ON e.checkpoint_id = c.id GROUP BY c.task_id")}
 
     candidates = [(t, s, st) for t, s, st, collected in tasks
@@ -408,284 +393,3 @@ def _why_reclaimable(store: "AgentStore", candidates: set[int]) -> dict[int, str
                 else "no live task references it")
         out[task] = f"{', '.join(parts)}; not a root, {tail}"
     return out
-
-
-# ------------------------------------------------------------------ preview rows
-STATES = ("root", "protected", "live", "reclaimable", "collected")
-
-
-@dataclass(frozen=True)
-class GcTaskRow:
-    """One task as the GC preview shows it."""
-
-    task: int
-    session: int | None
-    title: str
-    status: str
-    pinned: bool
-    state: str  # one of STATES
-    label: str  # "root · current", "protected · pinned", "live via #8 (handoff)", …
-    bytes: int  # reclaimable: what goes; live: step payloads it keeps; collected: 0
-    explanation: str
-
-
-@dataclass(frozen=True)
-class GcSessionRow:
-    """A session with its tasks in the preview (id None: the orphans)."""
-
-    id: int | None
-    title: str
-    status: str
-    tasks: tuple[GcTaskRow, ...]
-
-    @property
-    def reclaimable_bytes(self) -> int:
-        return sum(t.bytes for t in self.tasks if t.state == "reclaimable")
-
-    def count(self, state: str) -> int:
-        return sum(1 for t in self.tasks if t.state == state)
-
-
-def preview_rows(store: "AgentStore", plan: GcPlan) -> list[GcSessionRow]:
-    """Sessions (newest activity first, orphans last) with every task marked for the preview."""
-    by_session: dict[int | None, list[GcTaskRow]] = {}
-    roots = {r.task: r for r in plan.roots}
-    for task, session, title, status, pinned in store._sql(
-            "SELECT id, session_id, title, status, pinned FROM task ORDER BY id"):
-        by_session.setdefault(session, []).append(
-            _task_row(plan, roots, task, session, title, status, bool(pinned)))
-    out = [GcSessionRow(sid, title, status, tuple(by_session.pop(sid, ())))
-           for sid, title, status in store._sql(
-               "SELECT id, title, status FROM session ORDER BY updated_at DESC, id DESC")]
-    orphans = by_session.pop(None, [])
-    if orphans:
-        out.append(GcSessionRow(None, "orphans (session deleted)", "deleted", tuple(orphans)))
-    return out
-
-
-def _task_row(plan: GcPlan, roots: dict[int, Root], task: int, session: int | None, title: str, status: str,
-              pinned: bool) -> GcTaskRow:
-    live = plan.live_task(task)
-    if live is not None:
-        kept = plan.kept_payload.get(task, 0)
-        if live.is_root:
-            root = roots[task]
-            state = "root" if "current" in root.kinds else "protected"
-            label = f"{state} · {', '.join(root.kinds)}"
-        else:
-            state, label = "live", f"live via #{live.chain[-2]} ({live.via[-1]})"
-        return GcTaskRow(task, session, title, status, pinned, state, label, kept, live.reason)
-    gone = plan.reclaimable_task(task)
-    if gone is not None:
-        what = (f"would remove {gone.steps} steps, {gone.checkpoints} checkpoints, {gone.entries} entries"
-                f" and {gone.blobs} stored contents: {gone.bytes:,} bytes")
-        return GcTaskRow(task, session, title, status, pinned, "reclaimable", "reclaimable", gone.bytes,
-                         f"{gone.why}.\n{what}")
-    return GcTaskRow(task, session, title, status, pinned, "collected", "collected", 0, plan.explain(task))
-
-
-# --------------------------------------------------------------------------- apply
-@dataclass(frozen=True)
-class GcProgress:
-    """Reported after every task and every blob batch."""
-
-    phase: str  # "tasks" | "blobs"
-    tasks_done: int
-    tasks_total: int
-    bytes_freed: int
-
-
-@dataclass
-class GcResult:
-    """What a GC pass removed."""
-
-    tasks: int = 0
-    skipped: list[int] = field(default_factory=list)  # planned, but live by the time of apply
-    steps: int = 0
-    checkpoints: int = 0
-    entries: int = 0
-    blobs: int = 0
-    bytes: int = 0  # step payloads + inline contents + stored bytes of deleted blobs
-    freelist_before: int = 0
-    freelist_after: int = 0
-    page_size: int = 0
-    cancelled: bool = False
-    seconds: float = 0.0
-
-    @property
-    def pages_freed(self) -> int:
-        return self.freelist_after - self.freelist_before
-
-    def as_json(self) -> dict:
-        return {"tasks": self.tasks, "skipped": self.skipped, "steps": self.steps,
-                "checkpoints": self.checkpoints, "entries": self.entries, "blobs": self.blobs,
-                "bytes": self.bytes, "freelist_before": self.freelist_before,
-                "freelist_after": self.freelist_after, "page_size": self.page_size,
-                "cancelled": self.cancelled, "seconds": round(self.seconds, 3)}
-
-
-Hook = Callable[[str, int], None]
-
-
-def apply_gc(store: "AgentStore", plan: GcPlan | None = None, batch: int = 200,
-             progress: Callable[[GcProgress], None] | None = None,
-             cancel: Callable[[], bool] | None = None, max_tasks: int | None = None,
-             hook: Hook | None = None, hold: float = 0.02, pause: float = 0.01) -> GcResult:
-    """Collect the reclaimable tasks of `plan` (a fresh plan when None), then sweep blobs.
-
-    Each task is one transaction: its entries, checkpoints and steps go together, and
-    `collected_at` is set, or nothing of it changes. The live set is recomputed first and
-    each task's own root status is checked again inside its transaction, so a task pinned,
-    resumed or referenced since the preview is skipped. After every `batch` tasks the blobs
-    they freed are deleted in transactions of at most `batch` blobs. After `hold` seconds
-    spent in write transactions GC sleeps `pause` seconds, so a concurrent writer polling
-    through its busy timeout gets the lock soon. `cancel()` is checked between tasks;
-    `max_tasks` bounds one pass. `hook(stage, task)` is for tests (fault injection) and runs
-    inside the task's transaction.
-    """
-    store._writable()
-    started = time.monotonic()
-    batch = max(1, batch)
-    fresh_live = set(live_set(store))
-    if plan is None:
-        plan = plan_gc(store)
-    todo = [t for t in plan.reclaimable if t.task not in fresh_live]
-    result = GcResult(skipped=[t.task for t in plan.reclaimable if t.task in fresh_live])
-    if max_tasks is not None:
-        todo = todo[:max_tasks]
-    result.page_size = _pragma(store, "page_size")
-    result.freelist_before = _pragma(store, "freelist_count")
-    total = len(todo)
-    throttle = _Throttle(hold, pause)
-
-    def report(phase: str, done: int) -> None:
-        if progress is not None:
-            progress(GcProgress(phase, done, total, result.bytes))
-
-    for start in range(0, total, batch):
-        freed: set[bytes] = set()
-        for done, item in enumerate(todo[start:start + batch], start + 1):
-            if cancel is not None and cancel():
-                result.cancelled = True
-                break
-            with throttle:
-                collected = _collect_task(store, item.task, fresh_live, result, hook, freed)
-            if collected:
-                result.tasks += 1
-            else:
-                result.skipped.append(item.task)
-            report("tasks", done)
-        _sweep_blobs(store, batch, result, lambda: report("blobs", result.tasks), throttle, freed)
-        if result.cancelled:
-            break
-    if plan.loose_blobs and not result.cancelled:
-        _sweep_blobs(store, batch, result, lambda: report("blobs", result.tasks), throttle, None)
-    result.freelist_after = _pragma(store, "freelist_count")
-    result.seconds = time.monotonic() - started
-    return result
-
-
-class _Throttle:
-    """Counts time spent holding the write lock; sleeps `pause` after every `hold` of it."""
-
-    def __init__(self, hold: float, pause: float) -> None:
-        self.hold, self.pause, self.held, self._t0 = hold, pause, 0.0, 0.0
-
-    def __enter__(self) -> None:
-        self._t0 = time.monotonic()
-
-    def __exit__(self, *exc: object) -> None:
-        self.held += time.monotonic() - self._t0
-        if self.pause > 0 and self.held >= self.hold:
-            time.sleep(self.pause)
-            self.held = 0.0
-
-
-def _pragma(store: "AgentStore", name: str) -> int:
-    return store._sql(f"PRAGMA {name}")[0][0]
-
-
-def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResult, hook: Hook | None,
-                  freed: set[bytes]) -> bool:
-    """One task's heavy rows in one transaction; False (nothing changed) if it became live."""
-    db = store.db
-    with store.transaction():
-        row = store._sql(
-            "SELECT t.status, t.pinned, s.status = 'open' AND s.current_task_id = t.id FROM task t"
-            " LEFT JOIN session s ON s.id = t.session_id WHERE t.id = ?", (task,))
-        if not row or row[0][0] in ("running", "waiting_user") or row[0][1] or row[0][2]:
-            return False
-        # Referenced by a live task, or by one that became a root since the live set was read.
-        for parent, status, pinned, current in store._sql(
-                "SELECT p.id, p.status, p.pinned, s.status = 'open' AND s.current_task_id = p.id"
-                " FROM task_ref r JOIN task p ON p.id = r.from_task LEFT JOIN session s ON s.id = p.session_id"
-                " WHERE r.to_task = ? AND r.kind IN ('handoff', 'depends')", (task,)):
-            if parent in live or status in ("running", "waiting_user") or pinned or current:
-                return False
-        payload = store._sql("SELECT COALESCE(SUM(payload_bytes), 0) FROM step WHERE task_id = ?", (task,))[0][0]
-        legacy = store._sql(f"SELECT {_SUM_LEGACY} FROM checkpoint c JOIN checkpoint_entry e"
-                            " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,))[0][0]
-        hashes = store._sql("SELECT e.before_hash, e.after_hash FROM checkpoint c JOIN checkpoint_entry e"
-                            " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,)) \
-            if store.schema_version >= 2 else []
-        if hook:
-            hook("entries", task)
-        entries = db.execute_sql("DELETE FROM checkpoint_entry WHERE checkpoint_id IN"
-                                 " (SELECT id FROM checkpoint WHERE task_id = ?)", (task,)).rowcount
-        if hook:
-            hook("checkpoints", task)
-        checkpoints = db.execute_sql("DELETE FROM checkpoint WHERE task_id = ?", (task,)).rowcount
-        if hook:
-            hook("steps", task)
-        steps = db.execute_sql("DELETE FROM step WHERE task_id = ?", (task,)).rowcount
-        db.execute_sql("UPDATE task SET collected_at = ? WHERE id = ?", (store._now(), task))
-        if hook:
-            hook("commit", task)
-    freed.update(h for pair in hashes for h in pair if h is not None)
-    result.entries += entries
-    result.checkpoints += checkpoints
-    result.steps += steps
-    result.bytes += payload + legacy
-    return True
-
-
-def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Callable[[], None],
-                 throttle: _Throttle, candidates: set[bytes] | None) -> None:
-    """Delete blobs no entry references and no delta uses as its base, in batches.
-
-    `candidates` are the contents of the entries just deleted (None: every blob, for loose
-    blobs an interrupted pass left). Deeper deltas go first; a deleted delta's base becomes
-    a candidate in turn, and a base a surviving delta needs stays. Each batch re-checks
-    its conditions inside its own transaction, so a writer that just reused a content wins.
-    """
-    if store.schema_version < 2:
-        return
-    cond = (" AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = blob.hash)"
-            " AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = blob.hash)"
-            " AND NOT EXISTS (SELECT 1 FROM blob d WHERE d.base = blob.hash)")
-    if candidates is None:
-        candidates = {h for h, _ in store._sql("SELECT hash, depth FROM blob WHERE 1" + cond)}
-    deleted: set[bytes] = set()
-    while candidates:
-        by_depth: dict[int, list[bytes]] = {}
-        ordered = sorted(candidates)
-        for start in range(0, len(ordered), 500):  # hashes are BLOBs: bound parameters, not JSON
-            chunk = ordered[start:start + 500]
-            for h, depth in store._sql(
-                    f"SELECT hash, depth FROM blob WHERE hash IN ({','.join('?' * len(chunk))})", chunk):
-                by_depth.setdefault(depth, []).append(h)
-        bases: set[bytes] = set()
-        for depth in sorted(by_depth, reverse=True):
-            hashes = by_depth[depth]
-            for start in range(0, len(hashes), batch):
-                chunk = hashes[start:start + batch]
-                with throttle, store.transaction():
-                    gone = store._sql(f"DELETE FROM blob WHERE hash IN ({','.join('?' * len(chunk))})"
-                                      + cond + " RETURNING hash, base, stored", chunk)
-                deleted.update(h for h, _, _ in gone)
-                result.blobs += len(gone)
-                result.bytes += sum(size for _, _, size in gone)
-                bases.update(base for _, base, _ in gone if base is not None)
-                report()
-        # Re-examine a base once a dependent is gone, even if it was skipped this round.
-        candidates = bases - deleted

@@ -1,0 +1,85 @@
+"""Lifecycle GC: every task of the store marked root / protected / live / reclaimable /
+collected, by session, for the preview screen."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memtui.core.gc.plan import GcPlan, Root
+
+if TYPE_CHECKING:
+    from memtui.core.store import AgentStore
+
+
+STATES = ("root", "protected", "live", "reclaimable", "collected")
+
+
+@dataclass(frozen=True)
+class GcTaskRow:
+    """One task as the GC preview shows it."""
+
+    task: int
+    session: int | None
+    title: str
+    status: str
+    pinned: bool
+    state: str  # one of STATES
+    label: str  # "root · current", "protected · pinned", "live via #8 (handoff)", …
+    bytes: int  # reclaimable: what goes; live: step payloads it keeps; collected: 0
+    explanation: str
+
+
+@dataclass(frozen=True)
+class GcSessionRow:
+    """A session with its tasks in the preview (id None: the orphans)."""
+
+    id: int | None
+    title: str
+    status: str
+    tasks: tuple[GcTaskRow, ...]
+
+    @property
+    def reclaimable_bytes(self) -> int:
+        return sum(t.bytes for t in self.tasks if t.state == "reclaimable")
+
+    def count(self, state: str) -> int:
+        return sum(1 for t in self.tasks if t.state == state)
+
+
+def preview_rows(store: "AgentStore", plan: GcPlan) -> list[GcSessionRow]:
+    """Sessions (newest activity first, orphans last) with every task marked for the preview."""
+    by_session: dict[int | None, list[GcTaskRow]] = {}
+    roots = {r.task: r for r in plan.roots}
+    for task, session, title, status, pinned in store._sql(
+            "SELECT id, session_id, title, status, pinned FROM task ORDER BY id"):
+        by_session.setdefault(session, []).append(
+            _task_row(plan, roots, task, session, title, status, bool(pinned)))
+    out = [GcSessionRow(sid, title, status, tuple(by_session.pop(sid, ())))
+           for sid, title, status in store._sql(
+               "SELECT id, title, status FROM session ORDER BY updated_at DESC, id DESC")]
+    orphans = by_session.pop(None, [])
+    if orphans:
+        out.append(GcSessionRow(None, "orphans (session deleted)", "deleted", tuple(orphans)))
+    return out
+
+
+def _task_row(plan: GcPlan, roots: dict[int, Root], task: int, session: int | None, title: str, status: str,
+              pinned: bool) -> GcTaskRow:
+    live = plan.live_task(task)
+    if live is not None:
+        kept = plan.kept_payload.get(task, 0)
+        if live.is_root:
+            root = roots[task]
+            state = "root" if "current" in root.kinds else "protected"
+            label = f"{state} · {', '.join(root.kinds)}"
+        else:
+            state, label = "live", f"live via #{live.chain[-2]} ({live.via[-1]})"
+        return GcTaskRow(task, session, title, status, pinned, state, label, kept, live.reason)
+    gone = plan.reclaimable_task(task)
+    if gone is not None:
+        what = (f"would remove {gone.steps} steps, {gone.checkpoints} checkpoints, {gone.entries} entries"
+                f" and {gone.blobs} stored contents: {gone.bytes:,} bytes")
+        return GcTaskRow(task, session, title, status, pinned, "reclaimable", "reclaimable", gone.bytes,
+                         f"{gone.why}.\n{what}")
+    return GcTaskRow(task, session, title, status, pinned, "collected", "collected", 0, plan.explain(task))

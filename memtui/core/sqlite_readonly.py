@@ -1,0 +1,45 @@
+"""Read-only SQLite: the URI both memtui's own store and other agents' stores open with.
+
+Another program's database is opened without changing a byte of it (`connect_readonly`).
+`mode=ro` alone still lets SQLite create `-wal`/`-shm` files beside a WAL database (and
+RA.Aid's pk.db is WAL). When there is no write-ahead log with pending pages we open with
+`immutable=1`: no locks, no side files. When a non-empty `-wal` exists, its rows matter
+(the agent may be running), so we open `mode=ro`, which reads them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from urllib.parse import quote
+
+
+def readonly_uri(path: Path, *, immutable: bool) -> str:
+    """The `file:` URI that opens `path` read-only; `immutable` also skips locks and never
+    creates side files, but does not see a write-ahead log's pages."""
+    params = "mode=ro&immutable=1" if immutable else "mode=ro"
+    return f"file:{quote(str(Path(path).resolve()))}?{params}"
+
+
+def connect_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection to another program's SQLite file at `path`."""
+    path = Path(path).resolve()
+    wal = path.with_name(path.name + "-wal")
+    has_log = wal.exists() and wal.stat().st_size > 0
+    conn = sqlite3.connect(readonly_uri(path, immutable=not has_log), uri=True, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def is_sqlite(path: Path) -> bool:
+    """True if the file starts with SQLite's header."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def table_names(conn: sqlite3.Connection) -> set[str]:
+    """The names of the tables in the database."""
+    return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
