@@ -124,8 +124,29 @@ class MainScreen(MemtuiScreen[None]):
 
     @property
     def busy(self) -> bool:
-        """True while a pane is waiting to load or loading (tests wait on it)."""
-        return bool(self._pending_loads) or any(w.is_running or w.state.name == "PENDING" for w in self.workers)
+        """True while a pane is waiting to load or loading, or does not yet show the
+        selection above it (tests and screenshots wait on it)."""
+        if self._pending_loads or any(w.is_running or w.state.name == "PENDING" for w in self.workers):
+            return True
+        return not self.settled
+
+    @property
+    def settled(self) -> bool:
+        """True when each pane shows what the one above it selects: the tree's cursor is
+        on the task whose steps are listed, and the files are those of the step."""
+        if self.session_id is None:
+            return self._loaded_once
+        tree = self.query_one(TaskTree)
+        wanted = None if self.session_id == ORPHANS_KEY else self.session_id
+        if tree.session_id != wanted and self.query_one(SessionsTable).current_record() is not None:
+            return False
+        task = tree.current_task()
+        if task is not None and (task.id != self.task_id or self.query_one(StepTimeline).task_id != task.id):
+            return False
+        step = self.query_one(StepTimeline).current_record()
+        if step is not None and (self.step is None or step.id != self.step.id):
+            return False
+        return True
 
     def refresh_data(self) -> None:
         """Reload the sessions (and so everything below them), keeping the selection."""
@@ -187,8 +208,8 @@ class MainScreen(MemtuiScreen[None]):
         if record is None:
             return
         key: Id | str = ORPHANS_KEY if isinstance(record, OrphansRow) else record.id
-        if key == self.session_id and event is not None and self.query_one(TaskTree).session_id is not None:
-            return
+        if key == self.session_id and event is not None:
+            return  # already shown or loading: the table's own highlight of the same row
         self.session_id = key
         self.query_one("#tasks-pane", Pane).show_title("orphans" if key == ORPHANS_KEY else f"session {key}")
         current = None if isinstance(record, OrphansRow) else record.current_task_id
