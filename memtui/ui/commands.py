@@ -124,6 +124,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("cancel", "escape,n", "Cancel: write nothing", scope="rollback", key_display="esc"),
     # ---- step detail
     Command("close", "escape", "Back", scope="step"),
+    Command("show_checkpoint", "c", "Back to the main screen, on this step's changed files and diff",
+            scope="step", footer="Changed files"),
     # ---- source switcher
     Command("close", "escape", "Keep the current source", scope="sources"),
     # ---- memory items

@@ -90,3 +90,43 @@ async def test_show_task_of_an_orphan(demo_path: Path, app_for, settled) -> None
         assert screen.query_one(SessionsTable).current_key() == "orphans"
         assert screen.query_one(TaskTree).current_task().id == orphan.id
         assert screen.query_one(StepTimeline).task_id == orphan.id
+
+
+async def test_step_detail_to_its_changed_files(demo_path: Path, app_for, settled) -> None:
+    """`c` in the step detail: back on the main screen, in that step's changed files and diff."""
+    from memtui.ui.screenshots import open_step
+    from memtui.ui.screens.step_detail import StepDetailScreen
+    from memtui.ui.widgets.checkpoint_files import CheckpointFiles
+    from memtui.ui.widgets.diff_pane import DiffPane
+
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_step(pilot, "Add request routing with path parameters", "Fix path parameters after review", 7, "3")
+        screen = app.screen
+        step = screen.query_one(StepTimeline).current_record()
+        assert step.checkpoint_id is not None
+        await pilot.press("enter")
+        await settled(pilot)
+        assert isinstance(app.screen, StepDetailScreen)
+        await pilot.press("c")
+        await settled(pilot)
+        assert app.screen is screen
+        files = screen.query_one(CheckpointFiles)
+        assert screen.focused is files
+        assert screen.step.id == step.id and files.row_count >= 1
+        assert screen.query_one(DiffPane).entry.id == files.current_record().id
+
+
+async def test_step_detail_without_a_checkpoint_stays(demo_path: Path, app_for, settled) -> None:
+    from memtui.ui.screens.step_detail import StepDetailScreen
+
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        steps = app.screen.query_one(StepTimeline)
+        assert steps.current_record().checkpoint_id is None
+        await pilot.press("3", "enter")
+        await settled(pilot)
+        await pilot.press("c")
+        await settled(pilot)
+        assert isinstance(app.screen, StepDetailScreen)

@@ -555,7 +555,16 @@ class MainScreen(MemtuiScreen[None]):
             return
         from memtui.ui.screens.step_detail import StepDetailScreen
 
-        self.app.push_screen(StepDetailScreen(step))
+        self.app.push_screen(StepDetailScreen(step), lambda result: self._detail_closed(step, result))
+
+    def _detail_closed(self, step: StepInfo, result: str | None) -> None:
+        """Back from the step detail: on "files", that step's changed files and diff."""
+        if result != "files":
+            return
+        timeline = self.query_one(StepTimeline)
+        if timeline.task_id == step.task_id:
+            timeline.select_key(str(step.id))
+        self.action_focus_pane("files")
 
     def action_toggle_pin(self) -> None:
         """Pin the highlighted task (a GC root), or unpin it."""
