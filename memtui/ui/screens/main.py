@@ -261,7 +261,11 @@ class MainScreen(MemtuiScreen[None]):
         tree = self.query_one(TaskTree)
         tree.show_tasks(event.session_id, event.tasks, event.children, event.roots, event.current_task_id,
                         event.handed_from)
-        self.query_one("#tasks-pane").border_subtitle = f"{len(event.tasks)}"
+        own = {t.id for t in event.tasks}
+        elsewhere = {k.id for kids in event.children.values() for k in kids} - own
+        # Sub-agent tasks of other sessions nest here too: count them apart.
+        self.query_one("#tasks-pane").border_subtitle = f"{len(own)}" + (
+            f" + {len(elsewhere)} from other sessions" if elsewhere else "")
         target = event.current_task_id if event.current_task_id is not None else (
             event.roots[0] if event.roots else None)
         kept = self._keep.get("task")
