@@ -124,6 +124,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("cancel", "escape,n", "Cancel: write nothing", scope="rollback", key_display="esc"),
     # ---- step detail
     Command("close", "escape", "Back", scope="step"),
+    Command("show_checkpoint", "c", "Back to the main screen, on this step's changed files and diff",
+            scope="step", footer="Changed files"),
     # ---- source switcher
     Command("close", "escape", "Keep the current source", scope="sources"),
     # ---- memory items
@@ -153,7 +155,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("back", "escape", "Leave the editor / filter / screen", scope="memory", footer="Back"),
     Command("undo_save", "u", "Undo memtui's last save of the document", scope="memory", footer="Undo save"),
     Command("history", "h", "Kept versions: restore one", scope="memory", footer="History"),
-    Command("toggle_source", "s", "Rendered / source with line numbers", scope="memory", footer="Source"),
+    Command("toggle_source", "v", "View rendered / source with line numbers", scope="memory", footer="Source"),
     Command("toggle_toc", "t", "Show/hide the table of contents", scope="memory", show=False),
     Command("filter", "slash", "Filter the documents", scope="memory", key_display="/", footer="Filter"),
     Command("edit_external", "E", "Edit in $EDITOR", scope="memory", show=False),

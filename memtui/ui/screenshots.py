@@ -22,19 +22,20 @@ from typing import Any, Awaitable, Callable
 SIZE = (160, 48)
 
 
-async def settle(pilot: Any, rounds: int = 6, limit: float = 10.0) -> None:
-    """Wait until the chain of loads (session → tasks → steps → files → diff) is done."""
+async def settle(pilot: Any, rounds: int = 6, limit: float = 30.0) -> None:
+    """Wait until the chain of loads (session → tasks → steps → files → diff) is done and
+    every pane shows the selection above it (a screen's `busy`). No fixed sleeps: `limit`
+    only bounds a run that never settles."""
     from textual.widgets import Input
 
     app = pilot.app
     deadline = time.monotonic() + limit
     quiet = 0
     while quiet < rounds and time.monotonic() < deadline:
-        for worker in list(app.workers):
-            try:
-                await worker.wait()
-            except Exception:  # cancelled or failed workers are part of normal navigation
-                pass
+        try:
+            await app.workers.wait_for_complete()
+        except Exception:  # cancelled or failed workers are part of normal navigation
+            pass
         busy = any(getattr(screen, "busy", False) for screen in app.screen_stack)
         await pilot.pause(0.05 if busy else None)
         quiet = 0 if busy else quiet + 1

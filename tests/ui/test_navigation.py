@@ -342,3 +342,36 @@ async def test_refresh_keeps_the_selection(demo_path: Path, app_for, settled) ->
         assert (screen.task_id, screen.step.id) == before[:2]
         assert screen.query_one(DiffPane).entry.id == before[2].id
         assert screen.query_one(DiffPane).view.diff is not None
+
+
+def test_screen_keys_do_not_shadow_app_keys() -> None:
+    """A screen's key must not hide a key that works anywhere (else `s` on the memory
+    screen would not open the statistics)."""
+    app_keys = {k for c in COMMANDS if c.scope == "app" for k in c.key.split(",")}
+    allowed = {("stats", "i")}  # incremental vacuum; memory items are not a statistics matter
+    clashes = {(c.scope, k) for c in COMMANDS if c.scope != "app" for k in c.key.split(",")
+               if k in app_keys} - allowed
+    assert not clashes
+
+
+async def test_memory_screen_v_toggles_source_and_s_opens_statistics(demo_path: Path, app_for,
+                                                                      settled) -> None:
+    from textual.widgets import ContentSwitcher
+
+    from memtui.ui.screens.memory import MemoryScreen
+    from memtui.ui.screens.stats import StatsScreen
+
+    app = app_for(demo_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("m")
+        await settled(pilot)
+        assert isinstance(app.screen, MemoryScreen)
+        switcher = app.screen.query_one(ContentSwitcher)
+        before = switcher.current
+        await pilot.press("v")
+        await pilot.pause()
+        assert switcher.current == "memory-source" != before
+        await pilot.press("s")
+        await settled(pilot)
+        assert isinstance(app.screen, StatsScreen)

@@ -124,8 +124,29 @@ class MainScreen(MemtuiScreen[None]):
 
     @property
     def busy(self) -> bool:
-        """True while a pane is waiting to load or loading (tests wait on it)."""
-        return bool(self._pending_loads) or any(w.is_running or w.state.name == "PENDING" for w in self.workers)
+        """True while a pane is waiting to load or loading, or does not yet show the
+        selection above it (tests and screenshots wait on it)."""
+        if self._pending_loads or any(w.is_running or w.state.name == "PENDING" for w in self.workers):
+            return True
+        return not self.settled
+
+    @property
+    def settled(self) -> bool:
+        """True when each pane shows what the one above it selects: the tree's cursor is
+        on the task whose steps are listed, and the files are those of the step."""
+        if self.session_id is None:
+            return self._loaded_once
+        tree = self.query_one(TaskTree)
+        wanted = None if self.session_id == ORPHANS_KEY else self.session_id
+        if tree.session_id != wanted and self.query_one(SessionsTable).current_record() is not None:
+            return False
+        task = tree.current_task()
+        if task is not None and (task.id != self.task_id or self.query_one(StepTimeline).task_id != task.id):
+            return False
+        step = self.query_one(StepTimeline).current_record()
+        if step is not None and (self.step is None or step.id != self.step.id):
+            return False
+        return True
 
     def refresh_data(self) -> None:
         """Reload the sessions (and so everything below them), keeping the selection."""
@@ -187,8 +208,8 @@ class MainScreen(MemtuiScreen[None]):
         if record is None:
             return
         key: Id | str = ORPHANS_KEY if isinstance(record, OrphansRow) else record.id
-        if key == self.session_id and event is not None and self.query_one(TaskTree).session_id is not None:
-            return
+        if key == self.session_id and event is not None:
+            return  # already shown or loading: the table's own highlight of the same row
         self.session_id = key
         self.query_one("#tasks-pane", Pane).show_title("orphans" if key == ORPHANS_KEY else f"session {key}")
         current = None if isinstance(record, OrphansRow) else record.current_task_id
@@ -240,7 +261,11 @@ class MainScreen(MemtuiScreen[None]):
         tree = self.query_one(TaskTree)
         tree.show_tasks(event.session_id, event.tasks, event.children, event.roots, event.current_task_id,
                         event.handed_from)
-        self.query_one("#tasks-pane").border_subtitle = f"{len(event.tasks)}"
+        own = {t.id for t in event.tasks}
+        elsewhere = {k.id for kids in event.children.values() for k in kids} - own
+        # Sub-agent tasks of other sessions nest here too: count them apart.
+        self.query_one("#tasks-pane").border_subtitle = f"{len(own)}" + (
+            f" + {len(elsewhere)} from other sessions" if elsewhere else "")
         target = event.current_task_id if event.current_task_id is not None else (
             event.roots[0] if event.roots else None)
         kept = self._keep.get("task")
@@ -317,17 +342,30 @@ class MainScreen(MemtuiScreen[None]):
                 del self._keep["task"]
                 kept = self._keep.pop("step", None)
                 if kept is not None:
-                    timeline.select_key(str(kept))
+                    self._keep["step_of"] = (event.task_id, kept)
+                    self._select_kept_step(timeline)
             self._step_highlighted()
             if not event.steps:
                 self._show_entries_for(None)
         else:
             timeline.add_steps(event.task_id, event.offset, event.steps)
+            self._select_kept_step(timeline)
         self.query_one("#step-totals", Label).update(
             totals_line(getattr(self, "_totals", None), len(timeline.records)), layout=False)
         self.query_one("#steps-pane").border_subtitle = (
             f"{len(timeline.records)}/{timeline.total}" if timeline.total > len(timeline.records)
             else f"{timeline.total}")
+
+    def _select_kept_step(self, timeline: StepTimeline) -> None:
+        """Select the step kept for this task (`show_task`, `refresh_data`), fetching further
+        pages of steps until it is loaded."""
+        kept = self._keep.get("step_of")
+        if kept is None or kept[0] != timeline.task_id:
+            return
+        if timeline.select_key(str(kept[1])) or not timeline.more_available():
+            del self._keep["step_of"]
+        else:
+            timeline.request_more()
 
     @on(DataTable.RowHighlighted, "#steps")
     def _step_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:
@@ -447,6 +485,55 @@ class MainScreen(MemtuiScreen[None]):
         elif event.worker.group in ("steps", "tasks"):
             self.query_one(f"#{event.worker.group}-pane", Pane).border_subtitle = "unreadable"
 
+    # ================================================================== jumping to a task
+    def show_task(self, task_id: Id, step_seq: int | None = None) -> None:
+        """Select a task (a search hit, a link): its session (or the Orphans row), the task in
+        the tree and, given `step_seq`, its step with that sequence number."""
+        self.locate_task(task_id, step_seq)
+
+    @work(thread=True, exclusive=True, group="locate", exit_on_error=False, description="find the task")
+    def locate_task(self, task_id: Id, step_seq: int | None) -> None:
+        """Look up the task's session and the id of the step `step_seq` (paging through steps)."""
+        worker = get_current_worker()
+        step_id: Id | None = None
+        with self.app.reading() as source:
+            task = source.task(task_id)
+            offset = 0
+            while step_seq is not None and step_id is None and not worker.is_cancelled:
+                page = list(source.steps(task_id, offset, STEP_PAGE))
+                step_id = next((s.id for s in page if s.seq == step_seq), None)
+                if len(page) < STEP_PAGE:
+                    break
+                offset += len(page)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._go_to, task, step_id)
+
+    def _go_to(self, task: TaskInfo, step_id: Id | None) -> None:
+        sessions = self.query_one(SessionsTable)
+        key = ORPHANS_KEY if task.session_id is None else str(task.session_id)
+        if not sessions.select_key(key):
+            sessions.apply_filter("")  # the session may be filtered out
+            self.query_one("#sessions-pane").remove_class("-filtered")
+            if not sessions.select_key(key):
+                self.notify(f"Task #{task.id} is in no listed session.", markup=False)
+                return
+        tree = self.query_one(TaskTree)
+        self._keep = {"task": task.id, "step": step_id}
+        wanted = None if key == ORPHANS_KEY else task.session_id
+        if self.session_id == (ORPHANS_KEY if wanted is None else wanted) and tree.session_id == wanted:
+            # The session is shown already: move within it.
+            if tree.filter_text and not tree.select_task(task.id):
+                tree.apply_filter("")
+            if self.task_id == task.id:
+                del self._keep["task"]
+                self._keep.pop("step", None)
+                if step_id is not None:
+                    self._keep["step_of"] = (task.id, step_id)
+                    self._select_kept_step(self.query_one(StepTimeline))
+            else:
+                tree.select_task(task.id)
+        self.query_one(StepTimeline if step_id is not None else TaskTree).focus()
+
     # ================================================================== actions
     @on(DataTable.RowSelected, "#steps")
     def _step_selected(self, event: DataTable.RowSelected) -> None:
@@ -472,7 +559,16 @@ class MainScreen(MemtuiScreen[None]):
             return
         from memtui.ui.screens.step_detail import StepDetailScreen
 
-        self.app.push_screen(StepDetailScreen(step))
+        self.app.push_screen(StepDetailScreen(step), lambda result: self._detail_closed(step, result))
+
+    def _detail_closed(self, step: StepInfo, result: str | None) -> None:
+        """Back from the step detail: on "files", that step's changed files and diff."""
+        if result != "files":
+            return
+        timeline = self.query_one(StepTimeline)
+        if timeline.task_id == step.task_id:
+            timeline.select_key(str(step.id))
+        self.action_focus_pane("files")
 
     def action_toggle_pin(self) -> None:
         """Pin the highlighted task (a GC root), or unpin it."""

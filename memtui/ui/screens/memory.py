@@ -45,6 +45,7 @@ from memtui.ui.widgets.document_list import DocumentList
 from memtui.ui.widgets.jsonl_table import JsonlTable
 
 WATCH_SECONDS = 2.0  # how often the open document is compared with the disk (one stat)
+CHANGED_ON_DISK = "The file changed on disk while you edit it: ctrl+s will show what changed."
 VIEWS = {"markdown": "memory-markdown", "jsonl": "memory-jsonl", "source": "memory-source", "edit": "memory-editor"}
 
 
@@ -118,7 +119,7 @@ class MemoryScreen(Screen):
         if self.opened is None or self.current is None or not self._stale(self.current):
             return
         if self.editing:
-            self._notice("The file changed on disk while you edit it: ctrl+s will show what changed.")
+            self._notice(CHANGED_ON_DISK)
         else:
             self.refresh_data()
 
@@ -324,6 +325,9 @@ class MemoryScreen(Screen):
                             markup=False)
                 self._leave_editor()
 
+        # The banner says what the watcher would say on its next tick, so it does not
+        # depend on whether that tick came before the save.
+        self._notice(CHANGED_ON_DISK)
         name = Path(self.current).name
         self.app.push_screen(ConflictScreen(name, str(conflict), conflict.disk, text), chosen)
 

@@ -78,9 +78,8 @@ class StatsScreen(Screen[None]):
         table.add_column("name", key="name")
         table.add_column("kind", key="kind", width=6)
         table.add_column("table", key="table")
-        table.add_column("rows", key="rows")
-        table.add_column("bytes", key="bytes")
-        table.add_column("share", key="share")
+        for key in ("rows", "bytes", "share"):  # numbers: right-aligned, headers too
+            table.add_column(_number(key), key=key)
         self.query_one("#stats-facts", Static).update(Text("reading the database…"))
         table.focus()
         self.refresh_data()
@@ -131,14 +130,15 @@ class StatsScreen(Screen[None]):
         total = max(1, s.page_count * s.page_size)
         for t in s.tables:
             share = f"{t.bytes / total:.1%}" if t.bytes is not None else "—"
-            table.add_row(safe_text(t.name), "table", "", f"{t.rows:,}", human_bytes(t.bytes), share, key=f"t:{t.name}")
+            table.add_row(safe_text(t.name), "table", "", _number(f"{t.rows:,}"), _number(human_bytes(t.bytes)),
+                          _number(share), key=f"t:{t.name}")
         for i in s.indexes:
             share = f"{i.bytes / total:.1%}" if i.bytes is not None else "—"
-            table.add_row(safe_text(i.name), "index", safe_text(i.table), "", human_bytes(i.bytes), share,
-                          key=f"i:{i.name}")
+            table.add_row(safe_text(i.name), "index", safe_text(i.table), "", _number(human_bytes(i.bytes)),
+                          _number(share), key=f"i:{i.name}")
         if s.freelist_count:
-            table.add_row(Text("(freelist)"), "free", "", "", human_bytes(s.freelist_bytes),
-                          f"{s.freelist_bytes / total:.1%}", key="freelist")
+            table.add_row(Text("(freelist)"), "free", "", "", _number(human_bytes(s.freelist_bytes)),
+                          _number(f"{s.freelist_bytes / total:.1%}"), key="freelist")
 
     def _bar(self, name: str, value: int, total: int, text: str) -> None:
         self.query_one(f"#bar-{name}", ProgressBar).update(total=total, progress=value)
@@ -239,3 +239,8 @@ class StatsScreen(Screen[None]):
                         f" ({human_bytes(max(0, r.bytes_returned))} returned); freelist {r.freelist_before:,} →"
                         f" {r.freelist_after:,} pages.", title="Done", timeout=8, markup=False)
         self.app.reopen_source()
+
+
+def _number(value: str) -> Text:
+    """A right-aligned cell (or header) of the tables-and-indexes list."""
+    return Text(value, justify="right")

@@ -52,8 +52,9 @@ def render_value(value: Any) -> Content | Text:
     return highlight(code, language="json")
 
 
-class StepDetailScreen(MemtuiScreen[None]):
-    """Everything recorded about one step."""
+class StepDetailScreen(MemtuiScreen[str | None]):
+    """Everything recorded about one step. Dismissed with "files" when the user asks for the
+    step's checkpoint (the main screen then shows its changed files and diff)."""
 
     COMMAND_SCOPE = "step"
     BINDINGS = bindings("step")
@@ -112,7 +113,14 @@ class StepDetailScreen(MemtuiScreen[None]):
 
     def action_close(self) -> None:
         """Back to the main screen."""
-        self.dismiss()
+        self.dismiss(None)
+
+    def action_show_checkpoint(self) -> None:
+        """Back to the main screen, on the changed files (and diff) of this step's checkpoint."""
+        if self.step.checkpoint_id is None:
+            self.notify("This step made no checkpoint.", markup=False)
+            return
+        self.dismiss("files")
 
 
 def checkpoint_text(checkpoint: Any, entries: list[EntryInfo]) -> Text:

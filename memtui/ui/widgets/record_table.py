@@ -62,18 +62,25 @@ class RecordTable(DataTable, Generic[R]):
     def on_resize(self) -> None:
         self._fit_columns()
 
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        # Rows arriving change the virtual size, not the size: no Resize comes when the
+        # scrollbar appears or goes, so refit here (else the width depends on load order).
+        self.call_after_refresh(self._fit_columns)
+
     def _fit_columns(self) -> None:
         """Give the flexible column what the fixed ones leave of the width."""
         flex = [key for key, _, width in self.COLUMNS if width is None]
         if not flex or not self.size.width:
             return
+        # Every column's padding, the flexible one's included, plus the fixed widths.
         fixed = sum((width or 0) + 2 * self.cell_padding for _, _, width in self.COLUMNS)
-        room = self.scrollable_content_region.width - fixed - 2 * self.cell_padding
+        room = self.scrollable_content_region.width - fixed
         column = self.columns.get(ColumnKey(flex[0]))  # type: ignore[call-overload]
         if column is not None and column.width != max(room, 8):
             column.width = max(room, 8)
             column.auto_width = False
             self._require_update_dimensions = True
+            self._clear_caches()  # rendered rows are cached with the old widths
             self.refresh()
 
     # ------------------------------------------------------------------ subclass API
