@@ -6,6 +6,9 @@ of lines around what is visible; intra-line changes are computed lazily per visi
 File contents are untrusted: they become plain segments (Rich markup is never parsed), control
 characters and bidi overrides are made visible by `memtui.core.diff.display_line`.
 
+The module splits in three: this widget (content, reactives, navigation), its drawing in
+`diff_render` and syntax highlighting in `diff_syntax`.
+
 The diff itself comes from `memtui.core.diff.prepare_file_diff`, which is pure: call it from a
 thread worker for big files and hand the result to `DiffView.install`, or call `load`, which does
 exactly that.
@@ -14,120 +17,30 @@ exactly that.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Iterable, Literal
 
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_for_filename
-from pygments.token import Token
-from pygments.util import ClassNotFound
-from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual import work
 from textual.cache import LRUCache
-from textual.geometry import Size
-from textual.highlight import HighlightTheme
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.worker import get_current_worker
 
-from memtui.core.diff import (
-    FileDiff,
-    Op,
-    Row,
-    display_line,
-    inline_changes,
-    prepare_file_diff,
+from memtui.core.diff import FileDiff, Op, prepare_file_diff
+from memtui.ui.widgets.diff_render import DiffRows, Mode
+from memtui.ui.widgets.diff_syntax import (  # noqa: F401  (also importable from here, as before the split)
+    HIGHLIGHT_BLOCK,
+    HIGHLIGHT_LOOKBACK,
+    HIGHLIGHT_MAX_CHARS,
+    LineTokens,
+    SyntaxLines,
+    TokenType,
+    lexer_for,
 )
 
-Mode = Literal["diff", "before", "after"]
-TokenType = tuple[str, ...]
-LineTokens = tuple[tuple[str, TokenType], ...]
 
-#: Lines lexed together; a block starts lexing at a nearby "top-level" line for correct state.
-HIGHLIGHT_BLOCK = 128
-#: How far back a block looks for a line starting in column 0 to start lexing from.
-HIGHLIGHT_LOOKBACK = 64
-#: Blocks bigger than this (minified files, data) are shown without syntax highlighting.
-HIGHLIGHT_MAX_CHARS = 200_000
-
-
-class SyntaxLines:
-    """Display lines of one side of a file, lexed lazily in blocks and cached."""
-
-    def __init__(self, lines: list[str], lexer: Lexer | None, strip_cr: bool = False) -> None:
-        self.lines = lines
-        self.lexer = lexer
-        self.strip_cr = strip_cr
-        self._blocks: LRUCache[int, list[LineTokens]] = LRUCache(64)
-        self._display: LRUCache[int, str] = LRUCache(4096)
-
-    def display(self, index: int) -> str:
-        """The sanitized text of one line."""
-        text = self._display.get(index)
-        if text is None:
-            text = display_line(self.lines[index], strip_cr=self.strip_cr)
-            self._display[index] = text
-        return text
-
-    def tokens(self, index: int) -> LineTokens:
-        """(text, token type) pieces of one display line."""
-        block = index // HIGHLIGHT_BLOCK
-        lines = self._blocks.get(block)
-        if lines is None:
-            lines = self._lex_block(block)
-            self._blocks[block] = lines
-        return lines[index - block * HIGHLIGHT_BLOCK]
-
-    def _lex_block(self, block: int) -> list[LineTokens]:
-        start = block * HIGHLIGHT_BLOCK
-        end = min(start + HIGHLIGHT_BLOCK, len(self.lines))
-        display = [display_line(line, strip_cr=self.strip_cr) for line in self.lines[start:end]]
-        plain: list[LineTokens] = [((text, Token.Text),) for text in display]
-        if self.lexer is None or sum(map(len, display)) > HIGHLIGHT_MAX_CHARS:
-            return plain
-        # Start lexing at a line in column 0 (a def, class, import, tag …) so that strings and
-        # comments opened just above the block are less likely to leave the lexer in a wrong state.
-        sync = start
-        for k in range(start - 1, max(start - HIGHLIGHT_LOOKBACK, 0) - 1, -1):
-            line = self.lines[k]
-            if line and not line[0].isspace():
-                sync = k
-                break
-        lead = [display_line(line, strip_cr=self.strip_cr) for line in self.lines[sync:start]]
-        code = "\n".join(lead + display) + "\n"
-        result: list[list[tuple[str, TokenType]]] = [[]]
-        try:
-            for token_type, text in self.lexer.get_tokens(code):
-                parts = text.split("\n")
-                for k, part in enumerate(parts):
-                    if k:
-                        result.append([])
-                    if part:
-                        result[-1].append((part, token_type))
-        except Exception:  # a lexer bug must not take the view down
-            return plain
-        result = result[len(lead) :][: len(display)]
-        if len(result) != len(display) or any(
-            "".join(text for text, _ in pieces) != line for pieces, line in zip(result, display)
-        ):
-            return plain
-        return [tuple(pieces) for pieces in result]
-
-
-def lexer_for(path: str) -> Lexer | None:
-    """A pygments lexer chosen by the file name only (guessing from content is slow), or None."""
-    try:
-        return get_lexer_for_filename(path, stripnl=False, ensurenl=False, tabsize=0)
-    except ClassNotFound:
-        return None
-    except Exception:
-        return None
-
-
-class DiffView(ScrollView, can_focus=True):
+class DiffView(DiffRows, can_focus=True):
     """A diff of two versions of one file: unified or side by side, or either whole version.
 
     Keys are bound by the screen (memtui's command table); call `next_hunk`, `previous_hunk`,
@@ -366,257 +279,6 @@ class DiffView(ScrollView, can_focus=True):
         self._update_virtual_size()
         self.refresh()
 
-    # ------------------------------------------------------------------ geometry
-
-    def _notice_lines(self) -> list[str] | None:
-        """Text shown instead of rows: binary summary, "no changes", an absent side."""
-        diff = self._diff
-        if diff is None:
-            return []
-        if diff.binary:
-            return [
-                "Binary or undecodable content: no text diff.",
-                f"before: {diff.before.describe()}",
-                f"after:  {diff.after.describe()}",
-            ]
-        if self.mode == "before" and diff.before.size is None:
-            return ["The file did not exist before this change."]
-        if self.mode == "after" and diff.after.size is None:
-            return ["The file was deleted by this change."]
-        if self.mode == "diff" and diff.identical:
-            lines = len(diff.new_lines)
-            return [f"No changes ({lines:,} line{'s' if lines != 1 else ''} identical)."]
-        return None
-
-    def _rows(self) -> list[Row]:
-        diff = self._diff
-        assert diff is not None
-        return diff.split_rows if self.split else diff.unified_rows
-
-    def _row_count(self) -> int:
-        notice = self._notice_lines()
-        if notice is not None:
-            return len(notice)
-        diff = self._diff
-        assert diff is not None
-        if self.mode == "before":
-            return len(diff.old_lines)
-        if self.mode == "after":
-            return len(diff.new_lines)
-        return len(self._rows())
-
-    def _number_width(self) -> int:
-        diff = self._diff
-        if diff is None:
-            return 1
-        return len(str(max(len(diff.old_lines), len(diff.new_lines), 1)))
-
-    def _gutter_width(self) -> int:
-        w = self._number_width()
-        if self.mode == "diff" and not self.split:
-            return 2 * w + 4  # "old new ± "
-        return w + 3  # "no ± "
-
-    def _update_virtual_size(self) -> None:
-        diff = self._diff
-        longest = 0
-        notice = self._notice_lines()
-        if notice is not None:
-            longest = max(map(len, notice), default=0)
-        elif diff is not None:
-            # Characters, not cells: close enough for the scrollbar, and linear.
-            sides = {"before": (diff.old_lines,), "after": (diff.new_lines,)}.get(
-                self.mode, (diff.old_lines, diff.new_lines)
-            )
-            longest = max((max(map(len, lines), default=0) for lines in sides), default=0)
-            if self.mode == "diff" and self.split:
-                # Both halves scroll together: room to bring the longest line into one half.
-                half = (self.scrollable_content_region.width - 1) // 2
-                longest = self.scrollable_content_region.width + max(
-                    0, longest - (half - self._gutter_width())
-                )
-            else:
-                longest += self._gutter_width()
-        self.virtual_size = Size(longest, self._row_count())
-
-    # ------------------------------------------------------------------ styles
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._styles.clear()
-        self._token_styles.clear()
-        self._line_cache.clear()
-
-    def _token_style(self, token_type: TokenType) -> VisualStyle:
-        style = self._token_styles.get(token_type)
-        if style is None:
-            style = VisualStyle()
-            styles = HighlightTheme.STYLES
-            walk: TokenType | None = token_type
-            while walk is not None:
-                if (text := styles.get(walk)) is not None:
-                    try:
-                        style = VisualStyle.parse(text) if text else VisualStyle()
-                    except Exception:
-                        style = VisualStyle()
-                    break
-                walk = walk.parent  # type: ignore[attr-defined]
-            self._token_styles[token_type] = style
-        return style
-
-    def _style(self, components: tuple[str, ...], token_type: TokenType | None = None) -> RichStyle:
-        """The Rich style of text with these component classes (and a syntax token) applied."""
-        key = (components, token_type)
-        style = self._styles.get(key)
-        if style is None:
-            visual = self.get_visual_style(*components)
-            if token_type is not None:
-                visual = visual + self._token_style(token_type)
-            style = self._styles[key] = visual.rich_style
-        return style
-
-    # ------------------------------------------------------------------ rendering
-
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        row = scroll_y + y
-        width = self.scrollable_content_region.width
-        key = (row, scroll_x, width, self.split, self.mode)
-        strip = self._line_cache.get(key)
-        if strip is None:
-            strip = self._render_row(row, scroll_x, width)
-            self._line_cache[key] = strip
-        return strip
-
-    def _render_row(self, y: int, scroll_x: int, width: int) -> Strip:
-        base = self._style(())
-        diff = self._diff
-        notice = self._notice_lines()
-        if diff is None or notice is not None:
-            if notice and 0 <= y < len(notice):
-                strip = Strip([Segment(notice[y], self._style(("diff-view--notice",)))])
-                return strip.crop_extend(scroll_x, scroll_x + width, base)
-            return Strip.blank(width, base)
-        if self.mode != "diff":
-            before = self.mode == "before"
-            count = len(diff.old_lines if before else diff.new_lines)
-            if not 0 <= y < count:
-                return Strip.blank(width, base)
-            changed = (diff.old_changed if before else diff.new_changed)[y]
-            kind = ("-" if before else "+") if changed else " "
-            return self._render_side(kind, y, "old" if before else "new", -1, scroll_x, width)
-        rows = self._rows()
-        if not 0 <= y < len(rows):
-            return Strip.blank(width, base)
-        row = rows[y]
-        if row.kind == "@":
-            header = diff.hunks[row.hunk].header
-            if row.hunk == len(diff.hunks) - 1 and diff.final_newline_note:
-                header += f"  ({diff.final_newline_note})"
-            style = self._style(("diff-view--hunk-header",))
-            return Strip([Segment(header, style)]).crop_extend(scroll_x, scroll_x + width, style)
-        if not self.split:
-            return self._render_unified(row, scroll_x, width)
-        left_width = (width - 1) // 2
-        right_width = width - 1 - left_width
-        if row.kind == " ":
-            left = self._render_side(" ", row.old, "old", -1, scroll_x, left_width)
-            right = self._render_side(" ", row.new, "new", -1, scroll_x, right_width)
-        else:
-            if row.old >= 0:
-                left = self._render_side("-", row.old, "old", row.pair, scroll_x, left_width)
-            else:
-                left = self._render_filler(left_width)
-            if row.new >= 0:
-                partner = row.old if row.pair >= 0 else -1
-                right = self._render_side("+", row.new, "new", partner, scroll_x, right_width)
-            else:
-                right = self._render_filler(right_width)
-        separator = Strip([Segment("│", self._style(("diff-view--gutter",)))])
-        return Strip.join([left, separator, right])
-
-    def _render_unified(self, row: Row, scroll_x: int, width: int) -> Strip:
-        w = self._number_width()
-        old_no = f"{row.old + 1:>{w}}" if row.old >= 0 else " " * w
-        new_no = f"{row.new + 1:>{w}}" if row.new >= 0 else " " * w
-        if row.kind == " ":
-            line_style: tuple[str, ...] = ()
-            sign, sign_style = " ", self._style(("diff-view--gutter",))
-            side, index, partner = "new", row.new, -1
-        elif row.kind == "-":
-            line_style = ("diff-view--line-removed",)
-            sign, sign_style = "-", self._style(("diff-view--line-removed", "diff-view--sign-removed"))
-            side, index, partner = "old", row.old, row.pair
-        else:
-            line_style = ("diff-view--line-added",)
-            sign, sign_style = "+", self._style(("diff-view--line-added", "diff-view--sign-added"))
-            side, index, partner = "new", row.new, row.pair
-        gutter_style = self._style((*line_style, "diff-view--gutter"))
-        gutter = [Segment(f"{old_no} {new_no} ", gutter_style), Segment(sign, sign_style), Segment(" ", gutter_style)]
-        code_width = max(0, width - (2 * w + 4))
-        code = self._code(side, index, partner, line_style, scroll_x, code_width)
-        return Strip(gutter + list(code), 2 * w + 4 + code_width)
-
-    def _render_side(
-        self, kind: str, index: int, side: str, partner: int, scroll_x: int, width: int
-    ) -> Strip:
-        """One side of a split row, or a row of a whole-file view: number, sign, code."""
-        w = self._number_width()
-        if kind == " ":
-            line_style: tuple[str, ...] = ()
-            sign_style = self._style(("diff-view--gutter",))
-        elif kind == "-":
-            line_style = ("diff-view--line-removed",)
-            sign_style = self._style(("diff-view--line-removed", "diff-view--sign-removed"))
-        else:
-            line_style = ("diff-view--line-added",)
-            sign_style = self._style(("diff-view--line-added", "diff-view--sign-added"))
-        gutter_style = self._style((*line_style, "diff-view--gutter"))
-        gutter = Strip(
-            [Segment(f"{index + 1:>{w}} ", gutter_style), Segment(kind, sign_style), Segment(" ", gutter_style)]
-        )
-        gutter_width = w + 3
-        if width <= gutter_width:
-            return gutter.crop_extend(0, width, gutter_style)
-        code_width = width - gutter_width
-        code = self._code(side, index, partner, line_style, scroll_x, code_width)
-        return Strip.join([gutter, code])
-
-    def _render_filler(self, width: int) -> Strip:
-        """The empty side of a split row: a faint hatch, so it does not read as a blank line."""
-        return Strip([Segment("╱" * width, self._style(("diff-view--filler",)))], width)
-
-    def _code(
-        self,
-        side: str,
-        index: int,
-        partner: int,
-        line_style: tuple[str, ...],
-        scroll_x: int,
-        width: int,
-    ) -> Strip:
-        """Syntax-highlighted code of one line, with changed characters marked, cropped."""
-        lines = self._old if side == "old" else self._new
-        tokens = lines.tokens(index)
-        spans: list[tuple[int, int]] = []
-        if partner >= 0:
-            key = (index, partner) if side == "old" else (partner, index)
-            changes = self._inline_cache.get(key, False)
-            if changes is False:
-                changes = inline_changes(self._old.display(key[0]), self._new.display(key[1]))
-                self._inline_cache[key] = changes
-            if changes is not None:
-                spans = changes[0] if side == "old" else changes[1]
-        change_style = line_style + (
-            ("diff-view--change-removed",) if side == "old" else ("diff-view--change-added",)
-        )
-        segments = [
-            Segment(text, self._style(change_style if changed else line_style, token_type))
-            for text, token_type, changed in _split_by_spans(tokens, spans)
-        ]
-        fill = self._style(line_style)
-        return Strip(segments).crop_extend(scroll_x, scroll_x + width, fill)
-
 
 def _map_line(ops: list[Op], index: int, old_to_new: bool) -> int:
     """The line on the other side that corresponds to `index`: the same line where it is
@@ -632,28 +294,3 @@ def _map_line(ops: list[Op], index: int, old_to_new: bool) -> int:
         return j1 + (index - i1) if tag == "equal" else j1
     return i1 + (index - j1) if tag == "equal" else i1
 
-
-def _split_by_spans(
-    tokens: LineTokens, spans: list[tuple[int, int]]
-) -> Iterable[tuple[str, TokenType, bool]]:
-    """Cut syntax tokens at the edges of changed spans: (text, token type, inside a change)."""
-    if not spans:
-        for text, token_type in tokens:
-            yield text, token_type, False
-        return
-    edges = sorted({edge for span in spans for edge in span})
-    pos = 0
-    for text, token_type in tokens:
-        end = pos + len(text)
-        cut = pos
-        for edge in edges:
-            if pos < edge < end:
-                piece = text[cut - pos : edge - pos]
-                yield piece, token_type, _inside(spans, cut)
-                cut = edge
-        yield text[cut - pos :], token_type, _inside(spans, cut)
-        pos = end
-
-
-def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
-    return any(start <= offset < end for start, end in spans)
