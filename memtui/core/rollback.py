@@ -463,7 +463,9 @@ def _writer(store: Any) -> tuple[Any, bool]:
     if not hasattr(store, "record_checkpoint"):
         return None, False
     if getattr(store, "readonly", False):
-        return type(store).open(store.db_path, readonly=False), True
+        # Same clock and content limit as the browsing store: the undo is stamped like its peers.
+        return type(store).open(store.db_path, readonly=False, clock=getattr(store, "_clock", None),
+                                content_limit=store.content_limit), True
     return store, False
 
 

@@ -727,3 +727,21 @@ def test_task_rollback_restores_the_start_and_undo_restores_the_end(tmp_path_fac
         assert undone.ok and {n: world.read(n) for n in names} == end
     finally:
         world.close()
+
+
+def test_undo_recorded_from_a_read_only_store_uses_its_clock(tmp_path):
+    """The undo checkpoint is stamped by the browsing store's clock, not the wall clock."""
+    from datetime import datetime, timezone
+
+    from memtui.core.store import AgentStore
+
+    fixed = datetime(2030, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    with AgentStore.open(tmp_path) as store:
+        task = store.start_task(store.start_session("s"), "t")
+        store.record_checkpoint(task, None, {"a.txt": (b"old\n", b"new\n")})
+    (tmp_path / "a.txt").write_bytes(b"new\n")
+    with AgentStore.open(tmp_path, readonly=True, clock=lambda: fixed) as browsing:
+        result = apply_rollback(browsing, plan_rollback(browsing, task=task))
+    assert (tmp_path / "a.txt").read_bytes() == b"old\n"
+    with AgentStore.open(tmp_path, readonly=True) as store:
+        assert store.checkpoint(result.undo_checkpoint).created_at == fixed
