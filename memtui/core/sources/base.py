@@ -169,6 +169,14 @@ class IndexedSource(SourceAdapter):
                 self._index()
                 self._loaded = True
 
+    def _find(self, table: str, key: object, what: str) -> Any:
+        """`self.<table>[str(key)]` once the index is loaded, or UnknownId naming `what`."""
+        self._load()
+        found = getattr(self, table).get(str(key))
+        if found is None:
+            raise UnknownId(f"no {what} {key!r} in {self.path}")
+        return found
+
     def counts(self) -> dict[str, int]:
         self._load()
         return dict(self._counts)

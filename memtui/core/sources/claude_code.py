@@ -89,11 +89,7 @@ class ClaudeCodeSource(TranscriptIndex):
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
 
     def _turn(self, task_id: Id) -> Turn:
-        self._load()
-        turn = self._turns.get(str(task_id))
-        if turn is None:
-            raise UnknownId(f"no turn {task_id!r} in {self.path}")
-        return turn
+        return self._find("_turns", task_id, "turn")
 
     def _info(self, turn: Turn) -> TaskInfo:
         times = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
