@@ -19,6 +19,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Label, Tree
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from memtui.core.diff import diff_stats
 from memtui.core.model import Id, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.base import ContentUnknown
 from memtui.ui.messages import (
@@ -324,7 +325,8 @@ class PaneLoading(MemtuiScreen[None]):
                 except Exception:  # shown per file when the user opens it; the count stays blank
                     stats[entry.id] = None
                     continue
-                stats[entry.id] = _line_stats(before, after)
+                counted = diff_stats(before, after)  # None for binary/undecodable content
+                stats[entry.id] = None if counted is None else (counted.added, counted.removed)
         if not worker.is_cancelled:
             self.post_message(EntriesLoaded(step_id, checkpoint, entries, stats))
 
@@ -398,28 +400,3 @@ class PaneLoading(MemtuiScreen[None]):
             self.query_one("#files-pane", Pane).border_subtitle = "unreadable"
         elif event.worker.group in ("steps", "tasks"):
             self.query_one(f"#{event.worker.group}-pane", Pane).border_subtitle = "unreadable"
-
-
-def _line_stats(before: bytes | None, after: bytes | None) -> tuple[int, int] | None:
-    """(added, removed) lines, or None for binary/undecodable content."""
-    try:
-        from memtui.core.diff import diff_stats
-    except ImportError:
-        diff_stats = None
-    if diff_stats is not None:
-        stats = diff_stats(before, after)
-        return None if stats is None else (stats.added, stats.removed)
-    import difflib
-
-    try:
-        a = (before or b"").decode("utf-8").splitlines()
-        b = (after or b"").decode("utf-8").splitlines()
-    except UnicodeDecodeError:
-        return None
-    added = removed = 0
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
-        if tag in ("replace", "delete"):
-            removed += i2 - i1
-        if tag in ("replace", "insert"):
-            added += j2 - j1
-    return added, removed
