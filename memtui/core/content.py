@@ -23,7 +23,7 @@ from typing import Callable
 
 import zstandard as zstd
 
-from memtui.core.errors import ContentTooLarge, CorruptContent
+from memtui.core.errors import ChainTooLong, ContentTooLarge, CorruptContent
 
 DEFAULT_LIMIT = 64 * 1024 * 1024
 MAX_CHAIN = 16  # objects read to reconstruct any version, base included
@@ -92,6 +92,16 @@ def encode(data: bytes, base: bytes | None = None, base_hash: bytes | None = Non
         if len(delta) < len(best.data):
             best = Encoded(CODEC_DELTA, delta, base_hash, base_depth + 1)
     return best
+
+
+def check_chain(blob_hash: bytes, chain: tuple[bytes, ...]) -> None:
+    """Refuse to read `blob_hash` as the base of the deltas in `chain` if that loops or
+    makes the chain longer than MAX_CHAIN objects (the writer never does either)."""
+    name = bytes(blob_hash).hex()[:12]
+    if blob_hash in chain:
+        raise ChainTooLong(f"content {chain[0].hex()[:12]} has a delta chain that loops back to {name}")
+    if len(chain) >= MAX_CHAIN:
+        raise ChainTooLong(f"content {chain[0].hex()[:12]} has a delta chain longer than {MAX_CHAIN} objects")
 
 
 def _check_declared(frame: bytes, limit: int) -> None:

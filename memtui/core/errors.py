@@ -35,6 +35,10 @@ class CorruptContent(ContentError):
     """A stream failed to decompress, or the bytes do not match their hash."""
 
 
+class ChainTooLong(CorruptContent):
+    """A delta chain is longer than the writer ever makes one, or loops back on itself."""
+
+
 class ContentTooLarge(ContentError):
     """Declared or actual size of a content object exceeds the configured limit."""
 

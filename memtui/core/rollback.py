@@ -15,7 +15,9 @@ root refuses the whole rollback before anything is written. Nothing under `.agen
 written. Content that fails verification stops that one file. Writes are atomic
 (memtui.core.atomic: temp file in the same directory, fsync, rename, mode kept); the loop
 re-reads the disk before every file, so re-running a rollback that was interrupted finishes
-it ("already restored" for what was done).
+it ("already restored" for what was done). A task's scope leaves out the checkpoints memtui
+recorded itself (labels "rollback" and "undo"): they are undone with `undo=`, and counting
+them would turn the files an interrupted rollback had not yet written into conflicts.
 
 Undo. Before writing, the rollback is recorded as a checkpoint (label "rollback", or "undo"
 for an undo) on the task it acted on — before = the disk, after = what is restored — and
@@ -244,7 +246,9 @@ def plan_rollback(store: Any, *, entry: Id | None = None, checkpoint: Id | None 
             _lookup(store, "task", task)  # an unknown id is an error, not "nothing to roll back"
         tasks = tuple(handoff_closure(store, task))
         task_id = task
-        all_cps = [c for t in tasks for c in store.checkpoints(t)]
+        # memtui's own rollback/undo records are not the task's edits: counting them would make
+        # a re-run of an interrupted rollback see every file it had not yet written as a conflict.
+        all_cps = [c for t in tasks for c in store.checkpoints(t) if c.label not in ROLLBACK_LABELS]
         all_cps = _recording_order(all_cps)
         cps = tuple(c.id for c in all_cps)
         entries = [e for c in all_cps for e in store.checkpoint_entries(c.id)]

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtui.core import content as codec
-from memtui.core.errors import ContentTooLarge, CorruptContent
+from memtui.core.errors import ChainTooLong, ContentTooLarge, CorruptContent
 from memtui.core.store import AgentStore
 
 
@@ -165,3 +165,41 @@ def test_small_or_incompressible_content_is_stored_raw():
     assert codec.encode(noise).codec == codec.CODEC_RAW
     assert codec.encode(b"tiny").codec == codec.CODEC_RAW
     assert codec.encode(b"abc" * 1000).codec == codec.CODEC_ZSTD
+
+
+def test_a_delta_whose_base_is_itself_is_corruption_naming_the_entry(store):
+    entry = _single_blob(store, b"some compressible text " * 100)
+    h = bytes.fromhex(entry.after_hash)
+    assert store._sql("SELECT codec FROM blob WHERE hash = ?", (h,))[0][0] == "zstd"  # a valid frame
+    store.db.execute_sql("UPDATE blob SET codec = 'delta', base = hash WHERE hash = ?", (h,))
+    with pytest.raises(ChainTooLong, match=rf"checkpoint entry {entry.id}: .*loops"):
+        store.read_entry(entry.id)
+
+
+def _chain(store, length: int) -> int:
+    """An entry whose after is the top of a hand-made delta chain of `length` objects."""
+    text = f"chain {length}, version {{}} of a compressible text "
+    below = text.format(0).encode() * 40
+    entry = _single_blob(store, below)
+    below_hash = bytes.fromhex(entry.after_hash)
+    for i in range(1, length):
+        data = text.format(i).encode() * 40
+        enc = codec.encode(data, below, below_hash, 0)  # depth 0: bypass the writer's cap
+        assert enc.codec == "delta"
+        h = codec.content_hash(data)
+        store.db.execute_sql("INSERT INTO blob (hash, codec, base, depth, size, stored, data) VALUES (?,?,?,?,?,?,?)",
+                             (h, enc.codec, enc.base, i + 1, len(data), len(enc.data), enc.data))
+        below, below_hash = data, h
+    store.db.execute_sql("UPDATE checkpoint_entry SET after_hash = ? WHERE id = ?", (below_hash, entry.id))
+    store._cache.clear()
+    return entry.id
+
+
+def test_a_delta_chain_of_the_cap_reads_and_one_longer_is_corruption(store):
+    ok = _chain(store, codec.MAX_CHAIN)
+    top = codec.MAX_CHAIN - 1
+    assert store.read_entry(ok)[1] == f"chain {codec.MAX_CHAIN}, version {top} of a compressible text ".encode() * 40
+    store._cache.clear()
+    bad = _chain(store, codec.MAX_CHAIN + 1)
+    with pytest.raises(ChainTooLong, match=rf"checkpoint entry {bad}: .*longer than {codec.MAX_CHAIN}"):
+        store.read_entry(bad)

@@ -745,3 +745,26 @@ def test_undo_recorded_from_a_read_only_store_uses_its_clock(tmp_path):
     assert (tmp_path / "a.txt").read_bytes() == b"old\n"
     with AgentStore.open(tmp_path, readonly=True) as store:
         assert store.checkpoint(result.undo_checkpoint).created_at == fixed
+
+
+def test_an_interrupted_task_rollback_finishes_on_rerun_without_force(world, monkeypatch):
+    # The crashed run recorded its undo on the task before writing; a task-scope re-run must
+    # not read that record as the task's own edit (the unwritten files would be conflicts).
+    for name in ("a.txt", "b.txt", "c.txt"):
+        world.write(name, f"{name} old\n".encode())
+    t = world.task()
+    world.edit(t, {name: f"{name} new\n".encode() for name in ("a.txt", "b.txt", "c.txt")})
+    _crash_on_second_replace(monkeypatch)
+    with pytest.raises(Crash):
+        apply_rollback(world.store, plan_rollback(world.store, task=t))
+    monkeypatch.undo()
+
+    plan = plan_rollback(world.store, task=t)
+    assert plan.ok, [(f.path, f.status, f.reason) for f in plan.files]
+    again = apply_rollback(world.store, plan)
+
+    assert again.ok and statuses(again) == {"a.txt": "done", "b.txt": "done", "c.txt": "done"}
+    assert [world.read(n) for n in ("a.txt", "b.txt", "c.txt")] == [b"a.txt old\n", b"b.txt old\n", b"c.txt old\n"]
+    # Re-running once more is "already restored" for every file, still without force.
+    assert {f.reason for f in apply_rollback(world.store, plan_rollback(world.store, task=t)).files} == {
+        "already restored"}

@@ -333,15 +333,22 @@ class AgentStore(ReadModel):
 
     def read_blob(self, blob_hash: bytes | str) -> bytes:
         """The verified raw bytes of one content (CorruptContent / ContentTooLarge otherwise)."""
-        blob_hash = codec.hash_key(blob_hash)
+        return self._read_blob(codec.hash_key(blob_hash), ())
+
+    def _read_blob(self, blob_hash: bytes, chain: tuple[bytes, ...]) -> bytes:
+        # `chain`: the deltas above this one. Written chains are ≤ MAX_CHAIN objects; a longer
+        # or cyclic one is corruption, reported before it can exhaust the stack.
         cached = self._cache.get(blob_hash)
         if cached is not None:
             return cached
+        codec.check_chain(blob_hash, chain)
         rows = self._sql("SELECT codec, data, size, base FROM blob WHERE hash = ?", (blob_hash,))
         if not rows:
             raise codec.CorruptContent(f"content {blob_hash.hex()[:12]} is missing from the store")
         kind, data, size, base = rows[0]
-        out = codec.decode(kind, data, size, blob_hash, self.read_blob, base, self.content_limit)
+        below = chain + (blob_hash,)
+        out = codec.decode(kind, data, size, blob_hash, lambda b: self._read_blob(codec.hash_key(b), below), base,
+                           self.content_limit)
         self._cache.put(blob_hash, out)
         return out
 
@@ -353,8 +360,11 @@ class AgentStore(ReadModel):
         if not rows:
             raise KeyError(f"no checkpoint entry {entry_id}")
         before_legacy, after_legacy, bh, ah = rows[0]
-        before = self.read_blob(bh) if bh else codec.decode_legacy(before_legacy, self.content_limit)
-        after = self.read_blob(ah) if ah else codec.decode_legacy(after_legacy, self.content_limit)
+        try:
+            before = self.read_blob(bh) if bh else codec.decode_legacy(before_legacy, self.content_limit)
+            after = self.read_blob(ah) if ah else codec.decode_legacy(after_legacy, self.content_limit)
+        except codec.ChainTooLong as exc:
+            raise codec.ChainTooLong(f"checkpoint entry {entry_id}: {exc}") from None
         return before, after
 
 
