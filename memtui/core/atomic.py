@@ -3,17 +3,27 @@
 A reader (or the agent) sees the old file or the new one, never a half-written one: the
 bytes go to a temp file in the same directory, are fsynced, and renamed over the target;
 the directory is fsynced so the rename survives a power cut.
+
+A process killed mid-write leaves at most its temp file, `.<name>.<pid>-<8 hex>.memtui-tmp`.
+The next write into that directory (and the opening of a workspace, `sweep_workspace`)
+removes such leftovers: only names of exactly that pattern, regular files of this user,
+whose writer is gone (its pid is not alive) — or, for the pid-less names of older versions
+and pids that may have been reused, older than an hour. Nothing else is ever removed.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import stat
+import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 TEMP_SUFFIX = ".memtui-tmp"
+STALE_AFTER = 3600.0  # seconds: no write holds its temp file anywhere near this long
+_TEMP_NAME = re.compile(r"\A\..+\.(?:(?P<pid>[0-9]+)-)?[0-9a-f]{8}\.memtui-tmp\Z", re.DOTALL)
 
 
 def file_mode(path: Path) -> int | None:
@@ -25,7 +35,8 @@ def file_mode(path: Path) -> int | None:
 
 
 def write_atomic(
-    path: Path, content: bytes, mode: int | None = None, *, before_replace: Callable[[], object] | None = None
+    path: Path, content: bytes, mode: int | None = None, *, before_replace: Callable[[], object] | None = None,
+    sweep: bool = True,
 ) -> None:
     """Temp file beside `path`, fsync, rename over it, fsync the directory.
 
@@ -33,9 +44,14 @@ def write_atomic(
     default mode under the process umask, as an ordinary create would. `before_replace`
     runs just before the rename and may raise to abandon the write (the temp file goes):
     the memory save re-checks there that the agent has not written the file meanwhile.
+    `sweep` first removes stale temp files of crashed writes from the directory (a caller
+    writing many files there sweeps once itself and passes False).
     """
     path = Path(path)
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    if sweep:
+        remove_stale_temps(path.parent)
+    # The name is cut so a long file name cannot push the temp name past NAME_MAX.
+    tmp = path.parent / f".{path.name[:96]}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -65,3 +81,58 @@ def fsync_dir(directory: Path) -> None:
         pass  # some filesystems refuse fsync on directories
     finally:
         os.close(fd)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError, OSError):
+        return True  # someone else's live process, or not a pid we can ask about: keep
+    return True
+
+
+def is_stale_temp(path: Path, now: float | None = None) -> bool:
+    """True for a temp file a crashed memtui write left behind (see the module docstring)."""
+    m = _TEMP_NAME.match(path.name)
+    if m is None:
+        return False
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+        return False
+    old = ((time.time() if now is None else now) - st.st_mtime) > STALE_AFTER
+    pid = m.group("pid")
+    return old or (pid is not None and not _pid_alive(int(pid)))
+
+
+def remove_stale_temps(directory: Path) -> list[Path]:
+    """Remove the stale memtui temp files directly in `directory`; the paths removed."""
+    removed: list[Path] = []
+    try:
+        names = [n for n in os.listdir(directory) if n.endswith(TEMP_SUFFIX)]
+    except OSError:
+        return removed  # a missing or unreadable directory has nothing of ours to clean
+    now = time.time()
+    for name in names:
+        candidate = Path(directory) / name
+        if is_stale_temp(candidate, now):
+            try:
+                os.unlink(candidate)
+            except OSError:
+                continue
+            removed.append(candidate)
+    return removed
+
+
+def sweep_directories(directories: Iterable[Path]) -> list[Path]:
+    """`remove_stale_temps` over several directories, each once."""
+    removed: list[Path] = []
+    for directory in dict.fromkeys(Path(d) for d in directories):
+        removed += remove_stale_temps(directory)
+    return removed

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from memtui.core.atomic import file_mode, fsync_dir, write_atomic
+from memtui.core.atomic import file_mode, fsync_dir, sweep_directories, write_atomic
 from memtui.core.containment import PathCheck, check_path
 from memtui.core.errors import ContentError, MemtuiError
 from memtui.core.model import CheckpointInfo, EntryInfo, Id
@@ -432,6 +432,8 @@ def apply_rollback(store: Any, plan: RollbackPlan, *, record: bool = True) -> Ro
 
     notes = list(plan.notes)
     undo_id = pinned = None
+    # Temp files an earlier, killed rollback left beside these files go first (each folder once).
+    sweep_directories(f.resolved.parent for f in plan.files if f.resolved is not None and f.refusal is None)
     writer, opened = _writer(store) if todo and record else (None, False)
     try:
         if todo and record:
@@ -508,4 +510,4 @@ def _restore(path: Path | None, content: bytes | None, mode: int | None) -> None
         fsync_dir(path.parent)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, content, mode)
+    write_atomic(path, content, mode, sweep=False)

@@ -103,11 +103,13 @@ class MemtuiApp(App[int]):
                 source = foreign.open()
                 source.counts()  # index transcripts here, not on the UI thread
             else:
+                from memtui.core.memory import sweep_workspace
                 from memtui.core.store import AgentStore
 
                 source = AgentStore.open(self.path, readonly=self.readonly)
                 if self.root is not None:
                     source.workspace = self.root
+                sweep_workspace(source.workspace)  # temp files crashed memtui writes left behind
         except StoreNotFound as exc:
             missing = not self.path.exists()
             self.post_message(SourceFailed(

@@ -19,6 +19,7 @@ from memtui.core.memory.save import (
     list_history,
     restore_version,
     save_document,
+    sweep_workspace,
     undo_last_save,
 )
 from memtui.core.memory.search import SearchHit, SearchIndex, search_workspace
@@ -28,5 +29,5 @@ __all__ = [
     "MemoryDocument", "OpenedDocument", "SearchHit", "SearchIndex", "add_decision", "append_decision",
     "conflict_diff", "discover_documents", "group_by_kind", "lint_workspace", "list_history",
     "markdown_headings", "parse_decisions", "parse_jsonl", "read_decisions", "read_document",
-    "resolve_document", "restore_version", "save_document", "search_workspace", "undo_last_save",
+    "resolve_document", "restore_version", "save_document", "sweep_workspace", "search_workspace", "undo_last_save",
 ]

@@ -18,8 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from memtui.core.atomic import file_mode, write_atomic
+from memtui.core.atomic import file_mode, sweep_directories, write_atomic
 from memtui.core.errors import NoHistory, PathEscape, SaveConflict
+from memtui.core.memory.discover import discover_documents
 from memtui.core.memory.documents import DiskVersion, disk_version, hash_bytes
 
 HISTORY_DIR = ".agent/.memtui/history"
@@ -174,6 +175,20 @@ def keep_discarded(root: Path, path: Path, text: str, keep: int = DEFAULT_KEEP) 
     _keep_version(root, path, text.encode("utf-8"), replaced_by=version.sha256 if version else "0" * 16,
                   reason="discarded", keep=keep)
     return list_history(root, path)[0]
+
+
+def sweep_workspace(root: Path) -> list[Path]:
+    """Remove the temp files crashed memtui writes left in the workspace's memory folders:
+    the root, `.agent/`, each memory document's folder and each history folder. Only stale
+    `*.memtui-tmp` files of memtui's own pattern go (memtui.core.atomic); the paths removed."""
+    try:
+        root = Path(root).resolve()
+        history = root / HISTORY_DIR
+        kept = [p for p in history.iterdir() if p.is_dir()] if history.is_dir() else []
+        folders = [root, root / ".agent", *(d.path.parent for d in discover_documents(root)), *kept]
+    except OSError:
+        return []  # an unreadable workspace has nothing of ours to clean
+    return sweep_directories(folders)
 
 
 def conflict_diff(disk: bytes | None, mine: str, name: str) -> str:

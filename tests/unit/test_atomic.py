@@ -1,0 +1,117 @@
+"""Atomic writes leave no stray temp files: a crashed write's leftovers are swept by the next
+operation in that folder, and nothing that is not memtui's own stale temp file is touched."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memtui.core.atomic import is_stale_temp, remove_stale_temps, write_atomic
+from memtui.core.memory import save_document, sweep_workspace
+from memtui.core.memory.documents import disk_version
+from memtui.core.rollback import apply_rollback, plan_rollback
+from rollback_world import World
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited (as a kill -9'd writer's is)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def leftover(folder: Path, name: str, pid: int | None, age: float = 0.0) -> Path:
+    middle = f"{pid}-1a2b3c4d" if pid is not None else "1a2b3c4d"
+    p = folder / f".{name}.{middle}.memtui-tmp"
+    p.write_bytes(b"half a write")
+    if age:
+        then = time.time() - age
+        os.utime(p, (then, then))
+    return p
+
+
+def test_a_crashed_writers_temp_is_swept_by_the_next_write_and_a_live_ones_kept(tmp_path):
+    crashed = leftover(tmp_path, "MEMORY.md", dead_pid())
+    live = leftover(tmp_path, "MEMORY.md", os.getpid())
+    legacy_young = leftover(tmp_path, "PLAN.md", None)
+    legacy_old = leftover(tmp_path, "PROGRESS.md", None, age=2 * 3600)
+    write_atomic(tmp_path / "MEMORY.md", b"new\n")
+    assert (tmp_path / "MEMORY.md").read_bytes() == b"new\n"
+    assert not crashed.exists() and not legacy_old.exists()
+    assert live.exists() and legacy_young.exists()
+
+
+def test_nothing_but_memtuis_exact_pattern_is_removed(tmp_path):
+    gone = dead_pid()
+    others = [tmp_path / n for n in (
+        f"MEMORY.md.{gone}-1a2b3c4d.memtui-tmp",  # no leading dot
+        f".MEMORY.md.{gone}-1a2b3c4.memtui-tmp",  # 7 hex digits
+        f".MEMORY.md.{gone}-1A2B3C4D.memtui-tmp",  # upper case is not token_hex
+        f".MEMORY.md.{gone}-1a2b3c4d.memtui-tmp.bak",
+        f".MEMORY.md.{gone}-1a2b3c4d.memtui-temp",
+        "notes.memtui-tmp",
+    )]
+    for p in others:
+        p.write_bytes(b"user data")
+    as_dir = tmp_path / f".d.{gone}-1a2b3c4d.memtui-tmp"
+    as_dir.mkdir()
+    target = tmp_path / "elsewhere.txt"
+    target.write_bytes(b"keep me")
+    as_link = tmp_path / f".l.{gone}-1a2b3c4d.memtui-tmp"
+    as_link.symlink_to(target)
+    assert remove_stale_temps(tmp_path) == []
+    assert all(p.read_bytes() == b"user data" for p in others)
+    assert as_dir.is_dir() and as_link.is_symlink() and target.read_bytes() == b"keep me"
+
+
+def test_the_check_can_fail_a_stale_temp_is_seen(tmp_path):
+    # The planted fault the sweeps below detect: without a sweep the leftover stays.
+    p = leftover(tmp_path, "x", dead_pid())
+    assert is_stale_temp(p)
+    write_atomic(tmp_path / "y", b"1", sweep=False)
+    assert p.exists()
+
+
+def test_a_memory_save_sweeps_the_documents_folder_and_its_history(tmp_path):
+    doc = tmp_path / "MEMORY.md"
+    doc.write_bytes(b"old\n")
+    save_document(tmp_path, doc, "mid\n", disk_version(doc)[1])
+    history = next((tmp_path / ".agent/.memtui/history").iterdir())
+    stray = [leftover(tmp_path, "MEMORY.md", dead_pid()), leftover(history, "x.bak", dead_pid())]
+    save_document(tmp_path, doc, "new\n", disk_version(doc)[1])
+    assert not any(p.exists() for p in stray)
+
+
+def test_opening_the_workspace_sweeps_memory_folders(tmp_path):
+    (tmp_path / ".agent/plan").mkdir(parents=True)
+    (tmp_path / ".agent/plan/PLAN.md").write_text("# plan\n")
+    stray = [leftover(tmp_path, "MEMORY.md", dead_pid()), leftover(tmp_path / ".agent/plan", "PLAN.md", dead_pid()),
+             leftover(tmp_path / ".agent", "DECISIONS.md", dead_pid())]
+    assert sorted(sweep_workspace(tmp_path)) == sorted(p.resolve() for p in stray)
+    assert not any(p.exists() for p in stray)
+
+
+def test_a_rollback_sweeps_the_folders_it_restores_even_when_all_is_done(tmp_path):
+    world = World(tmp_path)
+    try:
+        (world.root / "src").mkdir()
+        world.write("src/a.py", b"a0\n")
+        cp = world.edit(world.task(), {"src/a.py": b"a1\n"})
+        apply_rollback(world.store, plan_rollback(world.store, checkpoint=cp))
+        stray = leftover(world.root / "src", "a.py", dead_pid())
+        result = apply_rollback(world.store, plan_rollback(world.store, checkpoint=cp))
+        assert [f.reason for f in result.files] == ["already restored"]
+        assert not stray.exists()
+    finally:
+        world.close()
+
+
+@pytest.mark.parametrize("name", ["a" * 255, "ü" * 120])
+def test_a_long_file_name_still_gets_a_temp_name(tmp_path, name):
+    write_atomic(tmp_path / name, b"x")
+    assert (tmp_path / name).read_bytes() == b"x"
