@@ -1,14 +1,15 @@
 """The read model: plain frozen dataclasses that every pane, CLI verb and source adapter shares.
 
 No peewee object ever leaves the store; foreign sources (RA.Aid, Claude Code, Codex, JSONL
-stores) produce the same records, with string ids where their store uses them.
+stores) produce the same records, with string ids where their store uses them. What reads
+them is a `memtui.core.memory_source.MemorySource`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, Protocol, Sequence, runtime_checkable
+from typing import Any, Literal
 
 Id = int | str
 
@@ -138,16 +139,21 @@ class Problem:
     message: str
 
 
-@runtime_checkable
-class MemorySource(Protocol):
-    """What the panes read. AgentStore implements it; so does every foreign-source adapter."""
+@dataclass(frozen=True)
+class MemoryItem:
+    """One distilled item an agent keeps for later: a fact, a code snippet, a note, a history row.
 
-    def sessions(self) -> Sequence[SessionInfo]: ...
-    def tasks(self, session_id: Id | None) -> Sequence[TaskInfo]: ...
-    def task(self, task_id: Id) -> TaskInfo: ...
-    def references(self, task_id: Id) -> Sequence[Reference]: ...
-    def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> Sequence[StepInfo]: ...
-    def checkpoints(self, task_id: Id) -> Sequence[CheckpointInfo]: ...
-    def checkpoint_entries(self, checkpoint_id: Id) -> Sequence[EntryInfo]: ...
-    def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]: ...
-    def messages(self, task_id: Id) -> Sequence[MessageInfo]: ...
+    `protected` items are attached to the most recent human input (RA.Aid's GC keeps them
+    too), so curation never deletes them.
+    """
+
+    id: Id
+    kind: str  # "fact" | "snippet" | "note" | "history"
+    content: str
+    created_at: datetime | None = None
+    filepath: str | None = None
+    line_number: int | None = None
+    description: str | None = None
+    task_id: Id | None = None
+    session_id: Id | None = None
+    protected: bool = False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memtui.core.model import MemorySource
+from memtui.core.memory_source import MemorySource
 from memtui.core.sources import discover
 from memtui.core.rollback import apply_rollback, plan_rollback
 from memtui.core.sources.base import ContentUnknown

@@ -127,7 +127,7 @@ def test_sources_verb_lists_every_store_of_a_workspace(tmp_path, capsys, monkeyp
     assert report["path"] == str(workspace.resolve())
     assert [s["kind"] for s in report["sources"]] == ["memory-files", "claude-code", "codex"]
     for source in report["sources"]:
-        assert set(source) == {"kind", "path", "counts", "problems"}
+        assert set(source) == {"kind", "path", "counts", "capabilities", "problems"}
         for problem in source["problems"]:
             assert set(problem) == {"file", "line", "message"}
     assert report["sources"][0]["counts"] == {"files": 1}

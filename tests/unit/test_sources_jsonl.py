@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from memtui.core.model import MemorySource
+from memtui.core.memory_source import MemorySource
 from memtui.core.sources import discover
 from memtui.core.sources.jsonl_sessions import JsonlSessionsSource
 

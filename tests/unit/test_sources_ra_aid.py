@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from memtui.cli import main
-from memtui.core.model import MemorySource
+from memtui.core.memory_source import MemorySource
 from memtui.core.sources import discover
 from memtui.core.sources.ra_aid import CurateRefused, RaAidSource, apply_curate, plan_curate
 

@@ -12,7 +12,8 @@ Adapters never write; curation of RA.Aid memory is the explicit `ra_aid.plan_cur
 
 from __future__ import annotations
 
-from memtui.core.sources.base import MemoryItem, SourceAdapter, SourceEntryInfo, UnknownId
+from memtui.core.memory_source import Capability, MemorySource, Unsupported
+from memtui.core.sources.base import SourceAdapter, SourceEntryInfo
 from memtui.core.sources.discovery import KINDS, Source, discover
 
-__all__ = ["KINDS", "MemoryItem", "Source", "SourceAdapter", "SourceEntryInfo", "UnknownId", "discover"]
+__all__ = ["KINDS", "Capability", "MemorySource", "Source", "SourceAdapter", "SourceEntryInfo", "Unsupported", "discover"]

@@ -1,5 +1,5 @@
-"""What every foreign-source adapter shares: the adapter base class, memory items, and the
-entry record that says whether a file's before-content is known.
+"""What every foreign-source adapter shares: the adapter base class (a MemorySource) and
+the entry record that says whether a file's before-content is known.
 
 An adapter maps one agent's store onto the read model in memtui.core.model, so the panes
 show it like the native store. Nothing here writes to a store.
@@ -9,28 +9,11 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Sequence
 
-from memtui.core.errors import ContentError, MemtuiError
-from memtui.core.model import (
-    CheckpointInfo,
-    EntryInfo,
-    Id,
-    MessageInfo,
-    Problem,
-    Reference,
-    SessionInfo,
-    StepInfo,
-    TaskInfo,
-)
-
-
-class UnknownId(MemtuiError, KeyError):
-    """An id that this source does not have."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0]) if self.args else "unknown id"
+from memtui.core.errors import ContentError
+from memtui.core.memory_source import Capability, MemorySource, UnknownId
+from memtui.core.model import EntryInfo, Id, Problem, SessionInfo, StepInfo, TaskInfo
 
 
 class ContentUnknown(ContentError):
@@ -57,91 +40,35 @@ class SourceEntryInfo(EntryInfo):
     diff: str | None = None
 
 
-@dataclass(frozen=True)
-class MemoryItem:
-    """One distilled item an agent keeps for later: a fact, a code snippet, a note, a history row.
+class SourceAdapter(MemorySource):
+    """Base of the foreign-store adapters: a path, and a lock for indexing once.
 
-    `protected` items are attached to the most recent human input (RA.Aid's GC keeps them
-    too), so curation never deletes them.
+    Subclasses set `kind`, `label` and `capabilities` and override what their store holds
+    (MemorySource answers "none" for the rest). Adapters never write.
     """
-
-    id: Id
-    kind: str  # "fact" | "snippet" | "note" | "history"
-    content: str
-    created_at: datetime | None = None
-    filepath: str | None = None
-    line_number: int | None = None
-    description: str | None = None
-    task_id: Id | None = None
-    session_id: Id | None = None
-    protected: bool = False
-
-
-class SourceAdapter:
-    """Base class: empty answers for everything a store does not have.
-
-    Subclasses set `kind` and `capabilities` and override what their store holds.
-    """
-
-    kind: str = ""
-    capabilities: frozenset[str] = frozenset()
 
     def __init__(self, path) -> None:
         self.path = path
         # Workers of the app read one adapter from several threads; indexing happens once.
         self._index_lock = threading.RLock()
 
-    # -- summary --------------------------------------------------------------------------
-    def counts(self) -> dict[str, int]:
-        """The numbers `memtui sources` prints for this store."""
-        return {}
-
-    def problems(self) -> list[Problem]:
-        """Malformed records found while reading (file, line, message)."""
-        return []
-
-    def close(self) -> None:
-        """Release open handles (SQLite connections)."""
-
-    # -- the MemorySource protocol ----------------------------------------------------------
+    # A store that keeps no sessions (memory files) answers with none.
     def sessions(self) -> Sequence[SessionInfo]:
         return []
 
     def tasks(self, session_id: Id | None) -> Sequence[TaskInfo]:
         return []
 
-    def task(self, task_id: Id) -> TaskInfo:
-        for session in self.sessions():
-            for task in self.tasks(session.id):
-                if task.id == task_id:
-                    return task
-        for task in self.tasks(None):
-            if task.id == task_id:
-                return task
-        raise UnknownId(f"no task {task_id!r} in {self.path}")
-
-    def references(self, task_id: Id) -> Sequence[Reference]:
-        return []
-
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> Sequence[StepInfo]:
         return []
 
-    def checkpoints(self, task_id: Id) -> Sequence[CheckpointInfo]:
-        return []
 
-    def checkpoint_entries(self, checkpoint_id: Id) -> Sequence[EntryInfo]:
-        return []
-
-    def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
-        raise UnknownId(f"no file change {entry_id!r} in {self.path}")
-
-    def messages(self, task_id: Id) -> Sequence[MessageInfo]:
-        return []
-
-    # -- extras -----------------------------------------------------------------------------
-    def memory_items(self, kind: str | None = None) -> Sequence[MemoryItem]:
-        """Facts, snippets, notes or history rows the store keeps; empty for most stores."""
-        return []
+def transcript_capabilities(source: MemorySource) -> frozenset[Capability]:
+    """Claude Code and Codex: file changes always; rollback and memory edits only with the one
+    workspace every session worked in (their recorded paths are relative to it), on this machine."""
+    if source.workspace is None or not source.workspace.is_dir():
+        return frozenset({Capability.DIFF})
+    return frozenset({Capability.DIFF, Capability.ROLLBACK, Capability.EDIT_MEMORY})
 
 
 class IndexedSource(SourceAdapter):

@@ -30,7 +30,8 @@ from memtui.core.model import (
     StepInfo,
     TaskInfo,
 )
-from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, UnknownId, page
+from memtui.core.memory_source import Capability, UnknownId
+from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, page, transcript_capabilities
 from memtui.core.sources.claude_code_transcripts import (
     TranscriptIndex,
     TranscriptItem,
@@ -60,7 +61,11 @@ class ClaudeCodeSource(TranscriptIndex):
     """The Claude Code transcripts of one project (or any set of session transcripts)."""
 
     kind = "claude-code"
-    capabilities = frozenset({"rollback"})
+    label = "Claude Code"
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
+        return transcript_capabilities(self)
 
     @classmethod
     def from_path(cls, path: Path) -> "ClaudeCodeSource":

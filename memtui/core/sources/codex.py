@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, SessionInfo, StepInfo, TaskInfo
-from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, UnknownId, page
+from memtui.core.memory_source import Capability, UnknownId
+from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, page, transcript_capabilities
 from memtui.core.sources.codex_rollouts import (
     PatchFile,
     RolloutIndex,
@@ -52,7 +53,11 @@ class CodexSource(RolloutIndex):
     """The Codex rollouts of one project (or any set of rollout files)."""
 
     kind = "codex"
-    capabilities = frozenset()
+    label = "Codex"
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
+        return transcript_capabilities(self)
 
     @classmethod
     def from_path(cls, path: Path) -> "CodexSource":

@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from memtui.core.errors import MemtuiError
 from memtui.core.model import Problem
 from memtui.core.sources import claude_code, codex
-from memtui.core.sources.base import SourceAdapter
+from memtui.core.memory_source import Capability, MemorySource
 from memtui.core.sources.jsonl import first_record
 from memtui.core.sources.jsonl_sessions import JsonlSessionsSource, is_jsonl_store
 from memtui.core.sources.memory_files import MemoryFilesSource, find_memory_files
@@ -37,12 +37,12 @@ class Source:
 
     kind: str
     path: Path
-    opener: Callable[[], Any] = field(repr=False, compare=False)
+    opener: Callable[[], MemorySource] = field(repr=False, compare=False)
     label: str = ""
-    _opened: Any = field(default=None, repr=False, compare=False)
+    _opened: MemorySource | None = field(default=None, repr=False, compare=False)
     _problems: list[Problem] = field(default_factory=list, repr=False, compare=False)
 
-    def open(self) -> Any:
+    def open(self) -> MemorySource:
         """The MemorySource for this store, opened read-only (cached)."""
         if self._opened is None:
             self._opened = self.opener()
@@ -53,16 +53,15 @@ class Source:
         return dict(store.counts())
 
     def problems(self) -> list[Problem]:
-        store = self.open()
-        found = store.problems() if hasattr(store, "problems") else []
-        return [*self._problems, *found]
+        return [*self._problems, *self.open().problems()]
 
     @property
-    def capabilities(self) -> frozenset[str]:
-        return frozenset(getattr(self.open(), "capabilities", frozenset()))
+    def capabilities(self) -> frozenset[Capability]:
+        """What the opened source declares it can do."""
+        return self.open().capabilities
 
     def close(self) -> None:
-        if self._opened is not None and hasattr(self._opened, "close"):
+        if self._opened is not None:
             self._opened.close()
         self._opened = None
 
@@ -71,33 +70,22 @@ class Source:
         try:
             counts = self.counts()
             problems = self.problems()
+            capabilities = sorted(c.value for c in self.capabilities)
         except MemtuiError as exc:
-            counts, problems = {}, [Problem(str(self.path), None, str(exc))]
+            counts, problems, capabilities = {}, [Problem(str(self.path), None, str(exc))], []
         return {
             "kind": self.kind,
             "path": str(self.path),
             "counts": counts,
+            "capabilities": capabilities,
             "problems": [{"file": p.file, "line": p.line, "message": p.message} for p in problems],
         }
 
 
-def _open_native(path: Path) -> Any:
-    try:
-        from memtui.core.store import AgentStore  # lands with the native store
-    except ImportError:
-        return _Unavailable(path, "the native store module is not available in this build")
+def _open_native(path: Path) -> MemorySource:
+    from memtui.core.store import AgentStore  # the store imports sources lazily, not back
+
     return AgentStore.open(path, readonly=True)
-
-
-class _Unavailable(SourceAdapter):
-    """Stands in for a store this build cannot open; reports why."""
-
-    def __init__(self, path: Path, why: str) -> None:
-        super().__init__(path)
-        self.why = why
-
-    def problems(self) -> list[Problem]:
-        return [Problem(str(self.path), None, self.why)]
 
 
 def _native(path: Path) -> Source:

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.errors import NotAStore
-from memtui.core.model import Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
-from memtui.core.sources.base import MemoryItem, SourceAdapter, UnknownId, page, preview
+from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
+from memtui.core.memory_source import Capability, UnknownId
+from memtui.core.sources.base import SourceAdapter, page, preview
 from memtui.core.sources.jsonl import first_record, iter_records
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 
@@ -74,7 +75,8 @@ class JsonlSessionsSource(SourceAdapter):
     """A JSONL session store rooted at a workspace folder."""
 
     kind = "jsonl-sessions"
-    capabilities = frozenset()
+    label = "JSONL sessions"
+    capabilities = frozenset({Capability.ITEMS, Capability.EDIT_MEMORY})
 
     def __init__(self, root: Path) -> None:
         root = Path(root)

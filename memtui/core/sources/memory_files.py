@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.core.memory.discover import discover_documents
+from memtui.core.memory_source import Capability
 from memtui.core.sources.base import SourceAdapter
 
 
@@ -18,7 +19,8 @@ class MemoryFilesSource(SourceAdapter):
     """The memory documents of a workspace (counts only; the memory pane shows them)."""
 
     kind = "memory-files"
-    capabilities = frozenset({"edit"})
+    label = "memory files"
+    capabilities = frozenset({Capability.EDIT_MEMORY})
 
     def __init__(self, workspace: Path, files: list[Path] | None = None) -> None:
         super().__init__(Path(workspace))

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from memtui.core.errors import MemtuiError, NotAStore
-from memtui.core.model import Id, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
-from memtui.core.sources.base import IndexedSource, MemoryItem, UnknownId, page, preview
+from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
+from memtui.core.memory_source import Capability, UnknownId
+from memtui.core.sources.base import IndexedSource, page, preview
 from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
 from memtui.core.sources.timestamps import parse_time, sort_key
 
@@ -71,7 +72,8 @@ class RaAidSource(IndexedSource):
     """An RA.Aid project database, opened read-only."""
 
     kind = "ra-aid"
-    capabilities = frozenset({"curate"})
+    label = "RA.Aid"
+    capabilities = frozenset({Capability.ITEMS, Capability.CURATE, Capability.EDIT_MEMORY})
 
     def __init__(self, path: Path) -> None:
         path = Path(path)

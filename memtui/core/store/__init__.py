@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator, Mapping
 
 from memtui.core import content as codec
 from memtui.core.errors import ReadOnlyStore, StoreNotFound
+from memtui.core.memory_source import Capability
 from memtui.core.model import FINISHED
 from memtui.core.store import schema
 from memtui.core.store.reads import ReadModel
@@ -30,6 +31,11 @@ __all__ = ["AgentStore", "normalise_path", "workspace_of", "AGENT_DIR", "DB_NAME
 AGENT_DIR = ".agent"
 DB_NAME = "agent.db"
 Clock = Callable[[], datetime]
+
+NATIVE_CAPABILITIES = frozenset({
+    Capability.DIFF, Capability.ROLLBACK, Capability.GC, Capability.PIN, Capability.STATS,
+    Capability.VACUUM, Capability.SEARCH, Capability.EDIT_MEMORY})
+"""Everything memtui's own store can do."""
 
 
 def _utcnow() -> datetime:
@@ -92,6 +98,10 @@ class _ContentCache:
 class AgentStore(ReadModel):
     """One agent.db. Use `AgentStore.open(...)`; close with `close()` or a `with` block."""
 
+    kind = "memtui"
+    label = "memtui"
+    capabilities = NATIVE_CAPABILITIES
+
     def __init__(self, db_path: Path, workspace: Path | None, readonly: bool, clock: Clock | None,
                  content_limit: int = codec.DEFAULT_LIMIT) -> None:
         self.db_path = db_path
@@ -135,6 +145,18 @@ class AgentStore(ReadModel):
 
     def close(self) -> None:
         self.db.close()
+
+    @property
+    def path(self) -> Path:  # type: ignore[override]
+        """The database file (MemorySource.path)."""
+        return self.db_path
+
+    @contextmanager
+    def reading(self) -> Iterator["AgentStore"]:
+        """For a worker thread: this thread's own connection, closed when the work is done."""
+        context = self.db.connection_context() if self.db.is_closed() else nullcontext()
+        with context:
+            yield self
 
     def __enter__(self) -> "AgentStore":
         return self

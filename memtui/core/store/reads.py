@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from memtui.core import content as codec
+from memtui.core.memory_source import MemorySource
 from memtui.core.model import (
     UNFINISHED,
     CheckpointInfo,
@@ -33,7 +34,7 @@ def _loads(text: str | None) -> Any:
         return text
 
 
-class ReadModel:
+class ReadModel(MemorySource):
     """What the panes and the CLI read. Needs `_sql(sql, params)` and `schema_version`."""
 
     schema_version: int

@@ -24,7 +24,7 @@ from textual.widgets import Button, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from memtui.core.sources.base import MemoryItem
+from memtui.core.model import MemoryItem
 from memtui.ui.commands import bindings
 from memtui.ui.text import clock_time, one_line, sanitize
 from memtui.ui.widgets.workspace_bar import WorkspaceBar

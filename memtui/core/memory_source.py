@@ -1,0 +1,237 @@
+"""The one joint between the UI/CLI and a store: `MemorySource` and its capabilities.
+
+memtui's own `AgentStore` and every foreign adapter (RA.Aid, JSONL sessions, Claude Code,
+Codex, memory files) are `MemorySource`s: the same read model (sessions, tasks, steps,
+checkpoints and their entries, messages) plus a declared set of `Capability`s. The UI and
+the CLI ask `source.can(Capability.GC)` — they never probe attributes — and an action a
+source cannot do is not offered; asked for anyway (a CLI verb), `source.require(...)` raises
+`Unsupported`, whose one-line message says what the source can't do and what to do instead.
+
+    source = AgentStore.open(path, readonly=True)      # or discover(path)[0].open()
+    if source.can(Capability.ROLLBACK): ...
+    source.require(Capability.GC)                      # Unsupported: "… can't …; …"
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import ClassVar, Iterator, Sequence
+
+from memtui.core.errors import MemtuiError
+from memtui.core.model import (
+    CheckpointInfo,
+    EntryInfo,
+    Id,
+    MemoryItem,
+    MessageInfo,
+    Problem,
+    Reference,
+    SessionInfo,
+    StepInfo,
+    TaskInfo,
+)
+
+__all__ = ["Capability", "MemorySource", "Unsupported", "UnknownId"]
+
+
+class Capability(str, Enum):
+    """What a source can do beyond being read. The value is the name the CLI's JSON prints."""
+
+    DIFF = "diff"
+    """It records file changes with their contents: checkpoints, entries, diffs."""
+    ROLLBACK = "rollback"
+    """Recorded file versions can be written back into its workspace (and undone)."""
+    GC = "gc"
+    """Lifecycle GC: collect the heavy data of tasks no live root reaches."""
+    PIN = "pin"
+    """Tasks can be pinned, so GC keeps them."""
+    STATS = "stats"
+    """Database size, freelist and per-table statistics."""
+    VACUUM = "vacuum"
+    """VACUUM / incremental vacuum / WAL checkpoint of its database file."""
+    SEARCH = "search"
+    """Its records are indexed by memory search (memory documents always are)."""
+    ITEMS = "items"
+    """It keeps memory items: facts, snippets, notes or history rows."""
+    CURATE = "curate"
+    """Memory items can be deleted (curated)."""
+    EDIT_MEMORY = "edit-memory"
+    """The memory documents of its workspace may be edited from memtui."""
+
+    @property
+    def doing(self) -> str:
+        """What the capability does, as the end of "… can't <doing>"."""
+        return _DOING[self]
+
+
+_DOING: dict[Capability, str] = {
+    Capability.DIFF: "show file changes (it records none)",
+    Capability.ROLLBACK: "roll files back",
+    Capability.GC: "collect garbage (GC)",
+    Capability.PIN: "pin tasks",
+    Capability.STATS: "show database statistics",
+    Capability.VACUUM: "vacuum its database",
+    Capability.SEARCH: "search its records",
+    Capability.ITEMS: "list memory items (facts, snippets, notes)",
+    Capability.CURATE: "delete memory items",
+    Capability.EDIT_MEMORY: "edit memory documents",
+}
+
+NATIVE_ONLY = frozenset({Capability.GC, Capability.PIN, Capability.STATS, Capability.VACUUM,
+                         Capability.SEARCH})
+"""What only memtui's own store does: a foreign source is told to open an agent.db instead."""
+
+
+class Unsupported(MemtuiError):
+    """An action the source does not declare a capability for (one line: what, and instead)."""
+
+    def __init__(self, source: "MemorySource", capability: Capability) -> None:
+        self.source = source
+        self.capability = capability
+        super().__init__(f"{source.describe()} can't {capability.doing}: {source.instead(capability)}")
+
+
+class UnknownId(MemtuiError, KeyError):
+    """An id that this source does not have."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "unknown id"
+
+
+class MemorySource(ABC):
+    """What the panes and the verbs read, and what the source declares it can do.
+
+    Subclasses set `kind`, `label` and `capabilities` (a class attribute, or a property
+    when it depends on the store: a Claude Code store can roll back only when it knows the
+    workspace its paths are relative to), and implement `sessions`, `tasks` and `steps`;
+    every other read has an answer here for a store that does not hold that kind of record.
+    """
+
+    kind: ClassVar[str] = ""
+    """Machine name: memtui, memory-files, ra-aid, jsonl-sessions, claude-code, codex."""
+    label: ClassVar[str] = ""
+    """How people name it: "memtui", "RA.Aid", "Claude Code" …"""
+    capabilities: frozenset[Capability] = frozenset()
+    path: Path
+    """Where the store is (a file or a folder)."""
+    workspace: Path | None = None
+    """The folder its recorded paths are relative to (None when unknown or ambiguous)."""
+
+    # -- capabilities ---------------------------------------------------------------------
+    def can(self, capability: Capability) -> bool:
+        """Whether the source declares `capability`."""
+        return capability in self.capabilities
+
+    def require(self, capability: Capability) -> None:
+        """Raise `Unsupported` (one line: what it can't, what instead) unless it can."""
+        if not self.can(capability):
+            raise Unsupported(self, capability)
+
+    def describe(self) -> str:
+        """"the Claude Code store at ~/.claude/projects" (messages name the source so)."""
+        return f"the {self.label or self.kind} store at {self.path}"
+
+    def instead(self, capability: Capability) -> str:
+        """What to do instead of `capability`, for the message of `Unsupported`."""
+        if capability in NATIVE_ONLY:
+            return ("it works on memtui's own store only; open a workspace with .agent/agent.db"
+                    " (`memtui sources PATH` lists the stores a folder holds)")
+        if capability is Capability.CURATE or capability is Capability.ITEMS:
+            return "memory items are kept by RA.Aid (.ra-aid/pk.db) and JSONL session stores; open one of those"
+        if capability is Capability.ROLLBACK:
+            return ("its recorded paths have no single workspace to restore into; open the project folder"
+                    " (memtui PROJECT) or a memtui workspace")
+        return "open a store that records it (`memtui sources PATH` lists what each store holds)"
+
+    # -- summary --------------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        """The numbers `memtui sources` prints for this store."""
+        return {}
+
+    def problems(self) -> list[Problem]:
+        """Malformed records found while reading (file, line, message)."""
+        return []
+
+    def close(self) -> None:
+        """Release open handles (SQLite connections)."""
+
+    def reload(self) -> None:
+        """Forget what was read, so the next read sees the store as it is now."""
+
+    @contextmanager
+    def reading(self) -> Iterator["MemorySource"]:
+        """For a worker thread: the source, with what the thread opened released after."""
+        yield self
+
+    # -- the read model -------------------------------------------------------------------
+    @abstractmethod
+    def sessions(self) -> Sequence[SessionInfo]:
+        """Every session, newest activity first."""
+
+    @abstractmethod
+    def tasks(self, session_id: Id | None) -> Sequence[TaskInfo]:
+        """The tasks of a session (None: the orphans, whose session is gone)."""
+
+    @abstractmethod
+    def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> Sequence[StepInfo]:
+        """A page of a task's steps, in order."""
+
+    def task(self, task_id: Id) -> TaskInfo:
+        """One task by id (UnknownId when the source has none)."""
+        for session in [*self.sessions(), None]:
+            for task in self.tasks(None if session is None else session.id):
+                if task.id == task_id:
+                    return task
+        raise UnknownId(f"no task {task_id!r} in {self.path}")
+
+    def tasks_by_id(self, task_ids: Sequence[Id]) -> list[TaskInfo]:
+        """The tasks with these ids (unknown ones left out)."""
+        found = []
+        for task_id in task_ids:
+            try:
+                found.append(self.task(task_id))
+            except (UnknownId, KeyError):
+                continue
+        return found
+
+    def references(self, task_id: Id) -> Sequence[Reference]:
+        """Edges from and to a task (handoff, supersedes, depends)."""
+        return []
+
+    def step_totals(self, task_id: Id) -> dict[str, float]:
+        """Steps, tokens in/out, cost and duration summed over every step of a task."""
+        steps = self.steps(task_id)
+        return {"steps": len(steps), "tokens_in": sum(s.tokens_in for s in steps),
+                "tokens_out": sum(s.tokens_out for s in steps), "cost": sum(s.cost for s in steps),
+                "duration_ms": sum(s.duration_ms for s in steps)}
+
+    def checkpoints(self, task_id: Id) -> Sequence[CheckpointInfo]:
+        """The checkpoints (file edits of one step) of a task."""
+        return []
+
+    def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
+        """One checkpoint by id."""
+        raise UnknownId(f"no checkpoint {checkpoint_id!r} in {self.path}")
+
+    def checkpoint_entries(self, checkpoint_id: Id) -> Sequence[EntryInfo]:
+        """The files one checkpoint changed."""
+        return []
+
+    def entry(self, entry_id: Id) -> EntryInfo:
+        """One checkpoint entry by id."""
+        raise UnknownId(f"no file change {entry_id!r} in {self.path}")
+
+    def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
+        """(before, after) bytes of one entry; None where that side is absent."""
+        raise UnknownId(f"no file change {entry_id!r} in {self.path}")
+
+    def messages(self, task_id: Id) -> Sequence[MessageInfo]:
+        """User inputs and summaries of a task."""
+        return []
+
+    def memory_items(self, kind: str | None = None) -> Sequence[MemoryItem]:
+        """Facts, snippets, notes or history rows (sources with Capability.ITEMS)."""
+        return []

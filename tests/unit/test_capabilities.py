@@ -1,0 +1,97 @@
+"""Every kind of source declares what it can do; what it can't is refused in one line."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from memtui.core.demo import build_demo
+from memtui.core.memory_source import Capability as C
+from memtui.core.memory_source import MemorySource, Unsupported
+from memtui.core.sources import discover
+from memtui.core.sources.claude_code import ClaudeCodeSource
+from memtui.core.sources.codex import CodexSource
+from memtui.core.store import AgentStore
+
+from sources_support import FIXTURES, agent_homes, discovered
+
+# What each kind of source can do (in a workspace its sessions recorded as their cwd).
+EXPECTED: dict[str, set[C]] = {
+    "memtui": {C.DIFF, C.ROLLBACK, C.GC, C.PIN, C.STATS, C.VACUUM, C.SEARCH, C.EDIT_MEMORY},
+    "ra-aid": {C.ITEMS, C.CURATE, C.EDIT_MEMORY},
+    "jsonl-sessions": {C.ITEMS, C.EDIT_MEMORY},
+    "claude-code": {C.DIFF, C.ROLLBACK, C.EDIT_MEMORY},
+    "codex": {C.DIFF, C.ROLLBACK, C.EDIT_MEMORY},
+    "memory-files": {C.EDIT_MEMORY},
+}
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory) -> dict[str, MemorySource]:
+    tmp = tmp_path_factory.mktemp("caps")
+    demo = tmp / "demo"
+    build_demo(demo, seed=1)
+    workspace, env = agent_homes(tmp)
+    def one(path, kind):
+        [source] = [s for s in discover(path, env={"HOME": str(tmp)}) if s.kind == kind]
+        return source.open()
+
+    found = {
+        "memtui": AgentStore.open(demo, readonly=True),
+        "ra-aid": one(shutil.copytree(FIXTURES / "ra_aid_project", tmp / "ra"), "ra-aid"),
+        "jsonl-sessions": one(shutil.copytree(FIXTURES / "jsonl_store", tmp / "jsonl"), "jsonl-sessions"),
+        "claude-code": discovered(workspace, env, "claude-code").open(),
+        "codex": discovered(workspace, env, "codex").open(),
+        "memory-files": one(demo, "memory-files"),
+    }
+    yield found
+    for source in found.values():
+        source.close()
+
+
+@pytest.mark.parametrize("kind", sorted(EXPECTED))
+def test_each_kind_declares_what_it_can_do(sources, kind):
+    source = sources[kind]
+    assert isinstance(source, MemorySource)
+    assert source.kind == kind
+    assert set(source.capabilities) == EXPECTED[kind]
+    for capability in C:
+        assert source.can(capability) == (capability in EXPECTED[kind])
+
+
+@pytest.mark.parametrize("kind", sorted(EXPECTED))
+def test_what_a_kind_cannot_do_is_refused_in_one_line_saying_what_instead(sources, kind):
+    source = sources[kind]
+    for capability in set(C) - EXPECTED[kind]:
+        with pytest.raises(Unsupported) as caught:
+            source.require(capability)
+        message = str(caught.value)
+        assert "\n" not in message
+        assert f"can't {capability.doing}" in message
+        assert source.kind in message or (source.label and source.label in message)
+        assert ";" in message or ":" in message.split("can't", 1)[1]  # … then what to do instead
+    for capability in EXPECTED[kind]:
+        source.require(capability)  # no error
+
+
+def test_gc_on_a_foreign_store_points_at_memtuis_own_store(sources):
+    with pytest.raises(Unsupported, match=r"Claude Code store at .* can't collect garbage \(GC\): .*agent\.db"):
+        sources["claude-code"].require(C.GC)
+
+
+@pytest.mark.parametrize("adapter, fixture", [(ClaudeCodeSource, "claude_home"), (CodexSource, "codex_home")])
+def test_a_home_opened_directly_cannot_roll_back(tmp_path, adapter, fixture):
+    """An agent home mixes projects, or records a folder not on this machine: no workspace
+    to restore into, so rollback is not offered (it would refuse every file)."""
+    home = shutil.copytree(FIXTURES / fixture, tmp_path / fixture)
+    source = adapter.from_path(home)
+    assert source.capabilities == frozenset({C.DIFF})
+    with pytest.raises(Unsupported, match="open the project folder"):
+        source.require(C.ROLLBACK)
+
+
+def test_sources_json_lists_capabilities(tmp_path):
+    root = shutil.copytree(FIXTURES / "ra_aid_project", tmp_path / "ra")
+    [ra] = [s for s in discover(root, env={"HOME": str(tmp_path)}) if s.kind == "ra-aid"]
+    assert ra.to_json()["capabilities"] == ["curate", "edit-memory", "items"]
