@@ -30,7 +30,7 @@ class WorkspaceBar(Horizontal):
     def show(self, app: Any, measured: Any) -> None:
         """Fill in the facts (`measured` is a `WorkspaceMeasured` message)."""
         kind = getattr(getattr(app, "source", None), "kind", "")
-        if kind:  # another agent's store: say whose
+        if kind and kind != "memtui":  # another agent's store: say whose
             from memtui.ui.screens.sources import KIND_LABELS
 
             self.query_one("#ws-name", Label).update(Text(f"memtui · {KIND_LABELS.get(kind, kind)}"))
