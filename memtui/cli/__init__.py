@@ -34,6 +34,8 @@ VERBS: list[str] = [
     "search",
     "sources",
     "curate",
+    "cleanup",
+    "restore",
 ]
 
 

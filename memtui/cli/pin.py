@@ -1,28 +1,61 @@
-"""`memtui pin PATH TASK_ID [--unpin]`: make a task a GC root, or stop it being one."""
+"""`memtui pin PATH ID [--unpin]`: make a task a GC root, or a foreign session a cleanup keep.
+
+PATH is a memtui workspace (ID is a task number) or a Claude Code / Codex home (ID is a
+session id: the pin is kept in memtui's own state folder, never in the agent's home)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit, open_store
 from memtui.core.errors import MemtuiError
 
 
 def register(sub) -> None:
-    p = sub.add_parser("pin", help="pin a task (GC keeps it and what it references); --unpin undoes it")
-    p.add_argument("path", help="workspace directory or agent.db")
-    p.add_argument("task", type=int, metavar="TASK_ID")
+    p = sub.add_parser("pin", help="pin a task (GC keeps it) or a Claude Code / Codex session (cleanup keeps it); --unpin undoes it")
+    p.add_argument("path", help="workspace directory or agent.db, or an agent home (~/.claude, ~/.codex)")
+    p.add_argument("task", metavar="ID", help="task number (memtui store) or session id (agent home)")
     p.add_argument("--unpin", action="store_true", help="remove the pin")
     add_json_flag(p)
     p.set_defaults(func=run)
 
 
+def _agent_home(path: Path) -> str | None:
+    from memtui.core.cleanup import detect_agent
+
+    if not path.is_dir() or (path / ".agent" / "agent.db").is_file():
+        return None
+    try:
+        return detect_agent(path)
+    except MemtuiError:
+        return None
+
+
 def run(args) -> int:
+    agent = _agent_home(Path(args.path).expanduser())
+    if agent is not None:
+        return _pin_session(args, agent)
+    try:
+        task_id = int(args.task)
+    except ValueError:
+        raise MemtuiError(f"{args.task!r} is not a task number (a session id needs an agent home as PATH)") from None
     with open_store(args.path, write=True) as store:
         try:
-            (store.unpin if args.unpin else store.pin)(args.task)
+            (store.unpin if args.unpin else store.pin)(task_id)
         except KeyError:
-            raise MemtuiError(f"no task {args.task} in {store.db_path}") from None
-        info = store.task(args.task)
+            raise MemtuiError(f"no task {task_id} in {store.db_path}") from None
+        info = store.task(task_id)
     out = {"task": info.id, "pinned": info.pinned, "collected": info.collected}
     note = " (already collected: pinning keeps its row and references only)" if info.collected else ""
     emit(out, args.json, lambda o: f"task #{o['task']} {'pinned' if o['pinned'] else 'unpinned'}{note}")
+    return 0
+
+
+def _pin_session(args, agent: str) -> int:
+    from memtui.core.cleanup import set_pinned, state_dir
+
+    pinned = set_pinned(agent, args.task, not args.unpin)
+    out = {"agent": agent, "session": args.task, "pinned": pinned, "pins": str(state_dir() / "pins.json")}
+    emit(out, args.json, lambda o: f"{agent} session {o['session']} {'pinned' if pinned else 'unpinned'}"
+                                   f" (cleanup {'keeps' if pinned else 'may archive'} it; stored in {o['pins']})")
     return 0

@@ -98,7 +98,12 @@ def test_a_write_verb_leaves_another_programs_database_as_it_was(tmp_path, capsy
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
 
 
-@pytest.mark.parametrize("argv", [["gc"], ["pin", ".", "abc"], ["rollback", "."], ["gc", ".", "--apply", "--dry-run"]])
+def test_pin_of_a_session_id_outside_an_agent_home_is_one_line(tmp_path, capsys):
+    assert main(["pin", str(tmp_path), "abc"]) == 2
+    assert "not a task number" in _one_line_error(capsys)
+
+
+@pytest.mark.parametrize("argv", [["gc"], ["pin", "."], ["rollback", "."], ["gc", ".", "--apply", "--dry-run"]])
 def test_usage_errors_are_one_line(capsys, argv):
     with pytest.raises(SystemExit) as exc:
         main(argv)

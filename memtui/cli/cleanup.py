@@ -1,0 +1,97 @@
+"""`memtui cleanup HOME`: preview (--dry-run), archive or delete old sessions of a Claude Code
+or Codex home, with the reason for every decision."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from memtui.cli._common import add_json_flag, emit
+from memtui.cli._sizes import human_bytes
+from memtui.core.errors import MemtuiError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("cleanup", help="archive (or delete) old sessions of a Claude Code / Codex home; --dry-run previews")
+    p.add_argument("home", help="the agent's home folder (~/.claude, $CLAUDE_CONFIG_DIR, ~/.codex, $CODEX_HOME)")
+    p.add_argument("--agent", choices=("claude-code", "codex"), help="which agent's home (found from its layout if omitted)")
+    p.add_argument("--keep-days", type=int, default=30, metavar="N", help="keep sessions active in the last N days (default 30)")
+    p.add_argument("--keep-last", type=int, default=5, metavar="N", help="keep the N newest sessions of each project (default 5)")
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--dry-run", action="store_true", help="only show what would happen and why")
+    mode.add_argument("--archive", action="store_true", help="pack old sessions into memtui's archive, then remove them")
+    mode.add_argument("--delete", action="store_true", help="delete old sessions for good (needs --yes)")
+    p.add_argument("--yes", action="store_true", help="confirm --delete")
+    p.add_argument("--archive-dir", metavar="DIR", help="archive folder (default $XDG_DATA_HOME/memtui/archive)")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from memtui.core.cleanup import apply_cleanup, archive_dir, load_pins, pending, plan_cleanup, plan_json, take_inventory
+
+    if args.keep_days < 0 or args.keep_last < 0:
+        raise MemtuiError("--keep-days and --keep-last must be 0 or more")
+    if args.delete and not args.yes:
+        raise MemtuiError("--delete removes sessions for good: add --yes to confirm (or use --archive, which can be restored)")
+    root = Path(args.archive_dir).expanduser() if args.archive_dir else archive_dir()
+    inventory = take_inventory(Path(args.home), args.agent)
+    plan = plan_cleanup(inventory, keep_days=args.keep_days, keep_last=args.keep_last,
+                        action="delete" if args.delete else "archive", pins=load_pins())
+    if args.dry_run:
+        report = plan_json(plan)
+        unfinished = pending(root, inventory.home)
+        emit(report, args.json, lambda r: plan_text(r, unfinished))
+        return 0
+    tty = sys.stderr.isatty()
+
+    def progress(p) -> None:
+        if tty:
+            print(f"\r  {p.units_done}/{p.units_total} sessions, {human_bytes(p.bytes_done)} of {human_bytes(p.bytes_total)}",
+                  end="", file=sys.stderr, flush=True)
+
+    result = apply_cleanup(plan, root, progress=progress)
+    if tty:
+        print(file=sys.stderr)
+    report = plan_json(plan, archive_bytes=result.archive_bytes, done=not result.cancelled)
+    gone = set(result.done)
+    skipped = dict(result.skipped)
+    for row in report["sessions"]:
+        if row["id"] in skipped:
+            row["action"], row["reason"] = "keep", f"skipped: {skipped[row['id']]}"
+    report["reclaimable_bytes"] = result.bytes_removed
+    emit(report, args.json, lambda r: result_text(r, result, gone, root))
+    return 0
+
+
+def plan_text(report: dict, unfinished=None) -> str:
+    lines = [f"{report['agent']} home {report['home']}"]
+    for row in report["sessions"]:
+        mark = {"keep": "keep   ", "archive": "archive", "delete": "delete "}[row["action"]]
+        lines.append(f"  {mark} {row['id'][:13]:<13} {human_bytes(row['bytes']):>10}  {row['title'][:50]:<50}  {row['reason']}")
+    for row in report["orphans"]:
+        lines.append(f"  {row['action']:<7} orphan {human_bytes(row['bytes']):>10}  {row['path']}  {row['reason']}")
+    going = sum(1 for r in report["sessions"] if r["action"] != "keep")
+    lines.append(f"{going} of {len(report['sessions'])} sessions and "
+                 f"{sum(1 for r in report['orphans'] if r['action'] != 'keep')} orphans would go: "
+                 f"{human_bytes(report['reclaimable_bytes'])}")
+    if unfinished is not None and (unfinished.finished or unfinished.dropped):
+        lines.append(f"an interrupted archive will be finished first ({len(unfinished.finished) + len(unfinished.dropped)} unit(s))")
+    if unfinished is not None and unfinished.restoring:
+        lines.append(f"interrupted restore(s): {', '.join(unfinished.restoring)} — run memtui restore --session ID")
+    lines.append("nothing was changed (dry run)")
+    return "\n".join(lines)
+
+
+def result_text(report: dict, result, gone: set[str], root: Path) -> str:
+    verb = "archived" if any(r["action"] == "archive" for r in report["sessions"]) or report["archive_bytes"] else "deleted"
+    lines = [f"{verb} {len(gone)} unit(s): {human_bytes(result.bytes_removed)} removed from {report['home']}"]
+    if report["archive_bytes"]:
+        lines.append(f"archive: {human_bytes(report['archive_bytes'])} in {root} (memtui restore --session ID puts one back)")
+    for unit, why in result.skipped:
+        lines.append(f"  skipped {unit}: {why}")
+    if result.recovery.finished:
+        lines.append(f"finished {len(result.recovery.finished)} interrupted archive(s) first")
+    if result.cancelled:
+        lines.append("cancelled: the remaining sessions are untouched")
+    return "\n".join(lines)

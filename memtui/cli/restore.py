@@ -1,0 +1,34 @@
+"""`memtui restore --session ID`: put an archived session back, byte-exact with mtime and mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memtui.cli._common import add_json_flag, emit
+from memtui.cli._sizes import human_bytes
+
+
+def register(sub) -> None:
+    p = sub.add_parser("restore", help="put a session archived by `memtui cleanup` back where it was")
+    p.add_argument("--session", required=True, metavar="ID", help="the archived session's id")
+    p.add_argument("--agent", choices=("claude-code", "codex"), help="only when the id is archived for both")
+    p.add_argument("--archive-dir", metavar="DIR", help="archive folder (default $XDG_DATA_HOME/memtui/archive)")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from memtui.core.cleanup import archive_dir, restore_session
+
+    root = Path(args.archive_dir).expanduser() if args.archive_dir else archive_dir()
+    results = restore_session(args.session, root, agent=args.agent)
+    report = {
+        "session": args.session,
+        "agent": results[0].agent,
+        "files": sum(r.files for r in results),
+        "bytes": sum(r.bytes for r in results),
+        "already_present": sum(r.already_present for r in results),
+        "done": True,
+    }
+    emit(report, args.json, lambda r: f"restored {r['session']} ({r['agent']}): {r['files']} files, {human_bytes(r['bytes'])}")
+    return 0

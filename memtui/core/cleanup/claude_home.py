@@ -1,0 +1,204 @@
+"""Inventory of a Claude Code home (`$CLAUDE_CONFIG_DIR` or `~/.claude`).
+
+A session's files: `projects/<encoded cwd>/<id>.jsonl` (the transcript), the folder
+`projects/<encoded cwd>/<id>/` (sub-agents, tool results), 2.0.x `agent-*.jsonl` beside the
+transcript whose records name the session, `file-history/<id>/`, `session-env/<id>/`,
+`tasks/<id>/`, `todos/<id>-*.json` and `debug/<id>.txt`. Only names that are session ids
+(UUIDs) are taken as per-session: `tasks/<team>/`, `plans/`, `shell-snapshots/` (shared,
+removed by Claude Code itself), `memory/` and everything global stay untouched.
+`sessions/<pid>.json` registers running processes: a session named there by a live pid is
+running.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from memtui.core.cleanup.files import UUID, FileInfo, chunk_records, file_info, read_head, read_tail, records_with, walk_files
+from memtui.core.cleanup.inventory import Inventory, OrphanRecord, SessionRecord
+from memtui.core.sources.timestamps import parse_time
+
+# Top-level folders holding one sub-folder per session, and what an orphan there is.
+SESSION_FOLDERS = {
+    "file-history": "file-history backups of a session whose transcript is gone",
+    "session-env": "session environment of a session whose transcript is gone",
+    "tasks": "task list of a session whose transcript is gone",
+}
+INJECTED = ("<command-", "<local-command", "[Request interrupted")
+
+
+def _prompt(record: dict) -> str | None:
+    """The text of a prompt someone typed, or None (tool results, injected and meta lines)."""
+    if record.get("type") != "user" or record.get("isMeta") or record.get("isCompactSummary") or "toolUseResult" in record:
+        return None
+    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    content = message.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return None
+        text = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    else:
+        return None
+    text = text.strip()
+    return text or None
+
+
+def _blocks(record: dict) -> list[dict]:
+    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    content = message.get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def turn_open(records_newest_first) -> bool:
+    """Whether the transcript ends inside a turn: its last main-chain exchange is a prompt
+    without a reply, a tool call without its result, or a result without the reply to it."""
+    for record in records_newest_first:
+        kind = record.get("type")
+        if kind not in ("user", "assistant") or record.get("isSidechain") or record.get("isMeta"):
+            continue
+        if record.get("isCompactSummary"):
+            continue
+        if kind == "assistant":
+            return any(b.get("type") == "tool_use" for b in _blocks(record))
+        if any(b.get("type") == "tool_result" for b in _blocks(record)):
+            return True
+        text = _prompt(record) or ""
+        return not text.startswith(INJECTED)
+    return False
+
+
+def _newest_first(chunk: bytes):
+    for raw in reversed(chunk.splitlines()):
+        yield from chunk_records(raw)
+
+
+def read_session(path: Path, session_id: str, info: FileInfo) -> SessionRecord:
+    """The session record of one transcript, from its first and last lines only."""
+    head = read_head(path)
+    cwd = first = prompt = None
+    for n, record in enumerate(chunk_records(head)):
+        if cwd is None and isinstance(record.get("cwd"), str):
+            cwd = record["cwd"]
+        if first is None:
+            first = parse_time(record.get("timestamp"))
+        if prompt is None:
+            text = _prompt(record)
+            prompt = text if text and not text.startswith(INJECTED) else None
+        if (cwd and first and prompt) or n > 200:
+            break
+    tail = read_tail(path, info.size) if info.size > len(head) else head
+    last = None
+    for record in _newest_first(tail):
+        last = parse_time(record.get("timestamp"))
+        if last is not None:
+            break
+    title = None
+    for needle, key in ((b'"summary"', "summary"), (b'"ai-title"', "aiTitle"), (b'"custom-title"', "customTitle")):
+        for record in records_with(head, needle) + records_with(tail, needle):
+            if isinstance(record.get(key), str) and record.get("type") in ("summary", "ai-title", "custom-title"):
+                title = record[key]
+    title = " ".join((title or prompt or session_id).split())[:120]
+    return SessionRecord("claude-code", session_id, cwd, title, [info], first, last or first,
+                         turn_open=turn_open(_newest_first(tail)))
+
+
+def running_sessions(home: Path) -> set[str]:
+    """Session ids that `sessions/<pid>.json` names with a pid still running."""
+    out: set[str] = set()
+    folder = home / "sessions"
+    if not folder.is_dir():
+        return out
+    for entry in os.scandir(folder):
+        if not entry.name.endswith(".json"):
+            continue
+        try:
+            record = json.loads(Path(entry.path).read_text(encoding="utf-8", errors="replace"))
+            pid = int(record.get("pid") or entry.name.split(".")[0])
+            os.kill(pid, 0)
+        except (OSError, ValueError, AttributeError, json.JSONDecodeError):
+            continue  # unreadable, or the process is gone (ProcessLookupError)
+        if isinstance(record.get("sessionId"), str):
+            out.add(record["sessionId"])
+    return out
+
+
+def _first_session_id(path: Path) -> str | None:
+    for record in chunk_records(read_head(path, 16 * 1024)):
+        if isinstance(record.get("sessionId"), str):
+            return record["sessionId"]
+    return None
+
+
+def inventory_claude(home: Path) -> Inventory:
+    """Every session of the Claude Code home, with all its files, and the orphans."""
+    sessions: dict[str, SessionRecord] = {}
+    orphans: list[OrphanRecord] = []
+
+    def orphan(owner: str, path: Path, what: str) -> None:
+        if path.is_dir():
+            files, dirs = walk_files(path)
+        else:
+            info = file_info(path)
+            files, dirs = ([info] if info else []), []
+        if files:
+            orphans.append(OrphanRecord("claude-code", owner, path, files, what, dirs))
+
+    projects = home / "projects"
+    for project in sorted((p for p in os.scandir(projects) if p.is_dir(follow_symlinks=False)), key=lambda p: p.name) if projects.is_dir() else []:
+        entries = sorted(os.scandir(project.path), key=lambda e: e.name)
+        local: dict[str, SessionRecord] = {}
+        for entry in entries:
+            if entry.name.endswith(".jsonl") and not entry.name.startswith("agent-") and entry.is_file(follow_symlinks=False):
+                sid = entry.name[: -len(".jsonl")]
+                info = file_info(Path(entry.path))
+                if info is None or sid in sessions:
+                    continue  # a second transcript of one id is left alone
+                local[sid] = sessions[sid] = read_session(Path(entry.path), sid, info)
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False) and entry.name in local:
+                files, dirs = walk_files(path)
+                local[entry.name].files += files
+                local[entry.name].dirs += dirs
+            elif entry.is_dir(follow_symlinks=False) and UUID.match(entry.name):
+                orphan(entry.name, path, "sub-agent transcripts of a session whose transcript is gone")
+            elif entry.name.startswith("agent-") and entry.name.endswith(".jsonl"):
+                owner = _first_session_id(path)
+                info = file_info(path)
+                if owner in local and info is not None:
+                    local[owner].files.append(info)
+                elif owner and info is not None:
+                    orphan(owner, path, "sub-agent transcript of a session whose transcript is gone")
+    for folder, what in SESSION_FOLDERS.items():
+        base = home / folder
+        for entry in sorted(os.scandir(base), key=lambda e: e.name) if base.is_dir() else []:
+            if not (entry.is_dir(follow_symlinks=False) and UUID.match(entry.name)):
+                continue
+            if entry.name in sessions:
+                files, dirs = walk_files(Path(entry.path))
+                sessions[entry.name].files += files
+                sessions[entry.name].dirs += dirs
+            else:
+                orphan(entry.name, Path(entry.path), what)
+    for folder, what, owner_of in (
+        ("todos", "todo list of a session whose transcript is gone", lambda n: n[:36] if n.endswith(".json") else ""),
+        ("debug", "debug log of a session whose transcript is gone", lambda n: n[:-4] if n.endswith(".txt") else ""),
+    ):
+        base = home / folder
+        for entry in sorted(os.scandir(base), key=lambda e: e.name) if base.is_dir() else []:
+            owner = owner_of(entry.name)
+            if not UUID.match(owner) or not entry.is_file(follow_symlinks=False):
+                continue
+            info = file_info(Path(entry.path))
+            if owner in sessions and info is not None:
+                sessions[owner].files.append(info)
+            else:
+                orphan(owner, Path(entry.path), what)
+    running = running_sessions(home)
+    for session in sessions.values():
+        session.running = session.id in running
+    return Inventory("claude-code", home, list(sessions.values()), orphans)

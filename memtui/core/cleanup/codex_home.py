@@ -1,0 +1,141 @@
+"""Inventory of a Codex home (`$CODEX_HOME` or `~/.codex`).
+
+A session (thread) is its rollout files: `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`,
+further segments `rollout-<time>-<id>_<segment>.jsonl` written on resume, and the copy
+Codex itself moved to `archived_sessions/`. Codex's index files (`session_index.jsonl`,
+`state_*.sqlite`) name threads; they are read for titles and never written. Codex keeps
+no per-session folders, so a Codex home has no orphans.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from memtui.core.cleanup.files import chunk_records, file_info, read_head, read_tail
+from memtui.core.cleanup.inventory import Inventory, SessionRecord
+from memtui.core.sources.timestamps import parse_time
+
+ROLLOUT = re.compile(r"^rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-([0-9a-fA-F-]{36})(?:_[^.]*)?\.jsonl$")
+CWD = re.compile(r"<cwd>([^<]+)</cwd>")
+CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
+
+
+def _payload(record: dict) -> dict:
+    payload = record.get("payload")
+    return payload if isinstance(payload, dict) else record
+
+
+def _text(payload: dict) -> str:
+    if isinstance(payload.get("message"), str):
+        return payload["message"]
+    parts = payload.get("content")
+    if isinstance(parts, str):
+        return parts
+    if isinstance(parts, list):
+        return "\n".join(str(p.get("text", "")) for p in parts if isinstance(p, dict))
+    return ""
+
+
+def _is_prompt(record: dict) -> str | None:
+    payload = _payload(record)
+    if record.get("type") == "event_msg" and payload.get("type") == "user_message":
+        text = _text(payload)
+    elif payload.get("type") == "message" and payload.get("role") == "user":
+        text = _text(payload)
+    else:
+        return None
+    text = text.strip()
+    return None if not text or text.startswith(("<environment_context>", "<user_instructions>", "# AGENTS.md")) else text
+
+
+def turn_open(records_newest_first: list[dict]) -> bool:
+    """Whether the rollout ends inside a turn. Newer rollouts mark turns (`task_started` …
+    `task_complete` / `turn_aborted`): open when the last mark is a start. Older ones: open
+    when the last item is a call, a call's output, or a prompt the model has not answered."""
+    for record in records_newest_first:
+        if record.get("type") == "event_msg":
+            kind = _payload(record).get("type")
+            if kind in ("task_complete", "turn_complete", "turn_aborted"):
+                return False
+            if kind in ("task_started", "turn_started"):
+                return True
+    for record in records_newest_first:
+        payload = _payload(record)
+        kind = payload.get("type")
+        if record.get("type") == "event_msg":
+            if kind == "agent_message":
+                return False
+            if kind == "user_message":
+                return True
+            continue
+        if kind in CALLS or kind in OUTPUTS:
+            return True
+        if kind == "message":
+            return payload.get("role") == "user" and _is_prompt(record) is not None
+    return False
+
+
+def read_rollouts(thread: str, paths: list[Path], titles: dict[str, str]) -> SessionRecord | None:
+    infos = [i for i in (file_info(p) for p in paths) if i is not None]
+    if not infos:
+        return None
+    cwd = first = prompt = None
+    for n, record in enumerate(chunk_records(read_head(paths[0]))):
+        payload = _payload(record)
+        if n == 0 and record.get("type") == "session_meta":
+            cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+            first = parse_time(payload.get("timestamp"))
+        first = first or parse_time(record.get("timestamp"))
+        if cwd is None:
+            found = CWD.search(_text(payload))
+            cwd = found.group(1).strip() if found else (payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
+        prompt = prompt or _is_prompt(record)
+        if (cwd and first and prompt) or n > 200:
+            break
+    newest = max(infos, key=lambda i: i.mtime_ns)
+    tail = read_tail(newest.path, newest.size)
+    newest_first = [r for raw in reversed(tail.splitlines()) for r in chunk_records(raw)]
+    last = next((t for t in (parse_time(r.get("timestamp")) for r in newest_first) if t is not None), None)
+    title = " ".join((titles.get(thread) or prompt or thread).split())[:120]
+    return SessionRecord("codex", thread, cwd, title, infos, first, last or first, turn_open=turn_open(newest_first))
+
+
+def thread_titles(home: Path) -> dict[str, str]:
+    """Thread names from `session_index.jsonl` (the last entry of an id wins)."""
+    out: dict[str, str] = {}
+    try:
+        with open(home / "session_index.jsonl", "rb") as handle:
+            for raw in handle:
+                try:
+                    record = json.loads(raw)
+                except (json.JSONDecodeError, RecursionError, UnicodeDecodeError):
+                    continue
+                if isinstance(record, dict) and isinstance(record.get("id"), str) and isinstance(record.get("thread_name"), str):
+                    out[record["id"]] = record["thread_name"]
+    except OSError:
+        pass
+    return out
+
+
+def inventory_codex(home: Path) -> Inventory:
+    """Every thread of the Codex home with all its rollout files."""
+    threads: dict[str, list[Path]] = {}
+    for base in (home / "sessions", home / "archived_sessions"):
+        for folder, _dirs, names in os.walk(base) if base.is_dir() else []:
+            for name in sorted(names):
+                found = ROLLOUT.match(name)
+                if found:
+                    threads.setdefault(found.group(1).lower(), []).append(Path(folder) / name)
+    titles = thread_titles(home)
+    sessions = []
+    for thread, paths in sorted(threads.items()):
+        record = read_rollouts(thread, sorted(paths, key=lambda p: p.name), titles)
+        if record is not None:
+            sessions.append(record)
+    return Inventory("codex", home, sessions, [])
+
+

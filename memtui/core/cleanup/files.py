@@ -1,0 +1,130 @@
+"""Files on disk as the cleanup sees them: stat records, folder walks, and the head and
+tail of a JSON Lines file read without reading the middle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+HEAD_BYTES = 64 * 1024
+TAIL_BYTES = 64 * 1024
+TAIL_LIMIT = 16 * 1024 * 1024  # a last line longer than this is not parsed
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """One regular file: where it is and what `restore` must give back (size, mtime, mode)."""
+
+    path: Path
+    size: int
+    mtime_ns: int
+    mode: int
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB chunks."""
+    sha = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            sha.update(chunk)
+    return sha.hexdigest()
+
+
+def file_info(path: Path) -> FileInfo | None:
+    """The FileInfo of a regular file (symlinks and special files: None)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return FileInfo(Path(path), st.st_size, st.st_mtime_ns, stat.S_IMODE(st.st_mode))
+
+
+def walk_files(root: Path) -> tuple[list[FileInfo], list[Path]]:
+    """Every regular file under `root` (symlinks not followed) and every folder, `root` first."""
+    files: list[FileInfo] = []
+    dirs: list[Path] = []
+    stack = [Path(root)]
+    while stack:
+        folder = stack.pop()
+        dirs.append(folder)
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                info = file_info(Path(entry.path))
+                if info is not None:
+                    files.append(info)
+    return files, dirs
+
+
+def chunk_records(chunk: bytes) -> Iterator[dict[str, Any]]:
+    """The JSON objects on the lines of `chunk`, parsed lazily (stop early to save time)."""
+    for raw in chunk.splitlines():
+        raw = raw.strip()
+        if not raw.startswith(b"{"):
+            continue
+        try:
+            record = json.loads(raw.decode("utf-8", "replace"))
+        except (json.JSONDecodeError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            yield record
+
+
+def records_with(chunk: bytes, needle: bytes) -> list[dict[str, Any]]:
+    """Only the records on lines containing `needle` (a cheap byte search first)."""
+    out: list[dict[str, Any]] = []
+    at = chunk.find(needle)
+    while at >= 0:
+        start = chunk.rfind(b"\n", 0, at) + 1
+        end = chunk.find(b"\n", at)
+        end = len(chunk) if end < 0 else end
+        out.extend(chunk_records(chunk[start:end]))
+        at = chunk.find(needle, end)
+    return out
+
+
+def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
+    """The whole lines among the first `size` bytes (a cut-off last line is dropped)."""
+    try:
+        with open(path, "rb") as handle:
+            chunk = handle.read(size)
+    except OSError:
+        return b""
+    if len(chunk) == size and b"\n" in chunk:
+        chunk = chunk[: chunk.rfind(b"\n")]
+    return chunk
+
+
+def read_tail(path: Path, file_size: int) -> bytes:
+    """The whole lines at the end of the file: the last TAIL_BYTES, widened (up to
+    TAIL_LIMIT) until at least one whole line fits."""
+    want = TAIL_BYTES
+    try:
+        with open(path, "rb") as handle:
+            while True:
+                start = max(0, file_size - want)
+                handle.seek(start)
+                chunk = handle.read(file_size - start)
+                if start > 0:
+                    cut = chunk.find(b"\n")
+                    chunk = chunk[cut + 1:] if 0 <= cut < len(chunk) - 1 else b""
+                if chunk.strip() or start == 0 or want >= TAIL_LIMIT:
+                    return chunk
+                want *= 4
+    except OSError:
+        return b""

@@ -1,0 +1,36 @@
+"""Where memtui keeps its own files for agent-home cleanup: the archive, pins, the browse cache.
+
+All three live under memtui's own XDG folders, never inside an agent's home:
+archive `$XDG_DATA_HOME/memtui/archive`, pins `$XDG_STATE_HOME/memtui/pins.json`,
+unpacked archived sessions for browsing `$XDG_CACHE_HOME/memtui/archive-view`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Mapping
+
+
+def _xdg(env: Mapping[str, str] | None, variable: str, default: str) -> Path:
+    env = os.environ if env is None else env
+    value = env.get(variable)
+    if value and os.path.isabs(value):  # the spec says relative values are ignored
+        return Path(value)
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / default
+
+
+def archive_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The default archive folder: `$XDG_DATA_HOME/memtui/archive`."""
+    return _xdg(env, "XDG_DATA_HOME", ".local/share") / "memtui" / "archive"
+
+
+def state_dir(env: Mapping[str, str] | None = None) -> Path:
+    """memtui's own state folder (`$XDG_STATE_HOME/memtui`): pins of foreign sessions."""
+    return _xdg(env, "XDG_STATE_HOME", ".local/state") / "memtui"
+
+
+def view_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where archived sessions are unpacked for browsing (`$XDG_CACHE_HOME/memtui/archive-view`)."""
+    return _xdg(env, "XDG_CACHE_HOME", ".cache") / "memtui" / "archive-view"

@@ -1,0 +1,151 @@
+"""Restore: every archived file back at its original path, byte-exact, with its mtime and
+mode — refused, before anything is written, when a file exists there with other content.
+
+Order: the manifest is marked "restoring" (a crash is finished by running restore again);
+each file is written to a temp file beside its target, hash-checked, given its mode and
+mtime, fsynced and linked into place without overwriting; then the tar and the manifest go.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from memtui.core.atomic import TEMP_SUFFIX, fsync_dir
+from memtui.core.cleanup.archive import CHUNK, existing, open_members
+from memtui.core.cleanup.files import file_sha256
+from memtui.core.cleanup.manifest import INNER_MANIFEST, ArchiveError, Manifest, contained, unit_paths, write_manifest
+from memtui.core.errors import CorruptContent, MemtuiError
+
+
+class RestoreConflict(MemtuiError):
+    """Files exist at the archived paths with different content; nothing was restored."""
+
+    def __init__(self, message: str, paths: list[str]) -> None:
+        super().__init__(message)
+        self.paths = paths
+
+
+@dataclass
+class RestoreResult:
+    id: str
+    agent: str
+    files: int
+    bytes: int
+    already_present: int  # files found in place with the archived content
+
+
+def refuse(session_id: str, bad: list[str]) -> RestoreConflict:
+    """The one-line refusal naming the files that would be overwritten."""
+    listed = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+    return RestoreConflict(f"not restoring {session_id}: {len(bad)} file(s) exist with other content: {listed}", bad)
+
+
+def conflicts(manifest: Manifest) -> tuple[list[str], set[str]]:
+    """(paths holding other content, names already present with the archived content)."""
+    bad: list[str] = []
+    present: set[str] = set()
+    for entry, same in existing(manifest):
+        if same:
+            present.add(entry.name)
+        else:
+            bad.append(entry.path)
+    return bad, present
+
+
+def restore_unit(root: Path, manifest_path: Path, manifest: Manifest, *,
+                 on_bytes: Callable[[int], None] | None = None) -> RestoreResult:
+    """Put one archived unit back; see the module docstring for the order."""
+    contained(manifest)
+    tar_path, _ = unit_paths(root, manifest.agent, manifest.unit)
+    if not tar_path.is_file():
+        raise ArchiveError(f"the archive of {manifest.id} is missing ({tar_path}); nothing restored")
+    bad, present = conflicts(manifest)
+    if bad:
+        raise refuse(manifest.id, bad)
+    if manifest.state != "restoring":
+        write_manifest(manifest_path, replace(manifest, state="restoring"))
+    dirs = {d["path"]: d["mode"] for d in manifest.dirs}
+    by_name = {f.name: f for f in manifest.files}
+    written: set[str] = set()
+    with open_members(tar_path) as tar:
+        for member in tar:
+            entry = by_name.get(member.name)
+            if member.name == INNER_MANIFEST or entry is None:
+                continue
+            if entry.name not in present:
+                _place(Path(entry.path), tar.extractfile(member), entry, dirs)
+            written.add(entry.name)
+            if on_bytes is not None:
+                on_bytes(entry.size)
+    missing = set(by_name) - written
+    if missing:
+        raise ArchiveError(f"the archive of {manifest.id} lacks {sorted(missing)[0]}; restore stopped (run it again after repair)")
+    tar_path.unlink()
+    fsync_dir(tar_path.parent)
+    manifest_path.unlink()
+    fsync_dir(manifest_path.parent)
+    return RestoreResult(manifest.id, manifest.agent, len(manifest.files), manifest.bytes, len(present))
+
+
+def _make_dirs(folder: Path, modes: dict[str, int]) -> None:
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for d in reversed(missing):
+        os.mkdir(d, modes.get(str(d), 0o755))
+        os.chmod(d, modes.get(str(d), 0o755))  # mkdir's mode passes through the umask
+
+
+def _place(path: Path, stream, entry, dirs: dict[str, int]) -> None:
+    _make_dirs(path.parent, dirs)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    sha = hashlib.sha256()
+    try:
+        with open(tmp, "xb") as out:
+            while chunk := stream.read(CHUNK):
+                sha.update(chunk)
+                out.write(chunk)
+            out.flush()
+            os.fchmod(out.fileno(), entry.mode)
+            os.fsync(out.fileno())
+        if sha.hexdigest() != entry.sha256 or tmp.stat().st_size != entry.size:
+            raise CorruptContent(f"{entry.name}: archived bytes do not match the manifest; not restored")
+        os.utime(tmp, ns=(entry.mtime_ns, entry.mtime_ns))
+        try:
+            os.link(tmp, path)  # never overwrites: fails if something appeared meanwhile
+        except FileExistsError:
+            if file_sha256(path) != entry.sha256:
+                raise RestoreConflict(f"{path} appeared with other content during the restore; left as it is", [str(path)]) from None
+        except OSError:
+            if path.exists():
+                raise
+            os.replace(tmp, path)  # a filesystem without hard links
+    finally:
+        tmp.unlink(missing_ok=True)
+    fsync_dir(path.parent)
+
+
+def restore_session(session_id: str, root: Path, *, agent: str | None = None,
+                    on_bytes: Callable[[int], None] | None = None) -> list[RestoreResult]:
+    """Restore a session (and the orphans archived under its id) from the archive at `root`.
+    Every unit is checked for conflicts before any file is written."""
+    from memtui.core.cleanup.archive_read import find_units
+
+    units = find_units(Path(root), session_id, agent)
+    if not units:
+        raise ArchiveError(f"no archived session {session_id} in {root}")
+    agents = sorted({m.agent for _p, m in units})
+    if len(agents) > 1:
+        raise ArchiveError(f"{session_id} is archived for {' and '.join(agents)}: pass --agent")
+    for _path, manifest in units:
+        contained(manifest)
+        bad, _present = conflicts(manifest)
+        if bad:
+            raise refuse(session_id, bad)
+    return [restore_unit(Path(root), path, manifest, on_bytes=on_bytes) for path, manifest in units]

@@ -1,0 +1,250 @@
+"""Cleanup of agent homes: plan decisions and reasons, archive → browse → restore byte-exact,
+refusals, and nothing written to the home by a dry run or by browsing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import pytest
+
+from memtui.cli import main
+from memtui.core.cleanup import (
+    RestoreConflict,
+    apply_cleanup,
+    iter_files,
+    list_archived,
+    load_pins,
+    plan_cleanup,
+    read_file,
+    restore_session,
+    set_pinned,
+    take_inventory,
+    unpacked_view,
+)
+from memtui.core.cleanup.archive import SessionChanged, archive_unit
+from memtui.core.cleanup.recover import recover
+from tests.unit.cleanup_homes import NOW, build_claude_home, build_codex_home, snapshot
+
+
+@pytest.fixture
+def claude(tmp_path):
+    home = tmp_path / "claude"
+    ids = build_claude_home(home)
+    return home, ids
+
+
+@pytest.fixture
+def xdg(tmp_path, monkeypatch):
+    for var, name in (("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache")):
+        monkeypatch.setenv(var, str(tmp_path / name))
+    return tmp_path
+
+
+def decisions(plan) -> dict[str, tuple[str, str]]:
+    return {s.id: (d.action, d.reason) for s, d in plan.sessions}
+
+
+def test_plan_keeps_live_open_pinned_recent_and_newest_with_reasons(claude, tmp_path):
+    home, ids = claude
+    set_pinned("claude-code", ids["pinned"], True, tmp_path / "state")
+    plan = plan_cleanup(take_inventory(home), keep_days=30, keep_last=1, pins=load_pins(tmp_path / "state"), now=NOW)
+    got = decisions(plan)
+    assert got[ids["live"]][0] == "keep" and got[ids["live"]][1].startswith("live: a file was modified 2 min ago")
+    assert got[ids["open"]] == ("keep", "live: its last turn has not ended (last activity 39 days ago)")
+    assert got[ids["pinned"]] == ("keep", "pinned")
+    assert got[ids["recent"]][0] == "keep" and "within --keep-days 30" in got[ids["recent"]][1]
+    # beta has one session: it is its project's newest.
+    assert got[ids["beta_old"]] == ("keep", "one of the 1 newest sessions of /work/beta (--keep-last)")
+    assert got[ids["old1"]] == ("archive", "inactive for 59 days and not among the 1 newest of its project")
+    assert got[ids["old2"]][0] == "archive"
+    # old1's files: transcript first, then sub-agents, tool results, file-history, todos, env, debug.
+    old1 = next(s for s in plan.inventory.sessions if s.id == ids["old1"])
+    names = {str(f.path.relative_to(home)) for f in old1.files}
+    assert old1.files[0].path.name == f"{ids['old1']}.jsonl"
+    assert len(names) == 9 and f"todos/{ids['old1']}-agent-{ids['old1']}.json" in names
+    assert f"debug/{ids['old1']}.txt" in names and any(n.startswith("session-env/") for n in names)
+    assert old1.bytes == sum(os.path.getsize(home / n) for n in names)
+    assert next(s for s in plan.inventory.sessions if s.id == ids["beta_old"]).title == "Beta title"
+    orphans = {str(o.path): (d.action, d.reason) for o, d in plan.orphans}
+    assert set(orphans) == {str(p) for p in ids["orphans"]}
+    assert orphans[str(ids["orphans"][0])] == ("archive", "file-history backups of a session whose transcript is gone; untouched for 90 days")
+    assert orphans[str(ids["orphans"][2])][0] == "keep"  # modified 2 days ago
+
+
+def test_keep_last_counts_every_session_of_the_project(claude):
+    home, ids = claude
+    plan = plan_cleanup(take_inventory(home), keep_days=0, keep_last=3, now=NOW)
+    got = decisions(plan)
+    # Newest three of alpha by activity: live (activity = its records, 40 days), recent, open.
+    assert got[ids["recent"]][0] == "keep"
+    assert got[ids["old2"]][0] == "archive" and got[ids["old1"]][0] == "archive"
+
+
+def test_archive_removes_files_keeps_them_browsable_and_restores_byte_exact(claude, xdg):
+    home, ids = claude
+    before = snapshot(home)
+    plan = plan_cleanup(take_inventory(home), keep_days=30, keep_last=1, now=NOW)
+    root = xdg / "archive"
+    result = apply_cleanup(plan, root, level=3)
+    assert set(result.done) >= {ids["old1"], ids["old2"]} and not result.skipped
+    old1 = next(s for s in plan.inventory.sessions if s.id == ids["old1"])
+    assert all(not f.path.exists() for f in old1.files)
+    assert not (home / "file-history" / ids["old1"]).exists() and not (home / "projects/-work-alpha" / ids["old1"]).exists()
+    assert (home / "projects/-work-alpha" / "memory" / "MEMORY.md").exists() and (home / "tasks/my-team/1.json").exists()
+    assert result.archive_bytes < result.bytes_removed
+    # Browsable from the archive: listed with title and project, every file's bytes exact.
+    listed = {m.id: m for m in list_archived(root, home=home)}
+    assert listed[ids["old1"]].title == "task old1" and listed[ids["old1"]].project == "/work/alpha"
+    for entry, data in iter_files(root, listed[ids["old1"]]):
+        assert hashlib.sha256(data).hexdigest() == before[entry.path][3]
+    transcript = str(home / "projects/-work-alpha" / f"{ids['old1']}.jsonl")
+    assert read_file(root, listed[ids["old1"]], transcript).startswith(b'{"type": "user"')
+    # Restore: every file back with its bytes, mtime and mode.
+    restore_session(ids["old1"], root)
+    after = snapshot(home)
+    for f in old1.files:
+        assert after[str(f.path)] == before[str(f.path)], f.path
+    assert not any(p.name.startswith(ids["old1"]) for p in (root / "claude-code").iterdir())
+    # The orphans went into their own archive unit and come back the same way.
+    ghost = ids["orphans"][0]
+    assert not ghost.exists()
+    restore_session(ghost.name, root)
+    assert snapshot(ghost) == {k: v for k, v in before.items() if k.startswith(str(ghost))}
+
+
+def test_restore_refuses_to_overwrite_a_changed_file_and_writes_nothing(claude, xdg):
+    home, ids = claude
+    plan = plan_cleanup(take_inventory(home), keep_days=30, keep_last=1, now=NOW)
+    root = xdg / "archive"
+    apply_cleanup(plan, root, level=3)
+    backup = home / "file-history" / ids["old1"] / "0123456789abcdef@v1"
+    backup.parent.mkdir(parents=True)
+    backup.write_text("someone else's content\n")
+    with pytest.raises(RestoreConflict) as caught:
+        restore_session(ids["old1"], root)
+    assert str(backup) in str(caught.value) and caught.value.paths == [str(backup)]
+    assert not (home / "projects/-work-alpha" / f"{ids['old1']}.jsonl").exists()
+    assert backup.read_text() == "someone else's content\n"
+    assert main(["restore", "--session", ids["old1"], "--archive-dir", str(root)]) == 2
+
+
+def test_a_file_changed_during_archiving_leaves_the_session_whole(claude, xdg):
+    home, ids = claude
+    inventory = take_inventory(home)
+    session = next(s for s in inventory.sessions if s.id == ids["old2"])
+    plan = plan_cleanup(inventory, keep_days=30, keep_last=1, now=NOW)
+    transcript = session.files[0].path
+    with open(transcript, "a") as handle:
+        handle.write('{"type": "user"}\n')  # the agent resumed the session after the plan
+    result = apply_cleanup(plan, xdg / "archive", level=3)
+    assert ids["old2"] in dict(result.skipped) and "in use" in dict(result.skipped)[ids["old2"]]
+    assert transcript.exists() and not (xdg / "archive/claude-code" / f"{ids['old2']}.json").exists()
+    assert not any(p.name.startswith(ids["old2"]) for p in (xdg / "archive/claude-code").iterdir())
+
+
+def test_interrupted_removal_is_finished_by_recover(claude, xdg):
+    home, ids = claude
+    inventory = take_inventory(home)
+    plan = plan_cleanup(inventory, keep_days=30, keep_last=1, now=NOW)
+    session = next(s for s in inventory.sessions if s.id == ids["old1"])
+    from memtui.core.cleanup.manifest import Manifest
+
+    manifest = Manifest("claude-code", str(home), session.id, "session", session.project, session.title, None, None, "t", [])
+
+    class Killed(Exception):
+        pass
+
+    def die():
+        raise Killed
+
+    with pytest.raises(Killed):
+        archive_unit(xdg / "archive", manifest, session.files, session.dirs, home=home, level=3, after_commit=die)
+    assert all(f.path.exists() for f in session.files)  # committed, not yet removed
+    assert recover(xdg / "archive", home).finished == [session.id]
+    assert not any(f.path.exists() for f in session.files)
+    assert plan  # the re-planned home no longer lists it
+    assert ids["old1"] not in {s.id for s in take_inventory(home).sessions}
+
+
+def test_codex_threads_with_segments_and_index_left_unchanged(tmp_path, xdg):
+    home = tmp_path / "codex"
+    ids = build_codex_home(home)
+    index = (home / "session_index.jsonl").read_bytes()
+    plan = plan_cleanup(take_inventory(home), keep_days=30, keep_last=0, now=NOW)
+    got = decisions(plan)
+    assert got[ids["old"]][0] == "archive" and got[ids["recent"]][0] == "keep"
+    assert got[ids["open"]][0] == "keep" and got[ids["open"]][1].startswith("live: its last turn has not ended")
+    old = next(s for s in plan.inventory.sessions if s.id == ids["old"])
+    assert len(old.files) == 2 and old.title == "Old thread" and old.project == "/work/alpha"
+    apply_cleanup(plan, xdg / "archive", level=3)
+    assert not any(f.path.exists() for f in old.files)
+    assert (home / "session_index.jsonl").read_bytes() == index
+    restore_session(ids["old"], xdg / "archive")
+    assert all(f.path.exists() for f in old.files)
+
+
+def test_cli_dry_run_json_has_the_documented_shape_and_writes_nothing(claude, xdg, capsys):
+    home, ids = claude
+    before = snapshot(home)
+    assert main(["cleanup", str(home), "--dry-run", "--json", "--keep-last", "1"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) == {"agent", "home", "sessions", "orphans", "reclaimable_bytes", "archive_bytes", "done"}
+    assert report["done"] is False and report["agent"] == "claude-code"
+    row = next(r for r in report["sessions"] if r["id"] == ids["old1"])
+    assert set(row) == {"id", "project", "title", "files", "bytes", "last_activity", "action", "reason"}
+    assert row["files"] == 9 and row["action"] == "archive"
+    assert set(report["orphans"][0]) == {"path", "bytes", "action", "reason"}
+    assert report["reclaimable_bytes"] == sum(r["bytes"] for r in report["sessions"] + report["orphans"] if r["action"] != "keep")
+    assert snapshot(home) == before
+    assert not (xdg / "data").exists()
+
+
+def test_cli_archive_then_restore_and_delete_needs_yes(claude, xdg, capsys):
+    home, ids = claude
+    before = snapshot(home)
+    assert main(["cleanup", str(home), "--archive", "--json", "--keep-last", "1"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["done"] is True and report["archive_bytes"] > 0
+    assert not (home / "projects/-work-alpha" / f"{ids['old2']}.jsonl").exists()
+    assert main(["restore", "--session", ids["old2"], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["files"] == 1
+    path = str(home / "projects/-work-alpha" / f"{ids['old2']}.jsonl")
+    assert snapshot(home)[path] == before[path]
+    assert main(["cleanup", str(home), "--delete", "--keep-last", "1"]) == 2
+    assert "--yes" in capsys.readouterr().err
+    assert main(["cleanup", str(home), "--delete", "--yes", "--json", "--keep-last", "1"]) == 0
+    assert not os.path.exists(path)
+
+
+def test_browsing_an_archived_session_writes_nothing_to_the_home(claude, xdg):
+    from memtui.core.sources.claude_code import ClaudeCodeSource
+
+    home, ids = claude
+    apply_cleanup(plan_cleanup(take_inventory(home), keep_days=30, keep_last=1, now=NOW), xdg / "archive", level=3)
+    before = snapshot(home)
+    manifest = next(m for m in list_archived(xdg / "archive") if m.id == ids["old1"])
+    view = unpacked_view(xdg / "archive", manifest, xdg / "cache")
+    source = ClaudeCodeSource.from_path(view)
+    sessions = source.sessions()
+    assert [s.title for s in sessions] == ["task old1"]
+    assert source.tasks(sessions[0].id)
+    assert snapshot(home) == before
+    assert unpacked_view(xdg / "archive", manifest, xdg / "cache") == view  # unpacked once
+
+
+def test_pin_cli_stores_foreign_pins_in_memtuis_state_folder(claude, xdg, capsys):
+    home, ids = claude
+    before = snapshot(home)
+    assert main(["pin", str(home), ids["old1"], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pinned"] is True
+    assert load_pins(xdg / "state" / "memtui") == {"claude-code": {ids["old1"]}}
+    assert snapshot(home) == before
+    main(["cleanup", str(home), "--dry-run", "--json", "--keep-last", "1"])
+    row = next(r for r in json.loads(capsys.readouterr().out)["sessions"] if r["id"] == ids["old1"])
+    assert (row["action"], row["reason"]) == ("keep", "pinned")
+
+
+def test_session_changed_error_is_one_line(claude):
+    assert str(SessionChanged("x changed")).count("\n") == 0
