@@ -1,4 +1,8 @@
-"""`memtui memory PATH`: the workspace's memory documents, grouped by kind."""
+"""`memtui memory PATH`: the workspace's memory documents, grouped by kind.
+
+`memtui memory PATH --loaded [--agent NAME] [--cwd DIR]`: what each agent loads at start —
+its memory chain in load order, how much of each file is loaded, and the problems.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +11,41 @@ from memtui.cli._workspace import workspace_root
 
 
 def register(sub) -> None:
-    p = sub.add_parser("memory", help="list memory documents by kind, with size, lines and age")
+    from memtui.core.memory.chain import AGENTS
+
+    p = sub.add_parser("memory", help="list memory documents by kind, or (--loaded) what each agent loads at start")
     p.add_argument("path", nargs="?", default=".", help="workspace directory or agent.db")
+    p.add_argument("--loaded", action="store_true",
+                   help="show each agent's start-up chain: files in load order, what is cut off, problems")
+    p.add_argument("--agent", action="append", choices=list(AGENTS), metavar="AGENT",
+                   help=f"only this agent ({', '.join(AGENTS)}); repeatable (with --loaded)")
+    p.add_argument("--cwd", metavar="DIR", help="the agent's working directory inside PATH (default: PATH)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from memtui.core.errors import MemtuiError
     from memtui.core.memory.discover import discover_documents
 
     root = workspace_root(args.path)
+    if args.loaded:
+        return _run_loaded(args, root)
+    if args.agent or args.cwd:
+        raise MemtuiError("--agent and --cwd go with --loaded")
     docs = [
         {"file": d.rel, "kind": d.kind, "format": d.format, "size": d.size, "lines": d.lines, "mtime": d.mtime}
         for d in discover_documents(root)
     ]
     emit(docs, args.json, _text)
+    return 0
+
+
+def _run_loaded(args, root) -> int:
+    from memtui.core.memory.chain import loaded_chains
+
+    chains = loaded_chains(root, args.cwd, args.agent)
+    emit({"agents": [c.to_json() for c in chains]}, args.json, _chains_text)
     return 0
 
 
@@ -38,4 +62,38 @@ def _text(docs) -> str:
         out.append(f"{label}:")
         for d in members:
             out.append(f"  {d['file']:<44} {d['size']:>8} B {d['lines']:>5} lines  {d['mtime']:%Y-%m-%d %H:%M}")
+    return "\n".join(out)
+
+
+def _chains_text(obj) -> str:
+    from memtui.cli._sizes import human_bytes
+    from memtui.core.memory.chain import AGENTS
+    from memtui.ui.text import sanitize
+
+    out = []
+    for chain in obj["agents"]:
+        out.append(f"{AGENTS[chain['agent']]}: {human_bytes(chain['total_loaded_bytes'])} loaded at start, "
+                   f"~{chain['total_tokens']:,} tokens")
+        if not chain["files"]:
+            out.append("  (no files)")
+        unreadable = {p["file"] for p in chain["problems"] if p["rule"] == "unreadable"}
+        depth: dict[str, int] = {}
+        for f in chain["files"]:
+            depth[f["path"]] = depth.get(f["imported_by"], -1) + 1 if f["imported_by"] else 0
+            if f["path"] in unreadable:
+                part = "unreadable"
+            elif f["on_demand"]:
+                part = "on demand"
+            elif f["truncated"]:
+                part = f"{f['loaded_lines']}/{f['lines']} lines"
+            elif f["loaded_bytes"] or not f["bytes"]:
+                part = "all"
+            else:
+                part = "not loaded"
+            indent = "  " * (1 + depth[f["path"]])
+            out.append(f"{indent}{f['order']:>2}. {f['scope']:<11} {part:<14} {human_bytes(f['bytes']):>9}  "
+                       f"{sanitize(f['path'])}")
+            out.append(f"{indent}    {sanitize(f['reason'])}")
+        for p in chain["problems"]:
+            out.append(f"  ! {sanitize(p['file'])}:{p['line']}: {p['rule']}: {sanitize(p['message'])}")
     return "\n".join(out)

@@ -109,3 +109,19 @@ def test_findings_carry_file_line_rule_message(tmp_path):
     root = make_workspace(tmp_path / "ws")
     finding = lint_workspace(root)[0]
     assert set(vars(finding)) == {"file", "line", "rule", "message"}
+
+
+def test_navigation_path_after_a_label_or_anywhere_in_a_list_item(tmp_path):
+    nav = (
+        "# Navigation\n\n"
+        "- scheduler: src/core/scheduler.ts\n"          # 3 label: path (missing)
+        "- io: src/io.py\n"                             # 4 exists
+        "- core: src/core\n"                            # 5 folder after a label (missing)
+        "- the store lives in src/store/ (see docs/x.md)\n"  # 6 two missing paths mid-item
+        "- works for and/or client/server, e.g. v1.2\n"  # 7 prose: no paths
+        "Plain prose mentions lib/none.py\n"            # 8 not a list item: not checked
+    )
+    root = make_workspace(tmp_path / "ws", {".agent/init.d/01-navigation.md": nav, "src/io.py": "",
+                                            ".agent/run-init.sh": ""})
+    found = [(f.line, f.message.split()[0]) for f in lint_workspace(root) if f.rule == "navigation-missing-path"]
+    assert found == [(3, "src/core/scheduler.ts"), (5, "src/core"), (6, "src/store/"), (6, "docs/x.md")]

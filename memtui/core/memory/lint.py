@@ -9,6 +9,7 @@ Rules (each finding carries file, line, rule, message; line 0 means "the whole f
 - `decision-missing-why`   a decision-log entry without a "why"
 - `memory-too-long`        MEMORY.md longer than 200 lines
 - `navigation-missing-path`  a path in 01-navigation.md that does not exist in the workspace
+                           (in backticks, a link, or a list item: `- scheduler: src/core/scheduler.ts`)
 
 Store facts come in as plain arguments so the linter runs without a store (and in tests).
 """
@@ -45,6 +46,8 @@ _FILE_EXTENSIONS = frozenset(
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 _BULLET_PATH = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(\S+)")
+_LABEL_PATH = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+[^:`\[\]]{1,80}?:\s+(\S+)")
+_LINK_WHOLE = re.compile(r"\[[^\]]*\]\([^)]*\)")
 _ACTIVE_CHECKPOINT = re.compile(r"active\s+checkpoint|活动检查点|当前检查点", re.IGNORECASE)
 
 
@@ -134,21 +137,36 @@ def lint_document(
 
 
 def navigation_paths(text: str) -> list[tuple[int, str]]:
-    """Workspace paths a navigation file mentions: in `backticks`, as link targets, or as
-    the first word of a list item, when they look like paths (a slash or a file extension)."""
+    """Workspace paths a navigation file mentions, when they look like paths (a slash or a
+    file extension): in `backticks`, as link targets, as the first word of a list item or
+    after its label (`- scheduler: src/core/scheduler.ts`); any other word of a list item
+    counts when it names a file (has an extension) or a folder (ends with a slash)."""
     found: list[tuple[int, str]] = []
     for number, line in iter_prose_lines(text):
-        candidates = _BACKTICK.findall(line) + _LINK.findall(line)
+        candidates = [(raw, False) for raw in _BACKTICK.findall(line) + _LINK.findall(line)]
         bullet = _BULLET_PATH.match(line)
-        if bullet and not bullet.group(1).startswith(("`", "[")):
-            candidates.append(bullet.group(1))
+        if bullet:
+            prose = _BACKTICK.sub(" ", _LINK_WHOLE.sub(" ", line)).split()[1:]
+            label = _LABEL_PATH.match(line)
+            if not bullet.group(1).startswith(("`", "[")):
+                candidates.append((bullet.group(1), False))
+            if label:
+                candidates.append((label.group(1), False))
+            candidates += [(word, True) for word in prose]
         seen = set()
-        for raw in candidates:
-            path = _as_path(raw)
+        for raw, strict in candidates:
+            path = _as_path(raw.lstrip("([{<\"'").rstrip(")]}>\"',.;:!?"))
+            if path and strict and not (_has_extension(path) or path.endswith("/")):
+                continue  # "and/or", "client/server": prose, not a path
             if path and path not in seen:
                 seen.add(path)
                 found.append((number, path))
     return found
+
+
+def _has_extension(path: str) -> bool:
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    return "." in last.strip(".") and last.rsplit(".", 1)[-1].lower() in _FILE_EXTENSIONS
 
 
 def _as_path(raw: str) -> str | None:
@@ -163,9 +181,7 @@ def _as_path(raw: str) -> str | None:
         value = value[2:]
     if not value:
         return None
-    last = value.rstrip("/").rsplit("/", 1)[-1]
-    has_extension = "." in last.strip(".") and last.rsplit(".", 1)[-1].lower() in _FILE_EXTENSIONS
-    if "/" in value or has_extension:
+    if "/" in value or _has_extension(value):
         return value
     return None
 

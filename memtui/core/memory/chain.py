@@ -1,0 +1,366 @@
+"""What each agent loads at session start: its memory chain, in order, with what is cut off.
+
+Claude Code, Codex and an init.d agent (memtui's own layout) each build the text they start
+with from several files — managed policy, user files, every CLAUDE.md from the filesystem
+root down to the working directory, imports, auto memory; Codex's global AGENTS.md and one
+AGENTS.md per directory under a byte budget; init.d files in name order. `loaded_chains`
+lists those files for a workspace (and a working directory inside it) the way the agent
+itself would find them: order, scope, size, how much is loaded and why, who imported it,
+and the problems that make an agent "forget" (a cut-off MEMORY.md, an AGENTS.md past the
+byte limit, a missing import, …), plus the memory lint rules applied to each file.
+
+Nothing here writes. Every read is bounded: only regular files are opened (never a FIFO or
+/dev/zero), never more than their size at open time, and at most READ_LIMIT bytes are kept.
+The per-agent rules live in chain_claude, chain_codex and chain_initd.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from memtui.core.errors import MemtuiError
+
+AGENTS: dict[str, str] = {"claude-code": "Claude Code", "codex": "Codex", "memtui": "memtui (init.d)"}
+SCOPES = ("managed", "user", "project", "local", "import", "auto-memory", "global", "directory")
+
+READ_LIMIT = 16 * 1024 * 1024  # bytes kept per file for analysis; larger files are only counted
+_CHUNK = 1024 * 1024
+BYTES_PER_TOKEN = 4  # the usual rough estimate (≈ 4 characters per token for English text)
+
+
+@dataclass(frozen=True)
+class ChainFile:
+    """One file of an agent's chain.
+
+    `loaded_bytes` / `loaded_lines` are how much of it the agent reads at start (0 for a file
+    loaded on demand, shadowed, or entirely past a limit; `reason` says which). `tokens` is
+    the estimated token count of the loaded part. `depth` is the import depth (0 = found by
+    the agent's own search), for drawing the import tree.
+    """
+
+    path: Path
+    scope: str
+    order: int
+    bytes: int
+    lines: int
+    tokens: int
+    loaded_bytes: int
+    loaded_lines: int
+    on_demand: bool
+    reason: str
+    imported_by: Path | None = None
+    depth: int = 0
+
+    @property
+    def truncated(self) -> bool:
+        """Only part of the file is loaded."""
+        return 0 < self.loaded_bytes < self.bytes
+
+    @property
+    def cut_byte(self) -> int | None:
+        """Offset of the first byte the agent never sees, for a truncated file."""
+        return self.loaded_bytes if self.truncated else None
+
+    def to_json(self) -> dict:
+        return {
+            "path": str(self.path), "scope": self.scope, "order": self.order, "bytes": self.bytes,
+            "lines": self.lines, "tokens": self.tokens, "loaded_lines": self.loaded_lines,
+            "loaded_bytes": self.loaded_bytes, "truncated": self.truncated, "on_demand": self.on_demand,
+            "imported_by": None if self.imported_by is None else str(self.imported_by), "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class ChainProblem:
+    """Something in the chain that makes the agent miss or misread memory. `line` is 1-based,
+    0 for the whole file."""
+
+    file: Path
+    line: int
+    rule: str
+    message: str
+
+    def to_json(self) -> dict:
+        return {"file": str(self.file), "line": self.line, "rule": self.rule, "message": self.message}
+
+
+@dataclass(frozen=True)
+class AgentChain:
+    """The chain of one agent for one working directory."""
+
+    agent: str
+    cwd: Path
+    files: tuple[ChainFile, ...]
+    problems: tuple[ChainProblem, ...]
+
+    @property
+    def label(self) -> str:
+        return AGENTS[self.agent]
+
+    @property
+    def total_loaded_bytes(self) -> int:
+        return sum(f.loaded_bytes for f in self.files)
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(f.tokens for f in self.files)
+
+    def file(self, path: Path) -> ChainFile | None:
+        return next((f for f in self.files if f.path == Path(path)), None)
+
+    def to_json(self) -> dict:
+        return {
+            "agent": self.agent, "files": [f.to_json() for f in self.files],
+            "total_loaded_bytes": self.total_loaded_bytes, "total_tokens": self.total_tokens,
+            "problems": [p.to_json() for p in self.problems],
+        }
+
+
+@dataclass
+class FileRead:
+    """A bounded read of one file: `data` holds at most READ_LIMIT bytes (`complete` says
+    whether that is all of it); `size` and `lines` count the whole file; `error` is set (and
+    data empty) when it could not be read."""
+
+    path: Path
+    data: bytes = b""
+    size: int = 0
+    lines: int = 0
+    complete: bool = True
+    error: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8", "replace")
+
+
+def read_bounded(path: Path, limit: int = READ_LIMIT) -> FileRead:
+    """Read a chain file without ever hanging: regular files only, at most their size when
+    opened (a file growing meanwhile is not chased), `limit` bytes kept, lines counted to the
+    end in chunks."""
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return FileRead(path, error=_os_reason(exc))
+    if not stat.S_ISREG(st.st_mode):
+        return FileRead(path, error=f"not a regular file ({_kind(st.st_mode)}); not read")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        return FileRead(path, size=st.st_size, error=_os_reason(exc))
+    try:
+        st = os.fstat(fd)  # the file actually opened (it may have been swapped since the stat)
+        if not stat.S_ISREG(st.st_mode):
+            return FileRead(path, error=f"not a regular file ({_kind(st.st_mode)}); not read")
+        kept: list[bytes] = []
+        kept_size = newlines = total = 0
+        last = b""
+        while total < st.st_size:
+            chunk = os.read(fd, min(_CHUNK, st.st_size - total))
+            if not chunk:
+                break
+            total += len(chunk)
+            newlines += chunk.count(b"\n")
+            last = chunk[-1:]
+            if kept_size < limit:
+                part = chunk[: limit - kept_size]
+                kept.append(part)
+                kept_size += len(part)
+    except OSError as exc:
+        return FileRead(path, size=st.st_size, error=_os_reason(exc))
+    finally:
+        os.close(fd)
+    lines = newlines + (1 if total and last != b"\n" else 0)
+    return FileRead(path, b"".join(kept), total, lines, complete=kept_size == total)
+
+
+def count_lines(data: bytes) -> int:
+    """Lines as an editor shows them: a final line without a newline still counts."""
+    if not data:
+        return 0
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+def estimate_tokens(data: bytes) -> int:
+    """Rough token estimate of loaded text: characters / 4, rounded up."""
+    if not data:
+        return 0
+    return -(-len(data.decode("utf-8", "replace")) // BYTES_PER_TOKEN)
+
+
+def line_of_byte(data: bytes, offset: int) -> int:
+    """1-based line holding byte `offset`."""
+    return data.count(b"\n", 0, offset) + 1
+
+
+def utf8_problem(read: FileRead) -> ChainProblem | None:
+    """An invalid-utf8 problem for the first bad byte, or None (a multi-byte character cut by
+    the READ_LIMIT is not an error)."""
+    try:
+        read.data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if not read.complete and exc.start >= len(read.data) - 3 and exc.reason == "unexpected end of data":
+            return None
+        return ChainProblem(read.path, line_of_byte(read.data, exc.start), "invalid-utf8",
+                            f"invalid UTF-8 at byte {exc.start}; the agent sees replacement characters there")
+    return None
+
+
+class ChainBuilder:
+    """Collects an agent's files in load order (numbering them) and its problems, and keeps
+    the bounded reads so each file is read once."""
+
+    def __init__(self, agent: str, cwd: Path) -> None:
+        self.agent = agent
+        self.cwd = cwd
+        self.files: list[ChainFile] = []
+        self.problems: list[ChainProblem] = []
+        self.reads: dict[Path, FileRead] = {}
+
+    def read(self, path: Path) -> FileRead:
+        path = Path(path)
+        if path not in self.reads:
+            self.reads[path] = read_bounded(path)
+        return self.reads[path]
+
+    def listed(self, path: Path) -> bool:
+        return any(f.path == Path(path) for f in self.files)
+
+    def problem(self, file: Path, line: int, rule: str, message: str) -> None:
+        self.problems.append(ChainProblem(Path(file), line, rule, message))
+
+    def add(self, path: Path, scope: str, *, loaded_bytes: int | None = None, loaded_lines: int | None = None,
+            on_demand: bool = False, reason: str = "", imported_by: Path | None = None, depth: int = 0) -> ChainFile:
+        """List `path`. By default the whole file is loaded; pass `loaded_bytes` (and
+        optionally `loaded_lines`) for a part, 0 for nothing. An unreadable file is listed as
+        not loaded, with the read error as its reason and an `unreadable` problem."""
+        read = self.read(path)
+        if read.error is not None:
+            self.problem(path, 0, "unreadable", read.error)
+            loaded_bytes, loaded_lines, reason = 0, 0, read.error
+        if on_demand:
+            loaded_bytes = 0
+        if loaded_bytes is None:
+            loaded_bytes = read.size
+        loaded_bytes = max(0, min(loaded_bytes, read.size))
+        head = read.data[:loaded_bytes]
+        if loaded_lines is None:
+            loaded_lines = read.lines if loaded_bytes == read.size else count_lines(head)
+        tokens = estimate_tokens(head) + (max(0, loaded_bytes - len(head)) + 3) // BYTES_PER_TOKEN
+        entry = ChainFile(Path(path), scope, len(self.files) + 1, read.size, read.lines, tokens, loaded_bytes,
+                          loaded_lines, on_demand, reason, None if imported_by is None else Path(imported_by), depth)
+        self.files.append(entry)
+        if read.error is None:
+            bad = utf8_problem(read)
+            if bad is not None:
+                self.problems.append(bad)
+            if read.size == 0 or not read.data.strip():
+                self.problem(path, 0, "empty-file", "empty: the agent gets nothing from it")
+        return entry
+
+    def build(self, lint_root: Path | None) -> AgentChain:
+        from memtui.core.memory.chain_lint import lint_chain_files
+
+        problems = list(self.problems)
+        if lint_root is not None:
+            problems += lint_chain_files(lint_root, self.files, self.reads, problems)
+        order = {f.path: f.order for f in self.files}
+        problems.sort(key=lambda p: (order.get(p.file, len(order) + 1), str(p.file), p.line, p.rule))
+        return AgentChain(self.agent, self.cwd, tuple(self.files), tuple(_unique(problems)))
+
+
+def loaded_chains(
+    workspace: Path,
+    cwd: Path | None = None,
+    agents: Iterable[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    managed_paths: Iterable[Path] | None = None,
+) -> list[AgentChain]:
+    """The start-up chain of each agent (all of AGENTS by default) for `workspace`, with the
+    agent started in `cwd` (default: the workspace; must be inside it).
+
+    `env` replaces os.environ (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
+    CLAUDE_CODE_DISABLE_AUTO_MEMORY); `managed_paths` replaces the platform's managed-policy
+    CLAUDE.md locations. Raises MemtuiError for a bad workspace, cwd or agent name.
+    """
+    from memtui.core.memory import chain_claude, chain_codex, chain_initd
+
+    root = Path(workspace).expanduser()
+    if not root.is_dir():
+        raise MemtuiError(f"{workspace} is not a directory")
+    root = root.resolve()
+    here = root if cwd is None else (root / Path(cwd).expanduser()).resolve()
+    if not here.is_dir():
+        raise MemtuiError(f"--cwd {cwd} is not a directory")
+    try:
+        here.relative_to(root)
+    except ValueError:
+        raise MemtuiError(f"--cwd {here} is outside the workspace {root}") from None
+    env = dict(os.environ if env is None else env)
+    wanted = list(AGENTS) if agents is None else list(agents)
+    for name in wanted:
+        if name not in AGENTS:
+            raise MemtuiError(f"unknown agent {name!r}; one of {', '.join(AGENTS)}")
+    builders = {
+        "claude-code": lambda: chain_claude.claude_chain(root, here, env, managed_paths),
+        "codex": lambda: chain_codex.codex_chain(root, here, env),
+        "memtui": lambda: chain_initd.initd_chain(root, here),
+    }
+    return [builders[name]() for name in wanted]
+
+
+def user_home(env: Mapping[str, str]) -> Path | None:
+    value = env.get("HOME") or env.get("USERPROFILE")
+    return Path(value) if value else None
+
+
+def agent_home(env: Mapping[str, str], variable: str, default: str) -> Path | None:
+    """`$variable` if set, else `~/default` (CLAUDE_CONFIG_DIR → ~/.claude, CODEX_HOME → ~/.codex)."""
+    value = env.get(variable)
+    if value:
+        home = user_home(env)
+        return Path(str(home) + value[1:]) if value.startswith("~") and home else Path(value)
+    home = user_home(env)
+    return home / default if home else None
+
+
+def chain_paths(chains: Iterable[AgentChain]) -> set[Path]:
+    """Every file listed in `chains` (the only files outside a workspace memtui may write)."""
+    return {f.path for chain in chains for f in chain.files}
+
+
+def _unique(problems: list[ChainProblem]) -> list[ChainProblem]:
+    seen: set[tuple] = set()
+    out = []
+    for p in problems:
+        key = (p.file, p.line, p.rule)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def _os_reason(exc: OSError) -> str:
+    return f"unreadable: {exc.strerror or exc}"
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+__all__ = [
+    "AGENTS", "SCOPES", "AgentChain", "ChainBuilder", "ChainFile", "ChainProblem", "FileRead",
+    "agent_home", "chain_paths", "count_lines", "estimate_tokens", "line_of_byte", "loaded_chains",
+    "read_bounded", "user_home",
+]

@@ -1,0 +1,93 @@
+"""`memtui memory PATH --loaded`: the start-up chain of each agent, as JSON and as text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from chain_world import build_world, write
+
+from memtui.cli import main
+
+FILE_KEYS = {"path", "scope", "order", "bytes", "lines", "tokens", "loaded_lines", "loaded_bytes", "truncated",
+             "on_demand", "imported_by", "reason"}
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    w = build_world(tmp_path)
+    for key, value in w.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", raising=False)
+    return w
+
+
+def loaded(capsys, *argv):
+    code = main(["memory", *argv, "--loaded", "--json"])
+    assert code == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_json_shape_for_all_three_agents(world, capsys):
+    out = loaded(capsys, str(world.repo), "--cwd", "pkg/mod")
+    assert set(out) == {"agents"}
+    assert [a["agent"] for a in out["agents"]] == ["claude-code", "codex", "memtui"]
+    for agent in out["agents"]:
+        assert set(agent) == {"agent", "files", "total_loaded_bytes", "total_tokens", "problems"}
+        assert [f["order"] for f in agent["files"]] == list(range(1, len(agent["files"]) + 1))
+        for f in agent["files"]:
+            assert set(f) == FILE_KEYS
+        for p in agent["problems"]:
+            assert set(p) == {"file", "line", "rule", "message"} and p["file"].startswith("/")
+        assert agent["total_loaded_bytes"] == sum(f["loaded_bytes"] for f in agent["files"])
+        assert agent["total_tokens"] == sum(f["tokens"] for f in agent["files"])
+    claude = out["agents"][0]
+    memory = next(f for f in claude["files"] if f["path"] == str(world.memory_md))
+    assert memory == {
+        "path": str(world.memory_md), "scope": "auto-memory", "order": memory["order"], "bytes": 2250, "lines": 250,
+        "tokens": 450, "loaded_lines": 200, "loaded_bytes": 1800, "truncated": True, "on_demand": False,
+        "imported_by": None, "reason": memory["reason"],
+    }
+    style = next(f for f in claude["files"] if f["path"].endswith("docs/style.md"))
+    assert style["imported_by"] == str(world.repo / "CLAUDE.md") and style["scope"] == "import"
+    assert {"file": str(world.memory_md), "line": 201, "rule": "cut-off"}.items() <= next(
+        p for p in claude["problems"] if p["rule"] == "cut-off").items()
+    codex = out["agents"][1]
+    assert [(f["scope"], f["loaded_bytes"]) for f in codex["files"]] == [
+        ("global", 0), ("global", 24), ("directory", 14), ("directory", 13), ("directory", 0), ("directory", 11)]
+
+
+def test_cwd_defaults_to_path_and_agent_filter(world, capsys):
+    out = loaded(capsys, str(world.repo), "--agent", "codex")
+    assert [a["agent"] for a in out["agents"]] == ["codex"]
+    paths = [f["path"] for f in out["agents"][0]["files"]]
+    assert str(world.repo / "AGENTS.md") in paths and str(world.repo / "pkg/AGENTS.md") not in paths
+
+
+def test_over_limit_agents_md_fixed_in_place_changes_the_chain(world, capsys):
+    write(world.repo / "AGENTS.md", "x" * 40_000)
+    before = loaded(capsys, str(world.repo), "--agent", "codex")["agents"][0]
+    cut = next(f for f in before["files"] if f["path"] == str(world.repo / "AGENTS.md"))
+    assert (cut["loaded_bytes"], cut["truncated"]) == (32_768, True)
+    write(world.repo / "AGENTS.md", "x" * 1_000)
+    after = loaded(capsys, str(world.repo), "--agent", "codex")["agents"][0]
+    fixed = next(f for f in after["files"] if f["path"] == str(world.repo / "AGENTS.md"))
+    assert (fixed["loaded_bytes"], fixed["truncated"]) == (1_000, False)
+    assert not [p for p in after["problems"] if p["rule"] == "cut-off"]
+
+
+def test_text_output_shows_hostile_content_literally(world, capsys):
+    write(world.repo / "evil\x1b[31m.md", "x\n")
+    write(world.repo / "CLAUDE.md", "@evil\x1b[31m.md [bold red]boom[/]\n")
+    assert main(["memory", str(world.repo), "--loaded", "--agent", "claude-code"]) == 0
+    text = capsys.readouterr().out
+    assert "\x1b" not in text and "evil␛[31m.md" in text
+    assert "Claude Code:" in text and "200/250 lines" in text and "cut-off" in text
+
+
+def test_errors_are_one_line(world, capsys, tmp_path):
+    assert main(["memory", str(world.repo), "--loaded", "--cwd", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "outside the workspace" in err
+    assert main(["memory", str(world.repo), "--cwd", "pkg"]) == 2
+    assert "--loaded" in capsys.readouterr().err
