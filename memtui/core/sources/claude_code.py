@@ -39,12 +39,13 @@ from memtui.core.sources.claude_code_transcripts import (
     claude_home,
     find_session_transcripts,
     looks_like_transcript,
-    message_blocks,
     transcript_cwd,
     transcripts_for_workspace,
 )
+from memtui.core.sources.claude_code_contents import edit_contents
+from memtui.core.sources.claude_code_records import block_text, message_blocks
+from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.jsonl import read_record_at
-from memtui.core.sources.patches import PatchMismatch, apply_hunks, replace_strings
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 
 __all__ = [
@@ -55,6 +56,35 @@ __all__ = [
     "transcript_cwd",
     "transcripts_for_workspace",
 ]
+
+
+def _blocks(record: dict) -> list[dict]:
+    """The content blocks of a re-read line ([] when its shape changed)."""
+    try:
+        return message_blocks(record)
+    except RECORD_ERRORS:
+        return []
+
+
+def _event_text(record: dict) -> str:
+    return "\n".join(block_text(b) for b in _blocks(record) if b.get("type") == "text")
+
+
+def _mtime(path: Path):
+    try:
+        return file_time(path)
+    except OSError:
+        return None
+
+
+def _size(path: Path) -> int:
+    """Bytes of a transcript, or of every file in a session folder."""
+    try:
+        if path.is_dir():
+            return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 class ClaudeCodeSource(TranscriptIndex):
@@ -85,12 +115,14 @@ class ClaudeCodeSource(TranscriptIndex):
         out = []
         for s in self._sessions.values():
             prompts = [self._turns[t] for t in s.turns if self._turns[t].agent_id is None]
-            created = s.created_at or file_time(s.file)
-            title = s.title or (prompts[0].title if prompts else s.id)
+            created = s.created_at or _mtime(s.file)
+            title = s.title or (prompts[0].title if prompts else self._turns[s.turns[0]].title if s.turns else s.id)
+            if s.orphaned:
+                title = f"(transcript missing) {title}"
             current = next((t.id for t in reversed(prompts) if not t.superseded), None)
             out.append(SessionInfo(id=s.id, title=title, status="closed", current_task_id=current,
                                    created_at=created, updated_at=s.updated_at or created,
-                                   task_count=len(s.turns), stored_bytes=s.file.stat().st_size))
+                                   task_count=len(s.turns), stored_bytes=_size(s.file)))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
 
     def _turn(self, task_id: Id) -> Turn:
@@ -98,7 +130,12 @@ class ClaudeCodeSource(TranscriptIndex):
 
     def _info(self, turn: Turn) -> TaskInfo:
         times = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
-        failed = bool(turn.items) and turn.items[-1].is_error
+        last = turn.items[-1] if turn.items else None
+        status = "completed"
+        if last is not None and last.kind == "event" and last.name == "interrupt":
+            status = "interrupted"
+        elif last is not None and last.is_error:
+            status = "failed"
         notes = []
         if turn.superseded:
             notes.append("on a rewound branch")
@@ -110,7 +147,7 @@ class ClaudeCodeSource(TranscriptIndex):
             id=turn.id,
             session_id=turn.session_id,
             title=turn.title,
-            status="failed" if failed else "completed",
+            status=status,
             superseded=turn.superseded,
             summary="; ".join(notes),
             created_at=turn.created_at,
@@ -155,9 +192,14 @@ class ClaudeCodeSource(TranscriptIndex):
         step_id = f"{turn.session_id}:{item.key}"
         rec = read_record_at(item.transcript, item.offset) or {}
         if item.kind == "compact":
-            return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="compaction",
-                            args=rec.get("compactMetadata"), result=rec.get("content"), created_at=item.created_at)
-        blocks = message_blocks(rec.get("message"))
+            meta = rec.get("compactMetadata") if isinstance(rec.get("compactMetadata"), dict) else None
+            return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="compaction", args=meta,
+                            result=item.summary or rec.get("content"), tokens_in=item.tokens_in,
+                            tokens_out=item.tokens_out, created_at=item.created_at)
+        if item.kind == "event":
+            return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool=item.name, args=None, result=_event_text(rec),
+                            status="interrupted" if item.name == "interrupt" else "ok", created_at=item.created_at)
+        blocks = _blocks(rec)
         block = blocks[item.block] if item.block < len(blocks) else {}
         if item.kind == "reply":
             return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="reply", args=None, result=block.get("text", ""),
@@ -166,7 +208,7 @@ class ClaudeCodeSource(TranscriptIndex):
         duration = 0
         if item.result_offset is not None:
             res = read_record_at(item.transcript, item.result_offset) or {}
-            for b in message_blocks(res.get("message")):
+            for b in _blocks(res):
                 if b.get("type") == "tool_result" and b.get("tool_use_id") == item.key:
                     result = b.get("content")
             end = parse_time(res.get("timestamp"))
@@ -229,66 +271,19 @@ class ClaudeCodeSource(TranscriptIndex):
         the edit created). Raises ContentUnknown when the transcript lacks a side."""
         turn, item = self._change(entry_id)
         before, after, reason = self._contents(turn, item)
+        if not reason and after is None:  # an edit always leaves a file behind
+            reason = "the after-content is not recorded"
         if reason:
             raise ContentUnknown(f"{item.file_path}: {reason}")
         return before, after
 
     def _contents(self, turn: Turn, item: TranscriptItem) -> tuple[bytes | None, bytes | None, str]:
         """(before, after, reason-if-unknown) for one Edit/Write/MultiEdit result."""
-        res = read_record_at(item.transcript, item.result_offset) if item.result_offset is not None else None
-        result = (res or {}).get("toolUseResult")
-        if not isinstance(result, dict):
-            return None, None, "the tool result is no longer readable"
-        original = result.get("originalFile")
-        before: str | None = original if isinstance(original, str) else None
-        reason = ""
-        if item.name == "Write" and result.get("type") == "create":
-            content = result.get("content")
-            return None, content.encode("utf-8", "surrogateescape") if isinstance(content, str) else None, "" if isinstance(content, str) else "Write result without content"
-        if before is None:
-            before, reason = self._backup_before(turn, item)
-            if before is None and not reason:
-                # The file did not exist before the turn: the edit created it.
-                content = result.get("content") if item.name == "Write" else None
-                return None, content.encode("utf-8", "surrogateescape") if isinstance(content, str) else None, ""
-        if before is None:
-            return None, None, reason
-        if item.name == "Write":
-            content = result.get("content")
-            if isinstance(content, str):
-                return before.encode("utf-8", "surrogateescape"), content.encode("utf-8", "surrogateescape"), ""
-            return before.encode("utf-8", "surrogateescape"), None, "Write result without content"
+        backups = self.home / "file-history" / turn.session_id if self.home is not None else None
         try:
-            patch = result.get("structuredPatch")
-            if isinstance(patch, list) and patch:
-                after = apply_hunks(before, patch)
-            elif item.name == "MultiEdit":
-                after = replace_strings(before, result.get("edits") or [])
-            else:
-                after = replace_strings(before, [result])
-        except PatchMismatch as exc:
-            return before.encode("utf-8", "surrogateescape"), None, f"after-content unknown: {exc}"
-        return before.encode("utf-8", "surrogateescape"), after.encode("utf-8", "surrogateescape"), ""
-
-    def _backup_before(self, turn: Turn, item: TranscriptItem) -> tuple[str | None, str]:
-        """The turn's file-history backup of this file, valid only for the turn's first edit
-        of it. Returns (text, "") or (None, "") for a file that did not exist, or (None, why)."""
-        path = os.path.normpath(item.file_path or "")
-        earlier = [i for i in turn.items if i.change and os.path.normpath(i.file_path or "") == path]
-        if earlier and earlier[0] is not item:
-            return None, "no originalFile, and an earlier edit in the same turn changed the file after its backup"
-        if path not in turn.backups:
-            return None, "no originalFile and no file-history backup for this turn"
-        name = turn.backups[path]
-        if name is None:
-            return None, ""
-        if self.home is None:
-            return None, "file-history folder unknown (transcript outside a Claude home)"
-        blob = self.home / "file-history" / turn.session_id / name
-        try:
-            return blob.read_bytes().decode("utf-8", "surrogateescape"), ""
-        except OSError:
-            return None, f"file-history backup {name} is missing"
+            return edit_contents(turn, item, backups)
+        except RECORD_ERRORS as exc:  # a result of an unexpected shape: its contents are unknown
+            return None, None, f"the tool result cannot be read ({exc})"
 
     @property
     def workspace(self) -> Path | None:

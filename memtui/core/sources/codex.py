@@ -90,7 +90,9 @@ class CodexSource(RolloutIndex):
 
     def _info(self, turn: Turn) -> TaskInfo:
         times = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
-        return TaskInfo(id=turn.id, session_id=turn.session_id, title=turn.title, status="completed",
+        aborted = bool(turn.items) and turn.items[-1].kind == "aborted"
+        return TaskInfo(id=turn.id, session_id=turn.session_id, title=turn.title,
+                        status="interrupted" if aborted else "completed",
                         created_at=turn.created_at, updated_at=times[-1], finished_at=times[-1],
                         step_count=len(turn.items),
                         checkpoint_count=sum(1 for i in turn.items if i.patch is not None and i.applied))
@@ -109,44 +111,46 @@ class CodexSource(RolloutIndex):
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         turn = self._turn(task_id)
         path = self._file(turn)
-        out = []
-        for seq, item in enumerate(page(turn.items, offset, limit), start=offset):
-            rec = read_record_at(path, item.offset) or {}
-            payload = rec.get("payload") if isinstance(rec.get("payload"), dict) else rec
-            step_id = f"{turn.session_id}:{item.key}"
-            if item.kind == "reply":
-                out.append(StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="reply", args=None,
-                                    result=message_text(payload), tokens_in=item.tokens_in,
-                                    tokens_out=item.tokens_out, created_at=item.created_at))
-                continue
-            if item.kind == "turn_diff":
-                out.append(StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="turn_diff", args=None,
-                                    result=payload.get("unified_diff"), created_at=item.created_at))
-                continue
-            if item.kind == "compaction":
-                out.append(StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="compaction", args=None,
-                                    result=payload.get("message"), created_at=item.created_at))
-                continue
-            args: Any = payload.get("arguments", payload.get("input", payload.get("action")))
-            if isinstance(args, str) and payload.get("type") == "function_call":
-                try:
-                    args = json.loads(args)
-                except json.JSONDecodeError:
-                    pass
-            result: Any = None
-            if item.output_offset is not None:
-                out_rec = read_record_at(path, item.output_offset) or {}
-                out_payload = out_rec.get("payload") if isinstance(out_rec.get("payload"), dict) else out_rec
-                result = out_payload.get("output")
-            failed = item.patch is not None and item.applied is False
-            out.append(StepInfo(
-                id=step_id, task_id=turn.id, seq=seq, tool=item.name, args=args, result=result,
-                status="error" if failed else ("ok" if item.output_offset is not None else "no result"),
-                error="patch not applied" if failed else None,
-                tokens_in=item.tokens_in, tokens_out=item.tokens_out, created_at=item.created_at,
-                checkpoint_id=step_id if item.patch is not None and item.applied else None,
-            ))
-        return out
+        return [self._step(turn, path, seq, item) for seq, item in enumerate(page(turn.items, offset, limit), start=offset)]
+
+    def _step(self, turn: Turn, path: Path, seq: int, item: RolloutItem) -> StepInfo:
+        rec = read_record_at(path, item.offset) or {}
+        payload = rec.get("payload") if isinstance(rec.get("payload"), dict) else rec
+        step_id = f"{turn.session_id}:{item.key}"
+        common = dict(id=step_id, task_id=turn.id, seq=seq, created_at=item.created_at,
+                      tokens_in=item.tokens_in, tokens_out=item.tokens_out)
+        if item.kind == "reply":
+            return StepInfo(tool="reply", args=None, result=message_text(payload), **common)
+        if item.kind == "turn_diff":
+            return StepInfo(tool="turn_diff", args=None, result=payload.get("unified_diff"), **common)
+        if item.kind == "compaction":
+            return StepInfo(tool="compaction", args=None, result=payload.get("message"), **common)
+        if item.kind == "aborted":
+            return StepInfo(tool="interrupted", args=None, result=payload.get("reason"), status="interrupted", **common)
+        args: Any = payload.get("arguments", payload.get("input", payload.get("action")))
+        if isinstance(args, str) and payload.get("type") == "function_call":
+            try:
+                args = json.loads(args)
+            except (json.JSONDecodeError, RecursionError):
+                pass
+        result: Any = None
+        if item.output_offset is not None:
+            out_rec = read_record_at(path, item.output_offset) or {}
+            out_payload = out_rec.get("payload") if isinstance(out_rec.get("payload"), dict) else out_rec
+            result = out_payload.get("output")
+        elif item.name == "web_search":
+            result = payload.get("action")  # the search is its own record: query and what was opened
+        failed = item.patch is not None and item.applied is False
+        done = item.output_offset is not None or item.status == "completed"
+        duration = 0
+        if item.output_at is not None and item.created_at is not None:
+            duration = max(0, int((sort_key(item.output_at) - sort_key(item.created_at)) * 1000))
+        return StepInfo(
+            tool=item.name, args=args, result=result,
+            status="error" if failed else ("ok" if done else "no result"),
+            error="patch not applied" if failed else None, duration_ms=duration,
+            checkpoint_id=step_id if item.patch is not None and item.applied else None, **common,
+        )
 
     def checkpoints(self, task_id: Id) -> list[CheckpointInfo]:
         turn = self._turn(task_id)
@@ -158,14 +162,14 @@ class CodexSource(RolloutIndex):
     def workspace(self) -> Path | None:
         """The one cwd all rollouts recorded (entry paths are relative to it), else None."""
         self._load()
-        cwds = {s.meta.get("cwd") for s in self._sessions.values() if isinstance(s.meta.get("cwd"), str)}
+        cwds = {s.cwd for s in self._sessions.values() if s.cwd}
         return Path(cwds.pop()) if len(cwds) == 1 else None
 
     def _relative(self, turn: Turn, path: str) -> str:
         """Patch paths are relative to the session's cwd: make them relative to the
         source's workspace, or absolute when there is no single one."""
-        cwd = self._sessions[turn.session_id].meta.get("cwd")
-        absolute = path if os.path.isabs(path) or not isinstance(cwd, str) else os.path.join(cwd, path)
+        cwd = self._sessions[turn.session_id].cwd
+        absolute = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
         root = self.workspace
         if root is not None and absolute.startswith(str(root).rstrip("/") + "/"):
             return os.path.relpath(absolute, root)
@@ -204,7 +208,7 @@ class CodexSource(RolloutIndex):
                 after_size=len(after) if after is not None else None,
                 before_known=kind == "added" or before is not None,
                 after_known=kind == "deleted" or after is not None,
-                unknown_reason=reason, diff=diff,
+                unknown_reason=reason, diff=diff, line_counts=pf.line_counts() if pf.action == "update" else None,
             ))
         return out
 
@@ -217,6 +221,8 @@ class CodexSource(RolloutIndex):
             raise UnknownId(f"no file change {entry_id!r} in {self.path}")
         turn, item, pf, _path = found
         before, after, reason, _diff = self._contents(turn, item, pf)
+        if not reason and ((after is None and pf.action != "delete") or (before is None and pf.action != "add")):
+            reason = "Codex did not record this side of the change"
         if reason:
             raise ContentUnknown(f"{pf.path}: {reason}")
         return before, after
@@ -225,10 +231,12 @@ class CodexSource(RolloutIndex):
         change: dict = {}
         if item.end_offset is not None:
             rec = read_record_at(self._file(turn), item.end_offset) or {}
-            changes = (rec.get("payload") or {}).get("changes")
+            payload = rec.get("payload")
+            changes = payload.get("changes") if isinstance(payload, dict) else None
             if isinstance(changes, dict):
-                cwd = self._sessions[turn.session_id].meta.get("cwd") or ""
+                cwd = self._sessions[turn.session_id].cwd or ""
                 change = changes.get(pf.path) or changes.get(os.path.join(cwd, pf.path)) or {}
+                change = change if isinstance(change, dict) else {}
         diff = "\n".join(pf.body)
         if pf.action == "add":
             content = change.get("content") if isinstance(change.get("content"), str) else None
@@ -247,8 +255,8 @@ class CodexSource(RolloutIndex):
     def workspace_root(self, task_id: Id) -> Path | None:
         """The cwd the rollout's session_meta recorded: entry paths are relative to it."""
         turn = self._turn(task_id)
-        cwd = self._sessions[turn.session_id].meta.get("cwd")
-        return Path(cwd) if isinstance(cwd, str) else None
+        cwd = self._sessions[turn.session_id].cwd
+        return Path(cwd) if cwd else None
 
     def messages(self, task_id: Id) -> list[MessageInfo]:
         turn = self._turn(task_id)

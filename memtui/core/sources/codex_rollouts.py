@@ -6,8 +6,8 @@ re-reads lines on demand.
 
 from __future__ import annotations
 
-import json
 import os
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -15,12 +15,18 @@ from typing import Any, Iterable
 
 from memtui.core.model import Problem
 from memtui.core.sources.base import IndexedSource, preview
+from memtui.core.sources.codex_patches import PatchFile, output_succeeded, parse_patch, patch_text
+from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
 from memtui.core.sources.timestamps import parse_time
 
 CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call"})
 OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 FLAT_ITEMS = CALLS | OUTPUTS | {"message", "reasoning"}
+_CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
+
+__all__ = ["PatchFile", "RolloutIndex", "RolloutItem", "RolloutSession", "Turn", "codex_home", "find_rollouts",
+           "looks_like_rollout", "message_text", "parse_patch", "rollout_cwd", "rollouts_for_workspace", "session_meta"]
 
 
 def codex_home(env: dict[str, str] | None = None) -> Path:
@@ -59,14 +65,33 @@ def looks_like_rollout(path: Path) -> bool:
     return session_meta(path) is not None
 
 
+def _context_cwd(record: dict) -> bool:
+    payload = record.get("payload") if isinstance(record.get("payload"), dict) else record
+    return payload.get("type") == "message" and payload.get("role") == "user" and "<cwd>" in message_text(payload)
+
+
+def rollout_cwd(path: Path, meta: dict | None = None) -> str | None:
+    """The cwd a rollout recorded: in its session_meta, or — in early rollouts, whose
+    header has none — in the first user message's `<environment_context><cwd>`."""
+    meta = session_meta(path) if meta is None else meta
+    cwd = meta.get("cwd") if isinstance(meta, dict) else None
+    if isinstance(cwd, str) and cwd:
+        return cwd
+    record = first_record(path, max_lines=30, where=_context_cwd)
+    if record is None:
+        return None
+    payload = record.get("payload") if isinstance(record.get("payload"), dict) else record
+    found = _CWD.search(message_text(payload))
+    return found.group(1).strip() if found else None
+
+
 def rollouts_for_workspace(workspace: Path, home: Path) -> list[Path]:
-    """Rollouts whose session_meta cwd is `workspace`."""
+    """Rollouts whose recorded cwd is `workspace`."""
     target = os.path.realpath(workspace)
     out = []
     for path in find_rollouts(home) if home.is_dir() else []:
-        meta = session_meta(path) or {}
-        cwd = meta.get("cwd")
-        if isinstance(cwd, str) and os.path.realpath(cwd) == target:
+        cwd = rollout_cwd(path)
+        if cwd is not None and os.path.realpath(cwd) == target:
             out.append(path)
     return out
 
@@ -77,7 +102,7 @@ def message_text(payload: dict) -> str:
         return parts
     if not isinstance(parts, list):
         return ""
-    return "\n".join(str(p.get("text", "")) for p in parts if isinstance(p, dict) and "text" in p)
+    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
 def _is_context(text: str) -> bool:
@@ -86,106 +111,24 @@ def _is_context(text: str) -> bool:
     return head.startswith("<") or head.startswith("# AGENTS.md")
 
 
-def _patch_text(name: str, payload: dict) -> str | None:
-    """The patch an apply_patch call carries, whichever way it was called."""
-    if payload.get("type") == "custom_tool_call" and name == "apply_patch":
-        value = payload.get("input")
-        return value if isinstance(value, str) else None
-    args: Any = payload.get("arguments")
-    if isinstance(args, str):
-        try:
-            args = json.loads(args)
-        except json.JSONDecodeError:
-            return args if name == "apply_patch" else None
-    if not isinstance(args, dict):
-        return None
-    if name == "apply_patch":
-        value = args.get("input") or args.get("patch")
-        return value if isinstance(value, str) else None
-    command = args.get("command")
-    if isinstance(command, list) and len(command) >= 2 and command[0] == "apply_patch":
-        return str(command[1])
-    if isinstance(command, list) and len(command) >= 3 and "apply_patch" in str(command[2])[:200]:
-        text = str(command[2])
-        start = text.find("*** Begin Patch")
-        return text[start:] if start >= 0 else None
-    return None
-
-
-@dataclass(frozen=True)
-class PatchFile:
-    """One file in an apply_patch patch."""
-
-    action: str  # "add" | "delete" | "update"
-    path: str
-    move_to: str | None
-    body: list[str]
-
-
-def parse_patch(text: str) -> list[PatchFile]:
-    """The files of a `*** Begin Patch` … `*** End Patch` text."""
-    files: list[PatchFile] = []
-    action = path = move = None
-    body: list[str] = []
-
-    def flush():
-        if action and path:
-            files.append(PatchFile(action, path, move, list(body)))
-
-    for line in text.splitlines():
-        for tag, act in (("*** Add File: ", "add"), ("*** Delete File: ", "delete"), ("*** Update File: ", "update")):
-            if line.startswith(tag):
-                flush()
-                action, path, move, body = act, line[len(tag):].strip(), None, []
-                break
-        else:
-            if line.startswith("*** Move to: "):
-                move = line[len("*** Move to: "):].strip()
-            elif line.startswith("*** End Patch") or line.startswith("*** Begin Patch"):
-                continue
-            elif action:
-                body.append(line)
-    flush()
-    return files
-
-
-def _output_succeeded(output: Any) -> bool | None:
-    """Read an apply_patch output: JSON with metadata.exit_code, or plain text."""
-    if isinstance(output, dict):
-        output = output.get("content", output)
-    if not isinstance(output, str):
-        return None
-    text = output
-    try:
-        data = json.loads(output)
-    except (json.JSONDecodeError, RecursionError):
-        data = None
-    if isinstance(data, dict):
-        code = (data.get("metadata") or {}).get("exit_code") if isinstance(data.get("metadata"), dict) else None
-        if isinstance(code, int):
-            return code == 0
-        text = str(data.get("output", ""))
-    if text.lstrip().startswith("Success"):
-        return True
-    return False if text.strip() else None
-
-
 @dataclass
 class RolloutItem:
     """One step of a turn, as offsets into its rollout."""
 
-    kind: str  # "call" | "reply" | "turn_diff" | "compaction"
+    kind: str  # "call" | "reply" | "turn_diff" | "compaction" | "aborted"
     offset: int
     line: int
     created_at: datetime | None
     key: str
     name: str = ""
     output_offset: int | None = None
+    output_at: datetime | None = None
     patch: list[PatchFile] | None = None
     applied: bool | None = None
     end_offset: int | None = None  # patch_apply_end event
     tokens_in: int = 0
     tokens_out: int = 0
+    status: str | None = None  # what the call itself recorded (web_search_call: "completed")
 
 
 @dataclass
@@ -214,6 +157,7 @@ class RolloutSession:
     updated_at: datetime | None = None
     turns: list[str] = field(default_factory=list)
     total_tokens: dict | None = None
+    cwd: str | None = None
 
 
 class RolloutIndex(IndexedSource):
@@ -250,92 +194,115 @@ class RolloutIndex(IndexedSource):
         rows: list[tuple[int, int, str, dict, datetime | None]] = []  # (line, offset, kind, payload, time)
         meta: dict = {}
         for lineno, offset, rec in iter_records(path, problems):
-            when = parse_time(rec.get("timestamp"))
-            rtype = rec.get("type")
-            payload = rec.get("payload")
-            if rtype == "session_meta" and isinstance(payload, dict):
-                meta = meta or payload
+            try:
+                when = parse_time(typed_field(rec, "timestamp", kind=(str, int, float)))
+                rtype = typed_field(rec, "type", kind=str)
+                payload = typed_field(rec, "payload", kind=dict)
+            except RECORD_ERRORS as exc:
+                problems.append(Problem(str(path), lineno, f"{exc}; line skipped"))
                 continue
-            if isinstance(payload, dict) and rtype in ("response_item", "event_msg", "compacted", "turn_context"):
+            if rtype == "session_meta" and payload is not None:
+                meta = meta or payload
+            elif payload is not None and rtype in ("response_item", "event_msg", "compacted", "turn_context"):
                 rows.append((lineno, offset, rtype, payload, when))
             elif rtype in FLAT_ITEMS:  # early rollouts: the item itself is the line
                 rows.append((lineno, offset, "response_item", rec, when))
             elif lineno == 1 and rtype is None and ("id" in rec or "instructions" in rec):
                 meta = rec
             # other record types (turn_context without payload, unknown ones) are skipped
-        session_id = str(meta.get("id") or path.stem)
+        session_id = meta.get("id") if isinstance(meta.get("id"), str) else path.stem
         if session_id in self._sessions:
             problems.append(Problem(str(path), None, f"session {session_id} already read from another file"))
             self._problems += problems
             return
         session = RolloutSession(session_id, path, meta, titles.get(session_id), created_at=parse_time(meta.get("timestamp")))
+        session.cwd = rollout_cwd(path, meta)
         self._sessions[session_id] = session
-        has_events = any(kind == "event_msg" and p.get("type") == "user_message" for _l, _o, kind, p, _w in rows)
-
-        turn: Turn | None = None
-        calls: dict[str, RolloutItem] = {}
+        self._current: Turn | None = None
+        self._pending: dict[str, RolloutItem] = {}
+        self._has_events = any(kind == "event_msg" and p.get("type") == "user_message" for _l, _o, kind, p, _w in rows)
         for lineno, offset, kind, payload, when in rows:
-            if when is not None:
-                session.created_at = session.created_at or when
-                session.updated_at = when
-            ptype = payload.get("type")
-            prompt = None
-            if kind == "event_msg" and ptype == "user_message" and has_events:
-                prompt = str(payload.get("message") or "")
-            elif kind == "response_item" and ptype == "message" and payload.get("role") == "user" and not has_events:
-                text = message_text(payload)
-                prompt = None if _is_context(text) else text
-            if prompt is not None:
-                self._counts["prompts"] += 1
-                turn = self._new_turn(session, f"{session_id}:{lineno}", preview(prompt) or "(empty prompt)", prompt, when)
-                continue
-            if kind == "event_msg" and ptype == "token_count":
-                info = payload.get("info") if isinstance(payload.get("info"), dict) else {}
-                total = info.get("total_token_usage")
-                if isinstance(total, dict):
-                    session.total_tokens = total
-                    if turn is not None:
-                        turn.total_at_end = total
-                continue
-            if turn is None and self._opens_turn(kind, payload):
-                turn = self._new_turn(session, f"{session_id}:start", "(before the first prompt)", "", when)
-            target = turn
-            if target is None:
-                continue
-            if kind == "response_item" and ptype in CALLS:
-                call_id = str(payload.get("call_id") or payload.get("id") or f"line{lineno}")
-                name = str(payload.get("name") or ("shell" if ptype == "local_shell_call" else ptype))
-                item = RolloutItem("call", offset, lineno, when, call_id, name=name)
-                if ptype in ("function_call", "custom_tool_call", "local_shell_call"):
-                    self._counts["function_calls"] += 1
-                text = _patch_text(name, payload)
-                if text is not None:
-                    item.patch = parse_patch(text)
-                calls[call_id] = item
-                target.items.append(item)
-            elif kind == "response_item" and ptype in OUTPUTS:
-                item = calls.get(str(payload.get("call_id")))
-                if item is not None:
-                    item.output_offset = offset
-                    if item.patch is not None and item.applied is None:
-                        item.applied = _output_succeeded(payload.get("output"))
-            elif kind == "response_item" and ptype == "message" and payload.get("role") == "assistant":
-                text = message_text(payload)
-                if text.strip():
-                    target.items.append(RolloutItem("reply", offset, lineno, when, f"line{lineno}", name="reply"))
-                    target.replies.append((text, when))
-            elif kind == "event_msg" and ptype == "patch_apply_end":
-                item = calls.get(str(payload.get("call_id")))
-                if item is not None:
-                    item.end_offset = offset
-                    if isinstance(payload.get("success"), bool):
-                        item.applied = payload["success"]
-            elif kind == "event_msg" and ptype == "turn_diff":
-                target.items.append(RolloutItem("turn_diff", offset, lineno, when, f"line{lineno}", name="turn_diff"))
-            elif kind == "compacted" or (kind == "event_msg" and ptype == "context_compacted"):
-                target.items.append(RolloutItem("compaction", offset, lineno, when, f"line{lineno}", name="compaction"))
+            try:
+                self._row(session, lineno, offset, kind, payload, when)
+            except RECORD_ERRORS as exc:
+                problems.append(Problem(str(path), lineno, f"{exc}; line skipped"))
+        self._settle(session, path)
+        self._problems += problems
 
-        # Tokens: each turn gets (its last cumulative total − the previous turn's), on its first step.
+    def _row(self, session: RolloutSession, lineno: int, offset: int, kind: str, payload: dict, when) -> None:
+        if when is not None:
+            session.created_at = session.created_at or when
+            session.updated_at = when
+        ptype = typed_field(payload, "type", kind=str)
+        prompt = None
+        if kind == "event_msg" and ptype == "user_message" and self._has_events:
+            prompt = typed_field(payload, "message", kind=str, default="")
+        elif kind == "response_item" and ptype == "message" and payload.get("role") == "user" and not self._has_events:
+            text = message_text(payload)
+            prompt = None if _is_context(text) else text
+        if prompt is not None:
+            self._counts["prompts"] += 1
+            self._current = self._new_turn(session, f"{session.id}:{lineno}", preview(prompt) or "(empty prompt)", prompt, when)
+            return
+        if kind == "event_msg" and ptype == "token_count":
+            total = typed_field(payload, "info", "total_token_usage", kind=dict)
+            if total is not None:
+                session.total_tokens = total
+                if self._current is not None:
+                    self._current.total_at_end = total
+            return
+        if self._current is None and self._opens_turn(kind, payload):
+            self._current = self._new_turn(session, f"{session.id}:start", "(before the first prompt)", "", when)
+        target = self._current
+        if target is None:
+            return
+        calls = self._pending
+        if kind == "response_item" and ptype in CALLS:
+            call_id = typed_field(payload, "call_id", kind=str) or typed_field(payload, "id", kind=str) or f"line{lineno}"
+            name = typed_field(payload, "name", kind=str) or {"local_shell_call": "shell", "web_search_call": "web_search"}.get(ptype, ptype)
+            item = RolloutItem("call", offset, lineno, when, call_id, name=name, status=typed_field(payload, "status", kind=str))
+            if ptype != "web_search_call":
+                self._counts["function_calls"] += 1
+            text = patch_text(payload)
+            files = parse_patch(text) if text is not None else []
+            item.patch = files or None
+            calls[call_id] = item
+            target.items.append(item)
+        elif kind == "response_item" and ptype in OUTPUTS:
+            item = calls.get(str(typed_field(payload, "call_id", kind=str)))
+            if item is not None:
+                item.output_offset, item.output_at = offset, when
+                if item.patch is not None and item.applied is None:
+                    item.applied = output_succeeded(payload.get("output"))
+        elif kind == "response_item" and ptype == "message" and payload.get("role") == "assistant":
+            text = message_text(payload)
+            if text.strip():
+                target.items.append(RolloutItem("reply", offset, lineno, when, f"line{lineno}", name="reply"))
+                target.replies.append((text, when))
+        elif kind == "event_msg" and ptype == "patch_apply_end":
+            item = calls.get(str(typed_field(payload, "call_id", kind=str)))
+            if item is not None:
+                item.end_offset = offset
+                success = typed_field(payload, "success", kind=bool)
+                if success is not None:
+                    item.applied = success
+        elif kind == "event_msg" and ptype == "turn_diff":
+            target.items.append(RolloutItem("turn_diff", offset, lineno, when, f"line{lineno}", name="turn_diff"))
+        elif kind == "event_msg" and ptype == "turn_aborted":
+            target.items.append(RolloutItem("aborted", offset, lineno, when, f"line{lineno}", name="interrupted"))
+        elif kind == "compacted" or (kind == "event_msg" and ptype == "context_compacted"):
+            # One compaction is written twice (`compacted` and the `context_compacted` event): one step.
+            last = target.items[-1] if target.items else None
+            if last is not None and last.kind == "compaction" and (kind == "compacted") != (last.name == "compacted"):
+                if kind == "compacted":
+                    last.offset, last.line, last.name = offset, lineno, "compacted"
+                return
+            target.items.append(RolloutItem("compaction", offset, lineno, when, f"line{lineno}",
+                                            name="compacted" if kind == "compacted" else "compaction"))
+
+    def _settle(self, session: RolloutSession, path: Path) -> None:
+        """Per-turn tokens (each turn: its last cumulative total − the previous turn's, on its
+        first step) and the applied patches as file changes."""
         previous: dict = {}
         for turn_id in session.turns:
             t = self._turns[turn_id]
@@ -343,8 +310,7 @@ class RolloutIndex(IndexedSource):
                 continue
             first = t.items[0]
             first.tokens_in, first.tokens_out = (
-                max(0, int(t.total_at_end.get(key) or 0) - int(previous.get(key) or 0))
-                for key in ("input_tokens", "output_tokens")
+                max(0, _count(t.total_at_end, key) - _count(previous, key)) for key in ("input_tokens", "output_tokens")
             )
             previous = t.total_at_end
         for turn_id in session.turns:
@@ -354,8 +320,7 @@ class RolloutIndex(IndexedSource):
                     self._counts["patches"] += 1
                     for n, pf in enumerate(item.patch):
                         self._counts["file_changes"] += 1
-                        self._changes[f"{session_id}:{item.key}:{n}"] = (t, item, pf, path)
-        self._problems += problems
+                        self._changes[f"{session.id}:{item.key}:{n}"] = (t, item, pf, path)
 
     @staticmethod
     def _opens_turn(kind: str, payload: dict) -> bool:
@@ -370,3 +335,8 @@ class RolloutIndex(IndexedSource):
         self._turns[turn_id] = turn
         session.turns.append(turn_id)
         return turn
+
+
+def _count(totals: dict, key: str) -> int:
+    value = totals.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -9,10 +9,32 @@ truncated. Byte offsets let an adapter re-read one record later instead of keepi
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from memtui.core.model import Problem
+
+# Untrusted lines are bounded: deeper nesting than any agent writes, or a longer line than
+# any transcript holds, is reported and skipped instead of exhausting the stack or memory.
+MAX_DEPTH = 256
+MAX_LINE_BYTES = 256 * 1024 * 1024
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def nesting_depth(raw: bytes) -> int:
+    """How deeply the JSON text `raw` nests arrays and objects (strings ignored)."""
+    if raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH:
+        return 0  # cannot be deeper than the limit: skip the scan
+    depth = deepest = 0
+    for bracket in _BRACKET.findall(_STRING.sub(b"", raw)):
+        if bracket in (b"{", b"["):
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
 
 
 def _decode(raw: bytes, path: Path, lineno: int, problems: list[Problem]) -> str:
@@ -29,6 +51,12 @@ def parse_line(
     """One JSON record from one line of bytes, or None (blank or malformed, reported)."""
     stripped = raw.strip()
     if not stripped:
+        return None
+    if len(stripped) > MAX_LINE_BYTES:
+        problems.append(Problem(str(path), lineno, f"line of {len(stripped)} bytes is over the {MAX_LINE_BYTES}-byte limit, skipped"))
+        return None
+    if nesting_depth(stripped) > MAX_DEPTH:
+        problems.append(Problem(str(path), lineno, f"nested more than {MAX_DEPTH} levels deep, skipped"))
         return None
     text = _decode(stripped, path, lineno, problems)
     try:
@@ -88,13 +116,13 @@ def count_malformed(problems: list[Problem]) -> int:
 
 def read_record_at(path: Path, offset: int) -> dict[str, Any] | None:
     """The record on the line starting at byte `offset` (None if it no longer parses)."""
-    with open(path, "rb") as handle:
-        handle.seek(offset)
-        raw = handle.readline()
     try:
-        record = json.loads(raw.decode("utf-8", "replace"))
-    except (json.JSONDecodeError, RecursionError):
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            raw = handle.readline()
+    except OSError:
         return None
+    record = parse_line(raw, path, 0, [], last=False)
     return record if isinstance(record, dict) else None
 
 
@@ -109,10 +137,7 @@ def first_record(
                 raw = handle.readline()
                 if not raw:
                     return None
-                try:
-                    record = json.loads(raw.decode("utf-8", "replace"))
-                except (json.JSONDecodeError, RecursionError):
-                    continue
+                record = parse_line(raw, path, 0, [], last=False)
                 if isinstance(record, dict) and (where is None or where(record)):
                     return record
     except OSError:

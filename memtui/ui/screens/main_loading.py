@@ -322,8 +322,8 @@ class PaneLoading(MemtuiScreen[None]):
                     return
                 try:
                     before, after = source.read_entry(entry.id)
-                except Exception:  # shown per file when the user opens it; the count stays blank
-                    stats[entry.id] = None
+                except Exception:  # shown per file when the user opens it; the store's own hunk counts, if any
+                    stats[entry.id] = getattr(entry, "line_counts", None)
                     continue
                 counted = diff_stats(before, after)  # None for binary/undecodable content
                 stats[entry.id] = None if counted is None else (counted.added, counted.removed)

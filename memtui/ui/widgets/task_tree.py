@@ -25,6 +25,7 @@ STATUS_GLYPHS: dict[str, tuple[str, str]] = {
     "completed": ("✓", "task-tree--completed"),
     "failed": ("✗", "task-tree--failed"),
     "cancelled": ("⊘", "task-tree--cancelled"),
+    "interrupted": ("⊘", "task-tree--cancelled"),  # the user stopped it: not a failure
 }
 UNKNOWN_GLYPH = ("·", "task-tree--cancelled")
 

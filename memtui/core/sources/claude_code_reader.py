@@ -1,0 +1,255 @@
+"""One streaming pass over one Claude Code transcript: its turns and their steps, as offsets.
+
+A turn opens at a prompt someone typed, or at a slash command the model then answers.
+Everything else a user line can be — an interrupt, a background-task notification, a
+command's output, injected context — is an event step of the turn it happened in.
+Inline sub-agents (`isSidechain` lines of a 1.0.x main transcript) become sub-agent turns
+of their own, found again through their `parentUuid` chain. Each line is handled alone:
+one of an unexpected shape is reported (file, line, what was wrong) and the pass goes on.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memtui.core.model import Problem
+from memtui.core.sources.base import preview
+from memtui.core.sources.claude_code_branches import superseded_prompts
+from memtui.core.sources.claude_code_records import classify_user, message_blocks, reply_usage
+from memtui.core.sources.fields import RECORD_ERRORS, field
+from memtui.core.sources.jsonl import iter_records
+from memtui.core.sources.timestamps import parse_time
+
+if TYPE_CHECKING:
+    from memtui.core.sources.claude_code_transcripts import TranscriptIndex, TranscriptItem, TranscriptSession, Turn
+
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
+AGENT_TOOLS = frozenset({"Task", "Agent"})
+CONVERSATION = frozenset({"user", "assistant", "system", "attachment", "progress"})
+EVENT_STEPS = frozenset({"interrupt", "notification", "command output", "shell"})
+
+
+class TranscriptReader:
+    """Reads one transcript into `index` (a TranscriptIndex); `turn` is the open main turn."""
+
+    def __init__(self, index: "TranscriptIndex", path: Path, session: "TranscriptSession", turn: "Turn | None") -> None:
+        self.index, self.path, self.session = index, path, session
+        self.subagent = turn is not None
+        self.turn = turn
+        self.problems: list[Problem] = []
+        self.parents: dict[str, str | None] = {}
+        self.order: dict[str, int] = {}
+        self.side_turns: dict[str, Turn] = {}  # uuid of an inline sidechain line → its sub-agent turn
+        self.replies: dict[tuple[Any, Any], list] = {}  # reply key → [item or None, tokens in, tokens out]
+        self.pending_command: tuple[int, int, Any, str, str | None] | None = None
+        self.snapshots: dict[str, dict[str, str | None]] = {}
+        self.prompt_turns: dict[str, Turn] = {}
+        self.titles: dict[str, str] = {}
+        self.summaries: list[tuple[str, str]] = []
+
+    # -- the pass ------------------------------------------------------------------------------
+    def read(self) -> None:
+        for lineno, offset, rec in iter_records(self.path, self.problems):
+            try:
+                self._record(lineno, offset, rec)
+            except RECORD_ERRORS as exc:
+                self.problems.append(Problem(str(self.path), lineno, f"{exc}; line skipped"))
+        self._settle_command()
+        if not self.subagent:
+            uuids = set(self.order)
+            trusted = [s for s, leaf in self.summaries if leaf in uuids]
+            self.session.title = self.titles.get("custom") or self.titles.get("ai") or (trusted[-1] if trusted else None)
+            prompts = {t.uuid: t for t in self.session_turns() if t.uuid and t.agent_id is None}
+            for uuid in superseded_prompts(self.parents, self.order, set(prompts)):
+                prompts[uuid].superseded = True
+        self.index._problems.extend(self.problems)
+
+    def session_turns(self) -> list["Turn"]:
+        return [self.index._turns[t] for t in self.session.turns]
+
+    def _record(self, lineno: int, offset: int, rec: dict) -> None:
+        rtype = field(rec, "type", kind=str, default="")
+        when = parse_time(field(rec, "timestamp", kind=(str, int, float)))
+        sidechain = field(rec, "isSidechain", kind=bool, default=False)
+        if not self.subagent and not sidechain:
+            cwd = field(rec, "cwd", kind=str)
+            if cwd and self.session.cwd is None:
+                self.session.cwd = cwd
+            if when is not None:
+                self.session.created_at = self.session.created_at or when
+                self.session.updated_at = when
+        uuid = field(rec, "uuid", kind=str)
+        parent = field(rec, "parentUuid", kind=str) or field(rec, "logicalParentUuid", kind=str)
+        if uuid and rtype in CONVERSATION:
+            self.parents[uuid] = parent
+            self.order[uuid] = lineno
+        target = self.turn
+        if sidechain and not self.subagent and rtype in ("user", "assistant"):
+            target = self._side_turn(uuid, parent, rec, when)
+            if target is None:
+                return
+        if rtype == "summary":
+            summary = field(rec, "summary", kind=str)
+            if summary:
+                self.summaries.append((summary, str(field(rec, "leafUuid", kind=str))))
+        elif rtype == "ai-title":
+            self.titles["ai"] = field(rec, "aiTitle", kind=str) or self.titles.get("ai", "")
+        elif rtype == "custom-title":
+            self.titles["custom"] = field(rec, "customTitle", kind=str) or self.titles.get("custom", "")
+        elif rtype == "file-history-snapshot":
+            self._snapshot(rec)
+        elif rtype == "system" and field(rec, "subtype", kind=str) == "compact_boundary":
+            self._settle_command()
+            item = self._item("compact", offset, lineno, when, f"{lineno}:compact", name="compaction")
+            self._open_turn(when).items.append(item)
+            self.turn.compacted = True
+            self.index._compactions.setdefault(self.session.id, []).append(item)
+        elif rtype == "user":
+            self._user(rec, lineno, offset, when, uuid, target, sidechain)
+        elif rtype == "assistant":
+            if not sidechain:
+                self._settle_command(answered=True)
+            self._assistant(rec, lineno, offset, when, target if target is not None else self._open_turn(when))
+
+    def _open_turn(self, when) -> "Turn":
+        if self.turn is None:
+            self.turn = self.index._new_turn(self.session, self.path, f"{self.session.id}:start", None, "(before the first prompt)", when)
+        return self.turn
+
+    def _item(self, kind: str, offset: int, lineno: int, when, key: str, **extra) -> "TranscriptItem":
+        from memtui.core.sources.claude_code_transcripts import TranscriptItem
+
+        return TranscriptItem(kind, self.path, offset, lineno, when, key, **extra)
+
+    # -- user lines ----------------------------------------------------------------------------
+    def _user(self, rec: dict, lineno: int, offset: int, when, uuid: str | None, target: "Turn | None", sidechain: bool) -> None:
+        line = classify_user(rec)
+        if line.kind == "results":
+            self._results(rec, offset)
+            return
+        if self.subagent or sidechain:
+            if line.kind == "prompt" and target is not None and not target.prompt:
+                target.prompt = line.text
+                target.created_at = target.created_at or when
+                if target.title.startswith("sub-agent"):
+                    target.title = preview(line.text)
+            elif line.kind in EVENT_STEPS and target is not None:
+                target.items.append(self._item("event", offset, lineno, when, f"{lineno}:event", name=line.kind))
+            return
+        if line.kind == "command":
+            self._settle_command()
+            self.pending_command = (lineno, offset, when, line.text, uuid)
+            return
+        if line.kind == "command output" and self.pending_command is not None:
+            self._settle_command()  # a local command: it ran, printed, and no turn began
+        elif line.kind == "meta" and self.pending_command is not None and field(rec, "isMeta", kind=bool, default=False):
+            self._settle_command(answered=True)  # a custom command expands into a meta prompt
+            return
+        if line.kind == "prompt":
+            self._settle_command()
+            self._new_prompt(line.text, uuid, lineno, when, line.text)
+        elif line.kind in EVENT_STEPS:
+            self._open_turn(when).items.append(self._item("event", offset, lineno, when, f"{lineno}:event", name=line.kind))
+
+    def _new_prompt(self, title: str, uuid: str | None, lineno: int, when, prompt: str) -> None:
+        self.index._counts["prompts"] += 1
+        self.turn = self.index._new_turn(self.session, self.path, f"{self.session.id}:{uuid or lineno}", uuid, preview(title), when)
+        self.turn.prompt = prompt
+        if uuid:
+            self.prompt_turns[uuid] = self.turn
+            if uuid in self.snapshots:
+                self.index._merge_backups(self.turn, self.snapshots[uuid], self.session.cwd)
+
+    def _settle_command(self, *, answered: bool = False) -> None:
+        """Decide what the pending slash command was: a prompt when the model answers it,
+        otherwise a step of the current turn."""
+        if self.pending_command is None:
+            return
+        lineno, offset, when, text, uuid = self.pending_command
+        self.pending_command = None
+        if answered:
+            self._new_prompt(text, uuid, lineno, when, text)
+        else:
+            self._open_turn(when).items.append(self._item("event", offset, lineno, when, f"{lineno}:event", name="command"))
+
+    def _side_turn(self, uuid: str | None, parent: str | None, rec: dict, when) -> "Turn | None":
+        """The sub-agent turn an inline sidechain line belongs to (a root line opens one)."""
+        turn = self.side_turns.get(parent or "")
+        if turn is None and parent is None:
+            n = len(self.side_turns)
+            turn = self.index._new_turn(self.session, self.path, f"{self.session.id}:sidechain-{uuid or n}", None, "sub-agent (inline)", when)
+            turn.agent_id = f"inline-{(uuid or str(n))[:8]}"
+        if turn is not None and uuid:
+            self.side_turns[uuid] = turn
+        return turn
+
+    def _results(self, rec: dict, offset: int) -> None:
+        result = rec.get("toolUseResult")
+        for block in message_blocks(rec):
+            tool_use_id = field(block, "tool_use_id", kind=str)
+            if field(block, "type", kind=str) != "tool_result" or tool_use_id is None:
+                continue
+            found = self.index._calls.get(f"{self.session.id}:{tool_use_id}")
+            if found is None:
+                continue
+            item = found[1]
+            item.result_offset = offset
+            item.is_error = field(block, "is_error", kind=bool, default=False)
+            file_path = field(result, "filePath", kind=str) if isinstance(result, dict) else None
+            if item.name in EDIT_TOOLS and not item.is_error and file_path:
+                item.change = True
+                item.file_path = file_path
+                self.index._counts["file_changes"] += 1
+            agent_id = field(result, "agentId", kind=str) if isinstance(result, dict) else None
+            if item.name in AGENT_TOOLS and agent_id:
+                self.index._agent_calls[(self.session.id, agent_id)] = item.key
+
+    # -- assistant lines -----------------------------------------------------------------------
+    def _assistant(self, rec: dict, lineno: int, offset: int, when, turn: "Turn") -> None:
+        key, tokens_in, tokens_out = reply_usage(rec)
+        if key == (None, None):
+            key = ("line", lineno)
+        reply = self.replies.setdefault(key, [None, 0, 0])
+        reply[1], reply[2] = max(reply[1], tokens_in), max(reply[2], tokens_out)
+        for index, block in enumerate(message_blocks(rec)):
+            btype = field(block, "type", kind=str)
+            if btype == "tool_use":
+                tool_id = field(block, "id", kind=str)
+                if tool_id is None:
+                    continue
+                args = field(block, "input", kind=dict, default={})
+                self.index._counts["tool_calls"] += 1
+                item = self._item("call", offset, lineno, when, tool_id, name=field(block, "name", kind=str) or "tool", block=index,
+                                  file_path=field(args, "file_path", kind=str), agent_prompt=field(args, "prompt", kind=str))
+                self.index._calls[f"{self.session.id}:{tool_id}"] = (turn.id, item)
+            elif btype == "text" and field(block, "text", kind=str, default="").strip():
+                item = self._item("reply", offset, lineno, when, f"{lineno}:{index}", name="reply", block=index)
+                turn.replies.append((block["text"], when))
+            else:
+                continue
+            turn.items.append(item)
+            if reply[0] is None:
+                reply[0] = item
+        # The reply's first step carries its tokens: the largest snapshot seen so far.
+        if reply[0] is not None:
+            reply[0].tokens_in, reply[0].tokens_out = reply[1], reply[2]
+
+    # -- file history --------------------------------------------------------------------------
+    def _snapshot(self, rec: dict) -> None:
+        mid = field(rec, "snapshot", "messageId", kind=str) or field(rec, "messageId", kind=str)
+        backups = field(rec, "snapshot", "trackedFileBackups", kind=dict)
+        if not mid or backups is None:
+            return
+        target = self.snapshots.setdefault(mid, {})
+        for key, info in backups.items():
+            if isinstance(info, dict) and key not in target:
+                target[key] = field(info, "backupFileName", kind=str)
+        if mid in self.prompt_turns:
+            self.index._merge_backups(self.prompt_turns[mid], self.snapshots[mid], self.session.cwd)
+
+
+def normalised(path: str, cwd: str | None) -> str:
+    """An absolute, normalised path for a recorded one (relative ones are under `cwd`)."""
+    return os.path.normpath(path if os.path.isabs(path) or cwd is None else os.path.join(cwd, path))

@@ -1,0 +1,97 @@
+"""What one Claude Code transcript line is: a prompt someone typed, or a line the tool injected.
+
+Not every `user` line is a prompt. Claude Code writes interrupt markers, background-task
+notifications, slash commands and their output, meta lines and compaction summaries as
+user lines too; they are events inside a turn, never new tasks. Every field is read through
+memtui.core.sources.fields, so a line of an unexpected shape raises FieldError.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from memtui.core.sources.fields import count, field, objects
+
+INTERRUPT = "[Request interrupted by user"
+# Tags Claude Code wraps around text it injects as a user line → the kind of event.
+INJECTED_TAGS = {
+    "<task-notification>": "notification",
+    "<local-command-stdout>": "command output",
+    "<local-command-stderr>": "command output",
+    "<local-command-caveat>": "meta",
+    "<bash-input>": "shell",
+    "<bash-stdout>": "shell",
+    "<bash-stderr>": "shell",
+    "<system-reminder>": "meta",
+    "<user-prompt-submit-hook>": "meta",
+}
+_COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)
+_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+
+
+def message_blocks(record: Any) -> list[dict]:
+    """The content blocks of a record's `message` (a bare string becomes one text block)."""
+    content = field(record, "message", "content", kind=(str, list), default=[])
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return objects(record, "message", "content")
+
+
+def block_text(block: dict) -> str:
+    return field(block, "text", kind=str, default="")
+
+
+@dataclass(frozen=True)
+class UserLine:
+    """A classified `user` line.
+
+    kind: "prompt" (typed), "command" (a slash command: a prompt if the model answers it,
+    an event if it ran locally), "interrupt", "notification", "command output", "shell",
+    "meta" (injected context, compaction summaries), or "results" (tool results).
+    """
+
+    kind: str
+    text: str
+
+
+def classify_user(record: dict) -> UserLine:
+    """What a `user` line is (see UserLine)."""
+    blocks = message_blocks(record)
+    if "toolUseResult" in record or any(field(b, "type", kind=str, default="") == "tool_result" for b in blocks):
+        return UserLine("results", "")
+    text = "\n".join(block_text(b) for b in blocks if b.get("type") == "text")
+    if (field(record, "isMeta", kind=bool, default=False) or field(record, "isCompactSummary", kind=bool, default=False)
+            or field(record, "isVisibleInTranscriptOnly", kind=bool, default=False) or not text.strip()):
+        return UserLine("meta", text)
+    head = text.lstrip()
+    if head.startswith(INTERRUPT):
+        return UserLine("interrupt", head.strip())
+    if "<command-name>" in head[:400] and head.startswith(("<command-", "<command-name>")):
+        name = _COMMAND.search(head)
+        args = _ARGS.search(head)
+        title = (name.group(1).strip() if name else "/?") + (" " + args.group(1).strip() if args and args.group(1).strip() else "")
+        return UserLine("command", title)
+    for tag, kind in INJECTED_TAGS.items():
+        if head.startswith(tag):
+            return UserLine(kind, text)
+    return UserLine("prompt", text)
+
+
+def reply_usage(record: dict) -> tuple[tuple[Any, Any], int, int]:
+    """(reply key, input tokens incl. cache, output tokens) of an assistant line.
+
+    One API reply is written as several lines sharing `message.id` + `requestId`; input and
+    cache counts repeat, `output_tokens` grows with each line (streaming snapshots), so the
+    caller keeps the largest value per key.
+    """
+    key = (field(record, "message", "id", kind=str), field(record, "requestId", kind=str))
+    tokens_in = sum(count(record, "message", "usage", k)
+                    for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    return key, tokens_in, count(record, "message", "usage", "output_tokens")
+
+
+def is_compaction_summariser(stem: str) -> bool:
+    """`agent-acompact-*` transcripts are the compaction summariser, not a delegated sub-agent."""
+    return stem.startswith("agent-acompact")
