@@ -72,7 +72,8 @@ def test_inline_sidechain_is_a_nested_sub_agent(claude):
 
 def test_a_session_with_only_sub_agents_left_is_listed(claude):
     orphan = next(s for s in claude.sessions() if s.id == ORPHAN)
-    assert orphan.title == "(transcript missing) List the modules of tally."
+    # Named by the prompt history (the slash command before it names nothing).
+    assert orphan.title == "(transcript missing) Map the tally package for me"
     assert any(ORPHAN in p.file and "missing" in p.message for p in claude.problems())
 
 
@@ -91,7 +92,7 @@ def test_codex_patches_every_way_they_are_applied(codex):
 
 
 def test_codex_one_compaction_searches_aborts_and_durations(codex):
-    session = next(s for s in codex.sessions() if s.title.startswith("Patch"))
+    session = next(s for s in codex.sessions() if s.title == "Patch three files")
     patch_turn, test_turn = codex.tasks(session.id)
     steps = codex.steps(patch_turn.id)
     assert [s.tool for s in steps] == ["applypatch", "shell", "shell", "web_search", "compaction", "reply"]
@@ -109,8 +110,16 @@ def test_codex_early_rollout_found_from_its_project(tmp_path):
     found = rollouts_for_workspace(workspace, home)
     assert len(found) == 2  # the early one has its cwd only in the environment context
     early = CodexSource(found, home=home)
-    session = next(s for s in early.sessions() if s.title == "Rename the flag")
+    session = next(s for s in early.sessions() if s.title == "Rename the CLI flag")
     [task] = early.tasks(session.id)
     [checkpoint] = early.checkpoints(task.id)
     [entry] = early.checkpoint_entries(checkpoint.id)
     assert entry.path == "README.md" and early.workspace_root(task.id) == workspace
+
+
+def test_codex_thread_names_index_first_then_state_database(tmp_path):
+    home = copy_fixture("shapes/codex_home", tmp_path / "codex")
+    codex = CodexSource.from_path(home)
+    assert {s.title for s in codex.sessions()} == {"Patch three files", "Rename the CLI flag"}
+    # The WAL-mode state database is opened immutable: no -wal/-shm appear beside it.
+    assert sorted(p.name for p in home.iterdir()) == ["session_index.jsonl", "sessions", "state_5.sqlite"]

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 from memtui.core.model import Problem
 from memtui.core.sources.base import IndexedSource
@@ -20,7 +20,7 @@ from memtui.core.sources.claude_code_reader import AGENT_TOOLS, TranscriptReader
 from memtui.core.sources.claude_code_records import block_text, is_compaction_summariser, message_blocks, reply_usage
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
-from memtui.core.sources.timestamps import parse_time
+from memtui.core.sources.titles import claude_history_titles
 
 __all__ = ["TranscriptIndex", "TranscriptItem", "TranscriptSession", "Turn", "claude_home", "find_session_transcripts",
            "looks_like_transcript", "message_blocks", "transcript_cwd", "transcripts_for_workspace"]
@@ -178,6 +178,9 @@ class TranscriptIndex(IndexedSource):
             self._link_subagents(session)
             if session.orphaned:
                 self._orphan_dates(session)
+        untitled = [s for s in self._sessions.values() if not s.title]
+        for session_id, title in claude_history_titles(self.home, untitled, self._problems).items():
+            self._sessions[session_id].title = title
         self._counts["sessions"] = len(self._sessions)
         self._counts["malformed_lines"] = count_malformed(self._problems)
 

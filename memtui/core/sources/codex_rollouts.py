@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 from memtui.core.model import Problem
 from memtui.core.sources.base import IndexedSource, preview
@@ -19,6 +19,7 @@ from memtui.core.sources.codex_patches import PatchFile, output_succeeded, parse
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
 from memtui.core.sources.timestamps import parse_time
+from memtui.core.sources.titles import codex_titles
 
 CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call"})
 OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
@@ -169,21 +170,12 @@ class RolloutIndex(IndexedSource):
         self.home = home
 
     # -- indexing --------------------------------------------------------------------------
-    def _titles(self) -> dict[str, str]:
-        titles: dict[str, str] = {}
-        index = self.home / "session_index.jsonl" if self.home else None
-        if index is not None and index.is_file():
-            for _line, _offset, rec in iter_records(index, []):
-                if isinstance(rec.get("id"), str) and isinstance(rec.get("thread_name"), str):
-                    titles[rec["id"]] = rec["thread_name"]
-        return titles
-
     def _index(self) -> None:
         self._sessions: dict[str, RolloutSession] = {}
         self._turns: dict[str, Turn] = {}
         self._changes: dict[str, tuple[Turn, RolloutItem, PatchFile, Path]] = {}
         self._counts = {"sessions": 0, "prompts": 0, "function_calls": 0, "patches": 0, "file_changes": 0, "malformed_lines": 0}
-        titles = self._titles()
+        titles = codex_titles(self.home, self._problems)
         for path in self.rollouts:
             self._index_rollout(path, titles)
         self._counts["sessions"] = len(self._sessions)
