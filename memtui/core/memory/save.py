@@ -7,12 +7,20 @@ the disk bytes, unless the caller explicitly overwrites. The replaced bytes go t
 `<workspace>/.agent/.memtui/history/<quoted relative path>/` first, one file per version,
 named `<UTC timestamp>_<reason>_<hash prefix of what replaced it>.bak`; the newest
 `keep` versions are kept.
+
+Writes stay inside the workspace. The one exception is `outside`: absolute paths of files
+the caller may write elsewhere — the files of an agent's start-up chain (a user-level
+CLAUDE.md, an auto-memory MEMORY.md; memtui.core.memory.chain.chain_paths). Their history is
+kept in the workspace too, under the quoted absolute path, so the agent's home gets nothing
+but the edited file itself.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -53,23 +61,24 @@ class HistoryEntry:
         return self.path.read_bytes()
 
 
-def history_dir(root: Path, path: Path) -> Path:
+def history_dir(root: Path, path: Path, outside: Collection[Path] = ()) -> Path:
     """Where previous versions of the document at `path` are kept."""
-    rel = _relative(root, path)
+    rel = _relative(root, path, outside)
     return Path(root).resolve() / HISTORY_DIR / quote(rel, safe="")
 
 
 def documents_with_history(root: Path) -> list[str]:
-    """Workspace-relative paths that have at least one kept version."""
+    """Documents that have at least one kept version: workspace-relative paths, and absolute
+    ones for files outside the workspace."""
     base = Path(root).resolve() / HISTORY_DIR
     if not base.is_dir():
         return []
     return sorted(unquote(p.name) for p in base.iterdir() if p.is_dir() and any(p.glob("*.bak")))
 
 
-def list_history(root: Path, path: Path) -> list[HistoryEntry]:
+def list_history(root: Path, path: Path, outside: Collection[Path] = ()) -> list[HistoryEntry]:
     """Kept versions of a document, newest first."""
-    folder = history_dir(root, path)
+    folder = history_dir(root, path, outside)
     if not folder.is_dir():
         return []
     entries = []
@@ -84,10 +93,10 @@ def list_history(root: Path, path: Path) -> list[HistoryEntry]:
     return entries
 
 
-def history_entry(root: Path, path: Path, number: int) -> HistoryEntry:
-    entries = list_history(root, path)
+def history_entry(root: Path, path: Path, number: int, outside: Collection[Path] = ()) -> HistoryEntry:
+    entries = list_history(root, path, outside)
     if not 1 <= number <= len(entries):
-        rel = _relative(root, path)
+        rel = _relative(root, path, outside)
         raise NoHistory(f"{rel} has {len(entries)} kept version(s); there is no #{number}")
     return entries[number - 1]
 
@@ -116,21 +125,22 @@ def save_document(
     *,
     reason: str = "save",
     keep: int = DEFAULT_KEEP,
+    outside: Collection[Path] = (),
 ) -> DiskVersion:
     """Write `content` to the document at `path` atomically and return its new version.
 
     `expected` is the version the caller opened (None if the file did not exist then, ANY
     to overwrite whatever is there). The bytes being replaced are kept in history first.
-    Saving identical bytes is a no-op.
+    Saving identical bytes is a no-op. `path` must be in the workspace or one of `outside`.
     """
     root = Path(root).resolve()
-    path = inside_workspace(root, path)
+    path = writable_path(root, path, outside)
     new = content.encode("utf-8") if isinstance(content, str) else bytes(content)
     old, version = check_unchanged(path, expected)
     if old == new and version is not None:
         return version
     if old is not None:
-        _keep_version(root, path, old, replaced_by=hash_bytes(new), reason=reason, keep=keep)
+        _keep_version(root, path, old, replaced_by=hash_bytes(new), reason=reason, keep=keep, outside=outside)
     recheck = None if expected is ANY else (lambda: check_unchanged(path, version))
     write_atomic(path, new, _mode_or_new(path), before_replace=recheck)
     _, written = disk_version(path)
@@ -138,22 +148,22 @@ def save_document(
     return written
 
 
-def restore_version(root: Path, path: Path, number: int, expected=ANY) -> DiskVersion:
+def restore_version(root: Path, path: Path, number: int, expected=ANY, outside: Collection[Path] = ()) -> DiskVersion:
     """Make version `number` (1 = most recently replaced) current again. The version it
     replaces is kept too, so a restore can itself be undone."""
-    entry = history_entry(root, path, number)
-    return save_document(root, path, entry.read(), expected, reason="restore")
+    entry = history_entry(root, path, number, outside)
+    return save_document(root, path, entry.read(), expected, reason="restore", outside=outside)
 
 
-def undo_last_save(root: Path, path: Path, expected=ANY) -> DiskVersion:
+def undo_last_save(root: Path, path: Path, expected=ANY, outside: Collection[Path] = ()) -> DiskVersion:
     """Put back the version memtui's last write replaced.
 
     Refused with SaveConflict if the file no longer holds what memtui wrote (the agent
     wrote it since): undoing then would throw the agent's write away.
     """
-    entries = [e for e in list_history(root, path) if e.reason != "discarded"]
+    entries = [e for e in list_history(root, path, outside) if e.reason != "discarded"]
     if not entries:
-        raise NoHistory(f"{_relative(root, path)} has no save to undo")
+        raise NoHistory(f"{_relative(root, path, outside)} has no save to undo")
     last = entries[0]
     data, version = check_unchanged(path, expected)
     if version is None or not version.sha256.startswith(last.replaced_by):
@@ -163,18 +173,19 @@ def undo_last_save(root: Path, path: Path, expected=ANY) -> DiskVersion:
             disk=data,
             disk_version=version,
         )
-    return save_document(root, path, last.read(), version, reason="undo")
+    return save_document(root, path, last.read(), version, reason="undo", outside=outside)
 
 
-def keep_discarded(root: Path, path: Path, text: str, keep: int = DEFAULT_KEEP) -> HistoryEntry:
+def keep_discarded(root: Path, path: Path, text: str, keep: int = DEFAULT_KEEP,
+                   outside: Collection[Path] = ()) -> HistoryEntry:
     """Keep an edit the user chose not to save (e.g. "reload" in a conflict) among the
     document's versions, so even a discarded edit can be restored later."""
     root = Path(root).resolve()
-    path = inside_workspace(root, path)
+    path = writable_path(root, path, outside)
     _, version = disk_version(path)
     _keep_version(root, path, text.encode("utf-8"), replaced_by=version.sha256 if version else "0" * 16,
-                  reason="discarded", keep=keep)
-    return list_history(root, path)[0]
+                  reason="discarded", keep=keep, outside=outside)
+    return list_history(root, path, outside)[0]
 
 
 def sweep_workspace(root: Path) -> list[Path]:
@@ -206,8 +217,14 @@ def conflict_diff(disk: bytes | None, mine: str, name: str) -> str:
 # --- internals ---------------------------------------------------------------------------
 
 
-def _relative(root: Path, path: Path) -> str:
-    return inside_workspace(Path(root).resolve(), path).relative_to(Path(root).resolve()).as_posix()
+def _relative(root: Path, path: Path, outside: Collection[Path] = ()) -> str:
+    """The document's history key: its workspace-relative path, or its absolute path."""
+    root = Path(root).resolve()
+    resolved = writable_path(root, path, outside)
+    try:
+        return resolved.relative_to(root).as_posix()
+    except ValueError:
+        return resolved.as_posix()
 
 
 def inside_workspace(root: Path, path: Path) -> Path:
@@ -222,8 +239,25 @@ def inside_workspace(root: Path, path: Path) -> Path:
     return resolved
 
 
-def _keep_version(root: Path, path: Path, data: bytes, *, replaced_by: str, reason: str, keep: int) -> None:
-    folder = history_dir(root, path)
+def writable_path(root: Path, path: Path, outside: Collection[Path] = ()) -> Path:
+    """`path` resolved, if memtui may write it: inside the resolved `root`, or one of the
+    absolute `outside` paths (named as given or through the link they resolve by); the
+    resolved file is what gets written. PathEscape otherwise."""
+    path = Path(path)
+    try:
+        return inside_workspace(root, path)
+    except PathEscape:
+        if path.is_absolute():
+            resolved = path.resolve()
+            for allowed in outside:
+                if Path(os.path.abspath(allowed)) == Path(os.path.abspath(path)) or Path(allowed).resolve() == resolved:
+                    return resolved
+        raise
+
+
+def _keep_version(root: Path, path: Path, data: bytes, *, replaced_by: str, reason: str, keep: int,
+                  outside: Collection[Path] = ()) -> None:
+    folder = history_dir(root, path, outside)
     folder.mkdir(parents=True, exist_ok=True)
     micros = time.time_ns() // 1000
     while True:
