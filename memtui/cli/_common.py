@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
 
 def _default(value: Any) -> Any:
+    if callable(getattr(value, "to_json", None)):  # results say their own JSON shape
+        return value.to_json()
     if is_dataclass(value) and not isinstance(value, type):
         return asdict(value)
     if isinstance(value, datetime):
@@ -28,7 +30,8 @@ def _default(value: Any) -> Any:
 
 
 def dump_json(obj: Any) -> str:
-    """JSON for --json output: dataclasses, datetimes and paths serialised plainly."""
+    """The one JSON of the CLI's --json output: objects with `to_json()` in their own shape,
+    other dataclasses field by field, datetimes as ISO 8601, paths and bytes as text."""
     return json.dumps(obj, default=_default, indent=2, ensure_ascii=False)
 
 

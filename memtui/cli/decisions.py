@@ -25,7 +25,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from memtui.core.memory.decisions import add_decision, default_decision_log, read_decisions
-    from memtui.core.memory.save import inside_workspace
+    from memtui.core.paths import inside_workspace
 
     root = workspace_root(args.path)
     path = inside_workspace(root, args.file if args.file else default_decision_log(root))

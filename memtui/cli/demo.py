@@ -19,7 +19,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from memtui.core.demo import build_demo
     from memtui.cli._common import open_store
-    from memtui.cli._sizes import human_bytes
+    from memtui.core.display import human_bytes
     from memtui.core.errors import MemtuiError
 
     started = time.monotonic()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from memtui.cli._common import add_json_flag, emit, open_store
-from memtui.cli._sizes import human_bytes
+from memtui.core.display import human_bytes
 from memtui.core.errors import MemtuiError
 
 
@@ -32,7 +32,7 @@ def run(args) -> int:
     if not args.apply:
         with open_store(args.path) as store:
             plan = plan_gc(store)
-        emit(plan.as_json(), args.json, lambda _: plan_text(plan))
+        emit(plan.to_json(), args.json, lambda _: plan_text(plan))
         return 0
     with open_store(args.path, write=True) as store:
         tty = sys.stderr.isatty() and not args.json
@@ -45,7 +45,7 @@ def run(args) -> int:
         result = apply_gc(store, batch=args.batch, max_tasks=args.max_tasks, progress=progress)
         if tty:
             print(file=sys.stderr)
-    emit(result.as_json(), args.json, lambda _: result_text(result))
+    emit(result.to_json(), args.json, lambda _: result_text(result))
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._sizes import human_bytes
+from memtui.core.display import human_bytes
 
 
 def register(sub) -> None:
@@ -19,7 +19,7 @@ def run(args) -> int:
     from memtui.core.stats import db_stats
 
     stats = db_stats(Path(args.path))
-    emit(stats.as_json(), args.json, lambda _: stats_text(stats))
+    emit(stats.to_json(), args.json, lambda _: stats_text(stats))
     return 0
 
 

@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.core.errors import PathEscape
+from memtui.core.paths import relative_parts
 from memtui.core.store import AGENT_DIR
 
 
@@ -29,16 +31,10 @@ def check_path(root: Path, path: str) -> PathCheck:
     `root` must already be resolved (`Path.resolve()`). Symlinks inside the root that point
     inside it are followed: the file written is the one the agent edited through the link.
     """
-    if not isinstance(path, str) or not path or "\x00" in path:
-        return PathCheck(None, f"invalid path {path!r}", escapes=True)
-    raw = path.replace("\\", "/")
-    if raw.startswith("/") or (len(raw) > 1 and raw[1] == ":"):
-        return PathCheck(None, "absolute path: outside the workspace root", escapes=True)
-    parts = [p for p in raw.split("/") if p not in ("", ".")]
-    if ".." in parts:
-        return PathCheck(None, "'..' leads outside the workspace root", escapes=True)
-    if not parts:
-        return PathCheck(None, "empty path", escapes=True)
+    try:
+        parts = relative_parts(path)
+    except PathEscape as exc:
+        return PathCheck(None, str(exc), escapes=True)
     # Walk the components so the message can name the symlink that leads out.
     current = root
     for i, part in enumerate(parts):

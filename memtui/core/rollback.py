@@ -35,7 +35,8 @@ from typing import Any, Iterable, Sequence
 
 from memtui.core.atomic import file_mode, fsync_dir, sweep_directories, write_atomic
 from memtui.core.containment import PathCheck, check_path
-from memtui.core.errors import ContentError, MemtuiError
+from memtui.core.paths import normalise_path
+from memtui.core.errors import ContentError, MemtuiError, PathEscape
 from memtui.core.model import CheckpointInfo, EntryInfo, Id
 
 __all__ = [
@@ -207,9 +208,10 @@ class RollbackResult:
 
 
 def _same_file_key(path: Any) -> str:
-    if not isinstance(path, str):
-        return repr(path)
-    return "/".join(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
+    try:
+        return normalise_path(path)
+    except PathEscape:
+        return repr(path)  # refused later, file by file
 
 
 # --------------------------------------------------------------------------- planning

@@ -99,7 +99,7 @@ class DbStats:
                     f" VACUUM would return them to the disk{how}")
         return None
 
-    def as_json(self) -> dict:
+    def to_json(self) -> dict:
         """The `memtui stats --json` document."""
         content = None
         if self.content is not None:
@@ -253,7 +253,7 @@ class VacuumResult:
     def bytes_returned(self) -> int:
         return self.file_bytes_before - self.file_bytes_after
 
-    def as_json(self) -> dict:
+    def to_json(self) -> dict:
         return {"kind": self.kind, "file_bytes_before": self.file_bytes_before,
                 "file_bytes_after": self.file_bytes_after, "bytes_returned": self.bytes_returned,
                 "freelist_before": self.freelist_before, "freelist_after": self.freelist_after,

@@ -3,63 +3,27 @@
 Titles, tool arguments and results, file paths and contents come from agents and from the
 files they edited: they may hold Rich markup (`[bold red]`), ANSI escape sequences or other
 control characters. None of it may be interpreted. Everything the UI shows from the store
-goes through `safe_text` (a `rich.text.Text`, never parsed as markup) with control
-characters replaced by their visible Unicode "control picture" (ESC → ␛).
+goes through `safe_text` (a `rich.text.Text`, never parsed as markup) made safe by the
+core's one sanitiser (memtui.core.display: control pictures, ESC → ␛, bidi overrides → �).
+Byte counts use the core's one formatter, so the CLI and the UI print the same label.
 """
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
 
 from rich.style import Style
 from rich.text import Text
 
-# C0 controls (except tab/newline when multi-line text is allowed), DEL, and C1 controls.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
-_CONTROL_WITH_NEWLINES = re.compile(r"[\x00-\x1f\x7f\x80-\x9f]")
+from memtui.core.display import human_bytes, one_line, sanitize
 
-
-def _picture(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # ␀ … ␟
-    if code == 0x7F:
-        return "\u2421"  # ␡
-    return "\ufffd"  # C1 controls: no picture; the replacement character says "something was here"
-
-
-def sanitize(value: object, multiline: bool = False) -> str:
-    """`value` as a string with control characters made visible (newlines/tabs kept if multiline)."""
-    text = value if isinstance(value, str) else str(value)
-    if multiline:
-        return _CONTROL.sub(_picture, text)
-    return _CONTROL_WITH_NEWLINES.sub(_picture, text)
+__all__ = ["clock_time", "human_bytes", "human_cost", "human_duration", "human_tokens", "one_line",
+           "relative_time", "safe_text", "sanitize"]
 
 
 def safe_text(value: object, style: str | Style = "", multiline: bool = False) -> Text:
     """A Rich `Text` of untrusted data, shown literally: no markup, no escapes, no controls."""
     return Text(sanitize(value, multiline), style=style, no_wrap=not multiline, end="")
-
-
-def one_line(value: object, width: int = 80) -> str:
-    """A sanitized single line, whitespace collapsed, cut to `width` with an ellipsis."""
-    text = " ".join(sanitize(value, multiline=True).split())
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
-
-
-def human_bytes(n: int | None) -> str:
-    """1536 → "1.5 KB" (powers of 1024, one decimal under 10)."""
-    if n is None:
-        return "—"
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if size < 1024 or unit == "TB":
-            if unit == "B":
-                return f"{int(size)} B"
-            return f"{size:.1f} {unit}" if size < 10 else f"{size:.0f} {unit}"
-        size /= 1024
-    return f"{n} B"  # pragma: no cover
 
 
 def human_duration(ms: int | float | None) -> str:

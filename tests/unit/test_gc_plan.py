@@ -174,7 +174,7 @@ def test_orphans_running_kept_finished_reclaimed(tmp_path):
     (gone,) = plan.reclaimable
     assert gone.task == done and gone.orphan and gone.session is None
     assert "orphan" in gone.why
-    assert plan.as_json()["reclaimable"][0]["orphan"] is True
+    assert plan.to_json()["reclaimable"][0]["orphan"] is True
 
 
 def test_counts_and_bytes_are_measured_and_match_apply(tmp_path):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
+
+from memtui.core.display import sanitize
 
 
 def decode_text(data: bytes | None) -> str | None:
@@ -31,15 +32,6 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-# Control characters shown as their Unicode "control pictures" (␀ ␛ ␍ …), DEL as ␡, C1
-# controls and bidirectional overrides (the "Trojan source" ones) as �: never interpreted.
-_CONTROL_MAP: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if c != 0x09}
-_CONTROL_MAP[0x7F] = "\u2421"
-_CONTROL_MAP.update({c: "\ufffd" for c in range(0x80, 0xA0)})
-_CONTROL_MAP.update({c: "\ufffd" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
-_NEEDS_SANITIZING = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
 def display_line(line: str, tab_size: int = 4, strip_cr: bool = False) -> str:
     """A line as it may be shown in a terminal: tabs expanded, control characters visible.
 
@@ -49,9 +41,7 @@ def display_line(line: str, tab_size: int = 4, strip_cr: bool = False) -> str:
         line = line[:-1]
     if "\t" in line:
         line = line.expandtabs(tab_size)
-    if _NEEDS_SANITIZING.search(line):
-        line = line.translate(_CONTROL_MAP)
-    return line
+    return sanitize(line)
 
 
 @dataclass(frozen=True)

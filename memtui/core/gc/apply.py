@@ -43,7 +43,7 @@ class GcResult:
     def pages_freed(self) -> int:
         return self.freelist_after - self.freelist_before
 
-    def as_json(self) -> dict:
+    def to_json(self) -> dict:
         return {"tasks": self.tasks, "skipped": self.skipped, "steps": self.steps,
                 "checkpoints": self.checkpoints, "entries": self.entries, "blobs": self.blobs,
                 "bytes": self.bytes, "freelist_before": self.freelist_before,

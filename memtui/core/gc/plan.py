@@ -74,7 +74,7 @@ class ReclaimableTask:
     def bytes(self) -> int:
         return self.payload_bytes + self.blob_bytes
 
-    def as_json(self) -> dict:
+    def to_json(self) -> dict:
         return {"task": self.task, "session": self.session, "status": self.status, "orphan": self.orphan,
                 "steps": self.steps, "checkpoints": self.checkpoints, "entries": self.entries,
                 "blobs": self.blobs, "bytes": self.bytes}
@@ -125,13 +125,13 @@ class GcPlan:
             "blobs": sum(t.blobs for t in self.reclaimable) + self.loose_blobs,
         }
 
-    def as_json(self) -> dict:
+    def to_json(self) -> dict:
         """The `memtui gc --dry-run --json` document."""
         return {
             "roots": [{"task": r.task, "kind": r.kind, "kinds": list(r.kinds)} for r in self.roots],
             "live": [{"task": t.task, "reason": t.reason, "root": t.root, "chain": list(t.chain)}
                      for t in self.live],
-            "reclaimable": [t.as_json() for t in self.reclaimable],
+            "reclaimable": [t.to_json() for t in self.reclaimable],
             "reclaimable_bytes": self.reclaimable_bytes,
             "loose_blobs": self.loose_blobs,
             "loose_bytes": self.loose_bytes,

@@ -29,6 +29,7 @@ from urllib.parse import quote, unquote
 from memtui.core.atomic import file_mode, sweep_directories, write_atomic
 from memtui.core.errors import NoHistory, PathEscape, SaveConflict
 from memtui.core.memory.discover import discover_documents
+from memtui.core.paths import inside_workspace
 from memtui.core.memory.documents import DiskVersion, disk_version, hash_bytes
 
 HISTORY_DIR = ".agent/.memtui/history"
@@ -225,18 +226,6 @@ def _relative(root: Path, path: Path, outside: Collection[Path] = ()) -> str:
         return resolved.relative_to(root).as_posix()
     except ValueError:
         return resolved.as_posix()
-
-
-def inside_workspace(root: Path, path: Path) -> Path:
-    """`path` (absolute, or relative to the resolved `root`) resolved; PathEscape if it
-    leads outside the workspace."""
-    path = Path(path)
-    resolved = (path if path.is_absolute() else root / path).resolve()
-    try:
-        resolved.relative_to(root)
-    except ValueError:
-        raise PathEscape(f"{path} is outside the workspace {root}") from None
-    return resolved
 
 
 def writable_path(root: Path, path: Path, outside: Collection[Path] = ()) -> Path:

@@ -15,18 +15,19 @@ import threading
 from collections import OrderedDict
 from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from memtui.core import content as codec
 from memtui.core.errors import ReadOnlyStore, StoreNotFound
 from memtui.core.memory_source import Capability
 from memtui.core.model import FINISHED
+from memtui.core.paths import normalise_path
 from memtui.core.store import schema
 from memtui.core.store.reads import ReadModel
 from memtui.core.store.models import build_models
 
-__all__ = ["AgentStore", "normalise_path", "workspace_of", "AGENT_DIR", "DB_NAME"]
+__all__ = ["AgentStore", "workspace_of", "AGENT_DIR", "DB_NAME"]
 
 AGENT_DIR = ".agent"
 DB_NAME = "agent.db"
@@ -40,25 +41,6 @@ NATIVE_CAPABILITIES = frozenset({
 
 def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def normalise_path(path: str) -> str:
-    """A workspace-relative POSIX path; absolute paths and `..` escapes raise ValueError."""
-    if not isinstance(path, str) or not path.strip():
-        raise ValueError("empty path")
-    raw = path.replace("\\", "/")
-    if raw.startswith("/") or (len(raw) > 1 and raw[1] == ":"):
-        raise ValueError(f"absolute path refused: {path!r}")
-    parts: list[str] = []
-    for part in PurePosixPath(raw).parts:
-        if part in ("", "."):
-            continue
-        if part == "..":
-            raise ValueError(f"path escapes the workspace: {path!r}")
-        parts.append(part)
-    if not parts:
-        raise ValueError(f"empty path: {path!r}")
-    return "/".join(parts)
 
 
 class _ContentCache:

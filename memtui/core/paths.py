@@ -1,0 +1,50 @@
+"""The one path rule: a recorded path is workspace-relative POSIX, never absolute, never `..`.
+
+`relative_parts` checks a path as recorded (untrusted: by an agent, in a transcript) and
+`normalise_path` gives its one spelling ("./a//b.txt" and "a/b.txt" are one file);
+`inside_workspace` resolves a path on disk and refuses one that leads out (symlinks too).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memtui.core.errors import PathEscape
+
+
+def relative_parts(path: str) -> list[str]:
+    """The components of a recorded workspace-relative path ("." and empty ones dropped).
+
+    PathEscape (a ValueError) says why a path is refused: not a string, empty, NUL byte,
+    absolute (POSIX or a Windows drive), or holding "..".
+    """
+    if not isinstance(path, str) or "\x00" in path:
+        raise PathEscape(f"invalid path {path!r}")
+    raw = path.replace("\\", "/")
+    if raw.startswith("/") or (len(raw) > 1 and raw[1] == ":"):
+        raise PathEscape("absolute path: outside the workspace root")
+    parts = [part for part in raw.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise PathEscape("'..' leads outside the workspace root")
+    if not parts or not path.strip():
+        raise PathEscape("empty path")
+    return parts
+
+
+def normalise_path(path: str) -> str:
+    """A recorded path's one spelling: workspace-relative POSIX ("./a//b" → "a/b");
+    PathEscape naming the path when it is refused."""
+    try:
+        return "/".join(relative_parts(path))
+    except PathEscape as exc:
+        raise PathEscape(f"{exc}: {path!r}") from None
+
+
+def inside_workspace(root: Path, path: Path | str) -> Path:
+    """`path` (absolute, or relative to the resolved `root`) resolved; PathEscape when it
+    leads outside the workspace (through `..` or a symlink)."""
+    path = Path(path)
+    resolved = (path if path.is_absolute() else root / path).resolve()
+    if resolved != root and root not in resolved.parents:
+        raise PathEscape(f"{path} is outside the workspace {root}")
+    return resolved
