@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._sizes import human_bytes
+from memtui.core.display import human_bytes
 from memtui.core.errors import MemtuiError
 
 

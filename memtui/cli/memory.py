@@ -66,7 +66,7 @@ def _text(docs) -> str:
 
 
 def _chains_text(obj) -> str:
-    from memtui.cli._sizes import human_bytes
+    from memtui.core.display import human_bytes
     from memtui.core.memory.chain import AGENTS
     from memtui.ui.text import sanitize
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._sizes import human_bytes
+from memtui.core.display import human_bytes
 
 
 def register(sub) -> None:

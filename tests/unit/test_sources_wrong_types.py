@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from memtui.core.errors import ContentError
-from memtui.core.sources.base import UnknownId
+from memtui.core.memory_source import UnknownId
 from memtui.core.sources.claude_code import ClaudeCodeSource
 from memtui.core.sources.codex import CodexSource
 
