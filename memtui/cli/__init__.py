@@ -36,6 +36,8 @@ VERBS: list[str] = [
     "curate",
     "cleanup",
     "restore",
+    "export",
+    "serve",
 ]
 
 

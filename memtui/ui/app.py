@@ -57,7 +57,8 @@ class MemtuiApp(App[int]):
 
     def __init__(self, path: Path | str, *, root: Path | None = None, readonly: bool = True,
                  clock: Clock | None = None, source: Any | None = None,
-                 opener: Callable[[], Any] | None = None, shown_path: str | None = None) -> None:
+                 opener: Callable[[], Any] | None = None, shown_path: str | None = None,
+                 read_only: bool = False) -> None:
         """`path`: a workspace directory or an agent.db. `source`: an already-open source
         (tests, foreign sources); `opener`: a callable that opens one (run in a worker);
         `shown_path`: how the header names the workspace (default: its path, ~ for home)."""
@@ -66,6 +67,8 @@ class MemtuiApp(App[int]):
         self.path = Path(path)
         self.root = root
         self.readonly = readonly
+        self.read_only = read_only
+        """`memtui open/serve --read-only`: every writing capability is off, not just hidden."""
         self.now: Clock = clock or _utcnow
         self.source: Any | None = None
         """The open MemorySource, once the opening worker reported back."""
@@ -390,14 +393,15 @@ def _gc_figures(source: Any) -> tuple[dict[str, int], Any]:
 
 def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = None,
              clock: Clock | None = None, source: Any | None = None,
-             opener: Callable[[], Any] | None = None, shown_path: str | None = None) -> MemtuiApp:
+             opener: Callable[[], Any] | None = None, shown_path: str | None = None,
+             read_only: bool = False) -> MemtuiApp:
     """The app on a workspace directory or agent.db (shared by the CLI and the tests)."""
     return MemtuiApp(path, root=root, readonly=readonly, clock=clock, source=source, opener=opener,
-                     shown_path=shown_path)
+                     shown_path=shown_path, read_only=read_only)
 
 
-def run_app(path: Path | str, root: Path | None = None) -> int:
-    """Run the app in the terminal; the exit code for the CLI."""
-    app = make_app(path, root=root)
+def run_app(path: Path | str, root: Path | None = None, read_only: bool = False) -> int:
+    """Run the app in the terminal (or, under textual-serve, in a browser); the exit code."""
+    app = make_app(path, root=root, read_only=read_only)
     result = app.run()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)

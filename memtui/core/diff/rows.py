@@ -125,6 +125,23 @@ class FileDiff:
         for j in range(j1, j2):
             append(Row("+", -1, j, h, partner_of_new.get(j, -1)))
 
+    def unified_lines(self) -> list[str]:
+        """The diff as `diff -u` prints its hunks: "@@" headers, then " ", "-" and "+" lines.
+
+        Lines are the files' own text, not sanitised: whoever shows them makes them safe.
+        """
+        lines: list[str] = []
+        for row in self.unified_rows:
+            if row.kind == "@":
+                lines.append(self.hunks[row.hunk].header)
+            elif row.kind == "-":
+                lines.append("-" + self.old_lines[row.old])
+            elif row.kind == "+":
+                lines.append("+" + self.new_lines[row.new])
+            else:
+                lines.append(" " + self.old_lines[row.old])
+        return lines
+
     @cached_property
     def split_rows(self) -> list[Row]:
         """Rows of the side-by-side layout: paired lines share a row, others face a gap."""

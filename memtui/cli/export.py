@@ -1,0 +1,80 @@
+"""`memtui export PATH (--session ID | --task ID) [--format md|html|json] [-o FILE] [--with-memory]`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from memtui.core.errors import MemtuiError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("export", help="write one session or task as a Markdown, HTML or JSON document")
+    p.add_argument("path", nargs="?", default=".", help="workspace directory or a store (agent.db, agent home, transcript)")
+    scope = p.add_mutually_exclusive_group(required=True)
+    scope.add_argument("--session", metavar="ID", help="export this session, sub-agents included")
+    scope.add_argument("--task", metavar="ID", help="export this task and the tasks it handed off to")
+    p.add_argument("--format", choices=("md", "html", "json"), default=None,
+                   help="document format (default: from the -o file's extension, else md)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here (refuses an existing file); default: stdout")
+    p.add_argument("--with-memory", action="store_true", help="add the workspace's memory documents")
+    p.add_argument("--kind", help="which store at PATH (memtui, claude-code, codex, …) when there are several")
+    p.set_defaults(func=run)
+
+
+def _format(args) -> str:
+    if args.format:
+        return args.format
+    suffix = Path(args.output).suffix.lower() if args.output else ""
+    return {".html": "html", ".htm": "html", ".json": "json"}.get(suffix, "md")
+
+
+def open_source_at(path: Path, kind: str | None):
+    """The store at or for PATH: the one of `kind`, else memtui's own, else the first other
+    agent's store found (as the app chooses)."""
+    from memtui.core.sources import discover
+
+    found = [s for s in discover(path) if s.kind != "memory-files"]
+    if kind is not None:
+        found = [s for s in found if s.kind == kind]
+    if not found:
+        what = f"no {kind} store" if kind else "no agent store"
+        raise MemtuiError(f"{what} found at or for {path} (see: memtui sources {path})")
+    return found[0]
+
+
+def run(args) -> int:
+    from memtui.core.atomic import write_atomic
+    from memtui.core.export import build_export, render_export
+
+    path = Path(args.path).expanduser()
+    fmt = _format(args)
+    output = Path(args.output).expanduser() if args.output else None
+    if output is not None and output.exists():
+        raise MemtuiError(f"{output} exists; choose another file (export never overwrites)")
+    entry = open_source_at(path, args.kind)
+    try:
+        source = entry.open()
+        workspace = getattr(source, "workspace", None) or (path if path.is_dir() else path.parent)
+        doc = build_export(source, session_id=args.session, task_id=args.task,
+                           with_memory=args.with_memory, memory_root=Path(workspace))
+    finally:
+        entry.close()
+    text = render_export(doc, fmt)
+    if output is None:
+        sys.stdout.write(text)
+        return 0
+    def still_free() -> None:  # the file may have appeared while the document was built
+        if output.exists():
+            raise MemtuiError(f"{output} exists; choose another file (export never overwrites)")
+
+    write_atomic(output, text.encode("utf-8"), before_replace=still_free)
+    count = sum(1 for _ in _all(doc["tasks"]))
+    print(f"wrote {output} ({fmt}, {count} task{'s' if count != 1 else ''})")
+    return 0
+
+
+def _all(tasks):
+    for task in tasks:
+        yield task
+        yield from _all(task["children"])

@@ -1,0 +1,87 @@
+"""`memtui serve [PATH] [--host 127.0.0.1] [--port 8000] [--read-only]`: the app in a browser.
+
+textual-serve runs one `memtui open PATH` process per browser tab and relays its screen over
+a websocket. It comes with the `serve` extra (`pip install 'memtui[serve]'`): only people who
+serve need aiohttp and its friends.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import shlex
+import socket
+import sys
+from pathlib import Path
+
+from memtui.core.errors import MemtuiError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("serve", help="serve the app to a web browser (needs memtui[serve])")
+    p.add_argument("path", nargs="?", default=".", help="workspace directory or a store")
+    p.add_argument("--root", help="workspace root, for an agent.db outside its workspace")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    p.add_argument("--read-only", action="store_true",
+                   help="no writing action at all: no pin, rollback, GC, vacuum, edit or cleanup")
+    p.add_argument("--public-url", metavar="URL",
+                   help="the address browsers use, when it differs from http://HOST:PORT (a proxy)")
+    p.set_defaults(func=run)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether only this machine can reach `host` (127.0.0.0/8, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def app_command(path: Path, root: str | None, read_only: bool) -> str:
+    """The shell command textual-serve runs for each browser tab: this Python, this memtui."""
+    argv = [sys.executable, "-m", "memtui", "open", str(path)]
+    if root:
+        argv += ["--root", str(Path(root).expanduser().resolve())]
+    if read_only:
+        argv.append("--read-only")
+    return shlex.join(argv)
+
+
+def public_url(host: str, port: int) -> str:
+    """Where a browser finds the server: a wildcard address is named by this machine's name."""
+    name = host.strip("[]")
+    if name in ("0.0.0.0", "::", ""):
+        name = socket.getfqdn()
+    if ":" in name:
+        name = f"[{name}]"
+    return f"http://{name}:{port}"
+
+
+def run(args) -> int:
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        raise MemtuiError("serving needs textual-serve: pip install 'memtui[serve]'") from None
+    path = Path(args.path).expanduser().resolve()
+    if not path.exists():
+        raise MemtuiError(f"{args.path} does not exist")
+    if not 0 < args.port < 65536:
+        raise MemtuiError(f"--port {args.port} is not a port number (1–65535)")
+    url = args.public_url or public_url(args.host, args.port)
+    if is_loopback(args.host):
+        print(f"memtui: serving {path} at {url} — loopback only: browsers on this machine can connect",
+              file=sys.stderr)
+    else:
+        can = "browse" if args.read_only else "browse and change (pin, roll back, GC, edit)"
+        print(f"memtui: WARNING: listening on {args.host}: anyone who can reach port {args.port} can {can} "
+              f"the agent memory at {path}" + ("" if args.read_only else "; add --read-only to allow browsing only"),
+              file=sys.stderr)
+    server = Server(app_command(path, args.root, args.read_only), host=args.host, port=args.port,
+                    title=f"memtui — {path.name or path}", public_url=url)
+    try:
+        server.serve()
+    except OSError as exc:
+        raise MemtuiError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    return 0

@@ -1,0 +1,221 @@
+"""The export document: memtui's read model of one session or task as plain JSON-ready data.
+
+The shape is stable (`EXPORT_VERSION`); other tools may consume it. Text fields hold the
+store's own text, unsanitised (JSON escapes it); the Markdown and HTML renderers make it
+inert. Long tool arguments, results and diffs are cut with a marker, and say so.
+
+    {"format": "memtui-export", "version": 1, "generated_at": ISO-8601,
+     "source": {"kind", "path"}, "scope": {"session": ID} | {"task": ID},
+     "session": {"id", "title", "status", "created_at", "updated_at"} | null,
+     "tasks": [TASK, ...],                    # roots; sub-agents nest under "children"
+     "memory": [{"path", "kind", "text", "truncated"}] | null}
+    TASK = {"id", "session_id", "title", "status", "pinned", "superseded", "collected",
+            "summary", "created_at", "updated_at", "finished_at",
+            "handed_off_from": ID | null,    # the parent task, when it lives elsewhere
+            "messages": [{"role", "content", "created_at"}],
+            "steps": [{"id", "seq", "tool", "args", "args_truncated", "result",
+                       "result_truncated", "result_chars", "status", "error", "tokens_in",
+                       "tokens_out", "cost", "duration_ms", "created_at", "checkpoint_id"}],
+            "checkpoints": [{"id", "step_id", "created_at", "label",
+                             "entries": [{"id", "path", "kind", "before_size", "after_size",
+                                          "added", "removed", "diff", "diff_truncated", "note"}]}],
+            "children": [TASK, ...]}
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from memtui.core.diff import prepare_file_diff
+from memtui.core.errors import MemtuiError
+from memtui.core.model import Id, TaskInfo
+from memtui.core.task_tree import TaskTree, build_task_tree, task_subtree
+
+EXPORT_VERSION = 1
+#: Characters of a tool's arguments or result kept in an export; the rest is cut with a marker.
+TEXT_LIMIT = 4000
+#: Lines of one file's diff kept in an export.
+DIFF_LINE_LIMIT = 2000
+#: Characters of one memory document kept with --with-memory.
+MEMORY_LIMIT = 200_000
+
+
+def cut_marker(dropped: int, unit: str = "characters") -> str:
+    """The line that ends a cut text: how much was left out."""
+    return f"… [{dropped:,} more {unit} not exported]"
+
+
+def _when(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+
+
+def _cut(text: str, limit: int) -> tuple[str, bool]:
+    if len(text) <= limit:
+        return text, False
+    return text[:limit] + "\n" + cut_marker(len(text) - limit), True
+
+
+def _step(step: Any) -> dict[str, Any]:
+    args, args_cut = _cut(_as_text(step.args), TEXT_LIMIT)
+    full_result = _as_text(step.result)
+    result, result_cut = _cut(full_result, TEXT_LIMIT)
+    return {
+        "id": step.id, "seq": step.seq, "tool": step.tool,
+        "args": args, "args_truncated": args_cut,
+        "result": result, "result_truncated": result_cut, "result_chars": len(full_result),
+        "status": step.status, "error": step.error,
+        "tokens_in": step.tokens_in, "tokens_out": step.tokens_out, "cost": step.cost,
+        "duration_ms": step.duration_ms, "created_at": _when(step.created_at),
+        "checkpoint_id": step.checkpoint_id,
+    }
+
+
+def _entry(source: Any, entry: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": entry.id, "path": entry.path, "kind": entry.kind,
+        "before_size": entry.before_size, "after_size": entry.after_size,
+        "added": None, "removed": None, "diff": None, "diff_truncated": False, "note": "",
+    }
+    try:
+        before, after = source.read_entry(entry.id)
+    except MemtuiError as exc:
+        # The store may keep its own diff where it lacks the full contents (Codex patches).
+        own = getattr(entry, "diff", None)
+        if isinstance(own, str) and own:
+            lines = own.splitlines()
+            row["note"] = f"the store's own diff; {exc}"
+        else:
+            row["note"] = str(exc)
+            return row
+    else:
+        diff = prepare_file_diff(entry.path, before, after)
+        if diff.binary:
+            row["note"] = f"binary: before {diff.before.describe()}; after {diff.after.describe()}"
+            return row
+        lines = diff.unified_lines()
+        if diff.stats is not None:
+            row["added"], row["removed"] = diff.stats.added, diff.stats.removed
+        if diff.final_newline_note:
+            lines.append(f"\\ {diff.final_newline_note}")
+    if len(lines) > DIFF_LINE_LIMIT:
+        lines = [*lines[:DIFF_LINE_LIMIT], cut_marker(len(lines) - DIFF_LINE_LIMIT, "lines")]
+        row["diff_truncated"] = True
+    row["diff"] = "\n".join(lines)
+    return row
+
+
+def _task(source: Any, task: TaskInfo, tree: TaskTree, seen: set[Id]) -> dict[str, Any]:
+    seen.add(task.id)
+    checkpoints = []
+    for cp in source.checkpoints(task.id):
+        checkpoints.append({
+            "id": cp.id, "step_id": cp.step_id, "created_at": _when(cp.created_at), "label": cp.label,
+            "entries": [_entry(source, e) for e in source.checkpoint_entries(cp.id)],
+        })
+    return {
+        "id": task.id, "session_id": task.session_id, "title": task.title, "status": task.status,
+        "pinned": task.pinned, "superseded": task.superseded, "collected": task.collected,
+        "summary": task.summary, "created_at": _when(task.created_at),
+        "updated_at": _when(task.updated_at), "finished_at": _when(task.finished_at),
+        "handed_off_from": tree.handed_from.get(task.id),
+        "messages": [{"role": m.role, "content": m.content, "created_at": _when(m.created_at)}
+                     for m in source.messages(task.id)],
+        "steps": [_step(s) for s in source.steps(task.id)],
+        "checkpoints": checkpoints,
+        # A handoff cycle is drawn once: a task already exported is not repeated below itself.
+        "children": [_task(source, child, tree, seen) for child in tree.children.get(task.id, [])
+                     if child.id not in seen],
+    }
+
+
+def _memory(root: Path | None) -> list[dict[str, Any]]:
+    from memtui.core.memory.discover import discover_documents
+
+    if root is None or not root.is_dir():
+        return []
+    docs = []
+    for doc in discover_documents(root):
+        try:
+            text = doc.path.read_bytes().decode("utf-8", "replace")
+        except OSError as exc:
+            docs.append({"path": doc.rel, "kind": doc.kind, "text": "", "truncated": False,
+                         "error": exc.strerror or str(exc)})
+            continue
+        text, cut = _cut(text, MEMORY_LIMIT)
+        docs.append({"path": doc.rel, "kind": doc.kind, "text": text, "truncated": cut})
+    return docs
+
+
+def build_export(source: Any, *, session_id: Id | None = None, task_id: Id | None = None,
+                 with_memory: bool = False, memory_root: Path | None = None,
+                 now: Callable[[], datetime] | None = None) -> dict[str, Any]:
+    """The export document of one session (with its sub-agents) or one task (with the tasks it
+    handed off to). Exactly one of `session_id` / `task_id`. Raises UnknownId (a KeyError and
+    MemtuiError) for an id the source lacks."""
+    if (session_id is None) == (task_id is None):
+        raise ValueError("export one session or one task")
+    session = None
+    if session_id is not None:
+        found = next((s for s in source.sessions() if str(s.id) == str(session_id)), None)
+        if found is None:
+            from memtui.core.sources.base import UnknownId
+
+            raise UnknownId(f"no session {session_id!r} in this source")
+        session = {"id": found.id, "title": found.title, "status": found.status,
+                   "created_at": _when(found.created_at), "updated_at": _when(found.updated_at)}
+        tree = build_task_tree(source, found.id)
+        scope: dict[str, Id] = {"session": found.id}
+    else:
+        tree = task_subtree(source, _typed_task_id(source, task_id))
+        scope = {"task": tree.roots[0]}
+    seen: set[Id] = set()
+    tasks = [_task(source, tree.by_id[root], tree, seen) for root in tree.roots]
+    clock = now or (lambda: datetime.now(timezone.utc))
+    return {
+        "format": "memtui-export", "version": EXPORT_VERSION, "generated_at": clock().isoformat(),
+        "source": {"kind": getattr(source, "kind", "") or "memtui", "path": str(_source_path(source))},
+        "scope": scope, "session": session, "tasks": tasks,
+        "memory": _memory(memory_root) if with_memory else None,
+    }
+
+
+def _typed_task_id(source: Any, task_id: Id | None) -> Id:
+    """A task id from the command line: an int for stores with integer ids."""
+    try:
+        return source.task(task_id).id
+    except KeyError:
+        if isinstance(task_id, str) and task_id.isdigit():
+            return source.task(int(task_id)).id
+        raise
+
+
+def _source_path(source: Any) -> Any:
+    return getattr(source, "db_path", None) or getattr(source, "path", "")
+
+
+def visible(text: str) -> str:
+    """`text` with every control character, ANSI escape and bidi override shown visibly
+    (␛ ␀ �), newlines kept: what both renderers put on the page."""
+    from memtui.core.diff.text import display_line
+
+    return "\n".join(display_line(line) for line in text.split("\n"))
+
+
+def walk(tasks: list[dict[str, Any]], depth: int = 0):
+    """(depth, task) for every task of the document, depth-first, sub-agents after their parent."""
+    for task in tasks:
+        yield depth, task
+        yield from walk(task["children"], depth + 1)

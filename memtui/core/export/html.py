@@ -1,0 +1,214 @@
+"""The export document as one self-contained HTML page.
+
+No script, no remote asset: the style sheet is inline and a Content-Security-Policy forbids
+anything else, so the page is inert even in a browser that mis-parses it. Every piece of
+agent-written text is sanitised (control characters visible) and HTML-escaped; links are
+never made from it. Diffs are highlighted with pygments: the old and new side of each file's
+hunks are lexed as running text, so strings and comments spanning lines colour right.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any, Iterator
+
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import TextLexer, get_lexer_for_filename
+from pygments.token import STANDARD_TYPES
+from pygments.util import ClassNotFound
+
+from memtui.core.export.document import visible, walk
+
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'"
+_PAGE_CSS = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em; padding: 0 1em;
+       color: #1f2328; background: #fff; }
+h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #d0d7de; padding-bottom: .2em; margin-top: 2em; }
+pre, code, table.diff { font: 13px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; }
+pre { background: #f6f8fa; padding: .6em; overflow-x: auto; white-space: pre-wrap; }
+.meta { color: #57606a; } .status-failed, .error { color: #cf222e; } .status-completed { color: #1a7f37; }
+.cut { color: #9a6700; font-style: italic; }
+table.diff { border-collapse: collapse; width: 100%; margin: .4em 0 1em; }
+table.diff td { padding: 0 .5em; white-space: pre-wrap; vertical-align: top; }
+table.diff td.n { color: #8c959f; text-align: right; width: 3.5em; user-select: none; }
+tr.add td { background: #e6ffec; } tr.del td { background: #ffebe9; }
+tr.hunk td { background: #ddf4ff; color: #57606a; }
+details { margin: .3em 0; } summary { cursor: pointer; }
+ul.tree { list-style: none; padding-left: 1.2em; }
+"""
+
+
+def _t(value: object) -> str:
+    """Untrusted text, visible and escaped for HTML (quotes too: safe in attributes)."""
+    return escape(visible(str(value)), quote=True)
+
+
+def _lexer(path: str):
+    try:
+        return get_lexer_for_filename(path, stripnl=False, ensurenl=False)
+    except (ClassNotFound, ValueError):
+        return TextLexer(stripnl=False, ensurenl=False)
+
+
+def _css_class(ttype) -> str:
+    while ttype not in STANDARD_TYPES:
+        ttype = ttype.parent
+    return STANDARD_TYPES[ttype]
+
+
+def _highlighted_lines(lexer, lines: list[str]) -> list[str]:
+    """Each line as HTML with pygments' token classes, lexed as one running text."""
+    out: list[str] = [""]
+    for ttype, value in lexer.get_tokens("\n".join(lines)):
+        css = _css_class(ttype)
+        for k, piece in enumerate(value.split("\n")):
+            if k:
+                out.append("")
+            if piece:
+                out[-1] += f'<span class="{css}">{escape(piece)}</span>' if css else escape(piece)
+    return out[: len(lines)] + [""] * (len(lines) - len(out))
+
+
+def _diff_table(path: str, diff: str) -> str:
+    rows = diff.split("\n")
+    old_side = [visible(r[1:]) for r in rows if r[:1] in (" ", "-")]
+    new_side = [visible(r[1:]) for r in rows if r[:1] in (" ", "+")]
+    lexer = _lexer(path)
+    old_html = iter(_highlighted_lines(lexer, old_side))
+    new_html = iter(_highlighted_lines(lexer, new_side))
+    old_no = new_no = 0
+    out = ['<table class="diff highlight">']
+    for row in rows:
+        mark = row[:1]
+        if row.startswith("@@"):
+            parts = row.split()
+            try:
+                old_no = int(parts[1][1:].split(",")[0]) - 1
+                new_no = int(parts[2][1:].split(",")[0]) - 1
+            except (IndexError, ValueError):
+                pass
+            out.append(f'<tr class="hunk"><td class="n"></td><td class="n"></td><td>{_t(row)}</td></tr>')
+        elif mark == "-":
+            old_no += 1
+            out.append(f'<tr class="del"><td class="n">{old_no}</td><td class="n"></td>'
+                       f"<td>-{next(old_html, '')}</td></tr>")
+        elif mark == "+":
+            new_no += 1
+            out.append(f'<tr class="add"><td class="n"></td><td class="n">{new_no}</td>'
+                       f"<td>+{next(new_html, '')}</td></tr>")
+        elif mark == " ":
+            old_no += 1
+            new_no += 1
+            next(old_html, "")
+            out.append(f'<tr><td class="n">{old_no}</td><td class="n">{new_no}</td>'
+                       f"<td> {next(new_html, '')}</td></tr>")
+        else:  # "\ no newline…" and the cut marker
+            out.append(f'<tr><td class="n"></td><td class="n"></td><td class="cut">{_t(row)}</td></tr>')
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _pre(label: str, text: str, cut: bool = False) -> str:
+    note = ' <span class="cut">(truncated)</span>' if cut else ""
+    # Long texts start folded, so the steps of a task stay scannable; print shows them all.
+    state = "" if text.count("\n") > 12 else " open"
+    return f"<details{state}><summary>{label}{note}</summary><pre>{_t(text)}</pre></details>"
+
+
+def _step(step: dict[str, Any]) -> Iterator[str]:
+    facts = [f'<span class="status-{_t(step["status"])}">{_t(step["status"])}</span>']
+    if step["tokens_in"] or step["tokens_out"]:
+        facts.append(f"{step['tokens_in']:,} in / {step['tokens_out']:,} out tokens")
+    if step["cost"]:
+        facts.append(f"${step['cost']:.4f}")
+    if step["duration_ms"]:
+        facts.append(f"{step['duration_ms']:,} ms")
+    yield f"<h4>{step['seq']}. <code>{_t(step['tool'])}</code> <span class=\"meta\">{' · '.join(facts)}</span></h4>"
+    if step["error"]:
+        yield f'<pre class="error">{_t(step["error"])}</pre>'
+    if step["args"]:
+        yield _pre("Arguments", step["args"], step["args_truncated"])
+    if step["result"] and step["result"] != step["error"]:
+        yield _pre("Result", step["result"], step["result_truncated"])
+
+
+def _task(task: dict[str, Any], anchors: dict[Any, str], parent: Any) -> Iterator[str]:
+    marks = [f'<span class="status-{_t(task["status"])}">{_t(task["status"])}</span>']
+    marks += [name for name in ("pinned", "superseded", "collected") if task[name]]
+    yield f'<section id="{anchors[task["id"]]}"><h2>Task {_t(task["id"])}: {_t(task["title"])}</h2>'
+    yield f'<p class="meta">{", ".join(marks)}'
+    if task["session_id"] is not None:
+        yield f" · session {_t(task['session_id'])}"
+    handed = parent if parent is not None else task["handed_off_from"]
+    if handed is not None:
+        link = f'<a href="#{anchors[handed]}">task {_t(handed)}</a>' if handed in anchors else f"task {_t(handed)}"
+        yield f" · handed off from {link}"
+    if task["created_at"]:
+        yield f" · created {_t(task['created_at'])}"
+    yield "</p>"
+    if task["children"]:
+        kids = ", ".join(f'<a href="#{anchors[c["id"]]}">task {_t(c["id"])}</a>' for c in task["children"])
+        yield f'<p class="meta">Handed off to: {kids}</p>'
+    if task["summary"]:
+        yield _pre("Summary", task["summary"])
+    for message in task["messages"]:
+        if message["role"] == "summary" and message["content"] == task["summary"]:
+            continue  # shown once, as the summary
+        yield _pre(_t(message["role"]), message["content"])
+    if task["steps"]:
+        yield f"<h3>Steps ({len(task['steps'])})</h3>"
+    for step in task["steps"]:
+        yield from _step(step)
+    for cp in task["checkpoints"]:
+        label = f" ({_t(cp['label'])})" if cp["label"] else ""
+        step = f", step {_t(cp['step_id'])}" if cp["step_id"] is not None else ""
+        yield f"<h3>Checkpoint {_t(cp['id'])}{label}{step}</h3>"
+        for entry in cp["entries"]:
+            counts = f" +{entry['added']} −{entry['removed']}" if entry["added"] is not None else ""
+            yield f"<h4><code>{_t(entry['path'])}</code> <span class=\"meta\">{_t(entry['kind'])}{counts}</span></h4>"
+            if entry["note"]:
+                yield f'<p class="cut">{_t(entry["note"])}</p>'
+            if entry["diff"] is not None:
+                yield _diff_table(entry["path"], entry["diff"])
+    yield "</section>"
+
+
+def render_html(doc: dict[str, Any]) -> str:
+    """The export document as one HTML page (UTF-8, inline CSS, no script)."""
+    scope = doc["scope"]
+    what = f"session {_t(scope['session'])}" if "session" in scope else f"task {_t(scope['task'])}"
+    title = doc["session"]["title"] if doc["session"] else (doc["tasks"][0]["title"] if doc["tasks"] else "")
+    tasks = list(walk(doc["tasks"]))
+    anchors = {task["id"]: f"task-{n}" for n, (_, task) in enumerate(tasks)}
+    parents = {child["id"]: task["id"] for _, task in tasks for child in task["children"]}
+    css = _PAGE_CSS + HtmlFormatter(style="default").get_style_defs(".highlight")
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
+           f"<title>memtui export — {what}</title>", f"<style>{css}</style></head><body>",
+           f"<h1>memtui export — {what}: {_t(title)}</h1>",
+           f'<p class="meta">Source: {_t(doc["source"]["kind"])} at <code>{_t(doc["source"]["path"])}</code>'
+           f" · exported {_t(doc['generated_at'])}</p>", "<h2>Task tree</h2>"]
+    out += _tree(doc["tasks"], anchors) if tasks else ["<p>(no tasks)</p>"]
+    for _, task in tasks:
+        out += _task(task, anchors, parents.get(task["id"]))
+    if doc["memory"] is not None:
+        out.append("<h2>Memory documents</h2>")
+        if not doc["memory"]:
+            out.append("<p>(none found in the workspace)</p>")
+        for item in doc["memory"]:
+            out.append(_pre(f"<code>{_t(item['path'])}</code> — {_t(item['kind'])}",
+                            item.get("error") or item["text"], item["truncated"]))
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _tree(tasks: list[dict[str, Any]], anchors: dict[Any, str]) -> list[str]:
+    out = ['<ul class="tree">']
+    for task in tasks:
+        out.append(f'<li><a href="#{anchors[task["id"]]}">task {_t(task["id"])}</a>: {_t(task["title"])} '
+                   f'<span class="meta">({_t(task["status"])}, {len(task["steps"])} steps)</span>')
+        if task["children"]:
+            out += _tree(task["children"], anchors)
+        out.append("</li>")
+    out.append("</ul>")
+    return out

@@ -1,0 +1,49 @@
+"""`memtui serve` end to end: a real server process, a real headless Chromium, real keys.
+
+Skipped, with the reason printed, where Playwright, textual-serve or a system Chromium is
+missing (`apt-get install chromium`; `.ci/run` installs it). Everything stays on loopback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memtui.ui.browser import BrowserTerminal, missing_browser_parts, served
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(bool(missing_browser_parts()), reason=missing_browser_parts() or "ready"),
+]
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from memtui.core.demo import build_demo
+
+    root = tmp_path_factory.mktemp("served") / "workspace"
+    build_demo(root, seed=1)
+    return root
+
+
+def test_browse_sessions_diff_and_gc_preview_in_chromium(workspace: Path, tmp_path: Path) -> None:
+    with served(workspace, log=tmp_path / "serve.log") as url, BrowserTerminal(url) as page:
+        # The sessions pane, newest session highlighted, its task beside it.
+        screen = page.wait_for("Sessions", "Speed up the test", "Tasks · session 10")
+        assert "Profile and shorten slow tests" in screen
+        # j moves down the sessions: the tasks pane follows.
+        page.press("j")
+        page.wait_for("Tasks · session 9", "Choose the version bump")
+        page.press("j")
+        page.wait_for("Tasks · session 8", "Remove the draft docs page")
+        # 3 goes to the steps; the first step wrote a file, so its diff shows.
+        page.press("3")
+        screen = page.wait_for("Diff · docs/draft.md", "@@ -0,0 +1,3 @@", "To be removed.")
+        assert "A  docs/draft.md" in screen
+        # g opens the GC preview: what is live, what may go, and why.
+        page.press("g")
+        screen = page.wait_for("GC preview", "reclaimable", "live via #8 (handoff)")
+        assert "nothing is deleted until you apply" in screen
+        page.press("Escape")
+        page.wait_for("Tasks · session 8")
