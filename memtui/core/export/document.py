@@ -171,7 +171,7 @@ def build_export(source: Any, *, session_id: Id | None = None, task_id: Id | Non
     if session_id is not None:
         found = next((s for s in source.sessions() if str(s.id) == str(session_id)), None)
         if found is None:
-            from memtui.core.sources.base import UnknownId
+            from memtui.core.memory_source import UnknownId
 
             raise UnknownId(f"no session {session_id!r} in this source")
         session = {"id": found.id, "title": found.title, "status": found.status,
