@@ -44,12 +44,13 @@ def add_json_flag(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
-def open_store(path: str | Path, *, write: bool = False) -> "AgentStore":
-    """The memtui store at PATH (a workspace or an agent.db), read-only unless `write`.
+def open_store(path: str | Path) -> "AgentStore":
+    """The memtui store at PATH (a workspace or an agent.db), opened read-only; a verb that
+    writes does so through `store.writer()`.
 
     Never creates one: a verb pointed at the wrong folder says so instead of leaving an
-    empty .agent/agent.db behind.
+    empty .agent/agent.db behind, and a file that is not a store (even an empty one) is refused.
     """
     from memtui.core.store import AgentStore
 
-    return AgentStore.open(Path(path), readonly=not write, create=False)
+    return AgentStore.open(Path(path), readonly=True)

@@ -34,7 +34,7 @@ def run(args) -> int:
             plan = plan_gc(store)
         emit(plan.to_json(), args.json, lambda _: plan_text(plan))
         return 0
-    with open_store(args.path, write=True) as store:
+    with open_store(args.path) as store:  # apply_gc writes through store.writer()
         tty = sys.stderr.isatty() and not args.json
 
         def progress(p) -> None:

@@ -39,12 +39,12 @@ def run(args) -> int:
         task_id = int(args.task)
     except ValueError:
         raise MemtuiError(f"{args.task!r} is not a task number (a session id needs an agent home as PATH)") from None
-    with open_store(args.path, write=True) as store:
+    with open_store(args.path) as store, store.writer() as writer:
         try:
-            (store.unpin if args.unpin else store.pin)(task_id)
+            (writer.unpin if args.unpin else writer.pin)(task_id)
         except KeyError:
             raise MemtuiError(f"no task {task_id} in {store.db_path}") from None
-        info = store.task(task_id)
+        info = writer.task(task_id)
     out = {"task": info.id, "pinned": info.pinned, "collected": info.collected}
     note = " (already collected: pinning keeps its row and references only)" if info.collected else ""
     emit(out, args.json, lambda o: f"task #{o['task']} {'pinned' if o['pinned'] else 'unpinned'}{note}")

@@ -22,7 +22,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from memtui.core.stats import incremental_vacuum, vacuum, wal_checkpoint
 
-    with open_store(args.path, write=True) as store:
+    with open_store(args.path) as store:  # each action writes through store.writer()
         if args.checkpoint:
             result = wal_checkpoint(store)
         elif args.incremental is not None:

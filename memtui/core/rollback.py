@@ -29,6 +29,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -436,8 +437,8 @@ def apply_rollback(store: Any, plan: RollbackPlan, *, record: bool = True) -> Ro
     undo_id = pinned = None
     # Temp files an earlier, killed rollback left beside these files go first (each folder once).
     sweep_directories(f.resolved.parent for f in plan.files if f.resolved is not None and f.refusal is None)
-    writer, opened = _writer(store) if todo and record else (None, False)
-    try:
+    with ExitStack() as stack:
+        writer = _writer(store, stack) if todo and record else None
         if todo and record:
             undo_id, pinned, note = _record_undo(writer, plan, todo)
             notes.append(note)
@@ -455,26 +456,20 @@ def apply_rollback(store: Any, plan: RollbackPlan, *, record: bool = True) -> Ro
                 continue
             results[f.path] = FileResult(f.path, f.action, "done", f.reason if f.conflict else "")
         if failed and undo_id is not None:
-            _forget_entries(writer, undo_id, failed)
-    finally:
-        if opened:
-            writer.close()
+            writer.remove_entries(undo_id, failed)
     files = tuple(results[f.path] for f in plan.files)
     if not plan.files:
         notes.append("nothing to roll back")
     return RollbackResult(files, undo_id, pinned, notes=tuple(notes))
 
 
-def _writer(store: Any) -> tuple[Any, bool]:
-    """A connection that can record the undo: the store itself, or a write connection of its own
-    for a store opened read-only (browsing never writes; an explicit rollback does)."""
-    if not hasattr(store, "record_checkpoint"):
-        return None, False
-    if getattr(store, "readonly", False):
-        # Same clock and content limit as the browsing store: the undo is stamped like its peers.
-        return type(store).open(store.db_path, readonly=False, clock=getattr(store, "_clock", None),
-                                content_limit=store.content_limit), True
-    return store, False
+def _writer(store: Any, stack: ExitStack) -> Any:
+    """The store's writer, which records the undo (a store browsed read-only hands out a write
+    connection of its own, with its clock and content limit); None for a store that cannot
+    record checkpoints."""
+    if not hasattr(store, "writer"):
+        return None
+    return stack.enter_context(store.writer())
 
 
 def _record_undo(writer: Any, plan: RollbackPlan, todo: list[tuple[FilePlan, bytes | None, int | None]]
@@ -489,16 +484,6 @@ def _record_undo(writer: Any, plan: RollbackPlan, todo: list[tuple[FilePlan, byt
     note = (f"undo recorded as checkpoint {cp}; task {plan.task_id} is pinned so GC keeps it"
             f" (unpin the task to let it go)")
     return cp, plan.task_id, note
-
-
-def _forget_entries(writer: Any, checkpoint_id: Id, paths: list[str]) -> None:
-    """Drop undo entries of files that could not be written, so the undo records only changes."""
-    models = getattr(writer, "m", None)
-    if models is None:
-        return  # best effort: an undo of an unwritten file finds it "already restored"
-    with writer.transaction():
-        models.Entry.delete().where((models.Entry.checkpoint == checkpoint_id)
-                                    & models.Entry.path.in_(paths)).execute()
 
 
 def _restore(path: Path | None, content: bytes | None, mode: int | None) -> None:

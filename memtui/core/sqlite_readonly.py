@@ -13,6 +13,8 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
+BUSY_TIMEOUT_MS = 5000  # how long any memtui connection waits for another process's lock
+
 
 def readonly_uri(path: Path, *, immutable: bool) -> str:
     """The `file:` URI that opens `path` read-only; `immutable` also skips locks and never
@@ -29,6 +31,14 @@ def connect_readonly(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(readonly_uri(path, immutable=not has_log), uri=True, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def connect_readwrite(path: Path) -> sqlite3.Connection:
+    """The write connection to another program's existing SQLite file (RA.Aid's curate): never
+    creates one (`mode=rw`), waits out a lock like memtui's own store does, and leaves the
+    transactions to the caller (autocommit; the caller runs BEGIN IMMEDIATE)."""
+    uri = f"file:{quote(str(Path(path).resolve()))}?mode=rw"
+    return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
 
 
 def is_sqlite(path: Path) -> bool:

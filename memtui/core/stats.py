@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+import peewee
+
 from memtui.core.errors import MemtuiError
 
 if TYPE_CHECKING:
@@ -128,45 +130,52 @@ def db_stats(source: "AgentStore | str | Path", use_dbstat: bool = True) -> DbSt
     from memtui.core.store import AgentStore
 
     if isinstance(source, AgentStore):
-        return _stats(source.db.connection(), source.db_path, use_dbstat)
+        return _stats(source.query, source.db_path, use_dbstat)
     from memtui.core.store import locate
     from memtui.core.store.schema import connect, open_error
 
     db_path, _ = locate(Path(source), create=False)
     db = connect(db_path, readonly=True)
     try:
-        return _stats(db.connection(), db_path, use_dbstat)
-    except sqlite3.DatabaseError as exc:  # not SQLite, or locked: the same one line as an open
+        return _stats(lambda sql, params=(): db.execute_sql(sql, params).fetchall(), db_path, use_dbstat)
+    except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:  # not SQLite, or locked: one line
         raise open_error(exc, db_path) from None
     finally:
         db.close()
 
 
-def _one(conn: sqlite3.Connection, sql: str, params: tuple = ()):
-    return conn.execute(sql, params).fetchone()[0]
+Query = Callable[..., list]  # (sql, params=()) -> rows, as AgentStore.query
 
 
-def has_dbstat(conn: sqlite3.Connection) -> bool:
+def _one(query: Query, sql: str, params: tuple = ()):
+    return query(sql, params)[0][0]
+
+
+def _raw(conn: sqlite3.Connection, sql: str) -> int:
+    return conn.execute(sql).fetchone()[0]
+
+
+def has_dbstat(query: Query) -> bool:
     try:
-        conn.execute("SELECT 1 FROM dbstat LIMIT 1").fetchall()
+        query("SELECT 1 FROM dbstat LIMIT 1")
         return True
-    except sqlite3.Error:
+    except (sqlite3.Error, peewee.DatabaseError):
         return False
 
 
-def _stats(conn: sqlite3.Connection, db_path: Path, use_dbstat: bool) -> DbStats:
+def _stats(query: Query, db_path: Path, use_dbstat: bool) -> DbStats:
     wal = Path(f"{db_path}-wal")
-    page_size = _one(conn, "PRAGMA page_size")
-    page_count = _one(conn, "PRAGMA page_count")
-    freelist = _one(conn, "PRAGMA freelist_count")
-    objects = conn.execute(
-        "SELECT type, name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name").fetchall()
+    page_size = _one(query, "PRAGMA page_size")
+    page_count = _one(query, "PRAGMA page_count")
+    freelist = _one(query, "PRAGMA freelist_count")
+    objects = query(
+        "SELECT type, name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name")
     tables = [n for t, n, _ in objects if t == "table"]
     names = [*tables, "sqlite_schema"]  # the schema b-tree takes pages too
-    dbstat = use_dbstat and has_dbstat(conn)
+    dbstat = use_dbstat and has_dbstat(query)
     per_tree: dict[str, tuple[int, int, int]] = {}  # name -> (bytes, pages, leaf cells)
     if dbstat:
-        for name, size, pages, cells in conn.execute(
+        for name, size, pages, cells in query(
                 "SELECT name, SUM(pgsize), COUNT(*), SUM(CASE WHEN pagetype = 'leaf' THEN ncell ELSE 0 END)"
                 " FROM dbstat GROUP BY name"):
             per_tree[name] = (size, pages, cells)
@@ -178,7 +187,7 @@ def _stats(conn: sqlite3.Connection, db_path: Path, use_dbstat: bool) -> DbStats
             table_stats.append(TableStat(name, cells, size, pages))
         else:
             source = "sqlite_master" if name == "sqlite_schema" else name
-            table_stats.append(TableStat(name, _one(conn, f'SELECT COUNT(*) FROM "{source}"'), None, None))
+            table_stats.append(TableStat(name, _one(query, f'SELECT COUNT(*) FROM "{source}"'), None, None))
     index_stats = []
     for kind, name, table in objects:
         if kind == "index":
@@ -191,17 +200,17 @@ def _stats(conn: sqlite3.Connection, db_path: Path, use_dbstat: bool) -> DbStats
         file_bytes=db_path.stat().st_size if db_path.exists() else 0,
         wal_bytes=wal.stat().st_size if wal.exists() else 0,
         page_size=page_size, page_count=page_count, freelist_count=freelist,
-        auto_vacuum=AUTO_VACUUM.get(_one(conn, "PRAGMA auto_vacuum"), "?"),
-        journal_mode=_journal_mode(conn, db_path),
+        auto_vacuum=AUTO_VACUUM.get(_one(query, "PRAGMA auto_vacuum"), "?"),
+        journal_mode=_journal_mode(query, db_path),
         dbstat=dbstat,
         tables=tuple(sorted(table_stats, key=lambda t: (-(t.bytes or 0), -t.rows, t.name))),
         indexes=tuple(sorted(index_stats, key=lambda i: (-(i.bytes or 0), i.name))),
-        content=_content(conn, set(tables)),
+        content=_content(query, set(tables)),
         overhead_bytes=max(0, overhead),
     )
 
 
-def _journal_mode(conn: sqlite3.Connection, db_path: Path) -> str:
+def _journal_mode(query: Query, db_path: Path) -> str:
     """The persistent mode: a read-only (immutable) connection reports "delete" for a WAL
     database, so read the file header's format bytes (2 = WAL) first."""
     try:
@@ -211,28 +220,28 @@ def _journal_mode(conn: sqlite3.Connection, db_path: Path) -> str:
             return "wal"
     except OSError:
         pass
-    return _one(conn, "PRAGMA journal_mode")
+    return _one(query, "PRAGMA journal_mode")
 
 
-def _content(conn: sqlite3.Connection, tables: set[str]) -> ContentStat | None:
+def _content(query: Query, tables: set[str]) -> ContentStat | None:
     if "checkpoint_entry" not in tables:
         return None
-    cols = {r[1] for r in conn.execute("PRAGMA table_info(checkpoint_entry)")}
-    raw, entries = conn.execute(
+    cols = {r[1] for r in query("PRAGMA table_info(checkpoint_entry)")}
+    raw, entries = query(
         "SELECT COALESCE(SUM(COALESCE(before_size, 0) + COALESCE(after_size, 0)), 0), COUNT(*)"
-        " FROM checkpoint_entry").fetchone()
+        " FROM checkpoint_entry")[0]
     legacy = 0
     if {"before_legacy", "after_legacy"} <= cols:
-        legacy = _one(conn, "SELECT COALESCE(SUM(COALESCE(length(before_legacy), 0)"
+        legacy = _one(query, "SELECT COALESCE(SUM(COALESCE(length(before_legacy), 0)"
                             " + COALESCE(length(after_legacy), 0)), 0) FROM checkpoint_entry")
         # Old-scheme rows may lack sizes: count their inline bytes as raw too.
         if not raw:
             raw = legacy
     unique = stored = blobs = 0
     if "blob" in tables and {"before_hash", "after_hash"} <= cols:
-        stored, blobs = conn.execute("SELECT COALESCE(SUM(stored), 0), COUNT(*) FROM blob").fetchone()
+        stored, blobs = query("SELECT COALESCE(SUM(stored), 0), COUNT(*) FROM blob")[0]
         # Distinct contents the entries use (a base kept only for a delta is storage, not content).
-        unique = _one(conn, "SELECT COALESCE(SUM(size), 0) FROM blob WHERE hash IN"
+        unique = _one(query, "SELECT COALESCE(SUM(size), 0) FROM blob WHERE hash IN"
                             " (SELECT before_hash FROM checkpoint_entry UNION SELECT after_hash FROM checkpoint_entry)")
     return ContentStat(raw, unique + legacy, stored + legacy, blobs, entries)
 
@@ -279,12 +288,16 @@ def vacuum(store: "AgentStore", progress: Callable[[float], None] | None = None,
     """VACUUM, then a TRUNCATE checkpoint so the file really shrinks (WAL mode writes the new
     copy through the log). `progress(fraction)` is an estimate from SQLite's progress
     handler; `cancel()` returning True aborts VACUUM, which leaves the database unchanged."""
-    store._writable()
-    conn = store.db.connection()
+    with store.writer() as writer:
+        return _vacuum(writer, writer.connection(), progress, cancel)
+
+
+def _vacuum(store: "AgentStore", conn: sqlite3.Connection, progress: Callable[[float], None] | None,
+            cancel: Callable[[], bool] | None) -> VacuumResult:
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # so the file size is the database's
     before_bytes = _size(store.db_path)
-    before_free = _one(conn, "PRAGMA freelist_count")
-    used_pages = max(1, _one(conn, "PRAGMA page_count") - before_free)
+    before_free = _raw(conn, "PRAGMA freelist_count")
+    used_pages = max(1, _raw(conn, "PRAGMA page_count") - before_free)
     started = time.monotonic()
     ticks = [0]
     # ~ VM steps per used page, measured on demo stores; only shapes the progress bar.
@@ -311,22 +324,25 @@ def vacuum(store: "AgentStore", progress: Callable[[float], None] | None = None,
     if progress is not None:
         progress(1.0)
     return VacuumResult("vacuum", before_bytes, _size(store.db_path), before_free,
-                        _one(conn, "PRAGMA freelist_count"), _size(Path(f"{store.db_path}-wal")),
+                        _raw(conn, "PRAGMA freelist_count"), _size(Path(f"{store.db_path}-wal")),
                         time.monotonic() - started)
 
 
 def incremental_vacuum(store: "AgentStore", pages: int | None = None) -> VacuumResult:
     """Give up to `pages` freelist pages (all when None) back to the disk, then checkpoint.
     Only a database created with auto_vacuum=INCREMENTAL can do this."""
-    store._writable()
-    conn = store.db.connection()
-    mode = AUTO_VACUUM.get(_one(conn, "PRAGMA auto_vacuum"), "?")
+    with store.writer() as writer:
+        return _incremental_vacuum(writer, writer.connection(), pages)
+
+
+def _incremental_vacuum(store: "AgentStore", conn: sqlite3.Connection, pages: int | None) -> VacuumResult:
+    mode = AUTO_VACUUM.get(_raw(conn, "PRAGMA auto_vacuum"), "?")
     if mode != "incremental":
         raise MemtuiError(f"incremental vacuum needs auto_vacuum=incremental; this database has {mode}"
                           " (run a full VACUUM instead)")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     before_bytes = _size(store.db_path)
-    before_free = _one(conn, "PRAGMA freelist_count")
+    before_free = _raw(conn, "PRAGMA freelist_count")
     started = time.monotonic()
     target = before_free if pages is None else min(before_free, max(0, int(pages)))
     done = 0
@@ -337,25 +353,28 @@ def incremental_vacuum(store: "AgentStore", pages: int | None = None) -> VacuumR
             for _ in range(min(1000, target - done)):
                 conn.execute("PRAGMA incremental_vacuum(1)").fetchall()
                 done += 1
-        if _one(conn, "PRAGMA freelist_count") >= before_free - done + 1:
+        if _raw(conn, "PRAGMA freelist_count") >= before_free - done + 1:
             break  # nothing more moves (should not happen): do not spin
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     return VacuumResult("incremental", before_bytes, _size(store.db_path), before_free,
-                        _one(conn, "PRAGMA freelist_count"), _size(Path(f"{store.db_path}-wal")),
+                        _raw(conn, "PRAGMA freelist_count"), _size(Path(f"{store.db_path}-wal")),
                         time.monotonic() - started)
 
 
 def wal_checkpoint(store: "AgentStore", mode: str = "TRUNCATE") -> VacuumResult:
     """Copy the WAL into the database file (and truncate it); reports busy if readers hold it."""
-    store._writable()
     mode = mode.upper()
     if mode not in ("PASSIVE", "FULL", "RESTART", "TRUNCATE"):
         raise ValueError(f"unknown checkpoint mode {mode!r}")
-    conn = store.db.connection()
-    before = _size(store.db_path)
-    free = _one(conn, "PRAGMA freelist_count")
+    with store.writer() as writer:
+        return _wal_checkpoint(writer.connection(), store.db_path, mode)
+
+
+def _wal_checkpoint(conn: sqlite3.Connection, db_path: Path, mode: str) -> VacuumResult:
+    before = _size(db_path)
+    free = _raw(conn, "PRAGMA freelist_count")
     started = time.monotonic()
     busy, log, done = conn.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
-    return VacuumResult("checkpoint", before, _size(store.db_path), free, free,
-                        _size(Path(f"{store.db_path}-wal")), time.monotonic() - started,
+    return VacuumResult("checkpoint", before, _size(db_path), free, free,
+                        _size(Path(f"{db_path}-wal")), time.monotonic() - started,
                         {"busy": bool(busy), "wal_frames": log, "checkpointed_frames": done})

@@ -166,9 +166,8 @@ class MemtuiApp(App[int]):
     def reading(self) -> Iterator[Any]:
         """For worker threads: the source, with this thread's database connection closed after."""
         source = self.source
-        db = getattr(source, "db", None)
-        context = db.connection_context() if db is not None and db.is_closed() else nullcontext()
-        with context:
+        reading = getattr(source, "reading", None)  # AgentStore: a connection for this thread
+        with reading() if reading is not None else nullcontext():
             yield source
 
     def refresh_data(self) -> None:

@@ -86,8 +86,8 @@ def _measure_writer(db_path: Path, during) -> tuple[dict, object]:
 def bench_store(db_path: Path, batch: int, hold: float = 0.02, pause: float = 0.01) -> dict:
     row: dict = {"store": str(db_path), "hold_pause": f"{hold:g}/{pause:g}"}
     with AgentStore.open(db_path, readonly=True) as ro:
-        row["tasks"] = ro._sql("SELECT COUNT(*) FROM task")[0][0]
-        row["refs"] = ro._sql("SELECT COUNT(*) FROM task_ref")[0][0]
+        row["tasks"] = ro.query("SELECT COUNT(*) FROM task")[0][0]
+        row["refs"] = ro.query("SELECT COUNT(*) FROM task_ref")[0][0]
         row["db_mib"] = db_path.stat().st_size / 1048576
         py_time, live = _best(lambda: live_set(ro, find_roots(ro)))
         sql_time, live_sql = _best(lambda: live_set_sql(ro))
@@ -123,7 +123,7 @@ def bench_store(db_path: Path, batch: int, hold: float = 0.02, pause: float = 0.
             writer_median_ms=writer["median_ms"],
             rss_mib=max(rss0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024,
         )
-        row["healthy"] = store._sql("PRAGMA quick_check") == [("ok",)] and not store._sql("PRAGMA foreign_key_check")
+        row["healthy"] = store.query("PRAGMA quick_check") == [("ok",)] and not store.query("PRAGMA foreign_key_check")
         stats = db_stats(store)
         row["freelist_share"] = stats.freelist_share
         store.close()

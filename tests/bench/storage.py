@@ -158,8 +158,8 @@ def run(git: Git, commits: list[str], split: bool, work: Path) -> int:
                     expected.append((entry.id, b and hashlib.sha256(b).hexdigest(), a and hashlib.sha256(a).hexdigest()))
         write_s = time.perf_counter() - t0
         store_db = store.db_path
-        stored = store._sql("SELECT COALESCE(SUM(stored), 0) FROM blob")[0][0]
-        store._sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        stored = store.query("SELECT COALESCE(SUM(stored), 0) FROM blob")[0][0]
+        store.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     with AgentStore.open(work / "memtui", readonly=True) as store:
         t0 = time.perf_counter()
         for eid, bh, ah in expected:

@@ -46,27 +46,27 @@ def version(n: int) -> bytes:
 def counts(store: AgentStore, task: int) -> tuple[int, int, int]:
     """(steps, checkpoints, entries) of one task."""
     return (
-        store._sql("SELECT COUNT(*) FROM step WHERE task_id = ?", (task,))[0][0],
-        store._sql("SELECT COUNT(*) FROM checkpoint WHERE task_id = ?", (task,))[0][0],
-        store._sql("SELECT COUNT(*) FROM checkpoint_entry e JOIN checkpoint c ON c.id = e.checkpoint_id"
+        store.query("SELECT COUNT(*) FROM step WHERE task_id = ?", (task,))[0][0],
+        store.query("SELECT COUNT(*) FROM checkpoint WHERE task_id = ?", (task,))[0][0],
+        store.query("SELECT COUNT(*) FROM checkpoint_entry e JOIN checkpoint c ON c.id = e.checkpoint_id"
                    " WHERE c.task_id = ?", (task,))[0][0],
     )
 
 
 def healthy(store: AgentStore) -> bool:
-    return (store._sql("PRAGMA integrity_check") == [("ok",)]
-            and store._sql("PRAGMA foreign_key_check") == [])
+    return (store.query("PRAGMA integrity_check") == [("ok",)]
+            and store.query("PRAGMA foreign_key_check") == [])
 
 
 def heavy_bytes(store: AgentStore) -> int:
     """Step payloads plus stored blob bytes: what GC accounting is measured against."""
-    return (store._sql("SELECT COALESCE(SUM(payload_bytes), 0) FROM step")[0][0]
-            + store._sql("SELECT COALESCE(SUM(stored), 0) FROM blob")[0][0])
+    return (store.query("SELECT COALESCE(SUM(payload_bytes), 0) FROM step")[0][0]
+            + store.query("SELECT COALESCE(SUM(stored), 0) FROM blob")[0][0])
 
 
 def read_all_entries(store: AgentStore) -> int:
     n = 0
-    for (entry_id,) in store._sql("SELECT id FROM checkpoint_entry"):
+    for (entry_id,) in store.query("SELECT id FROM checkpoint_entry"):
         store._cache.clear()
         store.read_entry(entry_id)
         n += 1

@@ -60,7 +60,7 @@ class World:
         return next(e.id for e in self.store.checkpoint_entries(checkpoint_id) if e.path == rel)
 
     def sql(self, text: str, params: tuple = ()) -> list[tuple]:
-        return self.store.db.execute_sql(text, params).fetchall()
+        return self.store.execute(text, params).fetchall()
 
     def files(self) -> dict[str, bytes]:
         """Every file under the root outside .agent/, for "nothing was written" checks."""

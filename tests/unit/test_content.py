@@ -49,12 +49,12 @@ def test_identical_contents_are_stored_once(store):
     text = b"def f():\n    return 1\n" * 200
     for i in range(5):
         store.record_checkpoint(task, None, {f"copy{i}.py": (None, text)})
-    assert store._sql("SELECT COUNT(*) FROM blob")[0][0] == 1
+    assert store.query("SELECT COUNT(*) FROM blob")[0][0] == 1
     # the after of one edit is the before of the next: one new blob per edit
     v = [text + b"# %d\n" % i for i in range(4)]
     for a, b in pairwise(v):
         store.record_checkpoint(task, None, {"copy0.py": (a, b)})
-    assert store._sql("SELECT COUNT(*) FROM blob")[0][0] == 1 + 4
+    assert store.query("SELECT COUNT(*) FROM blob")[0][0] == 1 + 4
 
 
 def test_long_version_chain_reads_within_bound(store):
@@ -65,10 +65,10 @@ def test_long_version_chain_reads_within_bound(store):
         new = versions[-1].replace(b"line %d:" % (i % 400), b"LINE %d:" % i, 1) + b"# edit %d\n" % i
         store.record_checkpoint(task, None, {"src/a.py": (versions[-1], new)})
         versions.append(new)
-    depths = [r[0] for r in store._sql("SELECT depth FROM blob")]
+    depths = [r[0] for r in store.query("SELECT depth FROM blob")]
     assert max(depths) <= codec.MAX_CHAIN
-    assert sum(r[0] for r in store._sql("SELECT codec = 'delta' FROM blob")) > 250  # deltas are used
-    stored = store._sql("SELECT SUM(stored), SUM(size) FROM blob")[0]
+    assert sum(r[0] for r in store.query("SELECT codec = 'delta' FROM blob")) > 250  # deltas are used
+    stored = store.query("SELECT SUM(stored), SUM(size) FROM blob")[0]
     assert stored[0] < stored[1] * 0.05
     store._cache.clear()
     for cp in store.checkpoints(task)[::37]:
@@ -91,7 +91,7 @@ def _legacy_entry(store, before, after):
     task = _task(store)
     cp = store.record_checkpoint(task, None, {"old.txt": (b"x", b"y")})
     (entry,) = store.checkpoint_entries(cp)
-    store.db.execute_sql("UPDATE checkpoint_entry SET before_hash = NULL, after_hash = NULL,"
+    store.execute("UPDATE checkpoint_entry SET before_hash = NULL, after_hash = NULL,"
                          " before_legacy = ?, after_legacy = ? WHERE id = ?", (before, after, entry.id))
     return entry.id
 
@@ -117,23 +117,23 @@ def _single_blob(store, data):
 
 def test_flipped_byte_is_detected(store):
     entry = _single_blob(store, b"some compressible text " * 100)
-    data = bytearray(store._sql("SELECT data FROM blob WHERE hash = ?", (bytes.fromhex(entry.after_hash),))[0][0])
+    data = bytearray(store.query("SELECT data FROM blob WHERE hash = ?", (bytes.fromhex(entry.after_hash),))[0][0])
     data[len(data) // 2] ^= 0xFF
-    store.db.execute_sql("UPDATE blob SET data = ? WHERE hash = ?", (bytes(data), bytes.fromhex(entry.after_hash)))
+    store.execute("UPDATE blob SET data = ? WHERE hash = ?", (bytes(data), bytes.fromhex(entry.after_hash)))
     with pytest.raises(CorruptContent):
         store.read_entry(entry.id)
 
 
 def test_truncated_stream_is_detected(store):
     entry = _single_blob(store, b"some compressible text " * 100)
-    store.db.execute_sql("UPDATE blob SET data = substr(data, 1, length(data) - 5) WHERE hash = ?", (bytes.fromhex(entry.after_hash),))
+    store.execute("UPDATE blob SET data = substr(data, 1, length(data) - 5) WHERE hash = ?", (bytes.fromhex(entry.after_hash),))
     with pytest.raises(CorruptContent):
         store.read_entry(entry.id)
 
 
 def test_wrong_hash_is_detected(store):
     entry = _single_blob(store, b"raw bytes")  # stored raw (tiny)
-    store.db.execute_sql("UPDATE blob SET data = ? WHERE hash = ?", (b"RAW bytes", bytes.fromhex(entry.after_hash)))
+    store.execute("UPDATE blob SET data = ? WHERE hash = ?", (b"RAW bytes", bytes.fromhex(entry.after_hash)))
     with pytest.raises(CorruptContent):
         store.read_entry(entry.id)
 
@@ -144,10 +144,10 @@ def test_decompression_bomb_is_refused_before_inflating(tmp_path):
     with AgentStore.open(tmp_path / "ws", content_limit=1024 * 1024) as store:
         entry = _single_blob(store, b"small text " * 20)
         # A hostile row claims a small size but its frame declares 8 MiB.
-        store.db.execute_sql("UPDATE blob SET codec = 'zstd', data = ? WHERE hash = ?", (bomb, bytes.fromhex(entry.after_hash)))
+        store.execute("UPDATE blob SET codec = 'zstd', data = ? WHERE hash = ?", (bomb, bytes.fromhex(entry.after_hash)))
         with pytest.raises(ContentTooLarge):
             store.read_entry(entry.id)
-        store.db.execute_sql("UPDATE blob SET size = ? WHERE hash = ?", (8 * 1024 * 1024, bytes.fromhex(entry.after_hash)))
+        store.execute("UPDATE blob SET size = ? WHERE hash = ?", (8 * 1024 * 1024, bytes.fromhex(entry.after_hash)))
         with pytest.raises(ContentTooLarge):
             store.read_entry(entry.id)
 

@@ -26,7 +26,7 @@ def _three_old_tasks(tmp_path):
 def test_failure_inside_one_task_rolls_back_that_task_only(tmp_path, stage):
     store, old, cur = _three_old_tasks(tmp_path)
     before = {t: counts(store, t) for t in old}
-    blobs = store._sql("SELECT COUNT(*) FROM blob")[0][0]
+    blobs = store.query("SELECT COUNT(*) FROM blob")[0][0]
 
     def hook(where: str, task: int) -> None:
         if task == old[1] and where == stage:
@@ -37,7 +37,7 @@ def test_failure_inside_one_task_rolls_back_that_task_only(tmp_path, stage):
     assert counts(store, old[0]) == (0, 0, 0) and store.task(old[0]).collected
     assert counts(store, old[1]) == before[old[1]] and not store.task(old[1]).collected
     assert counts(store, old[2]) == before[old[2]]
-    assert store._sql("SELECT COUNT(*) FROM blob")[0][0] == blobs  # the sweep never ran
+    assert store.query("SELECT COUNT(*) FROM blob")[0][0] == blobs  # the sweep never ran
     assert healthy(store)
     assert read_all_entries(store) > 0
     # The next pass finishes the job.
@@ -85,16 +85,16 @@ def test_hundred_tasks_with_gc_after_each_keep_only_the_live_tasks_data(tmp_path
         t = task_with_edit(store, s, f"task {i}", path="src/app.py",
                            before=version(i - 1) if i else None, after=version(i))
         apply_gc(store)
-    assert store._sql("SELECT COUNT(*) FROM checkpoint")[0][0] == 1
-    assert store._sql("SELECT COUNT(*) FROM checkpoint_entry")[0][0] == 1
-    assert store._sql("SELECT COUNT(DISTINCT task_id) FROM step")[0][0] == 1
+    assert store.query("SELECT COUNT(*) FROM checkpoint")[0][0] == 1
+    assert store.query("SELECT COUNT(*) FROM checkpoint_entry")[0][0] == 1
+    assert store.query("SELECT COUNT(DISTINCT task_id) FROM step")[0][0] == 1
     assert counts(store, t) == (2, 1, 1)
     # What remains is the live entry's contents and the delta bases they need, nothing else.
     plan = plan_gc(store)
     assert plan.reclaimable == () and plan.loose_blobs == 0 and plan.collected == 99
-    depth = store._sql("SELECT MAX(depth) FROM blob")[0][0]
-    assert store._sql("SELECT COUNT(*) FROM blob")[0][0] <= 2 * depth
-    assert store._sql("SELECT COUNT(*) FROM task")[0][0] == 100  # history rows stay
+    depth = store.query("SELECT MAX(depth) FROM blob")[0][0]
+    assert store.query("SELECT COUNT(*) FROM blob")[0][0] <= 2 * depth
+    assert store.query("SELECT COUNT(*) FROM task")[0][0] == 100  # history rows stay
     assert healthy(store) and read_all_entries(store) == 1
 
 
@@ -110,7 +110,7 @@ def test_thousand_tasks_with_gc_after_each_the_file_stops_growing(tmp_path):
             store.finish_task(t, "completed")
         apply_gc(store)
         if i % 100 == 99:
-            pages.append(store._sql("PRAGMA page_count")[0][0])
+            pages.append(store.query("PRAGMA page_count")[0][0])
     # Without GC this would be ~1,000 pages per 100 tasks; with it freed pages are reused and
     # only the light rows that history keeps (task, summary, reference) still add up.
     assert pages[-1] - pages[2] < 40, pages
@@ -128,7 +128,7 @@ def test_random_histories_keep_every_live_content_and_free_the_rest(tmp_path_fac
     tasks, n, expected = [], 0, {}
     for op, k in script:
         if op == "new" or not tasks:
-            if store._sql("SELECT status FROM session WHERE id = ?", (session,))[0][0] == "closed":
+            if store.query("SELECT status FROM session WHERE id = ?", (session,))[0][0] == "closed":
                 session = store.start_session("s")
             n += 1
             t = task_with_edit(store, session, f"t{n}", path=f"f{k % 3}.py", after=version(n * 7 + k))

@@ -77,7 +77,7 @@ def test_force_overwrites_conflicts(world, capsys):
 
 def test_an_escape_refuses_everything_and_names_the_path(world, capsys):
     store = world.reopen()
-    store.db.execute_sql("UPDATE checkpoint_entry SET path = '../../etc/x' WHERE path = 'b.txt'")
+    store.execute("UPDATE checkpoint_entry SET path = '../../etc/x' WHERE path = 'b.txt'")
     store.close()
     before = world.files()
     rc, out = run_json(capsys, str(world.root), "--checkpoint", str(world.cp))

@@ -46,7 +46,7 @@ def test_rows_and_bytes_per_table_and_index(store):
     assert stats.dbstat
     for table in stats.tables:
         source = "sqlite_master" if table.name == "sqlite_schema" else table.name
-        assert table.rows == store._sql(f'SELECT COUNT(*) FROM "{source}"')[0][0], table.name
+        assert table.rows == store.query(f'SELECT COUNT(*) FROM "{source}"')[0][0], table.name
         assert table.bytes == table.pages * stats.page_size
     names = {i.name: i.table for i in stats.indexes}
     assert names["checkpoint_entry_before_hash"] == "checkpoint_entry"
@@ -60,16 +60,16 @@ def test_rows_and_bytes_per_table_and_index(store):
 
 def test_content_raw_dedup_and_stored(store):
     c = db_stats(store).content
-    sizes = store._sql("SELECT SUM(COALESCE(before_size, 0) + COALESCE(after_size, 0)) FROM checkpoint_entry")[0][0]
+    sizes = store.query("SELECT SUM(COALESCE(before_size, 0) + COALESCE(after_size, 0)) FROM checkpoint_entry")[0][0]
     assert c.raw_bytes == sizes and c.entries == 60
-    assert c.unique_bytes == store._sql("SELECT SUM(size) FROM blob")[0][0]  # no GC yet: every blob is used
+    assert c.unique_bytes == store.query("SELECT SUM(size) FROM blob")[0][0]  # no GC yet: every blob is used
     assert c.dedup_saved > 29 * 250  # same.txt stored once, each after is the next before
-    assert c.stored_bytes == store._sql("SELECT SUM(stored) FROM blob")[0][0] < c.unique_bytes
+    assert c.stored_bytes == store.query("SELECT SUM(stored) FROM blob")[0][0] < c.unique_bytes
     assert 0 < c.ratio < 0.5
 
 
 def test_stats_of_a_path_never_write_the_database(store, tmp_path):
-    store.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     path = store.db_path
     store.close()
     before = (path.read_bytes(), path.stat().st_mtime_ns)
@@ -131,8 +131,8 @@ def test_incremental_vacuum_and_checkpoint(store):
 
 def test_incremental_vacuum_needs_the_mode(tmp_path):
     store = new_store(tmp_path)
-    store.db.execute_sql("PRAGMA auto_vacuum = NONE")  # as an older store made without it
-    store.db.execute_sql("VACUUM")
+    store.execute("PRAGMA auto_vacuum = NONE")  # as an older store made without it
+    store.execute("VACUUM")
     assert db_stats(store).auto_vacuum == "none"
     with pytest.raises(MemtuiError, match="auto_vacuum=incremental"):
         incremental_vacuum(store)

@@ -24,11 +24,11 @@ def store(tmp_path):
 
 def test_new_store_settings(store):
     assert store.db_path.name == "agent.db" and store.db_path.parent.name == ".agent"
-    assert store._sql("PRAGMA journal_mode")[0][0] == "wal"
-    assert store._sql("PRAGMA foreign_keys")[0][0] == 1
-    assert store._sql("PRAGMA auto_vacuum")[0][0] == 2  # incremental, never full
-    assert store._sql("PRAGMA busy_timeout")[0][0] >= 1000
-    assert store._sql("PRAGMA user_version")[0][0] == schema.SCHEMA_VERSION
+    assert store.query("PRAGMA journal_mode")[0][0] == "wal"
+    assert store.query("PRAGMA foreign_keys")[0][0] == 1
+    assert store.query("PRAGMA auto_vacuum")[0][0] == 2  # incremental, never full
+    assert store.query("PRAGMA busy_timeout")[0][0] >= 1000
+    assert store.query("PRAGMA user_version")[0][0] == schema.SCHEMA_VERSION
 
 
 def test_start_task_supersedes_only_a_finished_previous_task(store):
@@ -126,7 +126,7 @@ def test_read_only_browsing_never_modifies_the_file(tmp_path):
 def test_read_only_store_sees_what_a_live_writer_commits(tmp_path):
     with AgentStore.open(tmp_path) as writer:
         writer.start_session("first")
-        writer.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         with AgentStore.open(tmp_path, readonly=True) as reader:
             assert [s.title for s in reader.sessions()] == ["first"]
             writer.start_session("second")
@@ -162,7 +162,7 @@ def test_other_sqlite_database_is_not_a_store(tmp_path):
 
 def test_newer_schema_is_refused(tmp_path):
     with AgentStore.open(tmp_path) as s:
-        s.db.execute_sql(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
+        s.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
     with pytest.raises(SchemaTooNew, match="newer memtui"):
         AgentStore.open(tmp_path)
 
@@ -228,7 +228,7 @@ def test_older_schema_is_browsed_read_only_then_upgraded_for_writing(tmp_path):
     assert _fingerprint(db) == before
     with AgentStore.open(tmp_path) as rw:
         assert not rw.needs_upgrade
-        assert rw._sql("PRAGMA user_version")[0][0] == schema.SCHEMA_VERSION
+        assert rw.query("PRAGMA user_version")[0][0] == schema.SCHEMA_VERSION
         assert rw.read_entry(1) == (b"old a\n", b"new\n")
         t = rw.start_task(rw.start_session("new"), "new task")
         cp = rw.record_checkpoint(t, None, {"a.py": (b"new\n", b"newer\n")})

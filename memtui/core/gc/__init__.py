@@ -30,7 +30,7 @@ from memtui.core.gc.plan import (
     live_set_sql,
     plan_gc,
 )
-from memtui.core.gc.preview import STATES, GcSessionRow, GcTaskRow, preview_rows
+from memtui.core.gc.preview import STATES, GcSessionRow, GcTaskRow, heavy_rows, preview_rows
 
 __all__ = [
     "LIVE_EDGES",
@@ -48,6 +48,7 @@ __all__ = [
     "Root",
     "apply_gc",
     "find_roots",
+    "heavy_rows",
     "live_set",
     "live_set_sql",
     "plan_gc",

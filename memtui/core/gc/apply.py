@@ -68,9 +68,16 @@ def apply_gc(store: "AgentStore", plan: GcPlan | None = None, batch: int = 200,
     spent in write transactions GC sleeps `pause` seconds, so a concurrent writer polling
     through its busy timeout gets the lock soon. `cancel()` is checked between tasks;
     `max_tasks` bounds one pass. `hook(stage, task)` is for tests (fault injection) and runs
-    inside the task's transaction.
+    inside the task's transaction. The writes go through `store.writer()`: a store browsed
+    read-only gets a write connection of its own for the pass.
     """
-    store._writable()
+    with store.writer() as writer:
+        return _apply(writer, plan, batch, progress, cancel, max_tasks, hook, hold, pause)
+
+
+def _apply(store: "AgentStore", plan: GcPlan | None, batch: int, progress: Callable[[GcProgress], None] | None,
+           cancel: Callable[[], bool] | None, max_tasks: int | None, hook: Hook | None, hold: float,
+           pause: float) -> GcResult:
     started = time.monotonic()
     batch = max(1, batch)
     if plan is None:
@@ -131,43 +138,42 @@ class _Throttle:
 
 
 def _pragma(store: "AgentStore", name: str) -> int:
-    return store._sql(f"PRAGMA {name}")[0][0]
+    return store.query(f"PRAGMA {name}")[0][0]
 
 
 def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResult, hook: Hook | None,
                   freed: set[bytes]) -> bool:
     """One task's heavy rows in one transaction; False (nothing changed) if it became live."""
-    db = store.db
     with store.transaction():
-        row = store._sql(
+        row = store.query(
             "SELECT t.status, t.pinned, s.status = 'open' AND s.current_task_id = t.id FROM task t"
             " LEFT JOIN session s ON s.id = t.session_id WHERE t.id = ?", (task,))
         if not row or row[0][0] in ("running", "waiting_user") or row[0][1] or row[0][2]:
             return False
         # Referenced by a live task, or by one that became a root since the live set was read.
-        for parent, status, pinned, current in store._sql(
+        for parent, status, pinned, current in store.query(
                 "SELECT p.id, p.status, p.pinned, s.status = 'open' AND s.current_task_id = p.id"
                 " FROM task_ref r JOIN task p ON p.id = r.from_task LEFT JOIN session s ON s.id = p.session_id"
                 " WHERE r.to_task = ? AND r.kind IN ('handoff', 'depends')", (task,)):
             if parent in live or status in ("running", "waiting_user") or pinned or current:
                 return False
-        payload = store._sql("SELECT COALESCE(SUM(payload_bytes), 0) FROM step WHERE task_id = ?", (task,))[0][0]
-        legacy = store._sql(f"SELECT {SUM_LEGACY_SQL} FROM checkpoint c JOIN checkpoint_entry e"
+        payload = store.query("SELECT COALESCE(SUM(payload_bytes), 0) FROM step WHERE task_id = ?", (task,))[0][0]
+        legacy = store.query(f"SELECT {SUM_LEGACY_SQL} FROM checkpoint c JOIN checkpoint_entry e"
                             " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,))[0][0]
-        hashes = store._sql("SELECT e.before_hash, e.after_hash FROM checkpoint c JOIN checkpoint_entry e"
+        hashes = store.query("SELECT e.before_hash, e.after_hash FROM checkpoint c JOIN checkpoint_entry e"
                             " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,)) \
             if store.schema_version >= 2 else []
         if hook:
             hook("entries", task)
-        entries = db.execute_sql("DELETE FROM checkpoint_entry WHERE checkpoint_id IN"
+        entries = store.execute("DELETE FROM checkpoint_entry WHERE checkpoint_id IN"
                                  " (SELECT id FROM checkpoint WHERE task_id = ?)", (task,)).rowcount
         if hook:
             hook("checkpoints", task)
-        checkpoints = db.execute_sql("DELETE FROM checkpoint WHERE task_id = ?", (task,)).rowcount
+        checkpoints = store.execute("DELETE FROM checkpoint WHERE task_id = ?", (task,)).rowcount
         if hook:
             hook("steps", task)
-        steps = db.execute_sql("DELETE FROM step WHERE task_id = ?", (task,)).rowcount
-        db.execute_sql("UPDATE task SET collected_at = ? WHERE id = ?", (store._now(), task))
+        steps = store.execute("DELETE FROM step WHERE task_id = ?", (task,)).rowcount
+        store.execute("UPDATE task SET collected_at = ? WHERE id = ?", (store.now(), task))
         if hook:
             hook("commit", task)
     freed.update(h for pair in hashes for h in pair if h is not None)
@@ -193,14 +199,14 @@ def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Call
             " AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = blob.hash)"
             " AND NOT EXISTS (SELECT 1 FROM blob d WHERE d.base = blob.hash)")
     if candidates is None:
-        candidates = {h for h, _ in store._sql("SELECT hash, depth FROM blob WHERE 1" + cond)}
+        candidates = {h for h, _ in store.query("SELECT hash, depth FROM blob WHERE 1" + cond)}
     deleted: set[bytes] = set()
     while candidates:
         by_depth: dict[int, list[bytes]] = {}
         ordered = sorted(candidates)
         for start in range(0, len(ordered), 500):  # hashes are BLOBs: bound parameters, not JSON
             chunk = ordered[start:start + 500]
-            for h, depth in store._sql(
+            for h, depth in store.query(
                     f"SELECT hash, depth FROM blob WHERE hash IN ({','.join('?' * len(chunk))})", chunk):
                 by_depth.setdefault(depth, []).append(h)
         bases: set[bytes] = set()
@@ -209,8 +215,8 @@ def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Call
             for start in range(0, len(hashes), batch):
                 chunk = hashes[start:start + batch]
                 with throttle, store.transaction():
-                    gone = store._sql(f"DELETE FROM blob WHERE hash IN ({','.join('?' * len(chunk))})"
-                                      + cond + " RETURNING hash, base, stored", chunk)
+                    gone = store.execute(f"DELETE FROM blob WHERE hash IN ({','.join('?' * len(chunk))})"
+                                      + cond + " RETURNING hash, base, stored", chunk).fetchall()
                 deleted.update(h for h, _, _ in gone)
                 result.blobs += len(gone)
                 result.bytes += sum(size for _, _, size in gone)

@@ -146,13 +146,13 @@ def find_roots(store: "AgentStore") -> dict[int, Root]:
     """Every root task with all its root kinds, in task order (covering-index lookups only)."""
     kinds: dict[int, tuple[str, ...]] = {}
     # Appended in ROOT_KINDS order, so each tuple is already ordered by priority.
-    for (task,) in store._sql(
+    for (task,) in store.query(
             "SELECT s.current_task_id FROM session s JOIN task t ON t.id = s.current_task_id"
             " WHERE s.status = 'open'"):
         kinds[task] = ("current",)
-    for task, status in store._sql("SELECT id, status FROM task WHERE status IN ('running', 'waiting_user')"):
+    for task, status in store.query("SELECT id, status FROM task WHERE status IN ('running', 'waiting_user')"):
         kinds[task] = kinds.get(task, ()) + ("running" if status == "running" else "waiting",)
-    for (task,) in store._sql("SELECT id FROM task WHERE pinned = 1"):
+    for (task,) in store.query("SELECT id FROM task WHERE pinned = 1"):
         kinds[task] = kinds.get(task, ()) + ("pinned",)
     return {task: Root(task, k[0], k) for task, k in sorted(kinds.items())}
 
@@ -183,10 +183,10 @@ def live_set(store: "AgentStore", roots: dict[int, Root] | None = None) -> dict[
         level += 1
         if children is None and level > _LEVELS_BEFORE_BULK:
             children = {}
-            for src, dst, kind in store._sql(_ALL_EDGES):
+            for src, dst, kind in store.query(_ALL_EDGES):
                 children.setdefault(src, []).append((dst, kind))
         if children is None:
-            edges = store._sql(_EDGES_FROM, (json.dumps(frontier),))
+            edges = store.query(_EDGES_FROM, (json.dumps(frontier),))
         else:
             edges = [(src, dst, kind) for src in frontier for dst, kind in children.get(src, ())]
         nxt = []
@@ -231,7 +231,7 @@ SELECT live.id FROM live JOIN task t ON t.id = live.id
 
 def live_set_sql(store: "AgentStore") -> set[int]:
     """The same live set from one recursive SQL query (no reasons): the benchmark's yardstick."""
-    return {r[0] for r in store._sql(LIVE_SET_SQL)}
+    return {r[0] for r in store.query(LIVE_SET_SQL)}
 
 
 # ---------------------------------------------------------------------------- plan
@@ -262,18 +262,18 @@ def plan_gc(store: "AgentStore") -> GcPlan:
     A pure read: works on a store opened read-only. All queries run in one read transaction,
     so the figures describe one consistent state of the database.
     """
-    with store.db.atomic():  # a deferred BEGIN: a read snapshot, no write lock
+    with store.snapshot():  # a read transaction: one consistent state, no write lock
         return _plan(store)
 
 
 def _plan(store: "AgentStore") -> GcPlan:
     roots = find_roots(store)
     live = live_set(store, roots)
-    tasks = store._sql("SELECT id, session_id, status, collected_at FROM task ORDER BY id")
-    steps = {t: (n, b) for t, n, b in store._sql(
+    tasks = store.query("SELECT id, session_id, status, collected_at FROM task ORDER BY id")
+    steps = {t: (n, b) for t, n, b in store.query(
         "SELECT task_id, COUNT(*), COALESCE(SUM(payload_bytes), 0) FROM step GROUP BY task_id")}
-    cps = dict(store._sql("SELECT task_id, COUNT(*) FROM checkpoint GROUP BY task_id"))
-    entries = {t: (n, b) for t, n, b in store._sql(
+    cps = dict(store.query("SELECT task_id, COUNT(*) FROM checkpoint GROUP BY task_id"))
+    entries = {t: (n, b) for t, n, b in store.query(
         f"SELECT c.task_id, COUNT(*), {SUM_LEGACY_SQL} FROM checkpoint c"
         " JOIN checkpoint_entry e ON e.checkpoint_id = c.id GROUP BY c.task_id")}
 
@@ -288,7 +288,7 @@ def _plan(store: "AgentStore") -> GcPlan:
     if store.schema_version >= 2:
         live_json = json.dumps(sorted(live))
         blob_owned, loose = _blob_accounting(store, live_json)
-        live_blob_bytes = store._sql(
+        live_blob_bytes = store.query(
             f"WITH RECURSIVE {_KEEP_CTE} SELECT COALESCE(SUM(b.stored), 0) FROM blob b"
             " WHERE b.hash IN (SELECT h FROM keep)", (live_json,))[0][0]
 
@@ -314,7 +314,7 @@ def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, lis
     """Blobs freed per reclaimable task (each counted once) and loose blobs [count, bytes]."""
     owned: dict[int, list[int]] = {}
     # Blobs an entry of a reclaimable task references directly: owner = the oldest such task.
-    for task, n, size in store._sql(
+    for task, n, size in store.query(
             f"""WITH RECURSIVE {_KEEP_CTE},
               ref(h, task) AS (
                 SELECT e.before_hash, c.task_id FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
@@ -329,7 +329,7 @@ def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, lis
         owned[task] = [n, size]
     # Freed blobs no entry references: delta bases of freed blobs (owner = a dependent's owner)
     # or loose blobs nothing needs at all. Few in practice: walk them one by one.
-    unref = store._sql(
+    unref = store.query(
         f"""WITH RECURSIVE {_KEEP_CTE}
         SELECT b.hash, b.stored FROM blob b WHERE b.hash NOT IN (SELECT h FROM keep)
           AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = b.hash)
@@ -341,11 +341,11 @@ def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, lis
         if h in memo:
             return memo[h]
         memo[h] = None  # guards against a malformed base cycle
-        direct = store._sql(
+        direct = store.query(
             "SELECT MIN(c.task_id) FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id"
             " WHERE e.before_hash = ? OR e.after_hash = ?", (h, h))[0][0]
         if direct is None and depth < 64:
-            found = [o for (d,) in store._sql("SELECT hash FROM blob WHERE base = ?", (h,))
+            found = [o for (d,) in store.query("SELECT hash FROM blob WHERE base = ?", (h,))
                      if (o := owner(d, depth + 1)) is not None]
             direct = min(found) if found else None
         memo[h] = direct
@@ -369,13 +369,13 @@ def _why_reclaimable(store: "AgentStore", candidates: set[int]) -> dict[int, str
         return {}
     superseded: dict[int, int] = {}
     referrers: dict[int, list[int]] = {}
-    for src, dst, kind in store._sql("SELECT from_task, to_task, kind FROM task_ref"):
+    for src, dst, kind in store.query("SELECT from_task, to_task, kind FROM task_ref"):
         if dst in candidates:
             if kind == "supersedes":
                 superseded.setdefault(dst, src)
             else:
                 referrers.setdefault(dst, []).append(src)
-    info = {t: (s, st, ss, cur) for t, s, st, ss, cur in store._sql(
+    info = {t: (s, st, ss, cur) for t, s, st, ss, cur in store.query(
         "SELECT t.id, t.session_id, t.status, s.status, s.current_task_id FROM task t"
         " LEFT JOIN session s ON s.id = t.session_id")}
     out = {}

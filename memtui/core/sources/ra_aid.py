@@ -23,7 +23,7 @@ from memtui.core.errors import MemtuiError, NotAStore
 from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import Capability, UnknownId
 from memtui.core.sources.base import IndexedSource, page, preview
-from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
+from memtui.core.sqlite_readonly import connect_readonly, connect_readwrite, is_sqlite, table_names
 from memtui.core.sources.timestamps import parse_time, sort_key
 
 TABLES: tuple[str, ...] = ("session", "human_input", "key_fact", "key_snippet", "research_note", "trajectory")
@@ -374,7 +374,7 @@ def apply_curate(plan: CuratePlan) -> int:
     """
     if not plan.delete:
         return 0
-    conn = sqlite3.connect(str(plan.path), timeout=5.0, isolation_level=None)
+    conn = connect_readwrite(plan.path)
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:

@@ -10,34 +10,87 @@ when it is opened for writing.
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 from pathlib import Path
+from urllib.parse import quote
 
 import peewee
 from peewee import SqliteDatabase
 from playhouse.migrate import SqliteMigrator, migrate
 
+from memtui.core.atomic import TEMP_SUFFIX, fsync_dir
 from memtui.core.errors import MemtuiError, NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
-from memtui.core.sqlite_readonly import readonly_uri
+from memtui.core.sqlite_readonly import BUSY_TIMEOUT_MS, readonly_uri
 
 SCHEMA_VERSION = 2
-BUSY_TIMEOUT_MS = 5000
 CORE_TABLES = ("session", "task", "step", "checkpoint", "checkpoint_entry")
 
 
-def connect(db_path: Path, readonly: bool) -> SqliteDatabase:
-    """A peewee database for `db_path`; thread-local connections, pragmas on each."""
+class _ReadOnlyDatabase(SqliteDatabase):
+    """Read-only connections that decide, each time one opens, how to read the file.
+
+    With no write-ahead log beside the database (no live writer, nothing pending) the file
+    is opened `immutable`: no locks and no `-wal`/`-shm` side files created. With a log and
+    its shared-memory index present (an agent is recording, or just did), `mode=ro` reads
+    what it commits without creating anything. A log without its index (a writer crashed)
+    is read too where the folder is writable; SQLite then creates the `-shm` index, the one
+    case where reading leaves a side file.
+    """
+
+    def __init__(self, db_path: Path, **kwargs) -> None:
+        self.db_path = db_path
+        super().__init__(readonly_uri(db_path, immutable=True), uri=True, **kwargs)
+
+    def _connect(self) -> sqlite3.Connection:
+        immutable = not reads_log(self.db_path)
+        conn = sqlite3.connect(readonly_uri(self.db_path, immutable=immutable), timeout=self._timeout,
+                               isolation_level=None, factory=_Connection, **self.connect_params)
+        conn.immutable = immutable
+        try:
+            self._add_conn_hooks(conn)
+        except Exception:
+            conn.close()
+            raise
+        return conn
+
+    def refresh(self) -> None:
+        """Before a read outside a transaction: an immutable connection is dropped once a writer
+        has started (a log appeared), so the next read sees it through `mode=ro` instead of
+        reading a file that is changing under an immutable view."""
+        conn = self._state.conn
+        if conn is not None and conn.immutable and not self.in_transaction() and reads_log(self.db_path):
+            self.close()
+
+
+class _Connection(sqlite3.Connection):
+    immutable = False
+
+
+def reads_log(db_path: Path) -> bool:
+    """Whether a read-only open must read a write-ahead log (see _ReadOnlyDatabase)."""
+    wal, shm = Path(f"{db_path}-wal"), Path(f"{db_path}-shm")
+    try:
+        wal_bytes = wal.stat().st_size
+    except OSError:
+        return False
+    if shm.exists():
+        return True
+    return wal_bytes > 0 and os.access(db_path.parent, os.W_OK)
+
+
+def connect(db_path: Path, readonly: bool, create: bool = False) -> SqliteDatabase:
+    """A peewee database for `db_path`; thread-local connections, pragmas on each.
+
+    Read-only: see _ReadOnlyDatabase. Writing: `mode=rw`, so SQLite never creates a file
+    that is not there (only `create=True`, for a new store's temp file, may).
+    """
     if readonly:
-        # mode=ro sees what a live agent commits (it may create the -wal/-shm side files, never
-        # touching the database file). Where the folder is not writable and no -shm exists,
-        # SQLite could not open that way: read the file as immutable instead.
-        can_share = os.access(db_path.parent, os.W_OK) or Path(f"{db_path}-shm").exists()
-        return SqliteDatabase(
-            readonly_uri(db_path, immutable=not can_share), uri=True, check_same_thread=False,
-            pragmas={"busy_timeout": BUSY_TIMEOUT_MS, "query_only": 1},
-        )
+        return _ReadOnlyDatabase(db_path, check_same_thread=False,
+                                 pragmas={"busy_timeout": BUSY_TIMEOUT_MS, "query_only": 1})
+    mode = "rwc" if create else "rw"
     return SqliteDatabase(
-        str(db_path), check_same_thread=False,
+        f"file:{quote(str(Path(db_path).resolve()))}?mode={mode}", uri=True, check_same_thread=False,
         pragmas={
             # First: it only takes effect before the first table exists (a new file).
             "auto_vacuum": "incremental",
@@ -85,6 +138,32 @@ def open_error(exc: Exception, db_path: Path) -> MemtuiError:
     if "unable to open" in text:
         return StoreNotFound(f"cannot open {db_path}")
     return NotAStore(f"{db_path}: {text}")
+
+
+def create_file(db_path: Path) -> None:
+    """A new, empty store at `db_path`, built in a temp file beside it and linked into place,
+    so a crash never leaves a half-made or empty agent.db. If another process created the
+    store meanwhile, theirs stays."""
+    from memtui.core.store.models import build_models
+
+    tmp = db_path.parent / f".{db_path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    try:
+        db = connect(tmp, readonly=False, create=True)
+        try:
+            create(db, build_models(db))
+        finally:
+            db.close()  # the last connection checkpoints the log into the file and removes it
+        try:
+            os.link(tmp, db_path)  # never replaces: an existing file wins
+        except FileExistsError:
+            pass
+        except OSError:  # a filesystem without hard links
+            if not db_path.exists():
+                os.rename(tmp, db_path)
+    finally:
+        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            leftover.unlink(missing_ok=True)
+    fsync_dir(db_path.parent)
 
 
 def create(db: SqliteDatabase, models) -> None:

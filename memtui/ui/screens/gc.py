@@ -23,7 +23,8 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Label, ProgressBar, Static, Tree
 
-from memtui.core.gc import GcPlan, GcProgress, GcResult, GcSessionRow, GcTaskRow, apply_gc, plan_gc, preview_rows
+from memtui.core.gc import (GcPlan, GcProgress, GcResult, GcSessionRow, GcTaskRow, apply_gc, heavy_rows, plan_gc,
+                             preview_rows)
 from memtui.ui.commands import bindings
 from memtui.ui.text import human_bytes, safe_text
 from memtui.ui.widgets.gc_tree import GcTree
@@ -133,9 +134,7 @@ class GcScreen(Screen[None]):
         with self.app.reading() as store:
             plan = plan_gc(store)
             sessions = preview_rows(store, plan)
-            table_rows = {name: store._sql(f"SELECT COUNT(*) FROM {table}")[0][0] for name, table in
-                          (("steps", "step"), ("checkpoints", "checkpoint"), ("entries", "checkpoint_entry"),
-                           ("blobs", "blob"))}
+            table_rows = heavy_rows(store)
         self.post_message(self.PlanLoaded(plan, sessions, table_rows))
 
     @on(PlanLoaded)
@@ -201,7 +200,7 @@ class GcScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="gc-write", exit_on_error=False, description="pin the task")
     def write_pin(self, task: int, pinned: bool) -> None:
-        set_pinned(self.app.store.db_path, task, pinned)
+        set_pinned(self.app.store, task, pinned)
         self.post_message(self.Pinned(task, pinned))
 
     @on(Pinned)
@@ -241,12 +240,9 @@ class GcScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="gc-write", exit_on_error=False, description="collect garbage")
     def run_apply(self, plan: GcPlan | None) -> None:
-        from memtui.core.store import AgentStore
-
-        try:
-            with AgentStore.open(self.app.store.db_path) as store:
-                result = apply_gc(store, plan, progress=lambda p: self.post_message(self.Progressed(p)),
-                                  cancel=self._cancel.is_set)
+        try:  # through the store's writer: the app itself stays read-only
+            result = apply_gc(self.app.store, plan, progress=lambda p: self.post_message(self.Progressed(p)),
+                              cancel=self._cancel.is_set)
         except Exception as exc:  # reported as one line; each task's transaction rolled back
             self.post_message(self.Applied(None, str(exc) or type(exc).__name__))
             return
@@ -286,9 +282,7 @@ class GcScreen(Screen[None]):
         self.dismiss()
 
 
-def set_pinned(db_path, task: int, pinned: bool) -> None:
-    """Pin or unpin through a short-lived write connection (the app itself stays read-only)."""
-    from memtui.core.store import AgentStore
-
-    with AgentStore.open(db_path) as store:
-        (store.pin if pinned else store.unpin)(task)
+def set_pinned(store, task: int, pinned: bool) -> None:
+    """Pin or unpin through the store's writer (the app itself stays read-only)."""
+    with store.writer() as writer:
+        (writer.pin if pinned else writer.unpin)(task)

@@ -196,7 +196,7 @@ class MainScreen(PaneLoading):
     def write_pin(self, task_id: Id, pinned: bool) -> None:
         from memtui.ui.screens.gc import set_pinned
 
-        set_pinned(self.app.store.db_path, task_id, pinned)
+        set_pinned(self.app.store, task_id, pinned)
         self.app.call_from_thread(self._pinned, task_id, pinned)
 
     def _pinned(self, task_id: Id, pinned: bool) -> None:

@@ -199,12 +199,9 @@ class StatsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="stats-write", exit_on_error=False, description="VACUUM")
     def run_vacuum(self) -> None:
-        from memtui.core.store import AgentStore
-
-        try:
-            with AgentStore.open(self.app.store.db_path) as store:
-                result = vacuum(store, progress=lambda f: self.post_message(self.Progressed(f)),
-                                cancel=self._cancel.is_set)
+        try:  # through the store's writer: the app itself stays read-only
+            result = vacuum(self.app.store, progress=lambda f: self.post_message(self.Progressed(f)),
+                            cancel=self._cancel.is_set)
         except Exception as exc:
             self.post_message(self.Done(None, str(exc) or type(exc).__name__))
             return
@@ -212,11 +209,9 @@ class StatsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="stats-write", exit_on_error=False, description="database maintenance")
     def run_simple(self, kind: str) -> None:
-        from memtui.core.store import AgentStore
-
         try:
-            with AgentStore.open(self.app.store.db_path) as store:
-                result = incremental_vacuum(store) if kind == "incremental" else wal_checkpoint(store)
+            store = self.app.store
+            result = incremental_vacuum(store) if kind == "incremental" else wal_checkpoint(store)
         except Exception as exc:
             self.post_message(self.Done(None, str(exc) or type(exc).__name__))
             return

@@ -1,0 +1,35 @@
+"""Where a store lives: locating agent.db for a workspace directory or a database file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memtui.core.errors import StoreNotFound
+
+AGENT_DIR = ".agent"
+DB_NAME = "agent.db"
+
+
+def locate(path: Path, create: bool) -> tuple[Path, Path]:
+    """(agent.db path, workspace root) for a workspace directory or a database file."""
+    path = path.expanduser()
+    if path.is_dir() or (create and not path.exists() and path.suffix != ".db"):
+        if path.name == AGENT_DIR and (path / DB_NAME).exists():
+            return path / DB_NAME, path.parent
+        db = path / AGENT_DIR / DB_NAME
+        if not db.exists():
+            if not create:
+                raise StoreNotFound(f"no memtui store in {path} (expected {AGENT_DIR}/{DB_NAME}); try `memtui demo`")
+            db.parent.mkdir(parents=True, exist_ok=True)
+        return db, path
+    if path.exists():
+        return path, workspace_of(path)
+    if not create:
+        raise StoreNotFound(f"{path} does not exist")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path, workspace_of(path)
+
+
+def workspace_of(db_path: Path) -> Path:
+    """The workspace of a database file: the folder holding `.agent/`, else the file's folder."""
+    return db_path.parent.parent if db_path.parent.name == AGENT_DIR else db_path.parent
