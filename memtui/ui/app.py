@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -165,9 +165,7 @@ class MemtuiApp(App[int]):
     @contextmanager
     def reading(self) -> Iterator[Any]:
         """For worker threads: the source, with this thread's database connection closed after."""
-        source = self.source
-        reading = getattr(source, "reading", None)  # AgentStore: a connection for this thread
-        with reading() if reading is not None else nullcontext():
+        with self.source.reading() as source:  # AgentStore: a connection of this thread's own
             yield source
 
     def refresh_data(self) -> None:

@@ -170,8 +170,8 @@ def test_small_or_incompressible_content_is_stored_raw():
 def test_a_delta_whose_base_is_itself_is_corruption_naming_the_entry(store):
     entry = _single_blob(store, b"some compressible text " * 100)
     h = bytes.fromhex(entry.after_hash)
-    assert store._sql("SELECT codec FROM blob WHERE hash = ?", (h,))[0][0] == "zstd"  # a valid frame
-    store.db.execute_sql("UPDATE blob SET codec = 'delta', base = hash WHERE hash = ?", (h,))
+    assert store.query("SELECT codec FROM blob WHERE hash = ?", (h,))[0][0] == "zstd"  # a valid frame
+    store.execute("UPDATE blob SET codec = 'delta', base = hash WHERE hash = ?", (h,))
     with pytest.raises(ChainTooLong, match=rf"checkpoint entry {entry.id}: .*loops"):
         store.read_entry(entry.id)
 
@@ -187,10 +187,10 @@ def _chain(store, length: int) -> int:
         enc = codec.encode(data, below, below_hash, 0)  # depth 0: bypass the writer's cap
         assert enc.codec == "delta"
         h = codec.content_hash(data)
-        store.db.execute_sql("INSERT INTO blob (hash, codec, base, depth, size, stored, data) VALUES (?,?,?,?,?,?,?)",
+        store.execute("INSERT INTO blob (hash, codec, base, depth, size, stored, data) VALUES (?,?,?,?,?,?,?)",
                              (h, enc.codec, enc.base, i + 1, len(data), len(enc.data), enc.data))
         below, below_hash = data, h
-    store.db.execute_sql("UPDATE checkpoint_entry SET after_hash = ? WHERE id = ?", (below_hash, entry.id))
+    store.execute("UPDATE checkpoint_entry SET after_hash = ? WHERE id = ?", (below_hash, entry.id))
     store._cache.clear()
     return entry.id
 
