@@ -13,7 +13,7 @@ import pytest
 from memtui.cli import main
 from memtui.core.demo import build_demo
 from memtui.core.export import build_export, render_export
-from memtui.core.export.document import TEXT_LIMIT
+from memtui.core.export.document import TEXT_LIMIT, walk
 from memtui.core.store import AgentStore
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -207,3 +207,36 @@ def test_render_export_refuses_an_unknown_format(demo):
         doc = build_export(store, task_id=18)
     with pytest.raises(ValueError, match="unknown export format"):
         render_export(doc, "pdf")
+
+
+def test_real_claude_code_sessions_export_every_file_change(tmp_path):
+    """Transcripts Claude Code 2.1.39 wrote (tests/fixtures/real, see PROVENANCE.md): every
+    file change the independent counter finds is in the exports, diffs included."""
+    from memtui.core.sources import discover
+    from real_support import claude_counts, real_home
+
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    entry = next(s for s in discover(home) if s.kind == "claude-code")
+    source = entry.open()
+    try:
+        changes = 0
+        for session in source.sessions():
+            doc = build_export(source, session_id=session.id)
+            tasks = list(walk(doc["tasks"]))
+            assert {t["session_id"] for _, t in tasks} >= {session.id}
+            entries = [e for _, t in tasks for cp in t["checkpoints"] for e in cp["entries"]]
+            changes += len(entries)
+            assert all(e["diff"] is not None or e["note"] for e in entries)
+            md, page = render_export(doc, "md"), render_export(doc, "html")
+            assert "\x1b" not in md and "\x1b" not in page and "<script" not in page
+            assert json.loads(render_export(doc, "json")) == doc
+        assert changes == claude_counts(home)["file_changes"]
+    finally:
+        entry.close()
+
+
+def test_codex_session_exports_the_patches_it_recorded(capsys):
+    home = str(FIXTURES / "codex_home")
+    md = _export([home, "--session", "0196f1c2-8a4b-7c3d-9e8f-1a2b3c4d5e6f"], capsys)
+    assert "_the store's own diff; tally/cli.py: Codex records only the patch hunks" in md
+    assert "```diff\n@@" in md

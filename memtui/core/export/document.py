@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from memtui.core.diff import prepare_file_diff
+from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
 from memtui.core.model import Id, TaskInfo
 from memtui.core.task_tree import TaskTree, build_task_tree, task_subtree
@@ -208,10 +209,8 @@ def _source_path(source: Any) -> Any:
 
 def visible(text: str) -> str:
     """`text` with every control character, ANSI escape and bidi override shown visibly
-    (␛ ␀ �), newlines kept: what both renderers put on the page."""
-    from memtui.core.diff.text import display_line
-
-    return "\n".join(display_line(line) for line in text.split("\n"))
+    (␛ ␀ �), newlines and tabs kept: what both renderers put on the page."""
+    return sanitize(text, multiline=True)
 
 
 def walk(tasks: list[dict[str, Any]], depth: int = 0):
