@@ -7,6 +7,7 @@ serve need aiohttp and its friends.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import shlex
 import socket
@@ -80,6 +81,9 @@ def run(args) -> int:
               file=sys.stderr)
     server = Server(app_command(path, args.root, args.read_only), host=args.host, port=args.port,
                     title=f"memtui — {path.name or path}", public_url=url)
+    # textual-serve runs on asyncio.get_event_loop(): give it a fresh one (a closed loop left by
+    # an earlier run in this process, or none at all on newer Pythons, would fail).
+    asyncio.set_event_loop(asyncio.new_event_loop())
     try:
         server.serve()
     except OSError as exc:

@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import ClassVar, Iterator, Sequence
+from typing import TYPE_CHECKING, ClassVar, Iterator, Sequence
 
 from memtui.core.errors import MemtuiError
 from memtui.core.model import (
@@ -33,6 +33,9 @@ from memtui.core.model import (
     StepInfo,
     TaskInfo,
 )
+
+if TYPE_CHECKING:
+    from memtui.core.resume import ResumeCommand
 
 __all__ = ["Capability", "MemorySource", "Unsupported", "UnknownId"]
 
@@ -60,6 +63,8 @@ class Capability(str, Enum):
     """Memory items can be deleted (curated)."""
     EDIT_MEMORY = "edit-memory"
     """The memory documents of its workspace may be edited from memtui."""
+    RESUME = "resume"
+    """Its sessions can be resumed in the agent that recorded them (`claude --resume ID`)."""
 
     @property
     def doing(self) -> str:
@@ -78,7 +83,12 @@ _DOING: dict[Capability, str] = {
     Capability.ITEMS: "list memory items (facts, snippets, notes)",
     Capability.CURATE: "delete memory items",
     Capability.EDIT_MEMORY: "edit memory documents",
+    Capability.RESUME: "resume a session in its agent",
 }
+
+WRITING = frozenset({Capability.ROLLBACK, Capability.GC, Capability.PIN, Capability.VACUUM,
+                     Capability.CURATE, Capability.EDIT_MEMORY})
+"""What writes: a source opened read-only (`memtui open/serve --read-only`) withholds these."""
 
 NATIVE_ONLY = frozenset({Capability.GC, Capability.PIN, Capability.STATS, Capability.VACUUM,
                          Capability.SEARCH})
@@ -120,15 +130,25 @@ class MemorySource(ABC):
     workspace: Path | None = None
     """The folder its recorded paths are relative to (None when unknown or ambiguous)."""
 
+    withheld: frozenset[Capability] = frozenset()
+    """Capabilities turned off for this session of use (`--read-only` withholds WRITING)."""
+    withheld_why: str = ""
+
     # -- capabilities ---------------------------------------------------------------------
     def can(self, capability: Capability) -> bool:
-        """Whether the source declares `capability`."""
-        return capability in self.capabilities
+        """Whether the source declares `capability` and it is not withheld."""
+        return capability in self.capabilities and capability not in self.withheld
 
     def require(self, capability: Capability) -> None:
         """Raise `Unsupported` (one line: what it can't, what instead) unless it can."""
         if not self.can(capability):
             raise Unsupported(self, capability)
+
+    def withhold(self, capabilities: frozenset[Capability], why: str) -> None:
+        """Turn capabilities off (not merely hide them): `can` says no and `require` raises,
+        with `why` as the reason ("memtui was started with --read-only")."""
+        self.withheld = self.withheld | frozenset(capabilities)
+        self.withheld_why = why
 
     def describe(self) -> str:
         """"the Claude Code store at ~/.claude/projects" (messages name the source so)."""
@@ -136,6 +156,10 @@ class MemorySource(ABC):
 
     def instead(self, capability: Capability) -> str:
         """What to do instead of `capability`, for the message of `Unsupported`."""
+        if capability in self.withheld and capability in self.capabilities:
+            return self.withheld_why or "it is turned off for this session"
+        if capability is Capability.RESUME:
+            return "only Claude Code and Codex sessions can be resumed in their agent"
         if capability in NATIVE_ONLY:
             return ("it works on memtui's own store only; open a workspace with .agent/agent.db"
                     " (`memtui sources PATH` lists the stores a folder holds)")
@@ -231,6 +255,11 @@ class MemorySource(ABC):
     def messages(self, task_id: Id) -> Sequence[MessageInfo]:
         """User inputs and summaries of a task."""
         return []
+
+    def resume_command(self, session_id: Id) -> "ResumeCommand":
+        """The agent's command that resumes a session, and its recorded directory
+        (sources with Capability.RESUME; see memtui.core.resume)."""
+        raise Unsupported(self, Capability.RESUME)
 
     def memory_items(self, kind: str | None = None) -> Sequence[MemoryItem]:
         """Facts, snippets, notes or history rows (sources with Capability.ITEMS)."""

@@ -136,6 +136,10 @@ class MemtuiApp(App[int]):
         self._adopt(event.source)
 
     def _adopt(self, source: Any) -> None:
+        if self.read_only:
+            from memtui.core.memory_source import WRITING
+
+            source.withhold(WRITING, "memtui was started with --read-only")
         self.source = source
         self.store = source if _is_store(source) else None
         self.workspace = getattr(source, "workspace", None) or (

@@ -21,8 +21,8 @@ EXPECTED: dict[str, set[C]] = {
     "memtui": {C.DIFF, C.ROLLBACK, C.GC, C.PIN, C.STATS, C.VACUUM, C.SEARCH, C.EDIT_MEMORY},
     "ra-aid": {C.ITEMS, C.CURATE, C.EDIT_MEMORY},
     "jsonl-sessions": {C.ITEMS, C.EDIT_MEMORY},
-    "claude-code": {C.DIFF, C.ROLLBACK, C.EDIT_MEMORY},
-    "codex": {C.DIFF, C.ROLLBACK, C.EDIT_MEMORY},
+    "claude-code": {C.DIFF, C.RESUME, C.ROLLBACK, C.EDIT_MEMORY},
+    "codex": {C.DIFF, C.RESUME, C.ROLLBACK, C.EDIT_MEMORY},
     "memory-files": {C.EDIT_MEMORY},
 }
 
@@ -86,7 +86,7 @@ def test_a_home_opened_directly_cannot_roll_back(tmp_path, adapter, fixture):
     to restore into, so rollback is not offered (it would refuse every file)."""
     home = shutil.copytree(FIXTURES / fixture, tmp_path / fixture)
     source = adapter.from_path(home)
-    assert source.capabilities == frozenset({C.DIFF})
+    assert source.capabilities == frozenset({C.DIFF, C.RESUME})
     with pytest.raises(Unsupported, match="open the project folder"):
         source.require(C.ROLLBACK)
 
@@ -95,3 +95,22 @@ def test_sources_json_lists_capabilities(tmp_path):
     root = shutil.copytree(FIXTURES / "ra_aid_project", tmp_path / "ra")
     [ra] = [s for s in discover(root, env={"HOME": str(tmp_path)}) if s.kind == "ra-aid"]
     assert ra.to_json()["capabilities"] == ["curate", "edit-memory", "items"]
+
+
+@pytest.mark.parametrize("kind", sorted(EXPECTED))
+def test_read_only_withholds_every_writing_capability(tmp_path, kind, sources):
+    """`--read-only` turns writing off, not just its keys: `can` says no and `require` refuses,
+    saying why; reading capabilities stay."""
+    from memtui.core.memory_source import WRITING
+
+    source = sources[kind]
+    before = source.withheld, source.withheld_why
+    source.withhold(WRITING, "memtui was started with --read-only")
+    try:
+        for capability in EXPECTED[kind]:
+            assert source.can(capability) == (capability not in WRITING)
+        for capability in EXPECTED[kind] & WRITING:
+            with pytest.raises(Unsupported, match="can't .*: memtui was started with --read-only$"):
+                source.require(capability)
+    finally:
+        source.withheld, source.withheld_why = before

@@ -66,11 +66,11 @@ class SourceAdapter(MemorySource):
 
 
 def transcript_capabilities(source: MemorySource) -> frozenset[Capability]:
-    """Claude Code and Codex: file changes always; rollback and memory edits only with the one
+    """Claude Code and Codex: file changes and resuming a session in the agent always; rollback and memory edits only with the one
     workspace every session worked in (their recorded paths are relative to it), on this machine."""
     if source.workspace is None or not source.workspace.is_dir():
-        return frozenset({Capability.DIFF})
-    return frozenset({Capability.DIFF, Capability.ROLLBACK, Capability.EDIT_MEMORY})
+        return frozenset({Capability.DIFF, Capability.RESUME})
+    return frozenset({Capability.DIFF, Capability.RESUME, Capability.ROLLBACK, Capability.EDIT_MEMORY})
 
 
 class IndexedSource(SourceAdapter):

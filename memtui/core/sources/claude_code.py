@@ -31,6 +31,7 @@ from memtui.core.model import (
     TaskInfo,
 )
 from memtui.core.memory_source import Capability, UnknownId
+from memtui.core.resume import ResumeCommand
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, page, transcript_capabilities
 from memtui.core.sources.claude_code_transcripts import (
     TranscriptIndex,
@@ -292,6 +293,11 @@ class ClaudeCodeSource(TranscriptIndex):
         self._load()
         cwds = {s.cwd for s in self._sessions.values() if s.cwd}
         return Path(cwds.pop()) if len(cwds) == 1 else None
+
+    def resume_command(self, session_id: Id) -> ResumeCommand:
+        """`claude --resume ID` in the directory the session recorded."""
+        session = self._find("_sessions", session_id, "session")
+        return ResumeCommand(("claude", "--resume", session.id), Path(session.cwd) if session.cwd else None)
 
     def workspace_root(self, task_id: Id) -> Path | None:
         """The cwd the task's session recorded: entry paths are relative to it."""

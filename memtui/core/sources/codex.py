@@ -20,6 +20,7 @@ from typing import Any
 
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import Capability, UnknownId
+from memtui.core.resume import ResumeCommand
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, page, transcript_capabilities
 from memtui.core.sources.codex_rollouts import (
     PatchFile,
@@ -251,6 +252,11 @@ class CodexSource(RolloutIndex):
         if isinstance(change.get("unified_diff"), str):
             diff = change["unified_diff"]
         return None, None, "Codex records only the patch hunks of an updated file, not its whole content", diff
+
+    def resume_command(self, session_id: Id) -> ResumeCommand:
+        """`codex resume ID` in the directory the session recorded."""
+        session = self._find("_sessions", session_id, "session")
+        return ResumeCommand(("codex", "resume", session.id), Path(session.cwd) if session.cwd else None)
 
     def workspace_root(self, task_id: Id) -> Path | None:
         """The cwd the rollout's session_meta recorded: entry paths are relative to it."""
