@@ -86,14 +86,14 @@ def free_port() -> int:
 
 @contextmanager
 def served(path: Path, *, read_only: bool = False, timeout: float = 60.0,
-           log: Path | None = None) -> Iterator[str]:
+           log: Path | None = None, env: dict[str, str] | None = None) -> Iterator[str]:
     """`memtui serve PATH` on a free loopback port, for the duration of the block: its URL."""
     port = free_port()
     argv = [sys.executable, "-m", "memtui", "serve", str(path), "--port", str(port)]
     if read_only:
         argv.append("--read-only")
     log_file = open(log, "wb") if log else subprocess.DEVNULL
-    server = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT, env=env)
     try:
         deadline = time.monotonic() + timeout
         while True:

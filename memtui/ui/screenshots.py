@@ -1,4 +1,5 @@
-"""Write SVG screenshots of the main views, from the seeded demo, into screenshots/.
+"""Write SVG screenshots of the main views, from the seeded demo, into screenshots/, and
+serve.png: the app served by `memtui serve` in headless Chromium (see memtui.ui.browser).
 
     python -m memtui.ui.screenshots [OUTPUT_DIR]     (default: ./screenshots)
 
@@ -148,6 +149,26 @@ async def take(workspace: Path, out: Path, shots: tuple[Shot, ...] = SHOTS) -> l
     return written
 
 
+def take_served(workspace: Path, out: Path) -> Path | None:
+    """`memtui serve` in headless Chromium, on a checkpoint diff: out/serve.png (None, with
+    the reason printed, where Playwright or Chromium is missing)."""
+    from memtui.ui.browser import BrowserTerminal, missing_browser_parts, served
+
+    missing = missing_browser_parts()
+    if missing:
+        print(f"serve.png not written: {missing}", file=sys.stderr)
+        return None
+    # HOME is the demo's parent: the header says ~/demo, and no real agent home is looked at.
+    env = {**os.environ, "HOME": str(workspace.parent)}
+    with served(workspace, env=env) as url, BrowserTerminal(url, width=1280, height=760) as page:
+        page.wait_for("Speed up the test", "Tasks · session 10")
+        page.press("j", "j")
+        page.wait_for("Tasks · session 8", "Remove the draft docs page")
+        page.press("3")
+        page.wait_for("Diff · docs/draft.md", "To be removed.")
+        return page.screenshot(out / "serve.png")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build the seeded demo in a temporary directory and write every shot."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -161,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
         build_demo(workspace, seed=1)
         for path in asyncio.run(take(workspace, out)):
             print(path)
+        served_shot = take_served(workspace, out)
+        if served_shot is not None:
+            print(served_shot)
     return 0
 
 
