@@ -114,3 +114,18 @@ def test_read_only_withholds_every_writing_capability(tmp_path, kind, sources):
                 source.require(capability)
     finally:
         source.withheld, source.withheld_why = before
+
+
+def test_a_read_only_store_refuses_every_write_at_its_one_writer(tmp_path):
+    """Even a write path that forgot to ask its capability writes nothing under --read-only."""
+    from memtui.core.errors import ReadOnlyStore
+    from memtui.core.memory_source import WRITING
+
+    build_demo(tmp_path / "demo", seed=1)
+    with AgentStore.open(tmp_path / "demo", readonly=True) as store:
+        task = store.sessions()[0].current_task_id
+        store.withhold(WRITING, "memtui was started with --read-only")
+        with pytest.raises(ReadOnlyStore, match="memtui was started with --read-only"):
+            with store.writer() as w:
+                w.pin(task)
+        assert not store.task(task).pinned

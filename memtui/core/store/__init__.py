@@ -26,7 +26,7 @@ from typing import Callable, Iterator
 
 from memtui.core import content as codec
 from memtui.core.errors import NotAStore, ReadOnlyStore, StoreNotFound
-from memtui.core.memory_source import Capability
+from memtui.core.memory_source import WRITING, Capability
 from memtui.core.store import schema
 from memtui.core.store.models import build_models
 from memtui.core.store.paths import AGENT_DIR, DB_NAME, locate, workspace_of
@@ -199,7 +199,12 @@ class AgentStore(Recorder, ReadModel):
         connection of its own to the same file (same clock and content limit, busy timeout,
         never creating a store, refusing a file that is not one), closed on leaving the block.
         An older store is upgraded by its first writer. Afterwards this thread's read-only
-        connection is reopened on the next read, so it sees what was written."""
+        connection is reopened on the next read, so it sees what was written.
+
+        A store whose writing capabilities were withheld (`--read-only`) refuses here too, so a
+        write path that forgot to ask its capability still writes nothing."""
+        if self.withheld & WRITING:
+            raise ReadOnlyStore(f"{self.db_path}: no writes, {self.withheld_why or 'read-only'}")
         if not self.readonly:
             yield self
             return
