@@ -121,7 +121,7 @@ def served(path: Path, *, read_only: bool = False, timeout: float = 60.0,
 class BrowserTerminal:
     """One headless Chromium page on a served memtui: read its screen, press keys."""
 
-    def __init__(self, url: str, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> None:
+    def __init__(self, url: str, *, width: int = 1280, height: int = 800, timeout: float = 120.0) -> None:
         self.url = url
         self.viewport = {"width": width, "height": height}
         self.timeout = timeout

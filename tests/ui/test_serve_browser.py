@@ -30,8 +30,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_browse_sessions_diff_and_gc_preview_in_chromium(workspace: Path, tmp_path: Path) -> None:
     with served(workspace, log=tmp_path / "serve.log") as url, BrowserTerminal(url) as page:
         # The sessions pane, newest session highlighted, its task beside it.
-        screen = page.wait_for("Sessions", "Speed up the test", "Tasks · session 10")
-        assert "Profile and shorten slow tests" in screen
+        page.wait_for("Sessions", "Speed up the test", "Tasks · session 10", "Profile and shorten slow tests")
         # j moves down the sessions: the tasks pane follows.
         page.press("j")
         page.wait_for("Tasks · session 9", "Choose the version bump")
@@ -39,11 +38,9 @@ def test_browse_sessions_diff_and_gc_preview_in_chromium(workspace: Path, tmp_pa
         page.wait_for("Tasks · session 8", "Remove the draft docs page")
         # 3 goes to the steps; the first step wrote a file, so its diff shows.
         page.press("3")
-        screen = page.wait_for("Diff · docs/draft.md", "@@ -0,0 +1,3 @@", "To be removed.")
-        assert "A  docs/draft.md" in screen
+        page.wait_for("Diff · docs/draft.md", "@@ -0,0 +1,3 @@", "To be removed.", "A  docs/draft.md")
         # g opens the GC preview: what is live, what may go, and why.
         page.press("g")
-        screen = page.wait_for("GC preview", "reclaimable", "live via #8 (handoff)")
-        assert "nothing is deleted until you apply" in screen
+        page.wait_for("GC preview", "nothing is deleted until you apply", "reclaimable", "live via #8 (handoff)")
         page.press("Escape")
         page.wait_for("Tasks · session 8")
