@@ -28,14 +28,14 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from memtui.core.cleanup import apply_cleanup, archive_dir, load_pins, pending, plan_cleanup, plan_json, take_inventory
+    from memtui.core.cleanup import apply_cleanup, archive_dir, cache_dir, load_pins, pending, plan_cleanup, plan_json, take_inventory
 
     if args.keep_days < 0 or args.keep_last < 0:
         raise MemtuiError("--keep-days and --keep-last must be 0 or more")
     if args.delete and not args.yes:
         raise MemtuiError("--delete removes sessions for good: add --yes to confirm (or use --archive, which can be restored)")
     root = Path(args.archive_dir).expanduser() if args.archive_dir else archive_dir()
-    inventory = take_inventory(Path(args.home), args.agent)
+    inventory = take_inventory(Path(args.home), args.agent, cache=cache_dir())
     plan = plan_cleanup(inventory, keep_days=args.keep_days, keep_last=args.keep_last,
                         action="delete" if args.delete else "archive", pins=load_pins())
     if args.dry_run:

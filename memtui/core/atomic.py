@@ -34,6 +34,13 @@ def file_mode(path: Path) -> int | None:
         return None
 
 
+def temp_path(path: Path) -> Path:
+    """A fresh temp name beside `path` that `remove_stale_temps` recognises (pid + random);
+    the name is cut so a long file name cannot push it past NAME_MAX."""
+    path = Path(path)
+    return path.parent / f".{path.name[:96]}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}"
+
+
 def write_atomic(
     path: Path, content: bytes, mode: int | None = None, *, before_replace: Callable[[], object] | None = None,
     sweep: bool = True,
@@ -50,8 +57,7 @@ def write_atomic(
     path = Path(path)
     if sweep:
         remove_stale_temps(path.parent)
-    # The name is cut so a long file name cannot push the temp name past NAME_MAX.
-    tmp = path.parent / f".{path.name[:96]}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    tmp = temp_path(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:

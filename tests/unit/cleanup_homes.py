@@ -135,3 +135,23 @@ def snapshot(root: Path) -> dict[str, tuple]:
             st = path.stat()
             out[str(path)] = (st.st_size, st.st_mtime_ns, st.st_mode, hashlib.sha256(path.read_bytes()).hexdigest())
     return out
+
+
+def build_bulky_claude_home(home: Path, sessions: int = 12, kib: int = 192, seed: int = 7) -> dict[str, tuple]:
+    """`build_claude_home` plus `sessions` old sessions of ~`kib` KiB each (transcript lines
+    repeating a pseudo-random file, as edits with originalFile do, and file-history backups),
+    so archiving one takes long enough to be interrupted. Returns the snapshot of the home."""
+    import random
+
+    build_claude_home(home)
+    rng = random.Random(seed)
+    for n in range(sessions):
+        sid = uid(f"bulk{n}")
+        when = NOW - (40 + n) * DAY
+        text = "".join(rng.choice("abcdefghij \n") for _ in range(kib * 256))
+        lines = [claude_transcript(sid, "/work/bulk", when, f"bulk task {n}")]
+        lines += [json.dumps({"type": "user", "sessionId": sid, "timestamp": when.isoformat(),
+                              "toolUseResult": {"originalFile": text[: len(text) // 2 + i * 100]}}) + "\n" for i in range(3)]
+        _write(home / "projects" / "-work-bulk" / f"{sid}.jsonl", "".join(lines), when)
+        _write(home / "file-history" / sid / "aaaaaaaaaaaaaaaa@v1", text, when, mode=0o600)
+    return snapshot(home)

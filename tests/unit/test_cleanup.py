@@ -248,3 +248,38 @@ def test_pin_cli_stores_foreign_pins_in_memtuis_state_folder(claude, xdg, capsys
 
 def test_session_changed_error_is_one_line(claude):
     assert str(SessionChanged("x changed")).count("\n") == 0
+
+
+def test_archived_sessions_are_browsable_through_the_source(claude, xdg, capsys):
+    from memtui.core.sources import discover
+
+    home, ids = claude
+    apply_cleanup(plan_cleanup(take_inventory(home), keep_days=30, keep_last=1, now=NOW), xdg / "data" / "memtui" / "archive", level=3)
+    before = snapshot(home)
+    assert main(["sources", str(home), "--json"]) == 0
+    counts = json.loads(capsys.readouterr().out)["sources"][0]["counts"]
+    assert counts["archived_sessions"] == 3  # old1, old2, pinned (not pinned here); orphans are not sessions
+    source = discover(home)[0].open()
+    sessions = {str(s.id): s for s in source.sessions()}
+    assert sessions[ids["old1"]].status == "archived" and sessions[ids["old1"]].title == "task old1"
+    assert sessions[ids["recent"]].status != "archived"
+    tasks = source.tasks(ids["old1"])
+    assert tasks[0].title == "task old1" and len(tasks) == 2  # the prompt and its sub-agent
+    assert sessions[ids["old1"]].task_count == len(tasks)  # counted at archive time, listed unpacked
+    steps = source.steps(tasks[0].id)
+    assert steps and steps[-1].result.startswith("Done.")
+    assert snapshot(home) == before
+
+
+def test_inventory_summaries_are_cached_outside_the_home_and_reread_when_a_file_changes(claude, tmp_path):
+    home, ids = claude
+    cache = tmp_path / "memtui-cache"
+    before = snapshot(home)
+    first = {s.id: s.title for s in take_inventory(home, cache=cache).sessions}
+    assert list(cache.iterdir()) and snapshot(home) == before
+    transcript = home / "projects/-work-alpha" / f"{ids['old2']}.jsonl"
+    with open(transcript, "a") as handle:
+        handle.write(json.dumps({"type": "custom-title", "customTitle": "Renamed", "sessionId": ids["old2"]}) + "\n")
+    again = {s.id: s.title for s in take_inventory(home, cache=cache).sessions}
+    assert again[ids["old2"]] == "Renamed" and first[ids["old2"]] == "task old2"
+    assert {k: v for k, v in again.items() if k != ids["old2"]} == {k: v for k, v in first.items() if k != ids["old2"]}

@@ -17,14 +17,14 @@ from memtui.core.cleanup.archive_read import find_units, iter_files, list_archiv
 from memtui.core.cleanup.inventory import AGENTS, Inventory, OrphanRecord, SessionRecord, detect_agent, take_inventory
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
 from memtui.core.cleanup.pins import load_pins, set_pinned
-from memtui.core.cleanup.places import archive_dir, state_dir, view_cache_dir
+from memtui.core.cleanup.places import archive_dir, cache_dir, state_dir, view_cache_dir
 from memtui.core.cleanup.plan import CleanupPlan, Decision, plan_cleanup, plan_json
 from memtui.core.cleanup.recover import pending, recover
 from memtui.core.cleanup.restore import RestoreConflict, RestoreResult, restore_session
 
 __all__ = [
     "AGENTS", "ArchiveError", "CleanupPlan", "CleanupProgress", "CleanupResult", "Decision", "Inventory", "Manifest",
-    "OrphanRecord", "RestoreConflict", "RestoreResult", "SessionRecord", "apply_cleanup", "archive_dir", "detect_agent",
+    "OrphanRecord", "RestoreConflict", "RestoreResult", "SessionRecord", "apply_cleanup", "archive_dir", "cache_dir", "detect_agent",
     "find_units", "iter_files", "list_archived", "load_pins", "pending", "plan_cleanup", "plan_json", "read_file",
     "recover", "restore_session", "set_pinned", "state_dir", "take_inventory", "unpacked_view", "view_cache_dir",
 ]

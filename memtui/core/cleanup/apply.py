@@ -13,7 +13,7 @@ from memtui.core.atomic import fsync_dir
 from memtui.core.cleanup.archive import LEVEL, SessionChanged, archive_unit
 from memtui.core.cleanup.files import FileInfo
 from memtui.core.cleanup.inventory import OrphanRecord
-from memtui.core.cleanup.manifest import ArchiveError, Manifest
+from memtui.core.cleanup.manifest import ArchiveError, Manifest, manifest_bytes
 from memtui.core.cleanup.plan import CleanupPlan
 from memtui.core.cleanup.recover import Recovery, recover
 
@@ -93,10 +93,11 @@ def apply_cleanup(plan: CleanupPlan, archive_root: Path, *, level: int = LEVEL,
         try:
             if plan.action == "archive":
                 manifest = Manifest(plan.inventory.agent, str(home), unit.id, unit.kind, unit.project, unit.title,
-                                    _iso(unit.first), _iso(unit.last), datetime.now(timezone.utc).isoformat(), [])
+                                    _iso(unit.first), _iso(unit.last), datetime.now(timezone.utc).isoformat(), [],
+                                    tasks=count_tasks(plan.inventory.agent, home, unit) if unit.kind == "session" else None)
                 done = archive_unit(archive_root, manifest, unit.files, unit.dirs, home=home, level=level,
                                     cancel=cancel, on_bytes=lambda n, u=unit.id: tick(n, u))
-                result.archive_bytes += done.archive_bytes
+                result.archive_bytes += done.archive_bytes + len(manifest_bytes(done))  # the tar and its manifest
             else:
                 delete_files(unit.files, unit.dirs)
                 tick(unit.bytes, unit.id)
@@ -111,6 +112,22 @@ def apply_cleanup(plan: CleanupPlan, archive_root: Path, *, level: int = LEVEL,
         result.done.append(unit.id)
         result.bytes_removed += unit.bytes
     return result
+
+
+def count_tasks(agent: str, home: Path, unit: _Unit) -> int | None:
+    """How many tasks the agent's adapter reads from the session (the archived listing shows
+    it without unpacking); None when the files cannot be read."""
+    from memtui.core.sources.claude_code import ClaudeCodeSource
+    from memtui.core.sources.codex import CodexSource
+
+    try:
+        if agent == "claude-code":
+            source = ClaudeCodeSource([unit.files[0].path], home=home, path=unit.files[0].path)
+        else:
+            source = CodexSource([f.path for f in unit.files], home=home, path=unit.files[0].path)
+        return sum(len(source.tasks(s.id)) for s in source.sessions())
+    except Exception:  # noqa: BLE001 - a count is a nicety; archiving must not fail on it
+        return None
 
 
 def delete_files(files: list[FileInfo], dirs: list[Path]) -> None:

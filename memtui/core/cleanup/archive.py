@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import secrets
 import stat
 import tarfile
 from dataclasses import replace
@@ -26,7 +25,7 @@ from typing import Callable, Iterator
 
 import zstandard
 
-from memtui.core.atomic import TEMP_SUFFIX, fsync_dir
+from memtui.core.atomic import fsync_dir, remove_stale_temps, temp_path
 from memtui.core.cleanup.files import FileInfo, file_sha256
 from memtui.core.cleanup.manifest import (
     INNER_MANIFEST,
@@ -38,7 +37,7 @@ from memtui.core.cleanup.manifest import (
     write_manifest,
 )
 
-LEVEL = 19
+LEVEL = 9  # measured on real transcripts: ~8% of raw at ~13 MiB/s; 19 gains <1 point at 1/30 the speed
 WINDOW_LOG = 27  # 128 MiB: what `zstd -d` and `tar --zstd` accept without extra flags
 CHUNK = 1 << 20
 
@@ -154,7 +153,8 @@ def archive_unit(root: Path, manifest: Manifest, files: list[FileInfo], dirs: li
     if manifest_path.exists():
         raise ArchiveError(f"{manifest.id} is already archived ({manifest_path}); restore it first")
     tar_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = tar_path.with_name(f".{tar_path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    remove_stale_temps(tar_path.parent)
+    tmp = temp_path(tar_path)
     try:
         entries = _pack(tmp, home, files, manifest, level, cancel, on_bytes)
         os.replace(tmp, tar_path)

@@ -16,8 +16,9 @@ import json
 import os
 from pathlib import Path
 
-from memtui.core.cleanup.files import UUID, FileInfo, chunk_records, file_info, read_head, read_tail, records_with, walk_files
+from memtui.core.cleanup.files import HEAD_BYTES, UUID, FileInfo, chunk_records, file_info, newest_records, read_head, records_with, walk_files
 from memtui.core.cleanup.inventory import Inventory, OrphanRecord, SessionRecord
+from memtui.core.cleanup.summaries import SummaryCache
 from memtui.core.sources.timestamps import parse_time
 
 # Top-level folders holding one sub-folder per session, and what an orphan there is.
@@ -71,11 +72,6 @@ def turn_open(records_newest_first) -> bool:
     return False
 
 
-def _newest_first(chunk: bytes):
-    for raw in reversed(chunk.splitlines()):
-        yield from chunk_records(raw)
-
-
 def read_session(path: Path, session_id: str, info: FileInfo) -> SessionRecord:
     """The session record of one transcript, from its first and last lines only."""
     head = read_head(path)
@@ -90,20 +86,23 @@ def read_session(path: Path, session_id: str, info: FileInfo) -> SessionRecord:
             prompt = text if text and not text.startswith(INJECTED) else None
         if (cwd and first and prompt) or n > 200:
             break
-    tail = read_tail(path, info.size) if info.size > len(head) else head
+    if prompt is None and len(head) >= HEAD_BYTES - 1:  # a long first prompt: look further
+        prompt = next((t for t in map(_prompt, chunk_records(read_head(path, 1 << 20))) if t and not t.startswith(INJECTED)), None)
     last = None
-    for record in _newest_first(tail):
-        last = parse_time(record.get("timestamp"))
-        if last is not None:
+    tail: list[dict] = []
+    for record in newest_records(path, info.size):
+        tail.append(record)
+        last = last or parse_time(record.get("timestamp"))
+        if last is not None and record.get("type") in ("user", "assistant") and not record.get("isSidechain") \
+                and not record.get("isMeta") and not record.get("isCompactSummary"):
             break
     title = None
-    for needle, key in ((b'"summary"', "summary"), (b'"ai-title"', "aiTitle"), (b'"custom-title"', "customTitle")):
-        for record in records_with(head, needle) + records_with(tail, needle):
-            if isinstance(record.get(key), str) and record.get("type") in ("summary", "ai-title", "custom-title"):
-                title = record[key]
-    title = " ".join((title or prompt or session_id).split())[:120]
-    return SessionRecord("claude-code", session_id, cwd, title, [info], first, last or first,
-                         turn_open=turn_open(_newest_first(tail)))
+    for record in records_with(head, b'-title"') + [r for r in tail if r.get("type") in ("ai-title", "custom-title")]:
+        title = record.get("customTitle") or record.get("aiTitle") or title
+    if title is None:
+        title = next((r["summary"] for r in chunk_records(head[:4096]) if r.get("type") == "summary" and isinstance(r.get("summary"), str)), None)
+    title = " ".join((title if isinstance(title, str) else prompt or session_id).split())[:120]
+    return SessionRecord("claude-code", session_id, cwd, title, [info], first, last or first, turn_open=turn_open(tail))
 
 
 def running_sessions(home: Path) -> set[str]:
@@ -133,8 +132,9 @@ def _first_session_id(path: Path) -> str | None:
     return None
 
 
-def inventory_claude(home: Path) -> Inventory:
+def inventory_claude(home: Path, cache: Path | None = None) -> Inventory:
     """Every session of the Claude Code home, with all its files, and the orphans."""
+    summaries = SummaryCache(cache, "claude-code", home)
     sessions: dict[str, SessionRecord] = {}
     orphans: list[OrphanRecord] = []
 
@@ -157,7 +157,8 @@ def inventory_claude(home: Path) -> Inventory:
                 info = file_info(Path(entry.path))
                 if info is None or sid in sessions:
                     continue  # a second transcript of one id is left alone
-                local[sid] = sessions[sid] = read_session(Path(entry.path), sid, info)
+                local[sid] = sessions[sid] = summaries.session(
+                    "claude-code", sid, [info], lambda p=Path(entry.path), s=sid, i=info: read_session(p, s, i))
         for entry in entries:
             path = Path(entry.path)
             if entry.is_dir(follow_symlinks=False) and entry.name in local:
@@ -198,6 +199,7 @@ def inventory_claude(home: Path) -> Inventory:
                 sessions[owner].files.append(info)
             else:
                 orphan(owner, Path(entry.path), what)
+    summaries.save()
     running = running_sessions(home)
     for session in sessions.values():
         session.running = session.id in running

@@ -14,8 +14,9 @@ import os
 import re
 from pathlib import Path
 
-from memtui.core.cleanup.files import chunk_records, file_info, read_head, read_tail
+from memtui.core.cleanup.files import FileInfo, chunk_records, file_info, newest_records, read_head
 from memtui.core.cleanup.inventory import Inventory, SessionRecord
+from memtui.core.cleanup.summaries import SummaryCache
 from memtui.core.sources.timestamps import parse_time
 
 ROLLOUT = re.compile(r"^rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-([0-9a-fA-F-]{36})(?:_[^.]*)?\.jsonl$")
@@ -79,12 +80,10 @@ def turn_open(records_newest_first: list[dict]) -> bool:
     return False
 
 
-def read_rollouts(thread: str, paths: list[Path], titles: dict[str, str]) -> SessionRecord | None:
-    infos = [i for i in (file_info(p) for p in paths) if i is not None]
-    if not infos:
-        return None
+def read_rollouts(thread: str, infos: list[FileInfo], titles: dict[str, str]) -> SessionRecord:
+    """The session record of a thread's rollout files (oldest segment first)."""
     cwd = first = prompt = None
-    for n, record in enumerate(chunk_records(read_head(paths[0]))):
+    for n, record in enumerate(chunk_records(read_head(infos[0].path))):
         payload = _payload(record)
         if n == 0 and record.get("type") == "session_meta":
             cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
@@ -97,8 +96,12 @@ def read_rollouts(thread: str, paths: list[Path], titles: dict[str, str]) -> Ses
         if (cwd and first and prompt) or n > 200:
             break
     newest = max(infos, key=lambda i: i.mtime_ns)
-    tail = read_tail(newest.path, newest.size)
-    newest_first = [r for raw in reversed(tail.splitlines()) for r in chunk_records(raw)]
+    newest_first: list[dict] = []
+    for record in newest_records(newest.path, newest.size):
+        newest_first.append(record)
+        if _payload(record).get("type") in ("task_complete", "turn_complete", "turn_aborted", "task_started", "turn_started") \
+                or len(newest_first) > 100:
+            break
     last = next((t for t in (parse_time(r.get("timestamp")) for r in newest_first) if t is not None), None)
     title = " ".join((titles.get(thread) or prompt or thread).split())[:120]
     return SessionRecord("codex", thread, cwd, title, infos, first, last or first, turn_open=turn_open(newest_first))
@@ -121,8 +124,9 @@ def thread_titles(home: Path) -> dict[str, str]:
     return out
 
 
-def inventory_codex(home: Path) -> Inventory:
+def inventory_codex(home: Path, cache: Path | None = None) -> Inventory:
     """Every thread of the Codex home with all its rollout files."""
+    summaries = SummaryCache(cache, "codex", home)
     threads: dict[str, list[Path]] = {}
     for base in (home / "sessions", home / "archived_sessions"):
         for folder, _dirs, names in os.walk(base) if base.is_dir() else []:
@@ -133,9 +137,14 @@ def inventory_codex(home: Path) -> Inventory:
     titles = thread_titles(home)
     sessions = []
     for thread, paths in sorted(threads.items()):
-        record = read_rollouts(thread, sorted(paths, key=lambda p: p.name), titles)
-        if record is not None:
+        paths = sorted(paths, key=lambda p: p.name)
+        infos = [i for i in (file_info(p) for p in paths) if i is not None]
+        if infos:
+            record = summaries.session("codex", thread, infos, lambda t=thread, i=infos: read_rollouts(t, i, titles))
+            if thread in titles:  # renamed since it was cached
+                record.title = " ".join(titles[thread].split())[:120]
             sessions.append(record)
+    summaries.save()
     return Inventory("codex", home, sessions, [])
 
 

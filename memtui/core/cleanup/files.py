@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
-HEAD_BYTES = 64 * 1024
-TAIL_BYTES = 64 * 1024
+HEAD_BYTES = 16 * 1024
+TAIL_BYTES = 16 * 1024
 TAIL_LIMIT = 16 * 1024 * 1024  # a last line longer than this is not parsed
 
 
@@ -110,21 +110,31 @@ def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     return chunk
 
 
-def read_tail(path: Path, file_size: int) -> bytes:
-    """The whole lines at the end of the file: the last TAIL_BYTES, widened (up to
-    TAIL_LIMIT) until at least one whole line fits."""
-    want = TAIL_BYTES
+def lines_from_end(path: Path, file_size: int) -> Iterator[bytes]:
+    """The file's whole lines, newest first, read backwards in growing blocks (at most
+    TAIL_LIMIT bytes: older lines are not reached)."""
     try:
-        with open(path, "rb") as handle:
-            while True:
-                start = max(0, file_size - want)
-                handle.seek(start)
-                chunk = handle.read(file_size - start)
-                if start > 0:
-                    cut = chunk.find(b"\n")
-                    chunk = chunk[cut + 1:] if 0 <= cut < len(chunk) - 1 else b""
-                if chunk.strip() or start == 0 or want >= TAIL_LIMIT:
-                    return chunk
-                want *= 4
+        handle = open(path, "rb")
     except OSError:
-        return b""
+        return
+    with handle:
+        end = file_size
+        block = TAIL_BYTES
+        rest = b""
+        while end > 0 and file_size - end < TAIL_LIMIT:
+            start = max(0, end - block)
+            handle.seek(start)
+            chunk = handle.read(end - start) + rest
+            end = start
+            lines = chunk.split(b"\n")
+            rest = lines[0] if start > 0 else b""
+            for line in reversed(lines if start == 0 else lines[1:]):
+                if line.strip():
+                    yield line
+            block = min(block * 4, TAIL_LIMIT)
+
+
+def newest_records(path: Path, file_size: int) -> Iterator[dict[str, Any]]:
+    """The file's JSON objects, newest first (see `lines_from_end`)."""
+    for line in lines_from_end(path, file_size):
+        yield from chunk_records(line)

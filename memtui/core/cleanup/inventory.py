@@ -90,8 +90,9 @@ def detect_agent(home: Path) -> str:
                       " pass --agent to say which")
 
 
-def take_inventory(home: Path, agent: str | None = None) -> Inventory:
-    """The sessions and orphans of the Claude Code or Codex home at `home`."""
+def take_inventory(home: Path, agent: str | None = None, *, cache: Path | None = None) -> Inventory:
+    """The sessions and orphans of the Claude Code or Codex home at `home`. With `cache`
+    (a folder of memtui's own), what was read from unchanged transcripts is reused."""
     home = Path(home).expanduser()
     if not home.is_dir():
         raise MemtuiError(f"no such folder: {home}")
@@ -100,9 +101,9 @@ def take_inventory(home: Path, agent: str | None = None) -> Inventory:
     if agent == "claude-code":
         from memtui.core.cleanup.claude_home import inventory_claude
 
-        return inventory_claude(home)
+        return inventory_claude(home, cache)
     if agent == "codex":
         from memtui.core.cleanup.codex_home import inventory_codex
 
-        return inventory_codex(home)
+        return inventory_codex(home, cache)
     raise MemtuiError(f"unknown agent {agent!r} (expected one of {', '.join(AGENTS)})")

@@ -58,6 +58,7 @@ class Manifest:
     files: list[ArchivedFile]
     dirs: list[dict] = field(default_factory=list)  # {"path", "mode"}: folders only it used
     archive_bytes: int = 0
+    tasks: int | None = None  # how many tasks the agent's adapter read from it (for listings)
     state: str = "archived"  # "archived" | "restoring"
     format: str = FORMAT
 
@@ -106,7 +107,7 @@ def write_manifest(path: Path, manifest: Manifest) -> None:
 
 
 def manifest_bytes(manifest: Manifest) -> bytes:
-    return (json.dumps(manifest.to_json(), indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    return (json.dumps(manifest.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def contained(manifest: Manifest) -> None:

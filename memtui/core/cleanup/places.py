@@ -1,8 +1,8 @@
 """Where memtui keeps its own files for agent-home cleanup: the archive, pins, the browse cache.
 
-All three live under memtui's own XDG folders, never inside an agent's home:
-archive `$XDG_DATA_HOME/memtui/archive`, pins `$XDG_STATE_HOME/memtui/pins.json`,
-unpacked archived sessions for browsing `$XDG_CACHE_HOME/memtui/archive-view`.
+All live under memtui's own XDG folders, never inside an agent's home: archive
+`$XDG_DATA_HOME/memtui/archive`, pins `$XDG_STATE_HOME/memtui/pins.json`, inventory
+summaries and unpacked archived sessions for browsing under `$XDG_CACHE_HOME/memtui`.
 """
 
 from __future__ import annotations
@@ -31,6 +31,11 @@ def state_dir(env: Mapping[str, str] | None = None) -> Path:
     return _xdg(env, "XDG_STATE_HOME", ".local/state") / "memtui"
 
 
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """memtui's cache folder (`$XDG_CACHE_HOME/memtui`): inventory summaries, unpacked archives."""
+    return _xdg(env, "XDG_CACHE_HOME", ".cache") / "memtui"
+
+
 def view_cache_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where archived sessions are unpacked for browsing (`$XDG_CACHE_HOME/memtui/archive-view`)."""
-    return _xdg(env, "XDG_CACHE_HOME", ".cache") / "memtui" / "archive-view"
+    return cache_dir(env) / "archive-view"

@@ -1,6 +1,6 @@
 """Finishing what a crash interrupted, so a re-run of cleanup completes the last one.
 
-- temp files of the archive (`*.memtui-tmp`) are dropped: nothing had been removed yet;
+- temp files of the archive whose writer is gone are dropped: nothing had been removed yet;
 - a tar without its manifest was never committed: if every original is still in place it
   is dropped; if not (it never happens in the protocol, but a copy is never thrown away)
   it is verified and committed;
@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.core.atomic import TEMP_SUFFIX
+from memtui.core.atomic import TEMP_SUFFIX, is_stale_temp, sweep_directories
 from memtui.core.cleanup.archive import finish_removal, open_members, verify
 from memtui.core.cleanup.manifest import INNER_MANIFEST, ArchiveError, Manifest, read_manifest, unit_paths, write_manifest
 from memtui.core.cleanup.restore import conflicts
@@ -61,7 +61,7 @@ def _walk(root: Path, home: Path | None, *, apply: bool) -> Recovery:
         for entry in sorted(folder.iterdir()):
             name = entry.name
             if name.endswith(TEMP_SUFFIX):
-                if apply:
+                if apply and is_stale_temp(entry):  # a live cleanup's temp file is left alone
                     entry.unlink(missing_ok=True)
             elif name.endswith(".tar.zst") and not entry.with_name(name[: -len(".tar.zst")] + ".json").exists():
                 _uncommitted(entry, home_text, apply, out)
@@ -76,6 +76,8 @@ def _walk(root: Path, home: Path | None, *, apply: bool) -> Recovery:
                 tar_path, _ = unit_paths(root, manifest.agent, manifest.unit)
                 if manifest.state == "restoring":
                     out.restoring.append(manifest.id)
+                    if apply:  # a restore killed mid-file left a temp file beside its target
+                        sweep_directories(Path(f.path).parent for f in manifest.files if Path(f.path).parent.is_dir())
                 elif not tar_path.is_file():
                     out.problems.append(f"the archive of {manifest.id} is missing ({tar_path}); its manifest is kept")
                 elif any(os.path.lexists(f.path) for f in manifest.files):

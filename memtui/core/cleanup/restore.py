@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from memtui.core.atomic import TEMP_SUFFIX, fsync_dir
+from memtui.core.atomic import fsync_dir, sweep_directories, temp_path
 from memtui.core.cleanup.archive import CHUNK, existing, open_members
 from memtui.core.cleanup.files import file_sha256
 from memtui.core.cleanup.manifest import INNER_MANIFEST, ArchiveError, Manifest, contained, unit_paths, write_manifest
@@ -67,6 +66,8 @@ def restore_unit(root: Path, manifest_path: Path, manifest: Manifest, *,
     bad, present = conflicts(manifest)
     if bad:
         raise refuse(manifest.id, bad)
+    # A restore killed mid-file left its temp file beside the target: drop it (ours, writer gone).
+    sweep_directories(Path(f.path).parent for f in manifest.files if Path(f.path).parent.is_dir())
     if manifest.state != "restoring":
         write_manifest(manifest_path, replace(manifest, state="restoring"))
     dirs = {d["path"]: d["mode"] for d in manifest.dirs}
@@ -104,7 +105,7 @@ def _make_dirs(folder: Path, modes: dict[str, int]) -> None:
 
 def _place(path: Path, stream, entry, dirs: dict[str, int]) -> None:
     _make_dirs(path.parent, dirs)
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    tmp = temp_path(path)
     sha = hashlib.sha256()
     try:
         with open(tmp, "xb") as out:

@@ -1,0 +1,168 @@
+"""Archived sessions beside live ones: a Claude Code or Codex source plus the sessions
+`memtui cleanup` moved into memtui's archive, listed with status "archived".
+
+Listing reads the manifests only. Opening an archived session unpacks its files once into
+memtui's cache (never into the agent's home) and reads them with the agent's own adapter,
+so browsing, diffs and search work as for a live session. Ids of turns, steps and file
+changes start with "<session id>:" in both adapters: that prefix routes each call.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Sequence
+
+from memtui.core.cleanup.archive_read import list_archived, unpacked_view
+from memtui.core.cleanup.manifest import ArchiveError, Manifest
+from memtui.core.memory_source import Capability, MemorySource, UnknownId
+from memtui.core.model import CheckpointInfo, EntryInfo, Id, MessageInfo, Problem, Reference, SessionInfo, StepInfo, TaskInfo
+from memtui.core.sources.timestamps import parse_time
+
+
+def _when(text: str | None) -> datetime:
+    return parse_time(text) or datetime.fromtimestamp(0, tz=timezone.utc)
+
+
+class WithArchived(MemorySource):
+    """`live` (a Claude Code or Codex adapter) plus the archived sessions of its home
+    (of `project` only, when the source is one project's)."""
+
+    def __init__(self, live: MemorySource, manifests: list[Manifest], archive_root: Path, cache: Path,
+                 open_view: Callable[[Path], MemorySource]) -> None:
+        self.live = live
+        self.archive_root, self.cache, self.open_view = Path(archive_root), Path(cache), open_view
+        self.manifests = {m.id: m for m in manifests if m.kind == "session"}
+        self._views: dict[str, MemorySource] = {}
+        self._lock = threading.RLock()
+        self._problems: list[Problem] = []
+
+    # -- identity: the live source's --------------------------------------------------------
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.live.kind
+
+    @property
+    def label(self) -> str:  # type: ignore[override]
+        return self.live.label
+
+    @property
+    def path(self) -> Path:  # type: ignore[override]
+        return self.live.path
+
+    @property
+    def workspace(self) -> Path | None:  # type: ignore[override]
+        return self.live.workspace
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
+        return self.live.capabilities
+
+    def counts(self) -> dict[str, int]:
+        return {**self.live.counts(), "archived_sessions": len(self._archived_ids())}
+
+    def problems(self) -> list[Problem]:
+        return [*self.live.problems(), *self._problems]
+
+    def close(self) -> None:
+        self.live.close()
+        for view in self._views.values():
+            view.close()
+
+    def reload(self) -> None:
+        self.live.reload()
+
+    # -- routing ------------------------------------------------------------------------------
+    def _archived_ids(self) -> set[str]:
+        live = {str(s.id) for s in self.live.sessions()}
+        return {i for i in self.manifests if i not in live}
+
+    def _view(self, session_id: str) -> MemorySource:
+        with self._lock:
+            if session_id not in self._views:
+                manifest = self.manifests[session_id]
+                try:
+                    folder = unpacked_view(self.archive_root, manifest, self.cache)
+                except (ArchiveError, OSError) as exc:
+                    raise ArchiveError(f"archived session {session_id} cannot be opened: {exc}") from None
+                self._views[session_id] = self.open_view(folder)
+            return self._views[session_id]
+
+    def _for(self, some_id: Id) -> MemorySource:
+        session_id = str(some_id).split(":", 1)[0]
+        if session_id in self.manifests and session_id in self._archived_ids():
+            return self._view(session_id)
+        return self.live
+
+    # -- the read model -----------------------------------------------------------------------
+    def sessions(self) -> Sequence[SessionInfo]:
+        live = list(self.live.sessions())
+        known = {str(s.id) for s in live}
+        archived = [
+            SessionInfo(id=m.id, title=m.title, status="archived", current_task_id=None,
+                        created_at=_when(m.first_activity), updated_at=_when(m.last_activity or m.first_activity),
+                        task_count=m.tasks or 0, stored_bytes=m.bytes)
+            for m in self.manifests.values() if m.id not in known
+        ]
+        return sorted(live + archived, key=lambda s: s.updated_at.timestamp(), reverse=True)
+
+    def tasks(self, session_id: Id | None) -> Sequence[TaskInfo]:
+        if session_id is None:
+            return self.live.tasks(None)
+        return self._for(session_id).tasks(session_id)
+
+    def task(self, task_id: Id) -> TaskInfo:
+        return self._for(task_id).task(task_id)
+
+    def tasks_by_id(self, task_ids: Sequence[Id]) -> list[TaskInfo]:
+        found = []
+        for task_id in task_ids:
+            try:
+                found.append(self.task(task_id))
+            except (UnknownId, KeyError):
+                continue
+        return found
+
+    def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> Sequence[StepInfo]:
+        return self._for(task_id).steps(task_id, offset, limit)
+
+    def step_totals(self, task_id: Id) -> dict[str, float]:
+        return self._for(task_id).step_totals(task_id)
+
+    def references(self, task_id: Id) -> Sequence[Reference]:
+        return self._for(task_id).references(task_id)
+
+    def checkpoints(self, task_id: Id) -> Sequence[CheckpointInfo]:
+        return self._for(task_id).checkpoints(task_id)
+
+    def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
+        return self._for(checkpoint_id).checkpoint(checkpoint_id)
+
+    def checkpoint_entries(self, checkpoint_id: Id) -> Sequence[EntryInfo]:
+        return self._for(checkpoint_id).checkpoint_entries(checkpoint_id)
+
+    def entry(self, entry_id: Id) -> EntryInfo:
+        return self._for(entry_id).entry(entry_id)
+
+    def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
+        return self._for(entry_id).read_entry(entry_id)
+
+    def messages(self, task_id: Id) -> Sequence[MessageInfo]:
+        return self._for(task_id).messages(task_id)
+
+
+def with_archived(live: MemorySource, home: Path | None, open_view: Callable[[Path], MemorySource], *,
+                  project: Path | None = None, archive_root: Path | None = None, cache: Path | None = None) -> MemorySource:
+    """`live` plus the archived sessions of `home` (those of `project` only, if given)."""
+    from memtui.core.cleanup.places import archive_dir, view_cache_dir
+
+    if home is None:
+        return live
+    root = archive_root or archive_dir()
+    manifests = list_archived(root, live.kind, home=os.path.realpath(home))
+    if project is not None:
+        target = os.path.realpath(project)
+        manifests = [m for m in manifests if m.project and os.path.realpath(m.project) == target]
+    return WithArchived(live, manifests, root, cache or view_cache_dir(), open_view)
