@@ -3,7 +3,9 @@ or Codex home, with the reason for every decision."""
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
@@ -50,7 +52,14 @@ def run(args) -> int:
             print(f"\r  {p.units_done}/{p.units_total} sessions, {human_bytes(p.bytes_done)} of {human_bytes(p.bytes_total)}",
                   end="", file=sys.stderr, flush=True)
 
-    result = apply_cleanup(plan, root, progress=progress)
+    # Ctrl-C cancels between sessions (or mid-way through packing one): what is archived
+    # stays archived, the session in progress stays whole in the home.
+    cancel = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    try:
+        result = apply_cleanup(plan, root, progress=progress, cancel=cancel.is_set)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     if tty:
         print(file=sys.stderr)
     report = plan_json(plan, archive_bytes=result.archive_bytes, done=not result.cancelled)
@@ -59,6 +68,8 @@ def run(args) -> int:
     for row in report["sessions"]:
         if row["id"] in skipped:
             row["action"], row["reason"] = "keep", f"skipped: {skipped[row['id']]}"
+        elif row["action"] != "keep" and row["id"] not in gone:
+            row["action"], row["reason"] = "keep", "not reached: cancelled"
     report["reclaimable_bytes"] = result.bytes_removed
     emit(report, args.json, lambda r: result_text(r, result, gone, root))
     return 0

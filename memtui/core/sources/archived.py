@@ -152,6 +152,15 @@ class WithArchived(MemorySource):
     def messages(self, task_id: Id) -> Sequence[MessageInfo]:
         return self._for(task_id).messages(task_id)
 
+    # -- what the Claude Code and Codex adapters add --------------------------------------------
+    def workspace_root(self, task_id: Id) -> Path | None:
+        """The cwd the task's session recorded (its entry paths are relative to it)."""
+        return self._for(task_id).workspace_root(task_id)  # type: ignore[attr-defined]
+
+    def token_usage(self, session_id: Id) -> dict | None:
+        """Codex: the session's last cumulative token usage."""
+        return self._for(session_id).token_usage(session_id)  # type: ignore[attr-defined]
+
 
 def with_archived(live: MemorySource, home: Path | None, open_view: Callable[[Path], MemorySource], *,
                   project: Path | None = None, archive_root: Path | None = None, cache: Path | None = None) -> MemorySource:

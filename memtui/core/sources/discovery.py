@@ -22,6 +22,7 @@ from memtui.core.sources.jsonl import first_record
 from memtui.core.sources.jsonl_sessions import JsonlSessionsSource, is_jsonl_store
 from memtui.core.sources.memory_files import MemoryFilesSource, find_memory_files
 from memtui.core.sources.ra_aid import RaAidSource, is_ra_aid_db
+from memtui.core.cleanup.places import archive_dir
 from memtui.core.sources.archived import with_archived
 from memtui.core.sqlite_readonly import is_sqlite
 
@@ -101,41 +102,49 @@ def _jsonl(root: Path) -> Source:
     return Source("jsonl-sessions", root, lambda: JsonlSessionsSource(root), label="JSONL sessions")
 
 
-def _claude(path: Path, transcripts: list[Path], home: Path | None, archived: str | Path | None = None) -> Source:
-    """`archived`: "home" lists every archived session of the home too, a Path those of
-    that project, None none (a single transcript)."""
+@dataclass(frozen=True)
+class _Archive:
+    """Where memtui's archive is, and whose archived sessions a source lists beside its own:
+    the whole home's (`project` None) or one project's."""
+
+    root: Path
+    project: Path | None = None
+
+
+def _claude(path: Path, transcripts: list[Path], home: Path | None, archive: _Archive | None = None) -> Source:
     def opener():
         live = claude_code.ClaudeCodeSource(transcripts, home=home, path=path)
-        return _with_archived(live, home, archived, claude_code.ClaudeCodeSource.from_path)
+        return _with_archived(live, home, archive, claude_code.ClaudeCodeSource.from_path)
     return Source("claude-code", path, opener, label="Claude Code")
 
 
-def _codex(path: Path, rollouts: list[Path], home: Path | None, archived: str | Path | None = None) -> Source:
+def _codex(path: Path, rollouts: list[Path], home: Path | None, archive: _Archive | None = None) -> Source:
     def opener():
         live = codex.CodexSource(rollouts, home=home, path=path)
-        return _with_archived(live, home, archived, codex.CodexSource.from_path)
+        return _with_archived(live, home, archive, codex.CodexSource.from_path)
     return Source("codex", path, opener, label="Codex")
 
 
-def _with_archived(live, home: Path | None, archived: str | Path | None, open_view):
-    if archived is None or home is None:
-        return live
-    return with_archived(live, home, open_view, project=None if archived == "home" else Path(archived))
+def _with_archived(live, home: Path | None, archive: _Archive | None, open_view):
+    if archive is None or home is None:
+        return live  # a single transcript or rollout: its own sessions only
+    return with_archived(live, home, open_view, project=archive.project, archive_root=archive.root)
 
 
-def _archived_here(home: Path, agent: str, project: Path | None = None) -> bool:
+def _archived_here(home: Path, agent: str, archive: _Archive) -> bool:
     """Whether memtui's archive holds sessions of this home (of this project)."""
     from memtui.core.cleanup.archive_read import list_archived
-    from memtui.core.cleanup.places import archive_dir
 
-    manifests = list_archived(archive_dir(), agent, home=os.path.realpath(home))
-    if project is not None:
-        manifests = [m for m in manifests if m.project and os.path.realpath(m.project) == os.path.realpath(project)]
+    manifests = list_archived(archive.root, agent, home=os.path.realpath(home))
+    if archive.project is not None:
+        target = os.path.realpath(archive.project)
+        manifests = [m for m in manifests if m.project and os.path.realpath(m.project) == target]
     return any(m.kind == "session" for m in manifests)
 
 
-def _store_at(path: Path) -> list[Source] | None:
+def _store_at(path: Path, env: dict[str, str]) -> list[Source] | None:
     """The store `path` itself is, or None if it is not one (then it is a workspace)."""
+    whole = _Archive(archive_dir(env))
     if path.is_file():
         if is_sqlite(path):
             return [_ra_aid(path)] if is_ra_aid_db(path) else [_native(path)]
@@ -160,17 +169,17 @@ def _store_at(path: Path) -> list[Source] | None:
         return [_ra_aid(path / "pk.db")]
     if (path / "projects").is_dir():
         transcripts = claude_code.find_session_transcripts(path / "projects")
-        if any(claude_code.looks_like_transcript(t) for t in transcripts[:5]) or _archived_here(path, "claude-code"):
-            return [_claude(path, transcripts, path, "home")]
+        if any(claude_code.looks_like_transcript(t) for t in transcripts[:5]) or _archived_here(path, "claude-code", whole):
+            return [_claude(path, transcripts, path, whole)]
     if path.name == "projects" or path.parent.name == "projects":
         transcripts = claude_code.find_session_transcripts(path)
         if any(claude_code.looks_like_transcript(t) for t in transcripts[:5]):
             home = path.parent if path.name == "projects" else path.parent.parent
-            return [_claude(path, transcripts, home, "home" if path.name == "projects" else None)]
+            return [_claude(path, transcripts, home, whole if path.name == "projects" else None)]
     rollouts = codex.find_rollouts(path) if ((path / "sessions").is_dir() or path.name in ("sessions", "archived_sessions")) else []
-    if rollouts or ((path / "sessions").is_dir() and _archived_here(path, "codex")):
+    if rollouts or ((path / "sessions").is_dir() and _archived_here(path, "codex", whole)):
         home = path if (path / "sessions").is_dir() else path.parent
-        return [_codex(path, rollouts, home, "home" if home == path else None)]
+        return [_codex(path, rollouts, home, whole if home == path else None)]
     return None
 
 
@@ -184,10 +193,11 @@ def discover(path: Path | str, *, env: dict[str, str] | None = None) -> list[Sou
     if not path.exists():
         raise MemtuiError(f"no such file or folder: {path}")
     path = path.resolve()
-    store = _store_at(path)
+    env = dict(os.environ if env is None else env)
+    store = _store_at(path, env)
     if store is not None:
         return store
-    env = dict(os.environ if env is None else env)
+    mine = _Archive(archive_dir(env), project=path)  # this project's archived sessions
     found: list[Source] = []
     native = path / ".agent" / "agent.db"
     if native.is_file():
@@ -203,13 +213,13 @@ def discover(path: Path | str, *, env: dict[str, str] | None = None) -> list[Sou
     home = _home(env, "CLAUDE_CONFIG_DIR", ".claude")
     if home is not None:
         transcripts = claude_code.transcripts_for_workspace(path, home)
-        if transcripts or _archived_here(home, "claude-code", path):
-            found.append(_claude(home / "projects", transcripts, home, path))
+        if transcripts or _archived_here(home, "claude-code", mine):
+            found.append(_claude(home / "projects", transcripts, home, mine))
     home = _home(env, "CODEX_HOME", ".codex")
     if home is not None:
         rollouts = codex.rollouts_for_workspace(path, home)
-        if rollouts or _archived_here(home, "codex", path):
-            found.append(_codex(home / "sessions", rollouts, home, path))
+        if rollouts or _archived_here(home, "codex", mine):
+            found.append(_codex(home / "sessions", rollouts, home, mine))
     return found
 
 
