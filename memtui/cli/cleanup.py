@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.core.display import human_bytes
+from memtui.core.display import human_bytes, one_line, sanitize
 from memtui.core.errors import MemtuiError
 
 
@@ -79,9 +79,10 @@ def plan_text(report: dict, unfinished=None) -> str:
     lines = [f"{report['agent']} home {report['home']}"]
     for row in report["sessions"]:
         mark = {"keep": "keep   ", "archive": "archive", "delete": "delete "}[row["action"]]
-        lines.append(f"  {mark} {row['id'][:13]:<13} {human_bytes(row['bytes']):>10}  {row['title'][:50]:<50}  {row['reason']}")
+        lines.append(f"  {mark} {sanitize(row['id'][:13]):<13} {human_bytes(row['bytes']):>10}  {one_line(row['title'], 50):<50}"
+                     f"  {sanitize(row['reason'])}")
     for row in report["orphans"]:
-        lines.append(f"  {row['action']:<7} orphan {human_bytes(row['bytes']):>10}  {row['path']}  {row['reason']}")
+        lines.append(f"  {row['action']:<7} orphan {human_bytes(row['bytes']):>10}  {sanitize(row['path'])}  {sanitize(row['reason'])}")
     going = sum(1 for r in report["sessions"] if r["action"] != "keep")
     lines.append(f"{going} of {len(report['sessions'])} sessions and "
                  f"{sum(1 for r in report['orphans'] if r['action'] != 'keep')} orphans would go: "
@@ -100,7 +101,7 @@ def result_text(report: dict, result, gone: set[str], root: Path) -> str:
     if report["archive_bytes"]:
         lines.append(f"archive: {human_bytes(report['archive_bytes'])} in {root} (memtui restore --session ID puts one back)")
     for unit, why in result.skipped:
-        lines.append(f"  skipped {unit}: {why}")
+        lines.append(f"  skipped {sanitize(unit)}: {sanitize(why)}")
     if result.recovery.finished:
         lines.append(f"finished {len(result.recovery.finished)} interrupted archive(s) first")
     if result.cancelled:

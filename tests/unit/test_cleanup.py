@@ -297,3 +297,15 @@ def test_cancel_stops_between_sessions_and_leaves_the_rest_whole(claude, xdg):
     rest = [s for s in going if s.id not in result.done]
     assert rest and all(f.path.exists() for s in rest for f in s.files)
     assert [m.id for m in list_archived(xdg / "archive")] == result.done
+
+
+def test_hostile_titles_are_shown_literally_in_the_text_report(tmp_path, capsys):
+    from tests.unit.cleanup_homes import DAY, _write, claude_transcript, uid
+
+    home = tmp_path / "claude"
+    sid = uid("hostile")
+    when = NOW - 90 * DAY
+    _write(home / "projects" / "-x" / f"{sid}.jsonl", claude_transcript(sid, "/x", when, "\x1b[31mred\u202e evil [bold]x[/]"), when)
+    assert main(["cleanup", str(home), "--dry-run", "--keep-last", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out and "␛[31mred� evil [bold]x[/]" in out
