@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
@@ -30,5 +31,25 @@ def run(args) -> int:
         "already_present": sum(r.already_present for r in results),
         "done": True,
     }
-    emit(report, args.json, lambda r: f"restored {r['session']} ({r['agent']}): {r['files']} files, {human_bytes(r['bytes'])}")
+    note = _claude_sweep_note(results)
+    if note:
+        report["note"] = note
+    emit(report, args.json, lambda r: f"restored {r['session']} ({r['agent']}): {r['files']} files, {human_bytes(r['bytes'])}"
+                                      + (f"\nnote: {note}" if note else ""))
     return 0
+
+
+def _claude_sweep_note(results) -> str:
+    """Claude Code deletes transcripts older than cleanupPeriodDays at start-up, and a restored
+    file keeps its old mtime: say so when that applies."""
+    from memtui.core.cleanup.claude_home import cleanup_period_days
+
+    first = results[0]
+    if first.agent != "claude-code" or not first.newest_mtime_ns:
+        return ""
+    days = cleanup_period_days(Path(first.home))
+    age = (time.time() - first.newest_mtime_ns / 1e9) / 86400
+    if age <= days:
+        return ""
+    return (f"its files are {int(age)} days old and Claude Code deletes transcripts older than cleanupPeriodDays"
+            f" ({days}) when it starts: raise cleanupPeriodDays in {Path(first.home) / 'settings.json'} to keep it there")

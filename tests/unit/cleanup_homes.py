@@ -52,10 +52,11 @@ def claude_transcript(sid: str, cwd: str, start: datetime, prompt: str, *, open_
     return _jsonl(records)
 
 
-def build_claude_home(home: Path) -> dict:
+def build_claude_home(home: Path, now: datetime | None = None) -> dict:
     """A Claude home: project alpha with six sessions of known ages (one live, one with an
     unfinished turn, one pinned-to-be), project beta with one, and three orphans.
-    Returns {name: session id} plus "orphans": [paths]."""
+    Returns {name: session id} plus "orphans": [paths]. Ages are counted back from `now`."""
+    NOW = now or globals()["NOW"]  # noqa: N806 - the module's clock unless one is given
     ids = {n: uid(n) for n in ("old1", "old2", "recent", "live", "open", "pinned", "beta_old")}
     alpha, beta = home / "projects" / "-work-alpha", home / "projects" / "-work-beta"
     ages = {"old1": 60, "old2": 50, "recent": 3, "open": 40, "pinned": 70}

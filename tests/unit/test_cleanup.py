@@ -210,7 +210,8 @@ def test_cli_archive_then_restore_and_delete_needs_yes(claude, xdg, capsys):
     assert report["done"] is True and report["archive_bytes"] > 0
     assert not (home / "projects/-work-alpha" / f"{ids['old2']}.jsonl").exists()
     assert main(["restore", "--session", ids["old2"], "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["files"] == 1
+    restored = json.loads(capsys.readouterr().out)
+    assert restored["files"] == 1 and "cleanupPeriodDays (30)" in restored["note"]  # 50 days old
     path = str(home / "projects/-work-alpha" / f"{ids['old2']}.jsonl")
     assert snapshot(home)[path] == before[path]
     assert main(["cleanup", str(home), "--delete", "--keep-last", "1"]) == 2

@@ -14,16 +14,24 @@ from __future__ import annotations
 
 from memtui.core.cleanup.apply import CleanupProgress, CleanupResult, apply_cleanup
 from memtui.core.cleanup.archive_read import find_units, iter_files, list_archived, read_file, unpacked_view
-from memtui.core.cleanup.inventory import AGENTS, Inventory, OrphanRecord, SessionRecord, detect_agent, take_inventory
+from memtui.core.cleanup.inventory import (
+    AGENTS,
+    Inventory,
+    OrphanRecord,
+    SessionRecord,
+    agent_home,
+    detect_agent,
+    take_inventory,
+)
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
 from memtui.core.cleanup.pins import load_pins, set_pinned
 from memtui.core.cleanup.places import archive_dir, cache_dir, state_dir, view_cache_dir
-from memtui.core.cleanup.plan import CleanupPlan, Decision, plan_cleanup, plan_json
+from memtui.core.cleanup.plan import CleanupPlan, Decision, ProjectPreview, plan_cleanup, plan_json, preview_by_project
 from memtui.core.cleanup.recover import pending, recover
 from memtui.core.cleanup.restore import RestoreConflict, RestoreResult, restore_session
 
 __all__ = [
-    "AGENTS", "ArchiveError", "CleanupPlan", "CleanupProgress", "CleanupResult", "Decision", "Inventory", "Manifest",
+    "AGENTS", "ArchiveError", "ProjectPreview", "agent_home", "preview_by_project", "CleanupPlan", "CleanupProgress", "CleanupResult", "Decision", "Inventory", "Manifest",
     "OrphanRecord", "RestoreConflict", "RestoreResult", "SessionRecord", "apply_cleanup", "archive_dir", "cache_dir", "detect_agent",
     "find_units", "iter_files", "list_archived", "load_pins", "pending", "plan_cleanup", "plan_json", "read_file",
     "recover", "restore_session", "set_pinned", "state_dir", "take_inventory", "unpacked_view", "view_cache_dir",

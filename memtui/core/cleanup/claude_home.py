@@ -105,6 +105,16 @@ def read_session(path: Path, session_id: str, info: FileInfo) -> SessionRecord:
     return SessionRecord("claude-code", session_id, cwd, title, [info], first, last or first, turn_open=turn_open(tail))
 
 
+def cleanup_period_days(home: Path) -> int:
+    """Claude Code's `cleanupPeriodDays` from the home's settings.json (default 30): at
+    start-up it deletes transcripts whose files are older than this."""
+    try:
+        value = json.loads((Path(home) / "settings.json").read_text(encoding="utf-8")).get("cleanupPeriodDays")
+    except (OSError, ValueError, AttributeError):
+        return 30
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 30
+
+
 def running_sessions(home: Path) -> set[str]:
     """Session ids that `sessions/<pid>.json` names with a pid still running."""
     out: set[str] = set()

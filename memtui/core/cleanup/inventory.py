@@ -90,6 +90,18 @@ def detect_agent(home: Path) -> str:
                       " pass --agent to say which")
 
 
+def agent_home(kind: str, path: Path) -> Path | None:
+    """The Claude Code or Codex home a source of that `kind` at `path` reads (`path` itself
+    or the nearest parent laid out as one), or None."""
+    path = Path(path)
+    for candidate in (path, *path.parents):
+        if kind == "claude-code" and (candidate / "projects").is_dir():
+            return candidate
+        if kind == "codex" and ((candidate / "sessions").is_dir() or (candidate / "archived_sessions").is_dir()):
+            return candidate
+    return None
+
+
 def take_inventory(home: Path, agent: str | None = None, *, cache: Path | None = None) -> Inventory:
     """The sessions and orphans of the Claude Code or Codex home at `home`. With `cache`
     (a folder of memtui's own), what was read from unchanged transcripts is reused."""

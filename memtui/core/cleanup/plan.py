@@ -135,3 +135,38 @@ def plan_json(plan: CleanupPlan, *, archive_bytes: int = 0, done: bool = False) 
         "done": done,
     }
 
+
+
+@dataclass
+class ProjectPreview:
+    """One project's sessions in the plan, for the preview: what it holds and what goes."""
+
+    project: str | None  # None: sessions that recorded no working folder; "" for orphans
+    sessions: list[tuple[SessionRecord, Decision]] = field(default_factory=list)
+    orphans: list[tuple[OrphanRecord, Decision]] = field(default_factory=list)
+
+    @property
+    def bytes(self) -> int:
+        return sum(s.bytes for s, _ in self.sessions) + sum(o.bytes for o, _ in self.orphans)
+
+    @property
+    def going_bytes(self) -> int:
+        return sum(s.bytes for s, d in self.sessions if d.action != "keep") + sum(
+            o.bytes for o, d in self.orphans if d.action != "keep")
+
+    @property
+    def going(self) -> int:
+        return sum(1 for _, d in self.sessions if d.action != "keep") + sum(1 for _, d in self.orphans if d.action != "keep")
+
+
+def preview_by_project(plan: CleanupPlan) -> list[ProjectPreview]:
+    """The plan grouped by project (most bytes going first; orphans last), sessions newest first."""
+    groups: dict[str | None, ProjectPreview] = {}
+    for s, d in plan.sessions:
+        groups.setdefault(s.project, ProjectPreview(s.project)).sessions.append((s, d))
+    for group in groups.values():
+        group.sessions.sort(key=lambda sd: sd[0].activity.timestamp(), reverse=True)
+    rows = sorted(groups.values(), key=lambda g: (-g.going_bytes, -g.bytes, g.project or ""))
+    if plan.orphans:
+        rows.append(ProjectPreview("", orphans=list(plan.orphans)))
+    return rows

@@ -36,6 +36,8 @@ class RestoreResult:
     files: int
     bytes: int
     already_present: int  # files found in place with the archived content
+    home: str = ""
+    newest_mtime_ns: int = 0  # the restored files keep their mtimes: this is the newest
 
 
 def refuse(session_id: str, bad: list[str]) -> RestoreConflict:
@@ -90,7 +92,8 @@ def restore_unit(root: Path, manifest_path: Path, manifest: Manifest, *,
     fsync_dir(tar_path.parent)
     manifest_path.unlink()
     fsync_dir(manifest_path.parent)
-    return RestoreResult(manifest.id, manifest.agent, len(manifest.files), manifest.bytes, len(present))
+    return RestoreResult(manifest.id, manifest.agent, len(manifest.files), manifest.bytes, len(present), manifest.home,
+                         max((f.mtime_ns for f in manifest.files), default=0))
 
 
 def _make_dirs(folder: Path, modes: dict[str, int]) -> None:

@@ -36,6 +36,7 @@ class WithArchived(MemorySource):
         self.archive_root, self.cache, self.open_view = Path(archive_root), Path(cache), open_view
         self.manifests = {m.id: m for m in manifests if m.kind == "session"}
         self._views: dict[str, MemorySource] = {}
+        self._archived: set[str] | None = None
         self._lock = threading.RLock()
         self._problems: list[Problem] = []
 
@@ -73,11 +74,15 @@ class WithArchived(MemorySource):
 
     def reload(self) -> None:
         self.live.reload()
+        self._archived = None
 
     # -- routing ------------------------------------------------------------------------------
     def _archived_ids(self) -> set[str]:
-        live = {str(s.id) for s in self.live.sessions()}
-        return {i for i in self.manifests if i not in live}
+        """Archived sessions not (again) in the home: a restored one reads live."""
+        if self._archived is None:
+            live = {str(s.id) for s in self.live.sessions()}
+            self._archived = {i for i in self.manifests if i not in live}
+        return self._archived
 
     def _view(self, session_id: str) -> MemorySource:
         with self._lock:
@@ -92,7 +97,7 @@ class WithArchived(MemorySource):
 
     def _for(self, some_id: Id) -> MemorySource:
         session_id = str(some_id).split(":", 1)[0]
-        if session_id in self.manifests and session_id in self._archived_ids():
+        if session_id in self._archived_ids():
             return self._view(session_id)
         return self.live
 
@@ -115,15 +120,6 @@ class WithArchived(MemorySource):
 
     def task(self, task_id: Id) -> TaskInfo:
         return self._for(task_id).task(task_id)
-
-    def tasks_by_id(self, task_ids: Sequence[Id]) -> list[TaskInfo]:
-        found = []
-        for task_id in task_ids:
-            try:
-                found.append(self.task(task_id))
-            except (UnknownId, KeyError):
-                continue
-        return found
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> Sequence[StepInfo]:
         return self._for(task_id).steps(task_id, offset, limit)
