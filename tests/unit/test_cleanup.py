@@ -310,3 +310,15 @@ def test_hostile_titles_are_shown_literally_in_the_text_report(tmp_path, capsys)
     assert main(["cleanup", str(home), "--dry-run", "--keep-last", "0"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\u202e" not in out and "␛[31mred� evil [bold]x[/]" in out
+
+
+def test_an_archived_session_cannot_be_resumed_until_restored(claude, xdg):
+    from memtui.core.cleanup import ArchiveError
+    from memtui.core.sources import discover
+
+    home, ids = claude
+    apply_cleanup(plan_cleanup(take_inventory(home), keep_days=30, keep_last=1, now=NOW), xdg / "data" / "memtui" / "archive", level=3)
+    source = discover(home)[0].open()
+    with pytest.raises(ArchiveError, match="restore it first"):
+        source.resume_command(ids["old1"])
+    assert source.resume_command(ids["recent"]).argv[-1] == ids["recent"]

@@ -148,6 +148,13 @@ class WithArchived(MemorySource):
     def messages(self, task_id: Id) -> Sequence[MessageInfo]:
         return self._for(task_id).messages(task_id)
 
+    def resume_command(self, session_id: Id):
+        """The agent's resume command; an archived session must be restored first."""
+        if str(session_id) in self._archived_ids():
+            raise ArchiveError(f"session {session_id} is in memtui's archive, not in the agent's home:"
+                               f" restore it first (memtui restore --session {session_id})")
+        return self.live.resume_command(session_id)
+
     # -- what the Claude Code and Codex adapters add --------------------------------------------
     def workspace_root(self, task_id: Id) -> Path | None:
         """The cwd the task's session recorded (its entry paths are relative to it)."""
