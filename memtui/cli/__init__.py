@@ -13,8 +13,6 @@ import sqlite3
 import sys
 from typing import NoReturn
 
-import peewee
-
 from memtui import __version__
 from memtui.core.errors import MemtuiError
 
@@ -49,6 +47,13 @@ class _OneLineErrors(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+def _database_errors() -> tuple[type[BaseException], ...]:
+    """SQLite's errors, and peewee's wrappers of them when a verb loaded peewee (not imported
+    here just for this: `memtui --help` and the app start faster without it)."""
+    peewee = sys.modules.get("peewee")
+    return (sqlite3.DatabaseError,) + ((peewee.DatabaseError,) if peewee is not None else ())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _OneLineErrors(
         prog="memtui",
@@ -73,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     except MemtuiError as exc:
         print(f"memtui: {exc}", file=sys.stderr)
         return 2
-    except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:
+    except _database_errors() as exc:
         text = str(exc)
         hint = " (another process holds a lock; try again)" if "locked" in text or "busy" in text else ""
         print(f"memtui: database error: {text}{hint}", file=sys.stderr)

@@ -29,15 +29,21 @@ def _default(value: Any) -> Any:
     raise TypeError(f"cannot serialise {type(value).__name__}")
 
 
-def dump_json(obj: Any) -> str:
+def dump_json(obj: Any, indent: int | None = 2) -> str:
     """The one JSON of the CLI's --json output: objects with `to_json()` in their own shape,
-    other dataclasses field by field, datetimes as ISO 8601, paths and bytes as text."""
-    return json.dumps(obj, default=_default, indent=2, ensure_ascii=False)
+    other dataclasses field by field, datetimes as ISO 8601, paths and bytes as text.
+    `indent=None` is compact (and several times faster: Python's encoder runs in C then)."""
+    separators = None if indent is not None else (",", ":")
+    return json.dumps(obj, default=_default, indent=indent, separators=separators, ensure_ascii=False)
 
 
 def emit(obj: Any, as_json: bool, text: Callable[[Any], str]) -> None:
-    """Print `obj` as JSON or through `text`."""
-    sys.stdout.write((dump_json(obj) if as_json else text(obj)) + "\n")
+    """Print `obj` as JSON or through `text`. JSON is indented for a person at a terminal and
+    compact for a program reading a pipe or a file."""
+    if as_json:
+        sys.stdout.write(dump_json(obj, indent=2 if sys.stdout.isatty() else None) + "\n")
+    else:
+        sys.stdout.write(text(obj) + "\n")
 
 
 def add_json_flag(parser) -> None:

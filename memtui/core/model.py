@@ -31,6 +31,7 @@ class SessionInfo:
     updated_at: datetime
     task_count: int = 0
     stored_bytes: int = 0  # bytes of step payloads and checkpoint content of its tasks
+    current_title: str = ""  # the current task's title ("" without one)
 
 
 @dataclass(frozen=True)

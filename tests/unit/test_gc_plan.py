@@ -173,7 +173,7 @@ def test_orphans_running_kept_finished_reclaimed(tmp_path):
     assert _root_kinds(plan) == {running: "running"}
     (gone,) = plan.reclaimable
     assert gone.task == done and gone.orphan and gone.session is None
-    assert "orphan" in gone.why
+    assert "orphan" in plan.explain(gone.task)
     assert plan.to_json()["reclaimable"][0]["orphan"] is True
 
 

@@ -17,6 +17,7 @@ batches. A base that a surviving delta needs is kept rather than re-encoding the
 """
 
 from memtui.core.gc.apply import GcProgress, GcResult, Hook, apply_gc
+from memtui.core.gc.figures import gc_figures
 from memtui.core.gc.plan import (
     LIVE_EDGES,
     LIVE_SET_SQL,
@@ -48,6 +49,7 @@ __all__ = [
     "Root",
     "apply_gc",
     "find_roots",
+    "gc_figures",
     "heavy_rows",
     "live_set",
     "live_set_sql",

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from memtui.core.gc.plan import SUM_LEGACY_SQL, GcPlan, live_set, plan_gc
+from memtui.core.gc.plan import GcPlan, live_set, plan_gc
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -157,9 +157,8 @@ def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResu
                 " WHERE r.to_task = ? AND r.kind IN ('handoff', 'depends')", (task,)):
             if parent in live or status in ("running", "waiting_user") or pinned or current:
                 return False
-        payload = store.query("SELECT COALESCE(SUM(payload_bytes), 0) FROM step WHERE task_id = ?", (task,))[0][0]
-        legacy = store.query(f"SELECT {SUM_LEGACY_SQL} FROM checkpoint c JOIN checkpoint_entry e"
-                            " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,))[0][0]
+        # A writer's store is at the current schema: the task's counters hold what goes.
+        payload = store.query("SELECT step_bytes + legacy_bytes FROM task WHERE id = ?", (task,))[0][0]
         hashes = store.query("SELECT e.before_hash, e.after_hash FROM checkpoint c JOIN checkpoint_entry e"
                             " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,)) \
             if store.schema_version >= 2 else []
@@ -173,14 +172,15 @@ def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResu
         if hook:
             hook("steps", task)
         steps = store.execute("DELETE FROM step WHERE task_id = ?", (task,)).rowcount
-        store.execute("UPDATE task SET collected_at = ? WHERE id = ?", (store.now(), task))
+        store.execute("UPDATE task SET collected_at = ?, step_count = 0, step_bytes = 0, checkpoint_count = 0,"
+                      " entry_count = 0, entry_bytes = 0, legacy_bytes = 0 WHERE id = ?", (store.now(), task))
         if hook:
             hook("commit", task)
     freed.update(h for pair in hashes for h in pair if h is not None)
     result.entries += entries
     result.checkpoints += checkpoints
     result.steps += steps
-    result.bytes += payload + legacy
+    result.bytes += payload
     return True
 
 

@@ -6,6 +6,9 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from memtui.core.gc.explain import WhyFacts
+from memtui.core.store.schema import SUM_LEGACY_SQL
+
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
 
@@ -54,9 +57,10 @@ class LiveTask(NamedTuple):
         return f"reachable from #{self.root} ({_ROOT_WORDS[self.root_kind]}): #{self.root}{hops}"
 
 
-@dataclass(frozen=True)
-class ReclaimableTask:
-    """A task whose heavy data would go, with what exactly would be removed."""
+class ReclaimableTask(NamedTuple):
+    """A task whose heavy data would go, with what exactly would be removed (a named tuple,
+    like LiveTask: a plan of the 100,000-task benchmark holds 90,000 of them). Why it may go:
+    `GcPlan.explain(task)`."""
 
     task: int
     session: int | None
@@ -68,7 +72,6 @@ class ReclaimableTask:
     payload_bytes: int  # step args/results and inline (legacy) entry contents
     blobs: int  # blobs freed with it (shared ones count toward the oldest task)
     blob_bytes: int
-    why: str = ""
 
     @property
     def bytes(self) -> int:
@@ -93,6 +96,7 @@ class GcPlan:
     tasks_total: int = 0
     live_bytes: int = 0  # step payloads + blobs the live set keeps
     kept_payload: dict = field(default_factory=dict, repr=False, compare=False)  # live task -> step bytes
+    _why: WhyFacts | None = field(default=None, repr=False, compare=False)
     _live_index: dict = field(default_factory=dict, repr=False, compare=False)
     _reclaim_index: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -114,7 +118,7 @@ class GcPlan:
             return live.reason
         gone = self._reclaim_index.get(task_id)
         if gone is not None:
-            return gone.why
+            return self._why.sentence(gone) if self._why is not None else gone.status
         return "collected: its steps and checkpoints were removed by an earlier GC"
 
     def totals(self) -> dict[str, int]:
@@ -235,14 +239,8 @@ def live_set_sql(store: "AgentStore") -> set[int]:
 
 
 # ---------------------------------------------------------------------------- plan
-# The bytes of inline legacy (schema 1) contents of the joined entries `e`.
-SUM_LEGACY_SQL = ("COALESCE(SUM(CASE typeof(e.before_legacy) WHEN 'blob' THEN length(e.before_legacy)"
-                  " WHEN 'text' THEN length(CAST(e.before_legacy AS BLOB)) ELSE 0 END"
-                  " + CASE typeof(e.after_legacy) WHEN 'blob' THEN length(e.after_legacy)"
-                  " WHEN 'text' THEN length(CAST(e.after_legacy AS BLOB)) ELSE 0 END), 0)")
-
 # Blobs the live tasks keep: their entries' contents and, transitively, delta bases.
-_KEEP_CTE = """
+KEEP_CTE = """
   live(id) AS (SELECT value FROM json_each(?)),
   keep(h) AS (
     SELECT e.before_hash FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
@@ -269,13 +267,7 @@ def plan_gc(store: "AgentStore") -> GcPlan:
 def _plan(store: "AgentStore") -> GcPlan:
     roots = find_roots(store)
     live = live_set(store, roots)
-    tasks = store.query("SELECT id, session_id, status, collected_at FROM task ORDER BY id")
-    steps = {t: (n, b) for t, n, b in store.query(
-        "SELECT task_id, COUNT(*), COALESCE(SUM(payload_bytes), 0) FROM step GROUP BY task_id")}
-    cps = dict(store.query("SELECT task_id, COUNT(*) FROM checkpoint GROUP BY task_id"))
-    entries = {t: (n, b) for t, n, b in store.query(
-        f"SELECT c.task_id, COUNT(*), {SUM_LEGACY_SQL} FROM checkpoint c"
-        " JOIN checkpoint_entry e ON e.checkpoint_id = c.id GROUP BY c.task_id")}
+    tasks, steps, cps, entries = task_totals(store)
 
     candidates = [(t, s, st) for t, s, st, collected in tasks
                   if t not in live and (collected is None or t in steps or t in cps)]
@@ -289,10 +281,9 @@ def _plan(store: "AgentStore") -> GcPlan:
         live_json = json.dumps(sorted(live))
         blob_owned, loose = _blob_accounting(store, live_json)
         live_blob_bytes = store.query(
-            f"WITH RECURSIVE {_KEEP_CTE} SELECT COALESCE(SUM(b.stored), 0) FROM blob b"
+            f"WITH RECURSIVE {KEEP_CTE} SELECT COALESCE(SUM(b.stored), 0) FROM blob b"
             " WHERE b.hash IN (SELECT h FROM keep)", (live_json,))[0][0]
 
-    why = _why_reclaimable(store, listed)
     reclaimable = []
     for task, session, status in candidates:
         n_steps, step_bytes = steps.get(task, (0, 0))
@@ -300,14 +291,34 @@ def _plan(store: "AgentStore") -> GcPlan:
         blobs, blob_bytes = blob_owned.get(task, (0, 0))
         reclaimable.append(ReclaimableTask(
             task, session, status, session is None, n_steps, cps.get(task, 0), n_entries,
-            step_bytes + legacy_bytes, blobs, blob_bytes, why.get(task, "")))
+            step_bytes + legacy_bytes, blobs, blob_bytes))
     live_bytes = live_blob_bytes + sum(
         steps.get(t, (0, 0))[1] + entries.get(t, (0, 0))[1] for t in live)
     return GcPlan(
         roots=tuple(roots.values()), live=tuple(live.values()), reclaimable=tuple(reclaimable),
         loose_blobs=loose[0], loose_bytes=loose[1], collected=collected, tasks_total=len(tasks),
         live_bytes=live_bytes, _live_index=live, _reclaim_index={r.task: r for r in reclaimable},
-        kept_payload={t: steps.get(t, (0, 0))[1] + entries.get(t, (0, 0))[1] for t in live})
+        kept_payload={t: steps.get(t, (0, 0))[1] + entries.get(t, (0, 0))[1] for t in live},
+        _why=WhyFacts.read(store, listed))
+
+
+def task_totals(store: "AgentStore") -> tuple[list[tuple], dict, dict, dict]:
+    """Task rows (id, session, status, collected_at) and, for tasks holding any: steps (count,
+    payload bytes), checkpoints (count) and entries (count, inline bytes). From the per-task
+    counters (schema 3); an older store browsed read-only is counted by grouped scans."""
+    if store.schema_version >= 3:
+        rows = store.query("SELECT id, session_id, status, collected_at, step_count, step_bytes, checkpoint_count,"
+                           " entry_count, legacy_bytes FROM task ORDER BY id")
+        return ([r[:4] for r in rows], {r[0]: (r[4], r[5]) for r in rows if r[4]},
+                {r[0]: r[6] for r in rows if r[6]}, {r[0]: (r[7], r[8]) for r in rows if r[7]})
+    tasks = store.query("SELECT id, session_id, status, collected_at FROM task ORDER BY id")
+    steps = {t: (n, b) for t, n, b in store.query(
+        "SELECT task_id, COUNT(*), COALESCE(SUM(payload_bytes), 0) FROM step GROUP BY task_id")}
+    cps = dict(store.query("SELECT task_id, COUNT(*) FROM checkpoint GROUP BY task_id"))
+    entries = {t: (n, b) for t, n, b in store.query(
+        f"SELECT c.task_id, COUNT(*), {SUM_LEGACY_SQL} FROM checkpoint c"
+        " JOIN checkpoint_entry e ON e.checkpoint_id = c.id GROUP BY c.task_id")}
+    return tasks, steps, cps, entries
 
 
 def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, list[int]], list[int]]:
@@ -315,7 +326,7 @@ def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, lis
     owned: dict[int, list[int]] = {}
     # Blobs an entry of a reclaimable task references directly: owner = the oldest such task.
     for task, n, size in store.query(
-            f"""WITH RECURSIVE {_KEEP_CTE},
+            f"""WITH RECURSIVE {KEEP_CTE},
               ref(h, task) AS (
                 SELECT e.before_hash, c.task_id FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
                  WHERE e.before_hash IS NOT NULL AND c.task_id NOT IN (SELECT id FROM live)
@@ -330,7 +341,7 @@ def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, lis
     # Freed blobs no entry references: delta bases of freed blobs (owner = a dependent's owner)
     # or loose blobs nothing needs at all. Few in practice: walk them one by one.
     unref = store.query(
-        f"""WITH RECURSIVE {_KEEP_CTE}
+        f"""WITH RECURSIVE {KEEP_CTE}
         SELECT b.hash, b.stored FROM blob b WHERE b.hash NOT IN (SELECT h FROM keep)
           AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = b.hash)
           AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = b.hash)""", (live_json,))
@@ -361,35 +372,3 @@ def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, lis
             slot[0] += 1
             slot[1] += size
     return owned, loose
-
-
-def _why_reclaimable(store: "AgentStore", candidates: set[int]) -> dict[int, str]:
-    """A sentence per reclaimable task: what it is, and that nothing live reaches it."""
-    if not candidates:
-        return {}
-    superseded: dict[int, int] = {}
-    referrers: dict[int, list[int]] = {}
-    for src, dst, kind in store.query("SELECT from_task, to_task, kind FROM task_ref"):
-        if dst in candidates:
-            if kind == "supersedes":
-                superseded.setdefault(dst, src)
-            else:
-                referrers.setdefault(dst, []).append(src)
-    info = {t: (s, st, ss, cur) for t, s, st, ss, cur in store.query(
-        "SELECT t.id, t.session_id, t.status, s.status, s.current_task_id FROM task t"
-        " LEFT JOIN session s ON s.id = t.session_id")}
-    out = {}
-    for task in candidates:
-        session, status, s_status, current = info.get(task, (None, "?", None, None))
-        parts = [status]
-        if session is None:
-            parts.append("orphan (its session was deleted)")
-        elif current == task:
-            parts.append(f"current task of closed session {session}")
-        if task in superseded:
-            parts.append(f"superseded by #{superseded[task]}")
-        refs = sorted(set(referrers.get(task, ())))
-        tail = (f"referenced only by reclaimable tasks {', '.join(f'#{r}' for r in refs)}" if refs
-                else "no live task references it")
-        out[task] = f"{', '.join(parts)}; not a root, {tail}"
-    return out

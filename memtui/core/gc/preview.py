@@ -91,5 +91,5 @@ def _task_row(plan: GcPlan, roots: dict[int, Root], task: int, session: int | No
         what = (f"would remove {gone.steps} steps, {gone.checkpoints} checkpoints, {gone.entries} entries"
                 f" and {gone.blobs} stored contents: {gone.bytes:,} bytes")
         return GcTaskRow(task, session, title, status, pinned, "reclaimable", "reclaimable", gone.bytes,
-                         f"{gone.why}.\n{what}")
+                         f"{plan.explain(task)}.\n{what}")
     return GcTaskRow(task, session, title, status, pinned, "collected", "collected", 0, plan.explain(task))

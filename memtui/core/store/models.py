@@ -14,8 +14,14 @@ from peewee import (
     ForeignKeyField,
     IntegerField,
     Model,
+    SQL,
     TextField,
 )
+
+
+def _counter() -> IntegerField:
+    # A SQL default: rows inserted by raw SQL (the recorder) and columns added by ALTER TABLE get 0.
+    return IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
 
 
 def build_models(db: Database) -> SimpleNamespace:
@@ -51,6 +57,14 @@ def build_models(db: Database) -> SimpleNamespace:
         updated_at = FloatField()
         finished_at = FloatField(null=True)
         collected_at = FloatField(null=True)  # set when GC removed its heavy data
+        # What the task holds, kept by every writer (recorder, GC, the undo's entry removal) so
+        # the session list and GC sum task rows instead of scanning the step table (schema 3).
+        step_count = _counter()
+        step_bytes = _counter()  # SUM(step.payload_bytes)
+        checkpoint_count = _counter()
+        entry_count = _counter()
+        entry_bytes = _counter()  # SUM(before_size + after_size) of its entries: raw content
+        legacy_bytes = _counter()  # inline contents of the older scheme (schema 1 rows only)
 
         class Meta:
             table_name = "task"

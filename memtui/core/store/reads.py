@@ -42,38 +42,54 @@ class ReadModel(MemorySource):
     def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         raise NotImplementedError
 
-    def sessions(self) -> list[SessionInfo]:
-        """All sessions, newest activity first, with task counts and stored bytes."""
+    # A task's stored bytes: step payloads plus the raw size of its entries' contents. Counted on
+    # the task row from schema 3; summed from the rows on an older store browsed read-only.
+    def _task_bytes_sql(self) -> str:
+        if self.schema_version >= 3:
+            return "t.step_bytes + t.entry_bytes"
+        return ("(SELECT COALESCE(SUM(st.payload_bytes), 0) FROM step st WHERE st.task_id = t.id)"
+                " + (SELECT COALESCE(SUM(COALESCE(e.before_size, 0) + COALESCE(e.after_size, 0)), 0)"
+                " FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id WHERE c.task_id = t.id)")
+
+    def _session_rows(self, where: str, params: tuple | list, offset: int, limit: int | None) -> list[SessionInfo]:
+        # The page is chosen first; counts, bytes and the current task's title are then read for
+        # its sessions only (an index walk each), never for the whole store.
         rows = self._sql(
-            """
+            f"""
             SELECT s.id, s.title, s.status, s.current_task_id, s.created_at, s.updated_at,
-                   COALESCE(t.n, 0), COALESCE(st.bytes, 0) + COALESCE(ce.bytes, 0)
-            FROM session s
-            LEFT JOIN (SELECT session_id, COUNT(*) AS n FROM task GROUP BY session_id) t ON t.session_id = s.id
-            LEFT JOIN (SELECT task.session_id, SUM(step.payload_bytes) AS bytes FROM step
-                       JOIN task ON task.id = step.task_id GROUP BY task.session_id) st ON st.session_id = s.id
-            LEFT JOIN (SELECT task.session_id,
-                              SUM(COALESCE(e.before_size, 0) + COALESCE(e.after_size, 0)) AS bytes
-                       FROM checkpoint_entry e JOIN checkpoint c ON c.id = e.checkpoint_id
-                       JOIN task ON task.id = c.task_id GROUP BY task.session_id) ce ON ce.session_id = s.id
+                   (SELECT COUNT(*) FROM task t WHERE t.session_id = s.id),
+                   (SELECT COALESCE(SUM({self._task_bytes_sql()}), 0) FROM task t WHERE t.session_id = s.id),
+                   (SELECT ct.title FROM task ct WHERE ct.id = s.current_task_id)
+            FROM (SELECT * FROM session {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?) s
             ORDER BY s.updated_at DESC, s.id DESC
-            """)
-        return [SessionInfo(r[0], r[1], r[2], r[3], _dt(r[4]), _dt(r[5]), r[6], r[7]) for r in rows]
+            """, (*params, -1 if limit is None else limit, offset))
+        return [SessionInfo(r[0], r[1], r[2], r[3], _dt(r[4]), _dt(r[5]), r[6], r[7], r[8] or "") for r in rows]
+
+    def sessions(self, offset: int = 0, limit: int | None = None) -> list[SessionInfo]:
+        """Sessions, newest activity first, with task counts, stored bytes and the current task's
+        title; `offset`/`limit` read one page of them."""
+        return self._session_rows("", (), offset, limit)
+
+    def session_count(self) -> int:
+        return self._sql("SELECT COUNT(*) FROM session")[0][0]
 
     def session(self, session_id: int) -> SessionInfo:
-        for s in self.sessions():
-            if s.id == session_id:
-                return s
-        raise KeyError(f"no session {session_id}")
+        rows = self._session_rows("WHERE id = ?", (session_id,), 0, None)
+        if not rows:
+            raise KeyError(f"no session {session_id}")
+        return rows[0]
 
-    _TASK_SQL = """
-        SELECT t.id, t.session_id, t.title, t.status, t.pinned,
-               EXISTS(SELECT 1 FROM task_ref r WHERE r.to_task = t.id AND r.kind = 'supersedes'),
-               t.summary, t.created_at, t.updated_at, t.finished_at, t.collected_at,
-               (SELECT COUNT(*) FROM step WHERE step.task_id = t.id),
-               (SELECT COUNT(*) FROM checkpoint c WHERE c.task_id = t.id)
-        FROM task t
-    """
+    @property
+    def _TASK_SQL(self) -> str:
+        counts = ("t.step_count, t.checkpoint_count" if self.schema_version >= 3 else
+                  "(SELECT COUNT(*) FROM step WHERE step.task_id = t.id),"
+                  " (SELECT COUNT(*) FROM checkpoint c WHERE c.task_id = t.id)")
+        return f"""
+            SELECT t.id, t.session_id, t.title, t.status, t.pinned,
+                   EXISTS(SELECT 1 FROM task_ref r WHERE r.to_task = t.id AND r.kind = 'supersedes'),
+                   t.summary, t.created_at, t.updated_at, t.finished_at, t.collected_at, {counts}
+            FROM task t
+        """
 
     @staticmethod
     def _task_info(r: tuple) -> TaskInfo:

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from memtui.core import content as codec
 from memtui.core.model import FINISHED
 from memtui.core.paths import normalise_path
+from memtui.core.store.schema import SUM_CONTENT_SQL
 
 
 class Recorder:
@@ -67,10 +68,13 @@ class Recorder:
         self._writable()
         self._link(from_task, to_task, kind)
 
-    def _touch(self, task_id: int, now: float, **fields: Any) -> None:
+    def _touch(self, task_id: int, now: float, add: Mapping[str, int] | None = None, **fields: Any) -> None:
+        """Stamp the task and its session; set `fields` and add `add` to the task's counters."""
         # Raw SQL: this runs for every recorded step, where query building would dominate.
         sets = "".join(f", {name} = ?" for name in fields)
-        self._db.execute_sql(f"UPDATE task SET updated_at = ?{sets} WHERE id = ?", (now, *fields.values(), task_id))
+        adds = "".join(f", {name} = {name} + ?" for name in add or ())
+        self._db.execute_sql(f"UPDATE task SET updated_at = ?{sets}{adds} WHERE id = ?",
+                             (now, *fields.values(), *(add or {}).values(), task_id))
         self._db.execute_sql("UPDATE session SET updated_at = ? WHERE id = (SELECT session_id FROM task WHERE id = ?)",
                             (now, task_id))
 
@@ -83,19 +87,21 @@ class Recorder:
         with self.transaction():
             now = self.now()
             seq = self._sql("SELECT COALESCE(MAX(seq), 0) + 1 FROM step WHERE task_id = ?", (task_id,))[0][0]
+            payload = len(args_json.encode()) + len(result_json.encode())
             step_id = self._db.execute_sql(
                 "INSERT INTO step (task_id, seq, tool, status, tokens_in, tokens_out, cost, duration_ms,"
                 " payload_bytes, created_at, error, args, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (task_id, seq, tool, status, tokens_in, tokens_out, cost, duration_ms,
-                 len(args_json.encode()) + len(result_json.encode()), now, error, args_json, result_json),
+                (task_id, seq, tool, status, tokens_in, tokens_out, cost, duration_ms, payload, now, error,
+                 args_json, result_json),
             ).lastrowid
-            self._touch(task_id, now)
+            self._touch(task_id, now, add={"step_count": 1, "step_bytes": payload})
         return step_id
 
     def record_checkpoint(self, task_id: int, step_id: int | None,
                           changes: Mapping[str, tuple[bytes | None, bytes | None]], label: str = "") -> int:
         """The file edits of one step: path → (before or None, after or None)."""
         normalised = [(normalise_path(path), before, after) for path, (before, after) in changes.items()]
+        content = sum(len(side) for _, before, after in normalised for side in (before, after) if side is not None)
         with self.transaction():
             now = self.now()
             cp = self._db.execute_sql("INSERT INTO checkpoint (task_id, step_id, label, created_at) VALUES (?, ?, ?, ?)",
@@ -107,7 +113,8 @@ class Recorder:
                     "INSERT INTO checkpoint_entry (checkpoint_id, path, before_size, after_size, before_hash,"
                     " after_hash) VALUES (?, ?, ?, ?, ?, ?)",
                     (cp, path, None if before is None else len(before), None if after is None else len(after), bh, ah))
-            self._touch(task_id, now)
+            self._touch(task_id, now, add={"checkpoint_count": 1, "entry_count": len(normalised),
+                                           "entry_bytes": content})
         return cp
 
     def ask(self, task_id: int, question: str) -> int:
@@ -159,10 +166,16 @@ class Recorder:
     def remove_entries(self, checkpoint_id: int, paths: list[str]) -> int:
         """Drop the entries of `paths` from a checkpoint (an undo keeps only the files that were
         really written); returns how many went. Their contents stay until GC sweeps them."""
-        m = self._m
+        marks = ",".join("?" * len(paths))
+        where = f"FROM checkpoint_entry e WHERE e.checkpoint_id = ? AND e.path IN ({marks})"
         with self.transaction():
-            return m.Entry.delete().where((m.Entry.checkpoint == checkpoint_id)
-                                          & m.Entry.path.in_(paths)).execute()
+            n, content = self._sql(f"SELECT COUNT(*), {SUM_CONTENT_SQL} {where}", (checkpoint_id, *paths))[0]
+            self._db.execute_sql(f"DELETE {where.replace('checkpoint_entry e', 'checkpoint_entry AS e')}",
+                                 (checkpoint_id, *paths))
+            self._db.execute_sql("UPDATE task SET entry_count = entry_count - ?, entry_bytes = entry_bytes - ?"
+                                 " WHERE id = (SELECT task_id FROM checkpoint WHERE id = ?)",
+                                 (n, content, checkpoint_id))
+            return n
 
     # ----------------------------------------------------------------- content
     def _put(self, path: str, data: bytes) -> bytes:

@@ -3,6 +3,8 @@
 Schema history (PRAGMA user_version):
   1  the older scheme: checkpoint entries hold their contents inline (zlib BLOB or TEXT).
   2  content-addressed blobs with skip-delta chains (blob, path_version; entry hashes).
+  3  per-task counters (steps, payload bytes, checkpoints, entries, content bytes, inline
+     bytes) on the task row, kept by every writer; the upgrade counts them once.
 A database from a newer memtui is refused; an older one is browsed as it is and upgraded
 when it is opened for writing.
 """
@@ -23,7 +25,15 @@ from memtui.core.atomic import TEMP_SUFFIX, fsync_dir
 from memtui.core.errors import MemtuiError, NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
 from memtui.core.sqlite_readonly import BUSY_TIMEOUT_MS, readonly_uri
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+COUNTERS = ("step_count", "step_bytes", "checkpoint_count", "entry_count", "entry_bytes", "legacy_bytes")
+
+# The bytes of inline legacy (schema 1) contents of the joined entries `e`.
+SUM_LEGACY_SQL = ("COALESCE(SUM(CASE typeof(e.before_legacy) WHEN 'blob' THEN length(e.before_legacy)"
+                  " WHEN 'text' THEN length(CAST(e.before_legacy AS BLOB)) ELSE 0 END"
+                  " + CASE typeof(e.after_legacy) WHEN 'blob' THEN length(e.after_legacy)"
+                  " WHEN 'text' THEN length(CAST(e.after_legacy AS BLOB)) ELSE 0 END), 0)")
+SUM_CONTENT_SQL = "COALESCE(SUM(COALESCE(e.before_size, 0) + COALESCE(e.after_size, 0)), 0)"
 CORE_TABLES = ("session", "task", "step", "checkpoint", "checkpoint_entry")
 
 
@@ -185,4 +195,22 @@ def upgrade(db: SqliteDatabase, models, version: int) -> None:
                 migrator.add_column("checkpoint_entry", "after_hash", entry.after_hash),
             )
             db.create_tables([models.Entry], safe=True)  # creates any missing indexes
+        if version < 3:
+            for column in COUNTERS:
+                db.execute_sql(f"ALTER TABLE task ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+            recount(db)
         db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def recount(db: SqliteDatabase) -> None:
+    """Set every task's counters from its rows (three grouped scans; the schema-3 upgrade)."""
+    db.execute_sql(
+        "UPDATE task SET step_count = s.n, step_bytes = s.b FROM (SELECT task_id, COUNT(*) AS n,"
+        " COALESCE(SUM(payload_bytes), 0) AS b FROM step GROUP BY task_id) AS s WHERE s.task_id = task.id")
+    db.execute_sql(
+        "UPDATE task SET checkpoint_count = c.n FROM (SELECT task_id, COUNT(*) AS n FROM checkpoint"
+        " GROUP BY task_id) AS c WHERE c.task_id = task.id")
+    db.execute_sql(
+        f"UPDATE task SET entry_count = x.n, entry_bytes = x.b, legacy_bytes = x.l FROM (SELECT c.task_id,"
+        f" COUNT(*) AS n, {SUM_CONTENT_SQL} AS b, {SUM_LEGACY_SQL} AS l FROM checkpoint c"
+        f" JOIN checkpoint_entry e ON e.checkpoint_id = c.id GROUP BY c.task_id) AS x WHERE x.task_id = task.id")
