@@ -3,20 +3,29 @@
     python tests/bench/gc.py --scale 20000 --scale 100000        # builds demos in a temp dir
     python tests/bench/gc.py --store /tmp/d20k --store /tmp/d100k   # reuse `memtui demo DIR --scale N`
 
-For each store: the live set (Python walk with reasons) next to one recursive SQL query in
-the same run, the full plan with byte accounting, peak memory of the plan, then apply on a
-copy of the database while a second process keeps inserting steps with its own connection
-(its longest wait is what an agent would feel), and apply's throughput.
+    python tests/bench/gc.py --big --preview-only               # the cached 100k store (big_store.py)
+
+First the dry run as a user meets it: `memtui gc PATH --dry-run --json` into a pipe, in a
+child process (wall time and peak RSS), against its anchor measured in the same run, paired
+and alternated: the whole preview as ONE SQL statement (per task: live or not, steps and
+their payload bytes, checkpoints, entries — grouped scans of the step, checkpoint and entry
+tables) fetched by a child Python with sqlite3. Then, for each store: the live set (Python
+walk with reasons) next to one recursive SQL query in the same run, the full plan with byte
+accounting, peak memory of the plan, then apply on a copy of the database while a second
+process keeps inserting steps with its own connection (its longest wait is what an agent
+would feel), and apply's throughput.
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
 import resource
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -81,6 +90,79 @@ def _measure_writer(db_path: Path, during) -> tuple[dict, object]:
     waits = out.get(timeout=60)
     proc.join(30)
     return _writer_stats(waits), value
+
+
+ANCHOR_SQL = """
+WITH RECURSIVE
+  roots(id) AS (
+    SELECT current_task_id FROM session WHERE status = 'open' AND current_task_id IS NOT NULL
+    UNION SELECT id FROM task WHERE status IN ('running', 'waiting_user')
+    UNION SELECT id FROM task WHERE pinned = 1),
+  live(id) AS (
+    SELECT id FROM roots
+    UNION SELECT r.to_task FROM task_ref r JOIN live ON r.from_task = live.id WHERE r.kind IN ('handoff', 'depends')),
+  st AS (SELECT task_id, COUNT(*) AS n, SUM(payload_bytes) AS b FROM step GROUP BY task_id),
+  cp AS (SELECT task_id, COUNT(*) AS n FROM checkpoint GROUP BY task_id),
+  en AS (SELECT c.task_id, COUNT(*) AS n FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
+         GROUP BY c.task_id)
+SELECT t.id, t.session_id, t.status, t.id IN (SELECT id FROM live), st.n, st.b, cp.n, en.n
+FROM task t LEFT JOIN st ON st.task_id = t.id LEFT JOIN cp ON cp.task_id = t.id LEFT JOIN en ON en.task_id = t.id
+"""
+
+ANCHOR_CHILD = """
+import sqlite3, sys
+conn = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro&immutable=1", uri=True)
+rows = conn.execute(sys.argv[2]).fetchall()
+assert rows
+"""
+
+
+def _child(argv: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one child process, its stdout into a pipe."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = b"", b""
+    import threading
+
+    def drain() -> None:
+        nonlocal out
+        out = proc.stdout.read()
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    reader.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv[:4]} failed: {proc.stderr.read().decode()[-500:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def bench_preview(root: Path, runs: int = 5) -> dict:
+    """`memtui gc --dry-run --json` against the one-statement SQL anchor, paired, alternated."""
+    db = root / ".agent" / "agent.db" if root.is_dir() else root
+    cli = [sys.executable, "-m", "memtui", "gc", str(db), "--dry-run", "--json"]
+    anchor = [sys.executable, "-c", ANCHOR_CHILD, str(db.resolve()), ANCHOR_SQL]
+    _child(cli), _child(anchor)  # warm the page cache for both
+    cli_runs, anchor_runs = [], []
+    for i in range(runs):
+        pair = [(cli, cli_runs), (anchor, anchor_runs)]
+        for argv, into in pair if i % 2 == 0 else reversed(pair):
+            into.append(_child(argv))
+    cli_s = statistics.median(w for w, _ in cli_runs)
+    anchor_s = statistics.median(w for w, _ in anchor_runs)
+    return {"store": str(db), "cli_s": cli_s, "anchor_s": anchor_s, "ratio": cli_s / anchor_s,
+            "cli_rss": max(r for _, r in cli_runs), "anchor_rss": max(r for _, r in anchor_runs), "runs": runs}
+
+
+def print_preview(rows: list[dict]) -> None:
+    print("| store | `gc --dry-run --json` s | one SQL statement s (anchor) | ratio | CLI peak RSS MiB |"
+          " anchor peak RSS MiB | pairs |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['store']} | {r['cli_s']:.2f} | {r['anchor_s']:.2f} | {r['ratio']:.2f}× | {r['cli_rss']:.0f} |"
+              f" {r['anchor_rss']:.0f} | {r['runs']} |")
 
 
 def bench_store(db_path: Path, batch: int, hold: float = 0.02, pause: float = 0.01) -> dict:
@@ -156,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--store", action="append", default=[], help="a workspace or agent.db (repeatable)")
     ap.add_argument("--scale", action="append", type=int, default=[], help="build a demo with N tasks first")
+    ap.add_argument("--big", action="store_true", help="the cached 100,000-task demo store (big_store.py)")
+    ap.add_argument("--preview-only", action="store_true", help="only the dry run against its SQL anchor")
+    ap.add_argument("--runs", type=int, default=5, help="paired runs of the dry-run comparison")
     ap.add_argument("--batch", type=int, default=200)
     ap.add_argument("--writer-pause-ms", type=float, default=5.0,
                     help="the concurrent writer's pause between steps (an agent recording 100+ steps/s)")
@@ -174,6 +259,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"built demo --scale {n} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
         built.append(root)
         stores.append(root)
+    if args.big:
+        from big_store import make_big_store
+
+        stores.append(make_big_store())
+    print_preview([bench_preview(s, args.runs) for s in stores])
+    if args.preview_only:
+        return 0
+    print()
     rows = []
     for s in stores:
         db = s / ".agent" / "agent.db" if s.is_dir() else s
