@@ -139,3 +139,12 @@ def test_discovery_and_lint_on_the_demo(tmp_path):
         findings = lint_workspace(root, unfinished_task=store.has_unfinished_tasks(),
                                   newest_checkpoint_at=store.newest_checkpoint_at())
     assert "decision-missing-why" in {f.rule for f in findings}
+
+
+def test_parse_jsonl_reports_a_line_nested_too_deeply_and_reads_the_rest():
+    from memtui.core.memory.documents import parse_jsonl
+
+    deep = "[" * 100_000 + "]" * 100_000
+    doc = parse_jsonl('{"a": 1}\n' + deep + '\n{"b": 2}\n', "HISTORY.jsonl")
+    assert [r.line for r in doc.records] == [1, 3]
+    assert [(p.line, p.message) for p in doc.problems] == [(2, "malformed JSON: nested too deeply")]

@@ -79,3 +79,19 @@ def test_browsing_changes_no_byte(root):
             store.messages(task.id)
     store.memory_items()
     assert tree_state(root) == before
+
+
+def test_wrong_typed_fields_are_read_safely(root):
+    path = root / "sessions" / "desktop_main.jsonl"
+    lines = path.read_bytes().splitlines()
+    lines[0] = lines[0].replace(b'"key": "desktop:main"', b'"key": "desk#top"')
+    lines[2] = lines[2].replace(b'"function": {"name": "read_file", "arguments": "{\\"path\\": \\"src/Tabs.tsx\\"}"}',
+                                b'"function": "read_file"')
+    lines[4] = lines[4].replace('"content": "计划'.encode(), b'"content": [{"text": ["a"]}, 3, {"text": "plan"}], "x": "')
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    source = JsonlSessionsSource(root)
+    session = next(s for s in source.sessions() if s.id == "desktop_main")  # the file name stands in
+    steps = source.steps(source.tasks(session.id)[0].id)
+    assert steps[0].tool == "tool"
+    assert '["a"]' in steps[2].result and "plan" in steps[2].result and "3" in steps[2].result
+    assert any("session key 'desk#top' is not usable text" in p.message for p in source.problems())

@@ -149,3 +149,28 @@ def test_curate_verb_without_yes_and_without_a_terminal_deletes_nothing(project,
     assert main(["curate", str(project), "--fact", "1", "--json"]) == 2
     assert "pass --yes" in capsys.readouterr().err
     assert tree_state(project) == before
+
+
+def test_wrong_typed_cells_are_reported_and_the_rest_reads(project):
+    db = project / ".ra-aid" / "pk.db"
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE trajectory SET output_tokens = 'x', current_cost = x'00ff', tool_name = 7 WHERE id = 9")
+    conn.execute("UPDATE human_input SET content = x'c3' WHERE id = 2")
+    conn.execute("UPDATE key_snippet SET line_number = 'twelve' WHERE id = 1")
+    conn.commit()
+    conn.close()
+    source = RaAidSource(db)
+    assert source.counts() == COUNTS  # every row still there
+    step = next(s for s in source.steps(source._step_task[9]) if s.id == 9)
+    assert (step.tokens_in, step.tokens_out, step.cost, step.tool) == (1830, 0, 0.0, "7")
+    assert source.task(2).title == "\ufffd"  # the byte that is not UTF-8, replaced
+    snippet = next(i for i in source.memory_items("snippet") if i.id == 1)
+    assert snippet.line_number is None
+    messages = [p.message for p in source.problems()]
+    assert "trajectory #9: output_tokens holds str 'x', expected an integer; read as empty" in messages
+    assert "trajectory #9: current_cost holds 2 bytes of binary data, expected a number; read as empty" in messages
+    assert "human_input #2: content holds 1 bytes of binary data, expected text; read as text" \
+           " (invalid UTF-8 replaced)" in messages
+    assert any(m.startswith("key_snippet #1: line_number holds str 'twelve'") for m in messages)
+    source.steps(source._step_task[9])
+    assert len(source.problems()) == len(messages)  # reading the steps again reports nothing twice

@@ -128,6 +128,8 @@ def parse_jsonl(text: str, file: str = "") -> JsonlDocument:
             continue
         try:
             records.append(JsonlRecord(number, json.loads(line)))
+        except RecursionError:  # a line nested deeper than the parser's stack: reported like any other
+            problems.append(Problem(file, number, "malformed JSON: nested too deeply"))
         except ValueError as exc:
             message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             problems.append(Problem(file, number, f"malformed JSON: {message}"))

@@ -48,9 +48,18 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
-        return "\n".join(p for p in parts if p)
+        parts = [p.get("text") if isinstance(p, dict) else p for p in content]
+        return "\n".join(p if isinstance(p, str) else json.dumps(p, ensure_ascii=False) for p in parts
+                         if p not in (None, ""))
     return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def _tool_name(call: dict) -> str:
+    """The name of an OpenAI-style tool call (`function.name`, or `name`)."""
+    function = call.get("function")
+    name = function.get("name") if isinstance(function, dict) else None
+    name = name or call.get("name")
+    return name if isinstance(name, str) and name else "tool"
 
 
 @dataclass
@@ -118,7 +127,12 @@ class JsonlSessionsSource(SourceAdapter):
         for lineno, _offset, record in iter_records(path, self._problems):
             if lineno == 1 and _is_meta(record):
                 meta = record
-                key = str(record.get("key") or key)
+                named = record.get("key")
+                if isinstance(named, str) and named and "#" not in named:  # "#" separates key and turn in ids
+                    key = named
+                else:
+                    self._problems.append(Problem(str(path), 1, f"session key {str(named)[:40]!r} is not usable text;"
+                                                                f" the file name is used"))
                 continue
             if lineno == 1:
                 self._problems.append(Problem(str(path), 1, "first line is not session metadata"))
@@ -143,7 +157,7 @@ class JsonlSessionsSource(SourceAdapter):
         if path.is_file():
             for lineno, _offset, record in iter_records(path, self._problems):
                 cursor = record.get("cursor")
-                if not isinstance(cursor, int):
+                if not isinstance(cursor, int) or isinstance(cursor, bool):
                     self._problems.append(Problem(str(path), lineno, "history row without an integer cursor, skipped"))
                     continue
                 if last is not None and cursor <= last:
@@ -230,7 +244,7 @@ class JsonlSessionsSource(SourceAdapter):
             role = str(record.get("role"))
             tool = role
             if isinstance(calls, list) and calls:
-                names = [str((c.get("function") or {}).get("name") or c.get("name") or "tool") for c in calls if isinstance(c, dict)]
+                names = [_tool_name(c) for c in calls if isinstance(c, dict)]
                 tool = ", ".join(names) or role
             elif role == "tool":
                 tool = f"tool result {record.get('name') or record.get('tool_call_id') or ''}".strip()

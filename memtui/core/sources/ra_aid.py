@@ -12,7 +12,6 @@ read by name (databases upgraded from older versions order them differently).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,6 +22,7 @@ from memtui.core.errors import MemtuiError, NotAStore
 from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import Capability, UnknownId
 from memtui.core.sources.base import IndexedSource, page, preview
+from memtui.core.sources.ra_aid_columns import columns as _columns, json_or_text as _json, typed_row
 from memtui.core.sqlite_readonly import connect_readonly, connect_readwrite, is_sqlite, table_names
 from memtui.core.sources.timestamps import parse_time, sort_key
 
@@ -43,19 +43,6 @@ def is_ra_aid_db(path: Path) -> bool:
             conn.close()
     except sqlite3.DatabaseError:
         return False
-
-
-def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in conn.execute(f'PRAGMA table_info("{table}")')}
-
-
-def _json(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        return text
 
 
 @dataclass
@@ -82,6 +69,7 @@ class RaAidSource(IndexedSource):
         if not path.is_file():
             raise NotAStore(f"no RA.Aid database at {path}")
         super().__init__(path)
+        self._reported: set = set()  # wrong-typed cells already reported (steps are read again)
 
     # -- loading ---------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -112,7 +100,9 @@ class RaAidSource(IndexedSource):
             return []
         have = _columns(conn, table)
         cols = ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in wanted)
-        return [dict(row) for row in conn.execute(f'SELECT {cols} FROM "{table}" ORDER BY id')]
+        rows = (typed_row(table, dict(row), self.path, self._problems, self._reported)
+                for row in conn.execute(f'SELECT {cols} FROM "{table}" ORDER BY id'))
+        return [row for row in rows if row is not None]
 
     def _read(self, conn: sqlite3.Connection, present: set[str]) -> None:
         self._sessions_raw = self._rows(
@@ -204,6 +194,7 @@ class RaAidSource(IndexedSource):
         with self._index_lock:
             self._loaded = False
             self._problems = []
+            self._reported = set()
 
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
@@ -282,7 +273,8 @@ class RaAidSource(IndexedSource):
             have = _columns(conn, "trajectory")
             cols = ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in wanted)
             marks = ", ".join("?" for _ in ids)
-            rows = {r["id"]: dict(r) for r in conn.execute(f"SELECT {cols} FROM trajectory WHERE id IN ({marks})", ids)}
+            rows = {r["id"]: typed_row("trajectory", dict(r), self.path, self._problems, self._reported)
+                    for r in conn.execute(f"SELECT {cols} FROM trajectory WHERE id IN ({marks})", ids)}
         finally:
             conn.close()
         out = []

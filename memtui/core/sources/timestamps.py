@@ -13,18 +13,20 @@ def parse_time(value: object) -> datetime | None:
     """
     if value is None or value == "":
         return None
+    if isinstance(value, bool):
+        return None  # true/false is not a time, though Python counts it as an int
     if isinstance(value, (int, float)):
-        seconds = value / 1000 if value > 1e11 else value
         try:
+            seconds = value / 1000 if value > 1e11 else value
             return datetime.fromtimestamp(seconds, tz=timezone.utc)
         except (OverflowError, OSError, ValueError):
             return None
     if isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value.strip())
-        except ValueError:
+            return parsed.astimezone(timezone.utc) if parsed.tzinfo else parsed
+        except (ValueError, OverflowError):  # "0001-01-01T00:00:00+01:00" is before year 1 in UTC
             return None
-        return parsed.astimezone(timezone.utc) if parsed.tzinfo else parsed
     return None
 
 
