@@ -141,6 +141,11 @@ class Lines:
             return "".join(self._lines)
 
 
+def whole_lines(out: str) -> list[str]:
+    """The lines a killed child printed in full (the kill may cut the last one short)."""
+    return out.split("\n")[:-1]
+
+
 def timed(cmd: list[str]) -> float:
     t0 = time.monotonic()
     done = run(cmd)
@@ -173,8 +178,12 @@ def entry_hashes(db: Path) -> dict[int, tuple[str | None, str | None]]:
     """Every checkpoint entry's (before, after) content hash, read through the library."""
     from memtui.core.store import AgentStore
 
+    conn = sqlite3.connect(db)
+    try:
+        ids = [r[0] for r in conn.execute("SELECT id FROM checkpoint_entry ORDER BY id")]
+    finally:
+        conn.close()
     with AgentStore.open(db, readonly=True) as store:
-        ids = [r[0] for r in store._sql("SELECT id FROM checkpoint_entry ORDER BY id")]
         return {i: tuple(sha(x) for x in store.read_entry(i)) for i in ids}
 
 

@@ -150,7 +150,7 @@ def memory_trial(trial_dir: Path, op: str, delay: float, tally: h.Tally) -> list
     root = trial_dir / "ws"
     memory_workspace(root)
     code, out = h.run_killed(h.python() + ["-c", MEMORY_CHILD, str(root), op, "50"], delay, ready_marker="ready")
-    written = [line for line in out.splitlines() if line.strip().isdigit()]
+    written = [line for line in h.whole_lines(out) if line.strip().isdigit()]
     if code is None and written:
         tally.mid += 1
     problems = []
@@ -216,7 +216,7 @@ def recorder_trial(trial_dir: Path, delay: float, tally: h.Tally) -> list[str]:
     root = trial_dir / "ws"
     root.mkdir(parents=True)
     code, out = h.run_killed(h.python() + ["-c", RECORDER_CHILD, str(root)], delay, ready_marker="ready")
-    acked = [int(line.split()[1]) for line in out.splitlines() if line.startswith("committed")]
+    acked = [int(line.split()[1]) for line in h.whole_lines(out) if line.startswith("committed ")]
     db = root / ".agent" / "agent.db"
     problems = h.db_checks(db)
     tally.mid += code is None and bool(acked)

@@ -78,7 +78,7 @@ class Writer:
         self.stop.unlink(missing_ok=True)
         acked: dict[int, float] = {}
         errors = []
-        for line in out.splitlines():
+        for line in h.whole_lines(out):
             parts = line.split() or ["-"]
             if parts[0] == "acked":
                 acked[int(parts[1])] = float(parts[2])

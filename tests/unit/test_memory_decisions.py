@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memory_workspace import make_workspace
 
 from memtui.core.memory import add_decision, append_decision, list_history, parse_decisions, read_decisions
@@ -94,3 +96,18 @@ def test_default_log_without_any(tmp_path):
     assert default_decision_log(tmp_path) == tmp_path.resolve() / "DECISIONS.md"
     (tmp_path / ".agent/init.d").mkdir(parents=True)
     assert default_decision_log(tmp_path) == tmp_path.resolve() / ".agent/init.d/04-decision-log.md"
+
+
+@pytest.mark.parametrize("fence", ["```", "~~~~"])
+def test_an_entry_appended_after_an_unclosed_code_block_reads_back(fence):
+    text = f"# Decisions\n\n## 2025-01-01 First\n- **Why:** because\n\n{fence}python\nprint(1)\n"
+    new = append_decision(text, "Second", "p", "a, b", "a", "why")
+    assert new.startswith(text)  # what the log held is kept as it was
+    assert [d.title for d in parse_decisions(new)] == ["First", "Second"]
+
+
+@pytest.mark.parametrize("text", ["\x1d", "\x0c\n", "\x1c\x1d\x1e\x1f"])
+def test_a_log_of_control_characters_is_kept_when_appending(text):
+    new = append_decision(text, "First", "p", "a", "a", "why")
+    assert new.startswith(text)
+    assert [d.title for d in parse_decisions(new)] == ["First"]

@@ -60,3 +60,35 @@ def test_a_writer_loses_nothing_during_gc(tmp_path):
             assert apply_gc(store).tasks > 150
     assert w.figures.steps > 0
     assert (w.figures.lost, w.figures.phantom, w.figures.errors) == (0, 0, [])
+
+
+def test_a_sample_of_wrong_typed_foreign_fields(tmp_path):
+    import fuzz_records
+
+    for kind in ("jsonl-sessions",):
+        f = fuzz_records.fuzz_jsonl_store(kind, tmp_path, sample=40, seed=7)
+        assert (f.crashes, f.wrong) == (0, 0), f.examples
+    f = fuzz_records.fuzz_ra_aid(tmp_path, sample=25, seed=7)
+    assert (f.crashes, f.wrong) == (0, 0), f.examples
+
+
+def test_a_sample_of_damaged_blobs_and_databases(tmp_path):
+    import fuzz_store
+
+    blobs = fuzz_store.fuzz_blobs(tmp_path / "b", 30, seed=3)
+    assert blobs.errors > 0 and (blobs.crashes, blobs.wrong) == ([], [])
+    files = fuzz_store.fuzz_db_files(tmp_path / "d", 12, seed=3)
+    assert (files.crashes, files.wrong) == ([], [])
+
+
+def test_a_sample_of_garbage_memory_documents(tmp_path):
+    import fuzz_memory
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=15, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(st.dictionaries(st.sampled_from(fuzz_memory.DOCUMENTS), fuzz_memory.document_bytes, min_size=1))
+    def run(contents):
+        assert fuzz_memory.exercise(tmp_path / "ws", contents) == []
+
+    run()

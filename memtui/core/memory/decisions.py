@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import date as Date
 from pathlib import Path
 
-from memtui.core.memory.documents import iter_prose_lines
+from memtui.core.memory.documents import iter_prose_lines, open_fence
 
 # What an empty field is written as, and values that say nothing.
 PLACEHOLDERS: frozenset[str] = frozenset({"", "…", "...", "?", "-", "—", "todo", "tbd", "n/a", "none"})
@@ -224,9 +224,12 @@ def append_decision(
     """`text` with a new entry appended in the log's own format, separated by a blank line."""
     style = detect_style(text)
     entry = format_decision(style, title, problem, options, chosen, why, date)
-    if not text.strip():
+    if not text.strip(" \t\r\n"):  # str.strip() would also drop form feeds and other controls: content
         return "# Decision log\n\n" + entry
     body = text if text.endswith("\n") else text + "\n"
+    fence = open_fence(body)
+    if fence is not None:  # an entry appended inside an unclosed code block would never read back
+        body += fence + "\n"
     tight = style.heading_level == 0 and "\n\n" not in body.rstrip("\n").split("\n1. ", 1)[-1]
     if not tight and not body.endswith("\n\n"):
         body += "\n"  # a blank line between entries, unless the file's numbered list has none

@@ -147,6 +147,20 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
+def open_fence(text: str) -> str | None:
+    """The fence (``` or ~~~) that `text` ends inside of, or None when every fence is closed."""
+    fence: str | None = None
+    for line in text.splitlines():
+        m = _FENCE.match(line)
+        if m:
+            marker = m.group(1)
+            if fence is None:
+                fence = marker[0] * 3
+            elif marker.startswith(fence):
+                fence = None
+    return fence
+
+
 def iter_prose_lines(text: str):
     """(line number, line) for lines outside fenced code blocks: headings and fields that
     appear inside ``` fences are examples, not structure."""

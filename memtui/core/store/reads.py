@@ -22,7 +22,12 @@ from memtui.core.model import (
 
 
 def _dt(ts: float | None) -> datetime | None:
-    return None if ts is None else datetime.fromtimestamp(ts, timezone.utc)
+    if not isinstance(ts, (int, float)):
+        return None  # NULL, or a damaged cell: no time rather than a crash
+    try:
+        return datetime.fromtimestamp(ts, timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def _loads(text: str | None) -> Any:
