@@ -56,6 +56,15 @@ def test_kill_during_recording(tmp_path):
 
 
 def test_kill_during_home_cleanup_archive(tmp_path):
-    """Hook for the home-cleanup archive: a trial is added here once that operation exists."""
-    pytest.importorskip("memtui.core.cleanup", reason="the home-cleanup archive has not landed yet")
-    pytest.skip("home-cleanup archive trial: write it against the landed API")
+    import os
+
+    probe = tmp_path / "probe"
+    trials.claude_home(probe / "claude")
+    os.environ["XDG_STATE_HOME"] = str(probe / "state")
+    span = h.timed(h.memtui("cleanup", probe / "claude", "--agent", "claude-code", "--archive", "--archive-dir",
+                            probe / "archive", "--keep-days", "30", "--keep-last", "0"))
+    tally = h.tally("home cleanup --archive (40 sessions)")
+    failures = []
+    for i, delay in enumerate(h.kill_points(TRIALS, span, seed=5)):
+        failures += [f"trial {i} ({delay:.2f} s): {p}" for p in trials.cleanup_trial(tmp_path / f"t{i}", delay, tally)]
+    _assert_sound(tally, failures)

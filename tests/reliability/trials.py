@@ -251,3 +251,81 @@ def recorder_trial(trial_dir: Path, delay: float, tally: h.Tally) -> list[str]:
     tally.stray += len(h.stray_temps(root))
     tally.trials += 1
     return problems
+
+
+# ----------------------------------------------------------------------------- home cleanup
+def claude_home(home: Path, sessions: int = 40) -> dict[str, str]:
+    """A Claude Code home with `sessions` old sessions (transcripts, file history, sub-agents)
+    that `cleanup --archive` packs away; {path: sha256} of every file in it."""
+    import os
+    import sys
+    from datetime import timedelta
+
+    sys.path.insert(0, str(ROOT / "tests" / "unit"))
+    from cleanup_homes import DAY, NOW, _write, claude_transcript, uid
+
+    alpha = home / "projects" / "-work-alpha"
+    for n in range(sessions):
+        sid = uid(f"s{n}")
+        when = NOW - (40 + n) * DAY
+        text = claude_transcript(sid, "/work/alpha", when, f"task {n}") * 60  # ~50 KB, to take a while
+        _write(alpha / f"{sid}.jsonl", text, when + timedelta(minutes=5))
+        _write(home / "file-history" / sid / "0123456789abcdef@v1", f"backup {n}\n" * 2000, when, mode=0o640)
+        _write(alpha / sid / "subagents" / "agent-a.jsonl", text[:4000], when)
+    _write(home / "settings.json", "{}", NOW - 100 * DAY)
+    return {str(p): h.sha(p.read_bytes()) for p in home.rglob("*") if p.is_file() and not os.path.islink(p)}
+
+
+def cleanup_trial(trial_dir: Path, delay: float, tally: h.Tally, sessions: int = 40) -> list[str]:
+    """Kill `memtui cleanup --archive` after `delay` s: every file is at its path with its
+    bytes or verified in the archive, never neither; a re-run finishes; no temp files left."""
+    import os
+
+    from memtui.core.cleanup.archive_read import iter_files, list_archived
+
+    home, archive = trial_dir / "claude", trial_dir / "archive"
+    files = claude_home(home, sessions)
+    env = {"XDG_DATA_HOME": str(trial_dir / "data"), "XDG_STATE_HOME": str(trial_dir / "state"),
+           "XDG_CACHE_HOME": str(trial_dir / "cache")}
+    cmd = h.memtui("cleanup", home, "--agent", "claude-code", "--archive", "--archive-dir", archive,
+                   "--keep-days", "30", "--keep-last", "0")
+    saved = dict(os.environ)
+    os.environ.update(env)  # the child inherits them through harness.env()
+    try:
+        code, _ = h.run_killed(cmd, delay)
+        archived: dict[str, str] = {}
+        problems: list[str] = []
+        for manifest in list_archived(archive, home=home):
+            try:
+                for entry, data in iter_files(archive, manifest):
+                    archived[entry.path] = h.sha(data)
+            except Exception as exc:  # noqa: BLE001 — an unreadable committed archive is a finding
+                problems.append(f"archive of {manifest.id} unreadable: {exc}")
+        lost, torn = [], []
+        for path, digest in files.items():
+            on_disk = Path(path).read_bytes() if Path(path).is_file() else None
+            if on_disk is not None and h.sha(on_disk) != digest:
+                torn.append(path)
+            elif on_disk is None and archived.get(path) != digest:
+                lost.append(path)
+        if code is None and archived and any(Path(p).exists() for p in files if "file-history" in p):
+            tally.mid += 1
+        problems += [f"lost: {p}" for p in lost] + [f"torn: {p}" for p in torn]
+        tally.lost += len(lost)
+        tally.torn += len(torn)
+        again = h.run(cmd)
+        tally.reruns += 1
+        left = [p for p in files if "file-history" in p and Path(p).exists()]
+        if again.returncode == 0 and not left:
+            tally.reruns_ok += 1
+        else:
+            problems.append(f"re-run did not finish: exit {again.returncode}, {len(left)} backups still in the home:"
+                            f" {again.stderr.strip()[-200:]}")
+        stray = h.stray_temps(home) + h.stray_temps(archive)
+        tally.stray += len(stray)
+        problems += [f"stray temp file after the re-run: {p.name}" for p in stray]
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    tally.trials += 1
+    return problems
