@@ -147,4 +147,6 @@ def test_parse_jsonl_reports_a_line_nested_too_deeply_and_reads_the_rest():
     deep = "[" * 100_000 + "]" * 100_000
     doc = parse_jsonl('{"a": 1}\n' + deep + '\n{"b": 2}\n', "HISTORY.jsonl")
     assert [r.line for r in doc.records] == [1, 3]
-    assert [(p.line, p.message) for p in doc.problems] == [(2, "malformed JSON: nested too deeply")]
+    assert [(p.line, p.message) for p in doc.problems] == [(2, "nested more than 256 levels deep, skipped")]
+    shallow = parse_jsonl("[" * 200 + "]" * 200 + "\n")
+    assert len(shallow.records) == 1 and not shallow.problems

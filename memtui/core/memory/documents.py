@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.model import Problem
+from memtui.core.sources.jsonl import MAX_DEPTH, nesting_depth
 
 
 @dataclass(frozen=True)
@@ -126,9 +127,12 @@ def parse_jsonl(text: str, file: str = "") -> JsonlDocument:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        if nesting_depth(line.encode("utf-8", "surrogatepass")) > MAX_DEPTH:  # bounded before parsing
+            problems.append(Problem(file, number, f"nested more than {MAX_DEPTH} levels deep, skipped"))
+            continue
         try:
             records.append(JsonlRecord(number, json.loads(line)))
-        except RecursionError:  # a line nested deeper than the parser's stack: reported like any other
+        except RecursionError:  # deeper than the parser's stack: reported like any other bad line
             problems.append(Problem(file, number, "malformed JSON: nested too deeply"))
         except ValueError as exc:
             message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)

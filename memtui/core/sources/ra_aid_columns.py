@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.model import Problem
+from memtui.core.sources.jsonl import MAX_DEPTH, nesting_depth
 
 TEXT, INT, REAL, TIME = "text", "an integer", "a number", "a time"
 
@@ -71,7 +72,7 @@ def columns(conn: sqlite3.Connection, table: str) -> set[str]:
 
 def json_or_text(text: Any) -> Any:
     """A JSON column's value, or the text itself when it does not parse (or nests too deeply)."""
-    if not isinstance(text, str):
+    if not isinstance(text, str) or nesting_depth(text.encode("utf-8", "surrogatepass")) > MAX_DEPTH:
         return text
     try:
         return json.loads(text)
