@@ -26,6 +26,8 @@ STORES = {  # kind: (fixture folder, the path discovery is pointed at, relative 
     "codex": ("codex_home", "sessions"),
     "jsonl-sessions": ("jsonl_store", "."),
     "ra-aid": ("ra_aid_project", ".ra-aid"),
+    "claude-code shapes": ("shapes/claude_home", "projects"),
+    "codex shapes": ("shapes/codex_home", "sessions"),
 }
 
 

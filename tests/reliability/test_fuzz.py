@@ -52,6 +52,13 @@ def test_codex_records(tmp_path):
     assert (f.crashes, f.wrong) == (0, 0)
 
 
+def test_claude_code_and_codex_shapes(tmp_path):
+    """The real-world shapes fixtures (compactions, sidechains, patches, early rollouts)."""
+    claude = _records("claude-code shapes", tmp_path)
+    codex = _records("codex shapes", tmp_path)
+    assert (claude.crashes, claude.wrong, codex.crashes, codex.wrong) == (0, 0, 0, 0)
+
+
 def test_damaged_blobs(tmp_path):
     f = fuzz_store.fuzz_blobs(tmp_path, FUZZ * 2)
     h.report(f.line("damaged blobs (read every entry)"))

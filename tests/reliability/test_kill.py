@@ -65,6 +65,6 @@ def test_kill_during_home_cleanup_archive(tmp_path):
                             probe / "archive", "--keep-days", "30", "--keep-last", "0"))
     tally = h.tally("home cleanup --archive (40 sessions)")
     failures = []
-    for i, delay in enumerate(h.kill_points(TRIALS, span, seed=5)):
+    for i, delay in enumerate(h.kill_points(max(2, TRIALS // 2), span, seed=5)):  # the slowest trial
         failures += [f"trial {i} ({delay:.2f} s): {p}" for p in trials.cleanup_trial(tmp_path / f"t{i}", delay, tally)]
     _assert_sound(tally, failures)
