@@ -22,6 +22,9 @@ them would turn the files an interrupted rollback had not yet written into confl
 Undo. Before writing, the rollback is recorded as a checkpoint (label "rollback", or "undo"
 for an undo) on the task it acted on — before = the disk, after = what is restored — and
 that task is pinned so GC keeps both the undo and what it refers to.
+
+This module plans (records and reading); memtui.core.rollback_apply writes. Both are
+importable from here.
 """
 
 from __future__ import annotations
@@ -29,12 +32,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from memtui.core.atomic import file_mode, fsync_dir, sweep_directories, write_atomic
+from memtui.core.atomic import write_atomic
 from memtui.core.containment import PathCheck, check_path
 from memtui.core.paths import normalise_path
 from memtui.core.errors import ContentError, MemtuiError, PathEscape
@@ -163,49 +165,6 @@ class RollbackPlan:
 
     def file(self, path: str) -> FilePlan:
         return next(f for f in self.files if f.path == path)
-
-
-@dataclass(frozen=True)
-class FileResult:
-    """What happened to one file (or, in a dry run, would happen)."""
-
-    path: str
-    action: str  # write | create | delete
-    status: str  # done | conflict | refused | error | would-restore
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class RollbackResult:
-    """The outcome of `apply_rollback` or `preview_rollback`."""
-
-    files: tuple[FileResult, ...]
-    undo_checkpoint: Id | None = None
-    pinned_task: Id | None = None
-    dry_run: bool = False
-    notes: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        """Every file was (or would be) restored, or there was nothing to do."""
-        good = ("done", "would-restore")
-        return all(f.status in good for f in self.files)
-
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for f in self.files:
-            out[f.status] = out.get(f.status, 0) + 1
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "files": [{"path": f.path, "action": f.action, "status": f.status, "reason": f.reason}
-                      for f in self.files],
-            "undo_checkpoint": self.undo_checkpoint,
-            "pinned_task": self.pinned_task,
-            "dry_run": self.dry_run,
-            "notes": list(self.notes),
-        }
 
 
 def _same_file_key(path: Any) -> str:
@@ -377,124 +336,5 @@ def _read_disk(path: Path | None) -> bytes | None:
         return fh.read()
 
 
-# ----------------------------------------------------------------------------- apply
-def preview_rollback(plan: RollbackPlan) -> RollbackResult:
-    """The dry run: what `apply_rollback` would report, with nothing written."""
-    files = tuple(FileResult(f.path, f.action, "would-restore" if f.status == "ready" else f.status, f.reason)
-                  for f in plan.files)
-    notes = plan.notes + (("dry run: nothing was written",) if plan.files else ("nothing to roll back",))
-    return RollbackResult(files, None, None, dry_run=True, notes=notes)
-
-
-def apply_rollback(store: Any, plan: RollbackPlan, *, record: bool = True) -> RollbackResult:
-    """Carry out `plan`: re-check each file against the disk, record the undo, write atomically.
-
-    The disk is read again here (the user may have looked at the plan for a while): a file now
-    at its target is "done, already restored"; one that changed since is a conflict unless the
-    plan is forced. The files to change are recorded first as one checkpoint labelled
-    `plan.label` on `plan.task_id`, and that task is pinned, so even a crash midway leaves an
-    undo behind. A read-only AgentStore gets a write connection of its own for this.
-    """
-    if plan.refused:
-        files = tuple(FileResult(f.path, f.action, "refused", f.reason) for f in plan.files)
-        return RollbackResult(files, notes=plan.notes)
-    results: dict[str, FileResult] = {}
-    escapes: list[str] = []
-    todo: list[tuple[FilePlan, bytes | None, int | None]] = []
-    for f in plan.files:
-        if f.status in ("refused", "error"):
-            results[f.path] = FileResult(f.path, f.action, f.status, f.reason)
-            continue
-        checked = check_path(plan.root, f.path)  # the tree may have changed since planning
-        if checked.refusal is not None:
-            results[f.path] = FileResult(f.path, f.action, "refused", checked.refusal)
-            if checked.escapes:
-                escapes.append(f.path)
-            continue
-        now = replace(f, resolved=checked.resolved)
-        try:
-            disk = _read_disk(checked.resolved)
-            mode = file_mode(checked.resolved)
-        except OSError as exc:
-            results[f.path] = FileResult(f.path, f.action, "error", f"cannot read the file: {exc.strerror or exc}")
-            continue
-        now = replace(now, disk=disk)
-        if now.status in ("done", "conflict"):
-            results[f.path] = FileResult(f.path, now.action, now.status, now.reason)
-            continue
-        todo.append((now, disk, mode))
-
-    if escapes:
-        note = (f"refused: {len(escapes)} path(s) now lead outside {plan.root}: " + ", ".join(map(repr, escapes))
-                + "; nothing was written")
-        files = tuple(results[f.path] if f.path in escapes else
-                      FileResult(f.path, f.action, "refused", "not written: the rollback is refused because other"
-                                                              " paths lead outside the workspace root")
-                      for f in plan.files)
-        return RollbackResult(files, notes=plan.notes + (note,))
-
-    notes = list(plan.notes)
-    undo_id = pinned = None
-    # Temp files an earlier, killed rollback left beside these files go first (each folder once).
-    sweep_directories(f.resolved.parent for f in plan.files if f.resolved is not None and f.refusal is None)
-    with ExitStack() as stack:
-        writer = _writer(store, stack) if todo and record else None
-        if todo and record:
-            undo_id, pinned, note = _record_undo(writer, plan, todo)
-            notes.append(note)
-        failed: list[str] = []
-        for f, _disk, mode in todo:
-            if check_path(plan.root, f.path).resolved != f.resolved:  # a link swapped in since the check
-                failed.append(f.path)
-                results[f.path] = FileResult(f.path, f.action, "error", "the path changed while rolling back")
-                continue
-            try:
-                _restore(f.resolved, f.target, mode)
-            except OSError as exc:
-                failed.append(f.path)
-                results[f.path] = FileResult(f.path, f.action, "error", f"cannot write: {exc.strerror or exc}")
-                continue
-            results[f.path] = FileResult(f.path, f.action, "done", f.reason if f.conflict else "")
-        if failed and undo_id is not None:
-            writer.remove_entries(undo_id, failed)
-    files = tuple(results[f.path] for f in plan.files)
-    if not plan.files:
-        notes.append("nothing to roll back")
-    return RollbackResult(files, undo_id, pinned, notes=tuple(notes))
-
-
-def _writer(store: Any, stack: ExitStack) -> Any:
-    """The store's writer, which records the undo (a store browsed read-only hands out a write
-    connection of its own, with its clock and content limit); None for a store that cannot
-    record checkpoints."""
-    if not hasattr(store, "writer"):
-        return None
-    return stack.enter_context(store.writer())
-
-
-def _record_undo(writer: Any, plan: RollbackPlan, todo: list[tuple[FilePlan, bytes | None, int | None]]
-                 ) -> tuple[Id | None, Id | None, str]:
-    """Record the changes about to be made as a checkpoint and pin its task (id, pinned, note)."""
-    if writer is None or plan.task_id is None:
-        return None, None, "no undo recorded: this store cannot record checkpoints"
-    changes = {f.path: (disk, f.target) for f, disk, _mode in todo}
-    with writer.transaction():
-        cp = writer.record_checkpoint(plan.task_id, None, changes, label=plan.label)
-        writer.pin(plan.task_id)
-    note = (f"undo recorded as checkpoint {cp}; task {plan.task_id} is pinned so GC keeps it"
-            f" (unpin the task to let it go)")
-    return cp, plan.task_id, note
-
-
-def _restore(path: Path | None, content: bytes | None, mode: int | None) -> None:
-    """Make `path` hold `content` (None → no file), atomically."""
-    assert path is not None
-    if content is None:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            return
-        fsync_dir(path.parent)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, content, mode, sweep=False)
+# The writes live in rollback_apply, imported last: it builds on the records above.
+from memtui.core.rollback_apply import FileResult, RollbackResult, apply_rollback, preview_rollback  # noqa: E402
