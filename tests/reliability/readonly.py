@@ -79,10 +79,10 @@ CLI_READS: tuple[tuple[str, ...], ...] = (
 )
 
 
-def cli_reads(root: Path) -> list[str]:
+def cli_reads(root: Path, verbs: tuple[tuple[str, ...], ...] = CLI_READS) -> list[str]:
     """Run every CLI read verb; the ones that printed a traceback."""
     bad = []
-    for verb in CLI_READS:
+    for verb in verbs:
         args = [a.format(ws=root) for a in verb]
         done = h.run(h.memtui(*args))
         if "Traceback" in done.stderr or done.returncode not in (0, 1, 2):
@@ -91,7 +91,7 @@ def cli_reads(root: Path) -> list[str]:
 
 
 TOUR_KEYS = ("question_mark", "escape", "g", "escape", "s", "escape", "m", "escape", "D", "escape",
-             "ctrl+f", "escape", "S", "escape", "i", "escape", "o", "escape", "3", "o", "escape")
+             "ctrl+f", "escape", "S", "escape", "i", "escape", "C", "escape", "o", "escape", "3", "o", "escape")
 
 
 async def pilot_tour(root: Path) -> list[str]:

@@ -92,3 +92,13 @@ def test_a_sample_of_garbage_memory_documents(tmp_path):
         assert fuzz_memory.exercise(tmp_path / "ws", contents) == []
 
     run()
+
+
+def test_read_only_use_creates_no_side_files(tmp_path):
+    from readonly import changes, cli_reads, consolidated_demo, library_reads
+
+    root = consolidated_demo(tmp_path / "ws")
+    before = h.Fingerprint.of(root)
+    assert library_reads(root) > 50
+    assert cli_reads(root, (("gc", "{ws}"), ("stats", "{ws}", "--json"), ("rollback", "{ws}", "--task", "1", "--dry-run"))) == []
+    assert changes(before, root) == []
