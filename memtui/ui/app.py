@@ -12,7 +12,7 @@
   every screen on the stack with a `refresh_data()` method is asked too.
 * `app.notify_error(error)` — the one place errors become a notification; a worker started
   with `exit_on_error=False` that fails lands here through `app.report_worker` (screens
-  forward theirs when they subclass `memtui.ui.screens.base.MemtuiScreen`).
+  report theirs: they subclass `memtui.ui.screens.base.MemtuiScreen`).
 * a new screen: a module under memtui/ui/screens/, one row in memtui/ui/commands.py and
   an `action_<name>` here (scope "app") or on the screen of its scope.
 """
@@ -82,8 +82,6 @@ class MemtuiApp(App[int]):
         """The latest header facts (database size, counts, GC figures)."""
         self.source_entry: Any | None = None
         """The `memtui.core.sources.Source` shown, when it is another agent's store."""
-        self.gc_plan: Any | None = None
-        """The latest `GcPlan` the header computed (read-only; None until computed)."""
 
     # ------------------------------------------------------------------ startup
     def on_mount(self) -> None:
@@ -208,14 +206,17 @@ class MemtuiApp(App[int]):
         self.notify(text, title=title, severity="error", timeout=10, markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The app's own workers; screens forward theirs (memtui.ui.screens.base)."""
-        self.report_worker(event)
+        """The app's own workers (and the rollback flow's); screens report theirs through
+        memtui.ui.screens.base.MemtuiScreen."""
+        if event.state == WorkerState.ERROR:
+            self.report_worker(event.worker)
 
-    def report_worker(self, event: Worker.StateChanged) -> None:
-        """Every worker that fails (they run with exit_on_error=False) is reported here."""
-        if event.state == WorkerState.ERROR and event.worker.error is not None:
-            description = event.worker.description or event.worker.name or "background work"
-            self.notify_error(event.worker.error, title=f"Failed: {description}")
+    def report_worker(self, worker: Worker) -> None:
+        """A failed worker (they run with exit_on_error=False) becomes one notification
+        naming what failed: "Failed: read database statistics" and the reason."""
+        if worker.error is not None:
+            description = worker.description or worker.name or "background work"
+            self.notify_error(worker.error, title=f"Failed: {description}")
 
     @work(thread=True, exclusive=True, group="measure", exit_on_error=False, description="measure the workspace")
     def measure_workspace(self) -> None:
@@ -231,18 +232,16 @@ class MemtuiApp(App[int]):
             if not planned:
                 return
             try:
-                figures, plan = _gc_figures(source)
+                figures = _gc_figures(source)
             except Exception as exc:  # the header says "not computed"; the user gets the reason
                 self.call_from_thread(self.notify_error, exc, "GC figures not computed")
                 self.post_message(WorkspaceMeasured(size, counts, None))
                 return
-            self.post_message(WorkspaceMeasured(size, counts, figures, plan))
+            self.post_message(WorkspaceMeasured(size, counts, figures))
 
     @on(WorkspaceMeasured)
     def _measured(self, event: WorkspaceMeasured) -> None:
         self.measured = event
-        if event.plan is not None:
-            self.gc_plan = event.plan
         from memtui.ui.widgets.workspace_bar import WorkspaceBar
 
         for bar in self.query(WorkspaceBar):
@@ -383,13 +382,13 @@ def _foreign_source(path: Path) -> Any | None:
     return next((s for s in found if s.kind != "memory-files"), None)
 
 
-def _gc_figures(source: Any) -> tuple[dict[str, int], Any]:
-    """Live and reclaimable task counts (and bytes) from the GC planner, and the plan."""
+def _gc_figures(source: Any) -> dict[str, int]:
+    """Live and reclaimable task counts (and bytes) from the GC planner."""
     from memtui.core.gc import plan_gc
 
     plan = plan_gc(source)
     return {"live": len(plan.live), "reclaimable": len(plan.reclaimable),
-            "reclaimable_bytes": plan.reclaimable_bytes}, plan
+            "reclaimable_bytes": plan.reclaimable_bytes}
 
 
 def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = None,

@@ -70,6 +70,7 @@ SCOPES: dict[str, str] = {
     "gc": "GC preview",
     "stats": "Database statistics",
     "rollback": "Rollback dialog",
+    "confirm": "Yes/no questions",
     "memory": "Memory documents",
     "decisions": "Decision log",
     "search": "Search",
@@ -115,13 +116,17 @@ COMMANDS: tuple[Command, ...] = (
     # ---- rollback (main screen: the focused pane says what; then the dialog)
     Command("rollback", "r", "Roll back the selected file, step's checkpoint or task (+ sub-agents)",
             scope="main", footer="Roll back"),
-    Command("rollback_checkpoint", "R", "Roll back the whole checkpoint of the selected step", scope="main",
+    Command("rollback(True)", "R", "Roll back the whole checkpoint of the selected step", scope="main",
             show=False),
     Command("undo_rollback", "u", "Undo the last rollback", scope="main", footer="Undo"),
     Command("confirm", "y", "Roll back as listed", scope="rollback"),
     Command("toggle_force", "f", "Overwrite conflicting files / leave them alone", scope="rollback",
             footer="Force"),
     Command("cancel", "escape,n", "Cancel: write nothing", scope="rollback", key_display="esc"),
+    # ---- yes/no questions (GC apply, VACUUM, deleting memory items)
+    Command("answer(True)", "y", "Yes: do it", scope="confirm", footer="Yes", palette=False),
+    Command("answer(False)", "n,escape", "No: leave everything as it is", scope="confirm", key_display="n",
+            footer="No", palette=False),
     # ---- step detail
     Command("close", "escape", "Back", scope="step"),
     Command("show_checkpoint", "c", "Back to the main screen, on this step's changed files and diff",

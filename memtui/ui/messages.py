@@ -13,15 +13,9 @@ from typing import Any
 
 from textual.message import Message
 
-from memtui.core.model import (
-    CheckpointInfo,
-    EntryInfo,
-    Id,
-    Reference,
-    SessionInfo,
-    StepInfo,
-    TaskInfo,
-)
+from memtui.core.diff import FileDiff
+from memtui.core.model import CheckpointInfo, EntryInfo, Id, SessionInfo, StepInfo
+from memtui.ui.pane_reads import TaskForest
 
 
 @dataclass
@@ -48,7 +42,6 @@ class WorkspaceMeasured(Message):
     db_bytes: int | None
     counts: dict[str, int] = field(default_factory=dict)
     gc: dict[str, int] | None = None  # {"live": n, "reclaimable": m, "reclaimable_bytes": b}
-    plan: Any = None  # the GcPlan those figures come from
     gc_pending: bool = False  # the figures are being computed (a later message brings them)
 
 
@@ -66,11 +59,8 @@ class TasksLoaded(Message):
     """The task forest of one session (or of the orphans when `session_id` is None)."""
 
     session_id: Id | None
-    tasks: list[TaskInfo]
-    children: dict[Id, list[TaskInfo]]  # handoff children by parent id (possibly other sessions)
-    roots: list[Id]
+    forest: TaskForest
     current_task_id: Id | None
-    handed_from: dict[Id, Id] = field(default_factory=dict)  # root → parent task in another session
 
 
 @dataclass
@@ -95,17 +85,7 @@ class EntriesLoaded(Message):
 
 @dataclass
 class EntryContentLoaded(Message):
-    """Both sides of one checkpoint entry, read and verified."""
+    """Both sides of one checkpoint entry, read, verified and diffed (off the UI thread)."""
 
     entry: EntryInfo
-    before: bytes | None
-    after: bytes | None
-    prepared: Any = None  # the diff widget's prepared model, when it offers one
-
-
-@dataclass
-class ReferencesLoaded(Message):
-    """References of one task (for the step-detail and task panes)."""
-
-    task_id: Id
-    references: list[Reference]
+    prepared: FileDiff

@@ -17,7 +17,8 @@ from textual.worker import WorkerCancelled
 from memtui.core.demo import build_demo
 from memtui.core.store import AgentStore
 from memtui.ui.app import make_app
-from memtui.ui.screens.gc import ConfirmScreen, GcScreen
+from memtui.ui.screens.confirm import ConfirmScreen
+from memtui.ui.screens.gc import GcScreen
 from memtui.ui.screens.stats import StatsScreen
 from memtui.ui.widgets.gc_tree import GcTree
 

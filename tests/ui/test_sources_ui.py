@@ -15,14 +15,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from rich.text import Text
 from textual.widgets import DataTable, OptionList
 from textual.worker import WorkerState
 
 from memtui.core.sources.base import SourceEntryInfo
 from memtui.ui.app import make_app
 from memtui.ui.screens.memory_items import MemoryItemsScreen
-from memtui.ui.screens.sources import SourcesScreen, partial_entry_shown
+from memtui.ui.screens.sources import SourcesScreen
+from memtui.ui.widgets.diff_pane import DiffPane
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SIZE = (130, 40)
@@ -142,21 +142,24 @@ async def test_the_switcher_moves_between_stores_of_a_workspace(fixed_world, tmp
         assert app.source.kind == "claude-code"
 
 
-def test_a_change_without_full_contents_is_explained():
-    class Diff:
-        message = None
+async def test_a_change_without_full_contents_is_explained():
+    from textual.app import App
+    from textual.widgets import Static
 
-        def show_message(self, text):
-            self.message = text
+    class Host(App):
+        def compose(self):
+            yield DiffPane(id="diff")
 
-    diff = Diff()
-    whole = SourceEntryInfo("e", "c", "a.py", "modified", 1, 2)
-    assert not partial_entry_shown(diff, whole) and diff.message is None
-    partial = SourceEntryInfo("e", "c", "a.py", "modified", None, None, before_known=False, after_known=False,
-                              unknown_reason="Codex records only the patch hunks", diff="@@\n-x\n+y")
-    assert partial_entry_shown(diff, partial)
-    assert isinstance(diff.message, Text)
-    assert "patch hunks" in diff.message.plain and "-x\n+y" in diff.message.plain
+    async with Host().run_test() as pilot:
+        diff = pilot.app.query_one(DiffPane)
+        whole = SourceEntryInfo("e", "c", "a.py", "modified", 1, 2)
+        assert not diff.show_partial(whole)
+        partial = SourceEntryInfo("e", "c", "a.py", "modified", None, None, before_known=False, after_known=False,
+                                  unknown_reason="Codex records only the patch hunks", diff="@@\n-x\n+y")
+        assert diff.show_partial(partial)
+        await pilot.pause()
+        shown = diff.query_one("#diff-message-text", Static).render()
+        assert "patch hunks" in str(shown) and "-x\n+y" in str(shown)
 
 
 # ---------------------------------------------------------------- snapshots

@@ -1,8 +1,16 @@
-"""What every memtui screen shares: failed workers become one notification.
+"""The one base of every memtui screen and modal: a failed worker is reported once, and the
+screen leaves its loading state.
 
-Textual posts `Worker.StateChanged` to the node that started the worker and does not
-bubble it, so each screen forwards its own workers' failures to `app.report_worker`.
-A new screen subclasses `MemtuiScreen` (or `MemtuiModal`) and gets this for free.
+Textual posts `Worker.StateChanged` to the node that started the worker and does not bubble
+it, so each screen handles its own workers here: the app's `report_worker` turns the failure
+into one notification naming what failed ("Failed: read database statistics"), then the
+screen's `worker_failed` hook puts the pane that waited into a failed state. The default hook
+stops every loading indicator of the screen; a screen that shows its own waiting text
+("reading the database…") overrides it and replaces that text with the reason.
+
+A new screen subclasses `MemtuiScreen` (a modal: `MemtuiModal`) and runs its workers with
+`exit_on_error=False` and a `description` saying what they do. A widget that runs workers
+hands their state changes to its screen (memtui.ui.workers.forward_worker_state).
 """
 
 from __future__ import annotations
@@ -10,26 +18,33 @@ from __future__ import annotations
 from typing import TypeVar
 
 from textual.screen import ModalScreen, Screen
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 T = TypeVar("T")
 
 
-def _forward(node: Screen, event: Worker.StateChanged) -> None:
-    report = getattr(node.app, "report_worker", None)
-    if report is not None:
-        report(event)
-
-
 class MemtuiScreen(Screen[T]):
-    """A full screen whose failed workers are reported by the app."""
+    """A memtui screen: its failed workers are reported by the app, then `worker_failed` runs."""
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        _forward(self, event)
+        if event.state != WorkerState.ERROR:
+            return
+        self.app.report_worker(event.worker)  # type: ignore[attr-defined]
+        self.worker_failed(event.worker)
+
+    def worker_failed(self, worker: Worker) -> None:
+        """Leave the loading state after `worker` failed (the user was already told why).
+
+        The default stops every loading indicator on the screen; override to also replace a
+        waiting text with `failure_reason(worker)`, calling super()."""
+        for widget in self.query("*"):
+            if widget.loading:
+                widget.loading = False
 
 
-class MemtuiModal(ModalScreen[T]):
-    """A modal screen whose failed workers are reported by the app."""
+class MemtuiModal(ModalScreen[T], MemtuiScreen[T]):
+    """A memtui screen shown over the current one (dims it; its bindings come first).
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        _forward(self, event)
+    ModalScreen comes first: Textual takes a widget's CSS type names and default styles
+    along the first base only."""
+

@@ -6,13 +6,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from memtui.core.memory.save import conflict_diff
+from memtui.ui.screens.base import MemtuiModal
 
 
-class ConflictScreen(ModalScreen[str]):
+class ConflictScreen(MemtuiModal[str]):
     """Offer reload (take the disk version), a diff of disk vs. the edit, or overwrite.
 
     Dismisses with "reload", "overwrite" or "cancel" (keep editing). Nothing is lost either

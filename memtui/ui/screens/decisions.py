@@ -11,17 +11,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Input, Label, Static
 
 from memtui.core.errors import MemtuiError, SaveConflict
 from memtui.core.memory.decisions import Decision, add_decision, default_decision_log, read_decisions
 from memtui.ui.commands import bindings
+from memtui.ui.screens.base import MemtuiModal, MemtuiScreen
 
 NO_WHY = "⚠ no why"
 
 
-class DecisionsScreen(Screen):
+class DecisionsScreen(MemtuiScreen[None]):
     """Decisions of the workspace's decision log, newest last, as the file has them."""
 
     COMMAND_SCOPE = "decisions"
@@ -187,7 +187,7 @@ class DecisionsScreen(Screen):
             self.notify(str(error), severity="error", markup=False)
 
 
-class DecisionForm(ModalScreen[dict[str, str] | None]):
+class DecisionForm(MemtuiModal[dict[str, str] | None]):
     """Title, problem, options, chosen, why; dismisses with the fields or None."""
 
     BINDINGS = [

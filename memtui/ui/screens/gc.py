@@ -20,45 +20,21 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Label, ProgressBar, Static, Tree
+from textual.widgets import Footer, Label, ProgressBar, Static, Tree
+from textual.worker import Worker
 
 from memtui.core.gc import (GcPlan, GcProgress, GcResult, GcSessionRow, GcTaskRow, apply_gc, heavy_rows, plan_gc,
                              preview_rows)
 from memtui.ui.commands import bindings
+from memtui.ui.screens.base import MemtuiScreen
+from memtui.ui.screens.confirm import ConfirmScreen
 from memtui.ui.text import human_bytes, safe_text
 from memtui.ui.widgets.gc_tree import GcTree
+from memtui.ui.workers import failure_reason
+from memtui.ui.writes import pin_task
 
 
-class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question over the current screen (y / n / escape)."""
-
-    BINDINGS = [("y", "answer(True)", "Yes"), ("n,escape", "answer(False)", "No")]
-
-    def __init__(self, title: str, body: str, yes: str = "Yes") -> None:
-        super().__init__(classes="confirm")
-        self.title_text, self.body, self.yes = title, body, yes
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-box"):
-            yield Static(safe_text(self.title_text), id="confirm-title")
-            yield Static(safe_text(self.body, multiline=True), id="confirm-body")
-            with Horizontal(id="confirm-buttons"):
-                yield Button(f"{self.yes} (y)", variant="error", id="confirm-yes")
-                yield Button("No (n)", id="confirm-no")
-
-    def on_mount(self) -> None:
-        self.query_one("#confirm-no", Button).focus()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "confirm-yes")
-
-    def action_answer(self, value: bool) -> None:
-        self.dismiss(value)
-
-
-class GcScreen(Screen[None]):
+class GcScreen(MemtuiScreen[None]):
     """Live-set preview and lifecycle GC."""
 
     COMMAND_SCOPE = "gc"
@@ -80,11 +56,6 @@ class GcScreen(Screen[None]):
     class Applied(Message):
         result: GcResult | None
         error: str | None = None
-
-    @dataclass
-    class Pinned(Message):
-        task: int
-        pinned: bool
 
     def __init__(self) -> None:
         super().__init__()
@@ -124,6 +95,12 @@ class GcScreen(Screen[None]):
         self.refresh_data()
 
     # ------------------------------------------------------------------ loading
+    def worker_failed(self, worker: Worker) -> None:
+        super().worker_failed(worker)
+        if worker.group == "gc-plan":
+            self.query_one("#gc-explain", Static).update(safe_text(f"Cannot compute the live set: "
+                                                                   f"{failure_reason(worker)}"))
+
     def refresh_data(self) -> None:
         """Recompute the plan (called by the app after any write)."""
         if not self.applying:
@@ -196,18 +173,7 @@ class GcScreen(Screen[None]):
         if self.applying:
             self.notify("Wait for the collection to finish.", markup=False)
             return
-        self.write_pin(row.task, not row.pinned)
-
-    @work(thread=True, exclusive=True, group="gc-write", exit_on_error=False, description="pin the task")
-    def write_pin(self, task: int, pinned: bool) -> None:
-        set_pinned(self.app.store, task, pinned)
-        self.post_message(self.Pinned(task, pinned))
-
-    @on(Pinned)
-    def _pinned(self, event: Pinned) -> None:
-        self.notify(f"Task #{event.task} {'pinned: it is a GC root now' if event.pinned else 'unpinned'}.",
-                    markup=False)
-        self.app.reopen_source()
+        pin_task(self, row.task, not row.pinned)
 
     # ------------------------------------------------------------------ apply
     def action_apply_gc(self) -> None:
@@ -281,8 +247,3 @@ class GcScreen(Screen[None]):
             return
         self.dismiss()
 
-
-def set_pinned(store, task: int, pinned: bool) -> None:
-    """Pin or unpin through the store's writer (the app itself stays read-only)."""
-    with store.writer() as writer:
-        (writer.pin if pinned else writer.unpin)(task)

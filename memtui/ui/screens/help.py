@@ -6,10 +6,11 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Static
 
 from memtui.ui.commands import COMMANDS, SCOPES, bindings, screen_scopes
+from memtui.ui.screens.base import MemtuiModal
 
 NAVIGATION = (
     ("↑ ↓ / k j", "Move in a list"),
@@ -20,7 +21,7 @@ NAVIGATION = (
 )
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(MemtuiModal[None]):
     """Keys and commands (from memtui.ui.commands), the ones of the current screen first."""
 
     COMMAND_SCOPE = "help"

@@ -1,46 +1,63 @@
 """The main screen: sessions · tasks (handoff tree) · step timeline · changed files · diff.
 
-`MainScreen` lays the panes out, keeps them settled on the selection, jumps to a task (a
-search hit, a link) and holds the actions. How each pane follows the one above it, each
-load a thread worker, is its base `PaneLoading` (memtui.ui.screens.main_loading).
+Selection flows left to right and top to bottom: a session loads its task tree, a task its
+steps, a step the files of its checkpoint, a file its diff. Each load is a thread worker
+(one exclusive group per pane) reading through memtui.ui.pane_reads; results come back as
+memtui.ui.messages and are dropped when the user has moved on. Elsewhere: the bottom row
+(memtui.ui.widgets.checkpoint_panes), jumps (.jump), rollback (.rollback), the filter box.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Input, Label, Tree
-from textual.worker import get_current_worker
+from textual.widgets import DataTable, Footer, Label, Tree
+from textual.worker import Worker, get_current_worker
 
-from memtui.core.model import Id, StepInfo, TaskInfo
+from memtui.core.model import Id, SessionInfo, StepInfo
+from memtui.ui import pane_reads
 from memtui.ui.commands import bindings
-from memtui.ui.screens.main_loading import PaneLoading
+from memtui.ui.debounce import Debounce
+from memtui.ui.messages import SessionsLoaded, StepsLoaded, TasksLoaded
+from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
-from memtui.ui.widgets.diff_pane import DiffPane
+from memtui.ui.widgets.checkpoint_panes import GROUPS as CHECKPOINT_GROUPS
+from memtui.ui.widgets.checkpoint_panes import CheckpointPanes
+from memtui.ui.widgets.list_filter import ListFilter
 from memtui.ui.widgets.pane import Pane
-from memtui.ui.widgets.sessions_table import ORPHANS_KEY, SessionsTable
-from memtui.ui.widgets.step_timeline import STEP_PAGE, StepTimeline
+from memtui.ui.widgets.sessions_table import ORPHANS_KEY, OrphansRow, SessionsTable
+from memtui.ui.widgets.step_timeline import STEP_PAGE, StepTimeline, totals_line
 from memtui.ui.widgets.task_tree import TaskTree
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
-
-__all__ = ["PANE_WIDGETS", "MainScreen", "Pane"]
-
+from memtui.ui.workers import failure_reason
 
 # pane name (used by `focus_pane`) → id of the focusable widget in it
 PANE_WIDGETS = {"sessions": "sessions", "tasks": "tasks", "steps": "steps", "files": "files", "diff": "diff"}
 
 
-class MainScreen(PaneLoading):
+class MainScreen(MemtuiScreen[None]):
     """Browse sessions, tasks, steps and checkpoint diffs."""
 
     COMMAND_SCOPE = "main"
     BINDINGS = bindings("main")
 
+    SETTLE_DELAY = 0.12
+    """Seconds of quiet before a pane follows a cursor that keeps moving (key held down)."""
+
     def __init__(self) -> None:
         super().__init__()
-        self._filter_target: Widget | None = None
+        self.session_id: Id | None | str = None
+        """The highlighted session (ORPHANS_KEY for the orphans pseudo-session)."""
+        self.task_id: Id | None = None
+        self.step: StepInfo | None = None
+        self._loaded_once = False
+        self.debounce = Debounce(self, self.SETTLE_DELAY)
+        self.keep: dict[str, Any] = {}
+        """What was selected before `refresh_data` or a jump: reselected as the panes reload."""
+        self._totals: dict[str, float] | None = None
 
     def compose(self) -> ComposeResult:
         yield WorkspaceBar(id="workspace-bar")
@@ -49,10 +66,8 @@ class MainScreen(PaneLoading):
             yield Pane(TaskTree(id="tasks"), title="Tasks", id="tasks-pane")
         with Vertical(id="steps-row"):
             yield Pane(StepTimeline(id="steps"), Label("", id="step-totals"), title="Steps", id="steps-pane")
-        with Horizontal(id="bottom-row"):
-            yield Pane(CheckpointFiles(id="files"), title="Changed files", id="files-pane")
-            yield Pane(DiffPane(id="diff"), title="Diff", id="diff-pane")
-        yield Input(placeholder="filter…", id="filter")
+        yield CheckpointPanes(id="bottom-row", delay=self.SETTLE_DELAY)
+        yield ListFilter(id="filter")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -64,7 +79,8 @@ class MainScreen(PaneLoading):
     def busy(self) -> bool:
         """True while a pane is waiting to load or loading, or does not yet show the
         selection above it (tests and screenshots wait on it)."""
-        if self._pending_loads or any(w.is_running or w.state.name == "PENDING" for w in self.workers):
+        if self.debounce.pending or self.bottom.debounce.pending or any(
+                w.is_running or w.state.name == "PENDING" for w in self.workers):
             return True
         return not self.settled
 
@@ -82,70 +98,188 @@ class MainScreen(PaneLoading):
         if task is not None and (task.id != self.task_id or self.query_one(StepTimeline).task_id != task.id):
             return False
         step = self.query_one(StepTimeline).current_record()
-        if step is not None and (self.step is None or step.id != self.step.id):
-            return False
-        return True
+        return step is None or (self.step is not None and step.id == self.step.id)
+
+    @property
+    def bottom(self) -> CheckpointPanes:
+        """The changed files and the diff."""
+        return self.query_one(CheckpointPanes)
 
     def refresh_data(self) -> None:
         """Reload the sessions (and so everything below them), keeping the selection."""
         if self._loaded_once:
             entry = self.query_one(CheckpointFiles).current_record()
-            self._keep = {"task": self.task_id, "step": None if self.step is None else self.step.id,
-                          "entry": None if entry is None or self.step is None else (self.step.id, entry.id)}
+            self.keep = {"task": self.task_id, "step": None if self.step is None else self.step.id}
+            self.bottom.keep_entry = None if entry is None or self.step is None else (self.step.id, entry.id)
             # Everything below the sessions reloads even where the cursor does not move.
             self.task_id = None
             self.step = None
-            self.query_one(DiffPane).entry = None
+            self.bottom.forget()
         self.load_sessions()
 
-    # ================================================================== jumping to a task
-    def show_task(self, task_id: Id, step_seq: int | None = None) -> None:
-        """Select a task (a search hit, a link): its session (or the Orphans row), the task in
-        the tree and, given `step_seq`, its step with that sequence number."""
-        self.locate_task(task_id, step_seq)
+    def worker_failed(self, worker: Worker) -> None:
+        """The pane that waited says why (the notification named the failed read)."""
+        super().worker_failed(worker)
+        if worker.group in CHECKPOINT_GROUPS:
+            self.bottom.failed(worker)
+        elif worker.group in ("sessions", "tasks", "steps"):
+            self.query_one(f"#{worker.group}-pane", Pane).border_subtitle = f"unreadable: {failure_reason(worker)}"
 
-    @work(thread=True, exclusive=True, group="locate", exit_on_error=False, description="find the task")
-    def locate_task(self, task_id: Id, step_seq: int | None) -> None:
-        """Look up the task's session and the id of the step `step_seq` (paging through steps)."""
-        worker = get_current_worker()
-        step_id: Id | None = None
+    # ================================================================== sessions
+    @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="load sessions")
+    def load_sessions(self) -> None:
         with self.app.reading() as source:
-            task = source.task(task_id)
-            offset = 0
-            while step_seq is not None and step_id is None and not worker.is_cancelled:
-                page = list(source.steps(task_id, offset, STEP_PAGE))
-                step_id = next((s.id for s in page if s.seq == step_seq), None)
-                if len(page) < STEP_PAGE:
-                    break
-                offset += len(page)
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._go_to, task, step_id)
+            sessions, titles, orphans = pane_reads.sessions_with_titles(source)
+        if not get_current_worker().is_cancelled:
+            self.post_message(SessionsLoaded(sessions, titles, orphans))
 
-    def _go_to(self, task: TaskInfo, step_id: Id | None) -> None:
-        sessions = self.query_one(SessionsTable)
-        key = ORPHANS_KEY if task.session_id is None else str(task.session_id)
-        if not sessions.select_key(key):
-            sessions.apply_filter("")  # the session may be filtered out
-            self.query_one("#sessions-pane").remove_class("-filtered")
-            if not sessions.select_key(key):
-                self.notify(f"Task #{task.id} is in no listed session.", markup=False)
-                return
-        tree = self.query_one(TaskTree)
-        self._keep = {"task": task.id, "step": step_id}
-        wanted = None if key == ORPHANS_KEY else task.session_id
-        if self.session_id == (ORPHANS_KEY if wanted is None else wanted) and tree.session_id == wanted:
-            # The session is shown already: move within it.
-            if tree.filter_text and not tree.select_task(task.id):
-                tree.apply_filter("")
-            if self.task_id == task.id:
-                del self._keep["task"]
-                self._keep.pop("step", None)
-                if step_id is not None:
-                    self._keep["step_of"] = (task.id, step_id)
-                    self._select_kept_step(self.query_one(StepTimeline))
-            else:
-                tree.select_task(task.id)
-        self.query_one(StepTimeline if step_id is not None else TaskTree).focus()
+    @on(SessionsLoaded)
+    def _sessions_loaded(self, event: SessionsLoaded) -> None:
+        table = self.query_one(SessionsTable)
+        table.loading = False
+        table.current_titles = event.current_titles
+        records: list[SessionInfo | OrphansRow] = list(event.sessions)
+        if event.orphan_count:
+            records.append(OrphansRow(event.orphan_count))
+        table.set_records(records, keep_cursor=self._loaded_once)
+        self._loaded_once = True
+        self.query_one("#sessions-pane").border_subtitle = f"{len(event.sessions)}" + (
+            f" + {event.orphan_count} orphans" if event.orphan_count else "")
+        if not records:
+            from memtui.ui.screens.notice import no_sessions
+
+            self.app.push_screen(no_sessions(self.app.workspace))
+            return
+        self._session_highlighted()
+
+    @on(DataTable.RowHighlighted, "#sessions")
+    def _session_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:
+        record = self.query_one(SessionsTable).current_record()
+        if record is None:
+            return
+        key: Id | str = ORPHANS_KEY if isinstance(record, OrphansRow) else record.id
+        if key == self.session_id and event is not None:
+            return  # already shown or loading: the table's own highlight of the same row
+        self.session_id = key
+        self.query_one("#tasks-pane", Pane).show_title("orphans" if key == ORPHANS_KEY else f"session {key}")
+        current = None if isinstance(record, OrphansRow) else record.current_task_id
+        self.debounce.soon("tasks", lambda: self.load_tasks(None if key == ORPHANS_KEY else key, current))
+
+    # ================================================================== tasks
+    @work(thread=True, exclusive=True, group="tasks", exit_on_error=False, description="load tasks")
+    def load_tasks(self, session_id: Id | None, current_task_id: Id | None) -> None:
+        worker = get_current_worker()
+        with self.app.reading() as source:
+            forest = pane_reads.task_forest(source, session_id, lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(TasksLoaded(session_id, forest, current_task_id))
+
+    @on(TasksLoaded)
+    def _tasks_loaded(self, event: TasksLoaded) -> None:
+        wanted = None if self.session_id == ORPHANS_KEY else self.session_id
+        if event.session_id != wanted:
+            return
+        tree, forest = self.query_one(TaskTree), event.forest
+        tree.show_tasks(event.session_id, forest.tasks, forest.children, forest.roots, event.current_task_id,
+                        forest.handed_from)
+        self.query_one("#tasks-pane").border_subtitle = forest.count_line()
+        target = event.current_task_id if event.current_task_id is not None else (
+            forest.roots[0] if forest.roots else None)
+        kept = self.keep.get("task")
+        if kept is not None and forest.contains(kept):
+            target = kept
+        if target is None:
+            self._clear_steps()
+            return
+
+        def select() -> None:
+            if not tree.select_task(target):
+                tree.move_cursor_to_line(0)
+            self._task_highlighted()
+
+        self.call_after_refresh(select)
+
+    @on(Tree.NodeHighlighted, "#tasks")
+    def _task_highlighted(self, event: Tree.NodeHighlighted | None = None) -> None:
+        task = self.query_one(TaskTree).current_task()
+        if task is None or (task.id == self.task_id and event is not None):
+            return
+        self.task_id = task.id
+        self.query_one("#steps-pane", Pane).show_title(task.title)
+        self.query_one("#steps-pane").border_subtitle = "loading…"
+        self.debounce.soon("steps", lambda: self.load_steps(task.id, 0, True))
+
+    def _clear_steps(self) -> None:
+        self.task_id = None
+        self.query_one(StepTimeline).show_steps(-1, [], 0)
+        self.query_one("#step-totals", Label).update("")
+        self.bottom.show_step(None)
+
+    # ================================================================== steps
+    @work(thread=True, exclusive=True, group="steps", exit_on_error=False, description="load steps")
+    def load_steps(self, task_id: Id, offset: int, with_totals: bool) -> None:
+        with self.app.reading() as source:
+            steps, totals = pane_reads.step_page(source, task_id, offset, STEP_PAGE, with_totals)
+        if not get_current_worker().is_cancelled:
+            self.post_message(StepsLoaded(task_id, offset, steps, totals))
+
+    @on(StepTimeline.NeedMore)
+    def _more_steps(self, event: StepTimeline.NeedMore) -> None:
+        self.load_steps(event.task_id, event.offset, False)
+
+    @on(StepsLoaded)
+    def _steps_loaded(self, event: StepsLoaded) -> None:
+        if event.task_id != self.task_id:
+            return
+        timeline = self.query_one(StepTimeline)
+        if event.offset == 0:
+            self._totals = event.totals
+            timeline.show_steps(event.task_id, event.steps,
+                                int(event.totals["steps"]) if event.totals else len(event.steps))
+            self.step = None
+            if self.keep.get("task") == event.task_id:
+                del self.keep["task"]
+                kept = self.keep.pop("step", None)
+                if kept is not None:
+                    self.keep["step_of"] = (event.task_id, kept)
+                    self.select_kept_step(timeline)
+            self._step_highlighted()
+            if not event.steps:
+                self.bottom.show_step(None)
+        else:
+            timeline.add_steps(event.task_id, event.offset, event.steps)
+            self.select_kept_step(timeline)
+        self.query_one("#step-totals", Label).update(totals_line(self._totals, len(timeline.records)),
+                                                     layout=False)
+        shown = len(timeline.records)
+        self.query_one("#steps-pane").border_subtitle = (
+            f"{shown}/{timeline.total}" if timeline.total > shown else f"{timeline.total}")
+
+    def select_kept_step(self, timeline: StepTimeline) -> None:
+        """Select the step kept for this task (`show_task`, `refresh_data`), fetching further
+        pages of steps until it is loaded."""
+        kept = self.keep.get("step_of")
+        if kept is None or kept[0] != timeline.task_id:
+            return
+        if timeline.select_key(str(kept[1])) or not timeline.more_available():
+            del self.keep["step_of"]
+        else:
+            timeline.request_more()
+
+    @on(DataTable.RowHighlighted, "#steps")
+    def _step_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:
+        step = self.query_one(StepTimeline).current_record()
+        if step is None or (self.step is not None and step.id == self.step.id):
+            return
+        self.step = step
+        self.bottom.show_step(step)
+
+    def show_task(self, task_id: Id, step_seq: int | None = None) -> None:
+        """Select a task (a search hit, a link): its session, the task and, given `step_seq`,
+        its step with that sequence number (memtui.ui.screens.jump)."""
+        from memtui.ui.screens.jump import show_task
+
+        show_task(self, task_id, step_seq)
 
     # ================================================================== actions
     @on(DataTable.RowSelected, "#steps")
@@ -159,10 +293,6 @@ class MainScreen(PaneLoading):
     @on(Tree.NodeSelected, "#tasks")
     def _task_selected(self, event: Tree.NodeSelected) -> None:
         self.query_one(StepTimeline).focus()
-
-    @on(DataTable.RowSelected, "#files")
-    def _file_selected(self, event: DataTable.RowSelected) -> None:
-        self.query_one(DiffPane).focus()
 
     def action_open_step(self) -> None:
         """Open the step detail screen for the highlighted step."""
@@ -185,23 +315,13 @@ class MainScreen(PaneLoading):
 
     def action_toggle_pin(self) -> None:
         """Pin the highlighted task (a GC root), or unpin it."""
+        from memtui.ui.writes import pin_task
+
         task = self.query_one(TaskTree).current_task()
-        store = getattr(self.app, "store", None)
-        if task is None or store is None:
+        if task is None or self.app.store is None:
             self.notify("Select a task of memtui's own store to pin.", markup=False)
             return
-        self.write_pin(task.id, not task.pinned)
-
-    @work(thread=True, exclusive=True, group="pin", exit_on_error=False, description="pin the task")
-    def write_pin(self, task_id: Id, pinned: bool) -> None:
-        from memtui.ui.screens.gc import set_pinned
-
-        set_pinned(self.app.store, task_id, pinned)
-        self.app.call_from_thread(self._pinned, task_id, pinned)
-
-    def _pinned(self, task_id: Id, pinned: bool) -> None:
-        self.notify(f"Task #{task_id} {'pinned: GC keeps it' if pinned else 'unpinned'}.", markup=False)
-        self.app.reopen_source()
+        pin_task(self, task.id, not task.pinned)
 
     def action_focus_pane(self, name: str) -> None:
         """Focus one pane by name (sessions, tasks, steps, files, diff)."""
@@ -228,18 +348,12 @@ class MainScreen(PaneLoading):
         if not pane.display and self.focused is self.query_one(SessionsTable):
             self.query_one(TaskTree).focus()
 
-    # ---- rollback (memtui.ui.screens.rollback)
-    def action_rollback(self) -> None:
-        """Roll back the selection: a file, a step's checkpoint, or a task with its sub-agents."""
+    def action_rollback(self, whole_checkpoint: bool = False) -> None:
+        """Roll back the selection: a file (or, `whole_checkpoint`, its step's checkpoint), a
+        step's checkpoint, or a task with its sub-agents."""
         from memtui.ui.screens.rollback import rollback_selection
 
-        rollback_selection(self)
-
-    def action_rollback_checkpoint(self) -> None:
-        """Roll back the whole checkpoint of the selected step."""
-        from memtui.ui.screens.rollback import rollback_selection
-
-        rollback_selection(self, whole_checkpoint=True)
+        rollback_selection(self, whole_checkpoint)
 
     def action_undo_rollback(self) -> None:
         """Undo the last rollback (it was recorded as a checkpoint)."""
@@ -247,77 +361,40 @@ class MainScreen(PaneLoading):
 
         undo_last_rollback(self)
 
-    # ---- filter
-    def _filter_targets(self) -> list[Widget]:
-        return [self.query_one(SessionsTable), self.query_one(TaskTree),
-                self.query_one(StepTimeline), self.query_one(CheckpointFiles)]
-
     def action_filter(self) -> None:
         """Filter the focused list (sessions, tasks, steps or files) as you type."""
-        focused = self.focused
-        targets = self._filter_targets()
-        if focused not in targets:
-            focused = self._filter_target if self._filter_target in targets else targets[0]
-        self._filter_target = focused
-        box = self.query_one("#filter", Input)
-        pane = next(a for a in focused.ancestors if isinstance(a, Pane))
-        box.placeholder = f"filter {pane.label.lower()}…"
-        box.value = getattr(focused, "filter_text", "")
-        box.add_class("-active")
-        box.focus()
-
-    @on(Input.Changed, "#filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        target = self._filter_target
-        if target is None:
-            return
-        target.apply_filter(event.value)  # type: ignore[attr-defined]
-        pane = next(a for a in target.ancestors if isinstance(a, Pane))
-        pane.set_class(bool(event.value), "-filtered")
-
-    @on(Input.Submitted, "#filter")
-    def _filter_submitted(self, event: Input.Submitted) -> None:
-        self._close_filter()
-
-    def _close_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.remove_class("-active")
-        if self._filter_target is not None:
-            self._filter_target.focus()
+        box = self.query_one(ListFilter)
+        targets = [self.query_one(SessionsTable), self.query_one(TaskTree),
+                   self.query_one(StepTimeline), self.query_one(CheckpointFiles)]
+        target = self.focused if self.focused in targets else (box.target if box.target in targets else targets[0])
+        box.open_for(target)
 
     def action_clear_filter(self) -> None:
-        """Escape: clear the focused list's filter, else leave a zoomed pane."""
-        box = self.query_one("#filter", Input)
-        if box.has_class("-active"):
-            box.value = ""
-            self._close_filter()
-            return
-        focused = self.focused
-        if focused in self._filter_targets() and getattr(focused, "filter_text", ""):
-            self._filter_target = focused
-            focused.apply_filter("")  # type: ignore[attr-defined]
-            next(a for a in focused.ancestors if isinstance(a, Pane)).remove_class("-filtered")
-            return
-        if self.maximized is not None:
+        """Escape: close the filter box, else clear the focused list's filter, else leave a zoomed pane."""
+        box = self.query_one(ListFilter)
+        if box.active:
+            box.close(clear=True)
+        elif self.focused is not None and ListFilter.clear_on(self.focused):
+            box.target = self.focused
+        elif self.maximized is not None:
             self.minimize()
 
-    # ---- diff pane
     def action_toggle_split(self) -> None:
         """Unified or side-by-side diff."""
-        self.query_one(DiffPane).toggle_split()
-        self._diff_subtitle()
+        self.bottom.diff.toggle_split()
+        self.bottom.diff_subtitle()
 
     def action_next_hunk(self) -> None:
         """Scroll the diff to the next hunk."""
-        self.query_one(DiffPane).next_hunk()
-        self._diff_subtitle()
+        self.bottom.diff.next_hunk()
+        self.bottom.diff_subtitle()
 
     def action_previous_hunk(self) -> None:
         """Scroll the diff to the previous hunk."""
-        self.query_one(DiffPane).previous_hunk()
-        self._diff_subtitle()
+        self.bottom.diff.previous_hunk()
+        self.bottom.diff_subtitle()
 
     def action_cycle_file_view(self) -> None:
         """Diff → whole file after → whole file before → diff."""
-        self.query_one(DiffPane).cycle_mode()
-        self._diff_subtitle()
+        self.bottom.diff.cycle_mode()
+        self.bottom.diff_subtitle()

@@ -5,10 +5,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static, TextArea
 
 from memtui.core.memory.save import HistoryEntry
+from memtui.ui.screens.base import MemtuiModal
 
 REASONS = {
     "save": "replaced by a save",
@@ -18,7 +18,7 @@ REASONS = {
 }
 
 
-class HistoryScreen(ModalScreen[int | None]):
+class HistoryScreen(MemtuiModal[int | None]):
     """A table of versions (newest first) with a preview; dismisses with the version
     number to restore, or None."""
 

@@ -15,17 +15,18 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.highlight import highlight
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, OptionList, Static
+from textual.widgets import Footer, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from memtui.core.model import MemoryItem
 from memtui.ui.commands import bindings
+from memtui.ui.screens.base import MemtuiScreen
+from memtui.ui.screens.confirm import ConfirmScreen
 from memtui.ui.text import clock_time, one_line, sanitize
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
 
@@ -74,38 +75,7 @@ def item_prompt(item: MemoryItem, marked: bool = False) -> Content:
     return Content("\n").join(parts)
 
 
-class ConfirmCurateScreen(ModalScreen[bool]):
-    """Ask before deleting memory items; lists exactly what would go."""
-
-    COMMAND_SCOPE = "confirm"
-    BINDINGS = [("y", "answer(True)", "Delete"), ("n,escape", "answer(False)", "Keep")]
-
-    def __init__(self, items: list[MemoryItem]) -> None:
-        super().__init__()
-        self.items = items
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="curate-confirm"):
-            yield Static(Text(f"Delete {len(self.items)} item(s) from RA.Aid's memory?"), id="curate-title")
-            lines = Text()
-            for item in self.items:
-                lines.append(f"{item.kind} #{item.id}  ", style="bold")
-                lines.append(one_line(item.content, 70) + "\n")
-            yield Static(lines, id="curate-list")
-            yield Static(Text("One transaction; RA.Aid cannot bring them back."), id="curate-note")
-            with Horizontal(id="curate-buttons"):
-                yield Button("Delete (y)", id="curate-yes", variant="error")
-                yield Button("Keep (n)", id="curate-no")
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "curate-yes")
-
-    def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
-
-
-class MemoryItemsScreen(Screen[None]):
+class MemoryItemsScreen(MemtuiScreen[None]):
     """The memory items of the open source, grouped by kind."""
 
     COMMAND_SCOPE = "items"
@@ -214,7 +184,13 @@ class MemoryItemsScreen(Screen[None]):
             if yes:
                 self.curate(chosen)
 
-        self.app.push_screen(ConfirmCurateScreen(chosen), answered)
+        lines = Text()
+        for item in chosen:
+            lines.append(f"{item.kind} #{item.id}  ", style="bold")
+            lines.append(one_line(item.content, 70) + "\n")
+        self.app.push_screen(ConfirmScreen(f"Delete {len(chosen)} item(s) from RA.Aid's memory?", lines,
+                                           yes="Delete", no="Keep",
+                                           note="One transaction; RA.Aid cannot bring them back."), answered)
 
     @work(thread=True, exclusive=True, group="curate", exit_on_error=False, description="delete memory items")
     def curate(self, chosen: list[MemoryItem]) -> None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Center, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from memtui.ui.commands import bindings
 from memtui.ui.text import safe_text
+from memtui.ui.screens.base import MemtuiScreen
 
 
-class NoticeScreen(Screen[None]):
+class NoticeScreen(MemtuiScreen[None]):
     """A title, what happened (literal text), and what to do about it."""
 
     COMMAND_SCOPE = "notice"
@@ -33,3 +33,10 @@ class NoticeScreen(Screen[None]):
                     yield Static(safe_text(self.hint), id="notice-hint")
                 yield Static(Text("Press q to quit."), id="notice-keys")
         yield Footer()
+
+
+def no_sessions(workspace: object) -> NoticeScreen:
+    """The notice for a store no agent has recorded anything in yet."""
+    return NoticeScreen("This workspace has no sessions yet",
+                        f"{workspace}: the store is there, but no agent has recorded anything in it.",
+                        "See what memtui shows with a demo workspace:  memtui demo")

@@ -16,7 +16,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Label, ListItem, ListView, Static
 
 from memtui.core.model import Id
@@ -24,6 +23,7 @@ from memtui.core.rollback import FilePlan, RollbackPlan, RollbackResult
 from memtui.ui.commands import bindings
 from memtui.ui.text import sanitize
 from memtui.ui.widgets.diff_view import DiffView
+from memtui.ui.screens.base import MemtuiModal
 
 STATUS_WORDS = {"ready": "will restore", "done": "already restored", "conflict": "conflict",
                 "refused": "refused", "error": "error"}
@@ -56,7 +56,7 @@ def diff_sides(f: FilePlan) -> tuple[bytes | None, bytes | None] | None:
     return (f.recorded, f.disk) if f.conflict else (f.disk, f.target)
 
 
-class RollbackScreen(ModalScreen[bool | None]):
+class RollbackScreen(MemtuiModal[bool | None]):
     """Confirm a rollback. Dismisses with the force flag chosen, or None."""
 
     COMMAND_SCOPE = "rollback"

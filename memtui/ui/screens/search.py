@@ -10,15 +10,15 @@ from pathlib import Path
 from textual import on, work
 from textual.app import ComposeResult
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import get_current_worker
 
 from memtui.core.memory.search import SearchHit, SearchIndex
 from memtui.ui.commands import bindings
+from memtui.ui.screens.base import MemtuiScreen
 
 
-class SearchScreen(Screen[SearchHit | None]):
+class SearchScreen(MemtuiScreen[SearchHit | None]):
     """Type to search; the index (beside the store, never agent.db) is refreshed once when
     the screen opens, then every query runs against it."""
 

@@ -17,60 +17,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from memtui.ui.commands import bindings
-from memtui.ui.text import one_line, safe_text, sanitize
-
-KIND_LABELS: dict[str, str] = {
-    "memtui": "memtui",
-    "memory-files": "Memory files",
-    "ra-aid": "RA.Aid",
-    "jsonl-sessions": "JSONL sessions",
-    "claude-code": "Claude Code",
-    "codex": "Codex",
-}
-"""How each source kind is named on screen."""
-
-
-def partial_entry_shown(diff: Any, entry: Any) -> bool:
-    """For a file change whose before or after the store did not keep (a Codex patch, a
-    Claude Code edit without `originalFile`): show why, and the store's own diff, in the
-    diff pane instead of a misleading empty diff. Returns whether it did."""
-    if getattr(entry, "before_known", True) and getattr(entry, "after_known", True):
-        return False
-    text = Text()
-    text.append("The full contents of this file are not in the store", style="bold")
-    reason = getattr(entry, "unknown_reason", "")
-    if reason:
-        text.append(f": {sanitize(reason)}")
-    text.append(".\nIt cannot be diffed in full or rolled back.")
-    patch = getattr(entry, "diff", None)
-    if patch:
-        text.append("\n\nThe change as the agent recorded it:\n\n", style="bold")
-        text.append(sanitize(patch, multiline=True))
-    diff.show_message(text)
-    return True
-
-
-def shown_path(path: Path, opened: Path) -> str:
-    """A source's path for people: relative to what was opened when inside it, `~/…` when
-    under the home folder, else absolute."""
-    path, opened = Path(path), Path(opened).expanduser().resolve()
-    if path == opened:
-        return "."
-    if path.is_relative_to(opened):
-        return str(path.relative_to(opened))
-    home = Path.home()
-    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
-
-
-def counts_line(counts: dict[str, int], width: int = 60) -> str:
-    """`sessions 2 · prompts 5 · …` (underscores read as spaces), cut to `width`."""
-    return one_line(" · ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()), width)
-
+from memtui.ui.labels import KIND_LABELS, counts_line, shown_path
+from memtui.ui.screens.base import MemtuiModal
+from memtui.ui.text import one_line, safe_text
 
 @dataclass(frozen=True)
 class SourceRow:
@@ -81,7 +34,7 @@ class SourceRow:
     problems: int
 
 
-class SourcesScreen(ModalScreen[Any]):
+class SourcesScreen(MemtuiModal[Any]):
     """Pick the store the panes show; dismisses with a `memtui.core.sources.Source` or None."""
 
     COMMAND_SCOPE = "sources"

@@ -17,16 +17,18 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
+from textual.worker import Worker
 from textual.widgets import DataTable, Footer, Label, ProgressBar, Static
 
 from memtui.core.stats import DbStats, VacuumResult, db_stats, incremental_vacuum, vacuum, vacuum_estimate, wal_checkpoint
 from memtui.ui.commands import bindings
-from memtui.ui.screens.gc import ConfirmScreen
+from memtui.ui.screens.base import MemtuiScreen
+from memtui.ui.screens.confirm import ConfirmScreen
 from memtui.ui.text import human_bytes, safe_text
+from memtui.ui.workers import failure_reason
 
 
-class StatsScreen(Screen[None]):
+class StatsScreen(MemtuiScreen[None]):
     """Size and freelist statistics of the open store."""
 
     COMMAND_SCOPE = "stats"
@@ -85,6 +87,12 @@ class StatsScreen(Screen[None]):
         self.refresh_data()
 
     # ------------------------------------------------------------------ loading
+    def worker_failed(self, worker: Worker) -> None:
+        super().worker_failed(worker)
+        if worker.group == "stats":
+            self.query_one("#stats-facts", Static).update(safe_text(f"Cannot read the statistics: "
+                                                                    f"{failure_reason(worker)}"))
+
     def refresh_data(self) -> None:
         if not self.working:
             self.load_stats()

@@ -2,13 +2,12 @@
 
 It hosts memtui's `DiffView` (memtui/ui/widgets/diff_view.py) and owns the states around
 it: nothing selected, reading, errors. The diff is prepared in the main screen's worker
-thread (`DiffPane.prepare`) and installed here on the UI thread. Where the DiffView is not
-available (an older checkout) a plain unified diff is shown instead — still literal text.
+thread (`DiffPane.prepare`) and installed here on the UI thread. A change whose before or
+after the store did not keep (another agent's store) is explained instead (`show_partial`).
 """
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from rich.text import Text
@@ -16,15 +15,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import ContentSwitcher, Static
 
+from memtui.core.diff import FileDiff, prepare_file_diff
 from memtui.core.model import EntryInfo
-from memtui.ui.text import safe_text
-
-try:
-    from memtui.core.diff import prepare_file_diff
-    from memtui.ui.widgets.diff_view import DiffView
-except ImportError:  # the diff widget lands on its own branch
-    DiffView = None  # type: ignore[assignment,misc]
-    prepare_file_diff = None  # type: ignore[assignment]
+from memtui.ui.text import sanitize
+from memtui.ui.widgets.diff_view import DiffView
 
 MODES = ("diff", "after", "before")
 
@@ -36,23 +30,17 @@ class DiffPane(Vertical):
         super().__init__(id=id, classes=classes)
         self.entry: EntryInfo | None = None
         """The entry shown (or being read); None while a message is shown."""
-        self._fallback: tuple[bytes | None, bytes | None] = (None, None)
-        self._mode = "diff"
 
     def compose(self) -> ComposeResult:
         with ContentSwitcher(initial="diff-message"):
             with VerticalScroll(id="diff-message"):
                 yield Static(Text("No file selected."), id="diff-message-text")
-            if DiffView is not None:
-                yield DiffView(id="diff-view")
-            else:
-                with VerticalScroll(id="diff-view", can_focus=True):
-                    yield Static("", id="diff-fallback")
+            yield DiffView(id="diff-view")
 
     @property
-    def view(self) -> Any:
-        """The DiffView (or the fallback scroller)."""
-        return self.query_one("#diff-view")
+    def view(self) -> DiffView:
+        """The diff widget."""
+        return self.query_one("#diff-view", DiffView)
 
     def focus(self, scroll_visible: bool = True) -> "DiffPane":
         """Focusing the pane focuses the diff when one is shown."""
@@ -63,10 +51,8 @@ class DiffPane(Vertical):
 
     # ------------------------------------------------------------------ worker side
     @staticmethod
-    def prepare(path: str, before: bytes | None, after: bytes | None) -> Any:
-        """The diff model for `install`, computed in the worker thread (pure)."""
-        if prepare_file_diff is None:
-            return None
+    def prepare(path: str, before: bytes | None, after: bytes | None) -> FileDiff:
+        """The diff model for `show_content`, computed in the worker thread (pure)."""
         return prepare_file_diff(path, before, after)
 
     # ------------------------------------------------------------------ states
@@ -82,16 +68,31 @@ class DiffPane(Vertical):
         self.query_one("#diff-message-text", Static).update(Text("Reading…"))
         self.query_one(ContentSwitcher).current = "diff-message"
 
-    def show_content(self, entry: EntryInfo, before: bytes | None, after: bytes | None, prepared: Any) -> None:
+    def show_partial(self, entry: Any) -> bool:
+        """For a file change whose before or after the store did not keep (a Codex patch, a
+        Claude Code edit without `originalFile`): show why, and the store's own diff, instead
+        of a misleading empty diff. Returns whether it did."""
+        if getattr(entry, "before_known", True) and getattr(entry, "after_known", True):
+            return False
+        text = Text()
+        text.append("The full contents of this file are not in the store", style="bold")
+        reason = getattr(entry, "unknown_reason", "")
+        if reason:
+            text.append(f": {sanitize(reason)}")
+        text.append(".\nIt cannot be diffed in full or rolled back.")
+        patch = getattr(entry, "diff", None)
+        if patch:
+            text.append("\n\nThe change as the agent recorded it:\n\n", style="bold")
+            text.append(sanitize(patch, multiline=True))
+        self.show_message(text)
+        return True
+
+    def show_content(self, entry: EntryInfo, prepared: FileDiff) -> None:
         """Install the prepared diff of `entry`."""
         self.entry = entry
         switcher = self.query_one(ContentSwitcher)
         had_focus = self.has_focus_within
-        if DiffView is not None and prepared is not None:
-            self.view.install(prepared)
-        else:
-            self._fallback = (before, after)
-            self._render_fallback()
+        self.view.install(prepared)
         switcher.current = "diff-view"
         if had_focus:
             self.view.focus()
@@ -105,39 +106,29 @@ class DiffPane(Vertical):
 
     def toggle_split(self) -> None:
         """Unified ⇄ side by side."""
-        if self._ready() and DiffView is not None:
+        if self._ready():
             self.view.split = not self.view.split
 
     def next_hunk(self) -> None:
-        if self._ready():
-            if DiffView is not None:
-                if not self.view.next_hunk():
-                    self.app.bell()
-            else:
-                self.view.scroll_page_down()
+        """Scroll to the next hunk (a bell when there is none below)."""
+        if self._ready() and not self.view.next_hunk():
+            self.app.bell()
 
     def previous_hunk(self) -> None:
-        if self._ready():
-            if DiffView is not None:
-                if not self.view.previous_hunk():
-                    self.app.bell()
-            else:
-                self.view.scroll_page_up()
+        """Scroll to the previous hunk (a bell when there is none above)."""
+        if self._ready() and not self.view.previous_hunk():
+            self.app.bell()
 
     def cycle_mode(self) -> None:
         """diff → whole file after → whole file before → diff."""
         if not self._ready():
             return
-        if DiffView is not None:
-            self.view.mode = MODES[(MODES.index(self.view.mode) + 1) % len(MODES)]
-        else:
-            self._mode = MODES[(MODES.index(self._mode) + 1) % len(MODES)]
-            self._render_fallback()
+        self.view.mode = MODES[(MODES.index(self.view.mode) + 1) % len(MODES)]
 
     @property
     def mode(self) -> str:
         """"diff", "after" or "before"."""
-        return self.view.mode if DiffView is not None else self._mode
+        return self.view.mode
 
     def describe(self) -> str:
         """"unified · hunk 1/3", "side by side", "whole file after" … for the pane's subtitle."""
@@ -146,24 +137,12 @@ class DiffPane(Vertical):
         if self.mode != "diff":
             return f"whole file {self.mode}"
         layout = "side by side" if self.split else "unified"
-        if DiffView is None or self.view.diff is None or self.view.diff.binary:
+        if self.view.diff is None or self.view.diff.binary:
             return layout
         at, count = self.view.hunk_position()
         return f"{layout} · hunk {max(at, 1)}/{count}" if count else f"{layout} · no changes"
 
     @property
     def split(self) -> bool:
-        return bool(DiffView is not None and self.view.split)
-
-    def _render_fallback(self) -> None:
-        before, after = (None if b is None else b.decode("utf-8", "replace") for b in self._fallback)
-        body = self.query_one("#diff-fallback", Static)
-        if self._mode != "diff":
-            text = before if self._mode == "before" else after
-            body.update(safe_text(text if text is not None else f"(no {self._mode} side)", multiline=True))
-            return
-        lines = Text(no_wrap=True, end="")
-        for line in difflib.unified_diff((before or "").splitlines(), (after or "").splitlines(), lineterm=""):
-            lines.append_text(safe_text(line))
-            lines.append("\n")
-        body.update(lines)
+        """True when the diff is side by side."""
+        return bool(self.view.split)

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
+from memtui.ui.labels import KIND_LABELS
 from memtui.ui.text import human_bytes, safe_text
 
 
@@ -31,8 +32,6 @@ class WorkspaceBar(Horizontal):
         """Fill in the facts (`measured` is a `WorkspaceMeasured` message)."""
         kind = getattr(getattr(app, "source", None), "kind", "")
         if kind and kind != "memtui":  # another agent's store: say whose
-            from memtui.ui.screens.sources import KIND_LABELS
-
             self.query_one("#ws-name", Label).update(Text(f"memtui · {KIND_LABELS.get(kind, kind)}"))
         label = app.workspace_label() if hasattr(app, "workspace_label") else str(app.workspace or "")
         self.query_one("#ws-path", Label).update(safe_text(label))

@@ -1,0 +1,34 @@
+"""How sources are named on screen: their kind, their path, their counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memtui.ui.text import one_line
+
+KIND_LABELS: dict[str, str] = {
+    "memtui": "memtui",
+    "memory-files": "Memory files",
+    "ra-aid": "RA.Aid",
+    "jsonl-sessions": "JSONL sessions",
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+}
+"""How each source kind is named on screen."""
+
+
+def shown_path(path: Path, opened: Path) -> str:
+    """A source's path for people: relative to what was opened when inside it, `~/…` when
+    under the home folder, else absolute."""
+    path, opened = Path(path), Path(opened).expanduser().resolve()
+    if path == opened:
+        return "."
+    if path.is_relative_to(opened):
+        return str(path.relative_to(opened))
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+
+
+def counts_line(counts: dict[str, int], width: int = 60) -> str:
+    """`sessions 2 · prompts 5 · …` (underscores read as spaces), cut to `width`."""
+    return one_line(" · ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()), width)

@@ -1,0 +1,145 @@
+"""What each pane of the main screen reads from the source, as plain data.
+
+Pure functions over a `MemorySource`, run in the main screen's thread workers: no widget,
+no Textual. `cancelled` is the worker's cancellation flag, checked inside loops so a pane
+that moved on stops the read early.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from memtui.core.diff import diff_stats
+from memtui.core.model import CheckpointInfo, EntryInfo, Id, SessionInfo, StepInfo, TaskInfo
+
+Cancelled = Callable[[], bool]
+TITLE_CHUNK = 500
+"""Current-task titles are read this many ids at a time."""
+
+
+def _never() -> bool:
+    return False
+
+
+def sessions_with_titles(source: Any) -> tuple[list[SessionInfo], dict[Id, str], int]:
+    """Every session, the titles of their current tasks, and how many tasks are orphans."""
+    sessions = list(source.sessions())
+    current_ids = [s.current_task_id for s in sessions if s.current_task_id is not None]
+    titles: dict[Id, str] = {}
+    by_id = getattr(source, "tasks_by_id", None)
+    for start in range(0, len(current_ids), TITLE_CHUNK):
+        chunk = current_ids[start:start + TITLE_CHUNK]
+        found = by_id(chunk) if by_id else [source.task(i) for i in chunk]
+        titles.update((t.id, t.title) for t in found)
+    return sessions, titles, len(source.tasks(None))
+
+
+@dataclass
+class TaskForest:
+    """The tasks of one session (or the orphans) as a handoff forest."""
+
+    tasks: list[TaskInfo]
+    children: dict[Id, list[TaskInfo]]  # handoff children by parent id (possibly other sessions)
+    roots: list[Id]
+    handed_from: dict[Id, Id] = field(default_factory=dict)  # root → parent task in another session
+
+    def contains(self, task_id: Id) -> bool:
+        """True if the task is in the forest (its own or a nested sub-agent's)."""
+        return any(t.id == task_id for t in self.tasks) or any(
+            k.id == task_id for kids in self.children.values() for k in kids)
+
+    def count_line(self) -> str:
+        """"4", or "1 + 3 from other sessions" when sub-agent tasks of other sessions nest here."""
+        own = {t.id for t in self.tasks}
+        elsewhere = {k.id for kids in self.children.values() for k in kids} - own
+        return f"{len(own)}" + (f" + {len(elsewhere)} from other sessions" if elsewhere else "")
+
+
+def task_forest(source: Any, session_id: Id | None, cancelled: Cancelled = _never) -> TaskForest:
+    """The session's tasks with their handoff children (sub-agents of other sessions too)."""
+    tasks = list(source.tasks(session_id))
+    by_id: dict[Id, TaskInfo] = {t.id: t for t in tasks}
+    children: dict[Id, list[TaskInfo]] = {}
+    parent_of: dict[Id, Id] = {}
+    queue = list(tasks)
+    while queue and not cancelled():
+        task = queue.pop(0)
+        for ref in source.references(task.id):
+            if ref.kind != "handoff" or ref.from_task != task.id or ref.to_task in parent_of:
+                continue
+            child = by_id.get(ref.to_task)
+            if child is None:
+                try:
+                    child = source.task(ref.to_task)
+                except KeyError:
+                    continue  # a dangling reference: nothing to show
+                by_id[child.id] = child
+                queue.append(child)
+            children.setdefault(task.id, []).append(child)
+            parent_of[child.id] = task.id
+    roots = [t.id for t in tasks if t.id not in parent_of]
+    if not roots and tasks:  # a handoff cycle inside the session: show every task at the top
+        roots = [t.id for t in tasks]
+    # A sub-agent session's task was handed off from a task elsewhere: say from where.
+    handed_from: dict[Id, Id] = {}
+    for root in roots:
+        for ref in source.references(root):
+            if ref.kind == "handoff" and ref.to_task == root and ref.from_task not in by_id:
+                handed_from[root] = ref.from_task
+    for kids in children.values():
+        kids.sort(key=lambda t: str(t.id) if isinstance(t.id, str) else f"{t.id:012d}")
+    return TaskForest(tasks, children, roots, handed_from)
+
+
+def step_page(source: Any, task_id: Id, offset: int, limit: int,
+              with_totals: bool) -> tuple[list[StepInfo], dict[str, float] | None]:
+    """One page of a task's steps and, for the first page, the task's totals."""
+    steps = list(source.steps(task_id, offset, limit))
+    if not with_totals:
+        return steps, None
+    step_totals = getattr(source, "step_totals", None)
+    if step_totals is not None:
+        return steps, step_totals(task_id)
+    return steps, {"steps": source.task(task_id).step_count,
+                   "tokens_in": sum(s.tokens_in for s in steps),
+                   "tokens_out": sum(s.tokens_out for s in steps),
+                   "cost": sum(s.cost for s in steps),
+                   "duration_ms": sum(s.duration_ms for s in steps)}
+
+
+def find_step(source: Any, task_id: Id, seq: int, limit: int, cancelled: Cancelled = _never) -> Id | None:
+    """The id of the task's step numbered `seq`, paging through its steps (None if absent)."""
+    offset = 0
+    while not cancelled():
+        page = list(source.steps(task_id, offset, limit))
+        found = next((s.id for s in page if s.seq == seq), None)
+        if found is not None or len(page) < limit:
+            return found
+        offset += len(page)
+    return None
+
+
+def checkpoint_files(source: Any, checkpoint_id: Id) -> tuple[CheckpointInfo | None, list[EntryInfo]]:
+    """A checkpoint (when the source describes one) and its changed files."""
+    entries = list(source.checkpoint_entries(checkpoint_id))
+    checkpoint = source.checkpoint(checkpoint_id) if hasattr(source, "checkpoint") else None
+    return checkpoint, entries
+
+
+def line_counts(source: Any, entries: list[EntryInfo],
+                cancelled: Cancelled = _never) -> dict[Id, tuple[int, int] | None] | None:
+    """Lines added and removed per entry (None for binary or unreadable content; the file's
+    own pane says why when opened). None when cancelled part-way."""
+    stats: dict[Id, tuple[int, int] | None] = {}
+    for entry in entries:
+        if cancelled():
+            return None
+        try:
+            before, after = source.read_entry(entry.id)
+        except Exception:  # shown per file when the user opens it; the store's own hunk counts, if any
+            stats[entry.id] = getattr(entry, "line_counts", None)
+            continue
+        counted = diff_stats(before, after)
+        stats[entry.id] = None if counted is None else (counted.added, counted.removed)
+    return stats

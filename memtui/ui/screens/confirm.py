@@ -1,0 +1,53 @@
+"""The one yes/no dialog: a question, what exactly would happen, and two buttons.
+
+`ConfirmScreen(title, body, yes="Collect")` dismisses with True (y, or the yes button) or
+False (n, escape, or the other button). The focus starts on "no": enter alone never
+destroys anything. `body` is untrusted-safe: a string is shown literally, a `Text` as built.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Static
+
+from memtui.ui.commands import bindings
+from memtui.ui.screens.base import MemtuiModal
+from memtui.ui.text import safe_text
+
+
+class ConfirmScreen(MemtuiModal[bool]):
+    """A yes/no question over the current screen (y / n / escape)."""
+
+    COMMAND_SCOPE = "confirm"
+    BINDINGS = bindings("confirm")
+
+    def __init__(self, title: str, body: str | Text, yes: str = "Yes", no: str = "No", note: str = "") -> None:
+        """`yes`/`no`: the buttons' words ("Collect", "Keep"); `note`: a quieter last line."""
+        super().__init__(classes="confirm")
+        self.title_text, self.body, self.yes, self.no, self.note = title, body, yes, no, note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Static(safe_text(self.title_text), id="confirm-title")
+            body = self.body if isinstance(self.body, Text) else safe_text(self.body, multiline=True)
+            with VerticalScroll(id="confirm-scroll"):
+                yield Static(body, id="confirm-body")
+            if self.note:
+                yield Static(safe_text(self.note, multiline=True), id="confirm-note")
+            with Horizontal(id="confirm-buttons"):
+                yield Button(f"{self.yes} (y)", variant="error", id="confirm-yes")
+                yield Button(f"{self.no} (n)", id="confirm-no")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-no", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_answer(self, value: bool) -> None:
+        """Answer yes (True) or no (False)."""
+        self.dismiss(value)

@@ -1,0 +1,61 @@
+"""Jumping to a task on the main screen: a search hit or a link names a task (and maybe a
+step by its number); the screen selects its session (or the Orphans row), the task in the
+tree and the step, paging through the steps as needed. The lookup is a worker of the screen.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.worker import get_current_worker
+
+from memtui.core.model import Id, TaskInfo
+from memtui.ui import pane_reads
+from memtui.ui.widgets.list_filter import ListFilter
+from memtui.ui.widgets.sessions_table import ORPHANS_KEY, SessionsTable
+from memtui.ui.widgets.step_timeline import STEP_PAGE, StepTimeline
+from memtui.ui.widgets.task_tree import TaskTree
+
+if TYPE_CHECKING:
+    from memtui.ui.screens.main import MainScreen
+
+
+def show_task(screen: MainScreen, task_id: Id, step_seq: int | None = None) -> None:
+    """Look the task (and step `step_seq`) up in a worker of `screen`, then select them."""
+
+    def locate() -> None:
+        worker = get_current_worker()
+        with screen.app.reading() as source:
+            task = source.task(task_id)
+            step_id = None if step_seq is None else pane_reads.find_step(
+                source, task_id, step_seq, STEP_PAGE, lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            screen.app.call_from_thread(go_to, screen, task, step_id)
+
+    screen.run_worker(locate, thread=True, exclusive=True, group="locate", exit_on_error=False,
+                      description="find the task")
+
+
+def go_to(screen: MainScreen, task: TaskInfo, step_id: Id | None) -> None:
+    """Select `task`'s session, then the task and step as the panes load (or at once when
+    the session is shown already)."""
+    sessions = screen.query_one(SessionsTable)
+    key = ORPHANS_KEY if task.session_id is None else str(task.session_id)
+    if not sessions.select_key(key):
+        ListFilter.clear_on(sessions)  # the session may be filtered out
+        if not sessions.select_key(key):
+            screen.notify(f"Task #{task.id} is in no listed session.", markup=False)
+            return
+    tree = screen.query_one(TaskTree)
+    screen.keep = {"task": task.id, "step": step_id}
+    wanted = None if key == ORPHANS_KEY else task.session_id
+    if screen.session_id == (ORPHANS_KEY if wanted is None else wanted) and tree.session_id == wanted:
+        # The session is shown already: move within it.
+        if tree.filter_text and not tree.select_task(task.id):
+            ListFilter.clear_on(tree)
+        if screen.task_id == task.id:
+            screen.keep = {} if step_id is None else {"step_of": (task.id, step_id)}
+            screen.select_kept_step(screen.query_one(StepTimeline))
+        else:
+            tree.select_task(task.id)
+    screen.query_one(StepTimeline if step_id is not None else TaskTree).focus()
