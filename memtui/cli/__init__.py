@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sqlite3
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 from memtui import __version__
-from memtui.core.errors import MemtuiError
+from memtui.cli._errors import describe, failures
+from memtui.cli._source import check_capability
+from memtui.core.errors import NotAStore, StoreNotFound
+from memtui.core.memory_source import Capability
 
 # Verb modules, in the order `memtui --help` lists them.
 VERBS: list[str] = [
@@ -39,19 +42,16 @@ VERBS: list[str] = [
 ]
 
 
+NEEDS: dict[str, Capability] = {"gc": Capability.GC, "stats": Capability.STATS, "vacuum": Capability.VACUUM}
+"""Verbs that work on memtui's own store: pointed at another agent's, they say what it can't do."""
+
+
 class _OneLineErrors(argparse.ArgumentParser):
     """Usage errors as one line on stderr and exit 2, like every other error of the CLI
     (argparse would print the whole usage first)."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
-
-
-def _database_errors() -> tuple[type[BaseException], ...]:
-    """SQLite's errors, and peewee's wrappers of them when a verb loaded peewee (not imported
-    here just for this: `memtui --help` and the app start faster without it)."""
-    peewee = sys.modules.get("peewee")
-    return (sqlite3.DatabaseError,) + ((peewee.DatabaseError,) if peewee is not None else ())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,6 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def check_path(path: Path) -> None:
+    """A missing path, or a store cut short, is one line before any verb reads it."""
+    from memtui.core.sqlite_readonly import truncation
+
+    if not path.exists():
+        raise StoreNotFound(f"{path} does not exist")
+    db = path / ".agent" / "agent.db" if path.is_dir() else path
+    damage = truncation(db)
+    if damage:
+        raise NotAStore(f"{db} is damaged ({damage}); a copy from before the damage is needed")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -73,15 +85,15 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or (argv[0] not in VERBS and not argv[0].startswith("-")):
         argv = ["open", *argv]
     args = parser.parse_args(argv)
+    path = vars(args).get("path")
     try:
+        if path is not None and args.verb != "demo":
+            check_path(Path(path).expanduser())
+        if args.verb in NEEDS:
+            check_capability(path, NEEDS[args.verb])
         return int(args.func(args) or 0)
-    except MemtuiError as exc:
-        print(f"memtui: {exc}", file=sys.stderr)
-        return 2
-    except _database_errors() as exc:
-        text = str(exc)
-        hint = " (another process holds a lock; try again)" if "locked" in text or "busy" in text else ""
-        print(f"memtui: database error: {text}{hint}", file=sys.stderr)
+    except failures() as exc:
+        print(f"memtui: {describe(exc, path)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -18,8 +18,12 @@ def workspace_root(path: str | Path) -> Path:
     """The workspace root for a directory, or for an agent.db inside `<root>/.agent/`."""
     from memtui.core.store import workspace_of
 
+    from memtui.core.sqlite_readonly import is_sqlite
+
     p = Path(path).expanduser().resolve()
     if p.is_file():
+        if not is_sqlite(p):
+            raise DocumentNotFound(f"{path} is not a workspace folder or an agent.db")
         return workspace_of(p)
     if not p.is_dir():
         raise DocumentNotFound(f"{path} is not a workspace directory or store")

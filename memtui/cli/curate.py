@@ -7,15 +7,13 @@ too); everything requested that is allowed goes in one transaction.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
+from memtui.cli._confirm import add_yes_flag, confirmed
+from memtui.cli._source import open_capable
 from memtui.core.errors import MemtuiError
-
-
-class NoRaAidStore(MemtuiError):
-    """PATH has no RA.Aid database."""
+from memtui.core.memory_source import Capability
 
 
 def register(sub) -> None:
@@ -25,18 +23,9 @@ def register(sub) -> None:
     p.add_argument("--snippet", type=int, action="append", default=[], metavar="ID", help="key snippet #ID (repeatable)")
     p.add_argument("--note", type=int, action="append", default=[], metavar="ID", help="research note #ID (repeatable)")
     p.add_argument("--dry-run", action="store_true", help="show what would be deleted, delete nothing")
-    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    add_yes_flag(p)
     add_json_flag(p)
     p.set_defaults(func=run)
-
-
-def _database(path: Path) -> Path:
-    from memtui.core.sources.ra_aid import is_ra_aid_db
-
-    for candidate in (path, path / "pk.db", path / ".ra-aid" / "pk.db"):
-        if candidate.is_file() and is_ra_aid_db(candidate):
-            return candidate
-    raise NoRaAidStore(f"no RA.Aid database at {path} (looked for .ra-aid/pk.db)")
 
 
 def _item(item) -> dict:
@@ -60,7 +49,8 @@ def run(args) -> int:
 
     if not (args.fact or args.snippet or args.note):
         raise MemtuiError("name at least one item: --fact ID, --snippet ID or --note ID")
-    db = _database(Path(args.path).expanduser())
+    with open_capable(args.path, Capability.CURATE) as source:
+        db = Path(source.path)
     plan = plan_curate(db, facts=args.fact, snippets=args.snippet, notes=args.note)
     report = {
         "path": str(plan.path),
@@ -71,15 +61,8 @@ def run(args) -> int:
         "deleted": 0,
     }
     if plan.delete and not args.dry_run:
-        if not args.yes:
-            if not sys.stdin.isatty():
-                raise MemtuiError("refusing to delete without confirmation: pass --yes (or --dry-run)")
-            # The question goes to stderr so that --json output stays parseable.
-            sys.stderr.write(_text({**report, "dry_run": True}) + "\nDelete these? [y/N] ")
-            sys.stderr.flush()
-            if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-                sys.stderr.write("nothing deleted\n")
-                return 1
+        if not confirmed(_text({**report, "dry_run": True}), "Delete these?", yes=args.yes):
+            return 1
         report["deleted"] = apply_curate(plan)
     emit(report, args.json, _text)
     return 0

@@ -14,7 +14,30 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def check_openable(path: Path) -> None:
+    """Refuse, in one line and before the screen takes the terminal, a store that cannot be
+    read: a file that is no store, a damaged or foreign database. (A folder without a store
+    still opens: the app says what it found and how to make a demo.)"""
+    from memtui.core.errors import NotAStore
+    from memtui.core.sources import discover
+
+    native = path / ".agent" / "agent.db"
+    if path.is_dir() and not native.is_file():
+        return
+    found = discover(native if path.is_dir() else path)
+    if not found:
+        raise NotAStore(f"{path} is not a store memtui can open (a workspace folder, an agent.db,"
+                        " an RA.Aid pk.db, a Claude Code transcript or a Codex rollout)")
+    source = found[0].open()
+    try:
+        source.sessions()  # a damaged database fails here, not behind the screen
+    finally:
+        source.close()
+
+
 def run(args) -> int:
     from memtui.ui.app import run_app
 
-    return run_app(Path(args.path), root=Path(args.root) if args.root else None, read_only=args.read_only)
+    path = Path(args.path).expanduser()
+    check_openable(path)
+    return run_app(path, root=Path(args.root) if args.root else None, read_only=args.read_only)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memtui.core.errors import NotAStore
+
 from memtui.cli._common import add_json_flag, emit
 
 
@@ -32,8 +34,11 @@ def _text(report: dict) -> str:
 def run(args) -> int:
     from memtui.core.sources import discover
 
-    path = Path(args.path)
+    path = Path(args.path).expanduser()
     sources = discover(path)
+    if path.is_file() and not sources:
+        raise NotAStore(f"{path} is not a store memtui can read: an agent.db, an RA.Aid pk.db,"
+                        " a Claude Code transcript or a Codex rollout")
     try:
         report = {"path": str(path.expanduser().resolve()), "sources": [s.to_json() for s in sources]}
     finally:

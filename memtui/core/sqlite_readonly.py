@@ -9,6 +9,7 @@ RA.Aid's pk.db is WAL). When there is no write-ahead log with pending pages we o
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
@@ -53,3 +54,24 @@ def is_sqlite(path: Path) -> bool:
 def table_names(conn: sqlite3.Connection) -> set[str]:
     """The names of the tables in the database."""
     return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def truncation(path: Path) -> str | None:
+    """Why a SQLite file is visibly cut short, or None: its header says how many pages the
+    database has, and the file holds fewer (a copy or a download that stopped midway).
+    Reads 100 bytes; SQLite itself would only notice on reaching a missing page."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+            size = os.fstat(handle.fileno()).st_size
+    except OSError:
+        return None
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        return None
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    valid = header[24:28] == header[92:96]  # the page count is trusted only when these agree
+    if valid and pages and size < pages * page_size:
+        return f"truncated: {size:,} of {pages * page_size:,} bytes"
+    return None

@@ -23,7 +23,7 @@ from playhouse.migrate import SqliteMigrator, migrate
 
 from memtui.core.atomic import TEMP_SUFFIX, fsync_dir
 from memtui.core.errors import MemtuiError, NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
-from memtui.core.sqlite_readonly import BUSY_TIMEOUT_MS, readonly_uri
+from memtui.core.sqlite_readonly import BUSY_TIMEOUT_MS, is_sqlite, readonly_uri
 
 SCHEMA_VERSION = 3
 COUNTERS = ("step_count", "step_bytes", "checkpoint_count", "entry_count", "entry_bytes", "legacy_bytes")
@@ -144,6 +144,8 @@ def open_error(exc: Exception, db_path: Path) -> MemtuiError:
     if "locked" in text or "busy" in text:
         return StoreLocked(f"{db_path} is locked by another process")
     if "not a database" in text or "malformed" in text:
+        if is_sqlite(db_path):  # SQLite's own header, then pages it cannot read
+            return NotAStore(f"{db_path} is damaged ({text}); a copy from before the damage is needed")
         return NotAStore(f"{db_path} is not a SQLite database")
     if "unable to open" in text:
         return StoreNotFound(f"cannot open {db_path}")

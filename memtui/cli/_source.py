@@ -1,0 +1,61 @@
+"""Verbs ask a source for a capability; a store that lacks it is refused in one line.
+
+`check_capability(path, capability)` runs before a verb that works on memtui's own store
+(gc, stats, vacuum): pointed at another agent's store, the verb says what that store can't
+do and what to do instead, rather than "no memtui store here". `open_capable` opens the
+first store at PATH that can do what a verb needs (curate, rollback).
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from memtui.core.errors import NotAStore, StoreNotFound
+from memtui.core.memory_source import Capability, MemorySource, Unsupported
+
+
+def _found(path: Path):
+    from memtui.core.sources import discover
+
+    found = discover(path)
+    if not found and path.is_file():
+        raise NotAStore(f"{path} is not a store memtui can read (`memtui sources` lists what a folder holds)")
+    return found
+
+
+def check_capability(path: str | Path, capability: Capability) -> None:
+    """Unsupported when PATH holds only other agents' stores and none of them can do it."""
+    found = _found(Path(path).expanduser())
+    if not found or any(s.kind == "memtui" for s in found):
+        return  # memtui's own store (or none): the verb words its own errors
+    with ExitStack() as opened:
+        sources = []
+        for entry in found:
+            opened.callback(entry.close)
+            sources.append(entry.open())
+        if not any(source.can(capability) for source in sources):
+            stores = [s for s in sources if s.kind != "memory-files"] or sources
+            raise Unsupported(stores[0], capability)
+
+
+@contextmanager
+def open_capable(path: str | Path, capability: Capability) -> Iterator[MemorySource]:
+    """The first store at PATH that can do `capability` (closed after); Unsupported naming
+    what the store there can't do, or StoreNotFound when PATH holds none."""
+    path = Path(path).expanduser()
+    found = _found(path)
+    if not found:
+        raise StoreNotFound(f"no agent store in {path} (`memtui sources PATH` lists what a folder holds)")
+    with ExitStack() as opened:
+        sources = []
+        for entry in found:
+            opened.callback(entry.close)
+            source = entry.open()
+            if source.can(capability):
+                yield source
+                return
+            sources.append(source)
+        stores = [s for s in sources if s.kind != "memory-files"] or sources
+        raise Unsupported(stores[0], capability)
