@@ -23,6 +23,8 @@ from memtui.core.memory_source import Capability
 VERBS: list[str] = [
     "open",
     "demo",
+    "log",
+    "show",
     "rollback",
     "gc",
     "pin",

@@ -16,12 +16,18 @@ from memtui.core.errors import NotAStore, StoreNotFound
 from memtui.core.memory_source import Capability, MemorySource, Unsupported
 
 
+def not_a_store(path: Path) -> NotAStore:
+    """The one wording for a file given as a store that is none."""
+    return NotAStore(f"{path} is not a SQLite database or a transcript memtui can read"
+                     " (an agent.db, an RA.Aid pk.db, a Claude Code transcript, a Codex rollout)")
+
+
 def _found(path: Path):
     from memtui.core.sources import discover
 
     found = discover(path)
     if not found and path.is_file():
-        raise NotAStore(f"{path} is not a store memtui can read (`memtui sources` lists what a folder holds)")
+        raise not_a_store(path)
     return found
 
 
@@ -59,3 +65,22 @@ def open_capable(path: str | Path, capability: Capability) -> Iterator[MemorySou
             sources.append(source)
         stores = [s for s in sources if s.kind != "memory-files"] or sources
         raise Unsupported(stores[0], capability)
+
+
+@contextmanager
+def open_first(path: str | Path) -> Iterator[MemorySource]:
+    """The first store at PATH that keeps sessions (memtui's own before other agents'),
+    closed after; StoreNotFound when PATH holds none."""
+    path = Path(path).expanduser()
+    found = [s for s in _found(path) if s.kind != "memory-files"]
+    if not found:
+        raise StoreNotFound(f"no agent store in {path} (`memtui sources PATH` lists what a folder holds)")
+    try:
+        yield found[0].open()
+    finally:
+        found[0].close()
+
+
+def parse_id(text: str) -> int | str:
+    """An id as given on the command line: a number for memtui and RA.Aid, else the store's string."""
+    return int(text) if text.isdigit() else text

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 
 from memtui.cli._common import add_json_flag, emit, open_store
-from memtui.core.display import human_bytes
+from memtui.cli._confirm import add_yes_flag, confirmed
+from memtui.core.display import human_bytes, one_line
 from memtui.core.errors import MemtuiError
 
 
@@ -18,6 +19,7 @@ def register(sub) -> None:
     p.add_argument("--batch", type=int, default=200, metavar="N",
                    help="tasks between blob sweeps, and blobs per sweep transaction (default 200)")
     p.add_argument("--max-tasks", type=int, default=None, metavar="N", help="collect at most N tasks this pass")
+    add_yes_flag(p)
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -32,9 +34,18 @@ def run(args) -> int:
     if not args.apply:
         with open_store(args.path) as store:
             plan = plan_gc(store)
-        emit(plan.to_json(), args.json, lambda _: plan_text(plan))
+            titles = _titles(store, plan)
+        emit(_with_titles(plan.to_json(), titles), args.json, lambda _: plan_text(plan, titles))
         return 0
     with open_store(args.path) as store:  # apply_gc writes through store.writer()
+        if not args.yes and sys.stdin.isatty():
+            plan = plan_gc(store)
+            if not (plan.reclaimable or plan.loose_blobs):
+                emit(_with_titles(plan.to_json(), {}), args.json, lambda _: "nothing to collect")
+                return 0
+            question = f"Collect {len(plan.reclaimable)} tasks ({human_bytes(plan.reclaimable_bytes)})?"
+            if not confirmed(plan_text(plan, _titles(store, plan), preview=False), question, yes=args.yes):
+                return 1
         tty = sys.stderr.isatty() and not args.json
 
         def progress(p) -> None:
@@ -49,24 +60,45 @@ def run(args) -> int:
     return 0
 
 
-def plan_text(plan) -> str:
+def _titles(store, plan) -> dict[int, str]:
+    """Task titles for the listing (one query per 500 tasks)."""
+    ids = [t.task for t in plan.live] + [t.task for t in plan.reclaimable]
+    titles: dict[int, str] = {}
+    for start in range(0, len(ids), 500):
+        titles.update((t.id, t.title) for t in store.tasks_by_id(ids[start:start + 500]))
+    return titles
+
+
+def _with_titles(doc: dict, titles: dict[int, str]) -> dict:
+    for row in (*doc["live"], *doc["reclaimable"]):
+        row["title"] = titles.get(row["task"], "")
+    return doc
+
+
+def plan_text(plan, titles: dict[int, str] | None = None, preview: bool = True) -> str:
+    titles = titles or {}
+
+    def title(task: int) -> str:
+        return one_line(titles.get(task, ""), 60)
+
     lines = [f"{plan.tasks_total} tasks: {len(plan.live)} live ({len(plan.roots)} roots),"
              f" {len(plan.reclaimable)} reclaimable, {plan.collected} collected earlier"]
     lines.append("")
     lines.append("live")
     for t in plan.live:
-        lines.append(f"  #{t.task:<7} {t.reason}")
+        lines.append(f"  #{t.task:<7} {title(t.task)} — {t.reason}" if title(t.task) else f"  #{t.task:<7} {t.reason}")
     lines.append("")
     lines.append(f"reclaimable ({human_bytes(plan.reclaimable_bytes)})")
     for t in plan.reclaimable:
         where = "orphan" if t.orphan else f"session {t.session}"
         lines.append(f"  #{t.task:<7} {where:<13} {t.status:<10} {t.steps:>5} steps {t.checkpoints:>4} checkpoints"
-                     f" {t.entries:>4} entries {human_bytes(t.bytes):>10}")
+                     f" {t.entries:>4} entries {human_bytes(t.bytes):>10}  {title(t.task)}")
     if plan.loose_blobs:
         lines.append(f"  {plan.loose_blobs} blobs no entry needs ({human_bytes(plan.loose_bytes)})")
-    lines.append("")
-    lines.append("nothing was deleted; run with --apply to collect" if plan.reclaimable or plan.loose_blobs
-                 else "nothing to collect")
+    if preview:
+        lines.append("")
+        lines.append("nothing was deleted; run with --apply to collect" if plan.reclaimable or plan.loose_blobs
+                     else "nothing to collect")
     return "\n".join(lines)
 
 

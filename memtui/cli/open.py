@@ -18,7 +18,7 @@ def check_openable(path: Path) -> None:
     """Refuse, in one line and before the screen takes the terminal, a store that cannot be
     read: a file that is no store, a damaged or foreign database. (A folder without a store
     still opens: the app says what it found and how to make a demo.)"""
-    from memtui.core.errors import NotAStore
+    from memtui.cli._source import not_a_store
     from memtui.core.sources import discover
 
     native = path / ".agent" / "agent.db"
@@ -26,8 +26,7 @@ def check_openable(path: Path) -> None:
         return
     found = discover(native if path.is_dir() else path)
     if not found:
-        raise NotAStore(f"{path} is not a store memtui can open (a workspace folder, an agent.db,"
-                        " an RA.Aid pk.db, a Claude Code transcript or a Codex rollout)")
+        raise not_a_store(path)
     source = found[0].open()
     try:
         source.sessions()  # a damaged database fails here, not behind the screen

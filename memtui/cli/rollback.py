@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit, open_store
+from memtui.cli._confirm import add_yes_flag, confirmed
 
 
 def register(sub) -> None:
@@ -25,6 +26,7 @@ def register(sub) -> None:
     p.add_argument("--root", help="workspace root, for an agent.db outside its workspace")
     p.add_argument("--dry-run", action="store_true", help="show what would happen; write nothing")
     p.add_argument("--force", action="store_true", help="overwrite files that changed since (conflicts)")
+    add_yes_flag(p)
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -37,6 +39,9 @@ def run(args) -> int:
     with open_store(args.path) as store:
         plan = plan_rollback(store, entry=args.entry, checkpoint=args.checkpoint, task=args.task, undo=args.undo,
                              root=Path(args.root) if args.root else None, force=args.force)
+        if not args.dry_run and plan.files and not plan.refused and not confirmed(
+                _text(preview_rollback(plan).to_json()), f"Write these {len(plan.files)} file(s)?", yes=args.yes):
+            return 1
         result = preview_rollback(plan) if args.dry_run else apply_rollback(store, plan)
     emit(result.to_json(), args.json, _text)
     return 0 if result.ok else 1

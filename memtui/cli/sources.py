@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memtui.core.errors import NotAStore
-
 from memtui.cli._common import add_json_flag, emit
+from memtui.cli._source import not_a_store
 
 
 def register(sub) -> None:
@@ -37,8 +36,7 @@ def run(args) -> int:
     path = Path(args.path).expanduser()
     sources = discover(path)
     if path.is_file() and not sources:
-        raise NotAStore(f"{path} is not a store memtui can read: an agent.db, an RA.Aid pk.db,"
-                        " a Claude Code transcript or a Codex rollout")
+        raise not_a_store(path)
     try:
         report = {"path": str(path.expanduser().resolve()), "sources": [s.to_json() for s in sources]}
     finally:

@@ -19,6 +19,7 @@ from typing import Callable
 
 from memtui.core.demo_data import files as F
 from memtui.core.demo_data import memory as M
+from memtui.core.errors import MemtuiError
 from memtui.core.store import AgentStore
 
 DEMO_START = datetime(2026, 11, 2, 9, 0, tzinfo=timezone.utc)
@@ -103,12 +104,22 @@ class _Agent:
 
 
 def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None = None,
-               clock: Callable[[], datetime] | None = None, progress: Callable[[int, int], None] | None = None) -> Path:
-    """Write the demo workspace at `path` (a new temporary directory when None); return it."""
-    root = Path(path) if path is not None else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
-    root.mkdir(parents=True, exist_ok=True)
+               clock: Callable[[], datetime] | None = None, progress: Callable[[int, int], None] | None = None,
+               force: bool = False) -> Path:
+    """Write the demo workspace at `path` (a new temporary directory when None); return it.
+
+    The demo writes README.md, pyproject.toml, MEMORY.md and more: a folder that already
+    holds anything is refused (DemoRefused, nothing written) unless `force`; a folder with a
+    memtui store is refused even then."""
+    root = Path(path).expanduser() if path is not None else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
     if (root / ".agent" / "agent.db").exists():
-        raise FileExistsError(f"{root} already holds a memtui store")
+        raise DemoRefused(f"{root} already holds a memtui store; choose a new or empty folder")
+    if root.is_dir() and not force and any(root.iterdir()):
+        raise DemoRefused(f"{root} is not empty: the demo would overwrite files such as README.md and MEMORY.md;"
+                          " choose a new or empty folder (or pass --force)")
+    if root.exists() and not root.is_dir():
+        raise DemoRefused(f"{root} is a file, not a folder")
+    root.mkdir(parents=True, exist_ok=True)
     clock = clock or DemoClock(seed=seed)
     rng = random.Random(seed)
     with AgentStore.open(root, clock=clock) as store:
@@ -123,6 +134,10 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     _write_files(root, agent.files)
     _write_memory(root)
     return root
+
+
+class DemoRefused(MemtuiError):
+    """The demo would overwrite what is already in the folder."""
 
 
 def _skip(clock, **delta: float) -> None:

@@ -225,6 +225,15 @@ class MemorySource(ABC):
         """Edges from and to a task (handoff, supersedes, depends)."""
         return []
 
+    def step(self, step_id: Id) -> StepInfo:
+        """One step by id (UnknownId when the source has none)."""
+        for session in [*self.sessions(), None]:
+            for task in self.tasks(None if session is None else session.id):
+                for step in self.steps(task.id):
+                    if str(step.id) == str(step_id):
+                        return step
+        raise UnknownId(f"no step {step_id!r} in {self.path}")
+
     def step_totals(self, task_id: Id) -> dict[str, float]:
         """Steps, tokens in/out, cost and duration summed over every step of a task."""
         steps = self.steps(task_id)

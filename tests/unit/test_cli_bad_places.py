@@ -31,13 +31,12 @@ READS = {
     "open": ["{p}"],
 }
 WRITES = {
-    "rollback": ["rollback", "{p}", "--task", "1", "--yes"],
+    "rollback": ["rollback", "{p}", "--task", "2", "--force", "--yes"],
     "gc": ["gc", "{p}", "--apply", "--yes"],
     "pin": ["pin", "{p}", "1"],
-    "vacuum": ["vacuum", "{p}", "--yes"],
-    "memory-history": ["memory-history", "{p}", "MEMORY.md", "--undo"],
+    "vacuum": ["vacuum", "{p}"],
     "decisions": ["decisions", "{p}", "--add", "Use SQLite", "--why", "it is there"],
-    "demo": ["demo", "{p}", "--no-open", "--force"],
+    "demo": ["demo", "{p}/new", "--no-open"],
 }
 
 

@@ -138,17 +138,16 @@ def test_curate_verb_dry_run_and_json(project, capsys):
 def test_curate_verb_errors_are_one_line(tmp_path, capsys):
     assert main(["curate", str(tmp_path), "--fact", "1"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("memtui: no RA.Aid database") and err.count("\n") == 1
+    assert err.startswith("memtui: no agent store in") and err.count("\n") == 1
 
 
-def test_curate_verb_without_yes_and_without_a_terminal_deletes_nothing(project, capsys, monkeypatch):
+def test_curate_verb_without_a_terminal_deletes_as_asked(project, capsys, monkeypatch):
+    """Scripts have no terminal to answer on: the ids given are the request (as gc --apply)."""
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    before = tree_state(project)
-    assert main(["curate", str(project), "--fact", "1", "--json"]) == 2
-    assert "pass --yes" in capsys.readouterr().err
-    assert tree_state(project) == before
+    assert main(["curate", str(project), "--fact", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["deleted"] == 1
 
 
 def test_wrong_typed_cells_are_reported_and_the_rest_reads(project):

@@ -24,8 +24,19 @@ from memtui.core.diff.inline import (
     inline_changes,
     pair_lines,
 )
-from memtui.core.diff.lines import CHUNK_LINES, MYERS_BUDGET, DiffStats, Hunk, Op, Tag, diff_lines, make_hunks, ops_stats
-from memtui.core.diff.rows import FileDiff, Row, RowKind, diff_stats, prepare_file_diff
+from memtui.core.diff.lines import (
+    CHUNK_LINES,
+    MYERS_BUDGET,
+    DiffStats,
+    Hunk,
+    Op,
+    Tag,
+    diff_lines,
+    make_hunks,
+    ops_stats,
+    unified_text,
+)
+from memtui.core.diff.rows import FileDiff, Row, RowKind, diff_stats, prepare_file_diff, unified_diff
 from memtui.core.diff.text import BlobSummary, decode_text, display_line, split_lines
 
 __all__ = [
@@ -54,4 +65,6 @@ __all__ = [
     "pair_lines",
     "prepare_file_diff",
     "split_lines",
+    "unified_diff",
+    "unified_text",
 ]

@@ -337,3 +337,20 @@ def ops_stats(ops: Sequence[Op]) -> DiffStats:
             removed += i2 - i1
             added += j2 - j1
     return DiffStats(added, removed)
+
+
+def unified_text(old: Sequence[str], new: Sequence[str], old_name: str, new_name: str, context: int = 3) -> str:
+    """A unified diff of two line lists (without their newlines), as `git diff` prints one."""
+    hunks = make_hunks(diff_lines(old, new), context)
+    if not hunks:
+        return ""
+    out = [f"--- {old_name}", f"+++ {new_name}"]
+    for hunk in hunks:
+        out.append(hunk.header)
+        for tag, i1, i2, j1, j2 in hunk.ops:
+            if tag == "equal":
+                out.extend(" " + line for line in old[i1:i2])
+                continue
+            out.extend("-" + line for line in old[i1:i2])
+            out.extend("+" + line for line in new[j1:j2])
+    return "\n".join(out) + "\n"

@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import Callable, Literal, NamedTuple
 
 from memtui.core.diff.inline import pair_lines
-from memtui.core.diff.lines import DiffStats, Hunk, Op, diff_lines, make_hunks, ops_stats
+from memtui.core.diff.lines import DiffStats, Hunk, Op, diff_lines, make_hunks, ops_stats, unified_text
 from memtui.core.diff.text import BlobSummary, decode_text, split_lines
 
 RowKind = Literal["@", " ", "-", "+", "~"]
@@ -247,3 +247,15 @@ def _ends_with_newline(text: str) -> bool:
 
 def _mostly_crlf(text: str) -> bool:
     return text.count("\r\n") * 2 > text.count("\n")
+
+
+def unified_diff(before: bytes | None, after: bytes | None, path: str) -> str:
+    """The unified diff of one file change, with a/ b/ names (/dev/null for an absent side);
+    binary or undecodable content is one line saying so."""
+    old_name = "/dev/null" if before is None else f"a/{path}"
+    new_name = "/dev/null" if after is None else f"b/{path}"
+    old_text = "" if before is None else decode_text(before)
+    new_text = "" if after is None else decode_text(after)
+    if old_text is None or new_text is None:
+        return f"Binary files {old_name} and {new_name} differ\n" if before != after else ""
+    return unified_text(split_lines(old_text), split_lines(new_text), old_name, new_name)

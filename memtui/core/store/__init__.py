@@ -26,7 +26,7 @@ from typing import Callable, Iterator
 
 from memtui.core import content as codec
 from memtui.core.errors import NotAStore, ReadOnlyStore, StoreNotFound
-from memtui.core.memory_source import WRITING, Capability
+from memtui.core.memory_source import WRITING, Capability, UnknownId
 from memtui.core.store import schema
 from memtui.core.store.models import build_models
 from memtui.core.store.paths import AGENT_DIR, DB_NAME, locate, workspace_of
@@ -273,7 +273,7 @@ class AgentStore(Recorder, ReadModel):
         rows = self._sql(f"SELECT before_legacy, after_legacy{hashes} FROM checkpoint_entry WHERE id = ?",
                          (entry_id,))
         if not rows:
-            raise KeyError(f"no checkpoint entry {entry_id}")
+            raise UnknownId(f"no checkpoint entry {entry_id}")
         before_legacy, after_legacy, bh, ah = rows[0]
         try:
             before = self.read_blob(bh) if bh else codec.decode_legacy(before_legacy, self.content_limit)

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from memtui.core import content as codec
-from memtui.core.memory_source import MemorySource
+from memtui.core.memory_source import MemorySource, UnknownId
 from memtui.core.model import (
     UNFINISHED,
     CheckpointInfo,
@@ -81,7 +81,7 @@ class ReadModel(MemorySource):
     def session(self, session_id: int) -> SessionInfo:
         rows = self._session_rows("WHERE id = ?", (session_id,), 0, None)
         if not rows:
-            raise KeyError(f"no session {session_id}")
+            raise UnknownId(f"no session {session_id}")
         return rows[0]
 
     @property
@@ -110,7 +110,7 @@ class ReadModel(MemorySource):
     def task(self, task_id: int) -> TaskInfo:
         rows = self._sql(f"{self._TASK_SQL} WHERE t.id = ?", (task_id,))
         if not rows:
-            raise KeyError(f"no task {task_id}")
+            raise UnknownId(f"no task {task_id}")
         return self._task_info(rows[0])
 
     def tasks_by_id(self, task_ids: list[int]) -> list[TaskInfo]:
@@ -142,7 +142,7 @@ class ReadModel(MemorySource):
     def step(self, step_id: int) -> StepInfo:
         task_id = self._sql("SELECT task_id, seq FROM step WHERE id = ?", (step_id,))
         if not task_id:
-            raise KeyError(f"no step {step_id}")
+            raise UnknownId(f"no step {step_id}")
         return self.steps(task_id[0][0], task_id[0][1] - 1, 1)[0]
 
     def step_totals(self, task_id: int) -> dict[str, float]:
@@ -162,7 +162,7 @@ class ReadModel(MemorySource):
                          " (SELECT COUNT(*) FROM checkpoint_entry e WHERE e.checkpoint_id = c.id), c.label"
                          " FROM checkpoint c WHERE c.id = ?", (checkpoint_id,))
         if not rows:
-            raise KeyError(f"no checkpoint {checkpoint_id}")
+            raise UnknownId(f"no checkpoint {checkpoint_id}")
         r = rows[0]
         return CheckpointInfo(r[0], r[1], r[2], _dt(r[3]), r[4], r[5] or "")
 
@@ -184,7 +184,7 @@ class ReadModel(MemorySource):
     def entry(self, entry_id: int) -> EntryInfo:
         cp = self._sql("SELECT checkpoint_id FROM checkpoint_entry WHERE id = ?", (entry_id,))
         if not cp:
-            raise KeyError(f"no checkpoint entry {entry_id}")
+            raise UnknownId(f"no checkpoint entry {entry_id}")
         return next(e for e in self.checkpoint_entries(cp[0][0]) if e.id == entry_id)
 
     def messages(self, task_id: int) -> list[MessageInfo]:

@@ -11,6 +11,7 @@ import json
 from typing import Any, Mapping
 
 from memtui.core import content as codec
+from memtui.core.memory_source import UnknownId
 from memtui.core.model import FINISHED
 from memtui.core.paths import normalise_path
 from memtui.core.store.schema import SUM_CONTENT_SQL
@@ -44,7 +45,7 @@ class Recorder:
             row = self._sql("SELECT s.current_task_id, t.status FROM session s"
                             " LEFT JOIN task t ON t.id = s.current_task_id WHERE s.id = ?", (session_id,))
             if not row:
-                raise KeyError(f"no session {session_id}")
+                raise UnknownId(f"no session {session_id}")
             previous, previous_status = row[0]
             now = self.now()
             task_id = self._db.execute_sql(
@@ -161,7 +162,7 @@ class Recorder:
         self._writable()
         m = self._m
         if m.Task.update(pinned=pinned).where(m.Task.id == task_id).execute() == 0:
-            raise KeyError(f"no task {task_id}")
+            raise UnknownId(f"no task {task_id}")
 
     def remove_entries(self, checkpoint_id: int, paths: list[str]) -> int:
         """Drop the entries of `paths` from a checkpoint (an undo keeps only the files that were

@@ -22,7 +22,7 @@ from peewee import SqliteDatabase
 from playhouse.migrate import SqliteMigrator, migrate
 
 from memtui.core.atomic import TEMP_SUFFIX, fsync_dir
-from memtui.core.errors import MemtuiError, NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
+from memtui.core.errors import MemtuiError, NotAStore, ReadOnlyStore, SchemaTooNew, StoreLocked, StoreNotFound
 from memtui.core.sqlite_readonly import BUSY_TIMEOUT_MS, is_sqlite, readonly_uri
 
 SCHEMA_VERSION = 3
@@ -148,6 +148,8 @@ def open_error(exc: Exception, db_path: Path) -> MemtuiError:
             return NotAStore(f"{db_path} is damaged ({text}); a copy from before the damage is needed")
         return NotAStore(f"{db_path} is not a SQLite database")
     if "unable to open" in text:
+        if db_path.exists() and not (os.access(db_path, os.W_OK) and os.access(db_path.parent, os.W_OK)):
+            return ReadOnlyStore(f"cannot write {db_path}: permission denied (the file or its folder is read-only)")
         return StoreNotFound(f"cannot open {db_path}")
     return NotAStore(f"{db_path}: {text}")
 

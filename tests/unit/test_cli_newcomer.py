@@ -1,0 +1,188 @@
+"""What a newcomer met in the CLI: the demo overwriting files, a missing path opening a screen,
+destructive verbs that did not ask, GC listings without titles, foreign stores refused
+with the wrong reason."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memtui.cli import main
+from memtui.core.demo import build_demo
+from memtui.core.store import AgentStore
+
+from sources_support import agent_homes
+
+
+@pytest.fixture
+def demo(tmp_path):
+    return build_demo(tmp_path / "demo", seed=1)
+
+
+def test_demo_refuses_a_folder_holding_the_users_files(tmp_path, capsys):
+    mine = tmp_path / "project"
+    mine.mkdir()
+    (mine / "README.md").write_text("my readme\n")
+    assert main(["demo", str(mine), "--no-open"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not empty" in err and "--force" in err
+    assert sorted(p.name for p in mine.iterdir()) == ["README.md"]
+    assert (mine / "README.md").read_text() == "my readme\n"
+    assert main(["demo", str(mine), "--no-open", "--force"]) == 0
+    assert (mine / ".agent" / "agent.db").is_file()
+
+
+def test_demo_without_a_path_says_where_and_how_to_remove_it(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    assert main(["demo", "--no-open"]) == 0
+    out = capsys.readouterr().out
+    [made] = list(tmp_path.glob("memtui-demo-*"))
+    assert f"demo workspace: {made} (a temporary folder)" in out
+    assert f"rm -r {made}" in out
+
+
+def test_opening_a_missing_path_is_one_line_not_a_screen(tmp_path, capsys):
+    assert main([str(tmp_path / "missing")]) == 2
+    assert capsys.readouterr().err == f"memtui: {tmp_path / 'missing'} does not exist\n"
+
+
+def test_a_file_that_is_not_sqlite_passed_as_a_store_is_an_error(tmp_path, capsys):
+    notes = tmp_path / "agent.db"
+    notes.write_text("not a database")
+    assert main(["sources", str(notes)]) == 2
+    assert "is not a SQLite database" in capsys.readouterr().err
+
+
+def test_gc_preview_lists_titles(demo, capsys):
+    assert main(["gc", str(demo)]) == 0
+    out = capsys.readouterr().out
+    assert "Sketch the router API" in out and "Split the parser into modules" in out
+    assert main(["gc", str(demo), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {r["task"]: r["title"] for r in doc["reclaimable"]}[1] == "Sketch the router API"
+
+
+def _on_a_terminal(argv: list[str], answer: bytes) -> tuple[int, str]:
+    """Run `memtui ARGV` with a pseudo-terminal as stdin and stderr; type `answer`."""
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen([sys.executable, "-m", "memtui", *argv], stdin=slave, stdout=subprocess.PIPE,
+                            stderr=slave, env=env)
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 60
+    while b"[y/N]" not in seen and proc.poll() is None and time.monotonic() < deadline:
+        try:
+            seen += os.read(master, 4096)
+        except OSError:
+            break
+    os.write(master, answer)
+    proc.stdout.read()
+    code = proc.wait(timeout=60)
+    try:
+        while chunk := os.read(master, 4096):
+            seen += chunk
+    except OSError:
+        pass
+    os.close(master)
+    return code, seen.decode(errors="replace")
+
+
+def test_gc_apply_asks_on_a_terminal_and_collects_nothing_on_no(demo):
+    before = AgentStore.open(demo, readonly=True)
+    reclaimable_steps = before.counts()["steps"]
+    before.close()
+    code, shown = _on_a_terminal(["gc", str(demo), "--apply"], b"n\n")
+    assert code == 1
+    assert "Collect 10 tasks" in shown and "nothing changed" in shown
+    with AgentStore.open(demo, readonly=True) as store:
+        assert store.counts()["steps"] == reclaimable_steps
+
+
+def test_gc_apply_without_a_terminal_runs_as_asked(demo, capsys):
+    assert main(["gc", str(demo), "--apply", "--json"]) == 0  # pytest's stdin is not a terminal
+    assert json.loads(capsys.readouterr().out)["tasks"] == 10
+
+
+@pytest.mark.parametrize("verb", [["gc"], ["stats"], ["vacuum"]])
+def test_a_memtui_only_verb_on_claude_codes_store_says_what_it_cannot_do(tmp_path, capsys, monkeypatch, verb):
+    workspace, env = agent_homes(tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main([*verb, env["CLAUDE_CONFIG_DIR"]]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "Claude Code store" in err and "can't" in err and "memtui's own store" in err
+
+
+def test_curate_on_memtuis_store_says_it_keeps_no_memory_items(demo, capsys):
+    assert main(["curate", str(demo / ".agent" / "agent.db"), "--fact", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("memtui: the memtui store at") and "can't delete memory items" in err
+
+
+def test_log_lists_sessions_tasks_and_the_ids_rollback_takes(demo, capsys):
+    assert main(["log", str(demo), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    first = doc["sessions"][0]
+    assert set(first) == {"id", "title", "status", "tasks"}
+    assert set(first["tasks"][0]) == {"id", "title", "status", "steps", "checkpoints"}
+    with AgentStore.open(demo, readonly=True) as store:
+        assert [s["id"] for s in doc["sessions"] if s["id"] is not None] == [s.id for s in store.sessions()]
+        assert sum(len(s["tasks"]) for s in doc["sessions"]) == store.counts()["tasks"]
+    assert main(["log", str(demo)]) == 0
+    assert "task 2  failed" in capsys.readouterr().out
+
+
+def test_log_of_a_task_lists_steps_with_their_checkpoints(demo, capsys):
+    assert main(["log", str(demo), "--task", "2", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["task"]["title"] == "Implement path parameters"
+    assert set(doc["steps"][0]) == {"id", "seq", "tool", "status", "checkpoint"}
+    assert [s["seq"] for s in doc["steps"]] == list(range(1, len(doc["steps"]) + 1))
+    assert any(s["checkpoint"] is not None for s in doc["steps"])
+
+
+def test_show_a_checkpoint_names_its_entries_and_diffs_them(demo, capsys):
+    assert main(["show", str(demo), "--checkpoint", "2", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc["checkpoint"]) == {"id", "task", "step", "label"}
+    [entry] = doc["entries"]
+    assert set(entry) == {"id", "path", "action", "before_size", "after_size"}
+    assert entry["path"] == "src/tinyhttp/router.py" and entry["action"] == "modify"
+    assert main(["show", str(demo), "--checkpoint", "2", "--diff", "--json"]) == 0
+    diff = json.loads(capsys.readouterr().out)["entries"][0]["diff"]
+    assert diff.startswith("--- a/src/tinyhttp/router.py\n+++ b/src/tinyhttp/router.py\n@@ ")
+    # The entry id shown is the one rollback takes.
+    assert main(["rollback", str(demo), "--entry", str(entry["id"]), "--dry-run", "--json"]) in (0, 1)
+    assert json.loads(capsys.readouterr().out)["files"][0]["path"] == "src/tinyhttp/router.py"
+
+
+def test_show_an_unknown_id_is_one_line(demo, capsys):
+    assert main(["show", str(demo), "--task", "999"]) == 2
+    assert capsys.readouterr().err == "memtui: no task 999\n"
+
+
+def test_log_and_show_read_claude_code_transcripts(tmp_path, capsys, monkeypatch):
+    workspace, env = agent_homes(tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["log", str(workspace), "--json"]) == 0
+    sessions = json.loads(capsys.readouterr().out)["sessions"]
+    assert len(sessions) == 2
+    task = next(t for s in sessions for t in s["tasks"] if t["checkpoints"])
+    assert main(["log", str(workspace), "--task", task["id"], "--json"]) == 0
+    step = next(s for s in json.loads(capsys.readouterr().out)["steps"] if s["checkpoint"])
+    assert main(["show", str(workspace), "--checkpoint", step["checkpoint"], "--diff"]) == 0
+    assert "entry " in capsys.readouterr().out
