@@ -65,6 +65,8 @@ class Capability(str, Enum):
     """The memory documents of its workspace may be edited from memtui."""
     RESUME = "resume"
     """Its sessions can be resumed in the agent that recorded them (`claude --resume ID`)."""
+    LIVE = "live"
+    """Changes can be followed as they happen (memtui.core.live.watch_source polls them cheaply)."""
 
     @property
     def doing(self) -> str:
@@ -84,6 +86,7 @@ _DOING: dict[Capability, str] = {
     Capability.CURATE: "delete memory items",
     Capability.EDIT_MEMORY: "edit memory documents",
     Capability.RESUME: "resume a session in its agent",
+    Capability.LIVE: "follow changes as they happen",
 }
 
 WRITING = frozenset({Capability.ROLLBACK, Capability.GC, Capability.PIN, Capability.VACUUM,
@@ -189,6 +192,16 @@ class MemorySource(ABC):
     def reading(self) -> Iterator["MemorySource"]:
         """For a worker thread: the source, with what the thread opened released after."""
         yield self
+
+    # -- following changes (memtui.core.live) ----------------------------------------------
+    def watched_databases(self) -> Sequence[Path]:
+        """SQLite files whose commits mean new data (their PRAGMA data_version is polled)."""
+        return []
+
+    def watched_files(self) -> Sequence[Path]:
+        """Files and folders whose size or mtime change means new data (a new session is a
+        new file in a folder, so folders count too)."""
+        return [self.path]
 
     # -- the read model -------------------------------------------------------------------
     @abstractmethod

@@ -18,12 +18,12 @@ from sources_support import FIXTURES, agent_homes, discovered
 
 # What each kind of source can do (in a workspace its sessions recorded as their cwd).
 EXPECTED: dict[str, set[C]] = {
-    "memtui": {C.DIFF, C.ROLLBACK, C.GC, C.PIN, C.STATS, C.VACUUM, C.SEARCH, C.EDIT_MEMORY},
-    "ra-aid": {C.ITEMS, C.CURATE, C.EDIT_MEMORY},
-    "jsonl-sessions": {C.ITEMS, C.EDIT_MEMORY},
-    "claude-code": {C.DIFF, C.RESUME, C.ROLLBACK, C.EDIT_MEMORY},
-    "codex": {C.DIFF, C.RESUME, C.ROLLBACK, C.EDIT_MEMORY},
-    "memory-files": {C.EDIT_MEMORY},
+    "memtui": {C.DIFF, C.ROLLBACK, C.GC, C.PIN, C.STATS, C.VACUUM, C.SEARCH, C.EDIT_MEMORY, C.LIVE},
+    "ra-aid": {C.ITEMS, C.CURATE, C.EDIT_MEMORY, C.LIVE},
+    "jsonl-sessions": {C.ITEMS, C.EDIT_MEMORY, C.LIVE},
+    "claude-code": {C.DIFF, C.RESUME, C.ROLLBACK, C.EDIT_MEMORY, C.LIVE},
+    "codex": {C.DIFF, C.RESUME, C.ROLLBACK, C.EDIT_MEMORY, C.LIVE},
+    "memory-files": {C.EDIT_MEMORY, C.LIVE},
 }
 
 
@@ -86,7 +86,7 @@ def test_a_home_opened_directly_cannot_roll_back(tmp_path, adapter, fixture):
     to restore into, so rollback is not offered (it would refuse every file)."""
     home = shutil.copytree(FIXTURES / fixture, tmp_path / fixture)
     source = adapter.from_path(home)
-    assert source.capabilities == frozenset({C.DIFF, C.RESUME})
+    assert source.capabilities == frozenset({C.DIFF, C.RESUME, C.LIVE})
     with pytest.raises(Unsupported, match="open the project folder"):
         source.require(C.ROLLBACK)
 
@@ -94,7 +94,7 @@ def test_a_home_opened_directly_cannot_roll_back(tmp_path, adapter, fixture):
 def test_sources_json_lists_capabilities(tmp_path):
     root = shutil.copytree(FIXTURES / "ra_aid_project", tmp_path / "ra")
     [ra] = [s for s in discover(root, env={"HOME": str(tmp_path)}) if s.kind == "ra-aid"]
-    assert ra.to_json()["capabilities"] == ["curate", "edit-memory", "items"]
+    assert ra.to_json()["capabilities"] == ["curate", "edit-memory", "items", "live"]
 
 
 @pytest.mark.parametrize("kind", sorted(EXPECTED))

@@ -64,6 +64,12 @@ class WithArchived(MemorySource):
     def counts(self) -> dict[str, int]:
         return {**self.live.counts(), "archived_sessions": len(self._archived_ids())}
 
+    def watched_databases(self) -> list[Path]:
+        return list(self.live.watched_databases())
+
+    def watched_files(self) -> list[Path]:
+        return list(self.live.watched_files())
+
     def problems(self) -> list[Problem]:
         return [*self.live.problems(), *self._problems]
 

@@ -8,6 +8,7 @@ show it like the native store. Nothing here writes to a store.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -66,11 +67,18 @@ class SourceAdapter(MemorySource):
 
 
 def transcript_capabilities(source: MemorySource) -> frozenset[Capability]:
-    """Claude Code and Codex: file changes and resuming a session in the agent always; rollback and memory edits only with the one
-    workspace every session worked in (their recorded paths are relative to it), on this machine."""
+    """Claude Code and Codex: file changes, following them and resuming a session in the agent
+    always; rollback and memory edits only with the one workspace every session worked in
+    (their recorded paths are relative to it), on this machine."""
+    always = {Capability.DIFF, Capability.RESUME, Capability.LIVE}
     if source.workspace is None or not source.workspace.is_dir():
-        return frozenset({Capability.DIFF, Capability.RESUME})
-    return frozenset({Capability.DIFF, Capability.RESUME, Capability.ROLLBACK, Capability.EDIT_MEMORY})
+        return frozenset(always)
+    return frozenset({*always, Capability.ROLLBACK, Capability.EDIT_MEMORY})
+
+
+def files_and_folders(files: Sequence[Path]) -> list[Path]:
+    """The files plus every folder holding one (a new file there changes the folder's mtime)."""
+    return [*files, *sorted({Path(f).parent for f in files})]
 
 
 class IndexedSource(SourceAdapter):

@@ -32,7 +32,7 @@ from memtui.core.model import (
 )
 from memtui.core.memory_source import Capability, UnknownId
 from memtui.core.resume import ResumeCommand
-from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, page, transcript_capabilities
+from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page, transcript_capabilities
 from memtui.core.sources.claude_code_transcripts import (
     TranscriptIndex,
     TranscriptItem,
@@ -97,6 +97,11 @@ class ClaudeCodeSource(TranscriptIndex):
     @property
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
         return transcript_capabilities(self)
+
+    def watched_files(self) -> list[Path]:
+        """Each transcript, its project folder (a new session is a new file there) and the path
+        opened (a new project under a home)."""
+        return [*files_and_folders(self.transcripts), Path(self.path)]
 
     @classmethod
     def from_path(cls, path: Path) -> "ClaudeCodeSource":

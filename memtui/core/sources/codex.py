@@ -21,7 +21,7 @@ from typing import Any
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import Capability, UnknownId
 from memtui.core.resume import ResumeCommand
-from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, page, transcript_capabilities
+from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page, transcript_capabilities
 from memtui.core.sources.codex_rollouts import (
     PatchFile,
     RolloutIndex,
@@ -59,6 +59,12 @@ class CodexSource(RolloutIndex):
     @property
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
         return transcript_capabilities(self)
+
+    def watched_files(self) -> list[Path]:
+        """Each rollout, and the day, month and year folders above it (sessions/YYYY/MM/DD):
+        a new session is a new file, perhaps in a new folder."""
+        folders = {p for r in self.rollouts for p in (r.parent, r.parent.parent, r.parent.parent.parent)}
+        return [*self.rollouts, *sorted(folders), Path(self.path)]
 
     @classmethod
     def from_path(cls, path: Path) -> "CodexSource":

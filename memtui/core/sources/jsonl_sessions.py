@@ -85,7 +85,14 @@ class JsonlSessionsSource(SourceAdapter):
 
     kind = "jsonl-sessions"
     label = "JSONL sessions"
-    capabilities = frozenset({Capability.ITEMS, Capability.EDIT_MEMORY})
+    capabilities = frozenset({Capability.ITEMS, Capability.EDIT_MEMORY, Capability.LIVE})
+
+    def watched_files(self) -> list[Path]:
+        """The session files and their folder, the history and its cursor."""
+        sessions = self.path / "sessions"
+        files = sorted(sessions.glob("*.jsonl")) if sessions.is_dir() else []
+        memory = self.path / "memory"
+        return [*files, sessions, memory / "history.jsonl", memory / ".cursor"]
 
     def __init__(self, root: Path) -> None:
         root = Path(root)

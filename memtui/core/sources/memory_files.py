@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memtui.core.memory.discover import discover_documents
 from memtui.core.memory_source import Capability
-from memtui.core.sources.base import SourceAdapter
+from memtui.core.sources.base import SourceAdapter, files_and_folders
 
 
 def find_memory_files(workspace: Path) -> list[Path]:
@@ -20,7 +20,10 @@ class MemoryFilesSource(SourceAdapter):
 
     kind = "memory-files"
     label = "memory files"
-    capabilities = frozenset({Capability.EDIT_MEMORY})
+    capabilities = frozenset({Capability.EDIT_MEMORY, Capability.LIVE})
+
+    def watched_files(self) -> list[Path]:
+        return files_and_folders(self.files)
 
     def __init__(self, workspace: Path, files: list[Path] | None = None) -> None:
         super().__init__(Path(workspace))

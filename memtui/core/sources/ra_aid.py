@@ -60,7 +60,13 @@ class RaAidSource(IndexedSource):
 
     kind = "ra-aid"
     label = "RA.Aid"
-    capabilities = frozenset({Capability.ITEMS, Capability.CURATE, Capability.EDIT_MEMORY})
+    capabilities = frozenset({Capability.ITEMS, Capability.CURATE, Capability.EDIT_MEMORY, Capability.LIVE})
+
+    def watched_databases(self) -> list[Path]:
+        return [Path(self.path)]
+
+    def watched_files(self) -> list[Path]:
+        return []  # pk.db and its log are watched as a database
 
     def __init__(self, path: Path) -> None:
         path = Path(path)

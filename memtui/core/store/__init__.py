@@ -39,7 +39,7 @@ Clock = Callable[[], datetime]
 
 NATIVE_CAPABILITIES = frozenset({
     Capability.DIFF, Capability.ROLLBACK, Capability.GC, Capability.PIN, Capability.STATS,
-    Capability.VACUUM, Capability.SEARCH, Capability.EDIT_MEMORY})
+    Capability.VACUUM, Capability.SEARCH, Capability.EDIT_MEMORY, Capability.LIVE})
 """Everything memtui's own store can do."""
 
 
@@ -139,6 +139,12 @@ class AgentStore(Recorder, ReadModel):
     def path(self) -> Path:  # type: ignore[override]
         """The database file (MemorySource.path)."""
         return self.db_path
+
+    def watched_databases(self) -> list[Path]:
+        return [self.db_path]
+
+    def watched_files(self) -> list[Path]:
+        return []  # the database and its log are watched as a database
 
     def __enter__(self) -> "AgentStore":
         return self
