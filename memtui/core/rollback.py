@@ -222,6 +222,8 @@ def plan_rollback(store: Any, *, entry: Id | None = None, checkpoint: Id | None 
             notes.append(f"includes {len(tasks) - 1} sub-agent task(s) by handoff: "
                          + ", ".join(str(t) for t in tasks[1:]))
     root_path = Path(root) if root is not None else Path(store.workspace)
+    if hasattr(store, "rollback_note") and root_path == store.workspace:  # a transcript store says where
+        notes[:0] = [n for n in (store.rollback_note(),) if n]                # its recorded paths are restored
     plan = plan_entries(store, entries, root=root_path, force=force, scope=scope, scope_id=scope_id,
                         task_id=task_id)
     return replace(plan, tasks=tuple(tasks), checkpoints=tuple(cps), notes=tuple(notes) + plan.notes)

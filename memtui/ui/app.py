@@ -103,6 +103,8 @@ class MemtuiApp(App[int]):
                 self.source_entry = foreign
                 source = foreign.open()
                 source.counts()  # index transcripts here, not on the UI thread
+                if self.root is not None:  # --root: where a transcript store's recorded paths are restored
+                    source.workspace = self.root
             else:
                 from memtui.core.memory import sweep_workspace
                 from memtui.core.store import AgentStore

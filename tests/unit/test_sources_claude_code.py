@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memtui.core.memory_source import MemorySource
@@ -102,7 +104,7 @@ def test_subagents_of_both_generations_are_handoff_children(store):
 
 
 def test_steps_pair_tool_use_with_result_and_count_usage_once(store):
-    steps = store.steps(f"{S21}:u1")
+    steps = store.steps(f"{S21}:u1")[1:]  # after the prompt's file-history checkpoint
     assert [s.tool for s in steps] == ["Read", "Edit", "Write", "Edit", "Agent", "reply"]
     read = steps[0]
     assert read.args["file_path"].endswith("/tally/tally/cli.py") and "numLines" not in str(read.result)
@@ -111,7 +113,7 @@ def test_steps_pair_tool_use_with_result_and_count_usage_once(store):
     assert steps[3].status == "error" and "String to replace not found" in steps[3].error
     assert steps[1].checkpoint_id == f"{S21}:toolu_02" and steps[3].checkpoint_id is None
     assert [m.role for m in store.messages(f"{S21}:u1")] == ["user", "assistant"]
-    assert store.steps(f"{S21}:u2")[2].tool == "compaction"
+    assert store.steps(f"{S21}:u2")[3].tool == "compaction"
 
 
 def test_file_changes_have_exact_before_and_after(store):
@@ -125,11 +127,10 @@ def test_file_changes_have_exact_before_and_after(store):
     assert (e.path, e.kind, before, after, e.before_known) == ("tests/test_cli.py", "added", None, TEXTS.TEST_V1.encode(), True)
     e, (before, after) = entry(f"{S21}:toolu_06")  # no originalFile: the turn's file-history backup
     assert (before, after) == (TEXTS.CLI_V1.encode(), TEXTS.CLI_V2.encode())
-    [e] = store.checkpoint_entries(f"{S21}:toolu_07")  # second edit in the turn: the backup is stale
-    assert (e.before_known, e.after_known, e.before_size) == (False, False, None)
-    assert "earlier edit in the same turn" in e.unknown_reason
-    with pytest.raises(ContentUnknown):  # never None: that would mean "the file did not exist"
-        store.read_entry(e.id)
+    # Second edit in the turn, no originalFile: the backup is stale; the previous edit's after
+    # is its before, and its hunk fits it.
+    e, (before, after) = entry(f"{S21}:toolu_07")
+    assert (before, after) == (TEXTS.CLI_V2.encode(), TEXTS.CLI_V3.encode())
     e, (before, after) = entry(f"{S20}:toolu_11")  # MultiEdit (2.0.x)
     assert (before, after) == (TEXTS.COUNT_V0.encode(), TEXTS.COUNT_V1.encode())
     e, (before, after) = entry(f"{S20}:toolu_13")  # Write update
@@ -181,7 +182,7 @@ def test_entries_are_relative_to_the_recorded_workspace_root(store, homes):
 
 
 def test_rollback_restores_known_contents_and_refuses_unknown_ones(store, homes):
-    workspace, _env = homes
+    workspace, env = homes
     target = workspace / "tally" / "cli.py"
     target.parent.mkdir()
     target.write_text(TEXTS.CLI_V3)  # the file as the session left it
@@ -190,7 +191,13 @@ def test_rollback_restores_known_contents_and_refuses_unknown_ones(store, homes)
     assert f.status == "conflict"  # the disk holds CLI_V3, the edit recorded CLI_V2
     plan = plan_rollback(store, checkpoint=f"{S21}:toolu_07", root=store.workspace)
     [f] = plan.files
-    assert f.status == "error" and "earlier edit in the same turn" in f.error
+    assert f.status == "ready"  # its before is the previous edit's after, and its hunk fits that
+    # Without the turn's file-history backup the chain has no start: nothing is known, nothing written.
+    [backup] = (Path(env["CLAUDE_CONFIG_DIR"]) / "file-history" / S21).glob("*@v2")
+    backup.unlink()
+    plan = plan_rollback(store, checkpoint=f"{S21}:toolu_07", root=store.workspace)
+    [f] = plan.files
+    assert f.status == "error" and "backup" in f.error and "is missing" in f.error
     result = apply_rollback(store, plan)
     assert target.read_text() == TEXTS.CLI_V3  # nothing written for an unknown before
     target.write_text(TEXTS.CLI_V1)  # as the first edit left it

@@ -43,11 +43,13 @@ from memtui.core.sources.claude_code_transcripts import (
     transcript_cwd,
     transcripts_for_workspace,
 )
+from memtui.core.sources.claude_code_checkpoints import LABEL, SUFFIX, snapshot_contents, snapshot_files
 from memtui.core.sources.claude_code_contents import edit_contents
 from memtui.core.sources.claude_code_records import block_text, message_blocks
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
+from memtui.core.sources.transcript_root import RecordedRoot
 
 __all__ = [
     "ClaudeCodeSource",
@@ -88,7 +90,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-class ClaudeCodeSource(TranscriptIndex):
+class ClaudeCodeSource(RecordedRoot, TranscriptIndex):
     """The Claude Code transcripts of one project (or any set of session transcripts)."""
 
     kind = "claude-code"
@@ -202,6 +204,12 @@ class ClaudeCodeSource(TranscriptIndex):
             return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="compaction", args=meta,
                             result=item.summary or rec.get("content"), tokens_in=item.tokens_in,
                             tokens_out=item.tokens_out, created_at=item.created_at)
+        if item.kind == "snapshot":
+            files = snapshot_files(self, turn)
+            return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="checkpoint", args={"files": len(files)},
+                            result=f"{len(files)} file(s) as they were before this prompt (Claude Code's file history); "
+                                   "rolling this checkpoint back restores them, as /rewind does",
+                            created_at=item.created_at, checkpoint_id=step_id)
         if item.kind == "event":
             return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool=item.name, args=None, result=_event_text(rec),
                             status="interrupted" if item.name == "interrupt" else "ok", created_at=item.created_at)
@@ -245,42 +253,78 @@ class ClaudeCodeSource(TranscriptIndex):
             raise UnknownId(f"no file change {checkpoint_id!r} in {self.path}")
         return self._turns[found[0]], found[1]
 
+    def _snapshot(self, checkpoint_id: Id) -> Turn:
+        """The prompt turn of a "<session>:<prompt uuid>:before" checkpoint."""
+        self._load()
+        key = str(checkpoint_id)
+        turn = self._turns.get(key.removesuffix(SUFFIX)) if key.endswith(SUFFIX) else None
+        if turn is None or not turn.items or turn.items[0].kind != "snapshot":
+            raise UnknownId(f"no checkpoint {checkpoint_id!r} in {self.path}")
+        return turn
+
     def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
-        """One file change's checkpoint (its id is "<session>:<tool_use id>")."""
+        """A file change's checkpoint ("<session>:<tool_use id>"), or a prompt's file-history
+        checkpoint ("<session>:<prompt uuid>:before": every tracked file before the prompt)."""
+        if str(checkpoint_id).endswith(SUFFIX):
+            turn = self._snapshot(checkpoint_id)
+            return CheckpointInfo(id=str(checkpoint_id), task_id=turn.id, step_id=str(checkpoint_id),
+                                  created_at=turn.created_at, entry_count=len(snapshot_files(self, turn)), label=LABEL)
         turn, item = self._change(checkpoint_id)
         return CheckpointInfo(id=str(checkpoint_id), task_id=turn.id, step_id=str(checkpoint_id),
                               created_at=item.created_at, entry_count=1)
 
     def entry(self, entry_id: Id) -> SourceEntryInfo:
-        """The one entry of a checkpoint (entry ids equal checkpoint ids here)."""
+        """One entry: of an edit's checkpoint (same id) or of a prompt's ("<checkpoint>:<n>")."""
+        key = str(entry_id)
+        if SUFFIX + ":" in key:
+            return next((e for e in self.checkpoint_entries(key.rsplit(":", 1)[0]) if e.id == key), None) or self._no(key)
         return self.checkpoint_entries(entry_id)[0]
 
+    def _no(self, entry_id: str):
+        raise UnknownId(f"no file change {entry_id!r} in {self.path}")
+
     def checkpoint_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
+        if str(checkpoint_id).endswith(SUFFIX):
+            turn = self._snapshot(checkpoint_id)
+            return [self._entry_info(f"{checkpoint_id}:{n}", str(checkpoint_id), f.path, *snapshot_contents(self, turn, f))
+                    for n, f in enumerate(snapshot_files(self, turn))]
         turn, item = self._change(checkpoint_id)
-        before, after, reason = self._contents(turn, item)
+        return [self._entry_info(str(checkpoint_id), str(checkpoint_id), item.file_path or "", *self._contents(turn, item))]
+
+    def _entry_info(self, entry_id: str, checkpoint_id: str, path: str, before: bytes | None, after: bytes | None,
+                    reason: str) -> SourceEntryInfo:
         absent = before is None and not reason
-        path = item.file_path or ""
-        root = self.workspace
+        root = self.recorded_workspace
         if root is not None and path.startswith(str(root).rstrip("/") + "/"):
             path = os.path.relpath(path, root)
-        return [SourceEntryInfo(
-            id=str(checkpoint_id), checkpoint_id=str(checkpoint_id), path=path,
-            kind="added" if absent else "modified",
+        return SourceEntryInfo(
+            id=entry_id, checkpoint_id=checkpoint_id, path=path, kind="added" if absent else "modified",
             before_size=len(before) if before is not None else None,
             after_size=len(after) if after is not None else None,
-            before_known=before is not None or absent, after_known=after is not None,
-            unknown_reason=reason,
-        )]
+            before_known=before is not None or absent, after_known=after is not None, unknown_reason=reason,
+        )
 
     def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
         """(before, after) exactly as recorded; None for a side that did not exist (a file
         the edit created). Raises ContentUnknown when the transcript lacks a side."""
-        turn, item = self._change(entry_id)
-        before, after, reason = self._contents(turn, item)
+        key = str(entry_id)
+        if SUFFIX + ":" in key:
+            checkpoint_id, n = key.rsplit(":", 1)
+            turn = self._snapshot(checkpoint_id)
+            files = snapshot_files(self, turn)
+            if not n.isdigit() or int(n) >= len(files):
+                self._no(key)
+            file = files[int(n)]
+            before, after, reason = snapshot_contents(self, turn, file)
+            name = file.path
+        else:
+            turn, item = self._change(entry_id)
+            before, after, reason = self._contents(turn, item)
+            name = item.file_path
         if not reason and after is None:  # an edit always leaves a file behind
             reason = "the after-content is not recorded"
         if reason:
-            raise ContentUnknown(f"{item.file_path}: {reason}")
+            raise ContentUnknown(f"{name}: {reason}")
         return before, after
 
     def _contents(self, turn: Turn, item: TranscriptItem) -> tuple[bytes | None, bytes | None, str]:
@@ -292,7 +336,7 @@ class ClaudeCodeSource(TranscriptIndex):
             return None, None, f"the tool result cannot be read ({exc})"
 
     @property
-    def workspace(self) -> Path | None:
+    def recorded_workspace(self) -> Path | None:
         """The one working directory all sessions recorded (entry paths are relative to
         it), or None when they differ — then entry paths stay absolute."""
         self._load()

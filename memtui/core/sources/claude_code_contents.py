@@ -54,12 +54,17 @@ def edit_contents(turn: Turn, item: TranscriptItem, backups: Path | None) -> tup
 
 
 def backup_before(turn: Turn, item: TranscriptItem, backups: Path | None) -> tuple[str | None, str]:
-    """The turn's file-history backup of this file, valid only for the turn's first edit
-    of it. Returns (text, "") or (None, "") for a file that did not exist, or (None, why)."""
+    """The file before this edit when the result has no `originalFile`: for the turn's first
+    edit of it, the turn's file-history backup; for a later one, the previous edit's
+    after-content (the hunk applied to it must then fit, or the after stays unknown).
+    Returns (text, "") or (None, "") for a file that did not exist, or (None, why)."""
     path = os.path.normpath(item.file_path or "")
     earlier = [i for i in turn.items if i.change and os.path.normpath(i.file_path or "") == path]
-    if earlier and earlier[0] is not item:
-        return None, "no originalFile, and an earlier edit in the same turn changed the file after its backup"
+    if item in earlier and earlier.index(item) > 0:
+        _before, after, reason = edit_contents(turn, earlier[earlier.index(item) - 1], backups)
+        if after is None:
+            return None, f"no originalFile, and the previous edit in the same turn is not known either ({reason})"
+        return after.decode("utf-8", "surrogateescape"), ""
     if path not in turn.backups:
         return None, "no originalFile and no file-history backup for this turn"
     name = turn.backups[path]

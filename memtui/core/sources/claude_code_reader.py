@@ -64,6 +64,9 @@ class TranscriptReader:
             prompts = {t.uuid: t for t in self.session_turns() if t.uuid and t.agent_id is None}
             for uuid in superseded_prompts(self.parents, self.order, set(prompts)):
                 prompts[uuid].superseded = True
+            from memtui.core.sources.claude_code_checkpoints import add_checkpoint_steps
+
+            add_checkpoint_steps(self.index, self.session)
         self.index._problems.extend(self.problems)
 
     def session_turns(self) -> list["Turn"]:
@@ -149,14 +152,14 @@ class TranscriptReader:
             return
         if line.kind == "prompt":
             self._settle_command()
-            self._new_prompt(line.text, uuid, lineno, when, line.text)
+            self._new_prompt(line.text, uuid, lineno, offset, when)
         elif line.kind in EVENT_STEPS:
             self._open_turn(when).items.append(self._item("event", offset, lineno, when, f"{lineno}:event", name=line.kind))
 
-    def _new_prompt(self, title: str, uuid: str | None, lineno: int, when, prompt: str) -> None:
+    def _new_prompt(self, text: str, uuid: str | None, lineno: int, offset: int, when) -> None:
         self.index._counts["prompts"] += 1
-        self.turn = self.index._new_turn(self.session, self.path, f"{self.session.id}:{uuid or lineno}", uuid, preview(title), when)
-        self.turn.prompt = prompt
+        self.turn = self.index._new_turn(self.session, self.path, f"{self.session.id}:{uuid or lineno}", uuid, preview(text), when)
+        self.turn.prompt, self.turn.line, self.turn.offset = text, lineno, offset
         if uuid:
             self.prompt_turns[uuid] = self.turn
             if uuid in self.snapshots:
@@ -170,7 +173,7 @@ class TranscriptReader:
         lineno, offset, when, text, uuid = self.pending_command
         self.pending_command = None
         if answered:
-            self._new_prompt(text, uuid, lineno, when, text)
+            self._new_prompt(text, uuid, lineno, offset, when)
         else:
             self._open_turn(when).items.append(self._item("event", offset, lineno, when, f"{lineno}:event", name="command"))
 

@@ -132,6 +132,8 @@ class Turn:
     agent_id: str | None = None
     parent_call: str | None = None  # tool_use id of the Task/Agent call that started it
     backups: dict[str, str | None] = field(default_factory=dict)  # abs path → backup file name
+    line: int = 0  # the prompt's line and byte offset in the transcript
+    offset: int = 0
 
 
 @dataclass

@@ -37,6 +37,7 @@ from memtui.core.sources.codex_rollouts import (
 )
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.sources.timestamps import file_time, sort_key
+from memtui.core.sources.transcript_root import RecordedRoot
 
 __all__ = [
     "CodexSource",
@@ -50,7 +51,7 @@ __all__ = [
 ]
 
 
-class CodexSource(RolloutIndex):
+class CodexSource(RecordedRoot, RolloutIndex):
     """The Codex rollouts of one project (or any set of rollout files)."""
 
     kind = "codex"
@@ -166,7 +167,7 @@ class CodexSource(RolloutIndex):
                 for i in turn.items if i.patch is not None and i.applied]
 
     @property
-    def workspace(self) -> Path | None:
+    def recorded_workspace(self) -> Path | None:
         """The one cwd all rollouts recorded (entry paths are relative to it), else None."""
         self._load()
         cwds = {s.cwd for s in self._sessions.values() if s.cwd}
@@ -177,7 +178,7 @@ class CodexSource(RolloutIndex):
         source's workspace, or absolute when there is no single one."""
         cwd = self._sessions[turn.session_id].cwd
         absolute = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
-        root = self.workspace
+        root = self.recorded_workspace
         if root is not None and absolute.startswith(str(root).rstrip("/") + "/"):
             return os.path.relpath(absolute, root)
         return absolute

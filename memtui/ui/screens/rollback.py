@@ -62,11 +62,12 @@ class RollbackScreen(MemtuiModal[bool | None]):
     COMMAND_SCOPE = "rollback"
     BINDINGS = bindings("rollback")
 
-    def __init__(self, plan: RollbackPlan, title: str, warning: str = "") -> None:
+    def __init__(self, plan: RollbackPlan, title: str, warning: str = "", *, undoable: bool = True) -> None:
         super().__init__()
         self.plan = plan
         self.title_text = title
         self.warning = warning
+        self.undoable = undoable  # only memtui's own store records the undo checkpoint
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rollback-dialog"):
@@ -98,9 +99,11 @@ class RollbackScreen(MemtuiModal[bool | None]):
 
     def _notes(self) -> Content:
         lines = list(self.plan.notes) + ([self.warning] if self.warning else [])
-        if not self.plan.refused:
+        if not self.plan.refused and self.undoable:
             lines.append("The rollback is recorded as a checkpoint you can undo (u); its task is pinned "
                          "so GC keeps it.")
+        elif not self.plan.refused:
+            lines.append("This store records no undo: what is on disk now is replaced for good.")
         return Content(sanitize("\n".join(lines), multiline=True))
 
     def _refresh_plan(self) -> None:
@@ -124,7 +127,10 @@ class RollbackScreen(MemtuiModal[bool | None]):
         if self.plan.refused:
             parts = [f"refused: {len(self.plan.escapes)} path(s) lead outside the workspace"]
         self.query_one("#rollback-summary", Static).update(Content(" · ".join(parts)))
-        self.query_one("#rollback-confirm", Button).disabled = self.plan.refused or not changing
+        confirm = self.query_one("#rollback-confirm", Button)
+        confirm.disabled = self.plan.refused or not changing
+        # Never offer to roll back a plan in which nothing can be written, forced or not.
+        confirm.display = not self.plan.refused and any(f.status == "ready" or f.conflict for f in self.plan.files)
 
     def _show(self, index: int | None) -> None:
         if index is None or not 0 <= index < len(self.plan.files):
@@ -268,7 +274,7 @@ def _confirm(app: Any, plan: RollbackPlan, title: str) -> None:
     warning = ""
     if getattr(app.store, "needs_upgrade", False):
         warning = "This store has an older schema: recording the undo upgrades it to the current one."
-    app.push_screen(RollbackScreen(plan, title, warning), chosen)
+    app.push_screen(RollbackScreen(plan, title, warning, undoable=app.store is not None), chosen)
 
 
 def _apply_worker(app: Any, plan: RollbackPlan, title: str) -> None:

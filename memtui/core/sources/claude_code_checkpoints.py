@@ -1,0 +1,116 @@
+"""Claude Code's own checkpoints: every file as it was before a prompt, from its file history.
+
+Each prompt opens with a `file-history-snapshot` naming, per tracked file, the backup that
+holds it as it was before the prompt (`~/.claude/file-history/<session>/<hash>@vN`, or
+`backupFileName: null` when the file did not exist); files first edited during the turn are
+added by update records. Rolling back such a checkpoint is what Claude Code's `/rewind`
+"restore code" does: every file tracked from that prompt on goes back to its state before
+the prompt — through memtui's rollback, so with its conflict check and containment. What a
+file should hold now (the conflict check's expectation) is the after-content of the
+session's last recorded edit of it, or its backup when nothing edited it since.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memtui.core.sources.claude_code_contents import edit_contents
+from memtui.core.sources.claude_code_reader import normalised
+from memtui.core.sources.fields import RECORD_ERRORS
+from memtui.core.sources.timestamps import sort_key
+
+if TYPE_CHECKING:
+    from memtui.core.sources.claude_code_transcripts import TranscriptIndex, TranscriptItem, TranscriptSession, Turn
+
+LABEL = "before prompt"
+SUFFIX = ":before"
+
+
+@dataclass(frozen=True)
+class SnapshotFile:
+    """One file of a prompt's checkpoint."""
+
+    path: str  # absolute, as the session recorded it
+    backup: str | None  # the backup holding it before the prompt; None: it did not exist
+    last: tuple["Turn", "TranscriptItem"] | None  # the session's last recorded edit of it since
+    first: "TranscriptItem | None" = None  # the prompt's own first edit of it (its before is the same state)
+
+
+def prompt_turns(index: "TranscriptIndex", session: "TranscriptSession") -> list["Turn"]:
+    return [index._turns[t] for t in session.turns if index._turns[t].agent_id is None and index._turns[t].uuid]
+
+
+def add_checkpoint_steps(index: "TranscriptIndex", session: "TranscriptSession") -> None:
+    """Open each prompt's turn with a checkpoint step when any file is tracked from it on."""
+    from memtui.core.sources.claude_code_transcripts import TranscriptItem
+
+    tracked = False
+    for turn in reversed(prompt_turns(index, session)):
+        tracked = tracked or bool(turn.backups)
+        if tracked:
+            turn.items.insert(0, TranscriptItem("snapshot", turn.transcript, turn.offset, turn.line, turn.created_at,
+                                                f"{turn.uuid}{SUFFIX}", name="checkpoint"))
+
+
+def snapshot_files(index: "TranscriptIndex", turn: "Turn") -> list[SnapshotFile]:
+    """The files of `turn`'s checkpoint: tracked at its prompt or at any later one (a file first
+    tracked later was, at this prompt, as its first backup shows it)."""
+    session = index._sessions[turn.session_id]
+    prompts = prompt_turns(index, session)
+    backups: dict[str, str | None] = {}
+    for later in prompts[prompts.index(turn):]:
+        for path, name in later.backups.items():
+            backups.setdefault(path, name)
+    since = sort_key(turn.created_at)
+    last: dict[str, tuple[Turn, TranscriptItem]] = {}
+    for turn_id in session.turns:
+        other = index._turns[turn_id]
+        for item in other.items:
+            if not item.change or item.file_path is None or sort_key(item.created_at) < since:
+                continue
+            path = normalised(item.file_path, session.cwd)
+            if path in backups and (path not in last or sort_key(item.created_at) >= sort_key(last[path][1].created_at)):
+                last[path] = (other, item)
+    first: dict[str, TranscriptItem] = {}
+    for item in turn.items:
+        if item.change and item.file_path is not None:
+            first.setdefault(normalised(item.file_path, session.cwd), item)
+    return [SnapshotFile(path, name, last.get(path), first.get(path)) for path, name in sorted(backups.items())]
+
+
+def snapshot_contents(index: "TranscriptIndex", turn: "Turn", file: SnapshotFile) -> tuple[bytes | None, bytes | None, str]:
+    """(before the prompt, as last recorded, reason-if-unknown) for one file."""
+    folder = index.home / "file-history" / turn.session_id if index.home is not None else None
+    before, reason = _backup(folder, file.backup)
+    if reason and file.first is not None:  # the backup is gone: the prompt's first edit recorded the same state
+        try:
+            original, _after, why = edit_contents(turn, file.first, folder)
+        except RECORD_ERRORS:
+            original, why = None, "unreadable"
+        if not why and original is not None:
+            before, reason = original, ""
+    if reason:
+        return None, None, reason
+    if file.last is None:
+        return before, before, ""  # nothing edited it since: it should still be as it was
+    last_turn, item = file.last
+    try:
+        _ignored, after, why = edit_contents(last_turn, item, folder)
+    except RECORD_ERRORS as exc:
+        return before, None, f"the last edit's result cannot be read ({exc})"
+    if after is None:
+        return before, None, why or "the last edit's after-content is not recorded"
+    return before, after, ""
+
+
+def _backup(folder: Path | None, name: str | None) -> tuple[bytes | None, str]:
+    if name is None:
+        return None, ""
+    if folder is None:
+        return None, "file-history folder unknown (transcript outside a Claude home)"
+    try:
+        return (folder / name).read_bytes(), ""
+    except OSError:
+        return None, f"file-history backup {name} is missing"
