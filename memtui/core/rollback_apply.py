@@ -169,6 +169,8 @@ def _record_undo(writer: Any, plan: RollbackPlan, todo: list[tuple[FilePlan, byt
     with writer.transaction():
         cp = writer.record_checkpoint(plan.task_id, None, changes, label=plan.label)
         writer.pin(plan.task_id)
+    if getattr(writer, "undo_in_state_folder", False):  # a transcript store: nothing of it to pin
+        return cp, None, f"undo recorded as checkpoint {cp} in memtui's state folder"
     note = (f"undo recorded as checkpoint {cp}; task {plan.task_id} is pinned so GC keeps it"
             f" (unpin the task to let it go)")
     return cp, plan.task_id, note

@@ -172,13 +172,15 @@ class DialogHost(App):
 
     CSS_PATH = [tcss_dir() / "rollback.tcss"]
 
-    def __init__(self, plan: RollbackPlan) -> None:
+    def __init__(self, plan: RollbackPlan, undo: str = "store") -> None:
         super().__init__()
         self.plan = plan
+        self.undo = undo
         self.chosen: list = []
 
     def on_mount(self) -> None:
-        self.push_screen(RollbackScreen(self.plan, "Roll back task 7 · Split the parser"), self.chosen.append)
+        self.push_screen(RollbackScreen(self.plan, "Roll back task 7 · Split the parser", undo=self.undo),
+                         self.chosen.append)
 
 
 def sample_plan(force: bool = False) -> RollbackPlan:
@@ -222,6 +224,25 @@ async def test_dialog_refuses_an_escape():
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         assert app.screen.query_one("#rollback-confirm").disabled
+        await pilot.press("y")
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.chosen == [None]
+
+
+async def test_dialog_offers_no_rollback_when_every_file_is_refused():
+    """A transcript store that lacks the contents: every file an error, nothing to confirm,
+    and no promise of an undo it cannot record."""
+    root = Path("/workspace")
+    unknown = "stored content cannot be trusted: Codex records only the patch hunks of an updated file"
+    files = tuple(FilePlan(name, (n,), root / name, error=unknown) for n, name in enumerate(["a.py", "b.py"]))
+    app = DialogHost(RollbackPlan("checkpoint", "s:call_1", "s:1", root, files), undo="")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        dialog = app.screen
+        assert not dialog.query_one("#rollback-confirm").display
+        notes = str(dialog.query_one("#rollback-notes").render())
+        assert "records no undo" in notes and "undo (u)" not in notes
         await pilot.press("y")
         await pilot.press("escape")
         await pilot.pause()

@@ -133,3 +133,25 @@ def test_a_recorded_folder_not_on_this_machine_says_how_to_roll_back(tmp_path):
         store.require(Capability.ROLLBACK)
     store.workspace = tmp_path
     assert store.can(Capability.ROLLBACK) and store.recorded_workspace == Path("/home/dev/tally")
+
+
+def test_a_prompt_rollback_is_undone_from_memtuis_state_folder(world, tmp_path, monkeypatch):
+    workspace, env, store = world
+    state = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    claude_home_before = sorted(p.relative_to(env["CLAUDE_CONFIG_DIR"]) for p in Path(env["CLAUDE_CONFIG_DIR"]).rglob("*"))
+    result = apply_rollback(store, plan_rollback(store, checkpoint=f"{S21}:u1:before", root=store.workspace))
+    assert result.undo_checkpoint is not None and result.pinned_task is None
+    assert any("state folder" in n for n in result.notes)
+    assert (workspace / "tally" / "cli.py").read_text() == TEXTS.CLI_V0
+    # The undo is a rollback checkpoint of the prompt's task, kept outside the agent's home.
+    [undo] = [c for c in store.checkpoints(f"{S21}:u1") if c.label == "rollback"]
+    assert undo.id == result.undo_checkpoint and list((state / "memtui" / "undo").rglob("*.json"))
+    assert sorted(p.relative_to(env["CLAUDE_CONFIG_DIR"]) for p in Path(env["CLAUDE_CONFIG_DIR"]).rglob("*")) == claude_home_before
+    back = apply_rollback(store, plan_rollback(store, undo=undo.id, root=store.workspace))
+    assert back.ok
+    assert (workspace / "tally" / "cli.py").read_text() == TEXTS.CLI_V3
+    assert (workspace / "tests" / "test_cli.py").read_text() == TEXTS.TEST_V1
+    # A task rollback leaves memtui's own rollback checkpoints out of its scope.
+    plan = plan_rollback(store, task=f"{S21}:u1", root=store.workspace)
+    assert all(not c.startswith("undo-") for c in plan.checkpoints)

@@ -205,4 +205,4 @@ def test_rollback_restores_known_contents_and_refuses_unknown_ones(store, homes)
     assert [f.status for f in plan.files] == ["ready"]
     result = apply_rollback(store, plan)
     assert target.read_text() == TEXTS.CLI_V0
-    assert any("no undo recorded" in n for n in result.notes)
+    assert any("undo recorded" in n and "state folder" in n for n in result.notes)

@@ -50,6 +50,7 @@ from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 from memtui.core.sources.transcript_root import RecordedRoot
+from memtui.core.sources.transcript_undo import UndoRecorder
 
 __all__ = [
     "ClaudeCodeSource",
@@ -90,7 +91,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-class ClaudeCodeSource(RecordedRoot, TranscriptIndex):
+class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
     """The Claude Code transcripts of one project (or any set of session transcripts)."""
 
     kind = "claude-code"
@@ -244,7 +245,7 @@ class ClaudeCodeSource(RecordedRoot, TranscriptIndex):
             CheckpointInfo(id=f"{turn.session_id}:{i.key}", task_id=turn.id, step_id=f"{turn.session_id}:{i.key}",
                            created_at=i.created_at, entry_count=1)
             for i in turn.items if i.change
-        ]
+        ] + self.undo_checkpoints(turn.id)
 
     def _change(self, checkpoint_id: Id) -> tuple[Turn, TranscriptItem]:
         self._load()
@@ -265,6 +266,8 @@ class ClaudeCodeSource(RecordedRoot, TranscriptIndex):
     def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
         """A file change's checkpoint ("<session>:<tool_use id>"), or a prompt's file-history
         checkpoint ("<session>:<prompt uuid>:before": every tracked file before the prompt)."""
+        if self.is_undo(checkpoint_id):
+            return self.undo_checkpoint(checkpoint_id)
         if str(checkpoint_id).endswith(SUFFIX):
             turn = self._snapshot(checkpoint_id)
             return CheckpointInfo(id=str(checkpoint_id), task_id=turn.id, step_id=str(checkpoint_id),
@@ -275,6 +278,8 @@ class ClaudeCodeSource(RecordedRoot, TranscriptIndex):
 
     def entry(self, entry_id: Id) -> SourceEntryInfo:
         """One entry: of an edit's checkpoint (same id) or of a prompt's ("<checkpoint>:<n>")."""
+        if self.is_undo(entry_id):
+            return self.undo_entry(entry_id)
         key = str(entry_id)
         if SUFFIX + ":" in key:
             return next((e for e in self.checkpoint_entries(key.rsplit(":", 1)[0]) if e.id == key), None) or self._no(key)
@@ -284,6 +289,8 @@ class ClaudeCodeSource(RecordedRoot, TranscriptIndex):
         raise UnknownId(f"no file change {entry_id!r} in {self.path}")
 
     def checkpoint_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
+        if self.is_undo(checkpoint_id):
+            return self.undo_entries(checkpoint_id)
         if str(checkpoint_id).endswith(SUFFIX):
             turn = self._snapshot(checkpoint_id)
             return [self._entry_info(f"{checkpoint_id}:{n}", str(checkpoint_id), f.path, *snapshot_contents(self, turn, f))
@@ -307,6 +314,8 @@ class ClaudeCodeSource(RecordedRoot, TranscriptIndex):
     def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
         """(before, after) exactly as recorded; None for a side that did not exist (a file
         the edit created). Raises ContentUnknown when the transcript lacks a side."""
+        if self.is_undo(entry_id):
+            return self.undo_read(entry_id)
         key = str(entry_id)
         if SUFFIX + ":" in key:
             checkpoint_id, n = key.rsplit(":", 1)

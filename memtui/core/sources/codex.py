@@ -38,6 +38,7 @@ from memtui.core.sources.codex_rollouts import (
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.sources.timestamps import file_time, sort_key
 from memtui.core.sources.transcript_root import RecordedRoot
+from memtui.core.sources.transcript_undo import UndoRecorder
 
 __all__ = [
     "CodexSource",
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 
-class CodexSource(RecordedRoot, RolloutIndex):
+class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
     """The Codex rollouts of one project (or any set of rollout files)."""
 
     kind = "codex"
@@ -164,7 +165,7 @@ class CodexSource(RecordedRoot, RolloutIndex):
         turn = self._turn(task_id)
         return [CheckpointInfo(id=f"{turn.session_id}:{i.key}", task_id=turn.id, step_id=f"{turn.session_id}:{i.key}",
                                created_at=i.created_at, entry_count=len(i.patch or []))
-                for i in turn.items if i.patch is not None and i.applied]
+                for i in turn.items if i.patch is not None and i.applied] + self.undo_checkpoints(turn.id)
 
     @property
     def recorded_workspace(self) -> Path | None:
@@ -185,6 +186,8 @@ class CodexSource(RecordedRoot, RolloutIndex):
 
     def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
         """An applied patch's checkpoint (its id is "<session>:<call id>")."""
+        if self.is_undo(checkpoint_id):
+            return self.undo_checkpoint(checkpoint_id)
         self._load()
         prefix = f"{checkpoint_id}:"
         for entry_id, (turn, item, _pf, _path) in self._changes.items():
@@ -195,6 +198,8 @@ class CodexSource(RecordedRoot, RolloutIndex):
 
     def entry(self, entry_id: Id) -> SourceEntryInfo:
         """One file of an applied patch ("<session>:<call id>:<n>")."""
+        if self.is_undo(entry_id):
+            return self.undo_entry(entry_id)
         self._load()
         if str(entry_id) not in self._changes:
             raise UnknownId(f"no file change {entry_id!r} in {self.path}")
@@ -202,6 +207,8 @@ class CodexSource(RecordedRoot, RolloutIndex):
         return next(e for e in self.checkpoint_entries(checkpoint_id) if e.id == str(entry_id))
 
     def checkpoint_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
+        if self.is_undo(checkpoint_id):
+            return self.undo_entries(checkpoint_id)
         self._load()
         out = []
         prefix = f"{checkpoint_id}:"
@@ -223,6 +230,8 @@ class CodexSource(RecordedRoot, RolloutIndex):
     def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
         """(before, after): exact for added files (and deleted ones with recorded content).
         Raises ContentUnknown for what Codex did not record — see the entry's `diff`."""
+        if self.is_undo(entry_id):
+            return self.undo_read(entry_id)
         self._load()
         found = self._changes.get(str(entry_id))
         if found is None:

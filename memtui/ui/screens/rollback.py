@@ -62,12 +62,12 @@ class RollbackScreen(MemtuiModal[bool | None]):
     COMMAND_SCOPE = "rollback"
     BINDINGS = bindings("rollback")
 
-    def __init__(self, plan: RollbackPlan, title: str, warning: str = "", *, undoable: bool = True) -> None:
+    def __init__(self, plan: RollbackPlan, title: str, warning: str = "", *, undo: str = "store") -> None:
         super().__init__()
         self.plan = plan
         self.title_text = title
         self.warning = warning
-        self.undoable = undoable  # only memtui's own store records the undo checkpoint
+        self.undo = undo  # where the undo is recorded: "store" (memtui's), "state" (memtui's state folder), ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="rollback-dialog"):
@@ -99,9 +99,12 @@ class RollbackScreen(MemtuiModal[bool | None]):
 
     def _notes(self) -> Content:
         lines = list(self.plan.notes) + ([self.warning] if self.warning else [])
-        if not self.plan.refused and self.undoable:
+        if not self.plan.refused and self.undo == "store":
             lines.append("The rollback is recorded as a checkpoint you can undo (u); its task is pinned "
                          "so GC keeps it.")
+        elif not self.plan.refused and self.undo == "state":
+            lines.append("The rollback is recorded in memtui's state folder (never in the agent's home); "
+                         "you can undo it (u).")
         elif not self.plan.refused:
             lines.append("This store records no undo: what is on disk now is replaced for good.")
         return Content(sanitize("\n".join(lines), multiline=True))
@@ -274,7 +277,8 @@ def _confirm(app: Any, plan: RollbackPlan, title: str) -> None:
     warning = ""
     if getattr(app.store, "needs_upgrade", False):
         warning = "This store has an older schema: recording the undo upgrades it to the current one."
-    app.push_screen(RollbackScreen(plan, title, warning, undoable=app.store is not None), chosen)
+    undo = "store" if app.store is not None else "state" if hasattr(app.source, "record_checkpoint") else ""
+    app.push_screen(RollbackScreen(plan, title, warning, undo=undo), chosen)
 
 
 def _apply_worker(app: Any, plan: RollbackPlan, title: str) -> None:
@@ -296,8 +300,8 @@ def _done(app: Any, result: RollbackResult, title: str) -> None:
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing to do"
     lines = [summary]
     if result.undo_checkpoint is not None:
-        lines.append(f"Undo with u (checkpoint {result.undo_checkpoint}); task {result.pinned_task} is pinned "
-                     "so GC keeps it.")
+        pinned = (f"; task {result.pinned_task} is pinned so GC keeps it" if result.pinned_task is not None else "")
+        lines.append(f"Undo with u (checkpoint {result.undo_checkpoint}){pinned}.")
     trouble = [f for f in result.files if f.status not in ("done",)]
     for f in trouble[:5]:
         lines.append(f"{f.path}: {f.status} — {f.reason}")

@@ -1,0 +1,175 @@
+"""The undo of a rollback into a Claude Code or Codex store's workspace, kept by memtui.
+
+memtui never writes into another agent's home, so a rollback from a transcript store records
+its undo in memtui's own state folder (`$XDG_STATE_HOME/memtui/undo/<key>/`, one folder per
+agent and workspace): the bytes each file held before and after, as content-addressed blobs,
+and one small JSON manifest per rollback written after its blobs (both atomically), so a
+crash leaves either no undo or a whole one. The adapters show these undo checkpoints on the
+task they rolled back (label "rollback" or "undo"), so `u` and `plan_rollback(undo=…)` work
+as on memtui's own store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from contextlib import nullcontext
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from memtui.core.atomic import write_atomic
+from memtui.core.cleanup.places import state_dir
+from memtui.core.memory_source import UnknownId
+from memtui.core.model import CheckpointInfo, Id
+from memtui.core.sources.base import ContentUnknown, SourceEntryInfo
+from memtui.core.sources.timestamps import parse_time
+
+PREFIX = "undo-"
+
+
+class UndoLog:
+    """Undo checkpoints of one agent's rollbacks into one workspace."""
+
+    def __init__(self, agent: str, root: Path, folder: Path | None = None) -> None:
+        key = hashlib.sha256(f"{agent}\0{Path(root).resolve()}".encode()).hexdigest()[:16]
+        self.folder = Path(folder or state_dir()) / "undo" / key
+
+    def record(self, task_id: Id, changes: dict[str, tuple[bytes | None, bytes | None]], label: str) -> str:
+        """Keep `changes` ({path: (on disk before, restored)}); returns the checkpoint id."""
+        blobs = self.folder / "blobs"
+        blobs.mkdir(parents=True, exist_ok=True)
+        entries = []
+        for path, sides in changes.items():
+            names = []
+            for content in sides:
+                if content is None:
+                    names.append(None)
+                    continue
+                name = hashlib.sha256(content).hexdigest()
+                if not (blobs / name).exists():
+                    write_atomic(blobs / name, content, sweep=False)
+                names.append(name)
+            entries.append({"path": path, "before": names[0], "after": names[1]})
+        checkpoint_id = f"{PREFIX}{uuid.uuid4().hex[:12]}"
+        manifest = {"id": checkpoint_id, "task_id": str(task_id), "label": label,
+                    "created_at": datetime.now(timezone.utc).isoformat(), "entries": entries}
+        write_atomic(self.folder / f"{checkpoint_id}.json", (json.dumps(manifest, indent=1) + "\n").encode())
+        return checkpoint_id
+
+    def _manifests(self) -> list[dict[str, Any]]:
+        out = []
+        for path in sorted(self.folder.glob(f"{PREFIX}*.json")):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue  # not a whole manifest: as if that rollback recorded none
+            if isinstance(data, dict) and isinstance(data.get("entries"), list):
+                out.append(data)
+        return sorted(out, key=lambda m: str(m.get("created_at")))
+
+    def _manifest(self, checkpoint_id: Id) -> dict[str, Any]:
+        found = next((m for m in self._manifests() if m.get("id") == str(checkpoint_id)), None)
+        if found is None:
+            raise UnknownId(f"no rollback checkpoint {checkpoint_id!r} in {self.folder}")
+        return found
+
+    @staticmethod
+    def _info(m: dict[str, Any]) -> CheckpointInfo:
+        return CheckpointInfo(id=m["id"], task_id=m.get("task_id"), step_id=None,
+                              created_at=parse_time(m.get("created_at")), entry_count=len(m["entries"]),
+                              label=str(m.get("label") or "rollback"))
+
+    def checkpoints(self, task_id: Id) -> list[CheckpointInfo]:
+        return [self._info(m) for m in self._manifests() if m.get("task_id") == str(task_id)]
+
+    def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
+        return self._info(self._manifest(checkpoint_id))
+
+    def entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
+        m = self._manifest(checkpoint_id)
+        out = []
+        for n, e in enumerate(m["entries"]):
+            before, after = e.get("before"), e.get("after")
+            kind = "added" if before is None else "deleted" if after is None else "modified"
+            out.append(SourceEntryInfo(id=f"{m['id']}:{n}", checkpoint_id=m["id"], path=str(e.get("path")), kind=kind,
+                                       before_size=self._size(before), after_size=self._size(after)))
+        return out
+
+    def _size(self, name: str | None) -> int | None:
+        try:
+            return (self.folder / "blobs" / name).stat().st_size if name else None
+        except OSError:
+            return None
+
+    def read(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
+        checkpoint_id, _, n = str(entry_id).rpartition(":")
+        entries = self._manifest(checkpoint_id)["entries"]
+        if not n.isdigit() or int(n) >= len(entries):
+            raise UnknownId(f"no file change {entry_id!r} in {self.folder}")
+        e = entries[int(n)]
+        return self._blob(e.get("before")), self._blob(e.get("after"))
+
+    def _blob(self, name: str | None) -> bytes | None:
+        if name is None:
+            return None
+        try:
+            data = (self.folder / "blobs" / name).read_bytes()
+        except OSError as exc:
+            raise ContentUnknown(f"undo content {name} is missing: {exc.strerror or exc}") from exc
+        if hashlib.sha256(data).hexdigest() != name:
+            raise ContentUnknown(f"undo content {name} does not match its hash")
+        return data
+
+
+class UndoRecorder:
+    """Mixin for transcript adapters: what `apply_rollback` needs to record an undo
+    (`record_checkpoint`, `pin`, `transaction`) and the undo checkpoints to show."""
+
+    kind: str
+
+    def undo_log(self) -> UndoLog | None:
+        root = getattr(self, "workspace", None)
+        return UndoLog(self.kind, root) if root is not None else None
+
+    def record_checkpoint(self, task_id: Id, step_id: Id | None, changes: dict, *, label: str = "rollback") -> Id:
+        log = self.undo_log()
+        if log is None:
+            raise UnknownId("no workspace to record a rollback of")
+        return log.record(task_id, changes, label)
+
+    def pin(self, task_id: Id) -> None:
+        """The undo lives in memtui's state folder, not in the store: nothing to keep alive."""
+
+    def transaction(self):
+        return nullcontext()
+
+    @staticmethod
+    def is_undo(checkpoint_id: Id) -> bool:
+        return str(checkpoint_id).startswith(PREFIX)
+
+    def undo_checkpoints(self, task_id: Id) -> list[CheckpointInfo]:
+        log = self.undo_log()
+        return log.checkpoints(task_id) if log is not None and log.folder.is_dir() else []
+
+    def _log(self, key: Id) -> UndoLog:
+        log = self.undo_log()
+        if log is None:
+            raise UnknownId(f"no rollback checkpoint {key!r}: no workspace")
+        return log
+
+    def undo_checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
+        return self._log(checkpoint_id).checkpoint(checkpoint_id)
+
+    def undo_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
+        return self._log(checkpoint_id).entries(checkpoint_id)
+
+    def undo_entry(self, entry_id: Id) -> SourceEntryInfo:
+        found = [e for e in self.undo_entries(str(entry_id).rpartition(":")[0]) if e.id == str(entry_id)]
+        if not found:
+            raise UnknownId(f"no file change {entry_id!r}")
+        return found[0]
+
+    def undo_read(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
+        return self._log(entry_id).read(entry_id)
