@@ -14,10 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from memtui.core.atomic import write_atomic
 from memtui.core.cleanup.places import state_dir
@@ -128,6 +128,7 @@ class UndoRecorder:
     (`record_checkpoint`, `pin`, `transaction`) and the undo checkpoints to show."""
 
     kind: str
+    undo_in_state_folder = True  # apply_rollback: the undo is not in the store, there is no task to pin
 
     def undo_log(self) -> UndoLog | None:
         root = getattr(self, "workspace", None)
@@ -144,6 +145,11 @@ class UndoRecorder:
 
     def transaction(self):
         return nullcontext()
+
+    @contextmanager
+    def writer(self) -> Iterator["UndoRecorder"]:
+        """The one way this store writes: recording an undo in memtui's state folder."""
+        yield self
 
     @staticmethod
     def is_undo(checkpoint_id: Id) -> bool:
