@@ -6,6 +6,8 @@ from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit, open_store
 from memtui.cli._confirm import add_yes_flag, confirmed
+from memtui.core.errors import MemtuiError
+from memtui.core.memory_source import Capability
 
 
 def register(sub) -> None:
@@ -17,13 +19,16 @@ def register(sub) -> None:
                     "--force. Paths leading outside the workspace refuse the whole rollback. The rollback is "
                     "recorded as a checkpoint (its task is pinned) that --undo rolls back.",
     )
-    p.add_argument("path", help="workspace directory or agent.db")
+    p.add_argument("path", help="workspace directory or agent.db; or a Claude Code / Codex store (home, project "
+                                "folder, transcript)")
     what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--entry", type=int, metavar="ID", help="one file entry of a checkpoint")
-    what.add_argument("--checkpoint", type=int, metavar="ID", help="every file of one checkpoint")
-    what.add_argument("--task", type=int, metavar="ID", help="every checkpoint of a task and its handoff sub-agents")
-    what.add_argument("--undo", type=int, metavar="ID", help="the checkpoint a previous rollback recorded")
-    p.add_argument("--root", help="workspace root, for an agent.db outside its workspace")
+    what.add_argument("--entry", metavar="ID", help="one file entry of a checkpoint")
+    what.add_argument("--checkpoint", metavar="ID", help="every file of one checkpoint (a Claude Code prompt's "
+                                                         "checkpoint, SESSION:PROMPT:before, restores as /rewind does)")
+    what.add_argument("--task", metavar="ID", help="every checkpoint of a task and its handoff sub-agents")
+    what.add_argument("--undo", metavar="ID", help="the checkpoint a previous rollback recorded")
+    p.add_argument("--root", help="workspace root: for an agent.db outside its workspace, or where a Claude Code / "
+                                  "Codex store's recorded working directory is on this machine")
     p.add_argument("--dry-run", action="store_true", help="show what would happen; write nothing")
     p.add_argument("--force", action="store_true", help="overwrite files that changed since (conflicts)")
     add_yes_flag(p)
@@ -35,16 +40,49 @@ def run(args) -> int:
     from memtui.core.rollback import apply_rollback, plan_rollback, preview_rollback
 
     # Planning only reads (and never creates a store where there is none); apply_rollback
-    # takes a write connection of its own to record the undo.
-    with open_store(args.path) as store:
-        plan = plan_rollback(store, entry=args.entry, checkpoint=args.checkpoint, task=args.task, undo=args.undo,
-                             root=Path(args.root) if args.root else None, force=args.force)
+    # writes through the store's writer(), which records the undo.
+    scope = {k: getattr(args, k) for k in ("entry", "checkpoint", "task", "undo")}
+    foreign = _transcript_store(Path(args.path))
+    store = foreign if foreign is not None else open_store(args.path)
+    try:
+        if foreign is not None:
+            if args.root:
+                store.workspace = Path(args.root)
+            store.require(Capability.ROLLBACK)
+            plan = plan_rollback(store, **scope, force=args.force)
+        else:
+            plan = plan_rollback(store, **{k: _number(k, v) for k, v in scope.items()},
+                                 root=Path(args.root) if args.root else None, force=args.force)
         if not args.dry_run and plan.files and not plan.refused and not confirmed(
                 _text(preview_rollback(plan).to_json()), f"Write these {len(plan.files)} file(s)?", yes=args.yes):
             return 1
         result = preview_rollback(plan) if args.dry_run else apply_rollback(store, plan)
+    finally:
+        store.close()
     emit(result.to_json(), args.json, _text)
     return 0 if result.ok else 1
+
+
+def _transcript_store(path: Path):
+    """The Claude Code or Codex store PATH names (None for a memtui workspace or agent.db)."""
+    from memtui.core.sources import discover
+
+    if path.name == "agent.db" or (path / ".agent" / "agent.db").is_file() or not path.exists():
+        return None
+    found = discover(path)
+    if any(s.kind == "memtui" for s in found):
+        return None
+    return next((s.open() for s in found if s.kind in ("claude-code", "codex")), None)
+
+
+def _number(flag: str, value: str | None) -> int | None:
+    """memtui's own ids are numbers."""
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise MemtuiError(f"--{flag} {value!r}: ids of memtui's store are numbers") from None
 
 
 def _text(data: dict) -> str:

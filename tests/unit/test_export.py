@@ -96,8 +96,8 @@ def test_claude_code_session_exports_with_its_sub_agent_and_diffs(capsys):
     first = doc["tasks"][0]
     assert first["title"] == "Add a --verbose flag to the tally CLI"
     assert [c["title"] for c in first["children"]] == ["Review the change"]
-    tools = [s["tool"] for s in first["steps"]]
-    assert tools[:4] == ["Read", "Edit", "Write", "Edit"] and first["steps"][3]["status"] == "error"
+    tools = [s["tool"] for s in first["steps"]]  # the prompt's file-history checkpoint, then the calls
+    assert tools[:5] == ["checkpoint", "Read", "Edit", "Write", "Edit"] and first["steps"][4]["status"] == "error"
     diffs = [e["diff"] for cp in first["checkpoints"] for e in cp["entries"] if e["diff"]]
     assert any('+    parser.add_argument("-v", "--verbose", action="store_true")' in d for d in diffs)
     for fmt in ("md", "html"):

@@ -155,3 +155,23 @@ def test_a_prompt_rollback_is_undone_from_memtuis_state_folder(world, tmp_path, 
     # A task rollback leaves memtui's own rollback checkpoints out of its scope.
     plan = plan_rollback(store, task=f"{S21}:u1", root=store.workspace)
     assert all(not c.startswith("undo-") for c in plan.checkpoints)
+
+
+def test_the_cli_rolls_back_a_prompt_of_a_claude_code_store_and_says_where(world, capsys):
+    from memtui.cli import main
+
+    workspace, env, _store = world
+    project = Path(env["CLAUDE_CONFIG_DIR"]) / "projects" / "-home-dev-tally"
+    assert main(["rollback", str(project), "--checkpoint", f"{S21}:u1:before", "--dry-run", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {f["path"]: f["status"] for f in out["files"]} == {"tally/cli.py": "would-restore",
+                                                              "tests/test_cli.py": "would-restore"}
+    assert any(f"restored under {workspace}" in n for n in out["notes"])
+    assert (workspace / "tally" / "cli.py").read_text() == TEXTS.CLI_V3
+    assert main(["rollback", str(project), "--checkpoint", f"{S21}:u1:before"]) == 0
+    assert (workspace / "tally" / "cli.py").read_text() == TEXTS.CLI_V0
+    capsys.readouterr()
+    # The recorded folder is not on this machine: one line saying how (--root), exit 2.
+    assert main(["rollback", str(Path(__file__).resolve().parent.parent / "fixtures" / "claude_home" / "projects"
+                                  / "-home-dev-tally"), "--task", f"{S21}:u1"]) == 2
+    assert "--root DIR" in capsys.readouterr().err
