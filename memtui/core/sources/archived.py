@@ -57,9 +57,25 @@ class WithArchived(MemorySource):
     def workspace(self) -> Path | None:  # type: ignore[override]
         return self.live.workspace
 
+    @workspace.setter
+    def workspace(self, root: Path | None) -> None:  # --root: where recorded paths are restored
+        self.live.workspace = root
+
     @property
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
         return self.live.capabilities
+
+    def instead(self, capability: Capability) -> str:
+        if capability in self.withheld:
+            return super().instead(capability)
+        return self.live.instead(capability)
+
+    def __getattr__(self, name: str):
+        """What the live adapter adds beyond the read model (its rollback note, the writer that
+        records a rollback's undo in memtui's state folder, …) is the live source's."""
+        if name.startswith("__") or name == "live":
+            raise AttributeError(name)
+        return getattr(self.live, name)
 
     def counts(self) -> dict[str, int]:
         return {**self.live.counts(), "archived_sessions": len(self._archived_ids())}

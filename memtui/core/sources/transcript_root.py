@@ -42,7 +42,7 @@ class RecordedRoot:
         return ""
 
     def instead(self, capability: Capability) -> str:
-        if capability is Capability.ROLLBACK:
+        if capability is Capability.ROLLBACK and capability not in getattr(self, "withheld", ()):
             recorded = self.recorded_workspace
             if recorded is None:
                 return ("its sessions worked in different folders; open the project folder (memtui PROJECT)"
