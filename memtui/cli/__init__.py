@@ -56,14 +56,16 @@ class _OneLineErrors(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or only `verb`'s part of it: running one verb imports that verb's
+    module alone (each imports what it needs), which keeps start-up short."""
     parser = _OneLineErrors(
         prog="memtui",
         description="See, edit and safely clean up the external memory of AI coding agents.",
     )
     parser.add_argument("--version", action="version", version=f"memtui {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
-    for name in VERBS:
+    for name in VERBS if verb is None else [verb]:
         importlib.import_module(f"memtui.cli.{name.replace('-', '_')}").register(sub)
     return parser
 
@@ -82,11 +84,10 @@ def check_path(path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
     # `memtui` and `memtui PATH` open the app: route them to the `open` verb.
     if not argv or (argv[0] not in VERBS and not argv[0].startswith("-")):
         argv = ["open", *argv]
-    args = parser.parse_args(argv)
+    args = build_parser(argv[0] if argv[0] in VERBS else None).parse_args(argv)
     path = vars(args).get("path")
     try:
         if path is not None and args.verb != "demo":

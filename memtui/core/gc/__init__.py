@@ -7,7 +7,7 @@ child. Every other task that still holds heavy data (steps, checkpoints, entries
 reclaimable; its `bytes` are the step payloads and inline legacy contents of those rows plus
 the stored bytes of the blobs nothing else would need any more — neither an entry of a
 surviving task nor, transitively, a surviving delta as its base. A blob shared by several
-reclaimable tasks counts toward the oldest of them, so the per-task figures add up to what
+reclaimable tasks counts toward the one that recorded it first, so the per-task figures add up to what
 `apply_gc` frees.
 
 `apply_gc(store, plan)` removes each task's steps, checkpoints and entries in one short

@@ -11,36 +11,41 @@ if TYPE_CHECKING:
 
 
 class WhyFacts:
-    """What the sentence of a reclaimable task says, read with the plan (same snapshot); the
-    sentence itself is written when asked for (`GcPlan.explain`), not for every task up front."""
+    """What the sentences of a plan's reclaimable tasks say: the references to them and which
+    session each is the current task of. Read (in one snapshot) when the first sentence is
+    asked for — the CLI's --json never asks, the GC screen asks for every row at once."""
 
-    def __init__(self, superseded: dict[int, int], referrers: dict[int, list[int]], current: dict[int, int]) -> None:
-        self.superseded, self.referrers, self.current = superseded, referrers, current
+    def __init__(self, store: "AgentStore", candidates: set[int]) -> None:
+        self._store, self._candidates = store, candidates
+        self._facts: tuple[dict[int, int], dict[int, list[int]], dict[int, int]] | None = None
 
-    @classmethod
-    def read(cls, store: "AgentStore", candidates: set[int]) -> "WhyFacts":
-        superseded: dict[int, int] = {}
-        referrers: dict[int, list[int]] = {}
-        if candidates:
-            for src, dst, kind in store.query("SELECT from_task, to_task, kind FROM task_ref"):
-                if dst in candidates:
-                    if kind == "supersedes":
-                        superseded.setdefault(dst, src)
-                    else:
-                        referrers.setdefault(dst, []).append(src)
-        current = dict(store.query("SELECT current_task_id, id FROM session WHERE current_task_id IS NOT NULL"))
-        return cls(superseded, referrers, current)
+    def _load(self) -> tuple[dict[int, int], dict[int, list[int]], dict[int, int]]:
+        if self._facts is None:
+            superseded: dict[int, int] = {}
+            referrers: dict[int, list[int]] = {}
+            with self._store.snapshot():
+                for src, dst, kind in self._store.query("SELECT from_task, to_task, kind FROM task_ref"):
+                    if dst in self._candidates:
+                        if kind == "supersedes":
+                            superseded.setdefault(dst, src)
+                        else:
+                            referrers.setdefault(dst, []).append(src)
+                current = dict(self._store.query(
+                    "SELECT current_task_id, id FROM session WHERE current_task_id IS NOT NULL"))
+            self._facts = superseded, referrers, current
+        return self._facts
 
     def sentence(self, task: "ReclaimableTask") -> str:
         """What the task is, and that nothing live reaches it."""
+        superseded, referrers, current = self._load()
         parts = [task.status]
         if task.session is None:
             parts.append("orphan (its session was deleted)")
-        elif self.current.get(task.task) == task.session:
+        elif current.get(task.task) == task.session:
             parts.append(f"current task of closed session {task.session}")
-        if task.task in self.superseded:
-            parts.append(f"superseded by #{self.superseded[task.task]}")
-        refs = sorted(set(self.referrers.get(task.task, ())))
+        if task.task in superseded:
+            parts.append(f"superseded by #{superseded[task.task]}")
+        refs = sorted(set(referrers.get(task.task, ())))
         tail = (f"referenced only by reclaimable tasks {', '.join(f'#{r}' for r in refs)}" if refs
                 else "no live task references it")
         return f"{', '.join(parts)}; not a root, {tail}"

@@ -70,7 +70,7 @@ class ReclaimableTask(NamedTuple):
     checkpoints: int
     entries: int
     payload_bytes: int  # step args/results and inline (legacy) entry contents
-    blobs: int  # blobs freed with it (shared ones count toward the oldest task)
+    blobs: int  # blobs freed with it (a shared one counts toward the task that recorded it first)
     blob_bytes: int
 
     @property
@@ -279,10 +279,7 @@ def _plan(store: "AgentStore") -> GcPlan:
     live_blob_bytes = 0
     if store.schema_version >= 2:
         live_json = json.dumps(sorted(live))
-        blob_owned, loose = _blob_accounting(store, live_json)
-        live_blob_bytes = store.query(
-            f"WITH RECURSIVE {KEEP_CTE} SELECT COALESCE(SUM(b.stored), 0) FROM blob b"
-            " WHERE b.hash IN (SELECT h FROM keep)", (live_json,))[0][0]
+        blob_owned, loose, live_blob_bytes = _blob_accounting(store, live_json)
 
     reclaimable = []
     for task, session, status in candidates:
@@ -299,7 +296,7 @@ def _plan(store: "AgentStore") -> GcPlan:
         loose_blobs=loose[0], loose_bytes=loose[1], collected=collected, tasks_total=len(tasks),
         live_bytes=live_bytes, _live_index=live, _reclaim_index={r.task: r for r in reclaimable},
         kept_payload={t: steps.get(t, (0, 0))[1] + entries.get(t, (0, 0))[1] for t in live},
-        _why=WhyFacts.read(store, listed))
+        _why=WhyFacts(store, listed))
 
 
 def task_totals(store: "AgentStore") -> tuple[list[tuple], dict, dict, dict]:
@@ -321,54 +318,48 @@ def task_totals(store: "AgentStore") -> tuple[list[tuple], dict, dict, dict]:
     return tasks, steps, cps, entries
 
 
-def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, list[int]], list[int]]:
-    """Blobs freed per reclaimable task (each counted once) and loose blobs [count, bytes]."""
+def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, list[int]], list[int], int]:
+    """Blobs freed per reclaimable task (each counted once), loose blobs [count, bytes] and the
+    stored bytes the live set keeps.
+
+    The keep set is computed once; every other blob is freed. Its owner is the task that
+    recorded it first (the task of the lowest entry id referencing it: one index seek per
+    side); a blob no entry references goes with the owner of a delta built on it, else it is
+    loose.
+    """
+    rows = store.query(
+        f"""WITH RECURSIVE {KEEP_CTE},
+          freed(hash, base, stored, first) AS (
+            SELECT b.hash, b.base, b.stored,
+                   (SELECT MIN(id) FROM (SELECT MIN(e.id) AS id FROM checkpoint_entry e WHERE e.before_hash = b.hash
+                                         UNION ALL
+                                         SELECT MIN(e.id) FROM checkpoint_entry e WHERE e.after_hash = b.hash))
+            FROM blob b WHERE b.hash NOT IN (SELECT h FROM keep))
+        SELECT f.hash, f.base, f.stored,
+               (SELECT c.task_id FROM checkpoint_entry e JOIN checkpoint c ON c.id = e.checkpoint_id WHERE e.id = f.first)
+        FROM freed f""", (live_json,))
+    total = store.query("SELECT COALESCE(SUM(stored), 0) FROM blob")[0][0]
+    owner_of = {h: task for h, _, _, task in rows}
+    dependents: dict[bytes, list[bytes]] = {}
+    for h, base, _, _ in rows:
+        if base is not None:
+            dependents.setdefault(base, []).append(h)
+
+    def owner(h: bytes, seen: frozenset = frozenset()) -> int | None:
+        task = owner_of.get(h)
+        if task is not None or h in seen or len(seen) > 64:  # a malformed base cycle ends here
+            return task
+        found = [o for d in dependents.get(h, ()) if (o := owner(d, seen | {h})) is not None]
+        owner_of[h] = min(found) if found else None
+        return owner_of[h]
+
     owned: dict[int, list[int]] = {}
-    # Blobs an entry of a reclaimable task references directly: owner = the oldest such task.
-    for task, n, size in store.query(
-            f"""WITH RECURSIVE {KEEP_CTE},
-              ref(h, task) AS (
-                SELECT e.before_hash, c.task_id FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
-                 WHERE e.before_hash IS NOT NULL AND c.task_id NOT IN (SELECT id FROM live)
-                UNION ALL
-                SELECT e.after_hash, c.task_id FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
-                 WHERE e.after_hash IS NOT NULL AND c.task_id NOT IN (SELECT id FROM live)
-              ),
-              owned(h, task) AS (SELECT h, MIN(task) FROM ref WHERE h NOT IN (SELECT h FROM keep) GROUP BY h)
-            SELECT o.task, COUNT(*), COALESCE(SUM(b.stored), 0) FROM owned o JOIN blob b ON b.hash = o.h
-            GROUP BY o.task""", (live_json,)):
-        owned[task] = [n, size]
-    # Freed blobs no entry references: delta bases of freed blobs (owner = a dependent's owner)
-    # or loose blobs nothing needs at all. Few in practice: walk them one by one.
-    unref = store.query(
-        f"""WITH RECURSIVE {KEEP_CTE}
-        SELECT b.hash, b.stored FROM blob b WHERE b.hash NOT IN (SELECT h FROM keep)
-          AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = b.hash)
-          AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = b.hash)""", (live_json,))
     loose = [0, 0]
-    memo: dict[bytes, int | None] = {}
-
-    def owner(h: bytes, depth: int = 0) -> int | None:
-        if h in memo:
-            return memo[h]
-        memo[h] = None  # guards against a malformed base cycle
-        direct = store.query(
-            "SELECT MIN(c.task_id) FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id"
-            " WHERE e.before_hash = ? OR e.after_hash = ?", (h, h))[0][0]
-        if direct is None and depth < 64:
-            found = [o for (d,) in store.query("SELECT hash FROM blob WHERE base = ?", (h,))
-                     if (o := owner(d, depth + 1)) is not None]
-            direct = min(found) if found else None
-        memo[h] = direct
-        return direct
-
-    for h, size in unref:
+    for h, _, size, _ in rows:
         task = owner(h)
-        if task is None:
-            loose[0] += 1
-            loose[1] += size
-        else:
-            slot = owned.setdefault(task, [0, 0])
-            slot[0] += 1
-            slot[1] += size
-    return owned, loose
+        slot = loose if task is None else owned.setdefault(task, [0, 0])
+        slot[0] += 1
+        slot[1] += size
+    return owned, loose, total - sum(size for _, _, size, _ in rows)
+
+

@@ -19,7 +19,6 @@ from urllib.parse import quote
 
 import peewee
 from peewee import SqliteDatabase
-from playhouse.migrate import SqliteMigrator, migrate
 
 from memtui.core.atomic import TEMP_SUFFIX, fsync_dir
 from memtui.core.errors import MemtuiError, NotAStore, ReadOnlyStore, SchemaTooNew, StoreLocked, StoreNotFound
@@ -189,6 +188,8 @@ def create(db: SqliteDatabase, models) -> None:
 
 def upgrade(db: SqliteDatabase, models, version: int) -> None:
     """Bring an older store up to SCHEMA_VERSION, one step per version, in one transaction."""
+    from playhouse.migrate import SqliteMigrator, migrate  # only an upgrade needs it
+
     migrator = SqliteMigrator(db)
     with db.atomic():
         if version < 2:
