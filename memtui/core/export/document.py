@@ -213,6 +213,19 @@ def visible(text: str) -> str:
     return sanitize(text, multiline=True)
 
 
+def step_figures(step: dict[str, Any]) -> list[str]:
+    """Tokens, cost and duration of an exported step, as both renderers print them (numbers
+    only: nothing here comes from the agent's text)."""
+    figures = []
+    if step["tokens_in"] or step["tokens_out"]:
+        figures.append(f"{step['tokens_in']:,} in / {step['tokens_out']:,} out tokens")
+    if step["cost"]:
+        figures.append(f"${step['cost']:.4f}")
+    if step["duration_ms"]:
+        figures.append(f"{step['duration_ms']:,} ms")
+    return figures
+
+
 def walk(tasks: list[dict[str, Any]], depth: int = 0):
     """(depth, task) for every task of the document, depth-first, sub-agents after their parent."""
     for task in tasks:

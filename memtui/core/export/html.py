@@ -17,7 +17,7 @@ from pygments.lexers import TextLexer, get_lexer_for_filename
 from pygments.token import STANDARD_TYPES
 from pygments.util import ClassNotFound
 
-from memtui.core.export.document import visible, walk
+from memtui.core.export.document import step_figures, visible, walk
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'"
 _PAGE_CSS = """
@@ -116,13 +116,7 @@ def _pre(label: str, text: str, cut: bool = False) -> str:
 
 
 def _step(step: dict[str, Any]) -> Iterator[str]:
-    facts = [f'<span class="status-{_t(step["status"])}">{_t(step["status"])}</span>']
-    if step["tokens_in"] or step["tokens_out"]:
-        facts.append(f"{step['tokens_in']:,} in / {step['tokens_out']:,} out tokens")
-    if step["cost"]:
-        facts.append(f"${step['cost']:.4f}")
-    if step["duration_ms"]:
-        facts.append(f"{step['duration_ms']:,} ms")
+    facts = [f'<span class="status-{_t(step["status"])}">{_t(step["status"])}</span>', *step_figures(step)]
     yield f"<h4>{step['seq']}. <code>{_t(step['tool'])}</code> <span class=\"meta\">{' · '.join(facts)}</span></h4>"
     if step["error"]:
         yield f'<pre class="error">{_t(step["error"])}</pre>'

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memtui.core.export.document import visible, walk
+from memtui.core.export.document import step_figures, visible, walk
 
 # Emphasis, code, links, tables, strikethrough and closing heading marks; "<" and "&" become
 # entities. Inline text never starts a line, so list and heading starts need no escape.
@@ -35,14 +35,7 @@ def block(text: str, info: str = "text") -> str:
 
 
 def _facts(step: dict[str, Any]) -> str:
-    parts = [inline(step["status"])]
-    if step["tokens_in"] or step["tokens_out"]:
-        parts.append(f"{step['tokens_in']:,} in / {step['tokens_out']:,} out tokens")
-    if step["cost"]:
-        parts.append(f"${step['cost']:.4f}")
-    if step["duration_ms"]:
-        parts.append(f"{step['duration_ms']:,} ms")
-    return " · ".join(parts)
+    return " · ".join([inline(step["status"]), *step_figures(step)])
 
 
 def _task(out: list[str], task: dict[str, Any], parent: Any) -> None:
