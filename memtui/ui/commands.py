@@ -74,6 +74,8 @@ SCOPES: dict[str, str] = {
     "memory": "Memory documents",
     "decisions": "Decision log",
     "search": "Search",
+    "export": "Export dialog",
+    "resume": "Resume in agent",
 }
 
 COMMANDS: tuple[Command, ...] = (
@@ -119,6 +121,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("rollback(True)", "R", "Roll back the whole checkpoint of the selected step", scope="main",
             show=False),
     Command("undo_rollback", "u", "Undo the last rollback", scope="main", footer="Undo"),
+    Command("export", "x", "Export the highlighted session (sessions pane) or task: Markdown, HTML, JSON",
+            scope="main", footer="Export", show=False),
+    Command("resume", "a", "Resume the highlighted session in its agent (claude --resume, codex resume)",
+            scope="main", footer="Resume", show=False),
     Command("confirm", "y", "Roll back as listed", scope="rollback"),
     Command("toggle_force", "f", "Overwrite conflicting files / leave them alone", scope="rollback",
             footer="Force"),
@@ -171,6 +177,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("back", "escape", "Back", scope="decisions"),
     # ---- search
     Command("dismiss(None)", "escape", "Back", scope="search", palette=False),
+    # ---- export and resume dialogs
+    Command("close", "escape", "Cancel: export nothing", scope="export", key_display="esc"),
+    Command("close", "escape", "Back", scope="resume", key_display="esc"),
+    Command("copy", "c", "Copy the command to the clipboard", scope="resume", footer="Copy"),
 )
 
 

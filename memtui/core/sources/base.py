@@ -106,6 +106,14 @@ class IndexedSource(SourceAdapter):
                 self._index()
                 self._loaded = True
 
+    def reload(self) -> None:
+        """Forget the index: the next read indexes the store again (its agent may have
+        written since: a resumed session's new turns)."""
+        with self._index_lock:
+            self._loaded = False
+            self._counts = {}
+            self._problems = []
+
     def _find(self, table: str, key: object, what: str) -> Any:
         """`self.<table>[str(key)]` once the index is loaded, or UnknownId naming `what`."""
         self._load()

@@ -323,6 +323,26 @@ class MainScreen(MemtuiScreen[None]):
             return
         pin_task(self, task.id, not task.pinned)
 
+    def action_export(self) -> None:
+        """Export the highlighted session (from the sessions pane) or task (key x)."""
+        from memtui.ui.screens.export import ExportScreen, export_target
+
+        target = self.app.source is not None and export_target(self)
+        if not target:
+            self.app.bell()
+            return
+        self.app.push_screen(ExportScreen(*target), self._exported)
+
+    def _exported(self, done: str | None) -> None:
+        if done:
+            self.notify(done, title="Export", markup=False)
+
+    def action_resume(self) -> None:
+        """Resume the highlighted session in its agent: Claude Code or Codex (key a)."""
+        from memtui.ui.screens.resume import resume_session
+
+        resume_session(self.app, None if self.session_id == ORPHANS_KEY else self.session_id)
+
     def action_focus_pane(self, name: str) -> None:
         """Focus one pane by name (sessions, tasks, steps, files, diff)."""
         widget_id = PANE_WIDGETS.get(name)

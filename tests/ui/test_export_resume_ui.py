@@ -1,0 +1,101 @@
+"""x exports the highlighted session or task from the app; a resumes a Claude Code or Codex
+session in its agent, or says which binary is missing and shows the command to copy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, RadioSet, Static
+
+from memtui.ui.app import make_app
+from memtui.ui.screens.export import ExportScreen
+from memtui.ui.screens.resume import ResumeScreen
+
+from conftest import fixed_clock, settle
+from unit.sources_support import agent_homes
+
+SIZE = (160, 48)
+
+
+async def _export_to(pilot, target: Path, fmt_index: int = 0) -> ExportScreen:
+    await pilot.press("x")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ExportScreen)
+    if fmt_index:
+        screen.query_one(RadioSet).query("RadioButton")[fmt_index].value = True
+        await pilot.pause()
+    screen.query_one("#export-path", Input).value = str(target)
+    await pilot.click("#export-go")
+    await settle(pilot)
+    return screen
+
+
+async def test_x_on_the_sessions_pane_exports_the_session(demo_path, tmp_path):
+    target = tmp_path / "session.html"
+    app = make_app(demo_path, clock=fixed_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _export_to(pilot, target)
+        assert not isinstance(app.screen, ExportScreen)
+    page = target.read_text()
+    assert "<h1>memtui export — session 10: Speed up the test suite</h1>" in page
+    assert "Profile and shorten slow tests" in page and "<script" not in page
+
+
+async def test_x_on_the_task_tree_exports_the_task_as_markdown(demo_path, tmp_path):
+    target = tmp_path / "task.md"
+    app = make_app(demo_path, clock=fixed_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        await _export_to(pilot, target, fmt_index=1)
+    text = target.read_text()
+    assert text.startswith("# memtui export — task 18: Profile and shorten slow tests")
+
+
+async def test_export_never_overwrites_and_says_so(demo_path, tmp_path):
+    target = tmp_path / "taken.html"
+    target.write_text("mine")
+    app = make_app(demo_path, clock=fixed_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await _export_to(pilot, target)
+        assert app.screen is screen
+        assert "exists; choose another name" in str(screen.query_one("#export-status", Static).render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, ExportScreen)
+    assert target.read_text() == "mine"
+
+
+async def test_resume_is_refused_in_one_line_on_memtuis_own_store(demo_path):
+    app = make_app(demo_path, clock=fixed_clock)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert [n.message for n in app._notifications][-1].endswith(
+            "can't resume a session in its agent: only Claude Code and Codex sessions can be resumed in their agent")
+
+
+async def test_a_missing_claude_binary_is_named_with_the_command_to_copy(tmp_path, monkeypatch):
+    workspace, env = agent_homes(tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    app = make_app(workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ResumeScreen)
+        assert "Claude is not on PATH" in str(screen.query_one("#resume-why", Static).render())
+        assert screen.query_one("#resume-command", Input).value == (
+            f"cd {workspace} && claude --resume 5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, ResumeScreen)
