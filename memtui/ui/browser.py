@@ -183,6 +183,13 @@ class BrowserTerminal:
         for key in keys:
             self.page.keyboard.press(key)
 
+    def download(self, *keys: str) -> tuple[str, bytes]:
+        """Press keys that make the app deliver a file; the browser's download: (name, bytes)."""
+        with self.page.expect_download(timeout=self.timeout * 1000) as caught:
+            self.press(*keys)
+        download = caught.value
+        return download.suggested_filename, Path(download.path()).read_bytes()
+
     def screenshot(self, path: Path) -> Path:
         """A PNG of the page as a person sees it."""
         self.page.screenshot(path=str(path))

@@ -44,3 +44,20 @@ def test_browse_sessions_diff_and_gc_preview_in_chromium(workspace: Path, tmp_pa
         page.wait_for("GC preview", "nothing is deleted until you apply", "reclaimable", "live via #8 (handoff)")
         page.press("Escape")
         page.wait_for("Tasks · session 8")
+
+
+def test_read_only_serving_refuses_a_write_and_writes_nothing(workspace: Path, tmp_path: Path) -> None:
+    from memtui.core.store import AgentStore
+
+    with served(workspace, read_only=True, log=tmp_path / "serve.log") as url, BrowserTerminal(url) as page:
+        page.wait_for("Tasks · session 10", "Profile and shorten slow tests")
+        page.press("2", "p")  # pin the highlighted task: a write
+        page.wait_for("--read-only")  # the refusal says why
+        # Exporting writes nothing on the server: the browser downloads the document.
+        page.press("x")
+        page.wait_for("Your browser downloads the file")
+        name, data = page.download("Tab", "Tab", "Enter")  # past the format and memory choices: Export
+        assert name == "memtui-task-18.html"
+        assert data.startswith(b"<!DOCTYPE html>") and b"Profile and shorten slow tests" in data
+    with AgentStore.open(workspace, readonly=True) as store:
+        assert not store.task(18).pinned
