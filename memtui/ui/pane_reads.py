@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from memtui.core.diff import diff_stats
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, SessionInfo, StepInfo, TaskInfo
+from memtui.core.task_tree import build_task_tree
 
 Cancelled = Callable[[], bool]
 TITLE_CHUNK = 500
@@ -57,39 +58,10 @@ class TaskForest:
 
 
 def task_forest(source: Any, session_id: Id | None, cancelled: Cancelled = _never) -> TaskForest:
-    """The session's tasks with their handoff children (sub-agents of other sessions too)."""
-    tasks = list(source.tasks(session_id))
-    by_id: dict[Id, TaskInfo] = {t.id: t for t in tasks}
-    children: dict[Id, list[TaskInfo]] = {}
-    parent_of: dict[Id, Id] = {}
-    queue = list(tasks)
-    while queue and not cancelled():
-        task = queue.pop(0)
-        for ref in source.references(task.id):
-            if ref.kind != "handoff" or ref.from_task != task.id or ref.to_task in parent_of:
-                continue
-            child = by_id.get(ref.to_task)
-            if child is None:
-                try:
-                    child = source.task(ref.to_task)
-                except KeyError:
-                    continue  # a dangling reference: nothing to show
-                by_id[child.id] = child
-                queue.append(child)
-            children.setdefault(task.id, []).append(child)
-            parent_of[child.id] = task.id
-    roots = [t.id for t in tasks if t.id not in parent_of]
-    if not roots and tasks:  # a handoff cycle inside the session: show every task at the top
-        roots = [t.id for t in tasks]
-    # A sub-agent session's task was handed off from a task elsewhere: say from where.
-    handed_from: dict[Id, Id] = {}
-    for root in roots:
-        for ref in source.references(root):
-            if ref.kind == "handoff" and ref.to_task == root and ref.from_task not in by_id:
-                handed_from[root] = ref.from_task
-    for kids in children.values():
-        kids.sort(key=lambda t: str(t.id) if isinstance(t.id, str) else f"{t.id:012d}")
-    return TaskForest(tasks, children, roots, handed_from)
+    """The session's tasks with their handoff children (sub-agents of other sessions too):
+    memtui.core.task_tree's forest, the same one `memtui export` draws."""
+    tree = build_task_tree(source, session_id, cancelled=cancelled)
+    return TaskForest(tree.tasks, tree.children, tree.roots, tree.handed_from)
 
 
 def step_page(source: Any, task_id: Id, offset: int, limit: int,

@@ -219,3 +219,26 @@ async def test_a_write_by_the_agent_is_picked_up(tmp_path):
         await pilot.pause()
         assert "changed on disk" in str(app.screen.query_one("#memory-notice").render())
         assert app.screen.editing
+
+
+async def test_without_a_terminal_to_hand_over_the_builtin_editor_is_offered(tmp_path):
+    """$EDITOR needs the terminal (not there in a browser, nor under a headless driver): the
+    action says so and offers memtui's own editor."""
+    from textual.widgets import TextArea
+
+    from memtui.ui.screens.confirm import ConfirmScreen
+
+    root = workspace(tmp_path)
+    app = host(root, select="MEMORY.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("E")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "cannot hand itself over to $EDITOR" in str(app.screen.query_one("#confirm-body").render())
+        await pilot.press("y")
+        await settle(pilot)
+        from memtui.ui.screens.memory_browser import VIEWS
+
+        assert app.screen.editing
+        assert app.screen.query_one(f"#{VIEWS['edit']}", TextArea).text == (root / "MEMORY.md").read_text()

@@ -144,6 +144,11 @@ class ExportScreen(MemtuiModal[str | None]):
             return
         self.app.call_from_thread(self.dismiss, f"Exported {self.scope} {self.ident} to {target}.")
 
+    def worker_failed(self, worker) -> None:
+        """The export failed (the app notified why): let the user try again or leave."""
+        super().worker_failed(worker)
+        self._failed("The export failed; see the notification.")
+
     def _failed(self, message: str) -> None:
         self._status(message)
         self.query_one("#export-go", Button).disabled = False

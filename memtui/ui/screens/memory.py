@@ -219,10 +219,25 @@ class MemoryScreen(MemoryBrowser):
     def _filter_submitted(self) -> None:
         self.query_one(DocumentList).focus()
 
+    def _offer_builtin_editor(self, why: str) -> None:
+        """$EDITOR cannot run here: say so and offer memtui's own editor."""
+        from memtui.ui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.action_edit()
+
+        body = f"{why}\nEdit {self.current} in memtui's own editor instead? ctrl+s saves it, with the same conflict check."
+        self.app.push_screen(ConfirmScreen("$EDITOR is not available here", body, yes="Edit here", no="Cancel"),
+                             answered)
+
     def action_edit_external(self) -> None:
         """Edit in $EDITOR (the app is suspended); the same conflict check applies on return."""
         if self.opened is None or self.current is None or self.opened.readonly:
             self.app.bell()
+            return
+        if self.app.is_web:
+            self._offer_builtin_editor("memtui runs in a browser here: $EDITOR needs a terminal on this machine.")
             return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         suffix = Path(self.current).suffix
@@ -233,7 +248,8 @@ class MemoryScreen(MemoryBrowser):
                 subprocess.call([*shlex.split(editor), tmp.name])
             text = Path(tmp.name).read_text(encoding="utf-8")
         except SuspendNotSupported:
-            self._error("this terminal cannot suspend the app for $EDITOR; use e to edit here")
+            Path(tmp.name).unlink(missing_ok=True)
+            self._offer_builtin_editor("This terminal cannot hand itself over to $EDITOR.")
             return
         except (OSError, UnicodeDecodeError) as exc:
             self._error(f"editor failed: {exc}")
