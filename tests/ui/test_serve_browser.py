@@ -44,6 +44,13 @@ def test_browse_sessions_diff_and_gc_preview_in_chromium(workspace: Path, tmp_pa
         page.wait_for("GC preview", "nothing is deleted until you apply", "reclaimable", "live via #8 (handoff)")
         page.press("Escape")
         page.wait_for("Tasks · session 8")
+        # $EDITOR cannot run in a browser: the action says so and offers the built-in editor.
+        page.press("m")
+        page.wait_for("Long-term memory", "MEMORY.md")
+        page.press("j", "j")
+        page.wait_for("HISTORY.jsonl  ·  3 lines")
+        page.press("E")
+        page.wait_for("$EDITOR needs a terminal on this machine", "Edit here (y)")
 
 
 def test_read_only_serving_refuses_a_write_and_writes_nothing(workspace: Path, tmp_path: Path) -> None:
