@@ -26,6 +26,26 @@ STALE_AFTER = 3600.0  # seconds: no write holds its temp file anywhere near this
 _TEMP_NAME = re.compile(r"\A\..+\.(?:(?P<pid>[0-9]+)-)?[0-9a-f]{8}\.memtui-tmp\Z", re.DOTALL)
 
 
+_forbidden: str | None = None
+
+
+def forbid_writes(reason: str | None) -> None:
+    """From now on this process writes nothing: every write path asks `check_writes_allowed`
+    (atomic file writes, the store's writer, a foreign database's write connection, file
+    deletions of a rollback) and refuses with `reason`. None lifts it (tests). Set by
+    `memtui open/serve --read-only` for the app's process."""
+    global _forbidden
+    _forbidden = reason
+
+
+def check_writes_allowed(what: object = "") -> None:
+    """Raise WritesForbidden when this process was told not to write."""
+    if _forbidden is not None:
+        from memtui.core.errors import WritesForbidden
+
+        raise WritesForbidden(f"not writing {what}: {_forbidden}" if what else f"not writing: {_forbidden}")
+
+
 def file_mode(path: Path) -> int | None:
     """The permission bits of the file at `path`, or None when there is no file."""
     try:
@@ -54,6 +74,7 @@ def write_atomic(
     `sweep` first removes stale temp files of crashed writes from the directory (a caller
     writing many files there sweeps once itself and passes False).
     """
+    check_writes_allowed(path)
     path = Path(path)
     if sweep:
         remove_stale_temps(path.parent)
@@ -118,7 +139,10 @@ def is_stale_temp(path: Path, now: float | None = None) -> bool:
 
 
 def remove_stale_temps(directory: Path) -> list[Path]:
-    """Remove the stale memtui temp files directly in `directory`; the paths removed."""
+    """Remove the stale memtui temp files directly in `directory`; the paths removed (none
+    in a process that must not write)."""
+    if _forbidden is not None:
+        return []
     removed: list[Path] = []
     try:
         names = [n for n in os.listdir(directory) if n.endswith(TEMP_SUFFIX)]

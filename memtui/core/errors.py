@@ -27,6 +27,10 @@ class ReadOnlyStore(MemtuiError):
     """A write was attempted on a store opened read-only."""
 
 
+class WritesForbidden(ReadOnlyStore):
+    """This process was started not to write at all (`memtui open/serve --read-only`)."""
+
+
 class ContentError(MemtuiError):
     """Stored content cannot be returned exactly as it was written."""
 

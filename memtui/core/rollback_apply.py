@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from memtui.core.atomic import file_mode, fsync_dir, sweep_directories, write_atomic
+from memtui.core.atomic import check_writes_allowed, file_mode, fsync_dir, sweep_directories, write_atomic
 from memtui.core.containment import check_path
 from memtui.core.model import Id
 from memtui.core.rollback import FilePlan, RollbackPlan, _read_disk
@@ -180,6 +180,7 @@ def _restore(path: Path | None, content: bytes | None, mode: int | None) -> None
     """Make `path` hold `content` (None → no file), atomically."""
     assert path is not None
     if content is None:
+        check_writes_allowed(path)
         try:
             os.unlink(path)
         except FileNotFoundError:

@@ -403,7 +403,15 @@ def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = Non
 
 
 def run_app(path: Path | str, root: Path | None = None, read_only: bool = False) -> int:
-    """Run the app in the terminal (or, under textual-serve, in a browser); the exit code."""
+    """Run the app in the terminal (or, under textual-serve, in a browser); the exit code.
+
+    `read_only`: besides withholding the source's writing capabilities, this whole process
+    refuses every write (memtui.core.atomic.forbid_writes): a path that forgot to ask still
+    writes nothing."""
+    if read_only:
+        from memtui.core.atomic import forbid_writes
+
+        forbid_writes("memtui was started with --read-only")
     app = make_app(path, root=root, read_only=read_only)
     result = app.run()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)

@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from memtui.core.atomic import file_mode, sweep_directories, write_atomic
+from memtui.core.atomic import check_writes_allowed, file_mode, sweep_directories, write_atomic
 from memtui.core.errors import NoHistory, PathEscape, SaveConflict
 from memtui.core.memory.discover import discover_documents
 from memtui.core.paths import inside_workspace
@@ -134,6 +134,7 @@ def save_document(
     to overwrite whatever is there). The bytes being replaced are kept in history first.
     Saving identical bytes is a no-op. `path` must be in the workspace or one of `outside`.
     """
+    check_writes_allowed(path)  # before the history copy, too
     root = Path(root).resolve()
     path = writable_path(root, path, outside)
     new = content.encode("utf-8") if isinstance(content, str) else bytes(content)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from memtui.core import content as codec
+from memtui.core.atomic import check_writes_allowed
 from memtui.core.errors import NotAStore, ReadOnlyStore, StoreNotFound
 from memtui.core.memory_source import WRITING, Capability, UnknownId
 from memtui.core.store import schema
@@ -211,6 +212,7 @@ class AgentStore(Recorder, ReadModel):
         write path that forgot to ask its capability still writes nothing."""
         if self.withheld & WRITING:
             raise ReadOnlyStore(f"{self.db_path}: no writes, {self.withheld_why or 'read-only'}")
+        check_writes_allowed(self.db_path)
         if not self.readonly:
             yield self
             return
