@@ -207,3 +207,30 @@ def test_snapshot_claude_code_turn_with_a_file_history_diff(fixed_world, snap_co
     # The newest session, "Add verbose flag to tally CLI" (2.1.x), then its second turn:
     # that edit's before comes from the file-history backup.
     assert snap_compare(app, terminal_size=SIZE, run_before=on_last_task)
+
+
+async def test_real_claude_code_session_opens_with_its_prompts_only(tmp_path):
+    """A real 2.1.39 session (tests/fixtures/real): the two typed prompts are its tasks, the
+    injected lines are steps, the summariser is no task, and no worker fails."""
+    import sys
+
+    sys.path.insert(0, str(FIXTURES.parent / "unit"))
+    from real_support import real_home
+    from memtui.ui.widgets.task_tree import TaskTree
+
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    project = home / "projects" / "-home-USER-projects-spotter-worktrees-spotter-gqc"
+    app = make_app(project, clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.source.kind == "claude-code"
+        tree = app.screen.query_one(TaskTree)
+        titles, stack = [], list(tree.root.children)
+        while stack:
+            node = stack.pop(0)
+            titles.append(node.data.title)
+            stack.extend(node.children)
+        assert sorted(titles)[:2] == ["Implement spotter-gqc", "What is the output contract for Claude Code hooks, "
+                                                               "specifically for SessionStar…"]
+        assert len(titles) == 3 and "did you push?" in titles
+        assert not [w for w in app.workers if w.state == WorkerState.ERROR]
