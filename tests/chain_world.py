@@ -5,10 +5,10 @@
     tmp/home/work/CLAUDE.md         a parent of the repo: Claude Code reads it, Codex does not
     tmp/home/work/AGENTS.md         above the git root: Codex never reads it
     tmp/home/work/repo/             `git init`; the workspace
-    tmp/claude-config/              CLAUDE_CONFIG_DIR (user CLAUDE.md, rules, auto memory)
-    tmp/codex-home/                 CODEX_HOME (blank AGENTS.override.md, AGENTS.md)
+    tmp/home/.config/claude/        CLAUDE_CONFIG_DIR (user CLAUDE.md, rules, auto memory)
+    tmp/home/.codex-home/           CODEX_HOME (blank AGENTS.override.md, AGENTS.md)
+    tmp/home/shared/shared.md       imported by absolute path
     tmp/managed/CLAUDE.md           stands in for /etc/claude-code/CLAUDE.md
-    tmp/shared/shared.md            imported by absolute path
 
 Importable from tests/unit and tests/ui (tests/ is on sys.path through its conftest.py).
 """
@@ -71,8 +71,8 @@ def memory_lines(n: int) -> str:
 def build_world(tmp: Path) -> ChainWorld:
     tmp = Path(tmp).resolve()
     home, repo = tmp / "home", tmp / "home" / "work" / "repo"
-    w = ChainWorld(tmp, home, repo, tmp / "claude-config", tmp / "codex-home", tmp / "managed" / "CLAUDE.md",
-                   tmp / "shared" / "shared.md")
+    w = ChainWorld(tmp, home, repo, home / ".config" / "claude", home / ".codex-home", tmp / "managed" / "CLAUDE.md",
+                   home / "shared" / "shared.md")
     git_init(repo)
     write(w.managed, "# Managed policy\nNo secrets in commits.\n")
     # Auto memory under ~/.claude is never read: CLAUDE_CONFIG_DIR replaces ~/.claude.

@@ -66,9 +66,8 @@ def _text(docs) -> str:
 
 
 def _chains_text(obj) -> str:
-    from memtui.core.display import human_bytes
+    from memtui.core.display import human_bytes, sanitize
     from memtui.core.memory.chain import AGENTS
-    from memtui.ui.text import sanitize
 
     out = []
     for chain in obj["agents"]:

@@ -91,3 +91,21 @@ def test_errors_are_one_line(world, capsys, tmp_path):
     assert err.count("\n") == 1 and "outside the workspace" in err
     assert main(["memory", str(world.repo), "--cwd", "pkg"]) == 2
     assert "--loaded" in capsys.readouterr().err
+
+
+def test_history_of_a_chain_file_outside_the_workspace(world, capsys):
+    from memtui.core.memory.chain import chain_paths, loaded_chains
+    from memtui.core.memory.documents import read_document
+    from memtui.core.memory.save import save_document
+
+    user = world.claude_config / "CLAUDE.md"
+    grants = chain_paths(loaded_chains(world.repo))
+    save_document(world.repo, user, "# User\nv2\n", read_document(user).version, outside=grants)
+    code = main(["memory-history", str(world.repo), str(user), "--json"])
+    assert code == 0 and [e["number"] for e in json.loads(capsys.readouterr().out)] == [1]
+    assert main(["memory-history", str(world.repo), str(user), "--undo"]) == 0
+    assert user.read_text() == "# User\nAnswer briefly.\n"
+    capsys.readouterr()
+    stranger = write(world.home / "elsewhere.md", "x\n")
+    assert main(["memory-history", str(world.repo), str(stranger)]) == 2
+    assert "neither in the workspace nor loaded" in capsys.readouterr().err
