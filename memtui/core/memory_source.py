@@ -208,6 +208,12 @@ class MemorySource(ABC):
     def sessions(self) -> Sequence[SessionInfo]:
         """Every session, newest activity first."""
 
+    def session_page(self, offset: int, limit: int | None) -> Sequence[SessionInfo]:
+        """`sessions()[offset:offset + limit]` (all from `offset` when `limit` is None); a store
+        that reads one page without the rest (memtui's own) does so."""
+        rows = list(self.sessions())
+        return rows[offset:] if limit is None else rows[offset:offset + limit]
+
     @abstractmethod
     def tasks(self, session_id: Id | None) -> Sequence[TaskInfo]:
         """The tasks of a session (None: the orphans, whose session is gone)."""

@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -79,6 +80,9 @@ class MemtuiApp(App[int]):
         self._given_source = source
         self._opener = opener
         self.measured: WorkspaceMeasured | None = None
+        self.first_paint = threading.Event()
+        """Set once the main screen has drawn its sessions: the header's figures wait for it, so
+        they never compete with the first paint."""
         """The latest header facts (database size, counts, GC figures)."""
         self.source_entry: Any | None = None
         """The `memtui.core.sources.Source` shown, when it is another agent's store."""
@@ -222,7 +226,9 @@ class MemtuiApp(App[int]):
 
     @work(thread=True, exclusive=True, group="measure", exit_on_error=False, description="measure the workspace")
     def measure_workspace(self) -> None:
-        """Database size, row counts, then live/reclaimable tasks from the GC planner."""
+        """Database size, row counts, then live/reclaimable tasks (the GC figures, without a
+        plan: `g` builds that) — once the sessions are on screen (or after a few seconds)."""
+        self.first_paint.wait(FIRST_PAINT_WAIT)
         with self.reading() as source:
             db_path = getattr(source, "db_path", None)
             size = None
@@ -384,13 +390,15 @@ def _foreign_source(path: Path) -> Any | None:
     return next((s for s in found if s.kind != "memory-files"), None)
 
 
-def _gc_figures(source: Any) -> dict[str, int]:
-    """Live and reclaimable task counts (and bytes) from the GC planner."""
-    from memtui.core.gc import plan_gc
+FIRST_PAINT_WAIT = 3.0
+"""Seconds the header's figures wait for the first paint before they are computed anyway."""
 
-    plan = plan_gc(source)
-    return {"live": len(plan.live), "reclaimable": len(plan.reclaimable),
-            "reclaimable_bytes": plan.reclaimable_bytes}
+
+def _gc_figures(source: Any) -> dict[str, int]:
+    """Live and reclaimable task counts and bytes, as the GC plan would count them."""
+    from memtui.core.gc import gc_figures
+
+    return gc_figures(source)
 
 
 def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = None,

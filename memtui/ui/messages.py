@@ -47,11 +47,14 @@ class WorkspaceMeasured(Message):
 
 @dataclass
 class SessionsLoaded(Message):
-    """Every session, newest first, with current-task titles; orphans counted apart."""
+    """Sessions newest first from `offset` (the first page, then the rest), with current-task
+    titles; orphans counted apart; `complete` on the last part."""
 
     sessions: list[SessionInfo]
     current_titles: dict[Id, str]
     orphan_count: int
+    offset: int = 0
+    complete: bool = True
 
 
 @dataclass

@@ -8,7 +8,7 @@ that moved on stops the read early.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from memtui.core.diff import diff_stats
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, SessionInfo, StepInfo, TaskInfo
@@ -23,17 +23,39 @@ def _never() -> bool:
     return False
 
 
-def sessions_with_titles(source: Any) -> tuple[list[SessionInfo], dict[Id, str], int]:
-    """Every session, the titles of their current tasks, and how many tasks are orphans."""
-    sessions = list(source.sessions())
-    current_ids = [s.current_task_id for s in sessions if s.current_task_id is not None]
-    titles: dict[Id, str] = {}
+def sessions_with_titles(source: Any, offset: int = 0, limit: int | None = None
+                         ) -> tuple[list[SessionInfo], dict[Id, str], int]:
+    """Sessions (`limit` of them from `offset`; all by default), the titles of their current
+    tasks, and how many tasks are orphans. memtui's store reads the titles with the sessions;
+    for other sources they are looked up in batches."""
+    sessions = list(source.session_page(offset, limit))
+    titles: dict[Id, str] = {s.current_task_id: s.current_title for s in sessions
+                             if s.current_task_id is not None and s.current_title}
+    current_ids = [s.current_task_id for s in sessions if s.current_task_id is not None
+                   and s.current_task_id not in titles]
     by_id = getattr(source, "tasks_by_id", None)
     for start in range(0, len(current_ids), TITLE_CHUNK):
         chunk = current_ids[start:start + TITLE_CHUNK]
         found = by_id(chunk) if by_id else [source.task(i) for i in chunk]
         titles.update((t.id, t.title) for t in found)
     return sessions, titles, len(source.tasks(None))
+
+
+FIRST_SESSIONS = 200
+"""Sessions read for the first paint; the rest follow."""
+
+
+def session_parts(source: Any, first: int | None = None
+                  ) -> Iterator[tuple[list[SessionInfo], dict[Id, str], int, int, bool]]:
+    """(sessions, titles, orphan count, offset, complete): the newest `first` sessions
+    (FIRST_SESSIONS), then (if there are more) all the others."""
+    first = first or FIRST_SESSIONS
+    sessions, titles, orphans = sessions_with_titles(source, 0, first)
+    complete = len(sessions) < first
+    yield sessions, titles, orphans, 0, complete
+    if not complete:
+        rest, titles, _ = sessions_with_titles(source, len(sessions), None)
+        yield rest, titles, orphans, len(sessions), True
 
 
 @dataclass

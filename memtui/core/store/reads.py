@@ -75,6 +75,9 @@ class ReadModel(MemorySource):
         title; `offset`/`limit` read one page of them."""
         return self._session_rows("", (), offset, limit)
 
+    def session_page(self, offset: int, limit: int | None) -> list[SessionInfo]:
+        return self.sessions(offset, limit)
+
     def session_count(self) -> int:
         return self._sql("SELECT COUNT(*) FROM session")[0][0]
 

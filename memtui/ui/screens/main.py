@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Label, Tree
 from textual.worker import Worker, get_current_worker
 
-from memtui.core.model import Id, SessionInfo, StepInfo
+from memtui.core.model import Id, StepInfo
 from memtui.ui import pane_reads
 from memtui.ui.commands import bindings
 from memtui.ui.debounce import Debounce
@@ -128,24 +128,24 @@ class MainScreen(MemtuiScreen[None]):
     # ================================================================== sessions
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="load sessions")
     def load_sessions(self) -> None:
+        """The newest page first (what the pane shows at once), then the rest behind it."""
         with self.app.reading() as source:
-            sessions, titles, orphans = pane_reads.sessions_with_titles(source)
-        if not get_current_worker().is_cancelled:
-            self.post_message(SessionsLoaded(sessions, titles, orphans))
+            for part in pane_reads.session_parts(source):
+                if get_current_worker().is_cancelled:
+                    return
+                self.post_message(SessionsLoaded(*part))
 
     @on(SessionsLoaded)
     def _sessions_loaded(self, event: SessionsLoaded) -> None:
         table = self.query_one(SessionsTable)
         table.loading = False
-        table.current_titles = event.current_titles
-        records: list[SessionInfo | OrphansRow] = list(event.sessions)
-        if event.orphan_count:
-            records.append(OrphansRow(event.orphan_count))
-        table.set_records(records, keep_cursor=self._loaded_once)
+        self.query_one("#sessions-pane").border_subtitle = table.show_part(
+            event.sessions, event.current_titles, event.orphan_count, event.offset, event.complete, self._loaded_once)
         self._loaded_once = True
-        self.query_one("#sessions-pane").border_subtitle = f"{len(event.sessions)}" + (
-            f" + {event.orphan_count} orphans" if event.orphan_count else "")
-        if not records:
+        self.call_after_refresh(self.app.first_paint.set)  # the header's figures may start now
+        if event.offset:
+            return
+        if not table.records:
             from memtui.ui.screens.notice import no_sessions
 
             self.app.push_screen(no_sessions(self.app.workspace))

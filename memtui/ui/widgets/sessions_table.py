@@ -54,6 +54,27 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         super().__init__(id=id, classes=classes)
         self.now = now or (lambda: datetime.now(timezone.utc))
         self.current_titles: dict[Id, str] = {}
+        self._wanted: str | None = None
+        """The session selected before a reload when it was not on the first page."""
+
+    def show_part(self, sessions: list[SessionInfo], titles: dict[Id, str], orphans: int, offset: int,
+                  complete: bool, keep_cursor: bool) -> str:
+        """Show the first page of sessions (`offset` 0: replaces the list) or the rest after it;
+        the Orphans row comes last, with the last part. Returns the pane's count line."""
+        tail: list[OrphansRow] = [OrphansRow(orphans)] if complete and orphans else []
+        if offset:
+            self.current_titles = {**self.current_titles, **titles}
+            shown = {self.row_key(r) for r in self.records}  # a session may have moved up meanwhile
+            self.extend_records([s for s in sessions if self.row_key(s) not in shown] + tail)
+            if self._wanted is not None and self.cursor_row == 0 and self.select_key(self._wanted):
+                self._wanted = None
+        else:
+            self.current_titles = titles
+            previous = self.current_key() if keep_cursor else None
+            self.set_records([*sessions, *tail], keep_cursor=keep_cursor)
+            self._wanted = previous if previous is not None and self.current_key() != previous else None
+        listed = sum(1 for r in self.records if isinstance(r, SessionInfo))
+        return f"{listed}{'' if complete else '…'}" + (f" + {orphans} orphans" if orphans else "")
 
     def row_key(self, record: SessionInfo | OrphansRow) -> str:
         return str(record.id) if isinstance(record, SessionInfo) else ORPHANS_KEY
