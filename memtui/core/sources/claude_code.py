@@ -17,22 +17,19 @@ steps and entries on demand.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from memtui.core.model import (
     CheckpointInfo,
     Id,
-    MessageInfo,
     Reference,
     SessionInfo,
     StepInfo,
     TaskInfo,
 )
-from memtui.core.memory_source import Capability, UnknownId
-from memtui.core.resume import ResumeCommand
-from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page, transcript_capabilities
+from memtui.core.memory_source import UnknownId
+from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page
 from memtui.core.sources.claude_code_transcripts import (
     TranscriptIndex,
     TranscriptItem,
@@ -96,10 +93,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
 
     kind = "claude-code"
     label = "Claude Code"
-
-    @property
-    def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
-        return transcript_capabilities(self)
+    resume_argv = ("claude", "--resume")
 
     def watched_files(self) -> list[Path]:
         """Each transcript, its project folder (a new session is a new file there) and the path
@@ -134,9 +128,6 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
                                    task_count=len(s.turns), stored_bytes=_size(s.file)))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
 
-    def _turn(self, task_id: Id) -> Turn:
-        return self._find("_turns", task_id, "turn")
-
     def _info(self, turn: Turn) -> TaskInfo:
         times = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
         last = turn.items[-1] if turn.items else None
@@ -165,14 +156,6 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
             step_count=len(turn.items),
             checkpoint_count=sum(1 for i in turn.items if i.change),
         )
-
-    def tasks(self, session_id: Id | None) -> list[TaskInfo]:
-        self._load()
-        session = self._sessions.get(str(session_id)) if session_id is not None else None
-        return [self._info(self._turns[t]) for t in session.turns] if session else []
-
-    def task(self, task_id: Id) -> TaskInfo:
-        return self._info(self._turn(task_id))
 
     def references(self, task_id: Id) -> list[Reference]:
         """Handoffs: the turn that called Task/Agent → the sub-agent's task (either end)."""
@@ -301,11 +284,8 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
     def _entry_info(self, entry_id: str, checkpoint_id: str, path: str, before: bytes | None, after: bytes | None,
                     reason: str) -> SourceEntryInfo:
         absent = before is None and not reason
-        root = self.recorded_workspace
-        if root is not None and path.startswith(str(root).rstrip("/") + "/"):
-            path = os.path.relpath(path, root)
         return SourceEntryInfo(
-            id=entry_id, checkpoint_id=checkpoint_id, path=path, kind="added" if absent else "modified",
+            id=entry_id, checkpoint_id=checkpoint_id, path=self.relative_to_recorded(path), kind="added" if absent else "modified",
             before_size=len(before) if before is not None else None,
             after_size=len(after) if after is not None else None,
             before_known=before is not None or absent, after_known=after is not None, unknown_reason=reason,
@@ -343,31 +323,3 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
             return edit_contents(turn, item, backups)
         except RECORD_ERRORS as exc:  # a result of an unexpected shape: its contents are unknown
             return None, None, f"the tool result cannot be read ({exc})"
-
-    @property
-    def recorded_workspace(self) -> Path | None:
-        """The one working directory all sessions recorded (entry paths are relative to
-        it), or None when they differ — then entry paths stay absolute."""
-        self._load()
-        cwds = {s.cwd for s in self._sessions.values() if s.cwd}
-        return Path(cwds.pop()) if len(cwds) == 1 else None
-
-    def resume_command(self, session_id: Id) -> ResumeCommand:
-        """`claude --resume ID` in the directory the session recorded."""
-        session = self._find("_sessions", session_id, "session")
-        return ResumeCommand(("claude", "--resume", session.id), Path(session.cwd) if session.cwd else None)
-
-    def workspace_root(self, task_id: Id) -> Path | None:
-        """The cwd the task's session recorded: entry paths are relative to it."""
-        turn = self._turn(task_id)
-        cwd = self._sessions[turn.session_id].cwd
-        return Path(cwd) if cwd else None
-
-    def messages(self, task_id: Id) -> list[MessageInfo]:
-        turn = self._turn(task_id)
-        out = []
-        if turn.prompt:
-            out.append(MessageInfo(id=f"{turn.id}/prompt", task_id=turn.id, role="user", content=turn.prompt, created_at=turn.created_at))
-        for n, (text, when) in enumerate(turn.replies):
-            out.append(MessageInfo(id=f"{turn.id}/reply{n}", task_id=turn.id, role="assistant", content=text, created_at=when))
-        return out

@@ -18,10 +18,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memtui.core.model import CheckpointInfo, Id, MessageInfo, SessionInfo, StepInfo, TaskInfo
-from memtui.core.memory_source import Capability, UnknownId
-from memtui.core.resume import ResumeCommand
-from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page, transcript_capabilities
+from memtui.core.model import CheckpointInfo, Id, SessionInfo, StepInfo, TaskInfo
+from memtui.core.memory_source import UnknownId
+from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page
 from memtui.core.sources.codex_rollouts import (
     PatchFile,
     RolloutIndex,
@@ -57,10 +56,7 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
 
     kind = "codex"
     label = "Codex"
-
-    @property
-    def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
-        return transcript_capabilities(self)
+    resume_argv = ("codex", "resume")
 
     def watched_files(self) -> list[Path]:
         """Each rollout, and the day, month and year folders above it (sessions/YYYY/MM/DD):
@@ -94,9 +90,6 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
                                    stored_bytes=s.file.stat().st_size))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
 
-    def _turn(self, task_id: Id) -> Turn:
-        return self._find("_turns", task_id, "turn")
-
     def _info(self, turn: Turn) -> TaskInfo:
         times = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
         aborted = bool(turn.items) and turn.items[-1].kind == "aborted"
@@ -105,14 +98,6 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
                         created_at=turn.created_at, updated_at=times[-1], finished_at=times[-1],
                         step_count=len(turn.items),
                         checkpoint_count=sum(1 for i in turn.items if i.patch is not None and i.applied))
-
-    def tasks(self, session_id: Id | None) -> list[TaskInfo]:
-        self._load()
-        session = self._sessions.get(str(session_id)) if session_id is not None else None
-        return [self._info(self._turns[t]) for t in session.turns] if session else []
-
-    def task(self, task_id: Id) -> TaskInfo:
-        return self._info(self._turn(task_id))
 
     def _file(self, turn: Turn) -> Path:
         return self._sessions[turn.session_id].file
@@ -167,22 +152,12 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
                                created_at=i.created_at, entry_count=len(i.patch or []))
                 for i in turn.items if i.patch is not None and i.applied] + self.undo_checkpoints(turn.id)
 
-    @property
-    def recorded_workspace(self) -> Path | None:
-        """The one cwd all rollouts recorded (entry paths are relative to it), else None."""
-        self._load()
-        cwds = {s.cwd for s in self._sessions.values() if s.cwd}
-        return Path(cwds.pop()) if len(cwds) == 1 else None
-
     def _relative(self, turn: Turn, path: str) -> str:
         """Patch paths are relative to the session's cwd: make them relative to the
         source's workspace, or absolute when there is no single one."""
         cwd = self._sessions[turn.session_id].cwd
         absolute = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
-        root = self.recorded_workspace
-        if root is not None and absolute.startswith(str(root).rstrip("/") + "/"):
-            return os.path.relpath(absolute, root)
-        return absolute
+        return self.relative_to_recorded(absolute)
 
     def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
         """An applied patch's checkpoint (its id is "<session>:<call id>")."""
@@ -268,23 +243,3 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         if isinstance(change.get("unified_diff"), str):
             diff = change["unified_diff"]
         return None, None, "Codex records only the patch hunks of an updated file, not its whole content", diff
-
-    def resume_command(self, session_id: Id) -> ResumeCommand:
-        """`codex resume ID` in the directory the session recorded."""
-        session = self._find("_sessions", session_id, "session")
-        return ResumeCommand(("codex", "resume", session.id), Path(session.cwd) if session.cwd else None)
-
-    def workspace_root(self, task_id: Id) -> Path | None:
-        """The cwd the rollout's session_meta recorded: entry paths are relative to it."""
-        turn = self._turn(task_id)
-        cwd = self._sessions[turn.session_id].cwd
-        return Path(cwd) if cwd else None
-
-    def messages(self, task_id: Id) -> list[MessageInfo]:
-        turn = self._turn(task_id)
-        out = []
-        if turn.prompt:
-            out.append(MessageInfo(id=f"{turn.id}/prompt", task_id=turn.id, role="user", content=turn.prompt, created_at=turn.created_at))
-        for n, (text, when) in enumerate(turn.replies):
-            out.append(MessageInfo(id=f"{turn.id}/reply{n}", task_id=turn.id, role="assistant", content=text, created_at=when))
-        return out

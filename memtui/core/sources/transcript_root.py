@@ -1,4 +1,5 @@
-"""Where the recorded paths of a Claude Code or Codex store are restored.
+"""Where the recorded paths of a Claude Code or Codex store are restored, and the reads both
+adapters answer the same way from their index (tasks, messages, the recorded cwd, resume).
 
 Their edits name files by absolute paths under the working directory the sessions recorded
 (`cwd`). Opened from anywhere — the agent's home, a projects folder, one transcript — the
@@ -8,20 +9,77 @@ store still restores into that recorded folder, and says so; `--root DIR` (memtu
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memtui.core.memory_source import Capability
+from memtui.core.model import Id, MessageInfo, TaskInfo
+from memtui.core.resume import ResumeCommand
+from memtui.core.sources.base import transcript_capabilities
 
 
 class RecordedRoot:
     """Mixin for transcript adapters: `workspace` is the `--root` folder if one was given,
-    else the recorded working directory (`recorded_workspace`, from the adapter)."""
+    else the recorded working directory (`recorded_workspace`, the one `cwd` all indexed
+    sessions recorded). The adapter's index keeps `_sessions` (each with a `cwd` and its
+    `turns` ids) and `_turns` (each with its `session_id`, `prompt` and `replies`); the
+    adapter makes a turn's TaskInfo (`_info(turn)`)."""
 
     _root: Path | None = None
+    resume_argv: tuple[str, ...] = ()  # the agent's resume command, before the session id
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        return transcript_capabilities(self)  # type: ignore[arg-type]
+
+    def _turn(self, task_id: Id):
+        return self._find("_turns", task_id, "turn")  # type: ignore[attr-defined]
+
+    def tasks(self, session_id: Id | None) -> list[TaskInfo]:
+        self._load()  # type: ignore[attr-defined]
+        session = self._sessions.get(str(session_id)) if session_id is not None else None  # type: ignore[attr-defined]
+        return [self._info(self._turns[t]) for t in session.turns] if session else []  # type: ignore[attr-defined]
+
+    def task(self, task_id: Id) -> TaskInfo:
+        return self._info(self._turn(task_id))  # type: ignore[attr-defined]
 
     @property
     def recorded_workspace(self) -> Path | None:
-        raise NotImplementedError
+        """The one working directory all sessions recorded (entry paths are relative to
+        it), or None when they differ — then entry paths stay absolute."""
+        self._load()  # type: ignore[attr-defined]
+        cwds = {s.cwd for s in self._sessions.values() if s.cwd}  # type: ignore[attr-defined]
+        return Path(cwds.pop()) if len(cwds) == 1 else None
+
+    def workspace_root(self, task_id: Id) -> Path | None:
+        """The cwd the task's session recorded: entry paths are relative to it."""
+        turn = self._turn(task_id)  # type: ignore[attr-defined]
+        cwd = self._sessions[turn.session_id].cwd  # type: ignore[attr-defined]
+        return Path(cwd) if cwd else None
+
+    def resume_command(self, session_id: Id) -> ResumeCommand:
+        """The agent's resume command (`resume_argv` + the session id) in the directory the
+        session recorded."""
+        session = self._find("_sessions", session_id, "session")  # type: ignore[attr-defined]
+        return ResumeCommand((*self.resume_argv, session.id), Path(session.cwd) if session.cwd else None)
+
+    def relative_to_recorded(self, path: str) -> str:
+        """An absolute recorded path made relative to `recorded_workspace` when it lies under
+        it; any other path unchanged."""
+        root = self.recorded_workspace
+        if root is not None and path.startswith(str(root).rstrip("/") + "/"):
+            return os.path.relpath(path, root)
+        return path
+
+    def messages(self, task_id: Id) -> list[MessageInfo]:
+        """The turn's prompt, then its assistant replies."""
+        turn = self._turn(task_id)  # type: ignore[attr-defined]
+        out = []
+        if turn.prompt:
+            out.append(MessageInfo(id=f"{turn.id}/prompt", task_id=turn.id, role="user", content=turn.prompt, created_at=turn.created_at))
+        for n, (text, when) in enumerate(turn.replies):
+            out.append(MessageInfo(id=f"{turn.id}/reply{n}", task_id=turn.id, role="assistant", content=text, created_at=when))
+        return out
 
     @property
     def workspace(self) -> Path | None:
