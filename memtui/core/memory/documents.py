@@ -151,23 +151,8 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
-def open_fence(text: str) -> str | None:
-    """The fence (``` or ~~~) that `text` ends inside of, or None when every fence is closed."""
-    fence: str | None = None
-    for line in text.splitlines():
-        m = _FENCE.match(line)
-        if m:
-            marker = m.group(1)
-            if fence is None:
-                fence = marker[0] * 3
-            elif marker.startswith(fence):
-                fence = None
-    return fence
-
-
-def iter_prose_lines(text: str):
-    """(line number, line) for lines outside fenced code blocks: headings and fields that
-    appear inside ``` fences are examples, not structure."""
+def _fence_scan(text: str):
+    """(line number, line, whether it opens or closes a fence, the fence open after it)."""
     fence: str | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         m = _FENCE.match(line)
@@ -177,8 +162,22 @@ def iter_prose_lines(text: str):
                 fence = marker[0] * 3
             elif marker.startswith(fence):
                 fence = None
-            continue
-        if fence is None:
+        yield number, line, m is not None, fence
+
+
+def open_fence(text: str) -> str | None:
+    """The fence (``` or ~~~) that `text` ends inside of, or None when every fence is closed."""
+    fence: str | None = None
+    for *_, fence in _fence_scan(text):
+        pass
+    return fence
+
+
+def iter_prose_lines(text: str):
+    """(line number, line) for lines outside fenced code blocks: headings and fields that
+    appear inside ``` fences are examples, not structure."""
+    for number, line, is_marker, fence in _fence_scan(text):
+        if not is_marker and fence is None:
             yield number, line
 
 
