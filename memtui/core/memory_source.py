@@ -67,6 +67,8 @@ class Capability(str, Enum):
     """Its sessions can be resumed in the agent that recorded them (`claude --resume ID`)."""
     LIVE = "live"
     """Changes can be followed as they happen (memtui.core.live.watch_source polls them cheaply)."""
+    CLEANUP = "cleanup"
+    """Its agent's home can be cleaned up: old sessions archived (restorable) or deleted."""
 
     @property
     def doing(self) -> str:
@@ -87,10 +89,11 @@ _DOING: dict[Capability, str] = {
     Capability.EDIT_MEMORY: "edit memory documents",
     Capability.RESUME: "resume a session in its agent",
     Capability.LIVE: "follow changes as they happen",
+    Capability.CLEANUP: "clean up an agent home",
 }
 
 WRITING = frozenset({Capability.ROLLBACK, Capability.GC, Capability.PIN, Capability.VACUUM,
-                     Capability.CURATE, Capability.EDIT_MEMORY})
+                     Capability.CURATE, Capability.EDIT_MEMORY, Capability.CLEANUP})
 """What writes: a source opened read-only (`memtui open/serve --read-only`) withholds these."""
 
 NATIVE_ONLY = frozenset({Capability.GC, Capability.PIN, Capability.STATS, Capability.VACUUM,
@@ -168,6 +171,8 @@ class MemorySource(ABC):
                     " (`memtui sources PATH` lists the stores a folder holds)")
         if capability is Capability.CURATE or capability is Capability.ITEMS:
             return "memory items are kept by RA.Aid (.ra-aid/pk.db) and JSONL session stores; open one of those"
+        if capability is Capability.CLEANUP:
+            return "cleanup archives sessions of a Claude Code or Codex home; open ~/.claude or ~/.codex (or a project of theirs)"
         if capability is Capability.ROLLBACK:
             return ("its recorded paths have no single workspace to restore into; open the project folder"
                     " (memtui PROJECT) or a memtui workspace")

@@ -31,6 +31,7 @@ from textual.app import App
 from textual.worker import Worker, WorkerState
 
 from memtui.core.errors import MemtuiError, NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
+from memtui.core.memory_source import Capability
 from memtui.resources import tcss_dir
 from memtui.ui.commands import CommandTable, bindings
 from memtui.ui.messages import SourceFailed, SourceOpened, WorkspaceMeasured
@@ -315,6 +316,19 @@ class MemtuiApp(App[int]):
                         title="GC", markup=False)
         elif not isinstance(self.screen, GcScreen):
             self.push_screen(GcScreen())
+
+    def action_cleanup(self) -> None:
+        """Open the cleanup preview of the Claude Code / Codex home the source reads."""
+        from memtui.core.cleanup import agent_home
+        from memtui.ui.screens.cleanup import CleanupScreen
+
+        source = self.source
+        home = agent_home(source.kind, source.path) if source is not None and source.can(Capability.CLEANUP) else None
+        if home is None:
+            self.notify("Cleanup works on a Claude Code or Codex home: open ~/.claude or ~/.codex, or one of their"
+                        " projects.", title="Cleanup", markup=False)
+        elif not isinstance(self.screen, CleanupScreen):
+            self.push_screen(CleanupScreen(home, source.kind))
 
     def action_stats(self) -> None:
         """Open the database statistics (native stores only; not over itself)."""

@@ -76,6 +76,7 @@ SCOPES: dict[str, str] = {
     "search": "Search",
     "export": "Export dialog",
     "resume": "Resume in agent",
+    "cleanup": "Agent home cleanup",
 }
 
 COMMANDS: tuple[Command, ...] = (
@@ -91,6 +92,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("memory", "m", "Memory documents (view, edit, lint)", footer="Memory"),
     Command("decisions", "D", "Decision log", footer="Decisions"),
     Command("search", "ctrl+f", "Search memory and the store", footer="Search"),
+    Command("cleanup", "C", "Clean up the Claude Code / Codex home: archive old sessions (preview first)",
+            footer="Cleanup", show=False),
     # ---- main screen
     Command("filter", "slash", "Filter the focused list", scope="main", key_display="/",
             footer="Filter"),
@@ -149,6 +152,17 @@ COMMANDS: tuple[Command, ...] = (
             footer="Pin"),
     Command("apply_gc", "a", "Collect the reclaimable tasks (asks first)", scope="gc", footer="Apply"),
     Command("cancel_gc", "c", "Cancel the running collection (between tasks)", scope="gc", footer="Cancel"),
+    # ---- agent home cleanup
+    Command("archive", "a", "Archive what the plan lets go, then remove it from the home (asks first)",
+            scope="cleanup", footer="Archive"),
+    Command("delete", "x", "Delete what the plan lets go, for good (typed confirmation)", scope="cleanup",
+            footer="Delete"),
+    Command("toggle_pin", "p", "Pin / unpin the selected session (cleanup keeps pinned sessions)",
+            scope="cleanup", footer="Pin"),
+    Command("restore", "r", "Restore the selected archived session (byte-exact)", scope="cleanup",
+            footer="Restore"),
+    Command("cancel_cleanup", "c", "Cancel the running cleanup", scope="cleanup", footer="Cancel"),
+    Command("close", "escape", "Back", scope="cleanup"),
     Command("close", "escape", "Back", scope="gc"),
     # ---- database statistics
     Command("vacuum", "v", "VACUUM: give free pages back to the disk (asks first)", scope="stats",

@@ -1,0 +1,142 @@
+"""The cleanup preview as a tree: projects, and under each its sessions marked keep /
+archive / delete with the reason; orphans in their own group; sessions already in memtui's
+archive in an "Archived" group (restorable).
+
+A project's line carries a size bar: the share of its bytes that would go. Marks are theme
+colours through component classes (tcss/cleanup.tcss).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from memtui.core.cleanup import Decision, Manifest, OrphanRecord, ProjectPreview, SessionRecord
+from memtui.core.display import human_bytes
+from memtui.ui.text import safe_text
+
+BAR_WIDTH = 12
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    session: SessionRecord
+    decision: Decision
+
+
+@dataclass(frozen=True)
+class OrphanRow:
+    orphan: OrphanRecord
+    decision: Decision
+
+
+@dataclass(frozen=True)
+class ArchivedGroup:
+    manifests: tuple[Manifest, ...]
+
+
+Row = ProjectPreview | SessionRow | OrphanRow | ArchivedGroup | Manifest
+
+
+def size_bar(part: int, whole: int, width: int = BAR_WIDTH) -> str:
+    """`part` of `whole` as a bar of block characters ("████▌░░░░░░░")."""
+    if whole <= 0:
+        return "░" * width
+    eighths = round(8 * width * min(part, whole) / whole)
+    full, rest = divmod(eighths, 8)
+    partial = " ▏▎▍▌▋▊▉"[rest] if rest else ""
+    return ("█" * full + partial + "░" * width)[:width]
+
+
+class CleanupTree(Tree[Row]):
+    """Projects → sessions with what cleanup does to each, and the archived sessions."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = Tree.COMPONENT_CLASSES | {
+        "cleanup-tree--keep",
+        "cleanup-tree--going",
+        "cleanup-tree--archived",
+        "cleanup-tree--bar",
+        "cleanup-tree--note",
+    }
+    """
+    | Class | Description |
+    | :- | :- |
+    | `cleanup-tree--keep` | The mark of a session that stays. |
+    | `cleanup-tree--going` | The mark of a session to archive or delete. |
+    | `cleanup-tree--archived` | A session already in memtui's archive. |
+    | `cleanup-tree--bar` | A project's size bar. |
+    | `cleanup-tree--note` | Counts and bytes beside a project or session. |
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("cleanup", id=id, classes=classes)
+        self.show_root = False
+        self.guide_depth = 2
+
+    def show_rows(self, projects: list[ProjectPreview], archived: list[Manifest], keep: str | None = None,
+                  home: Path | None = None) -> None:
+        """Replace the tree; projects with something going start expanded; keep the cursor
+        on the session with id `keep` when it is still listed."""
+        self.clear()
+        target: TreeNode[Row] | None = None
+        for project in projects:
+            label = "orphans (files of sessions whose transcript is gone)" if project.project == "" else (
+                project.project or "(no recorded folder)")
+            node = self.root.add(safe_text(label), data=project, expand=project.going > 0)
+            for session, decision in project.sessions:
+                child = node.add_leaf(safe_text(session.title), data=SessionRow(session, decision))
+                if session.id == keep:
+                    target = child
+            for orphan, decision in project.orphans:
+                shown = orphan.path.relative_to(home) if home is not None and orphan.path.is_relative_to(home) else orphan.path
+                node.add_leaf(safe_text(str(shown)), data=OrphanRow(orphan, decision))
+        if archived:
+            group = self.root.add(Text("archived by memtui"), data=ArchivedGroup(tuple(archived)))
+            for manifest in archived:
+                child = group.add_leaf(safe_text(manifest.title), data=manifest)
+                if manifest.id == keep:
+                    target = child
+        first = target or (self.root.children[0] if self.root.children else None)
+        if first is not None:
+            if target is not None and target.parent is not None:
+                target.parent.expand()
+            self.call_after_refresh(self.move_cursor, first)
+
+    def current_row(self) -> Row | None:
+        """The data of the highlighted line (None on an empty tree)."""
+        return self.cursor_node.data if self.cursor_node is not None else None
+
+    def render_label(self, node: TreeNode[Row], base_style: Style, style: Style) -> Text:
+        row = node.data
+        if row is None:
+            return super().render_label(node, base_style, style)
+        cls = self.get_component_rich_style
+        note = cls("cleanup-tree--note", partial=True)
+        title = node.label.copy()
+        title.stylize(style)
+        if isinstance(row, (ProjectPreview, ArchivedGroup)):
+            icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
+            title.truncate(40, overflow="ellipsis")
+            if isinstance(row, ArchivedGroup):
+                size = sum(m.bytes for m in row.manifests)
+                return Text.assemble((icon, base_style), title, (f"  {len(row.manifests)} sessions · {human_bytes(size)}"
+                                                                 " before archiving", note))
+            count = len(row.sessions) + len(row.orphans)
+            return Text.assemble(
+                (icon, base_style), title, ("  ", base_style),
+                (size_bar(row.going_bytes, row.bytes), cls("cleanup-tree--bar", partial=True)),
+                (f"  {human_bytes(row.going_bytes)} of {human_bytes(row.bytes)} going · {row.going} of {count}", note))
+        title.truncate(44, overflow="ellipsis")
+        if isinstance(row, Manifest):
+            return Text.assemble(("archived ", cls("cleanup-tree--archived", partial=True)), title,
+                                 (f"  {human_bytes(row.bytes)} → {human_bytes(row.archive_bytes)}", note))
+        decision = row.decision
+        size = row.session.bytes if isinstance(row, SessionRow) else row.orphan.bytes
+        mark = cls("cleanup-tree--keep" if decision.action == "keep" else "cleanup-tree--going", partial=True)
+        return Text.assemble((f"{decision.action:<8}", mark), title, (f"  {human_bytes(size)}", note))

@@ -1,0 +1,103 @@
+"""The cleanup screen (C) on a Claude Code home: preview with reasons, archive, restore,
+typed confirmation for delete, and nothing written to the home while browsing."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Static
+
+from memtui.ui.app import make_app
+from memtui.ui.screens.cleanup import CleanupScreen
+from memtui.ui.screenshots import settle
+from memtui.ui.widgets.cleanup_tree import CleanupTree, SessionRow
+from tests.unit.cleanup_homes import NOW, build_claude_home, snapshot
+
+SIZE = (150, 44)
+
+
+def rows(screen) -> dict[str, SessionRow]:
+    tree = screen.query_one(CleanupTree)
+    return {n.data.session.id: n.data for p in tree.root.children for n in p.children if isinstance(n.data, SessionRow)}
+
+
+async def open_cleanup(pilot):
+    await settle(pilot)
+    await pilot.press("C")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, CleanupScreen)
+    return screen
+
+
+async def select(pilot, session_id: str) -> None:
+    tree = pilot.app.screen.query_one(CleanupTree)
+    for parent in tree.root.children:
+        for node in parent.children:
+            data = node.data
+            if getattr(getattr(data, "session", None), "id", None) == session_id or getattr(data, "id", None) == session_id:
+                parent.expand()
+                await pilot.pause()
+                tree.move_cursor(node)
+                await pilot.pause()
+                return
+    raise AssertionError(f"{session_id} not in the tree")
+
+
+async def test_preview_shows_every_decision_with_its_reason_and_writes_nothing(tmp_path):
+    home = tmp_path / "claude"
+    ids = build_claude_home(home)
+    before = snapshot(home)
+    app = make_app(home, clock=lambda: NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_cleanup(pilot)
+        got = rows(screen)
+        # The defaults: 30 days, the 5 newest of each project: alpha's sixth (70 days old) goes.
+        assert got[ids["pinned"]].decision.action == "archive" and got[ids["old1"]].decision.action == "keep"
+        assert got[ids["live"]].decision.action == "keep"
+        await select(pilot, ids["open"])
+        explain = str(screen.query_one("#cleanup-explain", Static).render())
+        assert "live: its last turn has not ended" in explain
+        await pilot.press("escape")
+        await settle(pilot)
+    assert snapshot(home) == before
+
+
+async def test_archive_then_restore_from_the_screen(tmp_path):
+    home = tmp_path / "claude"
+    ids = build_claude_home(home)
+    before = snapshot(home)
+    oldest = ids["pinned"]  # not pinned here: the sixth of its project, 70 days old
+    transcript = home / "projects/-work-alpha" / f"{oldest}.jsonl"
+    app = make_app(home, clock=lambda: NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_cleanup(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert not transcript.exists()
+        assert oldest not in rows(screen)
+        await select(pilot, oldest)  # now under "archived by memtui"
+        await pilot.press("r")
+        await settle(pilot)
+        assert transcript.exists()
+    assert snapshot(home)[str(transcript)] == before[str(transcript)]
+
+
+async def test_delete_needs_the_word_typed(tmp_path):
+    home = tmp_path / "claude"
+    ids = build_claude_home(home)
+    transcript = home / "projects/-work-alpha" / f"{ids['pinned']}.jsonl"
+    app = make_app(home, clock=lambda: NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_cleanup(pilot)
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press("y")  # not typed: nothing happens
+        await pilot.press("enter")
+        await settle(pilot)
+        assert transcript.exists()
+        field = pilot.app.screen.query_one(Input)
+        field.value = "delete"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not transcript.exists()
