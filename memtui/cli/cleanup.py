@@ -97,7 +97,9 @@ def plan_text(report: dict, unfinished=None) -> str:
 
 def result_text(report: dict, result, gone: set[str], root: Path) -> str:
     verb = "archived" if any(r["action"] == "archive" for r in report["sessions"]) or report["archive_bytes"] else "deleted"
-    lines = [f"{verb} {len(gone)} unit(s): {human_bytes(result.bytes_removed)} removed from {report['home']}"]
+    sessions = sum(1 for r in report["sessions"] if r["id"] in gone)
+    lines = [f"{verb} {sessions} session{'' if sessions == 1 else 's'} and the files of {len(gone) - sessions} gone one(s):"
+             f" {human_bytes(result.bytes_removed)} removed from {report['home']}"]
     if report["archive_bytes"]:
         lines.append(f"archive: {human_bytes(report['archive_bytes'])} in {root} (memtui restore --session ID puts one back)")
     for unit, why in result.skipped:

@@ -34,7 +34,8 @@ def run(args) -> int:
     note = _claude_sweep_note(results)
     if note:
         report["note"] = note
-    emit(report, args.json, lambda r: f"restored {r['session']} ({r['agent']}): {r['files']} files, {human_bytes(r['bytes'])}"
+    emit(report, args.json, lambda r: f"restored {r['session']} ({r['agent']}): {r['files']} file{'' if r['files'] == 1 else 's'},"
+                                      f" {human_bytes(r['bytes'])}"
                                       + (f"\nnote: {note}" if note else ""))
     return 0
 
