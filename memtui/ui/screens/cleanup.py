@@ -22,6 +22,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Footer, Label, ProgressBar, Static, Tree
+from textual.worker import Worker
 
 from memtui.core.cleanup import (
     CleanupPlan,
@@ -44,6 +45,7 @@ from memtui.core.display import human_bytes
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.text import safe_text
+from memtui.ui.workers import failure_reason
 from memtui.ui.widgets.cleanup_tree import ArchivedGroup, CleanupTree, OrphanRow, SessionRow, size_bar
 
 
@@ -115,9 +117,14 @@ class CleanupScreen(MemtuiScreen[None]):
         self.query_one(CleanupTree).focus()
         self.refresh_data()
 
-    def worker_failed(self, worker) -> None:  # the base's hook: leave the loading text
+    def worker_failed(self, worker: Worker) -> None:
+        """Replace the waiting text with the reason; a failed run leaves its progress bar."""
+        super().worker_failed(worker)
         if worker.group == "cleanup-plan":
-            self.query_one("#cleanup-explain", Static).update(Text("could not read the home (see the notification)"))
+            self.query_one("#cleanup-explain", Static).update(Text(f"could not read the home: {failure_reason(worker)}"))
+        else:
+            self.working = False
+            self.remove_class("-working")
 
     # ------------------------------------------------------------------ loading
     def refresh_data(self) -> None:
@@ -219,7 +226,7 @@ class CleanupScreen(MemtuiScreen[None]):
         else:
             body = (f"Delete {len(sessions):,} sessions and {len(orphans):,} orphan groups ({size}) from {self.home}"
                     " for good: no archive, no undo. Type delete to confirm.")
-            screen = ConfirmScreen("Delete old sessions for good?", body, yes="Delete", typed="delete")
+            screen = ConfirmScreen("Delete old sessions for good?", body, yes="Delete", no="Keep", typed="delete")
 
         def answered(yes: bool | None) -> None:
             if yes:
