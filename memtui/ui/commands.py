@@ -92,7 +92,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("memory", "m", "Memory documents (view, edit, lint)", footer="Memory"),
     Command("decisions", "D", "Decision log", footer="Decisions"),
     Command("search", "ctrl+f", "Search memory and the store", footer="Search"),
-    Command("cleanup", "C", "Clean up the Claude Code / Codex home: archive old sessions (preview first)",
+    Command("cleanup", "C", "Clean up the Claude Code / Codex home (preview, archive)",
             footer="Cleanup", show=False),
     # ---- main screen
     Command("filter", "slash", "Filter the focused list", scope="main", key_display="/",
