@@ -22,6 +22,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+UNIT = ROOT / "tests" / "unit"  # shared fixtures (gc_fixtures, cleanup_homes)
+if str(UNIT) not in sys.path:
+    sys.path.append(str(UNIT))
 TEMP_GLOB = "*.memtui-tmp"
 
 
@@ -75,7 +78,7 @@ def python() -> list[str]:
 
 def env() -> dict[str, str]:
     e = dict(os.environ)
-    e["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(HERE), e.get("PYTHONPATH", "")])
+    e["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(HERE), str(UNIT), e.get("PYTHONPATH", "")])
     e.pop("COLUMNS", None)
     return e
 

@@ -258,10 +258,8 @@ def claude_home(home: Path, sessions: int = 40) -> dict[str, str]:
     """A Claude Code home with `sessions` old sessions (transcripts, file history, sub-agents)
     that `cleanup --archive` packs away; {path: sha256} of every file in it."""
     import os
-    import sys
     from datetime import timedelta
 
-    sys.path.insert(0, str(ROOT / "tests" / "unit"))
     from cleanup_homes import DAY, NOW, _write, claude_transcript, uid
 
     alpha = home / "projects" / "-work-alpha"

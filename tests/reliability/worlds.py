@@ -4,21 +4,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+import harness  # noqa: F401  (puts tests/unit on the path for the shared fixtures)
+from gc_fixtures import TickClock  # a clock that moves one second per reading
 
 from memtui.core.store import AgentStore
 
-
-class TickClock:
-    """A clock that moves one second per reading (deterministic timestamps)."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 1, tzinfo=timezone.utc)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
+__all__ = ["RollbackWorld", "TickClock", "file_state", "gc_workspace", "rollback_workspace", "text"]
 
 
 def text(seed: int, lines: int = 60) -> bytes:
