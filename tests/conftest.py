@@ -1,8 +1,41 @@
-"""Fixtures every test shares."""
+"""Fixtures shared by the unit and UI tests: a fixed clock, a fresh store, the seeded demo
+(built once), an app driven through make_app() as the CLI builds it, and one settle.
+
+    async with open_app(demo_path) as pilot:      # the app on a workspace, settled
+        await pilot.press("g")
+        await settle(pilot)
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import time
+from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, AsyncIterator, Awaitable, Callable
+
 import pytest
+
+# Wall-clock times in the panes are local time: pin the zone so snapshots are the same anywhere.
+os.environ["TZ"] = "UTC"
+time.tzset()
+
+from memtui.core.demo import DEMO_START, DemoClock, build_demo  # noqa: E402
+from memtui.core.store import AgentStore  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
+FIXTURES = TESTS / "fixtures"
+SIZE = (160, 48)
+"""The terminal of the UI tests unless a test says otherwise (the screenshots' size)."""
+
+# "Now" for relative times ("3d ago"): a little after the demo's last recorded activity.
+FIXED_NOW = DEMO_START + timedelta(days=30)
+
+
+def fixed_clock() -> datetime:
+    return FIXED_NOW
 
 
 @pytest.fixture(autouse=True)
@@ -10,5 +43,113 @@ def _own_xdg_folders(tmp_path_factory, monkeypatch):
     """memtui's own folders (archive, pins, caches under XDG_DATA/STATE/CACHE_HOME) point
     into a temp folder: no test reads or writes the real user's."""
     base = tmp_path_factory.mktemp("xdg")
-    for var in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+    for var in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
         monkeypatch.setenv(var, str(base / var.lower()))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    """A new, empty memtui store in tmp_path/"ws", on the demo's deterministic clock."""
+    with AgentStore.open(tmp_path / "ws", clock=DemoClock()) as opened:
+        yield opened
+
+
+@pytest.fixture(scope="session")
+def demo_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seeded demo workspace (seed 1, the demo's own fixed clock), built once per run.
+    Read-only tests use it as `demo_path`; tests that write take `demo_copy`."""
+    root = tmp_path_factory.mktemp("demo") / "workspace"
+    build_demo(root, seed=1)
+    return root
+
+
+@pytest.fixture(scope="session")
+def demo_path(demo_master: Path) -> Path:
+    """The shared demo workspace: never write into it."""
+    return demo_master
+
+
+@pytest.fixture
+def demo_copy(demo_master: Path, tmp_path: Path) -> Path:
+    """A private copy of the demo workspace, for tests that write."""
+    return shutil.copytree(demo_master, tmp_path / "demo")
+
+
+@pytest.fixture
+def app_for() -> Callable[..., Any]:
+    """make_app with the fixed clock and a fixed workspace label (tmp paths differ per run)."""
+    from memtui.ui.app import make_app
+
+    def build(path: Path, **kw: Any) -> Any:
+        kw.setdefault("shown_path", "~/demo")
+        kw.setdefault("clock", fixed_clock)
+        return make_app(path, **kw)
+    return build
+
+
+@pytest.fixture
+def settled() -> Callable[[Any], Awaitable[None]]:
+    """The one settle: wait until every worker is done and every pane shows the selection
+    above it (memtui.ui.screenshots.settle, which the screenshots use too)."""
+    from memtui.ui.screenshots import settle
+
+    return settle
+
+
+@pytest.fixture
+def open_app(app_for: Callable[..., Any], settled: Callable[[Any], Awaitable[None]]) -> Callable[..., Any]:
+    """`async with open_app(path, size=SIZE, **make_app_kw) as pilot:` the app, settled."""
+
+    @asynccontextmanager
+    async def run(path: Path, size: tuple[int, int] = SIZE, **kw: Any) -> AsyncIterator[Any]:
+        app = app_for(path, **kw)
+        async with app.run_test(size=size) as pilot:
+            await settled(pilot)
+            yield pilot
+    return run
+
+
+@pytest.fixture(scope="session")
+def crafted_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small store with hostile text, a many-hunk file and a task of 1,200 steps (read-only use)."""
+    from crafted_store import build_crafted
+
+    return build_crafted(tmp_path_factory.mktemp("crafted") / "workspace")
+
+
+@pytest.fixture
+def open_screen(open_app: Callable[..., Any], settled: Callable[[Any], Awaitable[None]]) -> Callable[..., Any]:
+    """`async with open_screen(root, lambda: DecisionsScreen(root)) as pilot:` the app on a
+    workspace, with that screen pushed on top, settled."""
+
+    @asynccontextmanager
+    async def run(root: Path, make_screen: Callable[[], Any], size: tuple[int, int] = (120, 40),
+                  **kw: Any) -> AsyncIterator[Any]:
+        async with open_app(root, size=size, **kw) as pilot:
+            pilot.app.push_screen(make_screen())
+            await settled(pilot)
+            yield pilot
+    return run
+
+
+@pytest.fixture
+def open_memory(open_screen: Callable[..., Any]) -> Callable[..., Any]:
+    """`async with open_memory(root, select="MEMORY.md") as pilot:` the memory screen (these
+    keyword arguments) on the app of the workspace `root`, settled."""
+    from memtui.ui.screens.memory import MemoryScreen
+
+    def run(root: Path, size: tuple[int, int] = (120, 40), **kw: Any) -> Any:
+        return open_screen(root, lambda: MemoryScreen(root, **kw), size=size)
+    return run
+
+
+def screen_text(app: Any) -> str:
+    """The screen as the terminal shows it, as plain text lines."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+@pytest.fixture
+def shown() -> Callable[[Any], str]:
+    """`shown(app)`: the screen as the terminal shows it, as plain text lines."""
+    return screen_text

@@ -24,19 +24,23 @@ import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
+from time import monotonic
 from typing import Any, Callable, Iterator
 
 from textual import on, work
 from textual.app import App
 from textual.worker import Worker, WorkerState
 
-from memtui.core.errors import MemtuiError, NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
+from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import Capability
 from memtui.resources import tcss_dir
 from memtui.ui.commands import CommandTable, bindings
 from memtui.ui.messages import SourceFailed, SourceOpened, WorkspaceMeasured
+from memtui.ui.opening import is_store, open_workspace, opening_failure
 
 Clock = Callable[[], datetime]
+ERROR_SECONDS = 10
+"""How long an error toast stays up."""
 
 
 def css_paths() -> list[Path]:
@@ -80,6 +84,7 @@ class MemtuiApp(App[int]):
         """The workspace root of the source."""
         self._given_source = source
         self._opener = opener
+        self._errors_shown: dict[tuple[str, str], float] = {}
         self.measured: WorkspaceMeasured | None = None
         self.first_paint = threading.Event()
         """Set once the main screen has drawn its sessions: the header's figures wait for it, so
@@ -102,39 +107,12 @@ class MemtuiApp(App[int]):
     def open_source(self) -> None:
         """Open the store read-only (or run the given opener); report success or a clear failure."""
         try:
-            if self._opener is not None:
-                source = self._opener()
-            elif (foreign := _foreign_source(self.path)) is not None:
-                self.source_entry = foreign
-                source = foreign.open()
-                source.counts()  # index transcripts here, not on the UI thread
-                if self.root is not None:  # --root: where a transcript store's recorded paths are restored
-                    source.workspace = self.root
-            else:
-                from memtui.core.memory import sweep_workspace
-                from memtui.core.store import AgentStore
-
-                source = AgentStore.open(self.path, readonly=self.readonly)
-                if self.root is not None:
-                    source.workspace = self.root
-                sweep_workspace(source.workspace)  # temp files crashed memtui writes left behind
-        except StoreNotFound as exc:
-            missing = not self.path.exists()
-            self.post_message(SourceFailed(
-                "No workspace here" if missing else "No memtui store here",
-                str(exc) if not missing else f"{self.path} does not exist.",
-                "Create a demo workspace with:  memtui demo"))
+            source, self.source_entry = open_workspace(self.path, readonly=self.readonly, root=self.root,
+                                                       opener=self._opener)
+        except (MemtuiError, OSError) as exc:
+            self.post_message(SourceFailed(*opening_failure(self.path, exc)))
             return
-        except (NotAStore, SchemaTooNew, StoreLocked) as exc:
-            self.post_message(SourceFailed("Cannot read this database", str(exc)))
-            return
-        except MemtuiError as exc:
-            self.post_message(SourceFailed("Cannot open the store", str(exc)))
-            return
-        except OSError as exc:
-            self.post_message(SourceFailed("Cannot open the store", f"{self.path}: {exc.strerror or exc}"))
-            return
-        self.post_message(SourceOpened(source, source if _is_store(source) else None))
+        self.post_message(SourceOpened(source, source if is_store(source) else None))
 
     @on(SourceOpened)
     def _source_opened(self, event: SourceOpened) -> None:
@@ -146,7 +124,7 @@ class MemtuiApp(App[int]):
 
             source.withhold(WRITING, "memtui was started with --read-only")
         self.source = source
-        self.store = source if _is_store(source) else None
+        self.store = source if is_store(source) else None
         self.workspace = getattr(source, "workspace", None) or (
             self.path if self.path.is_dir() else self.path.parent)
         if self.store is not None and self.store.needs_upgrade:
@@ -203,14 +181,19 @@ class MemtuiApp(App[int]):
         self._adopt(fresh)
 
     def notify_error(self, error: BaseException | str, title: str = "Error") -> None:
-        """One line for the user; never a traceback, never markup from the error text."""
+        """One line for the user; never a traceback, never markup from the error text. The
+        same error again while its toast is still up (each pane retrying) is not repeated."""
         if isinstance(error, BaseException):
             text = str(error) or type(error).__name__
             if not isinstance(error, (MemtuiError, KeyError, OSError)):
                 text = f"{type(error).__name__}: {text}"
         else:
             text = error
-        self.notify(text, title=title, severity="error", timeout=10, markup=False)
+        now = monotonic()
+        if now - self._errors_shown.get((title, text), -ERROR_SECONDS) < ERROR_SECONDS:
+            return
+        self._errors_shown[(title, text)] = now
+        self.notify(text, title=title, severity="error", timeout=ERROR_SECONDS, markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The app's own workers (and the rollback flow's); screens report theirs through
@@ -236,7 +219,7 @@ class MemtuiApp(App[int]):
             if db_path is not None:
                 size = sum(os.path.getsize(p) for p in (str(db_path), f"{db_path}-wal") if os.path.exists(p))
             counts = source.counts() if hasattr(source, "counts") else {}
-            planned = _is_store(source)
+            planned = is_store(source)
             self.post_message(WorkspaceMeasured(size, counts, None, gc_pending=planned))
             if not planned:
                 return
@@ -296,7 +279,7 @@ class MemtuiApp(App[int]):
         source.counts()
         self.call_from_thread(self._close_source)
         self.source_entry = entry if entry.kind != "memtui" else None
-        self.post_message(SourceOpened(source, source if _is_store(source) else None))
+        self.post_message(SourceOpened(source, source if is_store(source) else None))
 
     def action_memory_items(self) -> None:
         """Show the memory items of the source (RA.Aid facts, snippets and notes; history rows)."""
@@ -381,27 +364,6 @@ class MemtuiApp(App[int]):
                 close()
             except Exception:  # closing on exit must never raise over the user's terminal
                 pass
-
-
-def _is_store(source: Any) -> bool:
-    from memtui.core.store import AgentStore
-
-    return isinstance(source, AgentStore)
-
-
-def _foreign_source(path: Path) -> Any | None:
-    """Another agent's store to show for `path` when it holds no memtui store (else None)."""
-    from memtui.core.sources import discover
-
-    if (path / ".agent" / "agent.db").is_file() or path.name == "agent.db":
-        return None  # memtui's own store: no need to look through other agents' homes
-    try:
-        found = discover(path)
-    except MemtuiError:
-        return None  # opening the native store reports the problem in its own words
-    if any(s.kind == "memtui" for s in found):
-        return None
-    return next((s for s in found if s.kind != "memory-files"), None)
 
 
 FIRST_PAINT_WAIT = 3.0

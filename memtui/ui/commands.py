@@ -72,6 +72,7 @@ SCOPES: dict[str, str] = {
     "rollback": "Rollback dialog",
     "confirm": "Yes/no questions",
     "memory": "Memory documents",
+    "history": "Kept versions of a document",
     "decisions": "Decision log",
     "search": "Search",
     "export": "Export dialog",
@@ -140,6 +141,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("close", "escape", "Back", scope="step"),
     Command("show_checkpoint", "c", "Back to the main screen, on this step's changed files and diff",
             scope="step", footer="Changed files"),
+    Command("step(1)", "n,right_square_bracket", "Next step of the task", scope="step", key_display="n",
+            footer="Next step"),
+    Command("step(-1)", "p,left_square_bracket", "Previous step of the task", scope="step", key_display="p",
+            footer="Previous step"),
     # ---- source switcher
     Command("close", "escape", "Keep the current source", scope="sources"),
     # ---- memory items
@@ -184,6 +189,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("toggle_toc", "t", "Show/hide the table of contents", scope="memory", show=False),
     Command("filter", "slash", "Filter the documents", scope="memory", key_display="/", footer="Filter"),
     Command("edit_external", "E", "Edit in $EDITOR", scope="memory", show=False),
+    # ---- kept versions of a memory document (h)
+    Command("restore", "enter", "Restore the highlighted version (the current one is kept)", scope="history",
+            footer="Restore this version", key_display="enter", priority=True),
+    Command("dismiss(None)", "escape", "Close: restore nothing", scope="history", footer="Close",
+            palette=False),
     # ---- decision log
     Command("add", "a", "Add a decision", scope="decisions", footer="Add"),
     Command("filter", "slash", "Filter decisions", scope="decisions", key_display="/", footer="Filter"),
@@ -191,6 +201,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("back", "escape", "Back", scope="decisions"),
     # ---- search
     Command("dismiss(None)", "escape", "Back", scope="search", palette=False),
+    Command("focus_results", "down", "From the query to the results", scope="search", show=False,
+            palette=False),
     # ---- export and resume dialogs
     Command("close", "escape", "Cancel: export nothing", scope="export", key_display="esc"),
     Command("close", "escape", "Back", scope="resume", key_display="esc"),

@@ -88,18 +88,43 @@ def task_forest(source: Any, session_id: Id | None, cancelled: Cancelled = _neve
 
 def step_page(source: Any, task_id: Id, offset: int, limit: int,
               with_totals: bool) -> tuple[list[StepInfo], dict[str, float] | None]:
-    """One page of a task's steps and, for the first page, the task's totals."""
+    """One page of a task's steps and, for the first page, the task's totals. The last page
+    ends with the task's rollbacks and undos (`rollback_rows`), which no step made."""
     steps = list(source.steps(task_id, offset, limit))
+    marks = rollback_rows(source, task_id) if with_totals or len(steps) < limit else []
+    if len(steps) < limit:
+        steps += marks
     if not with_totals:
         return steps, None
     step_totals = getattr(source, "step_totals", None)
     if step_totals is not None:
-        return steps, step_totals(task_id)
-    return steps, {"steps": source.task(task_id).step_count,
-                   "tokens_in": sum(s.tokens_in for s in steps),
-                   "tokens_out": sum(s.tokens_out for s in steps),
-                   "cost": sum(s.cost for s in steps),
-                   "duration_ms": sum(s.duration_ms for s in steps)}
+        totals = dict(step_totals(task_id))
+    else:
+        totals = {"steps": source.task(task_id).step_count,
+                  "tokens_in": sum(s.tokens_in for s in steps),
+                  "tokens_out": sum(s.tokens_out for s in steps),
+                  "cost": sum(s.cost for s in steps),
+                  "duration_ms": sum(s.duration_ms for s in steps)}
+    totals["steps"] = totals.get("steps", 0) + len(marks)
+    return steps, totals
+
+
+ROLLBACK_TOOLS = {"rollback": "↶ rollback", "undo": "↷ undo"}
+"""How memtui's own rollback and undo checkpoints read in the step timeline."""
+
+
+def rollback_rows(source: Any, task_id: Id) -> list[StepInfo]:
+    """The task's rollback and undo checkpoints as rows of its timeline (after its steps):
+    selecting one shows the files it wrote, and `u` undoes the newest."""
+    from memtui.core.rollback import ROLLBACK_LABELS
+
+    rows = []
+    for cp in source.checkpoints(task_id):
+        if cp.label in ROLLBACK_LABELS:
+            rows.append(StepInfo(f"checkpoint-{cp.id}", task_id, -1, ROLLBACK_TOOLS[cp.label],
+                                 {"checkpoint": cp.id, "files": cp.entry_count}, None,
+                                 created_at=cp.created_at, checkpoint_id=cp.id))
+    return rows
 
 
 def find_step(source: Any, task_id: Id, seq: int, limit: int, cancelled: Cancelled = _never) -> Id | None:

@@ -10,6 +10,7 @@ Byte counts use the core's one formatter, so the CLI and the UI print the same l
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
 from rich.style import Style
@@ -17,13 +18,33 @@ from rich.text import Text
 
 from memtui.core.display import human_bytes, one_line, sanitize
 
-__all__ = ["clock_time", "human_bytes", "human_cost", "human_duration", "human_tokens", "one_line",
+__all__ = ["ansi_text", "clock_time", "human_bytes", "human_cost", "human_duration", "human_tokens", "one_line",
            "relative_time", "safe_text", "sanitize"]
 
 
 def safe_text(value: object, style: str | Style = "", multiline: bool = False) -> Text:
     """A Rich `Text` of untrusted data, shown literally: no markup, no escapes, no controls."""
-    return Text(sanitize(value, multiline), style=style, no_wrap=not multiline, end="")
+    return Text(sanitize(value, multiline), style=style, no_wrap=not multiline, end="",
+                overflow=None if multiline else "ellipsis")
+
+
+_SGR = re.compile(r"\x1b\[[0-9;]{0,32}m")
+"""An ANSI "select graphic rendition" sequence: colours and bold, nothing else."""
+
+
+def ansi_text(value: str) -> Text:
+    """Tool output that colours itself (`\x1b[31m`): the SGR colour codes are rendered (Rich
+    parses them); every other control character or escape is shown visibly, as by safe_text."""
+    if "\x1b[" not in value:
+        return safe_text(value, multiline=True)
+    pieces, last = [], 0
+    for match in _SGR.finditer(value):
+        pieces += [sanitize(value[last:match.start()], multiline=True), match.group()]
+        last = match.end()
+    pieces.append(sanitize(value[last:], multiline=True))
+    text = Text.from_ansi("".join(pieces), end="")
+    text.no_wrap = False
+    return text
 
 
 def human_duration(ms: int | float | None) -> str:

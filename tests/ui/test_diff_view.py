@@ -249,3 +249,31 @@ async def test_layout_changes_keep_the_line_at_the_top() -> None:
         await pilot.pause()
         left, right = screen_text(view)[0].split("│")
         assert left.startswith("150   line 149") and right.startswith("150   line 149")
+
+
+async def test_the_last_hunks_near_the_end_of_a_file_are_reached() -> None:
+    """Three hunks in the last screenful: the view cannot scroll them to its top, yet `n`
+    steps onto each (the position says so) and then stops; `p` walks back."""
+    before = "".join(f"line {i}\n" for i in range(60)).encode()
+    lines = before.decode().splitlines(keepends=True)
+    for at in (20, 40, 48, 56):
+        lines[at] = f"changed {at}\n"
+    after = "".join(lines).encode()
+
+    class EndOfFile(App[None]):
+        def compose(self) -> ComposeResult:
+            yield DiffView("end.py", before, after)
+
+    app = EndOfFile()
+    async with app.run_test(size=(100, 12)) as pilot:
+        view = app.query_one(DiffView)
+        count = len(view.diff.hunk_rows(split=False))
+        assert count == 4 and view.hunk_position()[0] == 1  # a diff opens on its first hunk
+        seen = []
+        for _ in range(count + 1):
+            moved = view.next_hunk()
+            await pilot.pause()
+            seen.append((moved, view.hunk_position()[0]))
+        assert [at for moved, at in seen if moved] == [2, 3, 4]
+        assert seen[-1] == (False, count)  # on the last hunk, and no further
+        assert view.previous_hunk() and view.hunk_position()[0] == count - 1

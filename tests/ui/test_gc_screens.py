@@ -1,48 +1,24 @@
 """The GC preview (g) and the statistics screen (s) on the seeded demo workspace.
 
-Each test works on its own copy of one demo built per module (deterministic: fixed seed,
-fixed clock), at a fixed terminal size.
+Each test works on its own copy of the demo (`demo_copy`: deterministic, fixed seed and
+clock), at a fixed terminal size.
 """
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import threading
 
-import pytest
 from textual.widgets import DataTable, Static
-from textual.worker import WorkerCancelled
 
-from memtui.core.demo import build_demo
 from memtui.core.store import AgentStore
-from memtui.ui.app import make_app
 from memtui.ui.screens.confirm import ConfirmScreen
 from memtui.ui.screens.gc import GcScreen
 from memtui.ui.screens.stats import StatsScreen
+from memtui.ui.screenshots import settle
 from memtui.ui.widgets.gc_tree import GcTree
 
 SIZE = (140, 42)
-
-
-@pytest.fixture(scope="module")
-def demo_master(tmp_path_factory):
-    return build_demo(tmp_path_factory.mktemp("gc-demo") / "demo")
-
-
-@pytest.fixture
-def demo(demo_master, tmp_path):
-    return shutil.copytree(demo_master, tmp_path / "demo")
-
-
-async def settle(pilot, rounds: int = 4) -> None:
-    """Wait for the workers (an exclusive one cancelled by its successor is fine) and their messages."""
-    for _ in range(rounds):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass
-        await pilot.pause()
 
 
 def _tree_rows(screen):
@@ -70,14 +46,13 @@ def _explain(screen) -> str:
     return str(screen.query_one("#gc-explain", Static).render())
 
 
-def _db(demo):
-    return demo / ".agent" / "agent.db"
+def _db(demo_copy):
+    return demo_copy / ".agent" / "agent.db"
 
 
-async def test_g_opens_the_preview_with_marks_and_reasons(demo):
-    app = make_app(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+async def test_g_opens_the_preview_with_marks_and_reasons(demo_copy, open_app):
+    async with open_app(demo_copy, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("g")
         await settle(pilot)
         screen = app.screen
@@ -98,18 +73,19 @@ async def test_g_opens_the_preview_with_marks_and_reasons(demo):
         assert not isinstance(app.screen, GcScreen)
 
 
-async def test_p_pins_and_unpins_through_a_write_connection(demo):
-    app = make_app(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+async def test_p_pins_and_unpins_through_a_write_connection(demo_copy, open_app):
+    async with open_app(demo_copy, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("g")
         await settle(pilot)
         await _select(pilot, 3)
+        assert "reclaimable" in _explain(app.screen)
         await pilot.press("p")
         await settle(pilot, 6)
         assert _tree_rows(app.screen)[3].label == "protected · pinned"
+        assert "protected · pinned" in _explain(app.screen)  # the Why pane follows the pin
         assert app.store.readonly  # the app itself stays read-only
-        with AgentStore.open(demo, readonly=True) as store:
+        with AgentStore.open(demo_copy, readonly=True) as store:
             assert store.task(3).pinned
         await _select(pilot, 3)
         await pilot.press("p")
@@ -117,10 +93,9 @@ async def test_p_pins_and_unpins_through_a_write_connection(demo):
         assert _tree_rows(app.screen)[3].state == "reclaimable"
 
 
-async def test_apply_asks_first_then_collects_and_refreshes(demo):
-    app = make_app(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+async def test_apply_asks_first_then_collects_and_refreshes(demo_copy, open_app):
+    async with open_app(demo_copy, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("g")
         await settle(pilot)
         await pilot.press("a")
@@ -128,7 +103,7 @@ async def test_apply_asks_first_then_collects_and_refreshes(demo):
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
         await settle(pilot)
-        with AgentStore.open(demo, readonly=True) as store:
+        with AgentStore.open(demo_copy, readonly=True) as store:
             assert not store.task(1).collected
         await pilot.press("a")
         await pilot.pause()
@@ -138,13 +113,16 @@ async def test_apply_asks_first_then_collects_and_refreshes(demo):
         assert isinstance(screen, GcScreen) and not screen.applying
         rows = _tree_rows(screen)
         assert rows[1].state == "collected" and rows[18].state == "root"
+        shown = screen.query_one(GcTree).current_row()
+        assert shown.label in _explain(screen)  # the Why pane explains the row after the apply
+        assert "reclaimable" not in _explain(screen).split("\n")[1]
         assert screen.plan.reclaimable == ()
-        with sqlite3.connect(_db(demo)) as conn:
+        with sqlite3.connect(_db(demo_copy)) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
             assert conn.execute("SELECT COUNT(*) FROM step WHERE task_id = 1").fetchone() == (0,)
 
 
-async def test_cancel_stops_between_tasks(demo, monkeypatch):
+async def test_cancel_stops_between_tasks(demo_copy, monkeypatch, open_app):
     import memtui.ui.screens.gc as gc_screen
 
     real = gc_screen.apply_gc
@@ -159,9 +137,8 @@ async def test_cancel_stops_between_tasks(demo, monkeypatch):
         return real(store, plan, progress=progress, cancel=cancel, **kw)
 
     monkeypatch.setattr(gc_screen, "apply_gc", slow_apply)
-    app = make_app(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_app(demo_copy, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("g")
         await settle(pilot)
         await pilot.press("a", "y")
@@ -171,19 +148,18 @@ async def test_cancel_stops_between_tasks(demo, monkeypatch):
         await pilot.press("c")
         await settle(pilot, 8)
         assert not app.screen.applying
-        with AgentStore.open(demo, readonly=True) as store:
+        with AgentStore.open(demo_copy, readonly=True) as store:
             assert not any(t.collected for t in store.tasks_by_id(list(range(1, 19))))
 
 
-async def test_s_opens_statistics_equal_to_the_pragmas(demo):
-    app = make_app(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+async def test_s_opens_statistics_equal_to_the_pragmas(demo_copy, open_app):
+    async with open_app(demo_copy, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("s")
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, StatsScreen)
-        with sqlite3.connect(f"file:{_db(demo)}?mode=ro", uri=True) as conn:
+        with sqlite3.connect(f"file:{_db(demo_copy)}?mode=ro", uri=True) as conn:
             pages = conn.execute("PRAGMA page_count").fetchone()[0]
         assert screen.stats.page_count == pages
         assert f"{pages:,} × 4,096 B" in str(screen.query_one("#stats-facts", Static).render())
@@ -194,10 +170,9 @@ async def test_s_opens_statistics_equal_to_the_pragmas(demo):
         assert isinstance(app.screen, StatsScreen) and not app.screen.working
 
 
-async def test_gc_then_vacuum_from_the_statistics_screen(demo):
-    app = make_app(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+async def test_gc_then_vacuum_from_the_statistics_screen(demo_copy, open_app):
+    async with open_app(demo_copy, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("g")
         await settle(pilot)
         await pilot.press("a", "y")
@@ -214,36 +189,54 @@ async def test_gc_then_vacuum_from_the_statistics_screen(demo):
         assert app.screen.stats.freelist_count == 0
 
 
-def test_gc_preview_snapshot(snap_compare, demo):
+def test_gc_preview_snapshot(snap_compare, demo_copy, app_for):
     async def run_before(pilot):
         await settle(pilot)
         await pilot.press("g")
         await settle(pilot)
         await _select(pilot, 11)
 
-    assert snap_compare(make_app(demo), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app_for(demo_copy), terminal_size=SIZE, run_before=run_before)
 
 
-def test_stats_snapshot(snap_compare, demo):
+def test_stats_snapshot(snap_compare, demo_copy, app_for):
     async def run_before(pilot):
         await settle(pilot)
         await pilot.press("s")
         await settle(pilot)
 
-    assert snap_compare(make_app(demo), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app_for(demo_copy), terminal_size=SIZE, run_before=run_before)
 
 
-async def test_p_on_the_main_screen_pins_the_highlighted_task(demo):
+async def test_p_on_the_main_screen_pins_the_highlighted_task(demo_copy, open_app):
     from memtui.ui.widgets.task_tree import TaskTree
 
-    app = make_app(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_app(demo_copy, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("2")
         await settle(pilot)
         task = app.screen.query_one(TaskTree).current_task()
         assert task is not None
         await pilot.press("p")
         await settle(pilot, 6)
-        with AgentStore.open(demo, readonly=True) as store:
+        with AgentStore.open(demo_copy, readonly=True) as store:
             assert store.task(task.id).pinned is not task.pinned
+
+async def test_a_toast_never_covers_a_dialogs_buttons(demo_path, app_for, settled) -> None:
+    """Notifications raised while a dialog is up (the rollback dialog, at 100×30) stay
+    clear of its buttons."""
+    from memtui.ui.screens.rollback import RollbackScreen
+
+    app = app_for(demo_path)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await settled(pilot)
+        await pilot.press("2", "r")
+        await settled(pilot)
+        assert isinstance(app.screen, RollbackScreen)
+        for n in range(2):
+            app.notify(f"Notification {n}: long enough to take a few lines of the toast's width. " * 2, timeout=30)
+        await pilot.pause(0.3)
+        toasts = [t.region for t in app.screen.query("Toast")]
+        buttons = [b.region for b in app.screen.query("Button")]
+        assert toasts and buttons
+        assert not [(t, b) for t in toasts for b in buttons if t.overlaps(b)]

@@ -14,10 +14,9 @@ from memtui.ui.widgets.task_tree import TaskTree
 SIZE = (160, 48)
 
 
-async def test_search_hit_opens_its_task_and_step(demo_path: Path, app_for, settled) -> None:
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_search_hit_opens_its_task_and_step(demo_path: Path, settled, open_app) -> None:
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("ctrl+f", *"fuzz corpus")
         await settled(pilot)
         search = app.screen
@@ -40,11 +39,10 @@ async def test_search_hit_opens_its_task_and_step(demo_path: Path, app_for, sett
         assert screen.focused is steps
 
 
-async def test_show_task_pages_to_a_late_step(crafted_path: Path, app_for, settled) -> None:
+async def test_show_task_pages_to_a_late_step(crafted_path: Path, settled, open_app) -> None:
     """A step past the first page of steps is fetched and selected."""
-    app = app_for(crafted_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(crafted_path, size=SIZE) as pilot:
+        app = pilot.app
         screen = app.screen
         with AgentStore.open(crafted_path, readonly=True) as store:
             long_task = next(t for t in store.tasks(store.sessions()[0].id) if t.title == "A long task")
@@ -56,11 +54,10 @@ async def test_show_task_pages_to_a_late_step(crafted_path: Path, app_for, settl
         assert screen.step.seq == 1100
 
 
-async def test_show_task_within_the_shown_session(demo_path: Path, app_for, settled) -> None:
+async def test_show_task_within_the_shown_session(demo_path: Path, settled, open_app) -> None:
     """Another task of the session already shown, then a step of the task already shown."""
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         screen = app.screen
         table = screen.query_one(SessionsTable)
         session = next(r for r in table.records if getattr(r, "title", "") == "Add request routing with path parameters")
@@ -78,10 +75,9 @@ async def test_show_task_within_the_shown_session(demo_path: Path, app_for, sett
         assert screen.step.seq == 1
 
 
-async def test_show_task_of_an_orphan(demo_path: Path, app_for, settled) -> None:
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_show_task_of_an_orphan(demo_path: Path, settled, open_app) -> None:
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         screen = app.screen
         with AgentStore.open(demo_path, readonly=True) as store:
             orphan = store.tasks(None)[-1]
@@ -117,12 +113,11 @@ async def test_step_detail_to_its_changed_files(demo_path: Path, app_for, settle
         assert screen.query_one(DiffPane).entry.id == files.current_record().id
 
 
-async def test_step_detail_without_a_checkpoint_stays(demo_path: Path, app_for, settled) -> None:
+async def test_step_detail_without_a_checkpoint_stays(demo_path: Path, settled, open_app) -> None:
     from memtui.ui.screens.step_detail import StepDetailScreen
 
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         steps = app.screen.query_one(StepTimeline)
         assert steps.current_record().checkpoint_id is None
         await pilot.press("3", "enter")

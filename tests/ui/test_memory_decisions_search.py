@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from memory_host import MemoryHost, settle, workspace
-from memory_workspace import make_store
+from memory_workspace import make_store, make_workspace
 from textual.widgets import DataTable, Input
 
 from memtui.core.memory import read_decisions
-from memtui.core.store import AgentStore
 from memtui.ui.screens.decisions import DecisionForm, DecisionsScreen
 from memtui.ui.screens.memory import MemoryScreen
 from memtui.ui.screens.search import SearchScreen, open_search_hit
+from memtui.ui.screenshots import settle
 
 SIZE = (120, 40)
 
 
-async def test_decisions_table_flags_missing_why_and_filters(tmp_path):
+def workspace(tmp_path):
+    return make_workspace(tmp_path / "ws")
+
+
+async def test_decisions_table_flags_missing_why_and_filters(tmp_path, open_screen):
     root = workspace(tmp_path)
-    app = MemoryHost(lambda: DecisionsScreen(root))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_screen(root, lambda: DecisionsScreen(root), size=SIZE) as pilot:
+        app = pilot.app
         table = app.screen.query_one(DataTable)
         assert table.row_count == 2
         assert str(table.get_cell_at((1, 2))) == "⚠ no why"
@@ -31,12 +33,11 @@ async def test_decisions_table_flags_missing_why_and_filters(tmp_path):
         assert table.row_count == 1 and str(table.get_cell_at((0, 1))) == "Use SQLite for the store"
 
 
-async def test_add_decision_form_appends_in_the_file_format(tmp_path):
+async def test_add_decision_form_appends_in_the_file_format(tmp_path, open_screen):
     root = workspace(tmp_path)
     log = root / ".agent/init.d/04-decision-log.md"
-    app = MemoryHost(lambda: DecisionsScreen(root))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_screen(root, lambda: DecisionsScreen(root), size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("a")
         assert isinstance(app.screen, DecisionForm)
         for key, value in (("title", "Keep history"), ("problem", "lost edits"), ("options", "none; history"),
@@ -50,11 +51,10 @@ async def test_add_decision_form_appends_in_the_file_format(tmp_path):
         assert app.screen.query_one(DataTable).row_count == 3
 
 
-async def test_add_form_warns_once_about_a_missing_why(tmp_path):
+async def test_add_form_warns_once_about_a_missing_why(tmp_path, open_screen):
     root = workspace(tmp_path)
-    app = MemoryHost(lambda: DecisionsScreen(root))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_screen(root, lambda: DecisionsScreen(root), size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("a")
         app.screen.query_one("#decision-title", Input).value = "No reason"
         await pilot.press("ctrl+s")
@@ -65,36 +65,32 @@ async def test_add_form_warns_once_about_a_missing_why(tmp_path):
         assert read_decisions(root / ".agent/init.d/04-decision-log.md")[-1].missing_why
 
 
-async def test_search_finds_files_and_store_records_and_opens_a_file_hit(tmp_path):
+async def test_search_finds_files_and_store_records_and_opens_a_file_hit(tmp_path, open_screen):
     root = workspace(tmp_path)
     make_store(root)
-    with AgentStore.open(root, readonly=True) as store:
-        chosen = []
-        app = MemoryHost(lambda: SearchScreen(root), store=store)
-        async with app.run_test(size=SIZE) as pilot:
-            app.screen.dismiss = lambda hit: chosen.append(hit)  # capture instead of popping
-            await pilot.press(*"zebra")
-            await settle(pilot)
-            table = app.screen.query_one(DataTable)
-            kinds = {str(table.get_cell_at((row, 0))) for row in range(table.row_count)}
-            assert kinds == {"file", "task"}
-            await pilot.press("enter")  # to the results
-            await pilot.press("enter")
-            assert chosen and chosen[0].kind in ("file", "task")
-            file_hit = next(h for h in app.screen.hits if h.kind == "file")
-            open_search_hit(app, root, file_hit)
-            await settle(pilot)
-            assert isinstance(app.screen, MemoryScreen) and app.screen.current == "HISTORY.jsonl"
-
-
-async def test_the_app_opens_the_memory_screens_from_its_keys(tmp_path):
-    from memtui.ui.app import make_app
-
-    root = workspace(tmp_path)
-    make_store(root)
-    app = make_app(root)
-    async with app.run_test(size=SIZE) as pilot:
+    chosen = []
+    async with open_screen(root, lambda: SearchScreen(root), size=SIZE) as pilot:
+        app = pilot.app
+        app.screen.dismiss = lambda hit: chosen.append(hit)  # capture instead of popping
+        await pilot.press(*"zebra")
         await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        kinds = {str(table.get_cell_at((row, 0))) for row in range(table.row_count)}
+        assert kinds == {"file", "task"}
+        await pilot.press("down")  # to the results
+        await pilot.press("enter")
+        assert chosen and chosen[0].kind in ("file", "task")
+        file_hit = next(h for h in app.screen.hits if h.kind == "file")
+        open_search_hit(app, root, file_hit)
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryScreen) and app.screen.current == "HISTORY.jsonl"
+
+
+async def test_the_app_opens_the_memory_screens_from_its_keys(tmp_path, open_app):
+    root = workspace(tmp_path)
+    make_store(root)
+    async with open_app(root, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("m")
         await settle(pilot)
         assert isinstance(app.screen, MemoryScreen) and app.screen.workspace == root.resolve()
@@ -110,3 +106,18 @@ async def test_the_app_opens_the_memory_screens_from_its_keys(tmp_path):
         await settle(pilot)
         assert isinstance(app.screen, SearchScreen)
         assert [h.kind for h in app.screen.hits] == ["step"]
+
+
+async def test_enter_in_the_query_opens_the_first_hit_and_the_count_is_the_total(tmp_path, open_app):
+    root = workspace(tmp_path)
+    with (root / "MEMORY.md").open("a") as memory:
+        memory.write("".join(f"- llama {i}\n" for i in range(1_100)))
+    async with open_app(root, size=SIZE) as pilot:
+        app = pilot.app
+        await pilot.press("ctrl+f", *"llama")
+        await settle(pilot)
+        status = str(app.screen.query_one("#search-status").render())
+        assert status.startswith("200 of 1,000+ matches"), status
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryScreen) and app.screen.current == "MEMORY.md"

@@ -2,26 +2,26 @@
 
 from __future__ import annotations
 
-from memory_host import MemoryHost, settle, workspace
+from memory_workspace import make_workspace
 from textual.widgets import ContentSwitcher, TextArea
 
 from memtui.core.memory import list_history
 from memtui.ui.screens.conflict import ConflictScreen
 from memtui.ui.screens.memory import MemoryScreen
+from memtui.ui.screenshots import settle
 from memtui.ui.widgets.document_list import DocumentList
 
 SIZE = (120, 40)
 
 
-def host(root, **kwargs):
-    return MemoryHost(lambda: MemoryScreen(root, **kwargs))
+def workspace(tmp_path):
+    return make_workspace(tmp_path / "ws")
 
 
-async def test_lists_documents_with_lint_badges_and_opens_markdown(tmp_path):
+async def test_lists_documents_with_lint_badges_and_opens_markdown(tmp_path, open_memory):
     root = workspace(tmp_path)
-    app = host(root, select="MEMORY.md")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
         screen = app.screen
         assert isinstance(screen, MemoryScreen) and screen.current == "MEMORY.md"
         assert screen.query_one(ContentSwitcher).current == "memory-markdown"
@@ -31,24 +31,22 @@ async def test_lists_documents_with_lint_badges_and_opens_markdown(tmp_path):
         assert "Long-term memory" in prompts
 
 
-async def test_jsonl_shows_a_table_and_the_malformed_line(tmp_path):
+async def test_jsonl_shows_a_table_and_the_malformed_line(tmp_path, open_memory):
     root = workspace(tmp_path)
-    app = host(root, select="SESSION.jsonl")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="SESSION.jsonl", size=SIZE) as pilot:
+        app = pilot.app
         assert app.screen.query_one(ContentSwitcher).current == "memory-jsonl"
         notice = str(app.screen.query_one("#jsonl-problems").render())
         assert "1 malformed line(s) skipped: 3" in notice
         assert app.screen.query_one("#jsonl-records").row_count == 3
 
 
-async def test_edit_and_save_keeps_the_previous_version_and_undo_restores_it(tmp_path):
+async def test_edit_and_save_keeps_the_previous_version_and_undo_restores_it(tmp_path, open_memory):
     root = workspace(tmp_path)
     path = root / "MEMORY.md"
     original = path.read_text()
-    app = host(root, select="MEMORY.md")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("e")
         editor = app.screen.query_one("#memory-editor", TextArea)
         assert app.screen.editing and editor.has_focus and editor.text == original
@@ -63,12 +61,11 @@ async def test_edit_and_save_keeps_the_previous_version_and_undo_restores_it(tmp
         assert path.read_text() == original
 
 
-async def test_conflict_offers_reload_diff_overwrite(tmp_path):
+async def test_conflict_offers_reload_diff_overwrite(tmp_path, open_memory):
     root = workspace(tmp_path)
     path = root / "MEMORY.md"
-    app = host(root, select="MEMORY.md")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("e")
         app.screen.query_one("#memory-editor", TextArea).insert("mine\n", (0, 0))
         path.write_text("the agent wrote this meanwhile\n")
@@ -90,12 +87,11 @@ async def test_conflict_offers_reload_diff_overwrite(tmp_path):
         assert list_history(root, path)[0].read() == b"the agent wrote this meanwhile\n"
 
 
-async def test_conflict_reload_takes_the_disk_version_and_keeps_the_edit(tmp_path):
+async def test_conflict_reload_takes_the_disk_version_and_keeps_the_edit(tmp_path, open_memory):
     root = workspace(tmp_path)
     path = root / "MEMORY.md"
-    app = host(root, select="MEMORY.md")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("e")
         app.screen.query_one("#memory-editor", TextArea).insert("mine\n", (0, 0))
         path.write_text("agent\n")
@@ -109,13 +105,12 @@ async def test_conflict_reload_takes_the_disk_version_and_keeps_the_edit(tmp_pat
         assert app.screen.query_one("#memory-source", TextArea).text == "agent\n"
 
 
-async def test_escape_with_unsaved_changes_asks_twice(tmp_path):
+async def test_escape_with_unsaved_changes_asks_twice(tmp_path, open_memory):
     root = workspace(tmp_path)
     path = root / "MEMORY.md"
     original = path.read_text()
-    app = host(root, select="MEMORY.md")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("e")
         app.screen.query_one("#memory-editor", TextArea).insert("draft\n", (0, 0))
         await pilot.press("escape")
@@ -125,14 +120,34 @@ async def test_escape_with_unsaved_changes_asks_twice(tmp_path):
         assert list_history(root, path)[0].reason == "discarded"
 
 
-async def test_invalid_utf8_is_read_only(tmp_path):
+async def test_a_write_that_fails_is_a_message_and_the_edit_stays(tmp_path, open_memory):
+    """Where memtui cannot write its history (here `.agent/.memtui` is a file, so the folder
+    cannot be made: the same OSError a read-only workspace gives), escape-escape on an edit
+    says why and keeps the editor open with the text; nothing crashes."""
+    root = workspace(tmp_path)
+    (root / ".agent" / ".memtui").write_text("not a folder")
+    path = root / "MEMORY.md"
+    original = path.read_text()
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
+        await pilot.press("e")
+        app.screen.query_one("#memory-editor", TextArea).insert("draft\n", (0, 0))
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+        assert app.is_running and isinstance(app.screen, MemoryScreen)
+        assert app.screen.editing and app.screen.query_one("#memory-editor", TextArea).text.startswith("draft\n")
+        errors = [n for n in app._notifications if n.severity == "error"]
+        assert errors and "MEMORY.md" in errors[-1].message
+        assert path.read_text() == original
+
+
+async def test_invalid_utf8_is_read_only(tmp_path, open_memory):
     root = workspace(tmp_path)
     path = root / "MEMORY.md"
     data = b"# Memory\ncaf\xe9\n"
     path.write_bytes(data)
-    app = host(root, select="MEMORY.md")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
         assert "invalid UTF-8" in str(app.screen.query_one("#memory-notice").render())
         assert app.screen.query_one(ContentSwitcher).current == "memory-source"
         await pilot.press("e")
@@ -140,28 +155,27 @@ async def test_invalid_utf8_is_read_only(tmp_path):
         assert path.read_bytes() == data
 
 
-async def test_history_restores_a_version(tmp_path):
+async def test_history_restores_a_version(tmp_path, open_memory, shown):
     from memtui.core.memory import read_document, save_document
 
     root = workspace(tmp_path)
     path = root / "MEMORY.md"
     original = path.read_text()
     save_document(root, path, "v2\n", read_document(path).version)
-    app = host(root, select="MEMORY.md")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("h")
         await pilot.pause()
+        assert "enter Restore this version" in shown(app)  # the footer says what enter does
         await pilot.press("enter")
         await settle(pilot)
         assert path.read_text() == original
 
 
-async def test_filter_and_jump_to_line(tmp_path):
+async def test_filter_and_jump_to_line(tmp_path, open_memory):
     root = workspace(tmp_path)
-    app = host(root, select="PROJECT_MEMORY.md", line=7)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="PROJECT_MEMORY.md", line=7, size=SIZE) as pilot:
+        app = pilot.app
         assert app.screen.query_one(ContentSwitcher).current == "memory-source"
         assert app.screen.query_one("#memory-source", TextArea).cursor_location == (6, 0)
         await pilot.press("escape")  # back to rendered
@@ -173,7 +187,7 @@ async def test_filter_and_jump_to_line(tmp_path):
         assert ids == [None, ".agent/skills/bisect/SKILL.md"]
 
 
-async def test_external_editor_saves_through_the_conflict_check(tmp_path, monkeypatch):
+async def test_external_editor_saves_through_the_conflict_check(tmp_path, monkeypatch, open_memory):
     import sys
 
     root = workspace(tmp_path)
@@ -181,9 +195,8 @@ async def test_external_editor_saves_through_the_conflict_check(tmp_path, monkey
     script = tmp_path / "editor.py"
     script.write_text("import sys\nopen(sys.argv[1], 'a').write('- added in $EDITOR\\n')\n")
     monkeypatch.setenv("VISUAL", f"{sys.executable} {script}")
-    app = host(root, select="MEMORY.md")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
         app.suspend = _no_suspend  # headless tests cannot suspend a terminal
         await pilot.press("E")
         await settle(pilot)
@@ -203,12 +216,11 @@ def _no_suspend():
     return _NoSuspend()
 
 
-async def test_a_write_by_the_agent_is_picked_up(tmp_path):
+async def test_a_write_by_the_agent_is_picked_up(tmp_path, open_memory):
     root = workspace(tmp_path)
     path = root / "MEMORY.md"
-    app = host(root, select="MEMORY.md")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
         path.write_text("# Memory\n\n- the agent added this\n")
         app.screen.check_disk()
         await settle(pilot)
@@ -221,7 +233,7 @@ async def test_a_write_by_the_agent_is_picked_up(tmp_path):
         assert app.screen.editing
 
 
-async def test_without_a_terminal_to_hand_over_the_builtin_editor_is_offered(tmp_path):
+async def test_without_a_terminal_to_hand_over_the_builtin_editor_is_offered(tmp_path, open_memory):
     """$EDITOR needs the terminal (not there in a browser, nor under a headless driver): the
     action says so and offers memtui's own editor."""
     from textual.widgets import TextArea
@@ -229,16 +241,30 @@ async def test_without_a_terminal_to_hand_over_the_builtin_editor_is_offered(tmp
     from memtui.ui.screens.confirm import ConfirmScreen
 
     root = workspace(tmp_path)
-    app = host(root, select="MEMORY.md")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("E")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert "cannot hand itself over to $EDITOR" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("y")
         await settle(pilot)
-        from memtui.ui.screens.memory_browser import VIEWS
-
         assert app.screen.editing
-        assert app.screen.query_one(f"#{VIEWS['edit']}", TextArea).text == (root / "MEMORY.md").read_text()
+        assert app.screen.query_one("#memory-editor", TextArea).text == (root / "MEMORY.md").read_text()
+
+
+async def test_yaml_front_matter_is_a_key_value_block_above_the_body(tmp_path, open_memory, shown):
+    """A skill's front matter is a small block of fields; the body below renders as markdown
+    (not as a heading made of the fields), and is visible at 160 columns."""
+    root = workspace(tmp_path)
+    skill = root / ".agent/skills/bisect/SKILL.md"
+    skill.write_text("---\nname: bisect\ndescription: Find the commit that broke a test\n---\n"
+                     "# Bisect a flaky test\n\n1. Pin the seed\n2. Halve the range\n")
+    async with open_memory(root, select=".agent/skills/bisect/SKILL.md", size=(160, 48)) as pilot:
+        app = pilot.app
+        text = shown(app)
+        assert "description  Find the commit that broke a test" in text
+        assert "Pin the seed" in text and "Bisect a flaky test" in text
+        headings = [h.name for h in app.screen.query("MarkdownH2")]
+        assert headings == []  # "name: … ---" read as a setext heading before
+        assert "description:" not in text

@@ -1,16 +1,18 @@
 """Snapshots of the memory pane, its lint badges, the decision log, and the conflict dialog.
 
 Deterministic: the fixture workspace has fixed contents and mtimes, the terminal is
-120×40, and the cursor blink is off.
+120×40, and the cursor blink is off. Each runs the real app (make_app) on the workspace
+and pushes the screen, as the keys `m` and `D` do.
 """
 
 from __future__ import annotations
 
-from memory_host import MemoryHost, settle, workspace
+from memory_workspace import make_workspace
 from textual.widgets import TextArea
 
 from memtui.ui.screens.decisions import DecisionsScreen
 from memtui.ui.screens.memory import MemoryScreen
+from memtui.ui.screenshots import settle
 
 SIZE = (120, 40)
 
@@ -20,43 +22,49 @@ def _still(app) -> None:
         area.cursor_blink = False
 
 
-def test_memory_pane_markdown_with_contents(snap_compare, tmp_path):
-    root = workspace(tmp_path)
-    app = MemoryHost(lambda: MemoryScreen(root, select="SESSION_SUMMARY.md"))
-    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+def shot(snap_compare, app_for, root, make_screen, then=None) -> bool:
+    """The app on `root` with `make_screen()` pushed, settled, then `then(pilot)`."""
+
+    async def run(pilot):
+        await settle(pilot)
+        pilot.app.push_screen(make_screen())
+        await settle(pilot)
+        if then is not None:
+            await then(pilot)
+
+    return snap_compare(app_for(root), terminal_size=SIZE, run_before=run)
 
 
-def test_memory_pane_lint_badges_and_findings(snap_compare, tmp_path):
-    root = workspace(tmp_path)
-    app = MemoryHost(lambda: MemoryScreen(root, select=".agent/init.d/04-decision-log.md"))
-    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+def test_memory_pane_markdown_with_contents(snap_compare, app_for, tmp_path):
+    root = make_workspace(tmp_path / "ws")
+    assert shot(snap_compare, app_for, root, lambda: MemoryScreen(root, select="SESSION_SUMMARY.md"))
 
 
-def test_memory_pane_jsonl_with_a_malformed_line(snap_compare, tmp_path):
-    root = workspace(tmp_path)
-    app = MemoryHost(lambda: MemoryScreen(root, select="SESSION.jsonl"))
-    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+def test_memory_pane_lint_badges_and_findings(snap_compare, app_for, tmp_path):
+    root = make_workspace(tmp_path / "ws")
+    assert shot(snap_compare, app_for, root, lambda: MemoryScreen(root, select=".agent/init.d/04-decision-log.md"))
 
 
-def test_memory_pane_editing(snap_compare, tmp_path):
-    root = workspace(tmp_path)
-    app = MemoryHost(lambda: MemoryScreen(root, select="MEMORY.md"))
+def test_memory_pane_jsonl_with_a_malformed_line(snap_compare, app_for, tmp_path):
+    root = make_workspace(tmp_path / "ws")
+    assert shot(snap_compare, app_for, root, lambda: MemoryScreen(root, select="SESSION.jsonl"))
+
+
+def test_memory_pane_editing(snap_compare, app_for, tmp_path):
+    root = make_workspace(tmp_path / "ws")
 
     async def edit(pilot):
-        await settle(pilot)
         await pilot.press("e")
         _still(pilot.app)
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=edit)
+    assert shot(snap_compare, app_for, root, lambda: MemoryScreen(root, select="MEMORY.md"), edit)
 
 
-def test_conflict_dialog_with_diff(snap_compare, tmp_path):
-    root = workspace(tmp_path)
-    app = MemoryHost(lambda: MemoryScreen(root, select="MEMORY.md"))
+def test_conflict_dialog_with_diff(snap_compare, app_for, tmp_path):
+    root = make_workspace(tmp_path / "ws")
 
     async def conflict(pilot):
-        await settle(pilot)
         await pilot.press("e")
         pilot.app.screen.query_one("#memory-editor", TextArea).insert("- my new fact\n", (2, 0))
         (root / "MEMORY.md").write_text("# Memory\n\nthe agent rewrote this\n")
@@ -66,16 +74,14 @@ def test_conflict_dialog_with_diff(snap_compare, tmp_path):
         _still(pilot.app)
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=conflict)
+    assert shot(snap_compare, app_for, root, lambda: MemoryScreen(root, select="MEMORY.md"), conflict)
 
 
-def test_decision_log(snap_compare, tmp_path):
-    root = workspace(tmp_path)
-    app = MemoryHost(lambda: DecisionsScreen(root))
+def test_decision_log(snap_compare, app_for, tmp_path):
+    root = make_workspace(tmp_path / "ws")
 
     async def second(pilot):
-        await settle(pilot)
         await pilot.press("down")
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=second)
+    assert shot(snap_compare, app_for, root, lambda: DecisionsScreen(root), second)

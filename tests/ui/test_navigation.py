@@ -22,10 +22,9 @@ from memtui.ui.widgets.task_tree import TaskTree
 SIZE = (160, 48)
 
 
-async def test_sessions_newest_first_with_orphans(demo_path: Path, app_for, settled) -> None:
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_sessions_newest_first_with_orphans(demo_path: Path, open_app) -> None:
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         table = app.screen.query_one(SessionsTable)
         with AgentStore.open(demo_path, readonly=True) as store:
             expected = [s.id for s in store.sessions()]
@@ -39,11 +38,10 @@ async def test_sessions_newest_first_with_orphans(demo_path: Path, app_for, sett
         assert app.screen.query_one(StepTimeline).row_count > 0
 
 
-async def test_session_task_step_file_diff(demo_path: Path, app_for, settled) -> None:
+async def test_session_task_step_file_diff(demo_path: Path, settled, open_app) -> None:
     """Walk down: a session, its task, a step with a checkpoint, the file, its diff."""
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         screen = app.screen
         sessions = screen.query_one(SessionsTable)
         titles = [getattr(r, "title", "") for r in sessions.records]
@@ -80,14 +78,13 @@ async def test_session_task_step_file_diff(demo_path: Path, app_for, settled) ->
         assert files.stats.get(entry.id) is not None
 
 
-async def test_handoff_child_nests_under_parent_from_other_session(demo_path: Path, app_for, settled) -> None:
+async def test_handoff_child_nests_under_parent_from_other_session(demo_path: Path, settled, open_app) -> None:
     with AgentStore.open(demo_path, readonly=True) as store:
         handoff = next(r for r in store.all_references()
                        if r.kind == "handoff" and store.task(r.from_task).session_id != store.task(r.to_task).session_id)
         parent = store.task(handoff.from_task)
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         sessions = app.screen.query_one(SessionsTable)
         assert sessions.select_key(str(parent.session_id))
         await settled(pilot)
@@ -100,10 +97,9 @@ async def test_handoff_child_nests_under_parent_from_other_session(demo_path: Pa
         assert f"session {child.data.session_id}" in label
 
 
-async def test_orphans_reachable(demo_path: Path, app_for, settled) -> None:
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_orphans_reachable(demo_path: Path, settled, open_app) -> None:
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         app.screen.query_one(SessionsTable).select_key("orphans")
         await settled(pilot)
         tree = app.screen.query_one(TaskTree)
@@ -112,10 +108,9 @@ async def test_orphans_reachable(demo_path: Path, app_for, settled) -> None:
         assert tree.root.children
 
 
-async def test_split_toggle_and_hunk_keys(crafted_path: Path, app_for, settled) -> None:
-    app = app_for(crafted_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_split_toggle_and_hunk_keys(crafted_path: Path, settled, open_app) -> None:
+    async with open_app(crafted_path, size=SIZE) as pilot:
+        app = pilot.app
         screen = app.screen
         tree = screen.query_one(TaskTree)
         first = tree.root.children[0].data
@@ -154,10 +149,9 @@ async def test_split_toggle_and_hunk_keys(crafted_path: Path, app_for, settled) 
         assert diff.mode == "diff"
 
 
-async def test_binary_entry_shows_summary(crafted_path: Path, app_for, settled) -> None:
-    app = app_for(crafted_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_binary_entry_shows_summary(crafted_path: Path, settled, open_app) -> None:
+    async with open_app(crafted_path, size=SIZE) as pilot:
+        app = pilot.app
         screen = app.screen
         tree = screen.query_one(TaskTree)
         tree.select_task(tree.root.children[0].data.id)
@@ -170,10 +164,9 @@ async def test_binary_entry_shows_summary(crafted_path: Path, app_for, settled) 
         assert files.stats[files.current_record().id] is None
 
 
-async def test_filter_focused_list(demo_path: Path, app_for, settled) -> None:
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_filter_focused_list(demo_path: Path, open_app) -> None:
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         screen = app.screen
         sessions = screen.query_one(SessionsTable)
         total = sessions.row_count
@@ -197,10 +190,9 @@ async def test_filter_focused_list(demo_path: Path, app_for, settled) -> None:
         assert steps.row_count == len(steps.matching) <= len(steps.records)
 
 
-async def test_help_lists_every_command(demo_path: Path, app_for, settled) -> None:
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_help_lists_every_command(demo_path: Path, open_app) -> None:
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -215,10 +207,9 @@ async def test_help_lists_every_command(demo_path: Path, app_for, settled) -> No
         assert isinstance(app.screen, MainScreen)
 
 
-async def test_palette_runs_a_screen_command(demo_path: Path, app_for, settled) -> None:
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_palette_runs_a_screen_command(demo_path: Path, settled, open_app) -> None:
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         main = app.screen
         await pilot.press("ctrl+p")
         await pilot.pause()
@@ -232,10 +223,9 @@ async def test_palette_runs_a_screen_command(demo_path: Path, app_for, settled) 
         assert main.maximized is None
 
 
-async def test_step_detail_screen(crafted_path: Path, app_for, settled) -> None:
-    app = app_for(crafted_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_step_detail_screen(crafted_path: Path, settled, open_app) -> None:
+    async with open_app(crafted_path, size=SIZE) as pilot:
+        app = pilot.app
         tree = app.screen.query_one(TaskTree)
         tree.select_task(tree.root.children[0].data.id)
         await settled(pilot)
@@ -250,10 +240,9 @@ async def test_step_detail_screen(crafted_path: Path, app_for, settled) -> None:
         assert isinstance(app.screen, MainScreen)
 
 
-async def test_big_task_loads_steps_in_pages(crafted_path: Path, app_for, settled) -> None:
-    app = app_for(crafted_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_big_task_loads_steps_in_pages(crafted_path: Path, settled, open_app) -> None:
+    async with open_app(crafted_path, size=SIZE) as pilot:
+        app = pilot.app
         tree = app.screen.query_one(TaskTree)
         big = next(n.data for n in tree.root.children if n.data.title == "A long task")
         tree.select_task(big.id)
@@ -268,12 +257,11 @@ async def test_big_task_loads_steps_in_pages(crafted_path: Path, app_for, settle
         assert "1200 steps" in str(app.screen.query_one("#step-totals").render())
 
 
-async def test_palette_offers_every_command_of_the_screen(demo_path: Path, app_for, settled) -> None:
+async def test_palette_offers_every_command_of_the_screen(demo_path: Path, open_app) -> None:
     from memtui.ui.commands import CommandTable, commands_for, screen_scopes
 
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         provider = CommandTable(app.screen)
         offered = [hit.text async for hit in provider.discover()]
         expected = [c.description for c in commands_for(screen_scopes(app.screen))
@@ -282,12 +270,11 @@ async def test_palette_offers_every_command_of_the_screen(demo_path: Path, app_f
         assert "Zoom the focused pane" in offered and "Quit" in offered
 
 
-async def test_worker_errors_become_notifications(crafted_path: Path, app_for, settled) -> None:
+async def test_worker_errors_become_notifications(crafted_path: Path, settled, open_app) -> None:
     from memtui.core.errors import CorruptContent
 
-    app = app_for(crafted_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(crafted_path, size=SIZE) as pilot:
+        app = pilot.app
 
         def broken(entry_id):
             raise CorruptContent("content 1234abcd [bold]does not match its hash")
@@ -303,24 +290,22 @@ async def test_worker_errors_become_notifications(crafted_path: Path, app_for, s
         assert "Cannot show this file" in shown and "[bold]does not match" in shown
 
 
-async def test_theme_switch_keeps_the_lists(demo_path: Path, app_for, settled) -> None:
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_theme_switch_keeps_the_lists(demo_path: Path, settled, open_app) -> None:
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         rows = app.screen.query_one(SessionsTable).row_count
         app.theme = "textual-light"
         await settled(pilot)
         assert app.screen.query_one(SessionsTable).row_count == rows
 
 
-async def test_sub_agent_session_says_where_its_task_came_from(demo_path: Path, app_for, settled) -> None:
+async def test_sub_agent_session_says_where_its_task_came_from(demo_path: Path, settled, open_app) -> None:
     with AgentStore.open(demo_path, readonly=True) as store:
         handoff = next(r for r in store.all_references()
                        if r.kind == "handoff" and store.task(r.from_task).session_id != store.task(r.to_task).session_id)
         child = store.task(handoff.to_task)
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         app.screen.query_one(SessionsTable).select_key(str(child.session_id))
         await settled(pilot)
         tree = app.screen.query_one(TaskTree)
@@ -354,16 +339,14 @@ def test_screen_keys_do_not_shadow_app_keys() -> None:
     assert not clashes
 
 
-async def test_memory_screen_v_toggles_source_and_s_opens_statistics(demo_path: Path, app_for,
-                                                                      settled) -> None:
+async def test_memory_screen_v_toggles_source_and_s_opens_statistics(demo_path: Path, settled, open_app) -> None:
     from textual.widgets import ContentSwitcher
 
     from memtui.ui.screens.memory import MemoryScreen
     from memtui.ui.screens.stats import StatsScreen
 
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("m")
         await settled(pilot)
         assert isinstance(app.screen, MemoryScreen)

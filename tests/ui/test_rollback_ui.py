@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+from rollback_world import FIXED, World
+from textual.app import App
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from rollback_world import FIXED, World  # noqa: E402
-
-from textual.app import App  # noqa: E402
-
-from memtui.core import rollback as rb  # noqa: E402
-from memtui.core.rollback import FilePlan, RollbackPlan  # noqa: E402
-from memtui.resources import tcss_dir  # noqa: E402
-from memtui.ui.app import make_app  # noqa: E402
-from memtui.ui.screens.main import MainScreen  # noqa: E402
-from memtui.ui.screens.rollback import RollbackScreen  # noqa: E402
+from memtui.core import rollback as rb
+from memtui.core.rollback import FilePlan, RollbackPlan
+from memtui.core.store import AgentStore
+from memtui.resources import tcss_dir
+from memtui.ui.screens.main import MainScreen
+from memtui.ui.screens.rollback import RollbackScreen
+from memtui.ui.screenshots import settle
 
 SIZE = (150, 45)
 
@@ -47,63 +44,60 @@ def tree_tasks(tree) -> list:
     return out
 
 
-async def settle(app, pilot) -> None:
-    for _ in range(4):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-async def open_on_task(app, pilot, task_id: int) -> MainScreen:
-    await settle(app, pilot)
-    screen = app.screen
+async def open_on_task(pilot, task_id: int) -> MainScreen:
+    screen = pilot.app.screen
     assert isinstance(screen, MainScreen)
     assert screen.query_one("#sessions").select_key("1")  # the session the parent task lives in
-    await settle(app, pilot)
+    await settle(pilot)
     await pilot.press("2")
     tree = screen.query_one("#tasks")
     assert tree.select_task(task_id)
-    await settle(app, pilot)
+    await settle(pilot)
     return screen
 
 
-async def test_r_on_a_task_confirms_and_rolls_back_with_sub_agents(world):
-    app = make_app(world.root, clock=lambda: FIXED)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_on_task(app, pilot, world.parent)
+async def test_r_on_a_task_confirms_and_rolls_back_with_sub_agents(world, open_app):
+    async with open_app(world.root, size=SIZE, clock=lambda: FIXED) as pilot:
+        app = pilot.app
+        await open_on_task(pilot, world.parent)
         await pilot.press("r")
-        await settle(app, pilot)
+        await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, RollbackScreen)
         assert [f.path for f in dialog.plan.files] == ["app.py", "notes.md", "new.txt"]
         assert world.read("app.py") == b"print('v1')\n"  # nothing written before confirming
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot)
         assert isinstance(app.screen, MainScreen)
         assert world.read("app.py") == b"print('v0')\n"
         assert world.read("notes.md") == b"# notes 0\n"
         assert world.read("new.txt") is None
-        assert app.last_rollback is not None
+        with AgentStore.open(world.root, readonly=True) as store:
+            [newest] = store.rollback_checkpoints(1)
+        assert newest.label == "rollback" and newest.task_id == world.parent
+        # The timeline of the task lists the rollback after its steps.
+        steps = app.screen.query_one("#steps")
+        assert steps.records[-1].tool == "↶ rollback" and steps.records[-1].checkpoint_id == newest.id
         # Reloaded from the store: the task shows pinned (the undo survives GC until unpinned).
         tree = app.screen.query_one("#tasks")
         assert next(t for t in tree_tasks(tree) if t.id == world.parent).pinned
 
         await pilot.press("u")
-        await settle(app, pilot)
+        await settle(pilot)
         assert isinstance(app.screen, RollbackScreen) and app.screen.plan.label == "undo"
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot)
         assert world.read("app.py") == b"print('v1')\n"
         assert world.read("new.txt") == b"made by the sub-agent\n"
 
 
-async def test_conflicts_are_highlighted_and_left_alone_unless_forced(world):
+async def test_conflicts_are_highlighted_and_left_alone_unless_forced(world, open_app):
     world.write("app.py", b"print('edited by hand')\n")
-    app = make_app(world.root, clock=lambda: FIXED)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_on_task(app, pilot, world.parent)
+    async with open_app(world.root, size=SIZE, clock=lambda: FIXED) as pilot:
+        app = pilot.app
+        await open_on_task(pilot, world.parent)
         await pilot.press("r")
-        await settle(app, pilot)
+        await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, RollbackScreen)
         items = list(dialog.query("#rollback-files ListItem"))
@@ -113,55 +107,55 @@ async def test_conflicts_are_highlighted_and_left_alone_unless_forced(world):
         view = dialog.query_one("#rollback-diff")
         assert view.diff.old_lines == ["print('v1')"] and view.diff.new_lines == ["print('edited by hand')"]
         await pilot.press("escape")
-        await settle(app, pilot)
+        await settle(pilot)
         assert isinstance(app.screen, MainScreen)
         assert world.read("notes.md") == b"# notes 1\n"  # cancelled: nothing written
 
         await pilot.press("r")
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("f")  # overwrite the conflict
         await pilot.pause()
         assert not app.screen.query("#rollback-files ListItem")[0].has_class("-conflict-kept")
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot)
         assert world.read("app.py") == b"print('v0')\n"
 
 
-async def test_r_on_a_file_rolls_back_only_that_entry(world):
-    app = make_app(world.root, clock=lambda: FIXED)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_on_task(app, pilot, world.child)
+async def test_r_on_a_file_rolls_back_only_that_entry(world, open_app):
+    async with open_app(world.root, size=SIZE, clock=lambda: FIXED) as pilot:
+        app = pilot.app
+        await open_on_task(pilot, world.child)
         await pilot.press("4")  # the changed files of the step's checkpoint
-        await settle(app, pilot)
+        await settle(pilot)
         files = app.screen.query_one("#files")
         assert [e.path for e in files.records] == ["notes.md", "new.txt"]
         await pilot.press("r")
-        await settle(app, pilot)
+        await settle(pilot)
         assert [f.path for f in app.screen.plan.files] == ["notes.md"]
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot)
         assert world.read("notes.md") == b"# notes 0\n"
         assert world.read("new.txt") == b"made by the sub-agent\n"
 
 
-async def test_r_on_a_step_and_R_on_a_file_take_the_whole_checkpoint(world):
-    app = make_app(world.root, clock=lambda: FIXED)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_on_task(app, pilot, world.child)
+async def test_r_on_a_step_and_R_on_a_file_take_the_whole_checkpoint(world, open_app):
+    async with open_app(world.root, size=SIZE, clock=lambda: FIXED) as pilot:
+        app = pilot.app
+        await open_on_task(pilot, world.child)
         await pilot.press("3")  # the step timeline: its step made one checkpoint of two files
         await pilot.press("r")
-        await settle(app, pilot)
+        await settle(pilot)
         assert app.screen.plan.scope == "checkpoint"
         assert [f.path for f in app.screen.plan.files] == ["notes.md", "new.txt"]
         await pilot.press("escape")
         await pilot.press("4")
         await pilot.press("R")
-        await settle(app, pilot)
+        await settle(pilot)
         assert app.screen.plan.scope == "checkpoint"
         await pilot.press("escape")
         await pilot.press("1")  # sessions: nothing to roll back there
         await pilot.press("r")
-        await settle(app, pilot)
+        await settle(pilot)
         assert isinstance(app.screen, MainScreen)
     assert world.read("notes.md") == b"# notes 1\n"
 
@@ -203,7 +197,7 @@ def sample_plan(force: bool = False) -> RollbackPlan:
 async def test_dialog_force_toggle_and_confirm():
     app = DialogHost(sample_plan())
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         dialog = app.screen
         assert dialog.query_one("#rollback-files").index == 0  # opens on the conflict
         summary = str(dialog.query_one("#rollback-summary").render())
@@ -222,7 +216,7 @@ async def test_dialog_refuses_an_escape():
     plan = rb.replace(plan, files=plan.files + (escape,))
     app = DialogHost(plan)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         assert app.screen.query_one("#rollback-confirm").disabled
         await pilot.press("y")
         await pilot.press("escape")
@@ -251,6 +245,30 @@ async def test_dialog_offers_no_rollback_when_every_file_is_refused():
 
 def test_snapshot_dialog_with_a_conflict(snap_compare):
     async def ready(pilot):
-        await settle(pilot.app, pilot)
+        await settle(pilot)
 
     assert snap_compare(DialogHost(sample_plan()), terminal_size=(120, 36), run_before=ready)
+
+
+async def test_u_undoes_the_newest_rollback_of_the_store_whatever_is_selected(world, open_app):
+    """After a restart nothing of this session is remembered: `u` still finds the store's most
+    recent rollback (here of the sub-agent's task while the parent is selected) and says which."""
+    async with open_app(world.root, size=SIZE, clock=lambda: FIXED) as pilot:
+        app = pilot.app
+        await open_on_task(pilot, world.child)
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+    assert world.read("notes.md") == b"# notes 0\n"
+    async with open_app(world.root, size=SIZE, clock=lambda: FIXED) as pilot:  # a new run of the app
+        app = pilot.app
+        await open_on_task(pilot, world.parent)
+        await pilot.press("u")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, RollbackScreen) and dialog.plan.label == "undo"
+        assert f"task {world.child}" in dialog.title_text
+        await pilot.press("y")
+        await settle(pilot)
+    assert world.read("notes.md") == b"# notes 1\n"

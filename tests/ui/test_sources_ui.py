@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, OptionList
-from textual.worker import WorkerState
 
 from memtui.core.sources.base import SourceEntryInfo
+from sources_support import FIXTURES
 from memtui.ui.app import make_app
+from memtui.ui.screenshots import settle
 from memtui.ui.screens.memory_items import MemoryItemsScreen
 from memtui.ui.screens.sources import SourcesScreen
 from memtui.ui.widgets.diff_pane import DiffPane
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SIZE = (130, 40)
 S21 = "5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"
 
@@ -51,33 +51,19 @@ def fixed_world(monkeypatch, tmp_path):
     time.tzset()
 
 
-async def settle(pilot) -> None:
-    """Wait until no worker runs and the messages they posted are handled (a newer
-    request cancels an older worker of its group: that is not a failure)."""
-    quiet = 0
-    for _ in range(200):
-        await pilot.pause(0.02)
-        busy = any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers)
-        quiet = 0 if busy else quiet + 1
-        if quiet >= 3:
-            return
-
-
 # ---------------------------------------------------------------- behaviour
 
-async def test_a_ra_aid_workspace_opens_in_the_panes(fixed_world):
-    app = make_app(Path("ra_aid_project"), clock=clock)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+async def test_a_ra_aid_workspace_opens_in_the_panes(fixed_world, open_app):
+    async with open_app(Path("ra_aid_project"), clock=clock, shown_path=None, size=SIZE) as pilot:
+        app = pilot.app
         assert app.source.kind == "ra-aid" and app.store is None
         assert app.screen.query_one("#sessions", DataTable).row_count == 3
         assert "RA.Aid" in str(app.screen.query_one("#ws-name").render())
 
 
-async def test_memory_items_show_ids_and_keep_protected_items(fixed_world):
-    app = make_app(Path("ra_aid_project"), clock=clock)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+async def test_memory_items_show_ids_and_keep_protected_items(fixed_world, open_app):
+    async with open_app(Path("ra_aid_project"), clock=clock, shown_path=None, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("i")
         await settle(pilot)
         assert isinstance(app.screen, MemoryItemsScreen)
@@ -91,11 +77,10 @@ async def test_memory_items_show_ids_and_keep_protected_items(fixed_world):
         assert not isinstance(app.screen, MemoryItemsScreen)
 
 
-async def test_curating_from_the_items_screen(fixed_world, tmp_path):
+async def test_curating_from_the_items_screen(fixed_world, tmp_path, open_app):
     project = shutil.copytree(FIXTURES / "ra_aid_project", tmp_path / "tally")
-    app = make_app(project, clock=clock)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_app(project, clock=clock, shown_path=None, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("i")
         await settle(pilot)
         await pilot.press("space")  # the first item, key fact #1
@@ -111,20 +96,13 @@ async def test_curating_from_the_items_screen(fixed_world, tmp_path):
     conn.close()
 
 
-async def test_the_switcher_moves_between_stores_of_a_workspace(fixed_world, tmp_path, monkeypatch):
-    import sys
-
-    sys.path.insert(0, str(FIXTURES.parent / "unit"))
-    try:
-        from sources_support import copy_fixture
-    finally:
-        sys.path.pop(0)
+async def test_the_switcher_moves_between_stores_of_a_workspace(fixed_world, tmp_path, monkeypatch, open_app):
+    from sources_support import copy_fixture
     workspace = shutil.copytree(FIXTURES / "ra_aid_project", tmp_path / "tally")
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(copy_fixture("claude_home", tmp_path / "claude", workspace)))
     monkeypatch.setenv("CODEX_HOME", str(copy_fixture("codex_home", tmp_path / "codex", workspace)))
-    app = make_app(workspace, clock=clock)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with open_app(workspace, clock=clock, shown_path=None, size=SIZE) as pilot:
+        app = pilot.app
         assert app.source.kind == "ra-aid"
         await pilot.press("S")
         await settle(pilot)

@@ -16,7 +16,7 @@ from memtui.ui.widgets.sessions_table import SessionsTable
 from memtui.ui.widgets.task_tree import TaskTree
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
 
-from conftest import HOSTILE_RESULT, HOSTILE_TITLE  # type: ignore[import-not-found]
+from crafted_store import HOSTILE_RESULT, HOSTILE_TITLE
 
 SIZE = (160, 48)
 
@@ -69,26 +69,24 @@ async def test_database_from_a_newer_memtui(tmp_path: Path, app_for, settled) ->
     assert "newer memtui" in text
 
 
-async def test_empty_workspace_hints_at_the_demo(tmp_path: Path, app_for, settled) -> None:
+async def test_empty_workspace_hints_at_the_demo(tmp_path: Path, open_app) -> None:
     AgentStore.open(tmp_path).close()
-    app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(tmp_path, size=SIZE) as pilot:
+        app = pilot.app
         assert isinstance(app.screen, NoticeScreen)
         assert app.screen.title_text == "This workspace has no sessions yet"
         assert "memtui demo" in _screen_text(app)
 
 
-async def test_older_schema_is_browsed_read_only(crafted_path: Path, tmp_path: Path, app_for, settled) -> None:
+async def test_older_schema_is_browsed_read_only(crafted_path: Path, tmp_path: Path, open_app) -> None:
     copy = tmp_path / "old"
     shutil.copytree(crafted_path, copy)
     con = sqlite3.connect(copy / ".agent" / "agent.db")
     con.execute("PRAGMA user_version = 1")
     con.close()
     before = (copy / ".agent" / "agent.db").read_bytes()
-    app = app_for(copy)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(copy, size=SIZE) as pilot:
+        app = pilot.app
         assert isinstance(app.screen, MainScreen)
         assert app.store.readonly and app.store.needs_upgrade
         badge = str(app.screen.query_one(WorkspaceBar).query_one("#ws-badge").render())
@@ -97,12 +95,11 @@ async def test_older_schema_is_browsed_read_only(crafted_path: Path, tmp_path: P
     assert (copy / ".agent" / "agent.db").read_bytes() == before  # browsing wrote nothing
 
 
-async def test_browsing_never_writes(demo_path: Path, app_for, settled) -> None:
+async def test_browsing_never_writes(demo_path: Path, settled, open_app) -> None:
     db = demo_path / ".agent" / "agent.db"
     before = db.read_bytes()
-    app = app_for(demo_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+    async with open_app(demo_path, size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("down", "down", "enter", "enter", "down")
         await settled(pilot)
     assert db.read_bytes() == before
@@ -110,10 +107,9 @@ async def test_browsing_never_writes(demo_path: Path, app_for, settled) -> None:
     assert not wal.exists() or wal.stat().st_size == 0  # SQLite's read-only side files, nothing written
 
 
-async def test_hostile_text_is_shown_literally(crafted_path: Path, app_for, settled) -> None:
-    app = app_for(crafted_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
+async def test_hostile_text_is_shown_literally(crafted_path: Path, settled, open_app) -> None:
+    async with open_app(crafted_path, size=SIZE) as pilot:
+        app = pilot.app
         table = app.screen.query_one(SessionsTable)
         title_cell = table.get_row_at(0)[0]
         assert title_cell.plain == sanitize(HOSTILE_TITLE)
@@ -147,3 +143,29 @@ def test_render_value_keeps_markup_and_escapes_visible() -> None:
     assert "[link=https://evil.example]click[/link]" in plain
     assert "\x1b" not in plain and "␛[2J" in plain
     assert "[red]" in render_value({"k": "[red]x[/red]\x1b"}).plain
+
+
+async def test_tool_output_colours_render_and_n_p_walk_the_steps(tmp_path: Path, open_app, settled,
+                                                                  shown) -> None:
+    """SGR colour codes in a tool's output are rendered (no `␛[31m` on screen); any other
+    escape stays visible; n / p in the step detail move to the task's next / previous step."""
+    with AgentStore.open(tmp_path) as store:
+        task = store.start_task(store.start_session("colours"), "Run the tests")
+        store.record_step(task, "bash", {"command": "pytest"}, "\x1b[31mFAILED\x1b[0m 2 tests \x1b[2J", status="error")
+        store.record_step(task, "bash", {"command": "pytest -x"}, "\x1b[32mpassed\x1b[0m")
+    async with open_app(tmp_path) as pilot:
+        app = pilot.app
+        await pilot.press("3", "home", "enter")
+        await settled(pilot)
+        detail = app.screen
+        assert isinstance(detail, StepDetailScreen) and detail.step.seq == 1
+        text = shown(app)
+        assert "FAILED 2 tests ␛[2J" in text and "␛[31m" not in text
+        result = detail.query_one("#step-result").render()
+        assert any(span.style and "red" in str(span.style) for span in result.spans)
+        await pilot.press("n")
+        await settled(pilot)
+        assert app.screen.step.seq == 2 and "passed" in shown(app)
+        await pilot.press("p")
+        await settled(pilot)
+        assert app.screen.step.seq == 1

@@ -15,12 +15,6 @@ from memtui.core.errors import ChainTooLong, ContentTooLarge, CorruptContent
 from memtui.core.store import AgentStore
 
 
-@pytest.fixture
-def store(tmp_path):
-    with AgentStore.open(tmp_path / "ws") as s:
-        yield s
-
-
 def _task(store):
     sid = store.start_session("s")
     return store.start_task(sid, "t")

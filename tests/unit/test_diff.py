@@ -265,14 +265,6 @@ def test_whole_file_flags_mark_changed_lines() -> None:
     assert diff.hunk_lines("new") == [1]
 
 
-def test_core_diff_imports_no_ui() -> None:
-    import memtui.core.diff as module
-
-    source = Path(module.__file__).read_text()
-    assert "import textual" not in source and "from textual" not in source
-    assert "import rich" not in source and "from rich" not in source
-
-
 def test_a_changed_final_newline_is_a_change() -> None:
     diff = prepare_file_diff("a.txt", b"a\nb", b"a\nb\n")
     assert diff.stats == DiffStats(1, 1)

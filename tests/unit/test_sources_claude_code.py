@@ -25,7 +25,7 @@ def homes(tmp_path):
 
 
 @pytest.fixture
-def store(homes):
+def source(homes):
     workspace, env = homes
     source = discovered(workspace, env, "claude-code")
     return source.open()
@@ -62,8 +62,8 @@ def test_detected_from_the_store_path(where):
                           "archived_sessions": 0}
 
 
-def test_malformed_lines_are_reported_with_file_and_line(store):
-    problems = {(p.file.rsplit("/", 1)[-1], p.line, p.message.split(" at ")[0].split(" (")[0].split(":")[0]) for p in store.problems()}
+def test_malformed_lines_are_reported_with_file_and_line(source):
+    problems = {(p.file.rsplit("/", 1)[-1], p.line, p.message.split(" at ")[0].split(" (")[0].split(":")[0]) for p in source.problems()}
     assert problems == {
         (f"{S20}.jsonl", 4, "invalid UTF-8"),
         (f"{S20}.jsonl", 7, "malformed JSON"),
@@ -73,38 +73,38 @@ def test_malformed_lines_are_reported_with_file_and_line(store):
     }
 
 
-def test_sessions_titles_and_turns(store):
-    assert isinstance(store, MemorySource)
-    sessions = {s.id: s for s in store.sessions()}
+def test_sessions_titles_and_turns(source):
+    assert isinstance(source, MemorySource)
+    sessions = {s.id: s for s in source.sessions()}
     assert sessions[S21].title == "Add verbose flag to tally CLI"  # ai-title (2.1.x)
     assert sessions[S20].title == "Tally: count lines per file"  # the summary whose leaf is in the file
-    turns = store.tasks(S21)
+    turns = source.tasks(S21)
     assert [t.title for t in turns] == [
         "Add a --verbose flag to the tally CLI",
         "Now make -v print each file's line count",
         "Review the change",
     ]
     assert "context compacted" in turns[1].summary
-    assert store.tasks(S20)[0].title == "Count lines per file in tally (see caf\ufffd.txt)"
+    assert source.tasks(S20)[0].title == "Count lines per file in tally (see caf\ufffd.txt)"
 
 
-def test_rewound_branch_is_superseded_and_the_newest_leaf_is_current(store):
-    turns = {t.id: t for t in store.tasks(S20)}
+def test_rewound_branch_is_superseded_and_the_newest_leaf_is_current(source):
+    turns = {t.id: t for t in source.tasks(S20)}
     assert turns[f"{S20}:v2"].superseded and "rewound" in turns[f"{S20}:v2"].summary
     assert not turns[f"{S20}:v3"].superseded
-    assert {s.id: s for s in store.sessions()}[S20].current_task_id == f"{S20}:v3"
+    assert {s.id: s for s in source.sessions()}[S20].current_task_id == f"{S20}:v3"
 
 
-def test_subagents_of_both_generations_are_handoff_children(store):
-    refs = store.references(f"{S21}:u1")
+def test_subagents_of_both_generations_are_handoff_children(source):
+    refs = source.references(f"{S21}:u1")
     assert [(r.to_task, r.kind) for r in refs] == [(f"{S21}:agent-a7f3c2e1", "handoff")]  # .meta.json toolUseId
-    refs = store.references(f"{S20}:agent-5e0c9a1f")  # 2.0.x: agent file beside the session, matched by prompt
+    refs = source.references(f"{S20}:agent-5e0c9a1f")  # 2.0.x: agent file beside the session, matched by prompt
     assert [(r.from_task, r.to_task) for r in refs] == [(f"{S20}:v1", f"{S20}:agent-5e0c9a1f")]
-    assert [s.tool for s in store.steps(f"{S20}:agent-5e0c9a1f")] == ["Grep", "reply"]
+    assert [s.tool for s in source.steps(f"{S20}:agent-5e0c9a1f")] == ["Grep", "reply"]
 
 
-def test_steps_pair_tool_use_with_result_and_count_usage_once(store):
-    steps = store.steps(f"{S21}:u1")[1:]  # after the prompt's file-history checkpoint
+def test_steps_pair_tool_use_with_result_and_count_usage_once(source):
+    steps = source.steps(f"{S21}:u1")[1:]  # after the prompt's file-history checkpoint
     assert [s.tool for s in steps] == ["Read", "Edit", "Write", "Edit", "Agent", "reply"]
     read = steps[0]
     assert read.args["file_path"].endswith("/tally/tally/cli.py") and "numLines" not in str(read.result)
@@ -112,14 +112,14 @@ def test_steps_pair_tool_use_with_result_and_count_usage_once(store):
     assert (read.tokens_in, read.tokens_out) == (3 + 2100 + 11800, 160)
     assert steps[3].status == "error" and "String to replace not found" in steps[3].error
     assert steps[1].checkpoint_id == f"{S21}:toolu_02" and steps[3].checkpoint_id is None
-    assert [m.role for m in store.messages(f"{S21}:u1")] == ["user", "assistant"]
-    assert store.steps(f"{S21}:u2")[3].tool == "compaction"
+    assert [m.role for m in source.messages(f"{S21}:u1")] == ["user", "assistant"]
+    assert source.steps(f"{S21}:u2")[3].tool == "compaction"
 
 
-def test_file_changes_have_exact_before_and_after(store):
+def test_file_changes_have_exact_before_and_after(source):
     def entry(tool_id):
-        [e] = store.checkpoint_entries(f"{tool_id}")
-        return e, store.read_entry(e.id)
+        [e] = source.checkpoint_entries(f"{tool_id}")
+        return e, source.read_entry(e.id)
 
     e, (before, after) = entry(f"{S21}:toolu_02")  # Edit with originalFile
     assert (e.path, e.kind, before, after) == ("tally/cli.py", "modified", TEXTS.CLI_V0.encode(), TEXTS.CLI_V1.encode())
@@ -135,7 +135,7 @@ def test_file_changes_have_exact_before_and_after(store):
     assert (before, after) == (TEXTS.COUNT_V0.encode(), TEXTS.COUNT_V1.encode())
     e, (before, after) = entry(f"{S20}:toolu_13")  # Write update
     assert (before, after) == (TEXTS.COUNT_V1.encode(), TEXTS.COUNT_V2.encode())
-    assert [c.id for c in store.checkpoints(f"{S21}:u1")] == [f"{S21}:toolu_02", f"{S21}:toolu_03"]
+    assert [c.id for c in source.checkpoints(f"{S21}:u1")] == [f"{S21}:toolu_02", f"{S21}:toolu_03"]
 
 
 def test_a_huge_line_is_streamed(tmp_path):
@@ -170,10 +170,10 @@ def test_browsing_changes_no_byte(homes, tmp_path):
     assert tree_state(tmp_path) == before
 
 
-def test_entries_are_relative_to_the_recorded_workspace_root(store, homes):
+def test_entries_are_relative_to_the_recorded_workspace_root(source, homes):
     workspace, _env = homes
-    assert store.workspace == workspace and store.workspace_root(f"{S21}:u1") == workspace
-    [e] = store.checkpoint_entries(f"{S21}:toolu_02")
+    assert source.workspace == workspace and source.workspace_root(f"{S21}:u1") == workspace
+    [e] = source.checkpoint_entries(f"{S21}:toolu_02")
     assert e.path == "tally/cli.py"
     # Opened as a whole Claude home, sessions of two projects: no single root, paths stay absolute.
     everything = ClaudeCodeSource.from_path(FIXTURES / "claude_home")
@@ -181,28 +181,28 @@ def test_entries_are_relative_to_the_recorded_workspace_root(store, homes):
     assert everything.entry(f"{S21}:toolu_02").path == "/home/dev/tally/tally/cli.py"
 
 
-def test_rollback_restores_known_contents_and_refuses_unknown_ones(store, homes):
+def test_rollback_restores_known_contents_and_refuses_unknown_ones(source, homes):
     workspace, env = homes
     target = workspace / "tally" / "cli.py"
     target.parent.mkdir()
     target.write_text(TEXTS.CLI_V3)  # the file as the session left it
-    plan = plan_rollback(store, checkpoint=f"{S21}:toolu_06", root=store.workspace)
+    plan = plan_rollback(source, checkpoint=f"{S21}:toolu_06", root=source.workspace)
     [f] = plan.files
     assert f.status == "conflict"  # the disk holds CLI_V3, the edit recorded CLI_V2
-    plan = plan_rollback(store, checkpoint=f"{S21}:toolu_07", root=store.workspace)
+    plan = plan_rollback(source, checkpoint=f"{S21}:toolu_07", root=source.workspace)
     [f] = plan.files
     assert f.status == "ready"  # its before is the previous edit's after, and its hunk fits that
     # Without the turn's file-history backup the chain has no start: nothing is known, nothing written.
     [backup] = (Path(env["CLAUDE_CONFIG_DIR"]) / "file-history" / S21).glob("*@v2")
     backup.unlink()
-    plan = plan_rollback(store, checkpoint=f"{S21}:toolu_07", root=store.workspace)
+    plan = plan_rollback(source, checkpoint=f"{S21}:toolu_07", root=source.workspace)
     [f] = plan.files
     assert f.status == "error" and "backup" in f.error and "is missing" in f.error
-    result = apply_rollback(store, plan)
+    result = apply_rollback(source, plan)
     assert target.read_text() == TEXTS.CLI_V3  # nothing written for an unknown before
     target.write_text(TEXTS.CLI_V1)  # as the first edit left it
-    plan = plan_rollback(store, entry=f"{S21}:toolu_02", root=store.workspace)
+    plan = plan_rollback(source, entry=f"{S21}:toolu_02", root=source.workspace)
     assert [f.status for f in plan.files] == ["ready"]
-    result = apply_rollback(store, plan)
+    result = apply_rollback(source, plan)
     assert target.read_text() == TEXTS.CLI_V0
     assert any("undo recorded" in n and "state folder" in n for n in result.notes)

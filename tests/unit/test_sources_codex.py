@@ -21,7 +21,7 @@ def homes(tmp_path):
 
 
 @pytest.fixture
-def store(homes):
+def source(homes):
     workspace, env = homes
     source = discovered(workspace, env, "codex")
     return source.open()
@@ -49,49 +49,49 @@ def test_detected_from_the_store_path(where):
         assert counts == expected
 
 
-def test_problems_name_file_and_line(store):
+def test_problems_name_file_and_line(source):
     assert [(p.file.endswith(ROLLOUT.rsplit("/", 1)[1]), p.line, p.message.split(" at ")[0].split(" (")[0])
-            for p in store.problems()] == [(True, 28, "invalid UTF-8"), (True, 30, "truncated last line")]
+            for p in source.problems()] == [(True, 28, "invalid UTF-8"), (True, 30, "truncated last line")]
 
 
-def test_turns_steps_and_titles(store):
-    assert isinstance(store, MemorySource)
-    [session] = store.sessions()
+def test_turns_steps_and_titles(source):
+    assert isinstance(source, MemorySource)
+    [session] = source.sessions()
     assert session.id == SID and session.title == "Add --json flag to tally"  # session_index.jsonl
-    turns = store.tasks(SID)
+    turns = source.tasks(SID)
     assert [t.title for t in turns] == ["Add a --json flag to tally", "Also delete the old formatter modules"]
-    steps = store.steps(turns[0].id)
+    steps = source.steps(turns[0].id)
     assert [s.tool for s in steps] == ["shell", "apply_patch", "turn_diff", "reply"]
     assert steps[0].args["command"] == ["bash", "-lc", "cat tally/cli.py"]
     assert '"exit_code": 0' in steps[0].result
     assert "+++ b/tally/output.py" in steps[2].result and steps[2].checkpoint_id is None  # the turn's diff is shown, not counted
-    second = store.steps(turns[1].id)
+    second = source.steps(turns[1].id)
     assert [(s.tool, s.status) for s in second] == [("apply_patch", "error"), ("shell", "ok"), ("reply", "ok")]
-    assert [m.role for m in store.messages(turns[0].id)] == ["user", "assistant"]
+    assert [m.role for m in source.messages(turns[0].id)] == ["user", "assistant"]
 
 
-def test_tokens_are_cumulative_totals_not_summed_repeats(store):
-    turns = store.tasks(SID)
-    per_turn = [sum(s.tokens_in for s in store.steps(t.id)) for t in turns]
+def test_tokens_are_cumulative_totals_not_summed_repeats(source):
+    turns = source.tasks(SID)
+    per_turn = [sum(s.tokens_in for s in source.steps(t.id)) for t in turns]
     assert per_turn == [2600, 4000 - 2600]  # the repeated 2600 total is not added twice
-    assert store.token_usage(SID)["total_tokens"] == 4420
+    assert source.token_usage(SID)["total_tokens"] == 4420
 
 
-def test_applied_patches_become_file_changes(store):
-    turns = store.tasks(SID)
-    [cp] = store.checkpoints(turns[0].id)
-    entries = {e.path: e for e in store.checkpoint_entries(cp.id)}
+def test_applied_patches_become_file_changes(source):
+    turns = source.tasks(SID)
+    [cp] = source.checkpoints(turns[0].id)
+    entries = {e.path: e for e in source.checkpoint_entries(cp.id)}
     assert set(entries) == {"tally/cli.py", "tally/output.py"}
     added = entries["tally/output.py"]
-    assert added.kind == "added" and store.read_entry(added.id) == (None, b'import json\n\n\ndef render(rows):\n    return json.dumps(rows, indent=2)\n')
+    assert added.kind == "added" and source.read_entry(added.id) == (None, b'import json\n\n\ndef render(rows):\n    return json.dumps(rows, indent=2)\n')
     updated = entries["tally/cli.py"]
     assert (updated.kind, updated.before_known, updated.after_known) == ("modified", False, False)
     assert "--json" in updated.diff
     with pytest.raises(ContentUnknown):
-        store.read_entry(updated.id)
-    assert store.entry(added.id) == added and store.checkpoint(cp.id).entry_count == 2
-    [cp2] = store.checkpoints(turns[1].id)  # the failed apply_patch made no checkpoint
-    [deleted] = store.checkpoint_entries(cp2.id)
+        source.read_entry(updated.id)
+    assert source.entry(added.id) == added and source.checkpoint(cp.id).entry_count == 2
+    [cp2] = source.checkpoints(turns[1].id)  # the failed apply_patch made no checkpoint
+    [deleted] = source.checkpoint_entries(cp2.id)
     assert (deleted.path, deleted.kind, deleted.before_known) == ("tally/format.py", "deleted", False)
 
 

@@ -3,7 +3,6 @@ discovery, the `memtui sources` verb, and the core/UI wall."""
 
 from __future__ import annotations
 
-import ast
 import json
 import sqlite3
 from pathlib import Path
@@ -140,20 +139,6 @@ def test_sources_verb_text_output(tmp_path, capsys, monkeypatch):
     assert main(["sources", str(workspace)]) == 0
     out = capsys.readouterr().out
     assert "claude-code" in out and "prompts 5" in out and "truncated last line" in out
-
-
-def test_core_sources_never_import_the_ui():
-    root = Path(__file__).resolve().parents[2] / "memtui" / "core" / "sources"
-    for path in root.glob("*.py"):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            for name in names:
-                assert name.split(".")[0] not in ("textual", "rich"), f"{path.name} imports {name}"
 
 
 def test_a_workspace_folder_named_projects_is_not_a_claude_home(tmp_path):

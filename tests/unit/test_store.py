@@ -16,12 +16,6 @@ from memtui.core.errors import NotAStore, ReadOnlyStore, SchemaTooNew, StoreLock
 from memtui.core.store import schema
 
 
-@pytest.fixture
-def store(tmp_path):
-    with AgentStore.open(tmp_path / "ws", clock=DemoClock()) as s:
-        yield s
-
-
 def test_new_store_settings(store):
     assert store.db_path.name == "agent.db" and store.db_path.parent.name == ".agent"
     assert store.query("PRAGMA journal_mode")[0][0] == "wal"

@@ -164,6 +164,14 @@ class ReadModel(MemorySource):
                          " FROM checkpoint c WHERE c.task_id = ? ORDER BY c.id", (task_id,))
         return [CheckpointInfo(r[0], r[1], r[2], _dt(r[3]), r[4], r[5] or "") for r in rows]
 
+    def rollback_checkpoints(self, limit: int = 20) -> list[CheckpointInfo]:
+        """memtui's own rollback and undo checkpoints across the store, newest first."""
+        rows = self._sql("SELECT c.id, c.task_id, c.step_id, c.created_at,"
+                         " (SELECT COUNT(*) FROM checkpoint_entry e WHERE e.checkpoint_id = c.id), c.label"
+                         " FROM checkpoint c WHERE c.label IN ('rollback', 'undo') ORDER BY c.id DESC LIMIT ?",
+                         (limit,))
+        return [CheckpointInfo(r[0], r[1], r[2], _dt(r[3]), r[4], r[5] or "") for r in rows]
+
     def checkpoint(self, checkpoint_id: int) -> CheckpointInfo:
         rows = self._sql("SELECT c.id, c.task_id, c.step_id, c.created_at,"
                          " (SELECT COUNT(*) FROM checkpoint_entry e WHERE e.checkpoint_id = c.id), c.label"

@@ -12,11 +12,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, DataTable, Footer, Input, Label, Static
+from textual.worker import Worker
 
 from memtui.core.errors import MemtuiError, SaveConflict
 from memtui.core.memory.decisions import Decision, add_decision, default_decision_log, read_decisions
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiModal, MemtuiScreen
+from memtui.ui.workers import failure_reason
 
 NO_WHY = "⚠ no why"
 
@@ -63,7 +65,14 @@ class DecisionsScreen(MemtuiScreen[None]):
         self.refresh_data()
 
     def refresh_data(self) -> None:
+        """Read the log again (the app calls this after any write)."""
         self.load_decisions()
+
+    def worker_failed(self, worker: Worker) -> None:
+        super().worker_failed(worker)
+        if worker.group == "decisions":
+            self.query_one("#decisions-title", Static).update(
+                f"Cannot read {self._rel()}: {failure_reason(worker)}")
 
     @work(thread=True, exclusive=True, group="decisions", exit_on_error=False, description="read the decision log")
     def load_decisions(self) -> None:
@@ -166,25 +175,16 @@ class DecisionsScreen(MemtuiScreen[None]):
             try:
                 add_decision(self.workspace, self.log_path, **fields)
             except SaveConflict as exc:
-                self._error(f"{exc}; nothing was added — try again")
+                self.app.notify_error(f"{exc}; nothing was added — try again")
                 return
             except (MemtuiError, OSError) as exc:
-                self._error(exc)
+                self.app.notify_error(exc)
                 return
             self.notify(f"Added “{fields['title']}” to {self._rel()}.", markup=False)
             self.refresh_data()
-            refresh = getattr(self.app, "refresh_data", None)
-            if callable(refresh):
-                refresh()
+            self.app.refresh_data()  # the other screens (memory, search) read the log too
 
         self.app.push_screen(DecisionForm(), added)
-
-    def _error(self, error: BaseException | str) -> None:
-        report = getattr(self.app, "notify_error", None)
-        if callable(report):
-            report(error)
-        else:
-            self.notify(str(error), severity="error", markup=False)
 
 
 class DecisionForm(MemtuiModal[dict[str, str] | None]):

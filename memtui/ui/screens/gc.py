@@ -124,7 +124,9 @@ class GcScreen(MemtuiScreen[None]):
             keep = event.plan.reclaimable[0].task
         tree.show_rows(event.sessions, keep_task=keep)
         self._show_totals()
-        self._explain(tree.current_row())
+        # The tree puts its cursor back after its next refresh: explain the row it lands on
+        # then (the same queue, so after it), not the row of the tree before the reload.
+        tree.call_after_refresh(lambda: self._explain(tree.current_row()))
 
     def _show_totals(self) -> None:
         plan = self.plan

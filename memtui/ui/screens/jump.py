@@ -1,6 +1,9 @@
-"""Jumping to a task on the main screen: a search hit or a link names a task (and maybe a
-step by its number); the screen selects its session (or the Orphans row), the task in the
-tree and the step, paging through the steps as needed. The lookup is a worker of the screen.
+"""Moving from the main screen and back to it.
+
+A search hit or a link names a task (and maybe a step by its number): the screen selects
+its session (or the Orphans row), the task in the tree and the step, paging through the
+steps as needed; the lookup is a worker of the screen. Enter on a step opens its detail;
+`c` there comes back on the step's changed files.
 """
 
 from __future__ import annotations
@@ -59,3 +62,25 @@ def go_to(screen: MainScreen, task: TaskInfo, step_id: Id | None) -> None:
         else:
             tree.select_task(task.id)
     screen.query_one(StepTimeline if step_id is not None else TaskTree).focus()
+
+
+def open_step_detail(screen: MainScreen) -> None:
+    """The highlighted step in full; back on its changed files when the detail says "files"."""
+    from memtui.ui.screens.step_detail import StepDetailScreen
+
+    step = screen.query_one(StepTimeline).current_record()
+    if step is None:
+        screen.notify("No step selected.", severity="warning")
+        return
+
+    timeline = screen.query_one(StepTimeline)
+    detail = StepDetailScreen(step, timeline.records)
+
+    def closed(result: str | None) -> None:
+        shown = detail.step  # n / p may have moved to another step of the task
+        if timeline.task_id == shown.task_id:
+            timeline.select_key(str(shown.id))
+        if result == "files":
+            screen.action_focus_pane("files")
+
+    screen.app.push_screen(detail, closed)

@@ -58,6 +58,8 @@ class MainScreen(MemtuiScreen[None]):
         self.keep: dict[str, Any] = {}
         """What was selected before `refresh_data` or a jump: reselected as the panes reload."""
         self._totals: dict[str, float] | None = None
+        self._stalled = False
+        """A pane's load failed: it shows why, and waits for the user (not for a load)."""
 
     def compose(self) -> ComposeResult:
         yield WorkspaceBar(id="workspace-bar")
@@ -82,7 +84,7 @@ class MainScreen(MemtuiScreen[None]):
         if self.debounce.pending or self.bottom.debounce.pending or any(
                 w.is_running or w.state.name == "PENDING" for w in self.workers):
             return True
-        return not self.settled
+        return not (self.settled or self._stalled)
 
     @property
     def settled(self) -> bool:
@@ -115,11 +117,13 @@ class MainScreen(MemtuiScreen[None]):
             self.task_id = None
             self.step = None
             self.bottom.forget()
+        self._stalled = False
         self.load_sessions()
 
     def worker_failed(self, worker: Worker) -> None:
         """The pane that waited says why (the notification named the failed read)."""
         super().worker_failed(worker)
+        self._stalled = True
         if worker.group in CHECKPOINT_GROUPS:
             self.bottom.failed(worker)
         elif worker.group in ("sessions", "tasks", "steps"):
@@ -160,7 +164,7 @@ class MainScreen(MemtuiScreen[None]):
         key: Id | str = ORPHANS_KEY if isinstance(record, OrphansRow) else record.id
         if key == self.session_id and event is not None:
             return  # already shown or loading: the table's own highlight of the same row
-        self.session_id = key
+        self.session_id, self._stalled = key, False
         self.query_one("#tasks-pane", Pane).show_title("orphans" if key == ORPHANS_KEY else f"session {key}")
         current = None if isinstance(record, OrphansRow) else record.current_task_id
         self.debounce.soon("tasks", lambda: self.load_tasks(None if key == ORPHANS_KEY else key, current))
@@ -204,7 +208,7 @@ class MainScreen(MemtuiScreen[None]):
         task = self.query_one(TaskTree).current_task()
         if task is None or (task.id == self.task_id and event is not None):
             return
-        self.task_id = task.id
+        self.task_id, self._stalled = task.id, False
         self.query_one("#steps-pane", Pane).show_title(task.title)
         self.query_one("#steps-pane").border_subtitle = "loading…"
         self.debounce.soon("steps", lambda: self.load_steps(task.id, 0, True))
@@ -271,7 +275,7 @@ class MainScreen(MemtuiScreen[None]):
         step = self.query_one(StepTimeline).current_record()
         if step is None or (self.step is not None and step.id == self.step.id):
             return
-        self.step = step
+        self.step, self._stalled = step, False
         self.bottom.show_step(step)
 
     def show_task(self, task_id: Id, step_seq: int | None = None) -> None:
@@ -296,22 +300,9 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_open_step(self) -> None:
         """Open the step detail screen for the highlighted step."""
-        step = self.query_one(StepTimeline).current_record()
-        if step is None:
-            self.notify("No step selected.", severity="warning")
-            return
-        from memtui.ui.screens.step_detail import StepDetailScreen
+        from memtui.ui.screens.jump import open_step_detail
 
-        self.app.push_screen(StepDetailScreen(step), lambda result: self._detail_closed(step, result))
-
-    def _detail_closed(self, step: StepInfo, result: str | None) -> None:
-        """Back from the step detail: on "files", that step's changed files and diff."""
-        if result != "files":
-            return
-        timeline = self.query_one(StepTimeline)
-        if timeline.task_id == step.task_id:
-            timeline.select_key(str(step.id))
-        self.action_focus_pane("files")
+        open_step_detail(self)
 
     def action_toggle_pin(self) -> None:
         """Pin the highlighted task (a GC root), or unpin it."""

@@ -1,55 +1,217 @@
 """The memory pane: a workspace's memory documents, read and hand-edited safely.
 
-Left, the documents grouped by kind with lint badges (`/` filters them). Right, the
-highlighted document: markdown rendered with a table of contents, JSONL as a table of
-records (malformed lines reported), anything else as text, and the document's lint
-findings underneath. `e` edits in a TextArea, ctrl+s saves atomically with a conflict check
-(reload / diff / overwrite when the agent wrote the file meanwhile), `u` undoes memtui's
-last save, `h` lists kept versions to restore one.
-
-Browsing (layout, loading, showing) is the base class `MemoryBrowser`
-(memtui.ui.screens.memory_browser); this module adds editing and the actions.
-
-The screen needs only a workspace path; with the memtui app around, lint also uses the
-store's facts (unfinished tasks, newest checkpoint) through `app.store`.
+Left, the documents grouped by kind with lint badges (`/` filters them); right, the
+highlighted one (memtui.ui.widgets.document_view), compared with the disk every
+WATCH_SECONDS. `e` edits, ctrl+s saves atomically with a conflict check (reload / diff /
+overwrite when the agent wrote the file meanwhile), `u` undoes memtui's last save, `h`
+lists kept versions. Lint also uses the store's facts (unfinished tasks, newest checkpoint).
 """
 
 from __future__ import annotations
 
 import os
-import shlex
-import subprocess
-import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from textual import on
-from textual.app import SuspendNotSupported
-from textual.widgets import Input, MarkdownViewer, TextArea
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Footer, Input
+from textual.worker import Worker
 
 from memtui.core.errors import MemtuiError, NoHistory, SaveConflict
-from memtui.core.memory.save import (
-    ANY,
-    keep_discarded,
-    list_history,
-    restore_version,
-    save_document,
-    undo_last_save,
-)
+from memtui.core.memory.discover import MemoryDocument, discover_documents
+from memtui.core.memory.documents import JsonlDocument, OpenedDocument, parse_jsonl, read_document
+from memtui.core.memory.lint import Finding, lint_workspace, store_facts
+from memtui.core.memory.save import ANY, keep_discarded, list_history, restore_version, save_document, undo_last_save
 from memtui.ui.commands import bindings
-from memtui.ui.screens.memory_browser import (  # noqa: F401  (WATCH_SECONDS: importable from here, as before)
-    CHANGED_ON_DISK,
-    VIEWS,
-    WATCH_SECONDS,
-    MemoryBrowser,
-)
+from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.widgets.document_list import DocumentList
+from memtui.ui.widgets.document_view import DocumentView
+from memtui.ui.workers import failure_reason
+
+WATCH_SECONDS = 2.0  # how often the open document is compared with the disk (one stat)
+CHANGED_ON_DISK = "The file changed on disk while you edit it: ctrl+s will show what changed."
 
 
-class MemoryScreen(MemoryBrowser):
+class MemoryScreen(MemtuiScreen[None]):
     """Memory documents: browse, lint, edit safely, undo, restore."""
 
     COMMAND_SCOPE = "memory"
     BINDINGS = bindings("memory")
+
+    editing: reactive[bool] = reactive(False)
+    """True while the editor is open on the current document."""
+
+    @dataclass
+    class DocumentsLoaded(Message):
+        """Discovery and lint finished (posted from a worker)."""
+
+        docs: list[MemoryDocument]
+        findings: list[Finding]
+
+    @dataclass
+    class DocumentOpened(Message):
+        """A document was read (posted from a worker)."""
+
+        rel: str
+        opened: OpenedDocument
+        jsonl: JsonlDocument | None
+
+    def __init__(self, workspace: Path | str, *, select: str | None = None, line: int | None = None) -> None:
+        """`select`: a document (relative path) to show first; `line`: show its source there."""
+        super().__init__()
+        self.workspace = Path(workspace).resolve()
+        self.docs: dict[str, MemoryDocument] = {}
+        self.findings: list[Finding] = []
+        self.current: str | None = None
+        self.opened: OpenedDocument | None = None
+        self._pending_line = line
+        self._select = select
+        self._source_mode = line is not None
+        self._discard_armed = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="memory-body"):
+            with Vertical(id="memory-side"):
+                yield Input(placeholder="filter documents", id="memory-filter")
+                yield DocumentList(id="memory-documents")
+            yield DocumentView(id="memory-main")
+        yield Footer()
+
+    @property
+    def view(self) -> DocumentView:
+        """The document shown (right side)."""
+        return self.query_one(DocumentView)
+
+    def on_mount(self) -> None:
+        self.query_one("#memory-filter").display = False
+        self.query_one(DocumentList).focus()
+        self.refresh_data()
+        self.set_interval(WATCH_SECONDS, self.check_disk)
+
+    def check_disk(self) -> None:
+        """Notice when the agent rewrites the open document: reload it when only viewing;
+        while editing, say so at once (ctrl+s will then offer reload / diff / overwrite)."""
+        if self.opened is None or self.current is None or not self._stale(self.current):
+            return
+        if self.editing:
+            self.view.notice(CHANGED_ON_DISK)
+        else:
+            self.refresh_data()
+
+    def refresh_data(self) -> None:
+        """Rediscover and lint (the app calls this after any write)."""
+        self.load_documents()
+
+    def worker_failed(self, worker: Worker) -> None:
+        super().worker_failed(worker)
+        if worker.group == "memory-open" and self.current is not None:
+            self.opened = None
+            self.view.title(f"Cannot open {self.current}: {failure_reason(worker)}")
+            self.view.clear()
+        elif worker.group == "memory-load":
+            self.view.title(f"Cannot read the memory documents: {failure_reason(worker)}")
+
+    # ------------------------------------------------------------------ loading
+    @work(thread=True, exclusive=True, group="memory-load", exit_on_error=False, description="read memory documents")
+    def load_documents(self) -> None:
+        docs = discover_documents(self.workspace)
+        store = self.app.store
+        if store is None:
+            facts = store_facts(None)
+        else:
+            with self.app.reading() as source:
+                facts = store_facts(source)
+        findings = lint_workspace(self.workspace, documents=docs, **facts)
+        self.post_message(self.DocumentsLoaded(docs, findings))
+
+    @work(thread=True, exclusive=True, group="memory-open", exit_on_error=False, description="open a document")
+    def open_document(self, rel: str) -> None:
+        opened = read_document(self.workspace / rel)
+        jsonl = parse_jsonl(opened.text, rel) if rel.endswith(".jsonl") and opened.text is not None else None
+        self.post_message(self.DocumentOpened(rel, opened, jsonl))
+
+    @on(DocumentsLoaded)
+    def _documents_loaded(self, event: DocumentsLoaded) -> None:
+        self.docs = {d.rel: d for d in event.docs}
+        self.findings = event.findings
+        keep = self._select or self.current
+        self._select = None
+        doc_list = self.query_one(DocumentList)
+        doc_list.show(event.docs, event.findings, keep=keep)
+        if not event.docs:
+            self.view.title("No memory documents in this workspace")
+            return
+        rel = doc_list.highlighted_rel
+        if rel is not None and (rel != self.current or self.opened is None or self._stale(rel)):
+            if not self.editing:
+                self.current = rel
+                self.open_document(rel)
+        elif rel is not None:
+            self.view.findings([f for f in self.findings if f.file == rel])
+
+    @on(DocumentList.DocumentHighlighted)
+    def _document_highlighted(self, event: DocumentList.DocumentHighlighted) -> None:
+        if self.editing:
+            # The editor stays on its document; the list follows it back.
+            if event.rel != self.current and self.current is not None:
+                self.query_one(DocumentList).select_rel(self.current)
+            return
+        if event.rel != self.current:
+            self.current = event.rel
+            self.open_document(event.rel)
+
+    def _stale(self, rel: str) -> bool:
+        """True if the file on disk is not the version last read (one stat, no read)."""
+        if self.opened is None:
+            return True
+        try:
+            st = os.stat(self.workspace / rel)
+        except OSError:
+            return True
+        return (st.st_size, st.st_mtime_ns) != (self.opened.version.size, self.opened.version.mtime_ns)
+
+    @on(DocumentOpened)
+    async def _document_opened(self, event: DocumentOpened) -> None:
+        if event.rel != self.current or self.editing:
+            return
+        self.opened = opened = event.opened
+        doc = self.docs.get(event.rel)
+        self.view.title(event.rel if doc is None else f"{event.rel}  ·  {doc.lines} lines  ·  {doc.size} B  ·  "
+                        f"modified {doc.mtime:%Y-%m-%d %H:%M} UTC")
+        self.view.notice(f"Read-only: {opened.encoding_error}. Nothing is re-encoded." if opened.readonly else "")
+        self.view.findings([f for f in self.findings if f.file == event.rel])
+        text = opened.text if opened.text is not None else opened.data.decode("utf-8", "replace")
+        markdown = doc is not None and doc.format == "markdown" and opened.text is not None
+        await self.view.show(text, markdown, event.jsonl)
+        self._switch_view()
+        if self._pending_line is not None:
+            self._go_to_line(self._pending_line)
+            self._pending_line = None
+
+    def _format(self) -> str:
+        doc = self.docs.get(self.current or "")
+        return doc.format if doc else "text"
+
+    def _switch_view(self) -> None:
+        fmt = self._format()
+        if self.editing:
+            view = "edit"
+        elif self._source_mode or self.opened is None or self.opened.readonly or fmt not in ("markdown", "jsonl"):
+            view = "source"
+        else:
+            view = fmt
+        self.view.switch(view)
+
+    def _go_to_line(self, line: int) -> None:
+        jsonl = self._format() == "jsonl" and not self._source_mode
+        if not jsonl:
+            self._source_mode = True
+            self._switch_view()
+        self.view.go_to_line(line, jsonl)
 
     # ------------------------------------------------------------------ editing
     def watch_editing(self, editing: bool) -> None:
@@ -61,9 +223,8 @@ class MemoryScreen(MemoryBrowser):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "save":
             return self.editing
-        if action in ("edit", "undo_save", "history", "toggle_source", "edit_external", "filter"):
-            return not self.editing
-        return True
+        return not (self.editing and action in ("edit", "undo_save", "history", "toggle_source",
+                                                "edit_external", "filter"))
 
     def action_edit(self) -> None:
         """Open the current document in the editor."""
@@ -73,32 +234,30 @@ class MemoryScreen(MemoryBrowser):
         if self.opened.readonly:
             self.notify(f"{self.current} is not valid UTF-8: it stays read-only.", severity="warning", markup=False)
             return
-        editor = self.query_one(f"#{VIEWS['edit']}", TextArea)
+        editor = self.view.editor
         editor.language = "markdown" if self.current.endswith(".md") else None
         editor.load_text(self.opened.text or "")
         self._discard_armed = False
         self.editing = True
-        self._notice("Editing — ctrl+s saves (the previous version is kept), escape leaves.")
+        self.view.notice("Editing — ctrl+s saves (the previous version is kept), escape leaves.")
         editor.focus()
 
     def action_save(self) -> None:
         """Save the edit: atomic, refusing to overwrite a newer write on disk."""
         if not self.editing or self.opened is None or self.current is None:
             return
-        self._save(self.query_one(f"#{VIEWS['edit']}", TextArea).text, self.opened.version)
+        self.save(self.view.editor.text, self.opened.version)
 
-    def _save(self, text: str, expected) -> None:
-        path = self.workspace / self.current
+    def save(self, text: str, expected) -> None:
+        """Save `text` if the file on disk is still `expected` (ANY: overwrite)."""
         try:
-            save_document(self.workspace, path, text, expected)
+            save_document(self.workspace, self.workspace / self.current, text, expected)
         except SaveConflict as conflict:
             self._conflict(conflict, text)
             return
-        except MemtuiError as exc:
-            self._error(exc)
-            return
-        except OSError as exc:
-            self._error(f"could not save {self.current}: {exc.strerror or exc}")
+        except (MemtuiError, OSError) as exc:
+            self.app.notify_error(exc if isinstance(exc, MemtuiError) else
+                                  f"could not save {self.current}: {exc.strerror or exc}")
             return
         self.notify(f"Saved {self.current}; the previous version is kept (u undoes).", markup=False)
         self._leave_editor()
@@ -108,22 +267,31 @@ class MemoryScreen(MemoryBrowser):
 
         def chosen(choice: str | None) -> None:
             if choice == "overwrite":
-                self._save(text, ANY)
-            elif choice == "reload":
-                keep_discarded(self.workspace, self.workspace / self.current, text)
+                self.save(text, ANY)
+            elif choice == "reload" and self._keep_discarded(text):
                 self.notify(f"Reloaded {self.current} from disk; your edit is kept in its history (h).",
                             markup=False)
                 self._leave_editor()
 
         # The banner says what the watcher would say on its next tick, so it does not
         # depend on whether that tick came before the save.
-        self._notice(CHANGED_ON_DISK)
-        name = Path(self.current).name
-        self.app.push_screen(ConflictScreen(name, str(conflict), conflict.disk, text), chosen)
+        self.view.notice(CHANGED_ON_DISK)
+        self.app.push_screen(ConflictScreen(Path(self.current).name, str(conflict), conflict.disk, text), chosen)
+
+    def _keep_discarded(self, text: str) -> bool:
+        """Keep an edit that is not saved in the document's history; False (and said why)
+        when that write failed (a read-only workspace)."""
+        try:
+            keep_discarded(self.workspace, self.workspace / self.current, text)
+        except (MemtuiError, OSError) as exc:
+            self.app.notify_error(f"could not keep the edit of {self.current} in its history: "
+                                  f"{getattr(exc, 'strerror', None) or exc}", title="Edit not discarded")
+            return False
+        return True
 
     def _leave_editor(self) -> None:
         self.editing = False
-        self._notice("")
+        self.view.notice("")
         self.opened = None
         self.query_one(DocumentList).focus()
         self.refresh_data()
@@ -131,16 +299,18 @@ class MemoryScreen(MemoryBrowser):
     def action_back(self) -> None:
         """Leave the editor (twice if there are unsaved changes), the filter, or the screen."""
         if self.editing:
-            text = self.query_one(f"#{VIEWS['edit']}", TextArea).text
-            if self.opened is not None and text != self.opened.text and not self._discard_armed:
+            text = self.view.editor.text
+            changed = self.opened is not None and text != self.opened.text
+            if changed and not self._discard_armed:
                 self._discard_armed = True
                 self.notify("Unsaved changes: ctrl+s saves, escape again discards them.", severity="warning")
                 return
-            if self.opened is not None and text != self.opened.text:
-                keep_discarded(self.workspace, self.workspace / self.current, text)
+            if changed:
+                if not self._keep_discarded(text):
+                    return  # the edit stays open: nothing is lost
                 self.notify("Edit discarded (kept in the document's history).", markup=False)
             self.editing = False
-            self._notice("")
+            self.view.notice("")
             self.query_one(DocumentList).focus()
             return
         filter_input = self.query_one("#memory-filter", Input)
@@ -149,12 +319,10 @@ class MemoryScreen(MemoryBrowser):
             filter_input.display = False
             self.query_one(DocumentList).filter("")
             self.query_one(DocumentList).focus()
-            return
-        if self._source_mode:
+        elif self._source_mode:
             self._source_mode = False
             self._switch_view()
-            return
-        if len(self.app.screen_stack) > 1:
+        elif len(self.app.screen_stack) > 1:
             self.dismiss()
 
     def action_undo_save(self) -> None:
@@ -163,8 +331,8 @@ class MemoryScreen(MemoryBrowser):
             return
         try:
             undo_last_save(self.workspace, self.workspace / self.current, self.opened.version)
-        except (SaveConflict, NoHistory) as exc:
-            self._error(exc)
+        except (MemtuiError, OSError) as exc:
+            self.app.notify_error(exc)
             return
         self.notify(f"Undid the last save of {self.current} (u again redoes it).", markup=False)
         self.opened = None
@@ -187,8 +355,8 @@ class MemoryScreen(MemoryBrowser):
                 return
             try:
                 restore_version(self.workspace, self.workspace / self.current, number, expected)
-            except MemtuiError as exc:
-                self._error(exc)
+            except (MemtuiError, OSError) as exc:
+                self.app.notify_error(exc)
                 return
             self.notify(f"Restored version {number} of {self.current}.", markup=False)
             self.opened = None
@@ -202,8 +370,8 @@ class MemoryScreen(MemoryBrowser):
         self._switch_view()
 
     def action_toggle_toc(self) -> None:
-        viewer = self.query_one(MarkdownViewer)
-        viewer.show_table_of_contents = not viewer.show_table_of_contents
+        """Show or hide the table of contents."""
+        self.view.toggle_toc()
 
     def action_filter(self) -> None:
         """Filter the document list by path."""
@@ -219,43 +387,17 @@ class MemoryScreen(MemoryBrowser):
     def _filter_submitted(self) -> None:
         self.query_one(DocumentList).focus()
 
-    def _offer_builtin_editor(self, why: str) -> None:
-        """$EDITOR cannot run here: say so and offer memtui's own editor."""
-        from memtui.ui.screens.confirm import ConfirmScreen
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.action_edit()
-
-        body = f"{why}\nEdit {self.current} in memtui's own editor instead? ctrl+s saves it, with the same conflict check."
-        self.app.push_screen(ConfirmScreen("$EDITOR is not available here", body, yes="Edit here", no="Cancel"),
-                             answered)
-
     def action_edit_external(self) -> None:
         """Edit in $EDITOR (the app is suspended); the same conflict check applies on return."""
+        from memtui.ui.external_editor import EditorUnavailable, edit_externally, offer_builtin_editor
+
         if self.opened is None or self.current is None or self.opened.readonly:
             self.app.bell()
             return
-        if self.app.is_web:
-            self._offer_builtin_editor("memtui runs in a browser here: $EDITOR needs a terminal on this machine.")
-            return
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        suffix = Path(self.current).suffix
-        with tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False, encoding="utf-8", newline="") as tmp:
-            tmp.write(self.opened.text or "")
         try:
-            with self.app.suspend():
-                subprocess.call([*shlex.split(editor), tmp.name])
-            text = Path(tmp.name).read_text(encoding="utf-8")
-        except SuspendNotSupported:
-            Path(tmp.name).unlink(missing_ok=True)
-            self._offer_builtin_editor("This terminal cannot hand itself over to $EDITOR.")
+            text = edit_externally(self.app, self.opened.text or "", Path(self.current).suffix)
+        except EditorUnavailable as why:
+            offer_builtin_editor(self, str(why))
             return
-        except (OSError, UnicodeDecodeError) as exc:
-            self._error(f"editor failed: {exc}")
-            return
-        finally:
-            Path(tmp.name).unlink(missing_ok=True)
-        if text == self.opened.text:
-            return
-        self._save(text, self.opened.version)
+        if text is not None and text != self.opened.text:
+            self.save(text, self.opened.version)

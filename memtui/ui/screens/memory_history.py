@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import DataTable, Static, TextArea
+from textual.widgets import DataTable, Footer, Static, TextArea
 
 from memtui.core.memory.save import HistoryEntry
+from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiModal
 
 REASONS = {
@@ -22,10 +22,8 @@ class HistoryScreen(MemtuiModal[int | None]):
     """A table of versions (newest first) with a preview; dismisses with the version
     number to restore, or None."""
 
-    BINDINGS = [
-        Binding("enter", "restore", "Restore this version"),
-        Binding("escape", "dismiss(None)", "Close"),
-    ]
+    COMMAND_SCOPE = "history"
+    BINDINGS = bindings("history")
 
     def __init__(self, name: str, entries: list[HistoryEntry]) -> None:
         super().__init__()
@@ -38,6 +36,7 @@ class HistoryScreen(MemtuiModal[int | None]):
                          id="history-title", markup=False)
             yield DataTable(id="history-table", cursor_type="row")
             yield TextArea(id="history-preview", read_only=True, soft_wrap=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -62,6 +61,7 @@ class HistoryScreen(MemtuiModal[int | None]):
         self.query_one("#history-preview", TextArea).load_text(text)
 
     def action_restore(self) -> None:
+        """Restore the highlighted version (the current one is kept in the history)."""
         table = self.query_one(DataTable)
         if not self.entries:
             self.dismiss(None)

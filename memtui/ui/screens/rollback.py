@@ -218,30 +218,26 @@ def rollback_selection(screen: Any, whole_checkpoint: bool = False) -> None:
 
 
 def undo_last_rollback(screen: Any) -> None:
-    """`u`: roll back the checkpoint the last rollback recorded (this session's, else the newest
-    rollback or undo checkpoint of the highlighted task)."""
-    from memtui.ui.widgets.task_tree import TaskTree
-
+    """`u`: undo the most recent rollback (or undo) of the store, whatever is selected; the
+    dialog says which. Another agent's store records no rollbacks of its own."""
     app = screen.app
     if app.source is None:
         return
-    last = getattr(app, "last_rollback", None)
-    if last is not None:
-        start_rollback(app, f"Undo the rollback (checkpoint {last})", undo=last)
-        return
-    task = screen.query_one(TaskTree).current_task()
-    if task is None:
-        app.notify("No rollback to undo.", severity="warning")
+    if app.store is None:
+        app.notify("This source records no rollbacks: nothing to undo.", severity="warning", markup=False)
         return
 
     def find() -> None:
-        with app.reading() as source:
-            marks = [c.id for c in source.checkpoints(task.id) if c.label in ("rollback", "undo")]
-        if marks:
-            app.call_from_thread(start_rollback, app, f"Undo the rollback (checkpoint {marks[-1]})",
-                                 undo=marks[-1])
-        else:
-            app.call_from_thread(app.notify, f"Task {task.id} has no rollback to undo.", severity="warning")
+        with app.reading() as store:
+            newest = store.rollback_checkpoints(1)
+            task = store.task(newest[0].task_id) if newest else None
+        if not newest:
+            app.call_from_thread(app.notify, "No rollback to undo in this store.", severity="warning")
+            return
+        cp = newest[0]
+        what = "undo" if cp.label == "undo" else "rollback"
+        title = f"Undo the {what} of task {cp.task_id} · {task.title[:40]} (checkpoint {cp.id})"
+        app.call_from_thread(start_rollback, app, title, undo=cp.id)
 
     app.run_worker(find, thread=True, exclusive=True, group="rollback", exit_on_error=False,
                    description="find the last rollback")
@@ -294,8 +290,6 @@ def _apply_worker(app: Any, plan: RollbackPlan, title: str) -> None:
 
 
 def _done(app: Any, result: RollbackResult, title: str) -> None:
-    if result.undo_checkpoint is not None:
-        app.last_rollback = result.undo_checkpoint
     counts = result.counts()
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing to do"
     lines = [summary]

@@ -11,11 +11,18 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Input, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from memtui.core.memory.search import SearchHit, SearchIndex
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
+from memtui.ui.workers import failure_reason
+
+
+SHOWN = 200
+"""Hits listed."""
+COUNT_CAP = 1_000
+"""Hits counted: above it the count says "1,000+"."""
 
 
 class SearchScreen(MemtuiScreen[SearchHit | None]):
@@ -67,7 +74,9 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
 
     @on(Input.Submitted, "#search-input")
     def _submitted(self) -> None:
-        self.action_focus_results()
+        """Enter in the query box opens the first hit (down goes to the list)."""
+        if self.hits:
+            self.dismiss(self.hits[0])
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
     def run_search(self, query: str) -> None:
@@ -75,25 +84,29 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         with self._index_lock:
             if self._index is None:
                 self.post_message(self.ResultsFound(query, []))  # shows "indexing…"
-                store = getattr(self.app, "store", None)
-                reading = getattr(self.app, "reading", None)
-                with reading() if store is not None and callable(reading) else nullcontext(store) as source:
+                with self.app.reading() if self.app.store is not None else nullcontext() as source:
                     self._index = SearchIndex(self.workspace, source)
                     self._index.refresh()
             if worker.is_cancelled:
                 return
-            hits = self._index.search(query) if query.strip() else []
+            hits = self._index.search(query, limit=COUNT_CAP + 1) if query.strip() else []
         if not worker.is_cancelled:
             self.post_message(self.ResultsFound(query, hits))
+
+    def worker_failed(self, worker: Worker) -> None:
+        super().worker_failed(worker)
+        if worker.group == "search":
+            self.query_one("#search-status", Static).update(f"Search failed: {failure_reason(worker)}")
 
     @on(ResultsFound)
     def _found(self, event: ResultsFound) -> None:
         if event.query != self.query_one(Input).value:
             return
-        self.hits = event.hits
+        found = len(event.hits)
+        self.hits = event.hits[:SHOWN]
         table = self.query_one(DataTable)
         table.clear()
-        for number, hit in enumerate(event.hits):
+        for number, hit in enumerate(self.hits):
             table.add_row(hit.kind, describe_location(hit), hit.text, key=str(number))
         status = self.query_one("#search-status", Static)
         if self._index is None:
@@ -101,7 +114,8 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         elif not event.query.strip():
             status.update("type to search memory documents and the store")
         else:
-            status.update(f"{len(event.hits)} match(es) — enter opens" if event.hits else "no matches")
+            status.update(count_line(len(self.hits), found) + " — enter opens the first, ↓ the list"
+                          if found else "no matches")
 
     def action_focus_results(self) -> None:
         if self.hits:
@@ -110,6 +124,14 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     @on(DataTable.RowSelected, "#search-results")
     def _selected(self, event: DataTable.RowSelected) -> None:
         self.dismiss(self.hits[int(event.row_key.value)])
+
+
+def count_line(shown: int, found: int) -> str:
+    """"12 matches", or "200 of 1,000+ matches" when the list shows only the first ones."""
+    if found <= shown:
+        return f"{shown:,} match{'es' if shown != 1 else ''}"
+    total = f"{COUNT_CAP:,}+" if found > COUNT_CAP else f"{found:,}"
+    return f"{shown:,} of {total} matches"
 
 
 def describe_location(hit: SearchHit) -> str:

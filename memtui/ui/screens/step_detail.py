@@ -4,7 +4,7 @@ and the checkpoint it made."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Sequence
 
 from rich.text import Text
 from textual import on, work
@@ -13,13 +13,15 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.highlight import highlight
 from textual.widgets import Footer, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from memtui.core.model import EntryInfo, StepInfo
 from memtui.ui.commands import bindings
+from memtui.ui.pane_reads import checkpoint_files
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.messages import EntriesLoaded
 from memtui.ui.text import (
+    ansi_text,
     clock_time,
     human_bytes,
     human_cost,
@@ -29,6 +31,7 @@ from memtui.ui.text import (
     sanitize,
 )
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
+from memtui.ui.workers import failure_reason
 
 HIGHLIGHT_LIMIT = 200_000
 """Characters above which a value is shown plain (highlighting is for reading, not for megabytes)."""
@@ -42,9 +45,9 @@ def render_value(value: Any) -> Content | Text:
         try:  # a result that is itself JSON text reads better pretty-printed
             parsed = json.loads(value)
         except ValueError:
-            return safe_text(value, multiline=True)
+            return ansi_text(value)
         if not isinstance(parsed, (dict, list)):
-            return safe_text(value, multiline=True)
+            return ansi_text(value)
         value = parsed
     code = sanitize(json.dumps(value, indent=2, ensure_ascii=False), multiline=True)
     if len(code) > HIGHLIGHT_LIMIT:
@@ -59,9 +62,11 @@ class StepDetailScreen(MemtuiScreen[str | None]):
     COMMAND_SCOPE = "step"
     BINDINGS = bindings("step")
 
-    def __init__(self, step: StepInfo) -> None:
+    def __init__(self, step: StepInfo, steps: Sequence[StepInfo] = ()) -> None:
+        """`steps`: the task's steps as listed (n / p move through them)."""
         super().__init__()
         self.step = step
+        self.steps = list(steps)
 
     def compose(self) -> ComposeResult:
         step = self.step
@@ -102,10 +107,15 @@ class StepDetailScreen(MemtuiScreen[str | None]):
           description="load the step's checkpoint")
     def load_checkpoint(self, checkpoint_id: Any) -> None:
         with self.app.reading() as source:
-            entries = list(source.checkpoint_entries(checkpoint_id))
-            checkpoint = source.checkpoint(checkpoint_id) if hasattr(source, "checkpoint") else None
+            checkpoint, entries = checkpoint_files(source, checkpoint_id)
         if not get_current_worker().is_cancelled:
             self.post_message(EntriesLoaded(self.step.id, checkpoint, entries, {}))
+
+    def worker_failed(self, worker: Worker) -> None:
+        super().worker_failed(worker)
+        if worker.group == "step-checkpoint":
+            self.query_one("#step-checkpoint", Static).update(
+                safe_text(f"Cannot read the checkpoint: {failure_reason(worker)}"))
 
     @on(EntriesLoaded)
     def _entries(self, event: EntriesLoaded) -> None:
@@ -114,6 +124,17 @@ class StepDetailScreen(MemtuiScreen[str | None]):
     def action_close(self) -> None:
         """Back to the main screen."""
         self.dismiss(None)
+
+    async def action_step(self, offset: int) -> None:
+        """The next (1) or previous (-1) step of the task, as listed on the main screen."""
+        ids = [s.id for s in self.steps]
+        at = ids.index(self.step.id) + offset if self.step.id in ids else -1
+        if not 0 <= at < len(self.steps):
+            self.app.bell()
+            return
+        self.step = self.steps[at]
+        await self.recompose()
+        self.on_mount()
 
     def action_show_checkpoint(self) -> None:
         """Back to the main screen, on the changed files (and diff) of this step's checkpoint."""

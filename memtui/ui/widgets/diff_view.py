@@ -108,6 +108,8 @@ class DiffView(DiffRows, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._diff: FileDiff | None = None
+        self._jumped: tuple[int, int] | None = None
+        """(hunk index, scroll y) of the last hunk jump: the view is on it while it stays there."""
         self._old: SyntaxLines = SyntaxLines([], None)
         self._new: SyntaxLines = SyntaxLines([], None)
         self._line_cache: LRUCache[tuple, Strip] = LRUCache(1024)
@@ -154,6 +156,7 @@ class DiffView(DiffRows, can_focus=True):
 
     def _apply(self, diff: FileDiff) -> None:
         self._diff = diff
+        self._jumped: tuple[int, int] | None = None
         lexer = None if diff.binary else lexer_for(diff.path)
         # CRLF files show without ␍ at every line end, unless the change is CRLF ↔ LF: then
         # the ␍ shows on the CRLF side and explains why identical-looking lines changed.
@@ -176,29 +179,49 @@ class DiffView(DiffRows, can_focus=True):
         lines = diff.hunk_lines("old" if self.mode == "before" else "new")
         return [max(0, y - 3) for y in lines]
 
-    def next_hunk(self) -> bool:
-        """Scroll the next hunk to the top; False when there is none below."""
-        current = round(self.scroll_y)
-        for y in self._hunk_targets():
-            if y > current:
-                self.scroll_to(y=y, animate=False, force=True)
-                return True
-        return False
-
-    def previous_hunk(self) -> bool:
-        """Scroll the previous hunk to the top; False when there is none above."""
-        current = round(self.scroll_y)
-        for y in reversed(self._hunk_targets()):
-            if y < current:
-                self.scroll_to(y=y, animate=False, force=True)
-                return True
-        return False
-
-    def hunk_position(self) -> tuple[int, int]:
-        """(1-based number of the hunk at the top of the view or 0 above the first, count)."""
+    def _current_hunk(self) -> int:
+        """Index of the hunk the view is on (-1 above the first). Near the end of a file the
+        view cannot scroll a late hunk to its top: then the hunk last jumped to counts."""
         targets = self._hunk_targets()
         current = round(self.scroll_y)
-        return sum(1 for y in targets if y <= current), len(targets)
+        at = sum(1 for y in targets if y <= current) - 1
+        jumped = self._jumped
+        if jumped is not None and jumped[1] == current and 0 <= jumped[0] < len(targets):
+            at = max(at, jumped[0])
+        return at
+
+    def _go_to_hunk(self, index: int) -> None:
+        y = self._hunk_targets()[index]
+        self.scroll_to(y=y, animate=False, force=True, immediate=True)
+        self._jumped = (index, round(min(y, self.max_scroll_y)))
+
+    def next_hunk(self) -> bool:
+        """Scroll the next hunk to the top (as far as the file allows); False when there is none."""
+        at = self._current_hunk()
+        if at + 1 >= len(self._hunk_targets()):
+            return False
+        self._go_to_hunk(at + 1)
+        return True
+
+    def previous_hunk(self) -> bool:
+        """Scroll the previous hunk to the top (from inside a hunk: its own top); False when
+        there is none above."""
+        targets = self._hunk_targets()
+        at = self._current_hunk()
+        if at < 0:
+            return False
+        current = round(self.scroll_y)
+        jumped_here = self._jumped is not None and self._jumped == (at, current)
+        if jumped_here or current <= targets[at]:
+            if at == 0:
+                return False
+            at -= 1
+        self._go_to_hunk(at)
+        return True
+
+    def hunk_position(self) -> tuple[int, int]:
+        """(1-based number of the hunk the view is on or 0 above the first, count)."""
+        return self._current_hunk() + 1, len(self._hunk_targets())
 
     def action_next_hunk(self) -> None:
         self.next_hunk()

@@ -34,7 +34,9 @@ class RecordTable(DataTable, Generic[R]):
     ]
 
     COLUMNS: Sequence[tuple[str, str, int | None]] = ()
-    """(key, label, width) of each column; the one column with width None takes the rest."""
+    """(key, label, width) of each column; the columns with width None share the rest."""
+    FLEX: dict[str, float] = {}
+    """Shares of the rest by flexible column (default 1 each): titles get more than ids."""
     RIGHT: frozenset[str] = frozenset()
     """Keys of the columns whose cells are right-aligned numbers (their labels align too)."""
 
@@ -68,17 +70,24 @@ class RecordTable(DataTable, Generic[R]):
         self.call_after_refresh(self._fit_columns)
 
     def _fit_columns(self) -> None:
-        """Give the flexible column what the fixed ones leave of the width."""
+        """Share what the fixed columns leave of the width among the flexible ones."""
         flex = [key for key, _, width in self.COLUMNS if width is None]
         if not flex or not self.size.width:
             return
-        # Every column's padding, the flexible one's included, plus the fixed widths.
+        # Every column's padding, the flexible ones' included, plus the fixed widths.
         fixed = sum((width or 0) + 2 * self.cell_padding for _, _, width in self.COLUMNS)
-        room = self.scrollable_content_region.width - fixed
-        column = self.columns.get(ColumnKey(flex[0]))  # type: ignore[call-overload]
-        if column is not None and column.width != max(room, 8):
-            column.width = max(room, 8)
-            column.auto_width = False
+        room = max(self.scrollable_content_region.width - fixed, 8 * len(flex))
+        shares = [self.FLEX.get(key, 1.0) for key in flex]
+        widths = [max(8, int(room * share / sum(shares))) for share in shares]
+        widths[0] += max(0, room - sum(widths))  # rounding: the first flexible column takes it
+        changed = False
+        for key, width in zip(flex, widths):
+            column = self.columns.get(ColumnKey(key))  # type: ignore[call-overload]
+            if column is not None and column.width != width:
+                column.width = width
+                column.auto_width = False
+                changed = True
+        if changed:
             self._require_update_dimensions = True
             self._clear_caches()  # rendered rows are cached with the old widths
             self.refresh()

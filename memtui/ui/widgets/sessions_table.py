@@ -30,11 +30,12 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
     COLUMNS = (
         ("title", "Session", None),
         ("status", "Status", 7),
-        ("current", "Current task", 22),
+        ("current", "Current task", None),
         ("tasks", "Tasks", 5),
         ("bytes", "Stored", 8),
         ("activity", "Activity", 10),
     )
+    FLEX = {"title": 3.0, "current": 2.0}
     RIGHT = frozenset({"tasks", "bytes"})
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
         "sessions-table--open",

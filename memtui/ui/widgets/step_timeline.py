@@ -111,7 +111,7 @@ class StepTimeline(RecordTable[StepInfo]):
             "step-timeline--error" if failed else "step-timeline--ok", partial=True)
         tokens = record.tokens_in + record.tokens_out
         return (
-            self.number(record.seq),
+            self.number(record.seq) if record.seq >= 0 else Text(""),  # a rollback: no step of the agent
             Text(clock_time(record.created_at)),
             safe_text(record.tool),
             safe_text(short_args(record.args)),

@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RECORDED_CWD = "/home/dev/tally"  # the cwd every transcript fixture records
 
 

@@ -1,0 +1,54 @@
+"""Editing a memory document in the user's own editor ($VISUAL, $EDITOR, else vi).
+
+The app is suspended while the editor runs on a temporary copy; the text comes back to
+the memory screen, which saves it with the same conflict check as its own editor.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, SuspendNotSupported
+
+
+class EditorUnavailable(Exception):
+    """$EDITOR cannot run here (the message says why)."""
+
+
+def edit_externally(app: App, text: str, suffix: str) -> str | None:
+    """The text after the user edited it in $EDITOR, or None (the reason is notified).
+    Raises EditorUnavailable in a browser or a terminal that cannot be handed over."""
+    if app.is_web:
+        raise EditorUnavailable("memtui runs in a browser here: $EDITOR needs a terminal on this machine.")
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False, encoding="utf-8", newline="") as tmp:
+        tmp.write(text)
+    try:
+        with app.suspend():
+            subprocess.call([*shlex.split(editor), tmp.name])
+        return Path(tmp.name).read_text(encoding="utf-8")
+    except SuspendNotSupported:
+        raise EditorUnavailable("This terminal cannot hand itself over to $EDITOR.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        app.notify_error(f"editor failed: {exc}")
+    finally:
+        Path(tmp.name).unlink(missing_ok=True)
+    return None
+
+
+def offer_builtin_editor(screen: Any, why: str) -> None:
+    """$EDITOR cannot run here: say so and offer memtui's own editor (the memory screen's e)."""
+    from memtui.ui.screens.confirm import ConfirmScreen
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            screen.action_edit()
+
+    body = f"{why}\nEdit {screen.current} in memtui's own editor instead? ctrl+s saves it, with the same conflict check."
+    screen.app.push_screen(ConfirmScreen("$EDITOR is not available here", body, yes="Edit here", no="Cancel"),
+                           answered)

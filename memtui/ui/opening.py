@@ -1,0 +1,71 @@
+"""Opening what the user named: memtui's own store, or another agent's store found for it.
+
+`open_workspace` runs in the app's opening worker (it may index whole transcripts);
+`opening_failure` turns what went wrong into the notice the user sees instead of a
+traceback: a title, what happened, what to do.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from memtui.core.errors import MemtuiError, NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
+
+
+def is_store(source: Any) -> bool:
+    """True for memtui's own store (an AgentStore)."""
+    from memtui.core.store import AgentStore
+
+    return isinstance(source, AgentStore)
+
+
+def foreign_source(path: Path) -> Any | None:
+    """Another agent's store to show for `path` when it holds no memtui store (else None)."""
+    from memtui.core.sources import discover
+
+    if (path / ".agent" / "agent.db").is_file() or path.name == "agent.db":
+        return None  # memtui's own store: no need to look through other agents' homes
+    try:
+        found = discover(path)
+    except MemtuiError:
+        return None  # opening the native store reports the problem in its own words
+    if any(s.kind == "memtui" for s in found):
+        return None
+    return next((s for s in found if s.kind != "memory-files"), None)
+
+
+def open_workspace(path: Path, *, readonly: bool = True, root: Path | None = None,
+                   opener: Callable[[], Any] | None = None) -> tuple[Any, Any | None]:
+    """The open source for `path` and, when it is another agent's store, its discovery
+    entry (`memtui.core.sources.Source`). Raises MemtuiError or OSError."""
+    if opener is not None:
+        return opener(), None
+    foreign = foreign_source(path)
+    if foreign is not None:
+        source = foreign.open()
+        source.counts()  # index transcripts here, not on the UI thread
+        if root is not None:  # --root: where a transcript store's recorded paths are restored
+            source.workspace = root
+        return source, foreign
+    from memtui.core.memory import sweep_workspace
+    from memtui.core.store import AgentStore
+
+    source = AgentStore.open(path, readonly=readonly)
+    if root is not None:
+        source.workspace = root
+    sweep_workspace(source.workspace)  # temp files crashed memtui writes left behind
+    return source, None
+
+
+def opening_failure(path: Path, error: BaseException) -> tuple[str, str, str]:
+    """(title, message, hint) of the notice shown when opening `path` failed."""
+    if isinstance(error, StoreNotFound):
+        if not path.exists():
+            return "No workspace here", f"{path} does not exist.", "Create a demo workspace with:  memtui demo"
+        return "No memtui store here", str(error), "Create a demo workspace with:  memtui demo"
+    if isinstance(error, (NotAStore, SchemaTooNew, StoreLocked)):
+        return "Cannot read this database", str(error), ""
+    if isinstance(error, OSError):
+        return "Cannot open the store", f"{path}: {error.strerror or error}", ""
+    return "Cannot open the store", str(error), ""
