@@ -35,6 +35,8 @@ from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import Capability
 from memtui.resources import tcss_dir
 from memtui.ui.commands import CommandTable, bindings
+from memtui.ui.follow import Follower, describe_changes
+from memtui.ui.settings import load_settings, remember
 from memtui.ui.messages import SourceFailed, SourceOpened, WorkspaceMeasured
 from memtui.ui.opening import is_store, open_workspace, opening_failure
 
@@ -85,6 +87,11 @@ class MemtuiApp(App[int]):
         self._given_source = source
         self._opener = opener
         self._errors_shown: dict[tuple[str, str], float] = {}
+        self.follower = Follower(self, lambda: self.source, self.reload_source)
+        """Follow mode: reloads when the store's files change (memtui.ui.follow)."""
+        self._announce: dict[str, int] | None = None
+        self.settings: dict[str, Any] = {}
+        """The user's settings (memtui.ui.settings), loaded when the app starts."""
         self.measured: WorkspaceMeasured | None = None
         self.first_paint = threading.Event()
         """Set once the main screen has drawn its sessions: the header's figures wait for it, so
@@ -97,7 +104,12 @@ class MemtuiApp(App[int]):
     def on_mount(self) -> None:
         from memtui.ui.screens.main import MainScreen
 
+        self.settings = load_settings()
+        if self.settings["theme"] in self.available_themes:
+            self.theme = self.settings["theme"]
+        self.theme_changed_signal.subscribe(self, lambda theme: remember(self, theme=theme.name))
         self.push_screen(MainScreen())
+        self.follower.start()
         if self._given_source is not None:
             self._adopt(self._given_source)
         else:
@@ -165,6 +177,19 @@ class MemtuiApp(App[int]):
             if callable(reload):
                 reload()
 
+    def reload_source(self, announce: bool = False) -> None:
+        """Read the store again as it is now (an agent wrote to it); every pane keeps its
+        selection. `announce`: say what changed once the new counts are in (ctrl+r)."""
+        if self.source is None:
+            return
+        if announce:
+            self._announce = dict(self.measured.counts) if self.measured is not None else {}
+        if self.store is not None:
+            self.reopen_source()
+        else:
+            self.source.reload()
+            self.refresh_data()
+
     def reopen_source(self) -> None:
         """After a write through a connection of its own (rollback, GC): open the read-only
         store again and reload. Thread workers run on pooled threads, and a read-only
@@ -178,6 +203,7 @@ class MemtuiApp(App[int]):
         fresh = AgentStore.open(store.db_path, readonly=True, content_limit=store.content_limit)
         fresh.workspace = store.workspace
         self._close_source()
+        self.follower.forget()  # the new connection sees everything written so far
         self._adopt(fresh)
 
     def notify_error(self, error: BaseException | str, title: str = "Error") -> None:
@@ -234,6 +260,9 @@ class MemtuiApp(App[int]):
     @on(WorkspaceMeasured)
     def _measured(self, event: WorkspaceMeasured) -> None:
         self.measured = event
+        if self._announce is not None and event.counts:
+            self.notify(describe_changes(self._announce, event.counts), title="Reloaded", markup=False)
+            self._announce = None
         from memtui.ui.widgets.workspace_bar import WorkspaceBar
 
         for bar in self.query(WorkspaceBar):
@@ -349,8 +378,8 @@ class MemtuiApp(App[int]):
             self.push_screen(SearchScreen(root), lambda hit: open_search_hit(self, root, hit))
 
     def action_refresh_data(self) -> None:
-        """Reload from the store."""
-        self.refresh_data()
+        """Reload from the store and say what changed."""
+        self.reload_source(announce=True)
 
     def action_quit(self) -> None:  # type: ignore[override]
         """Close the store and leave."""

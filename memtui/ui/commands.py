@@ -14,6 +14,7 @@ names (the app for "app", the screen whose `COMMAND_SCOPE` matches otherwise) an
 
 from __future__ import annotations
 
+from ast import literal_eval
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -47,6 +48,15 @@ class Command:
     """Checked before focused widgets' own bindings (use sparingly: quit, escape)."""
     footer: str = ""
     """A shorter description for the footer ("" uses `description`)."""
+    panes: tuple[str, ...] = ()
+    """The panes of its screen where it applies (focus in one of them); () = anywhere on it.
+    Elsewhere it is neither in the footer nor run (the help lists it with its scope)."""
+
+    def matches(self, action: str, parameters: tuple[object, ...]) -> bool:
+        """True if this command is `action` with these parameters (as Textual parses them)."""
+        name, _, args = self.action.partition("(")
+        wanted = tuple(literal_eval(f"({args.rstrip(')')},)")) if args else ()
+        return name == action and tuple(parameters) == wanted
 
     @property
     def shown_key(self) -> str:
@@ -101,7 +111,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("clear_filter", "escape", "Clear the filter / leave a zoomed pane", scope="main",
             show=False, palette=False),
     Command("open_step", "o", "Open the highlighted step in full", scope="main", footer="Step",
-            show=False),
+            panes=("steps",)),
     Command("focus_pane('sessions')", "1", "Go to Sessions", scope="main", show=False),
     Command("focus_pane('tasks')", "2", "Go to Tasks", scope="main", show=False),
     Command("focus_pane('steps')", "3", "Go to Steps", scope="main", show=False),
@@ -109,21 +119,24 @@ COMMANDS: tuple[Command, ...] = (
     Command("focus_pane('diff')", "5", "Go to the diff", scope="main", show=False),
     Command("zoom", "z", "Zoom the focused pane", scope="main", footer="Zoom"),
     Command("toggle_pin", "p", "Pin / unpin the highlighted task (GC keeps pinned tasks)", scope="main",
-            footer="Pin", show=False),
+            footer="Pin", panes=("tasks",)),
     Command("toggle_sessions", "ctrl+b", "Show/hide the sessions pane", scope="main", show=False),
+    Command("toggle_tail", "F", "Tail: stay on a running task's newest step as steps arrive (on/off)",
+            scope="main", footer="Tail", show=False),
     # ---- diff (main screen, acting on the diff pane)
-    Command("toggle_split", "v", "Unified / side-by-side diff", scope="main", footer="Split"),
+    Command("toggle_split", "v", "Unified / side-by-side diff", scope="main", footer="Split",
+            panes=("files", "diff")),
     Command("next_hunk", "right_square_bracket,n", "Next hunk", scope="main", key_display="]",
-            footer="Hunk"),
+            footer="Hunk", panes=("files", "diff")),
     Command("previous_hunk", "left_square_bracket,N", "Previous hunk", scope="main", key_display="[",
-            show=False),
+            show=False, panes=("files", "diff")),
     Command("cycle_file_view", "f", "Diff / whole file after / before", scope="main",
-            footer="Whole file"),
+            footer="Whole file", panes=("files", "diff")),
     # ---- rollback (main screen: the focused pane says what; then the dialog)
     Command("rollback", "r", "Roll back the selected file, step's checkpoint or task (+ sub-agents)",
-            scope="main", footer="Roll back"),
+            scope="main", footer="Roll back", panes=("tasks", "steps", "files", "diff")),
     Command("rollback(True)", "R", "Roll back the whole checkpoint of the selected step", scope="main",
-            show=False),
+            footer="Checkpoint", panes=("files", "diff")),
     Command("undo_rollback", "u", "Undo the last rollback", scope="main", footer="Undo"),
     Command("export", "x", "Export the highlighted session (sessions pane) or task: Markdown, HTML, JSON",
             scope="main", footer="Export", show=False),
@@ -188,7 +201,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("toggle_source", "v", "View rendered / source with line numbers", scope="memory", footer="Source"),
     Command("toggle_toc", "t", "Show/hide the table of contents", scope="memory", show=False),
     Command("filter", "slash", "Filter the documents", scope="memory", key_display="/", footer="Filter"),
-    Command("edit_external", "E", "Edit in $EDITOR", scope="memory", show=False),
+    Command("edit_external", "E", "Edit in $EDITOR", scope="memory", footer="$EDITOR"),
     # ---- kept versions of a memory document (h)
     Command("restore", "enter", "Restore the highlighted version (the current one is kept)", scope="history",
             footer="Restore this version", key_display="enter", priority=True),
@@ -218,6 +231,11 @@ def bindings(scope: str) -> list[Binding]:
 def commands_for(scopes: set[str]) -> list[Command]:
     """Commands usable where these scopes apply, table order."""
     return [command for command in COMMANDS if command.scope in scopes]
+
+
+def command_for(scope: str | None, action: str, parameters: tuple[object, ...] = ()) -> Command | None:
+    """The command of `scope` that runs `action` with `parameters`, if the table has one."""
+    return next((c for c in COMMANDS if c.scope == scope and c.matches(action, parameters)), None)
 
 
 def screen_scopes(screen: "Screen") -> set[str]:

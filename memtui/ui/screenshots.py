@@ -121,6 +121,41 @@ async def _palette(pilot: Any) -> None:
     await pilot.pause(0.3)
 
 
+async def _gc(pilot: Any) -> None:
+    await settle(pilot)
+    await _keys(pilot, "g")
+
+
+async def _stats(pilot: Any) -> None:
+    await settle(pilot)
+    await _keys(pilot, "s")
+
+
+async def _memory(pilot: Any) -> None:
+    await settle(pilot)
+    await _keys(pilot, "m")
+
+
+async def _follow(pilot: Any) -> None:
+    """An agent adds steps to the running task while memtui shows it (follow mode, tail):
+    they appear by themselves and the cursor stays on the newest. Writes to the demo: last."""
+    from memtui.core.demo import DEMO_START
+    from memtui.core.store import AgentStore
+
+    await settle(pilot)
+    await _keys(pilot, "3", "end")
+    task = pilot.app.screen.query_one("#steps").task_id
+    written = DEMO_START + timedelta(days=30, minutes=-5)  # a few minutes before the shots' "now"
+    with AgentStore.open(pilot.app.path, clock=lambda: written) as agent:
+        agent.record_step(task, "bash", {"command": "pytest -q --durations=5"}, "412 passed in 41.2s",
+                          tokens_in=2100, tokens_out=180, cost=0.0071, duration_ms=41200)
+        agent.record_step(task, "edit_file", {"path": "tests/conftest.py"}, {"ok": True},
+                          tokens_in=2600, tokens_out=240, cost=0.0089, duration_ms=620)
+    for _ in range(30):  # follow mode polls every half second
+        await pilot.pause(0.1)
+    await settle(pilot)
+
+
 SHOTS: tuple[Shot, ...] = (
     Shot("main", _main),
     Shot("handoff-tree", _handoffs),
@@ -129,6 +164,10 @@ SHOTS: tuple[Shot, ...] = (
     Shot("step-detail", _step),
     Shot("help", _help),
     Shot("command-palette", _palette),
+    Shot("gc-preview", _gc),
+    Shot("statistics", _stats),
+    Shot("memory", _memory),
+    Shot("follow", _follow),  # last: it writes to the workspace
 )
 
 

@@ -147,6 +147,8 @@ async def test_split_toggle_and_hunk_keys(crafted_path: Path, settled, open_app)
         assert diff.mode == "before"
         await pilot.press("f")
         assert diff.mode == "diff"
+        await pilot.press("f", "v")  # v on a whole file: back to the diff, side by side
+        assert diff.mode == "diff" and diff.split
 
 
 async def test_binary_entry_shows_summary(crafted_path: Path, settled, open_app) -> None:
@@ -177,10 +179,12 @@ async def test_filter_focused_list(demo_path: Path, open_app) -> None:
         await pilot.pause()
         assert 0 < sessions.row_count < total
         assert all("sub-agent" in r.title for r in sessions.matching)
+        pane = screen.query_one("#sessions-pane")
+        assert pane.border_subtitle == f"{sessions.row_count} of {total}"  # the count follows
         await pilot.press("enter")
         assert screen.focused is sessions
         await pilot.press("escape")
-        assert sessions.row_count == total
+        assert sessions.row_count == total and pane.border_subtitle == "10 + 2 orphans"
         # Filtering the step list of the highlighted task.
         steps = screen.query_one(StepTimeline)
         tool = steps.records[-1].tool
@@ -358,3 +362,37 @@ async def test_memory_screen_v_toggles_source_and_s_opens_statistics(demo_path: 
         await pilot.press("s")
         await settled(pilot)
         assert isinstance(app.screen, StatsScreen)
+
+
+async def test_the_footer_follows_the_focused_pane(demo_path: Path, open_app, shown) -> None:
+    """Diff keys only where a diff is; pin on tasks; o on steps; R on a file."""
+    async with open_app(demo_path) as pilot:
+        app = pilot.app
+
+        def footer() -> str:
+            return shown(app).splitlines()[-1]
+
+        await pilot.press("1")
+        assert "Split" not in footer() and "Hunk" not in footer() and "Roll back" not in footer()
+        await pilot.press("2")
+        assert "p Pin" in footer() and "r Roll back" in footer() and "Split" not in footer()
+        await pilot.press("3")
+        assert "o Step" in footer() and "p Pin" not in footer()
+        await pilot.press("5")
+        assert "v Split" in footer() and "] Hunk" in footer() and "R Checkpoint" in footer()
+        await pilot.press("1", "v")  # not run where it does not apply
+        assert not app.screen.bottom.diff.split
+
+
+async def test_the_chosen_theme_and_layout_are_kept_for_the_next_run(demo_path: Path, open_app) -> None:
+    """Settings live in $XDG_CONFIG_HOME/memtui/config.toml (a temp folder in tests)."""
+    from memtui.ui.settings import config_path
+
+    async with open_app(demo_path) as pilot:
+        pilot.app.theme = "textual-light"
+        await pilot.press("ctrl+b")  # hide the sessions pane
+        await pilot.pause()
+    assert 'theme = "textual-light"' in config_path().read_text()
+    async with open_app(demo_path) as pilot:
+        assert pilot.app.theme == "textual-light"
+        assert not pilot.app.screen.query_one("#sessions-pane").display

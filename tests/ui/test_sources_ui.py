@@ -118,6 +118,11 @@ async def test_the_switcher_moves_between_stores_of_a_workspace(fixed_world, tmp
         await settle(pilot)
         await pilot.press("escape")
         assert app.source.kind == "claude-code"
+        await pilot.press("S")
+        await settle(pilot)
+        await pilot.press("home", "enter")  # Memory files: documents, shown in the memory pane
+        await settle(pilot)
+        assert type(app.screen).__name__ == "MemoryScreen" and app.source.kind == "claude-code"
 
 
 async def test_a_change_without_full_contents_is_explained():

@@ -20,6 +20,8 @@ from typing import TypeVar
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
+from memtui.ui.commands import command_for
+
 T = TypeVar("T")
 
 
@@ -31,6 +33,18 @@ class MemtuiScreen(Screen[T]):
             return
         self.app.report_worker(event.worker)  # type: ignore[attr-defined]
         self.worker_failed(event.worker)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A command of the table that applies only in some panes is hidden (footer) and not
+        run elsewhere: the footer shows what the keys do where the focus is."""
+        command = command_for(getattr(self, "COMMAND_SCOPE", None), action, parameters)
+        if command is not None and command.panes and self.focused_pane() not in command.panes:
+            return False
+        return True
+
+    def focused_pane(self) -> str | None:
+        """The name of the pane the focus is in (screens with panes say; None elsewhere)."""
+        return None
 
     def worker_failed(self, worker: Worker) -> None:
         """Leave the loading state after `worker` failed (the user was already told why).

@@ -84,3 +84,26 @@ def open_step_detail(screen: MainScreen) -> None:
             screen.action_focus_pane("files")
 
     screen.app.push_screen(detail, closed)
+
+
+def open_export(screen: MainScreen) -> None:
+    """The export dialog for the highlighted session (sessions pane) or task (key x)."""
+    from memtui.ui.screens.export import ExportScreen, export_target
+
+    target = screen.app.source is not None and export_target(screen)
+    if not target:
+        screen.app.bell()
+        return
+
+    def exported(done: str | None) -> None:
+        if done:
+            screen.notify(done, title="Export", markup=False)
+
+    screen.app.push_screen(ExportScreen(*target), exported)
+
+
+def resume_highlighted(screen: MainScreen) -> None:
+    """Resume the highlighted session in its agent: Claude Code or Codex (key a)."""
+    from memtui.ui.screens.resume import resume_session
+
+    resume_session(screen.app, None if screen.session_id == ORPHANS_KEY else screen.session_id)

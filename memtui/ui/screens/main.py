@@ -1,10 +1,8 @@
 """The main screen: sessions · tasks (handoff tree) · step timeline · changed files · diff.
 
-Selection flows left to right and top to bottom: a session loads its task tree, a task its
-steps, a step the files of its checkpoint, a file its diff. Each load is a thread worker
-(one exclusive group per pane) reading through memtui.ui.pane_reads; results come back as
-memtui.ui.messages and are dropped when the user has moved on. Elsewhere: the bottom row
-(memtui.ui.widgets.checkpoint_panes), jumps (.jump), rollback (.rollback), the filter box.
+A session loads its task tree, a task its steps, a step its checkpoint's files, a file its
+diff: each a thread worker (one exclusive group per pane) reading through ui.pane_reads.
+Elsewhere: the bottom row (widgets.checkpoint_panes), jumps and dialogs (.jump), rollback.
 """
 
 from __future__ import annotations
@@ -22,17 +20,21 @@ from memtui.ui import pane_reads
 from memtui.ui.commands import bindings
 from memtui.ui.debounce import Debounce
 from memtui.ui.messages import SessionsLoaded, StepsLoaded, TasksLoaded
+from memtui.ui.settings import remember
+from memtui.ui.screens import jump
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.checkpoint_panes import GROUPS as CHECKPOINT_GROUPS
 from memtui.ui.widgets.checkpoint_panes import CheckpointPanes
 from memtui.ui.widgets.list_filter import ListFilter
-from memtui.ui.widgets.pane import Pane
+from memtui.ui.widgets.pane import Pane, pane_name, toggle_zoom
 from memtui.ui.widgets.sessions_table import ORPHANS_KEY, OrphansRow, SessionsTable
 from memtui.ui.widgets.step_timeline import STEP_PAGE, StepTimeline, totals_line
 from memtui.ui.widgets.task_tree import TaskTree
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
 from memtui.ui.workers import failure_reason
+
+LAST = object()  # a kept step meaning "the task's last step" (tail)
 
 # pane name (used by `focus_pane`) → id of the focusable widget in it
 PANE_WIDGETS = {"sessions": "sessions", "tasks": "tasks", "steps": "steps", "files": "files", "diff": "diff"}
@@ -60,6 +62,8 @@ class MainScreen(MemtuiScreen[None]):
         self._totals: dict[str, float] | None = None
         self._stalled = False
         """A pane's load failed: it shows why, and waits for the user (not for a load)."""
+        self.tail: bool = self.app.settings.get("tail", True)
+        """On the last step of a task, stay on the last step as an agent adds steps (F)."""
 
     def compose(self) -> ComposeResult:
         yield WorkspaceBar(id="workspace-bar")
@@ -73,6 +77,7 @@ class MainScreen(MemtuiScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#sessions-pane").display = self.app.settings.get("sessions_pane", True)
         self.query_one(SessionsTable).loading = True
         self.query_one(SessionsTable).focus()
 
@@ -88,8 +93,7 @@ class MainScreen(MemtuiScreen[None]):
 
     @property
     def settled(self) -> bool:
-        """True when each pane shows what the one above it selects: the tree's cursor is
-        on the task whose steps are listed, and the files are those of the step."""
+        """True when each pane shows what the one above it selects (task, steps, files)."""
         if self.session_id is None:
             return self._loaded_once
         tree = self.query_one(TaskTree)
@@ -102,6 +106,9 @@ class MainScreen(MemtuiScreen[None]):
         step = self.query_one(StepTimeline).current_record()
         return step is None or (self.step is not None and step.id == self.step.id)
 
+    def focused_pane(self) -> str | None:
+        return pane_name(self.focused)
+
     @property
     def bottom(self) -> CheckpointPanes:
         """The changed files and the diff."""
@@ -111,7 +118,9 @@ class MainScreen(MemtuiScreen[None]):
         """Reload the sessions (and so everything below them), keeping the selection."""
         if self._loaded_once:
             entry = self.query_one(CheckpointFiles).current_record()
-            self.keep = {"task": self.task_id, "step": None if self.step is None else self.step.id}
+            # On the last step with tail on (F): stay on the last step as new ones arrive.
+            tail = self.tail and self.query_one(StepTimeline).at_end()
+            self.keep = {"task": self.task_id, "step": LAST if tail else None if self.step is None else self.step.id}
             self.bottom.keep_entry = None if entry is None or self.step is None else (self.step.id, entry.id)
             # Everything below the sessions reloads even where the cursor does not move.
             self.task_id = None
@@ -265,7 +274,8 @@ class MainScreen(MemtuiScreen[None]):
         kept = self.keep.get("step_of")
         if kept is None or kept[0] != timeline.task_id:
             return
-        if timeline.select_key(str(kept[1])) or not timeline.more_available():
+        key = timeline.last_key() if kept[1] is LAST and not timeline.more_available() else str(kept[1])
+        if timeline.select_key(key) or not timeline.more_available():
             del self.keep["step_of"]
         else:
             timeline.request_more()
@@ -279,11 +289,8 @@ class MainScreen(MemtuiScreen[None]):
         self.bottom.show_step(step)
 
     def show_task(self, task_id: Id, step_seq: int | None = None) -> None:
-        """Select a task (a search hit, a link): its session, the task and, given `step_seq`,
-        its step with that sequence number (memtui.ui.screens.jump)."""
-        from memtui.ui.screens.jump import show_task
-
-        show_task(self, task_id, step_seq)
+        """Select a task (a search hit, a link) and its step `step_seq` (screens.jump)."""
+        jump.show_task(self, task_id, step_seq)
 
     # ================================================================== actions
     @on(DataTable.RowSelected, "#steps")
@@ -291,18 +298,14 @@ class MainScreen(MemtuiScreen[None]):
         self.action_open_step()
 
     @on(DataTable.RowSelected, "#sessions")
-    def _session_selected(self, event: DataTable.RowSelected) -> None:
-        self.query_one(TaskTree).focus()
-
     @on(Tree.NodeSelected, "#tasks")
-    def _task_selected(self, event: Tree.NodeSelected) -> None:
-        self.query_one(StepTimeline).focus()
+    def _opened(self, event: DataTable.RowSelected | Tree.NodeSelected) -> None:
+        """Enter on a session goes to its tasks, on a task to its steps."""
+        (self.query_one(TaskTree) if isinstance(event, DataTable.RowSelected) else self.query_one(StepTimeline)).focus()
 
     def action_open_step(self) -> None:
         """Open the step detail screen for the highlighted step."""
-        from memtui.ui.screens.jump import open_step_detail
-
-        open_step_detail(self)
+        jump.open_step_detail(self)
 
     def action_toggle_pin(self) -> None:
         """Pin the highlighted task (a GC root), or unpin it."""
@@ -316,23 +319,17 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_export(self) -> None:
         """Export the highlighted session (from the sessions pane) or task (key x)."""
-        from memtui.ui.screens.export import ExportScreen, export_target
-
-        target = self.app.source is not None and export_target(self)
-        if not target:
-            self.app.bell()
-            return
-        self.app.push_screen(ExportScreen(*target), self._exported)
-
-    def _exported(self, done: str | None) -> None:
-        if done:
-            self.notify(done, title="Export", markup=False)
+        jump.open_export(self)
 
     def action_resume(self) -> None:
         """Resume the highlighted session in its agent: Claude Code or Codex (key a)."""
-        from memtui.ui.screens.resume import resume_session
+        jump.resume_highlighted(self)
 
-        resume_session(self.app, None if self.session_id == ORPHANS_KEY else self.session_id)
+    def action_toggle_tail(self) -> None:
+        """Follow a running task's new steps, like tail -f (again: stay where you are)."""
+        self.tail = not self.tail
+        remember(self.app, tail=self.tail)
+        self.notify(f"Tail {'on: the last step stays selected as steps arrive' if self.tail else 'off'}.")
 
     def action_focus_pane(self, name: str) -> None:
         """Focus one pane by name (sessions, tasks, steps, files, diff)."""
@@ -344,18 +341,13 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_zoom(self) -> None:
         """Give the focused pane the whole screen (again: back to all panes)."""
-        if self.maximized is not None:
-            self.minimize()
-            return
-        focused = self.focused
-        pane = next((a for a in (focused.ancestors_with_self if focused else []) if isinstance(a, Pane)), None)
-        if pane is not None:
-            self.maximize(pane, container=False)
+        toggle_zoom(self)
 
     def action_toggle_sessions(self) -> None:
         """Hide the sessions pane so the tasks get the width (again: show it)."""
         pane = self.query_one("#sessions-pane")
         pane.display = not pane.display
+        remember(self.app, sessions_pane=pane.display)
         if not pane.display and self.focused is self.query_one(SessionsTable):
             self.query_one(TaskTree).focus()
 
@@ -374,11 +366,8 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_filter(self) -> None:
         """Filter the focused list (sessions, tasks, steps or files) as you type."""
-        box = self.query_one(ListFilter)
-        targets = [self.query_one(SessionsTable), self.query_one(TaskTree),
-                   self.query_one(StepTimeline), self.query_one(CheckpointFiles)]
-        target = self.focused if self.focused in targets else (box.target if box.target in targets else targets[0])
-        box.open_for(target)
+        self.query_one(ListFilter).open_on(self.focused, [self.query_one(kind) for kind in (
+            SessionsTable, TaskTree, StepTimeline, CheckpointFiles)])
 
     def action_clear_filter(self) -> None:
         """Escape: close the filter box, else clear the focused list's filter, else leave a zoomed pane."""

@@ -1,10 +1,8 @@
 """The memory pane: a workspace's memory documents, read and hand-edited safely.
 
-Left, the documents grouped by kind with lint badges (`/` filters them); right, the
-highlighted one (memtui.ui.widgets.document_view), compared with the disk every
-WATCH_SECONDS. `e` edits, ctrl+s saves atomically with a conflict check (reload / diff /
-overwrite when the agent wrote the file meanwhile), `u` undoes memtui's last save, `h`
-lists kept versions. Lint also uses the store's facts (unfinished tasks, newest checkpoint).
+Left, the documents by kind with lint badges; right, the highlighted one (widgets.document_view),
+compared with the disk every WATCH_SECONDS. `e` edits, ctrl+s saves atomically with a conflict
+check (reload / diff / overwrite), `u` undoes memtui's last save, `h` lists kept versions.
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ from memtui.ui.widgets.document_list import DocumentList
 from memtui.ui.widgets.document_view import DocumentView
 from memtui.ui.workers import failure_reason
 
-WATCH_SECONDS = 2.0  # how often the open document is compared with the disk (one stat)
+WATCH_SECONDS = 0.5  # how often the open document is compared with the disk (one stat)
 CHANGED_ON_DISK = "The file changed on disk while you edit it: ctrl+s will show what changed."
 
 

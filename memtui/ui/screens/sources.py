@@ -121,9 +121,9 @@ class SourcesScreen(MemtuiModal[Any]):
     def _chosen(self, event: DataTable.RowSelected) -> None:
         index = int(event.row_key.value or 0)
         row = self.rows[index]
-        if row.source.kind == "memory-files":
-            self.app.notify("Memory files are shown in the memory pane, not as sessions.", title="Memory files",
-                            markup=False)
+        if row.source.kind == "memory-files":  # documents, not sessions: the memory pane shows them
+            self.dismiss(None)
+            self.app.action_memory()
             return
         self.dismiss(row.source)
 

@@ -107,6 +107,10 @@ class DiffPane(Vertical):
     def toggle_split(self) -> None:
         """Unified ⇄ side by side."""
         if self._ready():
+            if self.view.mode != "diff":  # from a whole file: back to the diff, side by side
+                self.view.mode = "diff"
+                self.view.split = True
+                return
             self.view.split = not self.view.split
 
     def next_hunk(self) -> None:

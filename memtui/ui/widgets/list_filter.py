@@ -40,6 +40,10 @@ class ListFilter(Input):
         self.add_class("-active")
         self.focus()
 
+    def open_on(self, focused: Any, targets: list[Any]) -> None:
+        """Open on the focused list, else on the list filtered last, else the first."""
+        self.open_for(focused if focused in targets else self.target if self.target in targets else targets[0])
+
     def close(self, clear: bool = False) -> None:
         """Hide the box (clearing the filter first when `clear`); focus goes back to the list."""
         if clear:
@@ -54,15 +58,33 @@ class ListFilter(Input):
         if not getattr(target, "filter_text", ""):
             return False
         target.apply_filter("")
-        pane_of(target).remove_class("-filtered")
+        show_count(target, False)
         return True
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         if self.target is not None:
             self.target.apply_filter(event.value)
-            pane_of(self.target).set_class(bool(event.value), "-filtered")
+            show_count(self.target, bool(event.value))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.close()
+
+
+def show_count(target: Any, filtered: bool) -> None:
+    """Mark the list's pane filtered and count what passes ("3 of 11"); unfiltered, put its
+    own count back."""
+    pane = pane_of(target)
+    pane.set_class(filtered, "-filtered")
+    matching, records = getattr(target, "matching", None), getattr(target, "records", None)
+    if matching is None or records is None:
+        return  # the task tree: its own count stays
+    if filtered:
+        if not pane.has_class("-counted"):
+            pane.unfiltered_subtitle = pane.border_subtitle
+            pane.add_class("-counted")
+        pane.border_subtitle = f"{len(matching)} of {len(records)}"
+    elif pane.has_class("-counted"):
+        pane.border_subtitle = pane.unfiltered_subtitle
+        pane.remove_class("-counted")

@@ -93,6 +93,14 @@ class StepTimeline(RecordTable[StepInfo]):
         self._requested = None
         self.extend_records(steps)
 
+    def at_end(self) -> bool:
+        """True when the cursor is on the task's last step (every page loaded)."""
+        return bool(self.records) and not self.more_available() and self.current_key() == self.last_key()
+
+    def last_key(self) -> str:
+        """The key of the last listed step ("" when none)."""
+        return self.row_key(self.matching[-1]) if self.matching else ""
+
     def more_available(self) -> bool:
         return self.task_id is not None and len(self.records) < self.total
 

@@ -21,6 +21,7 @@ class WorkspaceBar(Horizontal):
         yield Label(Text("opening…"), id="ws-path")
         yield Label("", id="ws-size")
         yield Label("", id="ws-badge")
+        yield Label("", id="ws-follow")
         yield Label("", id="ws-gc")
 
     def on_mount(self) -> None:
@@ -43,6 +44,7 @@ class WorkspaceBar(Horizontal):
         old = store is not None and getattr(store, "needs_upgrade", False)
         badge.update(Text("read-only" + (" · older schema" if old else "")) if readonly else Text(""))
         badge.set_class(readonly, "-readonly")
+        self.query_one("#ws-follow", Label).update(Text("● following" if app.follower.enabled else ""))
         counts = measured.counts or {}
         gc = measured.gc
         tasks = f"{counts['tasks']} tasks · " if "tasks" in counts else ""

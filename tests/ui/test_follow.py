@@ -1,0 +1,80 @@
+"""Follow mode: an agent writing to the store while memtui is open.
+
+The writes come from a separate connection, as a running agent's would; the app is given
+no hint. Within a second the panes show them, and the selection stays where it was.
+"""
+
+from __future__ import annotations
+
+from memtui.core.store import AgentStore
+from memtui.ui.screenshots import settle
+from memtui.ui.widgets.sessions_table import SessionsTable
+from memtui.ui.widgets.step_timeline import StepTimeline
+from memtui.ui.widgets.task_tree import TaskTree
+
+
+async def _within_a_second(pilot, check) -> bool:
+    for _ in range(10):
+        await pilot.pause(0.1)
+        if check():
+            await settle(pilot)
+            return True
+    return False
+
+
+async def test_new_steps_and_sessions_appear_and_the_cursor_stays(demo_copy, open_app) -> None:
+    async with open_app(demo_copy) as pilot:
+        app = pilot.app
+        screen = app.screen
+        await pilot.press("2")
+        task = screen.query_one(TaskTree).current_task()
+        steps = screen.query_one(StepTimeline)
+        before = len(steps.records)
+        await pilot.press("3", "down")  # a step that is not the last: tail leaves it alone
+        await settle(pilot)
+        chosen = steps.current_record()
+        with AgentStore.open(demo_copy) as agent:
+            agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
+            agent.start_session("A session started while memtui was open")
+        assert await _within_a_second(pilot, lambda: len(steps.records) == before + 1)
+        assert steps.records[-1].tool == "bash" and steps.current_record().id == chosen.id
+        assert screen.query_one(TaskTree).current_task().id == task.id
+        titles = [getattr(r, "title", "") for r in screen.query_one(SessionsTable).records]
+        assert "A session started while memtui was open" in titles
+
+
+async def test_tail_stays_on_the_newest_step_and_F_turns_it_off(demo_copy, open_app) -> None:
+    async with open_app(demo_copy) as pilot:
+        app = pilot.app
+        screen = app.screen
+        await pilot.press("2")
+        task = screen.query_one(TaskTree).current_task()
+        steps = screen.query_one(StepTimeline)
+        await pilot.press("3", "end")
+        await settle(pilot)
+        for n in range(2):
+            with AgentStore.open(demo_copy) as agent:
+                new = agent.record_step(task.id, "read_file", {"path": f"f{n}.py"}, "…")
+            assert await _within_a_second(pilot, lambda: steps.current_record().id == new)
+        await pilot.press("F")
+        with AgentStore.open(demo_copy) as agent:
+            agent.record_step(task.id, "read_file", {"path": "g.py"}, "…")
+        assert await _within_a_second(pilot, lambda: steps.records[-1].args == {"path": "g.py"})
+        assert steps.current_record().id == new  # tail off: the cursor stays
+
+
+async def test_ctrl_r_says_what_changed(demo_copy, open_app) -> None:
+    async with open_app(demo_copy) as pilot:
+        app = pilot.app
+        app.follower.enabled = False  # only ctrl+r reloads here
+        task = app.screen.query_one(TaskTree).current_task()
+        with AgentStore.open(demo_copy) as agent:
+            agent.record_step(task.id, "bash", {"command": "make"}, "ok")
+            agent.record_step(task.id, "bash", {"command": "make test"}, "ok")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        said = [n.message for n in app._notifications if n.title == "Reloaded"]
+        assert said == ["2 new steps"]
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert [n.message for n in app._notifications if n.title == "Reloaded"][-1] == "nothing changed"
