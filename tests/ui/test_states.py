@@ -169,3 +169,17 @@ async def test_tool_output_colours_render_and_n_p_walk_the_steps(tmp_path: Path,
         await pilot.press("p")
         await settled(pilot)
         assert app.screen.step.seq == 1
+
+
+async def test_columns_share_the_width_at_100x30_and_220x60(demo_path: Path, open_app, settled, shown) -> None:
+    """Wide: the current task's title is shown in full, not cut at a fixed 22 characters.
+    Narrow: the statistics keep their numbers and the decision log its why column."""
+    async with open_app(demo_path, size=(220, 60)) as pilot:
+        assert "Profile and shorten slow tests      " in shown(pilot.app).splitlines()[3]
+    async with open_app(demo_path, size=(100, 30)) as pilot:
+        await pilot.press("s")
+        await settled(pilot)
+        assert "bytes" in shown(pilot.app) and "share" in shown(pilot.app)
+        await pilot.press("escape", "D")
+        await settled(pilot)
+        assert " why " in shown(pilot.app).splitlines()[1]

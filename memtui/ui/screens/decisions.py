@@ -58,8 +58,8 @@ class DecisionsScreen(MemtuiScreen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_column("date", key="date", width=10)
+        table.add_column("why", key="why", width=9)  # before the title: visible however long it is
         table.add_column("decision", key="title")
-        table.add_column("why", key="why", width=9)
         self.query_one("#decisions-filter").display = False
         table.focus()
         self.refresh_data()
@@ -101,7 +101,7 @@ class DecisionsScreen(MemtuiScreen[None]):
             if text and text not in _haystack(decision):
                 continue
             why = Content.from_markup("[b $warning]$flag", flag=NO_WHY) if decision.missing_why else "✓"
-            table.add_row(decision.date or "", decision.title or "(untitled)", why, key=str(decision.index))
+            table.add_row(decision.date or "", why, decision.title or "(untitled)", key=str(decision.index))
             shown += 1
         missing = sum(d.missing_why for d in self.decisions)
         status = f"{self._rel()}  ·  {len(self.decisions)} decisions"

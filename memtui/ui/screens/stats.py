@@ -77,11 +77,12 @@ class StatsScreen(MemtuiScreen[None]):
         self.query_one("#stats-figures").border_title = "Figures"
         self.query_one("#stats-tables-pane").border_title = "Tables and indexes"
         table = self.query_one(DataTable)
-        table.add_column("name", key="name")
-        table.add_column("kind", key="kind", width=6)
-        table.add_column("table", key="table")
+        # The figures first: in a narrow terminal the kind and table are what scrolls off.
+        table.add_column("name", key="name", width=24)  # longer names end with …
         for key in ("rows", "bytes", "share"):  # numbers: right-aligned, headers too
             table.add_column(_number(key), key=key)
+        table.add_column("kind", key="kind", width=6)
+        table.add_column("table", key="table")
         self.query_one("#stats-facts", Static).update(Text("reading the database…"))
         table.focus()
         self.refresh_data()
@@ -138,15 +139,15 @@ class StatsScreen(MemtuiScreen[None]):
         total = max(1, s.page_count * s.page_size)
         for t in s.tables:
             share = f"{t.bytes / total:.1%}" if t.bytes is not None else "—"
-            table.add_row(safe_text(t.name), "table", "", _number(f"{t.rows:,}"), _number(human_bytes(t.bytes)),
-                          _number(share), key=f"t:{t.name}")
+            table.add_row(safe_text(t.name), _number(f"{t.rows:,}"), _number(human_bytes(t.bytes)),
+                          _number(share), "table", "", key=f"t:{t.name}")
         for i in s.indexes:
             share = f"{i.bytes / total:.1%}" if i.bytes is not None else "—"
-            table.add_row(safe_text(i.name), "index", safe_text(i.table), "", _number(human_bytes(i.bytes)),
-                          _number(share), key=f"i:{i.name}")
+            table.add_row(safe_text(i.name), "", _number(human_bytes(i.bytes)), _number(share), "index",
+                          safe_text(i.table), key=f"i:{i.name}")
         if s.freelist_count:
-            table.add_row(Text("(freelist)"), "free", "", "", _number(human_bytes(s.freelist_bytes)),
-                          _number(f"{s.freelist_bytes / total:.1%}"), key="freelist")
+            table.add_row(Text("(freelist)"), "", _number(human_bytes(s.freelist_bytes)),
+                          _number(f"{s.freelist_bytes / total:.1%}"), "free", "", key="freelist")
 
     def _bar(self, name: str, value: int, total: int, text: str) -> None:
         self.query_one(f"#bar-{name}", ProgressBar).update(total=total, progress=value)
