@@ -3,16 +3,11 @@
 `make_app()` builds the app for the CLI and for the tests alike; `run_app()` is what
 `memtui [PATH]` calls. Extension points other screens use:
 
-* `app.source` — the open `MemorySource` (an `AgentStore` or a foreign-source adapter);
-  `app.store` — the `AgentStore` when the source is a native store, else None;
-  `app.workspace` — the workspace root; `app.now()` — the (injectable) clock.
-* `app.reading()` — a context manager for worker threads: one database connection per
-  thread, closed when the worker is done.
-* `app.refresh_data()` — reload everything shown (after a write: GC, rollback, edits);
-  every screen on the stack with a `refresh_data()` method is asked too.
-* `app.notify_error(error)` — the one place errors become a notification; a worker started
-  with `exit_on_error=False` that fails lands here through `app.report_worker` (screens
-  report theirs: they subclass `memtui.ui.screens.base.MemtuiScreen`).
+* `app.source` (the open `MemorySource`), `app.store` (the `AgentStore`, else None),
+  `app.workspace`, `app.now()` (the injectable clock), `app.reading()` (for workers).
+* `app.refresh_data()` — reload everything shown; `app.reload_source()` after an agent wrote.
+* `app.notify_error(error)` — the one place errors become a notification (failed workers
+  arrive through `app.report_worker`, from memtui.ui.screens.base.MemtuiScreen).
 * a new screen: a module under memtui/ui/screens/, one row in memtui/ui/commands.py and
   an `action_<name>` here (scope "app") or on the screen of its scope.
 """
@@ -41,8 +36,7 @@ from memtui.ui.messages import SourceFailed, SourceOpened, WorkspaceMeasured
 from memtui.ui.opening import is_store, open_workspace, opening_failure
 
 Clock = Callable[[], datetime]
-ERROR_SECONDS = 10
-"""How long an error toast stays up."""
+ERROR_SECONDS = 10  # how long an error toast stays up
 
 
 def css_paths() -> list[Path]:
@@ -93,10 +87,9 @@ class MemtuiApp(App[int]):
         self.settings: dict[str, Any] = {}
         """The user's settings (memtui.ui.settings), loaded when the app starts."""
         self.measured: WorkspaceMeasured | None = None
-        self.first_paint = threading.Event()
-        """Set once the main screen has drawn its sessions: the header's figures wait for it, so
-        they never compete with the first paint."""
         """The latest header facts (database size, counts, GC figures)."""
+        self.first_paint = threading.Event()
+        """Set once the sessions are drawn: the header's figures wait for it (never compete)."""
         self.source_entry: Any | None = None
         """The `memtui.core.sources.Source` shown, when it is another agent's store."""
 
@@ -180,13 +173,11 @@ class MemtuiApp(App[int]):
     def reload_source(self, announce: bool = False) -> None:
         """Read the store again as it is now (an agent wrote to it); every pane keeps its
         selection. `announce`: say what changed once the new counts are in (ctrl+r)."""
-        if self.source is None:
-            return
-        if announce:
+        if self.source is not None and announce:
             self._announce = dict(self.measured.counts) if self.measured is not None else {}
         if self.store is not None:
             self.reopen_source()
-        else:
+        elif self.source is not None:
             self.source.reload()
             self.refresh_data()
 
@@ -222,8 +213,7 @@ class MemtuiApp(App[int]):
         self.notify(text, title=title, severity="error", timeout=ERROR_SECONDS, markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The app's own workers (and the rollback flow's); screens report theirs through
-        memtui.ui.screens.base.MemtuiScreen."""
+        """The app's own workers and the rollback flow's (screens report theirs)."""
         if event.state == WorkerState.ERROR:
             self.report_worker(event.worker)
 
@@ -250,7 +240,9 @@ class MemtuiApp(App[int]):
             if not planned:
                 return
             try:
-                figures = _gc_figures(source)
+                from memtui.core.gc import gc_figures  # counted as the GC plan would, without one
+
+                figures = gc_figures(source)
             except Exception as exc:  # the header says "not computed"; the user gets the reason
                 self.call_from_thread(self.notify_error, exc, "GC figures not computed")
                 self.post_message(WorkspaceMeasured(size, counts, None))
@@ -297,9 +289,8 @@ class MemtuiApp(App[int]):
         self.push_screen(SourcesScreen(self.path, current), self._switch_to)
 
     def _switch_to(self, entry: Any | None) -> None:
-        if entry is None or entry is self.source_entry:
-            return
-        self.open_chosen_source(entry)
+        if entry is not None and entry is not self.source_entry:
+            self.open_chosen_source(entry)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open the source")
     def open_chosen_source(self, entry: Any) -> None:
@@ -352,7 +343,7 @@ class MemtuiApp(App[int]):
         elif not isinstance(self.screen, StatsScreen):
             self.push_screen(StatsScreen())
 
-    def _memory_root(self) -> Path:
+    def _memory_root(self) -> Path:  # the workspace, or the folder of what was opened
         return self.workspace or (self.path if self.path.is_dir() else self.path.parent)
 
     def action_memory(self) -> None:
@@ -397,13 +388,6 @@ class MemtuiApp(App[int]):
 
 FIRST_PAINT_WAIT = 3.0
 """Seconds the header's figures wait for the first paint before they are computed anyway."""
-
-
-def _gc_figures(source: Any) -> dict[str, int]:
-    """Live and reclaimable task counts and bytes, as the GC plan would count them."""
-    from memtui.core.gc import gc_figures
-
-    return gc_figures(source)
 
 
 def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = None,

@@ -80,8 +80,7 @@ class MemoryScreen(MemtuiScreen[None]):
         yield Footer()
 
     @property
-    def view(self) -> DocumentView:
-        """The document shown (right side)."""
+    def view(self) -> DocumentView:  # the document shown (right side)
         return self.query_one(DocumentView)
 
     def on_mount(self) -> None:
