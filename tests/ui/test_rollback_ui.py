@@ -232,7 +232,7 @@ async def test_dialog_offers_no_rollback_when_every_file_is_refused():
     files = tuple(FilePlan(name, (n,), root / name, error=unknown) for n, name in enumerate(["a.py", "b.py"]))
     app = DialogHost(RollbackPlan("checkpoint", "s:call_1", "s:1", root, files), undo="")
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         dialog = app.screen
         assert not dialog.query_one("#rollback-confirm").display
         notes = str(dialog.query_one("#rollback-notes").render())

@@ -56,7 +56,8 @@ ROUTING_EDIT = (routing_edit,)
 # name: (workspace, keys that open the screen (or a coroutine function of the pilot), what breaks, the failed worker's description,
 #        the screen class expected on top)
 CASES: dict[str, tuple[str, tuple[str, ...], Callable[[Any, Any], None], str, str]] = {
-    "main: sessions": ("demo", ("ctrl+r",), break_source("sessions"), "load sessions", "MainScreen"),
+    "main: sessions": ("demo", ("ctrl+r",), break_module("memtui.ui.pane_reads.session_parts"), "load sessions",
+                       "MainScreen"),
     "main: tasks": ("demo", ("down",), break_source("tasks"), "load tasks", "MainScreen"),
     "main: steps": ("demo", ("down",), break_source("steps"), "load steps", "MainScreen"),
     "main: changed files": ("demo", ROUTING_EDIT, break_source("checkpoint_entries"), "load checkpoint files",
