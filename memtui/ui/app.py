@@ -46,10 +46,6 @@ def css_paths() -> list[Path]:
     return [first, *sorted(p for p in folder.glob("*.tcss") if p != first)]
 
 
-def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 class MemtuiApp(App[int]):
     """Browse (and, through explicit actions, curate) an agent's external memory."""
 
@@ -71,7 +67,7 @@ class MemtuiApp(App[int]):
         self.readonly = readonly
         self.read_only = read_only
         """`memtui open/serve --read-only`: every writing capability is off, not just hidden."""
-        self.now: Clock = clock or _utcnow
+        self.now: Clock = clock or (lambda: datetime.now(timezone.utc))
         self.source: Any | None = None
         """The open MemorySource, once the opening worker reported back."""
         self.store: Any | None = None
@@ -144,16 +140,6 @@ class MemtuiApp(App[int]):
         self.switch_screen(NoticeScreen(event.title, event.message, event.hint))
 
     # ------------------------------------------------------------------ extension points
-    def workspace_label(self) -> str:
-        """The workspace as the header names it."""
-        if self.shown_path is not None:
-            return self.shown_path
-        where = self.workspace or self.path
-        try:
-            return "~/" + str(Path(where).resolve().relative_to(Path.home()))
-        except (ValueError, OSError, RuntimeError):
-            return str(where)
-
     @contextmanager
     def reading(self) -> Iterator[Any]:
         """For worker threads: the source, with this thread's database connection closed after."""
@@ -378,16 +364,14 @@ class MemtuiApp(App[int]):
         self.exit(0)
 
     def _close_source(self) -> None:
-        close = getattr(self.source, "close", None)
-        if callable(close):
+        if self.source is not None:
             try:
-                close()
+                self.source.close()
             except Exception:  # closing on exit must never raise over the user's terminal
                 pass
 
 
-FIRST_PAINT_WAIT = 3.0
-"""Seconds the header's figures wait for the first paint before they are computed anyway."""
+FIRST_PAINT_WAIT = 3.0  # seconds the header's figures wait for the first paint at most
 
 
 def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from memtui.ui.text import one_line
 
@@ -32,3 +33,15 @@ def shown_path(path: Path, opened: Path) -> str:
 def counts_line(counts: dict[str, int], width: int = 60) -> str:
     """`sessions 2 · prompts 5 · …` (underscores read as spaces), cut to `width`."""
     return one_line(" · ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()), width)
+
+
+def workspace_label(app: Any) -> str:
+    """The workspace as the header names it: as given (`shown_path`), else `~/…` under the
+    home folder, else its path."""
+    if app.shown_path is not None:
+        return app.shown_path
+    where = app.workspace or app.path
+    try:
+        return "~/" + str(Path(where).resolve().relative_to(Path.home()))
+    except (ValueError, OSError, RuntimeError):
+        return str(where)

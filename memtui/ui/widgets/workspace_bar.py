@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
-from memtui.ui.labels import KIND_LABELS
+from memtui.ui.labels import KIND_LABELS, workspace_label
 from memtui.ui.text import human_bytes, safe_text
 
 
@@ -34,7 +34,7 @@ class WorkspaceBar(Horizontal):
         kind = getattr(getattr(app, "source", None), "kind", "")
         if kind and kind != "memtui":  # another agent's store: say whose
             self.query_one("#ws-name", Label).update(Text(f"memtui · {KIND_LABELS.get(kind, kind)}"))
-        label = app.workspace_label() if hasattr(app, "workspace_label") else str(app.workspace or "")
+        label = workspace_label(app)
         self.query_one("#ws-path", Label).update(safe_text(label))
         self.query_one("#ws-size", Label).update(
             Text(f"DB {human_bytes(measured.db_bytes)}" if measured.db_bytes is not None else ""))
