@@ -12,7 +12,7 @@ from memtui.ui.screens.export import ExportScreen
 from memtui.ui.screens.resume import ResumeScreen
 
 from conftest import fixed_clock, settle
-from unit.sources_support import agent_homes
+from sources_support import agent_homes
 
 SIZE = (160, 48)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from resume_support import path_with, recorded, stub_agent
-from unit.sources_support import agent_homes
+from sources_support import agent_homes
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 
