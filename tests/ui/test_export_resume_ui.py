@@ -11,7 +11,8 @@ from memtui.ui.app import make_app
 from memtui.ui.screens.export import ExportScreen
 from memtui.ui.screens.resume import ResumeScreen
 
-from conftest import fixed_clock, settle
+from conftest import fixed_clock
+from memtui.ui.screenshots import settle
 from sources_support import agent_homes
 
 SIZE = (160, 48)
