@@ -106,6 +106,16 @@ class EntryInfo:
     after_size: int | None
     before_hash: str | None = None
     after_hash: str | None = None
+    before_known: bool = True
+    """False when the store does not hold the full pre-edit content (a Codex patch hunk, a
+    Claude Code edit with neither `originalFile` nor a backup): `read_entry` then raises
+    ContentUnknown and `unknown_reason` says why — a rollback must refuse such an entry."""
+    after_known: bool = True
+    unknown_reason: str = ""
+    diff: str | None = None
+    """The store's own diff text, where it keeps one."""
+    line_counts: tuple[int, int] | None = None
+    """(added, removed) lines from the store itself, when the contents are unknown."""
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from memtui.core.atomic import write_atomic
 from memtui.core.containment import PathCheck, check_path
 from memtui.core.paths import normalise_path
 from memtui.core.errors import ContentError, MemtuiError, PathEscape
+from memtui.core.memory_source import MemorySource
 from memtui.core.model import CheckpointInfo, EntryInfo, Id
 
 __all__ = [
@@ -175,13 +176,12 @@ def _same_file_key(path: Any) -> str:
 
 
 # --------------------------------------------------------------------------- planning
-def plan_rollback(store: Any, *, entry: Id | None = None, checkpoint: Id | None = None, task: Id | None = None,
+def plan_rollback(store: MemorySource, *, entry: Id | None = None, checkpoint: Id | None = None, task: Id | None = None,
                   undo: Id | None = None, root: str | Path | None = None, force: bool = False) -> RollbackPlan:
     """Plan the rollback of one entry, checkpoint, task (with its handoff sub-agents) or an undo.
 
-    Exactly one of `entry`, `checkpoint`, `task`, `undo` is given. `store` is an AgentStore
-    or any read model with `checkpoints`, `checkpoint_entries`, `read_entry`, `references`
-    (plus `entry` and `checkpoint` for those scopes); `root` defaults to `store.workspace`.
+    Exactly one of `entry`, `checkpoint`, `task`, `undo` is given. `store` is any MemorySource
+    (memtui's AgentStore, a Claude Code or Codex adapter); `root` defaults to `store.workspace`.
     Nothing is written; the disk is read to find conflicts.
     """
     chosen = [(k, v) for k, v in (("entry", entry), ("checkpoint", checkpoint), ("task", task), ("undo", undo))
@@ -204,8 +204,7 @@ def plan_rollback(store: Any, *, entry: Id | None = None, checkpoint: Id | None 
         if not entries:
             notes.append(f"checkpoint {cp.id} has no entries")
     else:
-        if hasattr(store, "task"):
-            _lookup(store, "task", task)  # an unknown id is an error, not "nothing to roll back"
+        _lookup(store, "task", task)  # an unknown id is an error, not "nothing to roll back"
         tasks = tuple(handoff_closure(store, task))
         task_id = task
         # memtui's own rollback/undo records are not the task's edits: counting them would make
@@ -216,7 +215,7 @@ def plan_rollback(store: Any, *, entry: Id | None = None, checkpoint: Id | None 
         entries = [e for c in all_cps for e in store.checkpoint_entries(c.id)]
         for t in tasks:
             info = _task_or_none(store, t)
-            if info is not None and getattr(info, "collected", False):
+            if info is not None and info.collected:
                 notes.append(f"task {t} was collected by GC: its edits can no longer be rolled back")
         if len(tasks) > 1:
             notes.append(f"includes {len(tasks) - 1} sub-agent task(s) by handoff: "
@@ -229,7 +228,7 @@ def plan_rollback(store: Any, *, entry: Id | None = None, checkpoint: Id | None 
     return replace(plan, tasks=tuple(tasks), checkpoints=tuple(cps), notes=tuple(notes) + plan.notes)
 
 
-def plan_entries(source: Any, entries: Sequence[EntryInfo], *, root: str | Path, force: bool = False,
+def plan_entries(source: MemorySource, entries: Sequence[EntryInfo], *, root: str | Path, force: bool = False,
                  scope: str = "entries", scope_id: Id | None = None, task_id: Id | None = None) -> RollbackPlan:
     """Plan the rollback of `entries`, given in recording order, against the disk under `root`."""
     root_path = Path(root).expanduser()
@@ -298,13 +297,11 @@ def _recording_order(cps: Iterable[CheckpointInfo]) -> list[CheckpointInfo]:
     return sorted(cps, key=lambda c: (c.created_at is not None, c.created_at.timestamp() if c.created_at else 0))
 
 
-def _lookup(store: Any, kind: str, key: Id) -> Any:
-    getter = getattr(store, kind, None)
-    if getter is None:
-        raise RollbackError(f"this store cannot look up a {kind} by id")
+def _lookup(store: MemorySource, kind: str, key: Id) -> Any:
+    getter = {"entry": store.entry, "checkpoint": store.checkpoint, "task": store.task}[kind]
     try:
         return getter(key)
-    except (KeyError, StopIteration):
+    except (KeyError, StopIteration):  # UnknownId is a KeyError
         raise RollbackError(f"no {kind} {key}") from None
 
 

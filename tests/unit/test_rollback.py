@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -622,10 +623,14 @@ def test_explicit_root_for_a_store_elsewhere(world, tmp_path):
 
 
 def test_plans_from_a_foreign_read_model(tmp_path):
-    """Any source with the read model's methods can be rolled back against an explicit root."""
-    from memtui.core.model import CheckpointInfo, EntryInfo, Reference
+    """Any MemorySource can be rolled back against an explicit root."""
+    from memtui.core.model import CheckpointInfo, EntryInfo, Reference, TaskInfo
+    from memtui.core.sources.base import SourceAdapter
 
-    class Foreign:
+    class Foreign(SourceAdapter):
+        def task(self, task_id):
+            return TaskInfo(task_id, None, f"task {task_id}", "completed")
+
         def checkpoints(self, task_id):
             return [CheckpointInfo("c1", "t1", None, None, 1)] if task_id == "t1" else []
 
@@ -639,7 +644,7 @@ def test_plans_from_a_foreign_read_model(tmp_path):
             return [Reference("t1", "t2", "handoff")] if task_id == "t1" else []
 
     (tmp_path / "notes.md").write_bytes(b"new")
-    source = Foreign()
+    source = Foreign(tmp_path)
     plan = plan_rollback(source, task="t1", root=tmp_path)
     result = apply_rollback(source, plan)
     assert plan.tasks == ("t1", "t2")
@@ -663,6 +668,11 @@ def test_spellings_of_one_path_are_one_file(tmp_path):
     assert [(f.path, f.entry_ids, f.status) for f in plan.files] == [("a.txt", (1, 2), "ready")]
     apply_rollback(Foreign(), plan)
     assert (tmp_path / "a.txt").read_bytes() == b"v0"
+
+
+def test_core_rollback_does_not_import_the_ui():
+    src = Path(rb.__file__).read_text()
+    assert "textual" not in src and "import rich" not in src and "from rich" not in src
 
 
 def test_undo_survives_a_real_gc(world):

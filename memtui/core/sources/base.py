@@ -27,20 +27,8 @@ class ContentUnknown(ContentError):
 
 @dataclass(frozen=True)
 class SourceEntryInfo(EntryInfo):
-    """A file change read from a foreign store.
-
-    `before_known` is False when the store does not hold the full pre-edit content (a
-    Codex patch hunk, a Claude Code edit with neither `originalFile` nor a backup); then
-    `read_entry` raises ContentUnknown and `unknown_reason` says why — a rollback must
-    refuse such an entry. `diff` holds the store's own diff text where it has one, and
-    `line_counts` its (added, removed) lines when the contents themselves are unknown.
-    """
-
-    before_known: bool = True
-    after_known: bool = True
-    unknown_reason: str = ""
-    diff: str | None = None
-    line_counts: tuple[int, int] | None = None
+    """A file change read from a foreign store (a Codex patch hunk, a Claude Code edit): the
+    read model's EntryInfo, whose `before_known` … `line_counts` such stores fill in."""
 
 
 class SourceAdapter(MemorySource):
