@@ -82,6 +82,7 @@ SCOPES: dict[str, str] = {
     "rollback": "Rollback dialog",
     "confirm": "Yes/no questions",
     "memory": "Memory documents",
+    "chain": "Loaded at start (memory documents, l)",
     "history": "Kept versions of a document",
     "decisions": "Decision log",
     "search": "Search",
@@ -200,6 +201,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("history", "h", "Kept versions: restore one", scope="memory", footer="History"),
     Command("toggle_source", "v", "View rendered / source with line numbers", scope="memory", footer="Source"),
     Command("toggle_toc", "t", "Show/hide the table of contents", scope="memory", show=False),
+    Command("toggle_loaded", "l", "What each agent loads at start: chain in order, cut-offs, problems",
+            scope="memory", footer="Loaded"),
+    Command("next_agent", "a", "Next agent: Claude Code, Codex, memtui (init.d)", scope="chain", footer="Agent"),
     Command("filter", "slash", "Filter the documents", scope="memory", key_display="/", footer="Filter"),
     Command("edit_external", "E", "Edit in $EDITOR", scope="memory", footer="$EDITOR"),
     # ---- kept versions of a memory document (h)

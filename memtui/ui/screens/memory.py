@@ -19,13 +19,17 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Input
 from textual.worker import Worker
 
-from memtui.core.errors import MemtuiError, NoHistory, SaveConflict
+from memtui.core.errors import MemtuiError, SaveConflict
 from memtui.core.memory.discover import MemoryDocument, discover_documents
 from memtui.core.memory.documents import JsonlDocument, OpenedDocument, parse_jsonl, read_document
 from memtui.core.memory.lint import Finding, lint_workspace, store_facts
-from memtui.core.memory.save import ANY, keep_discarded, list_history, restore_version, save_document, undo_last_save
+from memtui.core.memory.save import ANY, keep_discarded, save_document
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
+from memtui.ui.screens.memory_loaded import LoadedAtStart
+from memtui.ui.screens.memory_history import offer_versions, undo_save
+from memtui.ui.widgets.chain_list import ChainList
+from memtui.ui.widgets.chain_panel import ChainPanel
 from memtui.ui.widgets.document_list import DocumentList
 from memtui.ui.widgets.document_view import DocumentView
 from memtui.ui.workers import failure_reason
@@ -70,12 +74,14 @@ class MemoryScreen(MemtuiScreen[None]):
         self._select = select
         self._source_mode = line is not None
         self._discard_armed = False
+        self.loaded = LoadedAtStart(self)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memory-body"):
             with Vertical(id="memory-side"):
                 yield Input(placeholder="filter documents", id="memory-filter")
                 yield DocumentList(id="memory-documents")
+                yield ChainPanel(self.workspace, id="chain-panel")
             yield DocumentView(id="memory-main")
         yield Footer()
 
@@ -102,6 +108,7 @@ class MemoryScreen(MemtuiScreen[None]):
     def refresh_data(self) -> None:
         """Rediscover and lint (the app calls this after any write)."""
         self.load_documents()
+        self.loaded.refresh()
 
     def worker_failed(self, worker: Worker) -> None:
         super().worker_failed(worker)
@@ -139,6 +146,8 @@ class MemoryScreen(MemtuiScreen[None]):
         self._select = None
         doc_list = self.query_one(DocumentList)
         doc_list.show(event.docs, event.findings, keep=keep)
+        if self.loaded.active:
+            return  # the chain view shows its own file
         if not event.docs:
             self.view.title("No memory documents in this workspace")
             return
@@ -157,7 +166,7 @@ class MemoryScreen(MemtuiScreen[None]):
             if event.rel != self.current and self.current is not None:
                 self.query_one(DocumentList).select_rel(self.current)
             return
-        if event.rel != self.current:
+        if event.rel != self.current and not self.loaded.active:
             self.current = event.rel
             self.open_document(event.rel)
 
@@ -184,6 +193,7 @@ class MemoryScreen(MemtuiScreen[None]):
         text = opened.text if opened.text is not None else opened.data.decode("utf-8", "replace")
         markdown = doc is not None and doc.format == "markdown" and opened.text is not None
         await self.view.show(text, markdown, event.jsonl)
+        self.loaded.show_current()
         self._switch_view()
         if self._pending_line is not None:
             self._go_to_line(self._pending_line)
@@ -197,6 +207,8 @@ class MemoryScreen(MemtuiScreen[None]):
         fmt = self._format()
         if self.editing:
             view = "edit"
+        elif self.loaded.shows(self.current) and not self._source_mode:
+            view = "chain"
         elif self._source_mode or self.opened is None or self.opened.readonly or fmt not in ("markdown", "jsonl"):
             view = "source"
         else:
@@ -220,8 +232,10 @@ class MemoryScreen(MemtuiScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "save":
             return self.editing
+        if action == "filter" and self.loaded.active:
+            return False
         return not (self.editing and action in ("edit", "undo_save", "history", "toggle_source",
-                                                "edit_external", "filter"))
+                                                "edit_external", "filter", "toggle_loaded"))
 
     def action_edit(self) -> None:
         """Open the current document in the editor."""
@@ -236,7 +250,8 @@ class MemoryScreen(MemtuiScreen[None]):
         editor.load_text(self.opened.text or "")
         self._discard_armed = False
         self.editing = True
-        self.view.notice("Editing — ctrl+s saves (the previous version is kept), escape leaves.")
+        self.view.notice(self.loaded.edit_notice(self.current)
+                         or "Editing — ctrl+s saves (the previous version is kept), escape leaves.")
         editor.focus()
 
     def action_save(self) -> None:
@@ -248,7 +263,7 @@ class MemoryScreen(MemtuiScreen[None]):
     def save(self, text: str, expected) -> None:
         """Save `text` if the file on disk is still `expected` (ANY: overwrite)."""
         try:
-            save_document(self.workspace, self.workspace / self.current, text, expected)
+            save_document(self.workspace, self.workspace / self.current, text, expected, outside=self.loaded.grants)
         except SaveConflict as conflict:
             self._conflict(conflict, text)
             return
@@ -279,7 +294,7 @@ class MemoryScreen(MemtuiScreen[None]):
         """Keep an edit that is not saved in the document's history; False (and said why)
         when that write failed (a read-only workspace)."""
         try:
-            keep_discarded(self.workspace, self.workspace / self.current, text)
+            keep_discarded(self.workspace, self.workspace / self.current, text, outside=self.loaded.grants)
         except (MemtuiError, OSError) as exc:
             self.app.notify_error(f"could not keep the edit of {self.current} in its history: "
                                   f"{getattr(exc, 'strerror', None) or exc}", title="Edit not discarded")
@@ -290,7 +305,7 @@ class MemoryScreen(MemtuiScreen[None]):
         self.editing = False
         self.view.notice("")
         self.opened = None
-        self.query_one(DocumentList).focus()
+        (self.loaded.panel.list if self.loaded.active else self.query_one(DocumentList)).focus()
         self.refresh_data()
 
     def action_back(self) -> None:
@@ -319,47 +334,13 @@ class MemoryScreen(MemtuiScreen[None]):
         elif self._source_mode:
             self._source_mode = False
             self._switch_view()
+        elif self.loaded.active:
+            self.loaded.toggle()
         elif len(self.app.screen_stack) > 1:
             self.dismiss()
 
-    def action_undo_save(self) -> None:
-        """Put back the version memtui's last save replaced."""
-        if self.current is None or self.opened is None:
-            return
-        try:
-            undo_last_save(self.workspace, self.workspace / self.current, self.opened.version)
-        except (MemtuiError, OSError) as exc:
-            self.app.notify_error(exc)
-            return
-        self.notify(f"Undid the last save of {self.current} (u again redoes it).", markup=False)
-        self.opened = None
-        self.refresh_data()
-
-    def action_history(self) -> None:
-        """List kept versions; restore the chosen one."""
-        from memtui.ui.screens.memory_history import HistoryScreen
-
-        if self.current is None or self.opened is None:
-            return
-        entries = list_history(self.workspace, self.workspace / self.current)
-        if not entries:
-            self.notify(f"No kept versions of {self.current} yet: memtui keeps one at every save.", markup=False)
-            return
-        expected = self.opened.version
-
-        def restore(number: int | None) -> None:
-            if number is None:
-                return
-            try:
-                restore_version(self.workspace, self.workspace / self.current, number, expected)
-            except (MemtuiError, OSError) as exc:
-                self.app.notify_error(exc)
-                return
-            self.notify(f"Restored version {number} of {self.current}.", markup=False)
-            self.opened = None
-            self.refresh_data()
-
-        self.app.push_screen(HistoryScreen(self.current, entries), restore)
+    action_undo_save = undo_save  # u: put back the version memtui's last save replaced
+    action_history = offer_versions  # h: list kept versions, restore the chosen one
 
     def action_toggle_source(self) -> None:
         """Rendered markdown / JSONL table ↔ plain source with line numbers."""
@@ -369,6 +350,22 @@ class MemoryScreen(MemtuiScreen[None]):
     def action_toggle_toc(self) -> None:
         """Show or hide the table of contents."""
         self.view.toggle_toc()
+
+    def action_toggle_loaded(self) -> None:
+        """What each agent loads at start ↔ the workspace's documents."""
+        self.loaded.toggle()
+
+    @on(ChainList.FileHighlighted)
+    def _chain_file_highlighted(self, event: ChainList.FileHighlighted) -> None:
+        self.loaded.highlighted(event.path)
+
+    @on(ChainList.FileChosen)
+    def _chain_file_chosen(self) -> None:
+        self.action_edit()
+
+    @on(ChainPanel.Loaded)
+    def _chains_loaded(self) -> None:
+        self.loaded.loaded()
 
     def action_filter(self) -> None:
         """Filter the document list by path."""

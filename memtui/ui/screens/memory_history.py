@@ -1,14 +1,24 @@
-"""Kept versions of one memory document; Enter restores the highlighted one."""
+"""Kept versions of one memory document: undo memtui's last save, or list the versions
+(Enter restores the highlighted one). The memory screen's `u` and `h` call `undo_save` and
+`offer_versions`; a file outside the workspace (one an agent loads at start) is handled the
+same way, its history kept in the workspace.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Static, TextArea
 
-from memtui.core.memory.save import HistoryEntry
+from memtui.core.errors import MemtuiError
+from memtui.core.memory.save import HistoryEntry, list_history, restore_version, undo_last_save
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiModal
+
+if TYPE_CHECKING:
+    from memtui.ui.screens.memory import MemoryScreen
 
 REASONS = {
     "save": "replaced by a save",
@@ -67,3 +77,44 @@ class HistoryScreen(MemtuiModal[int | None]):
             self.dismiss(None)
             return
         self.dismiss(self.entries[table.cursor_row].number)
+
+
+def undo_save(screen: "MemoryScreen") -> None:
+    """Put back the version memtui's last save of the screen's document replaced."""
+    if screen.current is None or screen.opened is None:
+        return
+    try:
+        undo_last_save(screen.workspace, screen.workspace / screen.current, screen.opened.version,
+                       screen.loaded.grants)
+    except (MemtuiError, OSError) as exc:
+        screen.app.notify_error(exc)
+        return
+    screen.notify(f"Undid the last save of {screen.current} (u again redoes it).", markup=False)
+    screen.opened = None
+    screen.refresh_data()
+
+
+def offer_versions(screen: "MemoryScreen") -> None:
+    """List the kept versions of the screen's document; restore the chosen one."""
+    if screen.current is None or screen.opened is None:
+        return
+    path, grants = screen.workspace / screen.current, screen.loaded.grants
+    entries = list_history(screen.workspace, path, grants)
+    if not entries:
+        screen.notify(f"No kept versions of {screen.current} yet: memtui keeps one at every save.", markup=False)
+        return
+    expected, name = screen.opened.version, screen.current
+
+    def restore(number: int | None) -> None:
+        if number is None:
+            return
+        try:
+            restore_version(screen.workspace, path, number, expected, grants)
+        except (MemtuiError, OSError) as exc:
+            screen.app.notify_error(exc)
+            return
+        screen.notify(f"Restored version {number} of {name}.", markup=False)
+        screen.opened = None
+        screen.refresh_data()
+
+    screen.app.push_screen(HistoryScreen(name, entries), restore)

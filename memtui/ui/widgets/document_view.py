@@ -1,8 +1,9 @@
-"""One memory document, shown: a title line, a notice, the document in one of four views,
+"""One memory document, shown: a title line, a notice, the document in one of five views,
 and its lint findings underneath.
 
 The views: markdown rendered with a table of contents, JSONL as a table of records
-(malformed lines reported), plain source with line numbers, and the editor. The memory
+(malformed lines reported), plain source with line numbers, the editor, and a file of an
+agent's start-up chain with the point where the agent stops reading marked. The memory
 screen (memtui.ui.screens.memory) decides which one shows; this widget only shows.
 """
 
@@ -17,9 +18,11 @@ from memtui.core.memory.documents import JsonlDocument
 from memtui.core.memory.front_matter import FrontMatter, split_front_matter
 from memtui.core.memory.lint import Finding
 from memtui.ui.text import sanitize
+from memtui.ui.widgets.chain_text import ChainText
 from memtui.ui.widgets.jsonl_table import JsonlTable
 
-VIEWS = {"markdown": "memory-markdown", "jsonl": "memory-jsonl", "source": "memory-source", "edit": "memory-editor"}
+VIEWS = {"markdown": "memory-markdown", "jsonl": "memory-jsonl", "source": "memory-source", "edit": "memory-editor",
+         "chain": "memory-chain"}
 """View name → id of its widget."""
 
 
@@ -35,6 +38,7 @@ class DocumentView(Vertical):
             yield JsonlTable(id=VIEWS["jsonl"])
             yield TextArea(id=VIEWS["source"], read_only=True, show_line_numbers=True)
             yield TextArea(id=VIEWS["edit"], language="markdown", show_line_numbers=True, soft_wrap=True)
+            yield ChainText(id=VIEWS["chain"])
         yield Static(id="memory-findings", markup=False)
 
     def on_mount(self) -> None:
@@ -46,6 +50,11 @@ class DocumentView(Vertical):
     def editor(self) -> TextArea:
         """The editor's text area."""
         return self.query_one(f"#{VIEWS['edit']}", TextArea)
+
+    @property
+    def chain_text(self) -> ChainText:
+        """The chain view: a file as an agent loads it, its cut-off marked."""
+        return self.query_one(ChainText)
 
     @property
     def source(self) -> TextArea:

@@ -1,0 +1,151 @@
+"""The memory screen's "Loaded at start" view: each agent's chain, the cut-off marked inside
+the document, and chain files edited in place — a user-level file outside the workspace
+included — with the conflict check, and the chain changing after the fix."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from chain_world import build_world, memory_lines, write
+from memory_workspace import FIXED_MTIME
+from textual.widgets import TextArea
+
+from memtui.ui.screens.memory import MemoryScreen
+from memtui.ui.screenshots import settle
+from memtui.ui.widgets.chain_list import ChainList
+from memtui.ui.widgets.chain_panel import ChainPanel
+from memtui.ui.widgets.chain_text import ChainText
+
+SIZE = (130, 42)
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    w = build_world(tmp_path)
+    for key, value in w.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", raising=False)
+    return w
+
+
+def _still(app) -> None:
+    for area in app.screen.query(TextArea):
+        area.cursor_blink = False
+
+
+async def open_loaded(pilot, agent: str = "claude-code", path=None):
+    await settle(pilot)
+    await pilot.press("l")
+    await settle(pilot)
+    panel = pilot.app.screen.query_one(ChainPanel)
+    if agent != panel.agent:
+        panel.select_agent(agent)
+        await settle(pilot)
+    if path is not None:
+        assert panel.list.select_path(path)
+        await settle(pilot)
+    return panel
+
+
+def prompts(panel) -> list[str]:
+    chain_list = panel.query_one(ChainList)
+    return [chain_list.get_option_at_index(i).prompt.plain for i in range(chain_list.option_count)]
+
+
+async def test_chain_shown_in_load_order_with_the_cut_marked(world, open_memory):
+    async with open_memory(world.repo, size=SIZE) as pilot:
+        panel = await open_loaded(pilot, path=world.memory_md)
+        rows = prompts(panel)
+        assert "memory/MEMORY.md" in rows[11] and "200/250 lines" in rows[11]
+        assert "└ docs/style.md" in rows[4]
+        view = pilot.app.screen.query_one(ChainText)
+        (rule,) = view.rule_rows()
+        assert view.rows[rule].text == "Claude Code stops reading here (line 200)"
+        assert view.rows[rule - 1].number == 200 and view.rows[rule + 1].number == 201
+        assert "cut-off" in str(pilot.app.screen.query_one("#chain-problems").render())
+
+
+async def test_edit_user_level_file_with_conflict_check(world, open_memory):
+    user = world.claude_config / "CLAUDE.md"
+    async with open_memory(world.repo, size=SIZE) as pilot:
+        await open_loaded(pilot, path=user)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert screen.editing
+        notice = str(screen.query_one("#memory-notice").render())
+        assert str(user) in notice and "outside the workspace" in notice
+        editor = screen.query_one("#memory-editor", TextArea)
+        editor.insert("- reply in English\n", (2, 0))
+        write(user, "# User\nClaude Code rewrote this meanwhile\n")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert type(pilot.app.screen).__name__ == "ConflictScreen"
+        assert user.read_text() == "# User\nClaude Code rewrote this meanwhile\n"  # nothing overwritten yet
+        await pilot.press("o")  # overwrite, knowingly
+        await settle(pilot)
+        assert user.read_text() == "# User\nAnswer briefly.\n- reply in English\n"
+        assert not (world.claude_config / ".agent").exists()  # history stays in the workspace
+        await pilot.press("u")  # undo memtui's save: the agent's version comes back
+        await settle(pilot)
+        assert user.read_text() == "# User\nClaude Code rewrote this meanwhile\n"
+
+
+async def test_fix_cut_off_memory_md_in_place_and_see_the_chain_change(world, open_memory):
+    async with open_memory(world.repo, size=SIZE) as pilot:
+        panel = await open_loaded(pilot, path=world.memory_md)
+        await pilot.press("enter")
+        await pilot.pause()
+        editor = pilot.app.screen.query_one("#memory-editor", TextArea)
+        editor.load_text(memory_lines(150))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert world.memory_md.read_text() == memory_lines(150)
+        entry = panel.chain.file(world.memory_md)
+        assert not entry.truncated and entry.loaded_lines == 150
+        assert "200/" not in prompts(panel)[11]
+        assert pilot.app.screen.query_one(ChainText).rule_rows() == []
+
+
+async def test_fix_over_limit_agents_md_in_place(world, open_memory):
+    agents = write(world.repo / "AGENTS.md", "x" * 99 + "\n" + "y" * 40_000 + "\n")
+    async with open_memory(world.repo, size=SIZE) as pilot:
+        panel = await open_loaded(pilot, "codex", path=agents)
+        view = pilot.app.screen.query_one(ChainText)
+        (rule,) = view.rule_rows()
+        assert view.rows[rule].text == "Codex stops reading here (byte 32,768, line 2)"
+        await pilot.press("enter")
+        await pilot.pause()
+        pilot.app.screen.query_one("#memory-editor", TextArea).load_text("# Repo agents\nkeep it short\n")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not panel.chain.file(agents).truncated
+        assert "cut-off" not in {p.rule for p in panel.chain.problems}
+
+
+async def test_a_file_outside_every_chain_is_never_written(world, open_memory):
+    async with open_memory(world.repo, size=SIZE) as pilot:
+        await open_loaded(pilot)
+        screen = pilot.app.screen
+        stranger = write(world.home / "elsewhere.md", "x\n")
+        screen.current = str(stranger)
+        screen.save("y\n", None)
+        await pilot.pause()
+        assert stranger.read_text() == "x\n"
+
+
+def test_loaded_view_snapshot(snap_compare, world, app_for):
+    agents = write(world.repo / "AGENTS.md", "# Repo agents\n" + "".join(f"rule {i:05d}\n" for i in range(4000)))
+    os.utime(agents, (FIXED_MTIME, FIXED_MTIME))  # the title shows when it was modified
+    app = app_for(world.repo)
+
+    async def codex_cut(pilot):
+        await settle(pilot)
+        pilot.app.push_screen(MemoryScreen(world.repo))
+        await open_loaded(pilot, "codex", path=agents)
+        pilot.app.screen.query_one(ChainText).scroll_to_cut()
+        _still(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=codex_cut)
