@@ -120,7 +120,10 @@ async def test_the_switcher_moves_between_stores_of_a_workspace(fixed_world, tmp
         assert app.source.kind == "claude-code"
         await pilot.press("S")
         await settle(pilot)
-        await pilot.press("home", "enter")  # Memory files: documents, shown in the memory pane
+        rows = app.screen.rows
+        app.screen.query_one(DataTable).move_cursor(row=next(i for i, r in enumerate(rows)
+                                                             if r.source.kind == "memory-files"))
+        await pilot.press("enter")  # Memory files: documents, shown in the memory pane
         await settle(pilot)
         assert type(app.screen).__name__ == "MemoryScreen" and app.source.kind == "claude-code"
 
