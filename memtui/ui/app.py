@@ -177,10 +177,11 @@ class MemtuiApp(App[int]):
             return
         from memtui.core.store import AgentStore
 
+        seen = self.follower.seen(store)  # before the fresh connection: it reads at least this
         fresh = AgentStore.open(store.db_path, readonly=True, content_limit=store.content_limit)
         fresh.workspace = store.workspace
         self._close_source()
-        self.follower.forget()  # the new connection sees everything written so far
+        self.follower.reloaded(seen)
         self._adopt(fresh)
 
     def notify_error(self, error: BaseException | str, title: str = "Error") -> None:

@@ -87,16 +87,27 @@ class Follower:
 
     def _look(self, source: Any) -> None:
         mark = fingerprint(source)
-        if source is not self._watched:  # a new source (reopened, switched): its first look
-            self._watched, self._last = source, mark
+        where = _where(source)
+        if where != self._watched:  # another store (switched) or after forget(): its first look
+            self._watched, self._last = where, mark
             return
         if mark != self._last:
             self._last = mark
             self.app.call_from_thread(self.changed)
 
-    def forget(self) -> None:
-        """The next look starts afresh (after memtui's own write, already reloaded)."""
-        self._watched = None
+    def seen(self, source: Any) -> tuple[str, Fingerprint]:
+        """The source's files as they are now: taken before a reload opens a fresh connection."""
+        return _where(source), fingerprint(source)
+
+    def reloaded(self, seen: tuple[str, Fingerprint]) -> None:
+        """The reload read at least what `seen` describes; anything written since is a change."""
+        self._watched, self._last = seen
+
+
+def _where(source: Any) -> str:
+    """The files a source reads: the same after a reload reopens it (a write between the
+    reload and the next look is still a change), different after a switch."""
+    return str(getattr(source, "db_path", None) or source.path)
 
 
 def describe_changes(before: dict[str, int], after: dict[str, int]) -> str:

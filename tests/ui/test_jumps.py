@@ -23,7 +23,7 @@ async def test_search_hit_opens_its_task_and_step(demo_path: Path, settled, open
         assert isinstance(search, SearchScreen)
         index = next(i for i, hit in enumerate(search.hits) if hit.kind == "step")
         hit = search.hits[index]
-        await pilot.press("enter", *["down"] * index, "enter")
+        await pilot.press("down", *["down"] * index, "enter")  # down: from the query to the list
         await settled(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
