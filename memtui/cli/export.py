@@ -55,7 +55,7 @@ def run(args) -> int:
     entry = open_source_at(path, args.kind)
     try:
         source = entry.open()
-        workspace = getattr(source, "workspace", None) or (path if path.is_dir() else path.parent)
+        workspace = source.workspace or (path if path.is_dir() else path.parent)
         doc = build_export(source, session_id=args.session, task_id=args.task,
                            with_memory=args.with_memory, memory_root=Path(workspace))
     finally:

@@ -20,20 +20,24 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from time import monotonic
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from textual import on, work
 from textual.app import App
 from textual.worker import Worker, WorkerState
 
 from memtui.core.errors import MemtuiError
-from memtui.core.memory_source import Capability
+from memtui.core.memory_source import Capability, MemorySource, Unsupported
 from memtui.resources import tcss_dir
-from memtui.ui.commands import CommandTable, bindings
+from memtui.ui.commands import CommandTable, action_offered, bindings
 from memtui.ui.follow import Follower, describe_changes
 from memtui.ui.settings import load_settings, remember
+from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.messages import SourceFailed, SourceOpened, WorkspaceMeasured
 from memtui.ui.opening import is_store, open_workspace, opening_failure
+
+if TYPE_CHECKING:
+    from memtui.core.store import AgentStore
 
 Clock = Callable[[], datetime]
 ERROR_SECONDS = 10  # how long an error toast stays up
@@ -68,9 +72,9 @@ class MemtuiApp(App[int]):
         self.read_only = read_only
         """`memtui open/serve --read-only`: every writing capability is off, not just hidden."""
         self.now: Clock = clock or (lambda: datetime.now(timezone.utc))
-        self.source: Any | None = None
+        self.source: MemorySource | None = None
         """The open MemorySource, once the opening worker reported back."""
-        self.store: Any | None = None
+        self.store: AgentStore | None = None
         """The AgentStore when the source is a native store (None for foreign sources)."""
         self.workspace: Path | None = None
         """The workspace root of the source."""
@@ -119,15 +123,17 @@ class MemtuiApp(App[int]):
     def _source_opened(self, event: SourceOpened) -> None:
         self._adopt(event.source)
 
-    def _adopt(self, source: Any) -> None:
+    def _adopt(self, source: MemorySource) -> None:
         if self.read_only:
             from memtui.core.memory_source import WRITING
 
             source.withhold(WRITING, "memtui was started with --read-only")
         self.source = source
         self.store = source if is_store(source) else None
-        self.workspace = getattr(source, "workspace", None) or (
+        self.workspace = source.workspace or (
             self.path if self.path.is_dir() else self.path.parent)
+        for screen in self.screen_stack:
+            screen.refresh_bindings()  # the footer offers what this source can do
         if self.store is not None and self.store.needs_upgrade:
             self.notify("This store has an older schema: browsing read-only. The first write action "
                         "upgrades it after asking.", title="Older store", timeout=8, markup=False)
@@ -152,9 +158,8 @@ class MemtuiApp(App[int]):
             return
         self.measure_workspace()
         for screen in self.screen_stack:
-            reload = getattr(screen, "refresh_data", None)
-            if callable(reload):
-                reload()
+            if isinstance(screen, MemtuiScreen):
+                screen.refresh_data()
 
     def reload_source(self, announce: bool = False) -> None:
         """Read the store again as it is now (an agent wrote to it); every pane keeps its
@@ -217,11 +222,10 @@ class MemtuiApp(App[int]):
         plan: `g` builds that) — once the sessions are on screen (or after a few seconds)."""
         self.first_paint.wait(FIRST_PAINT_WAIT)
         with self.reading() as source:
-            db_path = getattr(source, "db_path", None)
-            size = None
-            if db_path is not None:
-                size = sum(os.path.getsize(p) for p in (str(db_path), f"{db_path}-wal") if os.path.exists(p))
-            counts = source.counts() if hasattr(source, "counts") else {}
+            databases = source.watched_databases()
+            size = sum(os.path.getsize(p) for db in databases for p in (str(db), f"{db}-wal")
+                       if os.path.exists(p)) if databases else None
+            counts = source.counts()
             planned = is_store(source)
             self.post_message(WorkspaceMeasured(size, counts, None, gc_pending=planned))
             if not planned:
@@ -244,11 +248,8 @@ class MemtuiApp(App[int]):
             self._announce = None
         from memtui.ui.widgets.workspace_bar import WorkspaceBar
 
-        for bar in self.query(WorkspaceBar):
+        for bar in [*self.query(WorkspaceBar), *(b for s in self.screen_stack for b in s.query(WorkspaceBar))]:
             bar.show(self, event)
-        for screen in self.screen_stack:
-            for bar in screen.query(WorkspaceBar):
-                bar.show(self, event)
 
     # ------------------------------------------------------------------ actions
     NEEDS_SOURCE = frozenset({"gc", "stats", "refresh_data"})
@@ -257,7 +258,7 @@ class MemtuiApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.NEEDS_SOURCE and self.source is None:
             return False
-        return True
+        return action_offered(action, parameters, "app", self.source)
 
     def action_help(self) -> None:
         """Open the keys-and-commands screen (not over itself)."""
@@ -272,7 +273,7 @@ class MemtuiApp(App[int]):
 
         entry = self.source_entry
         current = (entry.kind, str(entry.path)) if entry is not None else (
-            ("memtui", str(getattr(self.store, "db_path", ""))) if self.store is not None else None)
+            ("memtui", str(self.store.db_path)) if self.store is not None else None)
         self.push_screen(SourcesScreen(self.path, current), self._switch_to)
 
     def _switch_to(self, entry: Any | None) -> None:
@@ -292,19 +293,23 @@ class MemtuiApp(App[int]):
         """Show the memory items of the source (RA.Aid facts, snippets and notes; history rows)."""
         from memtui.ui.screens.memory_items import MemoryItemsScreen
 
-        if not callable(getattr(self.source, "memory_items", None)):
-            self.notify("This source keeps no memory items (facts, snippets, notes).", markup=False)
-            return
-        self.push_screen(MemoryItemsScreen())
+        if self._offered(Capability.ITEMS):
+            self.push_screen(MemoryItemsScreen())
+
+    def _offered(self, capability: Capability) -> bool:
+        """Whether the open source can do `capability`; if not, the user is told what it can't
+        do and what instead (a command reached without its key: the palette hides it too)."""
+        if self.source is not None and self.source.can(capability):
+            return True
+        self.notify_error(Unsupported(self.source, capability) if self.source is not None
+                          else "No store is open.", title="Not available")
+        return False
 
     def action_gc(self) -> None:
         """Open the GC preview (native stores only; not over itself)."""
         from memtui.ui.screens.gc import GcScreen
 
-        if self.store is None:
-            self.notify("GC works on memtui's own store; this source is read through an adapter.",
-                        title="GC", markup=False)
-        elif not isinstance(self.screen, GcScreen):
+        if self._offered(Capability.GC) and self.store is not None and not isinstance(self.screen, GcScreen):
             self.push_screen(GcScreen())
 
     def action_cleanup(self) -> None:
@@ -324,10 +329,7 @@ class MemtuiApp(App[int]):
         """Open the database statistics (native stores only; not over itself)."""
         from memtui.ui.screens.stats import StatsScreen
 
-        if self.store is None:
-            self.notify("Statistics cover memtui's own store; this source is read through an adapter.",
-                        title="Statistics", markup=False)
-        elif not isinstance(self.screen, StatsScreen):
+        if self._offered(Capability.STATS) and self.store is not None and not isinstance(self.screen, StatsScreen):
             self.push_screen(StatsScreen())
 
     def _memory_root(self) -> Path:  # the workspace, or the folder of what was opened

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from memtui.core.memory_source import Capability, MemorySource
+
 if TYPE_CHECKING:
     from textual.screen import Screen
 
@@ -51,6 +53,9 @@ class Command:
     panes: tuple[str, ...] = ()
     """The panes of its screen where it applies (focus in one of them); () = anywhere on it.
     Elsewhere it is neither in the footer nor run (the help lists it with its scope)."""
+    needs: Capability | None = None
+    """What the open source must be able to do for the command to be offered at all (footer,
+    palette, help) and to run; None: always."""
 
     def matches(self, action: str, parameters: tuple[object, ...]) -> bool:
         """True if this command is `action` with these parameters (as Textual parses them)."""
@@ -98,9 +103,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("refresh_data", "ctrl+r", "Reload from the store", show=False),
     Command("quit", "q", "Quit", priority=False),
     Command("switch_source", "S", "Switch source: memtui, RA.Aid, JSONL, Claude Code, Codex", show=False),
-    Command("memory_items", "i", "Memory items: RA.Aid facts, snippets, notes; history", show=False),
-    Command("gc", "g", "GC preview: what is live, what may go, and why", footer="GC"),
-    Command("stats", "s", "Database size, freelist and per-table statistics", footer="Stats"),
+    Command("memory_items", "i", "Memory items: RA.Aid facts, snippets, notes; history", show=False,
+            needs=Capability.ITEMS),
+    Command("gc", "g", "GC preview: what is live, what may go, and why", footer="GC", needs=Capability.GC),
+    Command("stats", "s", "Database size, freelist and per-table statistics", footer="Stats",
+            needs=Capability.STATS),
     Command("memory", "m", "Memory documents (view, edit, lint)", footer="Memory"),
     Command("decisions", "D", "Decision log", footer="Decisions"),
     Command("search", "ctrl+f", "Search memory and the store", footer="Search"),
@@ -120,32 +127,34 @@ COMMANDS: tuple[Command, ...] = (
     Command("focus_pane('diff')", "5", "Go to the diff", scope="main", show=False),
     Command("zoom", "z", "Zoom the focused pane", scope="main", footer="Zoom"),
     Command("toggle_pin", "p", "Pin / unpin the highlighted task (GC keeps pinned tasks)", scope="main",
-            footer="Pin", panes=("tasks",)),
+            footer="Pin", panes=("tasks",), needs=Capability.PIN),
     Command("toggle_sessions", "ctrl+b", "Show/hide the sessions pane", scope="main", show=False),
     Command("toggle_tail", "F", "Tail: stay on a running task's newest step as steps arrive (on/off)",
             scope="main", footer="Tail", show=False),
     # ---- diff (main screen, acting on the diff pane)
     Command("toggle_split", "v", "Unified / side-by-side diff", scope="main", footer="Split",
-            panes=("files", "diff")),
+            panes=("files", "diff"), needs=Capability.DIFF),
     Command("next_hunk", "right_square_bracket,n", "Next hunk", scope="main", key_display="]",
-            footer="Hunk", panes=("files", "diff")),
+            footer="Hunk", panes=("files", "diff"), needs=Capability.DIFF),
     Command("previous_hunk", "left_square_bracket,N", "Previous hunk", scope="main", key_display="[",
-            show=False, panes=("files", "diff")),
+            show=False, panes=("files", "diff"), needs=Capability.DIFF),
     Command("cycle_file_view", "f", "Diff / whole file after / before", scope="main",
-            footer="Whole file", panes=("files", "diff")),
+            footer="Whole file", panes=("files", "diff"), needs=Capability.DIFF),
     # ---- rollback (main screen: the focused pane says what; then the dialog)
     Command("rollback", "r", "Roll back the selected file, step's checkpoint or task (+ sub-agents)",
-            scope="main", footer="Roll back", panes=("tasks", "steps", "files", "diff")),
+            scope="main", footer="Roll back", panes=("tasks", "steps", "files", "diff"),
+            needs=Capability.ROLLBACK),
     Command("rollback(True)", "R", "Roll back the whole checkpoint of the selected step", scope="main",
-            footer="Checkpoint", panes=("files", "diff")),
-    Command("undo_rollback", "u", "Undo the last rollback", scope="main", footer="Undo"),
+            footer="Checkpoint", panes=("files", "diff"), needs=Capability.ROLLBACK),
+    Command("undo_rollback", "u", "Undo the last rollback", scope="main", footer="Undo",
+            needs=Capability.ROLLBACK),
     Command("export", "x", "Export the highlighted session (sessions pane) or task: Markdown, HTML, JSON",
             scope="main", footer="Export", show=False),
     Command("resume", "a", "Resume the highlighted session in its agent (claude --resume, codex resume)",
-            scope="main", footer="Resume", show=False),
-    Command("confirm", "y", "Roll back as listed", scope="rollback"),
+            scope="main", footer="Resume", show=False, needs=Capability.RESUME),
+    Command("confirm", "y", "Roll back as listed", scope="rollback", needs=Capability.ROLLBACK),
     Command("toggle_force", "f", "Overwrite conflicting files / leave them alone", scope="rollback",
-            footer="Force"),
+            footer="Force", needs=Capability.ROLLBACK),
     Command("cancel", "escape,n", "Cancel: write nothing", scope="rollback", key_display="esc"),
     # ---- yes/no questions (GC apply, VACUUM, deleting memory items)
     Command("answer(True)", "y", "Yes: do it", scope="confirm", footer="Yes", palette=False),
@@ -164,12 +173,14 @@ COMMANDS: tuple[Command, ...] = (
     # ---- memory items
     Command("close", "escape", "Back", scope="items"),
     Command("toggle_mark", "space", "Mark / unmark the item for deletion", scope="items", footer="Mark",
-            palette=False),
-    Command("curate", "d", "Delete the marked items (asks first)", scope="items", footer="Delete"),
+            palette=False, needs=Capability.CURATE),
+    Command("curate", "d", "Delete the marked items (asks first)", scope="items", footer="Delete",
+            needs=Capability.CURATE),
     # ---- GC preview
     Command("toggle_pin", "p", "Pin / unpin the selected task (a pinned task is a GC root)", scope="gc",
-            footer="Pin"),
-    Command("apply_gc", "a", "Collect the reclaimable tasks (asks first)", scope="gc", footer="Apply"),
+            footer="Pin", needs=Capability.PIN),
+    Command("apply_gc", "a", "Collect the reclaimable tasks (asks first)", scope="gc", footer="Apply",
+            needs=Capability.GC),
     Command("cancel_gc", "c", "Cancel the running collection (between tasks)", scope="gc", footer="Cancel"),
     # ---- agent home cleanup
     Command("archive", "a", "Archive what the plan lets go, then remove it from the home (asks first)",
@@ -185,19 +196,20 @@ COMMANDS: tuple[Command, ...] = (
     Command("close", "escape", "Back", scope="gc"),
     # ---- database statistics
     Command("vacuum", "v", "VACUUM: give free pages back to the disk (asks first)", scope="stats",
-            footer="VACUUM"),
+            footer="VACUUM", needs=Capability.VACUUM),
     Command("incremental_vacuum", "i", "Incremental vacuum (no extra space needed)", scope="stats",
-            footer="Incremental"),
+            footer="Incremental", needs=Capability.VACUUM),
     Command("wal_checkpoint", "w", "WAL checkpoint: copy the log into the file", scope="stats",
-            footer="Checkpoint"),
+            footer="Checkpoint", needs=Capability.VACUUM),
     Command("cancel_vacuum", "c", "Cancel the running VACUUM", scope="stats", show=False),
     Command("close", "escape", "Back", scope="stats"),
     # ---- memory documents
-    Command("edit", "e", "Edit the document", scope="memory", footer="Edit"),
+    Command("edit", "e", "Edit the document", scope="memory", footer="Edit", needs=Capability.EDIT_MEMORY),
     Command("save", "ctrl+s", "Save the edit (conflict-checked; previous version kept)", scope="memory",
-            footer="Save", priority=True),
+            footer="Save", priority=True, needs=Capability.EDIT_MEMORY),
     Command("back", "escape", "Leave the editor / filter / screen", scope="memory", footer="Back"),
-    Command("undo_save", "u", "Undo memtui's last save of the document", scope="memory", footer="Undo save"),
+    Command("undo_save", "u", "Undo memtui's last save of the document", scope="memory", footer="Undo save",
+            needs=Capability.EDIT_MEMORY),
     Command("history", "h", "Kept versions: restore one", scope="memory", footer="History"),
     Command("toggle_source", "v", "View rendered / source with line numbers", scope="memory", footer="Source"),
     Command("toggle_toc", "t", "Show/hide the table of contents", scope="memory", show=False),
@@ -205,14 +217,15 @@ COMMANDS: tuple[Command, ...] = (
             scope="memory", footer="Loaded"),
     Command("next_agent", "a", "Next agent: Claude Code, Codex, memtui (init.d)", scope="chain", footer="Agent"),
     Command("filter", "slash", "Filter the documents", scope="memory", key_display="/", footer="Filter"),
-    Command("edit_external", "E", "Edit in $EDITOR", scope="memory", footer="$EDITOR"),
+    Command("edit_external", "E", "Edit in $EDITOR", scope="memory", footer="$EDITOR",
+            needs=Capability.EDIT_MEMORY),
     # ---- kept versions of a memory document (h)
     Command("restore", "enter", "Restore the highlighted version (the current one is kept)", scope="history",
             footer="Restore this version", key_display="enter", priority=True),
     Command("dismiss(None)", "escape", "Close: restore nothing", scope="history", footer="Close",
             palette=False),
     # ---- decision log
-    Command("add", "a", "Add a decision", scope="decisions", footer="Add"),
+    Command("add", "a", "Add a decision", scope="decisions", footer="Add", needs=Capability.EDIT_MEMORY),
     Command("filter", "slash", "Filter decisions", scope="decisions", key_display="/", footer="Filter"),
     Command("toggle_missing_why", "w", "Only decisions without a why", scope="decisions", footer="No why"),
     Command("back", "escape", "Back", scope="decisions"),
@@ -232,9 +245,36 @@ def bindings(scope: str) -> list[Binding]:
     return [command.binding() for command in COMMANDS if command.scope == scope]
 
 
-def commands_for(scopes: set[str]) -> list[Command]:
-    """Commands usable where these scopes apply, table order."""
-    return [command for command in COMMANDS if command.scope in scopes]
+def commands_for(scopes: set[str], source: MemorySource | None = None, *, offered_only: bool = True) -> list[Command]:
+    """Commands usable where these scopes apply, table order: with `offered_only`, only the
+    ones the open `source` can do (what the footer, the palette and the help offer)."""
+    return [command for command in COMMANDS
+            if command.scope in scopes and (not offered_only or offered(command, source))]
+
+
+SCOPE_NEEDS: dict[str, Capability] = {"gc": Capability.GC, "stats": Capability.STATS,
+                                       "rollback": Capability.ROLLBACK, "items": Capability.ITEMS}
+"""Screens only a source with this capability opens: none of their commands is offered otherwise."""
+
+
+def offered(command: Command, source: MemorySource | None) -> bool:
+    """Whether `command` is offered with `source` open: it (and its screen) needs nothing, or
+    capabilities the source declares. With no source (yet) there is nothing to restrict by:
+    the app hides what needs a store itself (MemtuiApp.NEEDS_SOURCE), and the actions check."""
+    needs = [n for n in (command.needs, SCOPE_NEEDS.get(command.scope)) if n is not None]
+    return source is None or all(source.can(n) for n in needs)
+
+
+def action_offered(action: str, parameters: tuple[object, ...], scope: str | None,
+                   source: MemorySource | None) -> bool:
+    """`check_action` for the app (scope "app") and the screens (their `COMMAND_SCOPE`): an
+    action of the table is refused, and its key hidden, when the source can't do what it needs."""
+    for wanted in (scope, "app"):
+        command = command_for(wanted, action, parameters) or next(
+            (c for c in COMMANDS if c.scope == wanted and c.action.partition("(")[0] == action), None)
+        if command is not None:
+            return offered(command, source)
+    return True
 
 
 def command_for(scope: str | None, action: str, parameters: tuple[object, ...] = ()) -> Command | None:
@@ -255,7 +295,8 @@ class CommandTable(Provider):
     """Command-palette provider over the command table: one hit per applicable command."""
 
     def _commands(self) -> list[Command]:
-        return [c for c in commands_for(screen_scopes(self.screen))
+        source = self.app.source  # type: ignore[attr-defined]
+        return [c for c in commands_for(screen_scopes(self.screen), source)
                 if c.palette and c.action != "command_palette"]
 
     async def _run(self, command: Command) -> None:

@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
+from memtui.core.memory_source import MemorySource
+
 POLL_SECONDS = 0.5
 """How often the files are looked at (a few stat calls)."""
 MAX_FILES = 5_000
@@ -23,10 +25,10 @@ MAX_FILES = 5_000
 Fingerprint = tuple
 
 
-def fingerprint(source: Any) -> Fingerprint:
-    """What changes when the source's files are written: (path, size, mtime) of each file."""
-    db_path = getattr(source, "db_path", None)
-    paths = [Path(db_path), Path(f"{db_path}-wal")] if db_path is not None else [Path(source.path)]
+def fingerprint(source: MemorySource) -> Fingerprint:
+    """What changes when the source's files are written: (path, size, mtime) of each file
+    (its databases with their write-ahead logs, else what it reads)."""
+    paths = [Path(p) for db in source.watched_databases() for p in (db, f"{db}-wal")] or [Path(source.path)]
     marks: list[tuple[str, int, int]] = []
     for path in paths:
         if path.is_dir():

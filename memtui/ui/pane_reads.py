@@ -8,9 +8,10 @@ that moved on stops the read early.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 from memtui.core.diff import diff_stats
+from memtui.core.memory_source import MemorySource
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, SessionInfo, StepInfo, TaskInfo
 from memtui.core.task_tree import build_task_tree
 
@@ -23,7 +24,7 @@ def _never() -> bool:
     return False
 
 
-def sessions_with_titles(source: Any, offset: int = 0, limit: int | None = None
+def sessions_with_titles(source: MemorySource, offset: int = 0, limit: int | None = None
                          ) -> tuple[list[SessionInfo], dict[Id, str], int]:
     """Sessions (`limit` of them from `offset`; all by default), the titles of their current
     tasks, and how many tasks are orphans. memtui's store reads the titles with the sessions;
@@ -33,11 +34,8 @@ def sessions_with_titles(source: Any, offset: int = 0, limit: int | None = None
                              if s.current_task_id is not None and s.current_title}
     current_ids = [s.current_task_id for s in sessions if s.current_task_id is not None
                    and s.current_task_id not in titles]
-    by_id = getattr(source, "tasks_by_id", None)
     for start in range(0, len(current_ids), TITLE_CHUNK):
-        chunk = current_ids[start:start + TITLE_CHUNK]
-        found = by_id(chunk) if by_id else [source.task(i) for i in chunk]
-        titles.update((t.id, t.title) for t in found)
+        titles.update((t.id, t.title) for t in source.tasks_by_id(current_ids[start:start + TITLE_CHUNK]))
     return sessions, titles, len(source.tasks(None))
 
 
@@ -45,7 +43,7 @@ FIRST_SESSIONS = 200
 """Sessions read for the first paint; the rest follow."""
 
 
-def session_parts(source: Any, first: int | None = None
+def session_parts(source: MemorySource, first: int | None = None
                   ) -> Iterator[tuple[list[SessionInfo], dict[Id, str], int, int, bool]]:
     """(sessions, titles, orphan count, offset, complete): the newest `first` sessions
     (FIRST_SESSIONS), then (if there are more) all the others."""
@@ -79,14 +77,14 @@ class TaskForest:
         return f"{len(own)}" + (f" + {len(elsewhere)} from other sessions" if elsewhere else "")
 
 
-def task_forest(source: Any, session_id: Id | None, cancelled: Cancelled = _never) -> TaskForest:
+def task_forest(source: MemorySource, session_id: Id | None, cancelled: Cancelled = _never) -> TaskForest:
     """The session's tasks with their handoff children (sub-agents of other sessions too):
     memtui.core.task_tree's forest, the same one `memtui export` draws."""
     tree = build_task_tree(source, session_id, cancelled=cancelled)
     return TaskForest(tree.tasks, tree.children, tree.roots, tree.handed_from)
 
 
-def step_page(source: Any, task_id: Id, offset: int, limit: int,
+def step_page(source: MemorySource, task_id: Id, offset: int, limit: int,
               with_totals: bool) -> tuple[list[StepInfo], dict[str, float] | None]:
     """One page of a task's steps and, for the first page, the task's totals. The last page
     ends with the task's rollbacks and undos (`rollback_rows`), which no step made."""
@@ -96,15 +94,7 @@ def step_page(source: Any, task_id: Id, offset: int, limit: int,
         steps += marks
     if not with_totals:
         return steps, None
-    step_totals = getattr(source, "step_totals", None)
-    if step_totals is not None:
-        totals = dict(step_totals(task_id))
-    else:
-        totals = {"steps": source.task(task_id).step_count,
-                  "tokens_in": sum(s.tokens_in for s in steps),
-                  "tokens_out": sum(s.tokens_out for s in steps),
-                  "cost": sum(s.cost for s in steps),
-                  "duration_ms": sum(s.duration_ms for s in steps)}
+    totals = dict(source.step_totals(task_id))
     totals["steps"] = totals.get("steps", 0) + len(marks)
     return steps, totals
 
@@ -113,7 +103,7 @@ ROLLBACK_TOOLS = {"rollback": "↶ rollback", "undo": "↷ undo"}
 """How memtui's own rollback and undo checkpoints read in the step timeline."""
 
 
-def rollback_rows(source: Any, task_id: Id) -> list[StepInfo]:
+def rollback_rows(source: MemorySource, task_id: Id) -> list[StepInfo]:
     """The task's rollback and undo checkpoints as rows of its timeline (after its steps):
     selecting one shows the files it wrote, and `u` undoes the newest."""
     from memtui.core.rollback import ROLLBACK_LABELS
@@ -127,7 +117,7 @@ def rollback_rows(source: Any, task_id: Id) -> list[StepInfo]:
     return rows
 
 
-def find_step(source: Any, task_id: Id, seq: int, limit: int, cancelled: Cancelled = _never) -> Id | None:
+def find_step(source: MemorySource, task_id: Id, seq: int, limit: int, cancelled: Cancelled = _never) -> Id | None:
     """The id of the task's step numbered `seq`, paging through its steps (None if absent)."""
     offset = 0
     while not cancelled():
@@ -139,14 +129,14 @@ def find_step(source: Any, task_id: Id, seq: int, limit: int, cancelled: Cancell
     return None
 
 
-def checkpoint_files(source: Any, checkpoint_id: Id) -> tuple[CheckpointInfo | None, list[EntryInfo]]:
+def checkpoint_files(source: MemorySource, checkpoint_id: Id) -> tuple[CheckpointInfo | None, list[EntryInfo]]:
     """A checkpoint (when the source describes one) and its changed files."""
     entries = list(source.checkpoint_entries(checkpoint_id))
-    checkpoint = source.checkpoint(checkpoint_id) if hasattr(source, "checkpoint") else None
+    checkpoint = source.checkpoint(checkpoint_id)
     return checkpoint, entries
 
 
-def line_counts(source: Any, entries: list[EntryInfo],
+def line_counts(source: MemorySource, entries: list[EntryInfo],
                 cancelled: Cancelled = _never) -> dict[Id, tuple[int, int] | None] | None:
     """Lines added and removed per entry (None for binary or unreadable content; the file's
     own pane says why when opened). None when cancelled part-way."""
@@ -157,7 +147,7 @@ def line_counts(source: Any, entries: list[EntryInfo],
         try:
             before, after = source.read_entry(entry.id)
         except Exception:  # shown per file when the user opens it; the store's own hunk counts, if any
-            stats[entry.id] = getattr(entry, "line_counts", None)
+            stats[entry.id] = entry.line_counts
             continue
         counted = diff_stats(before, after)
         stats[entry.id] = None if counted is None else (counted.added, counted.removed)

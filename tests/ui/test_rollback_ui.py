@@ -165,6 +165,7 @@ class DialogHost(App):
     """The rollback dialog over an empty screen, with a plan built by hand (no store, no disk)."""
 
     CSS_PATH = [tcss_dir() / "rollback.tcss"]
+    source = None  # no store: the dialog is offered as memtui's own store would offer it
 
     def __init__(self, plan: RollbackPlan, undo: str = "store") -> None:
         super().__init__()

@@ -20,13 +20,17 @@ from typing import TypeVar
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
-from memtui.ui.commands import command_for
+from memtui.ui.commands import action_offered, command_for
 
 T = TypeVar("T")
 
 
 class MemtuiScreen(Screen[T]):
-    """A memtui screen: its failed workers are reported by the app, then `worker_failed` runs."""
+    """A memtui screen: its failed workers are reported by the app, then `worker_failed` runs;
+    a command the open source can't do (memtui.ui.commands, `needs`) is neither shown nor run."""
+
+    COMMAND_SCOPE: str | None = None
+    """The screen's scope in memtui.ui.commands (its bindings, palette entries and help)."""
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state != WorkerState.ERROR:
@@ -35,9 +39,12 @@ class MemtuiScreen(Screen[T]):
         self.worker_failed(event.worker)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """A command of the table that applies only in some panes is hidden (footer) and not
-        run elsewhere: the footer shows what the keys do where the focus is."""
-        command = command_for(getattr(self, "COMMAND_SCOPE", None), action, parameters)
+        """A command of the table is hidden (footer) and not run where it does not apply: when
+        the open source can't do what it needs, or outside the panes it applies in (the footer
+        shows what the keys do where the focus is)."""
+        if not action_offered(action, parameters, self.COMMAND_SCOPE, self.app.source):  # type: ignore[attr-defined]
+            return False
+        command = command_for(self.COMMAND_SCOPE, action, parameters)
         if command is not None and command.panes and self.focused_pane() not in command.panes:
             return False
         return True
@@ -45,6 +52,10 @@ class MemtuiScreen(Screen[T]):
     def focused_pane(self) -> str | None:
         """The name of the pane the focus is in (screens with panes say; None elsewhere)."""
         return None
+
+    def refresh_data(self) -> None:
+        """Reload what the screen shows (after a write, or when the store changed); the app
+        asks every screen on the stack."""
 
     def worker_failed(self, worker: Worker) -> None:
         """Leave the loading state after `worker` failed (the user was already told why).

@@ -198,6 +198,9 @@ class DecisionForm(MemtuiModal[dict[str, str] | None]):
     FIELDS = (("title", "Decision (title)"), ("problem", "Problem"), ("options", "Options considered"),
               ("chosen", "Chosen"), ("why", "Why"))
 
+    _warned = False
+    """Whether the form already said a decision without a why helps nobody (once per form)."""
+
     def compose(self) -> ComposeResult:
         with Vertical(id="decision-form"):
             yield Static("Add a decision", id="decision-form-title")
@@ -229,7 +232,7 @@ class DecisionForm(MemtuiModal[dict[str, str] | None]):
         if not values["why"]:
             self.query_one("#decision-form-hint", Static).update(
                 "Without a why, the next agent cannot judge the decision: add one (ctrl+s again adds anyway).")
-            if not getattr(self, "_warned", False):
+            if not self._warned:
                 self._warned = True
                 self.query_one("#decision-why", Input).focus()
                 return

@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from memtui.ui.commands import COMMANDS, SCOPES, bindings, screen_scopes
+from memtui.ui.commands import COMMANDS, SCOPES, bindings, offered, screen_scopes
 from memtui.ui.screens.base import MemtuiModal
 
 NAVIGATION = (
@@ -44,7 +44,7 @@ class HelpScreen(MemtuiModal[None]):
         table.add_column()
         order = sorted(SCOPES, key=lambda s: (s not in self.scopes, list(SCOPES).index(s)))
         for scope in order:
-            rows = [c for c in COMMANDS if c.scope == scope]
+            rows = [c for c in COMMANDS if c.scope == scope and offered(c, self.app.source)]  # type: ignore[attr-defined]
             if not rows:
                 continue
             table.add_row(Text(""), Text(SCOPES[scope], style="bold underline"))

@@ -230,6 +230,8 @@ class MemoryScreen(MemtuiScreen[None]):
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not super().check_action(action, parameters):
+            return False  # the source can't (a read-only session, a store without a workspace)
         if action == "save":
             return self.editing
         if action == "filter" and self.loaded.active:

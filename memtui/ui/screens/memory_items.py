@@ -10,7 +10,6 @@ never removes them — the same rule RA.Aid's own GC follows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -23,6 +22,7 @@ from textual.widgets import Footer, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from memtui.core.memory_source import Capability
 from memtui.core.model import MemoryItem
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
@@ -119,8 +119,7 @@ class MemoryItemsScreen(MemtuiScreen[None]):
     @work(thread=True, exclusive=True, group="items", exit_on_error=False, description="load memory items")
     def load_items(self) -> None:
         with self.app.reading() as source:
-            finder = getattr(source, "memory_items", None)
-            items = list(finder()) if callable(finder) else []
+            items = list(source.memory_items())
         if not get_current_worker().is_cancelled:
             self.post_message(self.ItemsLoaded(items))
 
@@ -153,7 +152,7 @@ class MemoryItemsScreen(MemtuiScreen[None]):
 
     # ------------------------------------------------------------------ curation
     def _can_curate(self) -> bool:
-        return "curate" in getattr(self.app.source, "capabilities", ())
+        return self.app.source is not None and self.app.source.can(Capability.CURATE)
 
     def action_toggle_mark(self) -> None:
         """Mark or unmark the highlighted item for deletion."""
@@ -200,9 +199,7 @@ class MemoryItemsScreen(MemtuiScreen[None]):
         ids = {kind: [i.id for i in chosen if i.kind == kind] for kind in CURATABLE}
         plan = plan_curate(source.path, facts=ids["fact"], snippets=ids["snippet"], notes=ids["note"])
         deleted = apply_curate(plan)
-        reload = getattr(source, "reload", None)
-        if callable(reload):
-            reload()
+        source.reload()
         self.post_message(self.Curated(deleted, list(plan.refused)))
 
     @on(Curated)

@@ -20,6 +20,7 @@ from textual.widgets import Button, Checkbox, Label, ListItem, ListView, Static
 
 from memtui.core.model import Id
 from memtui.core.rollback import FilePlan, RollbackPlan, RollbackResult
+from memtui.core.sources.transcript_undo import UndoRecorder
 from memtui.ui.commands import bindings
 from memtui.ui.text import sanitize
 from memtui.ui.widgets.diff_view import DiffView
@@ -271,9 +272,9 @@ def _confirm(app: Any, plan: RollbackPlan, title: str) -> None:
             _apply_worker(app, plan.with_force(force), title)
 
     warning = ""
-    if getattr(app.store, "needs_upgrade", False):
+    if app.store is not None and app.store.needs_upgrade:
         warning = "This store has an older schema: recording the undo upgrades it to the current one."
-    undo = "store" if app.store is not None else "state" if hasattr(app.source, "record_checkpoint") else ""
+    undo = "store" if app.store is not None else "state" if isinstance(app.source, UndoRecorder) else ""
     app.push_screen(RollbackScreen(plan, title, warning, undo=undo), chosen)
 
 
@@ -301,5 +302,4 @@ def _done(app: Any, result: RollbackResult, title: str) -> None:
         lines.append(f"{f.path}: {f.status} — {f.reason}")
     app.notify("\n".join(lines), title=f"{title}: {'done' if result.ok else 'incomplete'}",
                severity="information" if result.ok else "warning", timeout=10, markup=False)
-    reopen = getattr(app, "reopen_source", None)
-    reopen() if callable(reopen) else app.refresh_data()
+    app.reopen_source()

@@ -8,7 +8,6 @@ after the store did not keep (another agent's store) is explained instead (`show
 
 from __future__ import annotations
 
-from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -68,22 +67,20 @@ class DiffPane(Vertical):
         self.query_one("#diff-message-text", Static).update(Text("Reading…"))
         self.query_one(ContentSwitcher).current = "diff-message"
 
-    def show_partial(self, entry: Any) -> bool:
+    def show_partial(self, entry: EntryInfo) -> bool:
         """For a file change whose before or after the store did not keep (a Codex patch, a
         Claude Code edit without `originalFile`): show why, and the store's own diff, instead
         of a misleading empty diff. Returns whether it did."""
-        if getattr(entry, "before_known", True) and getattr(entry, "after_known", True):
+        if entry.before_known and entry.after_known:
             return False
         text = Text()
         text.append("The full contents of this file are not in the store", style="bold")
-        reason = getattr(entry, "unknown_reason", "")
-        if reason:
-            text.append(f": {sanitize(reason)}")
+        if entry.unknown_reason:
+            text.append(f": {sanitize(entry.unknown_reason)}")
         text.append(".\nIt cannot be diffed in full or rolled back.")
-        patch = getattr(entry, "diff", None)
-        if patch:
+        if entry.diff:
             text.append("\n\nThe change as the agent recorded it:\n\n", style="bold")
-            text.append(sanitize(patch, multiline=True))
+            text.append(sanitize(entry.diff, multiline=True))
         self.show_message(text)
         return True
 

@@ -25,23 +25,22 @@ class WorkspaceBar(Horizontal):
         yield Label("", id="ws-gc")
 
     def on_mount(self) -> None:
-        measured = getattr(self.app, "measured", None)
+        measured = self.app.measured  # type: ignore[attr-defined]  (MemtuiApp)
         if measured is not None:
             self.show(self.app, measured)
 
     def show(self, app: Any, measured: Any) -> None:
         """Fill in the facts (`measured` is a `WorkspaceMeasured` message)."""
-        kind = getattr(getattr(app, "source", None), "kind", "")
-        if kind and kind != "memtui":  # another agent's store: say whose
-            self.query_one("#ws-name", Label).update(Text(f"memtui · {KIND_LABELS.get(kind, kind)}"))
-        label = workspace_label(app)
-        self.query_one("#ws-path", Label).update(safe_text(label))
+        source = app.source
+        if source is not None and source.kind != "memtui":  # another agent's store: say whose
+            self.query_one("#ws-name", Label).update(Text(f"memtui · {KIND_LABELS.get(source.kind, source.kind)}"))
+        self.query_one("#ws-path", Label).update(safe_text(workspace_label(app)))
         self.query_one("#ws-size", Label).update(
             Text(f"DB {human_bytes(measured.db_bytes)}" if measured.db_bytes is not None else ""))
         badge = self.query_one("#ws-badge", Label)
-        store = getattr(app, "store", None)
-        readonly = getattr(store, "readonly", True) if store is not None else True
-        old = store is not None and getattr(store, "needs_upgrade", False)
+        store = app.store
+        readonly = store.readonly if store is not None else True
+        old = store is not None and store.needs_upgrade
         badge.update(Text("read-only" + (" · older schema" if old else "")) if readonly else Text(""))
         badge.set_class(readonly, "-readonly")
         self.query_one("#ws-follow", Label).update(Text("● following" if app.follower.enabled else ""))

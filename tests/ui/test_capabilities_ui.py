@@ -1,0 +1,104 @@
+"""What a source can't do is not offered — not in the footer, the palette or the help — and
+its key does nothing harmful; what it can do is offered. Per source kind."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memtui.core.demo import build_demo
+from memtui.core.sources.claude_code import ClaudeCodeSource
+from memtui.core.sources.ra_aid import RaAidSource
+from memtui.core.store import AgentStore
+from memtui.ui.app import make_app
+from memtui.ui.commands import commands_for, screen_scopes
+from memtui.ui.screenshots import settle
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def footer_keys(app) -> set[str]:
+    """The keys the footer shows now (Textual hides a binding whose check_action is False)."""
+    return {binding.key for _node, binding, enabled, _tip in app.screen.active_bindings.values()
+            if binding.show and enabled}
+
+
+def palette(app) -> set[str]:
+    source = app.source
+    return {c.action for c in commands_for(screen_scopes(app.screen), source) if c.palette}
+
+
+def help_rows(app) -> str:
+    """The descriptions the help screen lists over the current screen."""
+    from memtui.ui.screens.help import HelpScreen
+
+    return " | ".join(str(cell) for cell in HelpScreen(app.screen)._table().columns[1]._cells)
+
+
+@pytest.fixture
+def demo(tmp_path):
+    return build_demo(tmp_path / "demo", seed=1)
+
+
+async def test_memtuis_own_store_offers_gc_stats_rollback_and_pin(demo):
+    app = make_app(demo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        keys = footer_keys(app)
+        assert {"g", "s", "r", "u", "v"} <= keys
+        assert {"gc", "stats", "rollback", "undo_rollback", "toggle_pin"} <= palette(app)
+        assert "memory_items" not in palette(app)  # memtui's store keeps no facts or snippets
+
+
+async def test_a_claude_code_home_offers_no_gc_stats_pin_or_rollback(tmp_path):
+    home = shutil.copytree(FIXTURES / "claude_home", tmp_path / "claude")
+    source = ClaudeCodeSource.from_path(home)
+    app = make_app(home, source=source)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        keys = footer_keys(app)
+        assert not {"g", "s", "r", "u"} & keys
+        assert {"v", "right_square_bracket,n"} & keys or "f" in keys  # its file changes can be diffed
+        offered = palette(app)
+        assert not {"gc", "stats", "rollback", "undo_rollback", "toggle_pin", "memory_items"} & offered
+        shown = help_rows(app)
+        assert "Roll back" not in shown and "GC preview" not in shown and "Pin" not in shown
+        # The keys do nothing harmful: no screen opens, nothing is written.
+        before = {p: p.stat().st_mtime_ns for p in home.rglob("*") if p.is_file()}
+        for key in ("g", "s", "r", "R", "u", "p", "i"):
+            await pilot.press(key)
+            await settle(pilot)
+            assert type(app.screen).__name__ == "MainScreen"
+        assert {p: p.stat().st_mtime_ns for p in home.rglob("*") if p.is_file()} == before
+
+
+async def test_ra_aid_offers_its_memory_items_and_their_curation(tmp_path):
+    project = shutil.copytree(FIXTURES / "ra_aid_project", tmp_path / "ra")
+    source = RaAidSource(project / ".ra-aid" / "pk.db")
+    app = make_app(project, source=source)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert "memory_items" in palette(app)
+        assert not {"gc", "stats", "rollback"} & palette(app)
+        await pilot.press("i")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "MemoryItemsScreen"
+        assert {"d", "space"} <= footer_keys(app)
+
+
+async def test_read_only_offers_no_writing_action(demo):
+    app = make_app(demo, read_only=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert not {"rollback", "undo_rollback", "toggle_pin"} & palette(app)
+        assert "r" not in footer_keys(app)
+        await pilot.press("g")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "MainScreen"  # GC is a writing capability
+        await pilot.press("m")
+        await settle(pilot)
+        assert "e" not in footer_keys(app)  # memory documents: read, not edited
+    with AgentStore.open(demo, readonly=True) as store:
+        assert not any(t.pinned for t in store.tasks_by_id(list(range(1, 19))) if t.id != 12)
