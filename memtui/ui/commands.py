@@ -151,7 +151,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("export", "x", "Export the highlighted session (sessions pane) or task: Markdown, HTML, JSON",
             scope="main", footer="Export", show=False),
     Command("resume", "a", "Resume the highlighted session in its agent (claude --resume, codex resume)",
-            scope="main", footer="Resume", show=False, needs=Capability.RESUME),
+            scope="main", footer="Resume", show=False),
     Command("confirm", "y", "Roll back as listed", scope="rollback", needs=Capability.ROLLBACK),
     Command("toggle_force", "f", "Overwrite conflicting files / leave them alone", scope="rollback",
             footer="Force", needs=Capability.ROLLBACK),

@@ -64,7 +64,8 @@ async def test_a_claude_code_home_offers_no_gc_stats_pin_or_rollback(tmp_path):
         offered = palette(app)
         assert not {"gc", "stats", "rollback", "undo_rollback", "toggle_pin", "memory_items"} & offered
         shown = help_rows(app)
-        assert "Roll back" not in shown and "GC preview" not in shown and "Pin" not in shown
+        assert "Roll back the selected" not in shown and "GC preview" not in shown
+        assert "Pin / unpin the highlighted task" not in shown
         # The keys do nothing harmful: no screen opens, nothing is written.
         before = {p: p.stat().st_mtime_ns for p in home.rglob("*") if p.is_file()}
         for key in ("g", "s", "r", "R", "u", "p", "i"):
