@@ -6,6 +6,7 @@ from memory_workspace import make_store, make_workspace
 from textual.widgets import DataTable, Input
 
 from memtui.core.memory import read_decisions
+from memtui.core.store import AgentStore
 from memtui.ui.screens.decisions import DecisionForm, DecisionsScreen
 from memtui.ui.screens.memory import MemoryScreen
 from memtui.ui.screens.search import SearchScreen, open_search_hit
@@ -125,3 +126,22 @@ async def test_enter_in_the_query_opens_the_first_hit_and_the_count_is_the_total
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, MemoryScreen) and app.screen.current == ".agent/init.d/04-decision-log.md"
+
+
+async def test_search_finds_steps_recorded_after_it_opened(tmp_path, open_app):
+    root = workspace(tmp_path)
+    make_store(root)
+    async with open_app(root, size=SIZE) as pilot:
+        app = pilot.app
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        app.screen.query_one(Input).value = "capybara"
+        await settle(pilot)
+        assert str(app.screen.query_one("#search-status").render()) == "no matches"
+        with AgentStore.open(root) as store:  # the agent goes on working
+            store.record_step(2, "bash", {"command": "make lock"}, "capybara ok")
+        app.reload_source()  # what follow mode and ctrl+r do on a change
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        assert [(h.kind, h.task) for h in app.screen.hits] == [("step", "2")]
+        assert str(app.screen.query_one("#search-status").render()).startswith("1 match —")

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
 
 import pytest
-from memory_workspace import make_store, make_workspace
+from memory_workspace import FILES, make_store, make_workspace
 
+from memtui.core.atomic import forbid_writes
 from memtui.core.memory import SearchIndex, search_workspace
 from memtui.core.store import AgentStore
 
@@ -112,16 +117,143 @@ def test_cancelled_refresh_stops_early(tmp_path):
 
 
 def test_only_changed_tasks_are_reindexed(ws):
+    def rows_of(index, task):  # the rowids of a task's records in the index
+        return index.conn.execute("SELECT rowid FROM records WHERE task = ? ORDER BY rowid", (task,)).fetchall()
+
     with AgentStore.open(ws, readonly=True) as store, SearchIndex(ws, store) as index:
         index.refresh()
+        before = {task: rows_of(index, task) for task in ("1", "2")}
     with AgentStore.open(ws) as store:
         store.record_step(2, "bash", {"command": "make lock"}, "capybara ok")
-    with AgentStore.open(ws, readonly=True) as store:
-        asked = []
-        original = store.steps
-        store.steps = lambda task_id, *a, **k: asked.append(task_id) or original(task_id, *a, **k)
-        with SearchIndex(ws, store) as index:
-            index.refresh()
-            assert asked == [2]
-            assert [(h.kind, h.task, h.line) for h in index.search("capybara")] == [("step", "2", 1)]
-            assert [h.task for h in index.search("quokka")] == ["1"]  # untouched task still indexed
+    with AgentStore.open(ws, readonly=True) as store, SearchIndex(ws, store) as index:
+        index.refresh()
+        assert rows_of(index, "1") == before["1"]  # untouched: not written again
+        assert rows_of(index, "2") != before["2"]
+        assert [(h.kind, h.task, h.line) for h in index.search("capybara")] == [("step", "2", 1)]
+        assert [h.task for h in index.search("quokka")] == ["1"]  # untouched task still indexed
+
+
+WORDS = {
+    "MEMORY.md": (
+        "# Memory\n"
+        "- call getConfig() before start\n"        # 2: camelCase identifier
+        "- parse_config(path) reads the file\n"    # 3: snake_case identifier
+        "- parse config by hand is slower\n"       # 4: the same words, not the identifier
+        "- see core/store/reads.py for paging\n"   # 5: a path
+        "- 数据库连接很慢\n"                          # 6: CJK without spaces
+        "- lock, around the corner\n"              # 7: the words of a phrase, not the phrase
+        "- Über die Brücke\n"                      # 8: non-ASCII letters
+    ),
+}
+
+
+def lines(root, query):
+    return sorted(h.line for h in search_workspace(root, query) if h.file == "MEMORY.md")
+
+
+def test_terms_match_inside_words_identifiers_paths_and_cjk(tmp_path):
+    root = make_workspace(tmp_path / "ws", {**FILES, **WORDS})
+    assert lines(root, "Config") == [2, 3, 4]  # inside getConfig, parse_config and a word
+    assert lines(root, "onfi") == [2, 3, 4]
+    assert lines(root, "getconfig") == [2]
+    assert lines(root, "parse_config") == [3]  # the identifier, not "parse config"
+    assert lines(root, "se_con") == [3]
+    assert lines(root, "store/reads.p") == [5]
+    assert lines(root, "e/reads") == [5]
+    assert lines(root, "数据库") == [6] and lines(root, "连接") == [6]  # inside a run; 2 characters
+    assert lines(root, '"lock around"') == []  # a phrase is the exact text
+    assert lines(root, '"lock, around"') == [7]
+    assert lines(root, "brücke") == [8] and lines(root, "über") == [8]
+    assert lines(root, "ÜBER") == [8]  # a word: case folded for every letter
+    assert lines(root, '"DIE BRÜCKE"') == []  # checked as text: LIKE folds ASCII letters only
+    assert lines(root, '"DIE Brücke"') == [8]
+    assert lines(root, "getConfig xylophone") == []  # every term must match
+
+
+def test_hits_come_files_first_then_newest_records_and_are_counted(ws):
+    with (ws / "MEMORY.md").open("a") as memory:
+        memory.write("".join(f"- llama {i}\n" for i in range(1_100)))
+    with AgentStore.open(ws) as store:
+        session = store.start_session("llamas")
+        older = store.start_task(session, "first llama task")
+        newer = store.start_task(session, "second llama task")
+    with AgentStore.open(ws, readonly=True) as store, SearchIndex(ws, store) as index:
+        index.refresh()
+        hits, found = index.search_counted("llama", 200, 1_001)
+        assert (len(hits), found) == (200, 1_001)  # "200 of 1,000+"
+        first = len(FILES["MEMORY.md"].splitlines()) + 1
+        assert [(h.line, h.text) for h in hits[:2]] == [(first, "- llama 0"), (first + 1, "- llama 1")]
+        hits, found = index.search_counted("llama", 2_000, 5_000)
+        assert found == len(hits) == 1_102
+        assert [h.task for h in hits if h.kind == "task"] == [str(newer), str(older)]
+        assert index.search_counted("llama task", 1, 1_001) == (hits[-2:-1], 2)
+        assert index.search("llama", kinds=["task"]) == hits[-2:]
+
+
+def test_an_interrupted_first_index_is_rolled_back_and_rebuilt(tmp_path):
+    """kill -9 in the middle of the first index: the next search finds everything and
+    leaves only the index file."""
+    root = make_workspace(tmp_path / "ws")
+    with AgentStore.open(root) as store:
+        session = store.start_session("many")
+        for number in range(60):
+            task = store.start_task(session, f"task {number}")
+            store.record_step(task, "bash", {"command": f"echo step {number}"}, f"marmot{number}")
+    child = textwrap.dedent(f"""
+        import sys, time
+        import memtui.core.memory.search as search
+        from memtui.core.store import AgentStore
+        search.CHUNK = 5
+        real = search.store_batches
+        def slow(store, tasks):
+            for batch in real(store, tasks):
+                yield batch
+                print("batch", flush=True)
+                time.sleep(0.2)
+        search.store_batches = slow
+        with AgentStore.open({str(root)!r}, readonly=True) as store:
+            search.search_workspace({str(root)!r}, "marmot", store)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "batch\n"  # indexing has begun, nothing committed
+        assert (root / ".agent/.memtui/search.db-journal").exists()
+    finally:
+        proc.kill()
+        proc.wait()
+    with AgentStore.open(root, readonly=True) as store:
+        assert len(search_workspace(root, "marmot", store, limit=100)) == 60
+        assert [h.task for h in search_workspace(root, "marmot59", store)] == ["60"]
+    assert sorted(os.listdir(root / ".agent/.memtui")) == ["search.db"]
+
+
+def test_an_index_of_the_older_layout_is_replaced(tmp_path):
+    root = make_workspace(tmp_path / "ws")
+    index_file = root / ".agent/.memtui/search.db"
+    index_file.parent.mkdir(parents=True)
+    with sqlite3.connect(index_file) as old:
+        old.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
+        old.execute("INSERT INTO meta VALUES ('schema', '2')")
+        old.execute("CREATE VIRTUAL TABLE entries USING fts5(text, tokenize='trigram')")
+    old.close()
+    assert {h.file for h in search_workspace(root, "flaky")} >= {"PROJECT_MEMORY.md"}
+    with sqlite3.connect(index_file) as conn:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    conn.close()
+    assert "entries" not in tables and "records" in tables
+
+
+def test_read_only_and_foreign_workspaces_get_no_index_file(tmp_path):
+    root = make_workspace(tmp_path / "ws")
+    forbid_writes("memtui was started with --read-only")
+    try:
+        assert search_workspace(root, "flaky")
+    finally:
+        forbid_writes(None)
+    assert not (root / ".agent/.memtui").exists()
+    foreign = tmp_path / "project"  # a workspace some other agent keeps: no .agent folder
+    foreign.mkdir()
+    (foreign / "CLAUDE.md").write_text("# Notes\n- the flaky test\n")
+    before = sorted(p.relative_to(foreign) for p in foreign.rglob("*"))
+    assert [h.file for h in search_workspace(foreign, "flaky")] == ["CLAUDE.md"]
+    assert sorted(p.relative_to(foreign) for p in foreign.rglob("*")) == before

@@ -1,44 +1,70 @@
 """Full-text search over memory documents and the store: files line by line, task titles
 and summaries, messages, step arguments and results.
 
-The index is SQLite FTS5 (trigram tokenizer, so substrings, identifiers and CJK match) in
-its own file, `<store dir>/.memtui/search.db` (normally `.agent/.memtui/search.db`); agent.db
-is only ever read. Files are re-indexed when their size or mtime changes; when agent.db (or
-its WAL) changed, the tasks whose signature (updated_at, step count, status, summary,
-messages) changed are re-indexed. Where that folder is not writable, the index
-is built in memory for the one search.
+The index is its own SQLite file, `<store dir>/.memtui/search.db` (normally
+`.agent/.memtui/search.db`); agent.db is only ever read. It holds each record once in an FTS5
+`unicode61` table indexed by word without positions, and the vocabulary of indexed words with
+a trigram index, so that a term still matches as a substring (memtui.core.memory.search_plan).
+Files are re-indexed when their size or mtime changes; when agent.db (or its WAL) changed, the
+tasks whose signature changed. One refresh is one transaction: an interrupted one (kill -9)
+leaves SQLite's journal, which the next open rolls back, so the next refresh redoes it. Where
+the folder is not writable, or the process must not write (--read-only), the index is built in
+memory for the one search.
+
+Hits come files first (in document order), then task titles and summaries, messages, steps,
+each newest first: every kind is a rowid band of its own, so a query reads only the rows it
+returns (ranking tens of thousands of matches by relevance would take longer than a keystroke).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from memtui.core.memory.discover import MemoryDocument, discover_documents
+from memtui.core.memory.discover import discover_documents
+from memtui.core.memory.search_plan import TOKENIZER, Plan, like_escape, plan_query, prepare, query_terms
+from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, file_records, store_batches,
+                                               task_rows)
 
-SCHEMA_VERSION = "2"
+__all__ = ["INDEX_NAME", "KINDS", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchRecord",
+           "default_index_path", "excerpt", "query_terms", "search_workspace", "store_signature"]
+
+SCHEMA_VERSION = "3"
 INDEX_NAME = ".memtui/search.db"
-MAX_FIELD_CHARS = 32_000  # per step argument/result: enough to find it, bounded in size
 KINDS = ("file", "task", "step", "message")
+PAGE_SIZE = 16_384  # records of 0.5-2 KiB fill 16 KiB pages well (4 KiB pages: a fifth unused)
+CHUNK = 250  # tasks indexed between two looks at `cancelled`
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(rel TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER);
+CREATE TABLE IF NOT EXISTS tasks(task TEXT PRIMARY KEY, sig TEXT);
+CREATE TABLE IF NOT EXISTS spans(owner TEXT PRIMARY KEY, first INTEGER, last INTEGER) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS records USING fts5(
+    file UNINDEXED, task UNINDEXED, step UNINDEXED, line UNINDEXED, text,
+    tokenize='{TOKENIZER}', detail=none, columnsize=0);
+CREATE VIRTUAL TABLE IF NOT EXISTS records_v USING fts5vocab(records, row);
+CREATE TABLE IF NOT EXISTS terms(id INTEGER PRIMARY KEY, term TEXT UNIQUE);
+CREATE VIRTUAL TABLE IF NOT EXISTS terms_tri USING fts5(term, content='terms', content_rowid='id',
+                                                        tokenize='trigram');
+"""
+"""`records`: one row per record, its words indexed without positions (detail=none: smaller
+and faster to build than a positional index; a term of several words is checked as a
+substring over the rows holding all its words). Its rowid says the kind (BANDS). `spans`: the
+rowids of each file's and task's records of one kind (`file:REL`, `step:ID`…: they are
+inserted together), so they are removed as a rowid range. `terms`: every word indexed so far,
+with trigrams (`terms_tri`) to find the words containing a term."""
+
+BAND = 1 << 40
+BANDS = {"file": 1, "task": 2, "message": 3, "step": 4}
+"""A record of kind K has a rowid in [BANDS[K] * BAND, (BANDS[K] + 1) * BAND)."""
 
 
-@dataclass(frozen=True)
-class SearchRecord:
-    """One searchable unit. Files: one per line. Store records: `line` is 0, except steps,
-    whose `line` is the step's sequence number in its task."""
-
-    kind: str
-    text: str
-    file: str | None = None
-    task: str | None = None
-    step: str | None = None
-    line: int = 0
+def band(kind: str) -> tuple[int, int]:
+    return BANDS[kind] * BAND, (BANDS[kind] + 1) * BAND - 1
 
 
 @dataclass(frozen=True)
@@ -69,38 +95,8 @@ def _id(value: str) -> int | str:
     return int(value) if value.isdigit() else value
 
 
-def file_records(doc: MemoryDocument) -> Iterator[SearchRecord]:
-    """One record per non-blank line of a document (undecodable bytes replaced)."""
-    text = doc.path.read_bytes().decode("utf-8", "replace")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            yield SearchRecord("file", line, file=doc.rel, line=number)
-
-
-def task_records(store, task, messages) -> Iterator[SearchRecord]:
-    """The records of one task: its title and summary, its messages, its steps."""
-    key = str(task.id)
-    text = "\n".join(part for part in (task.title, task.summary) if part)
-    if text:
-        yield SearchRecord("task", text, task=key)
-    for message in messages:
-        # The store also keeps the summary as a message: one hit for it is enough.
-        if message.content and message.content != task.summary:
-            yield SearchRecord("message", message.content, task=key)
-    for step in store.steps(task.id):
-        parts = [step.tool, _clip(step.args), _clip(step.result), step.error or ""]
-        yield SearchRecord("step", "\n".join(p for p in parts if p), task=key, step=str(step.id), line=step.seq)
-
-
-def task_signature(task, messages) -> str:
-    """Changes when anything indexed of the task changes (a step, a checkpoint, the
-    status, the summary, GC, a message)."""
-    digest = hashlib.sha256(f"{task.title}\0{task.summary}".encode()).hexdigest()[:16]
-    return f"{task.updated_at}|{task.step_count}|{task.status}|{task.collected}|{len(messages)}|{digest}"
-
-
 class SearchIndex:
-    """An FTS5 index of one workspace (and its store, if any)."""
+    """The search index of one workspace (and its store, if any)."""
 
     def __init__(self, root: Path, store=None, path: Path | str | None = None) -> None:
         self.root = Path(root).resolve()
@@ -120,11 +116,14 @@ class SearchIndex:
     # -- keeping it current -----------------------------------------------------------------
 
     def refresh(self, cancelled: Callable[[], bool] = lambda: False) -> None:
-        """Re-index changed, new and removed documents, and the store if it changed."""
+        """Re-index changed, new and removed documents, and the store if it changed. A
+        cancelled refresh keeps what it indexed (the next one goes on from there)."""
+        self._added: list[tuple[int, int]] = []
         with self.conn:
             self._refresh_files(cancelled)
             if self.store is not None and not cancelled():
                 self._refresh_store(cancelled)
+            self._learn_words()
 
     def _refresh_files(self, cancelled: Callable[[], bool]) -> None:
         docs = discover_documents(self.root)
@@ -136,117 +135,177 @@ class SearchIndex:
             except OSError:
                 continue
         for rel in set(known) - set(current):
-            self._drop_file(rel)
+            self._drop("file", rel)
         for rel, (doc, mtime_ns) in current.items():
             if cancelled():
                 return
             if known.get(rel) == (doc.size, mtime_ns):
                 continue
-            self._drop_file(rel)
-            self._insert(file_records(doc))
+            self._drop("file", rel)
+            self._insert("file", ((r.file, None, None, r.line, r.text) for r in file_records(doc)))
             self.conn.execute("INSERT INTO files(rel, size, mtime_ns) VALUES (?, ?, ?)", (rel, doc.size, mtime_ns))
 
     def _refresh_store(self, cancelled: Callable[[], bool]) -> None:
         """Re-index only the tasks whose signature changed since the last refresh (a
-        running agent touches a few tasks; a full rebuild of a large store takes seconds)."""
+        running agent touches a few tasks; a full build of a large store takes seconds)."""
         signature = store_signature(self.store)
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'store'").fetchone()
         if row and row[0] == signature:
             return
-        known = dict(self.conn.execute("SELECT task, sig FROM tasks"))
-        present: set[str] = set()
-        for task in _all_tasks(self.store):
-            if cancelled():
-                return  # the transaction is still committed: what was indexed stays valid
-            key = str(task.id)
-            if key in present:
-                continue
-            present.add(key)
-            messages = self.store.messages(task.id)
-            sig = task_signature(task, messages)
-            if known.get(key) == sig:
-                continue
-            if key in known:
-                self.conn.execute("DELETE FROM entries WHERE kind != 'file' AND task = ?", (key,))
-            self._insert(task_records(self.store, task, messages))
-            self.conn.execute("INSERT OR REPLACE INTO tasks(task, sig) VALUES (?, ?)", (key, sig))
-        for key in set(known) - present:
-            self.conn.execute("DELETE FROM entries WHERE kind != 'file' AND task = ?", (key,))
-            self.conn.execute("DELETE FROM tasks WHERE task = ?", (key,))
+        with _reading(self.store):
+            rows = task_rows(self.store)
+            known = dict(self.conn.execute("SELECT task, sig FROM tasks"))
+            changed = [t for t in rows if known.get(t.key) != t.signature]
+            for key in set(known) - {t.key for t in rows}:
+                self._drop("task", key)
+                self.conn.execute("DELETE FROM tasks WHERE task = ?", (key,))
+            for start in range(0, len(changed), CHUNK):
+                if cancelled():
+                    return  # the transaction is still committed: what was indexed stays valid
+                chunk = changed[start:start + CHUNK]
+                for task in chunk:
+                    if task.key in known:
+                        self._drop("task", task.key)
+                for rows in store_batches(self.store, chunk):
+                    for kind, kind_rows in rows.items():
+                        self._insert(kind, kind_rows)
+                self.conn.executemany("INSERT OR REPLACE INTO tasks(task, sig) VALUES (?, ?)",
+                                      ((t.key, t.signature) for t in chunk))
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('store', ?)", (signature,))
 
-    def _drop_file(self, rel: str) -> None:
-        self.conn.execute("DELETE FROM entries WHERE kind = 'file' AND file = ?", (rel,))
-        self.conn.execute("DELETE FROM files WHERE rel = ?", (rel,))
+    def _drop(self, owner: str, key: str) -> None:
+        """Remove the records of one file (`owner` "file") or task ("task": all its kinds)."""
+        for kind in (("file",) if owner == "file" else ("task", "message", "step")):
+            span = self.conn.execute("SELECT first, last FROM spans WHERE owner = ?", (f"{kind}:{key}",)).fetchone()
+            if span is not None:
+                self.conn.execute("DELETE FROM records WHERE rowid BETWEEN ? AND ?", span)
+                self.conn.execute("DELETE FROM spans WHERE owner = ?", (f"{kind}:{key}",))
+        if owner == "file":
+            self.conn.execute("DELETE FROM files WHERE rel = ?", (key,))
 
-    def _insert(self, records: Iterable[SearchRecord]) -> None:
-        self.conn.executemany(
-            "INSERT INTO entries(kind, file, task, step, line, text) VALUES (?, ?, ?, ?, ?, ?)",
-            ((r.kind, r.file, r.task, r.step, r.line, r.text) for r in records),
-        )
+    def _insert(self, kind: str, rows: Iterable[tuple]) -> None:
+        """Add (file, task, step, line, text) rows of one kind, numbered on in its band, and
+        note each owner's span (an owner's rows come one after another)."""
+        low, high = band(kind)
+        top = self.conn.execute("SELECT rowid FROM records WHERE rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1",
+                                (low, high)).fetchone()
+        number = top[0] if top else low - 1
+        first = number + 1
+        spans: dict[str, list[int]] = {}
+
+        def numbered() -> Iterator[tuple]:
+            nonlocal number
+            for row in rows:
+                number += 1
+                owner = f"file:{row[0]}" if kind == "file" else f"{kind}:{row[1]}"
+                span = spans.get(owner)
+                if span is None:
+                    spans[owner] = [number, number]
+                else:
+                    span[1] = number
+                yield number, *row
+
+        self.conn.executemany("INSERT INTO records(rowid, file, task, step, line, text) VALUES (?, ?, ?, ?, ?, ?)",
+                              numbered())
+        self.conn.executemany("INSERT OR REPLACE INTO spans(owner, first, last) VALUES (?, ?, ?)",
+                              ((owner, lo, hi) for owner, (lo, hi) in spans.items()))
+        if number >= first:
+            self._added.append((first, number))
+
+    def _learn_words(self) -> None:
+        """Add the words of the records added by this refresh to the vocabulary: from the
+        whole word index after a first build, else through a scratch index of the new text."""
+        if not self._added:
+            return
+        before = self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM terms").fetchone()[0]
+        if before == 0:
+            self.conn.execute("INSERT OR IGNORE INTO terms(term) SELECT term FROM records_v")
+        else:
+            self.conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.new_words USING fts5(text, "
+                              f"tokenize='{TOKENIZER}', detail=none)")
+            self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.new_words_v USING fts5vocab(temp, new_words, row)")
+            for first, last in self._added:
+                self.conn.execute("INSERT INTO temp.new_words(text) SELECT text FROM records"
+                                  " WHERE rowid BETWEEN ? AND ?", (first, last))
+            self.conn.execute("INSERT OR IGNORE INTO terms(term) SELECT term FROM temp.new_words_v")
+            self.conn.execute("DELETE FROM temp.new_words")
+        self.conn.execute("INSERT INTO terms_tri(rowid, term) SELECT id, term FROM terms WHERE id > ?", (before,))
+        self._added = []
 
     # -- querying -----------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = 200, kinds: Iterable[str] = KINDS) -> list[SearchHit]:
-        """Records containing every word of `query` (quoted phrases kept together),
-        best matches first. Case-insensitive substring matching."""
+        """Records containing every term of `query` (quoted phrases kept together): files
+        first in document order, then task titles, messages and steps, newest first.
+        Case-insensitive; a term matches inside words too."""
+        return self.search_counted(query, limit, 0, kinds)[0]
+
+    def search_counted(self, query: str, shown: int, cap: int,
+                       kinds: Iterable[str] = KINDS) -> tuple[list[SearchHit], int]:
+        """The first `shown` hits, and how many there are counted up to `cap` (at least
+        len(hits)). Counting reads no text unless a term is checked as a substring; then
+        one pass reads the rows for both."""
         terms = query_terms(query)
-        if not terms:
-            return []
-        kinds = tuple(kinds)
-        marks = ",".join("?" * len(kinds))
-        if all(len(t) >= 3 for t in terms):
-            match = " ".join('"' + t.replace('"', '""') + '"' for t in terms)
-            sql = (
-                f"SELECT kind, file, task, step, line, text FROM entries WHERE entries MATCH ? "
-                f"AND kind IN ({marks}) ORDER BY rank LIMIT ?"
-            )
-            rows = self.conn.execute(sql, (match, *kinds, limit)).fetchall()
-        else:
-            # The trigram tokenizer cannot match terms shorter than 3 characters: scan.
-            where = " AND ".join("instr(lower(text), ?) > 0" for _ in terms)
-            sql = (
-                f"SELECT kind, file, task, step, line, text FROM entries WHERE {where} "
-                f"AND kind IN ({marks}) LIMIT ?"
-            )
-            rows = self.conn.execute(sql, (*[t.lower() for t in terms], *kinds, limit)).fetchall()
-        return [
-            SearchHit(kind, excerpt(text, terms), file=file, task=task, step=step, line=line or 0)
-            for kind, file, task, step, line, text in rows
-        ]
+        plan = plan_query(self.conn, terms) if terms else None
+        if plan is None or plan.empty or shown <= 0:
+            return [], 0
+        kinds = [k for k in BANDS if k in set(kinds)]
+        rows: list[tuple] = []
+        for kind in kinds:
+            want = (max(cap, shown) if plan.checks else shown) - len(rows)
+            if want <= 0:
+                break
+            rows.extend((kind, *row) for row in self._select(plan, kind, "file, task, step, line, text", want))
+        counted = len(rows)
+        if not plan.checks and cap > counted == shown:
+            counted = 0
+            for kind in kinds:
+                counted += len(self._select(plan, kind, "rowid", cap - counted))
+                if counted >= cap:
+                    break
+        hits = [SearchHit(kind, excerpt(text, terms), file=file, task=task, step=step, line=line or 0)
+                for kind, file, task, step, line, text in rows[:shown]]
+        return hits, max(counted, len(hits))
+
+    def _select(self, plan: Plan, kind: str, columns: str, limit: int) -> list[tuple]:
+        """Rows of one kind matching the plan, files in document order, others newest first."""
+        where = ["rowid BETWEEN ? AND ?"] + ["text LIKE ? ESCAPE '\\'" for _ in plan.checks]
+        params: list[Any] = [*band(kind), *(f"%{like_escape(c)}%" for c in plan.checks), limit]
+        if plan.groups:
+            where.insert(0, "records MATCH ?")
+            params.insert(0, plan.match)
+        order = "ASC" if kind == "file" else "DESC"
+        return self.conn.execute(f"SELECT {columns} FROM records WHERE {' AND '.join(where)}"
+                                 f" ORDER BY rowid {order} LIMIT ?", params).fetchall()
 
     # -- setup --------------------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            conn = self._open(self.path)
+            return self._open(self.path)
         except sqlite3.DatabaseError:
-            # A damaged index is only a cache: start it again.
-            if self.path != ":memory:":
-                Path(self.path).unlink(missing_ok=True)
-            conn = self._open(self.path)
-        return conn
+            # A damaged index, or one of an older layout, is only a cache: start it again.
+            if self.path == ":memory:":
+                raise
+            Path(self.path).unlink(missing_ok=True)
+            Path(self.path + "-journal").unlink(missing_ok=True)
+            return self._open(self.path)
 
     def _open(self, path: str) -> sqlite3.Connection:
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, check_same_thread=False)
         try:
+            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # only a new file takes it
+            conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
             row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
             if row and row[0] != SCHEMA_VERSION:
-                conn.executescript("DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS tasks; DELETE FROM meta;")
-            conn.executescript(
-                """
-                CREATE TABLE IF NOT EXISTS files(rel TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER);
-                CREATE TABLE IF NOT EXISTS tasks(task TEXT PRIMARY KEY, sig TEXT);
-                CREATE VIRTUAL TABLE IF NOT EXISTS entries USING fts5(
-                    kind UNINDEXED, file UNINDEXED, task UNINDEXED, step UNINDEXED, line UNINDEXED,
-                    text, tokenize = 'trigram');
-                """
-            )
+                raise sqlite3.DatabaseError(f"search index of layout {row[0]}")
+            conn.executescript(SCHEMA)
             conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
             conn.commit()
+            prepare(conn)
         except BaseException:
             conn.close()
             raise
@@ -261,7 +320,15 @@ def search_workspace(root: Path, query: str, store=None, limit: int = 200) -> li
 
 
 def default_index_path(root: Path, store=None) -> str:
-    """The index file beside the store, or ":memory:" where that folder is not writable."""
+    """The index file beside the store, or ":memory:" where that folder is not writable or
+    the process must not write (--read-only)."""
+    from memtui.core.atomic import check_writes_allowed
+    from memtui.core.errors import WritesForbidden
+
+    try:
+        check_writes_allowed()
+    except WritesForbidden:
+        return ":memory:"
     folder = Path(getattr(store, "db_path", root / ".agent" / "agent.db")).parent
     if not folder.is_dir():
         return ":memory:"
@@ -287,36 +354,30 @@ def store_signature(store) -> str:
     return "|".join(parts)
 
 
-def query_terms(query: str) -> list[str]:
-    """Words of a query; "quoted phrases" stay one term."""
-    return [a or b for a, b in re.findall(r'"([^"]+)"|(\S+)', query) if (a or b).strip()]
+def _reading(store):
+    """One consistent state of the store for the whole refresh."""
+    from contextlib import nullcontext
+
+    snapshot = getattr(store, "snapshot", None)
+    return snapshot() if callable(snapshot) else nullcontext()
 
 
 def excerpt(text: str, terms: list[str], width: int = 160) -> str:
-    """One line around the first match of any term (whole text if it is short)."""
-    flat = " ".join(text.split())
-    if len(flat) <= width:
+    """One line around the first match of any term (the whole text if it is short). Only a
+    window around the match is flattened: a hit's text may be 32 KB of output."""
+    if len(text) <= width:
+        return " ".join(text.split())
+    lowered = [t.lower() for t in terms]
+    lower = text.lower()
+    found = min((p for p in (lower.find(t) for t in lowered) if p >= 0), default=0)
+    low, high = max(0, found - width), min(len(text), found + 2 * width)
+    flat = " ".join(text[low:high].split())
+    if low == 0 and high == len(text) and len(flat) <= width:
         return flat
     lower = flat.lower()
-    positions = [p for p in (lower.find(t.lower()) for t in terms) if p >= 0]
-    start = max(0, min(positions, default=0) - width // 3)
+    found = min((p for p in (lower.find(t) for t in lowered) if p >= 0), default=0)
+    start = max(0, found - width // 3)
     end = min(len(flat), start + width)
-    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
-
-
-def _clip(value: Any) -> str:
-    if value is None:
-        return ""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text[:MAX_FIELD_CHARS]
-
-
-def _all_tasks(store) -> list:
-    tasks = []
-    for session in store.sessions():
-        tasks.extend(store.tasks(session.id))
-    try:
-        tasks.extend(store.tasks(None))  # orphans
-    except (TypeError, ValueError, LookupError):
-        pass
-    return tasks
+    more_before = start > 0 or bool(text[:low].strip())
+    more_after = end < len(flat) or bool(text[high:].strip())
+    return ("…" if more_before else "") + flat[start:end] + ("…" if more_after else "")

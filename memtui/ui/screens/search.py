@@ -26,8 +26,9 @@ COUNT_CAP = 1_000
 
 
 class SearchScreen(MemtuiScreen[SearchHit | None]):
-    """Type to search; the index (beside the store, never agent.db) is refreshed once when
-    the screen opens, then every query runs against it."""
+    """Type to search; the index (beside the store, never agent.db) is refreshed when the
+    screen opens and after each reload of the source (follow mode, ctrl+r), and every query
+    runs against it."""
 
     COMMAND_SCOPE = "search"
     BINDINGS = bindings("search")
@@ -35,10 +36,11 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     class ResultsFound(Message):
         """Hits for a query (posted from a worker)."""
 
-        def __init__(self, query: str, hits: list[SearchHit]) -> None:
+        def __init__(self, query: str, hits: list[SearchHit], found: int = 0) -> None:
             super().__init__()
             self.query = query
             self.hits = hits
+            self.found = max(found, len(hits))  # counted up to COUNT_CAP + 1
 
     def __init__(self, workspace: Path | str, query: str = "") -> None:
         super().__init__()
@@ -46,6 +48,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self.initial_query = query
         self.hits: list[SearchHit] = []
         self._index: SearchIndex | None = None
+        self._stale = False  # set when the app reloaded its source
         self._index_lock = threading.Lock()  # a cancelled worker may still be running
 
     def compose(self) -> ComposeResult:
@@ -82,16 +85,26 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     def run_search(self, query: str) -> None:
         worker = get_current_worker()
         with self._index_lock:
-            if self._index is None:
-                self.post_message(self.ResultsFound(query, []))  # shows "indexing…"
+            if self._index is None or self._stale:
+                if self._index is None:
+                    self.post_message(self.ResultsFound(query, []))  # shows "indexing…"
                 with self.app.reading() if self.app.store is not None else nullcontext() as source:
-                    self._index = SearchIndex(self.workspace, source)
-                    self._index.refresh()
-            if worker.is_cancelled:
-                return
-            hits = self._index.search(query, limit=COUNT_CAP + 1) if query.strip() else []
+                    if self._index is None:
+                        self._index = SearchIndex(self.workspace, source)
+                    self._index.store = source  # the store of now (a reload opens a new one)
+                    self._index.refresh(cancelled=lambda: worker.is_cancelled)
+                if worker.is_cancelled:
+                    return  # the next search goes on with the refresh
+                self._stale = False
+            hits, found = self._index.search_counted(query, SHOWN, COUNT_CAP + 1) if query.strip() else ([], 0)
         if not worker.is_cancelled:
-            self.post_message(self.ResultsFound(query, hits))
+            self.post_message(self.ResultsFound(query, hits, found))
+
+    def refresh_data(self) -> None:
+        """The store or the files changed (a reload, follow mode): bring the index up to date
+        and search again."""
+        self._stale = True
+        self.run_search(self.query_one(Input).value)
 
     def worker_failed(self, worker: Worker) -> None:
         super().worker_failed(worker)
@@ -102,7 +115,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     def _found(self, event: ResultsFound) -> None:
         if event.query != self.query_one(Input).value:
             return
-        found = len(event.hits)
+        found = event.found
         self.hits = event.hits[:SHOWN]
         table = self.query_one(DataTable)
         table.clear()

@@ -1,0 +1,118 @@
+"""Turning a query into a statement over the search index (memtui.core.memory.search).
+
+The index holds words (FTS5 `unicode61`: letters and digits, case folded) and a
+vocabulary of every word it has seen, itself indexed by trigrams. A query term matches the
+way it always did, as a case-insensitive substring:
+
+- a one-word term of 3+ characters: every indexed word containing it (`unfinish` →
+  `unfinished`, `config` → `getconfig`, a CJK run inside a longer one), OR-ed in FTS5;
+- a term of several words (`parse_config`, `core/store/reads.py`, `"lock around"`): the rows
+  holding its words (the first anywhere in a word, the last at the start of one, the others
+  whole), checked for the term itself with LIKE;
+- a term shorter than 3 characters, punctuation only, or inside too many words (`io`, `->`,
+  `e`): checked with LIKE over the rows the other terms found, or over every row (newest
+  first, stopping at the limit) when no term narrows them.
+LIKE folds the case of ASCII letters only: other letters match in the same case.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+
+TOKENIZER = "unicode61 remove_diacritics 0"
+"""Letters and digits make words, case folded; accents are kept (as the trigram index did)."""
+MAX_EXPANSION = 200
+"""Indexed words one term may stand for; above it the term is checked by scanning."""
+
+
+@dataclass
+class Plan:
+    groups: list[str] = field(default_factory=list)  # FTS5 expressions, all must match
+    checks: list[str] = field(default_factory=list)  # substrings checked with LIKE (ASCII case folded)
+    empty: bool = False  # a term matches nothing in the index
+
+    @property
+    def match(self) -> str:
+        return " AND ".join(self.groups)
+
+
+def query_terms(query: str) -> list[str]:
+    """Words of a query; "quoted phrases" stay one term."""
+    return [a or b for a, b in re.findall(r'"([^"]+)"|(\S+)', query) if (a or b).strip()]
+
+
+def plan_query(conn: sqlite3.Connection, terms: list[str]) -> Plan:
+    plan = Plan()
+    for term in terms:
+        words = tokens(conn, term)
+        if len(words) == 1 and len(words[0]) >= 3:
+            found = containing(conn, words[0])
+            if found is None:
+                plan.checks.append(term)
+            elif not found:
+                plan.empty = True
+            else:
+                plan.groups.append(_any(_quote(w) for w in found))
+            continue
+        plan.checks.append(term)
+        if len(words) > 1:  # the rows holding its words, then the substring itself
+            first = containing(conn, words[0]) if len(words[0]) >= 3 else None
+            if first == []:
+                plan.empty = True
+            elif first is not None:
+                plan.groups.append(_any(_quote(w) for w in first))
+            plan.groups.extend(_quote(w) for w in words[1:-1])
+            last = starting(conn, words[-1])
+            if last == []:
+                plan.empty = True
+            elif last is not None:
+                plan.groups.append(_any(_quote(w) for w in last))
+    return plan
+
+
+def like_escape(text: str) -> str:
+    """`text` as a literal inside a LIKE pattern with ESCAPE '\\'."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def tokens(conn: sqlite3.Connection, text: str) -> list[str]:
+    """The index's words of `text`, in order (SQLite's own tokenizer, so they fold alike)."""
+    conn.execute("DELETE FROM temp.query_words")
+    conn.execute("INSERT INTO temp.query_words(text) VALUES (?)", (text,))
+    return [t for (t,) in conn.execute("SELECT term FROM temp.query_words_v ORDER BY offset")]
+
+
+def prepare(conn: sqlite3.Connection) -> None:
+    """The scratch tables `tokens` uses (in memory, gone with the connection)."""
+    conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words USING fts5(text, tokenize='{TOKENIZER}')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words_v USING fts5vocab(temp, query_words, instance)")
+
+
+def containing(conn: sqlite3.Connection, word: str) -> list[str] | None:
+    """Indexed words containing `word` (3+ characters); None when there are too many."""
+    rows = conn.execute("SELECT term FROM terms_tri WHERE terms_tri MATCH ? LIMIT ?",
+                        (_quote(word), MAX_EXPANSION + 1)).fetchall()
+    return None if len(rows) > MAX_EXPANSION else [t for (t,) in rows]
+
+
+def starting(conn: sqlite3.Connection, word: str) -> list[str] | None:
+    """Indexed words starting with `word` (a range of the vocabulary's unique index; FTS5's
+    own `word*` merges every such word's rows first); None when there are too many."""
+    rows = conn.execute("SELECT term FROM terms WHERE term >= ? AND term < ? LIMIT ?",
+                        (word, word + "\U0010ffff", MAX_EXPANSION + 1)).fetchall()
+    return None if len(rows) > MAX_EXPANSION else [t for (t,) in rows]
+
+
+def _any(parts) -> str:
+    return "(" + " OR ".join(parts) + ")"
+
+
+def _quote(word: str) -> str:
+    return '"' + _esc(word) + '"'
+
+
+def _esc(word: str) -> str:
+    return word.replace('"', '""')
