@@ -17,19 +17,26 @@ def register(sub) -> None:
 def check_openable(path: Path) -> None:
     """Refuse, in one line and before the screen takes the terminal, a store that cannot be
     read: a file that is no store, a damaged or foreign database. (A folder without a store
-    still opens: the app says what it found and how to make a demo.)"""
+    still opens: the app says what it found and how to make a demo.) One page of one session
+    is enough to prove the database readable: the app reads the rest behind its first paint."""
     from memtui.cli._source import not_a_store
-    from memtui.core.sources import discover
 
     native = path / ".agent" / "agent.db"
     if path.is_dir() and not native.is_file():
         return
-    found = discover(native if path.is_dir() else path)
-    if not found:
-        raise not_a_store(path)
-    source = found[0].open()
+    if path.is_dir():  # memtui's own store: no need to look through other agents' formats
+        from memtui.core.store import AgentStore
+
+        source = AgentStore.open(native, readonly=True)
+    else:
+        from memtui.core.sources import discover
+
+        found = discover(path)
+        if not found:
+            raise not_a_store(path)
+        source = found[0].open()
     try:
-        source.sessions()  # a damaged database fails here, not behind the screen
+        source.session_page(0, 1)  # a damaged database fails here, not behind the screen
     finally:
         source.close()
 

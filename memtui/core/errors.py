@@ -35,6 +35,14 @@ class ContentError(MemtuiError):
     """Stored content cannot be returned exactly as it was written."""
 
 
+class ContentUnknown(ContentError):
+    """The store does not hold a file change's full before- (or after-) content.
+
+    `read_entry` raises it rather than return None, which would mean "the file did not
+    exist": a rollback must refuse such an entry, never delete or empty the file.
+    """
+
+
 class CorruptContent(ContentError):
     """A stream failed to decompress, or the bytes do not match their hash."""
 

@@ -34,7 +34,8 @@ from memtui.ui.follow import Follower, describe_changes
 from memtui.ui.settings import load_settings, remember
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.messages import SourceFailed, SourceOpened, WorkspaceMeasured
-from memtui.ui.opening import is_store, open_workspace, opening_failure
+from memtui.ui.opening import is_store, open_workspace, opening_failure, tidy_workspace
+from memtui.ui.pane_reads import FIRST_PAINT_WAIT
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -118,6 +119,8 @@ class MemtuiApp(App[int]):
             self.post_message(SourceFailed(*opening_failure(self.path, exc)))
             return
         self.post_message(SourceOpened(source, source if is_store(source) else None))
+        self.first_paint.wait(FIRST_PAINT_WAIT)
+        tidy_workspace(source)
 
     @on(SourceOpened)
     def _source_opened(self, event: SourceOpened) -> None:
@@ -372,9 +375,6 @@ class MemtuiApp(App[int]):
                 self.source.close()
             except Exception:  # closing on exit must never raise over the user's terminal
                 pass
-
-
-FIRST_PAINT_WAIT = 3.0  # seconds the header's figures wait for the first paint at most
 
 
 def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = None,

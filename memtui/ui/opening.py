@@ -22,10 +22,10 @@ def is_store(source: Any) -> bool:
 
 def foreign_source(path: Path) -> Any | None:
     """Another agent's store to show for `path` when it holds no memtui store (else None)."""
-    from memtui.core.sources import discover
-
     if (path / ".agent" / "agent.db").is_file() or path.name == "agent.db":
         return None  # memtui's own store: no need to look through other agents' homes
+    from memtui.core.sources import discover
+
     try:
         found = discover(path)
     except MemtuiError:
@@ -48,14 +48,22 @@ def open_workspace(path: Path, *, readonly: bool = True, root: Path | None = Non
         if root is not None:  # --root: where a transcript store's recorded paths are restored
             source.workspace = root
         return source, foreign
-    from memtui.core.memory import sweep_workspace
     from memtui.core.store import AgentStore
 
     source = AgentStore.open(path, readonly=readonly)
     if root is not None:
         source.workspace = root
-    sweep_workspace(source.workspace)  # temp files crashed memtui writes left behind
     return source, None
+
+
+def tidy_workspace(source: Any) -> None:
+    """Remove the temp files crashed memtui writes left in a native store's workspace. The
+    opening worker calls it once the sessions are drawn: importing the memory package and
+    walking its folders would otherwise hold the interpreter while the first frame is built."""
+    if is_store(source):
+        from memtui.core.memory import sweep_workspace
+
+        sweep_workspace(source.workspace)
 
 
 def opening_failure(path: Path, error: BaseException) -> tuple[str, str, str]:

@@ -41,6 +41,9 @@ def sessions_with_titles(source: MemorySource, offset: int = 0, limit: int | Non
 
 FIRST_SESSIONS = 200
 """Sessions read for the first paint; the rest follow."""
+FIRST_PAINT_WAIT = 3.0
+"""Seconds work queued behind the first paint (the other sessions, the header's figures) waits
+for it at most."""
 
 
 def session_parts(source: MemorySource, first: int | None = None

@@ -12,17 +12,9 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from memtui.core.errors import ContentError
+from memtui.core.errors import ContentUnknown  # noqa: F401 (lives in errors; adapters import it from here)
 from memtui.core.memory_source import Capability, MemorySource, UnknownId
 from memtui.core.model import EntryInfo, Id, Problem, SessionInfo, StepInfo, TaskInfo
-
-
-class ContentUnknown(ContentError):
-    """The store does not hold a file change's full before- (or after-) content.
-
-    `read_entry` raises it rather than return None, which would mean "the file did not
-    exist": a rollback must refuse such an entry, never delete or empty the file.
-    """
 
 
 @dataclass(frozen=True)

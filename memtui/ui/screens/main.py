@@ -12,7 +12,7 @@ from typing import Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Label, Tree
+from textual.widgets import DataTable, Label, Tree
 from textual.worker import Worker, get_current_worker
 
 from memtui.core.model import Id, StepInfo
@@ -26,6 +26,7 @@ from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.checkpoint_panes import GROUPS as CHECKPOINT_GROUPS
 from memtui.ui.widgets.checkpoint_panes import CheckpointPanes
+from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.ui.widgets.list_filter import ListFilter
 from memtui.ui.widgets.pane import Pane, pane_name, toggle_zoom
 from memtui.ui.widgets.sessions_table import ORPHANS_KEY, OrphansRow, SessionsTable
@@ -74,7 +75,7 @@ class MainScreen(MemtuiScreen[None]):
             yield Pane(StepTimeline(id="steps"), Label("", id="step-totals"), title="Steps", id="steps-pane")
         yield CheckpointPanes(id="bottom-row", delay=self.SETTLE_DELAY)
         yield ListFilter(id="filter")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#sessions-pane").display = self.app.settings.get("sessions_pane", True)
@@ -141,12 +142,13 @@ class MainScreen(MemtuiScreen[None]):
     # ================================================================== sessions
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="load sessions")
     def load_sessions(self) -> None:
-        """The newest page first (what the pane shows at once), then the rest behind it."""
+        """The newest page first; the rest once that page is drawn (reading on would slow it)."""
         with self.app.reading() as source:
             for part in pane_reads.session_parts(source):
                 if get_current_worker().is_cancelled:
                     return
                 self.post_message(SessionsLoaded(*part))
+                self.app.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
 
     @on(SessionsLoaded)
     def _sessions_loaded(self, event: SessionsLoaded) -> None:

@@ -18,7 +18,7 @@ from textual.widgets import DataTable
 from textual.worker import Worker, get_current_worker
 
 from memtui.core.model import Id, StepInfo
-from memtui.core.sources.base import ContentUnknown
+from memtui.core.errors import ContentUnknown
 from memtui.ui import pane_reads
 from memtui.ui.debounce import Debounce
 from memtui.ui.messages import EntriesLoaded, EntryContentLoaded
