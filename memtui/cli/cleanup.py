@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
+from memtui.cli._confirm import add_yes_flag, confirmed
 from memtui.core.display import human_bytes, one_line, sanitize
 from memtui.core.errors import MemtuiError
 
@@ -22,8 +23,8 @@ def register(sub) -> None:
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--dry-run", action="store_true", help="only show what would happen and why")
     mode.add_argument("--archive", action="store_true", help="pack old sessions into memtui's archive, then remove them")
-    mode.add_argument("--delete", action="store_true", help="delete old sessions for good (needs --yes)")
-    p.add_argument("--yes", action="store_true", help="confirm --delete")
+    mode.add_argument("--delete", action="store_true", help="delete old sessions for good (cannot be restored)")
+    add_yes_flag(p)
     p.add_argument("--archive-dir", metavar="DIR", help="archive folder (default $XDG_DATA_HOME/memtui/archive)")
     add_json_flag(p)
     p.set_defaults(func=run)
@@ -34,8 +35,6 @@ def run(args) -> int:
 
     if args.keep_days < 0 or args.keep_last < 0:
         raise MemtuiError("--keep-days and --keep-last must be 0 or more")
-    if args.delete and not args.yes:
-        raise MemtuiError("--delete removes sessions for good: add --yes to confirm (or use --archive, which can be restored)")
     root = Path(args.archive_dir).expanduser() if args.archive_dir else archive_dir()
     inventory = take_inventory(Path(args.home), args.agent, cache=cache_dir())
     plan = plan_cleanup(inventory, keep_days=args.keep_days, keep_last=args.keep_last,
@@ -45,6 +44,12 @@ def run(args) -> int:
         unfinished = pending(root, inventory.home)
         emit(report, args.json, lambda r: plan_text(r, unfinished))
         return 0
+    # The home was read and the plan made before any question: a missing, foreign or
+    # unreadable home is reported as an error, never after a "y".
+    report = plan_json(plan)
+    going = any(r["action"] != "keep" for r in report["sessions"] + report["orphans"])
+    if going and not confirmed(plan_text(report, preview=False), _question(args, report), yes=args.yes):
+        return 1
     tty = sys.stderr.isatty()
 
     def progress(p) -> None:
@@ -75,7 +80,16 @@ def run(args) -> int:
     return 0
 
 
-def plan_text(report: dict, unfinished=None) -> str:
+def _question(args, report: dict) -> str:
+    sessions = sum(1 for r in report["sessions"] if r["action"] != "keep")
+    orphans = sum(1 for r in report["orphans"] if r["action"] != "keep")
+    what = f"{sessions} session{'' if sessions == 1 else 's'}" + (f" and {orphans} orphan(s)" if orphans else "")
+    if args.delete:
+        return f"Delete {what} ({human_bytes(report['reclaimable_bytes'])}) for good? They cannot be restored."
+    return f"Archive {what} ({human_bytes(report['reclaimable_bytes'])}) and remove them from the home?"
+
+
+def plan_text(report: dict, unfinished=None, preview: bool = True) -> str:
     lines = [f"{report['agent']} home {report['home']}"]
     for row in report["sessions"]:
         mark = {"keep": "keep   ", "archive": "archive", "delete": "delete "}[row["action"]]
@@ -91,7 +105,8 @@ def plan_text(report: dict, unfinished=None) -> str:
         lines.append(f"an interrupted archive will be finished first ({len(unfinished.finished) + len(unfinished.dropped)} unit(s))")
     if unfinished is not None and unfinished.restoring:
         lines.append(f"interrupted restore(s): {', '.join(unfinished.restoring)} — run memtui restore --session ID")
-    lines.append("nothing was changed (dry run)")
+    if preview:
+        lines.append("nothing was changed (dry run)")
     return "\n".join(lines)
 
 

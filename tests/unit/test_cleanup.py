@@ -202,7 +202,7 @@ def test_cli_dry_run_json_has_the_documented_shape_and_writes_nothing(claude, xd
     assert not (xdg / "data").exists()
 
 
-def test_cli_archive_then_restore_and_delete_needs_yes(claude, xdg, capsys):
+def test_cli_archive_then_restore_then_delete(claude, xdg, capsys):
     home, ids = claude
     before = snapshot(home)
     assert main(["cleanup", str(home), "--archive", "--json", "--keep-last", "1"]) == 0
@@ -214,9 +214,8 @@ def test_cli_archive_then_restore_and_delete_needs_yes(claude, xdg, capsys):
     assert restored["files"] == 1 and "cleanupPeriodDays (30)" in restored["note"]  # 50 days old
     path = str(home / "projects/-work-alpha" / f"{ids['old2']}.jsonl")
     assert snapshot(home)[path] == before[path]
-    assert main(["cleanup", str(home), "--delete", "--keep-last", "1"]) == 2
-    assert "--yes" in capsys.readouterr().err
-    assert main(["cleanup", str(home), "--delete", "--yes", "--json", "--keep-last", "1"]) == 0
+    # without a terminal (pytest's stdin) --delete runs as asked, like gc --apply
+    assert main(["cleanup", str(home), "--delete", "--json", "--keep-last", "1"]) == 0
     assert not os.path.exists(path)
 
 

@@ -186,3 +186,33 @@ def test_log_and_show_read_claude_code_transcripts(tmp_path, capsys, monkeypatch
     step = next(s for s in json.loads(capsys.readouterr().out)["steps"] if s["checkpoint"])
     assert main(["show", str(workspace), "--checkpoint", step["checkpoint"], "--diff"]) == 0
     assert "entry " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("mode", ["--delete", "--archive"])
+def test_cleanup_asks_on_a_terminal_and_changes_nothing_on_no(tmp_path, mode):
+    from tests.unit.cleanup_homes import build_claude_home, snapshot
+
+    home = tmp_path / "claude"
+    build_claude_home(home)
+    before = snapshot(home)
+    code, shown = _on_a_terminal(["cleanup", str(home), mode, "--keep-last", "1"], b"n\n")
+    assert code == 1 and "nothing changed" in shown
+    assert ("for good" if mode == "--delete" else "Archive") in shown and "[y/N]" in shown
+    assert snapshot(home) == before
+
+
+def test_cleanup_yes_on_a_terminal_does_not_ask(tmp_path):
+    from tests.unit.cleanup_homes import build_claude_home, snapshot
+
+    home = tmp_path / "claude"
+    build_claude_home(home)
+    before = snapshot(home)
+    code, shown = _on_a_terminal(["cleanup", str(home), "--delete", "--yes", "--keep-last", "1"], b"")
+    assert code == 0 and "[y/N]" not in shown
+    assert len(snapshot(home)) < len(before)
+
+
+def test_cleanup_of_a_folder_that_is_no_agent_home_is_an_error_before_any_question(tmp_path):
+    (tmp_path / "notes").mkdir()
+    code, shown = _on_a_terminal(["cleanup", str(tmp_path / "notes"), "--delete"], b"y\n")
+    assert code == 2 and "[y/N]" not in shown and "neither a Claude Code home" in shown
