@@ -30,4 +30,4 @@ def run(args) -> int:
 def _text(findings) -> str:
     if not findings:
         return "no findings"
-    return "\n".join(f"{f.file}:{f.line}: {f.rule}: {f.message}" for f in findings)
+    return "\n".join(f"{f.file}{'' if f.line is None else f':{f.line}'}: {f.rule}: {f.message}" for f in findings)

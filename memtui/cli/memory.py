@@ -94,5 +94,6 @@ def _chains_text(obj) -> str:
                        f"{sanitize(f['path'])}")
             out.append(f"{indent}    {sanitize(f['reason'])}")
         for p in chain["problems"]:
-            out.append(f"  ! {sanitize(p['file'])}:{p['line']}: {p['rule']}: {sanitize(p['message'])}")
+            where = sanitize(p["file"]) if p["line"] is None else f"{sanitize(p['file'])}:{p['line']}"
+            out.append(f"  ! {where}: {p['rule']}: {sanitize(p['message'])}")
     return "\n".join(out)

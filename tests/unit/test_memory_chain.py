@@ -254,7 +254,7 @@ def test_empty_and_invalid_utf8_files(tmp_path):
     write(root / "latin1.md", b"ok\ncaf\xe9\n")
     (c,) = loaded_chains(root, None, ["claude-code"], env={"HOME": str(tmp_path / "h")}, managed_paths=[])
     assert [(p.file.name, p.line, p.rule) for p in c.problems] == [
-        ("empty.md", 0, "empty-file"), ("latin1.md", 2, "invalid-utf8")]
+        ("empty.md", None, "empty-file"), ("latin1.md", 2, "invalid-utf8")]
 
 
 def test_bad_cwd_and_agent_are_one_line_errors(world, tmp_path):

@@ -40,6 +40,12 @@ def test_lint_json_and_exit_status(ws, capsys):
     rules = {f["rule"] for f in findings}
     # the store has a running task and its newest checkpoint (2026-11-03) is newer than the files
     assert {"decision-missing-why", "possibly-stale", "navigation-missing-path"} <= rules
+    # a finding about the whole file names no line (never "line 0")
+    assert all(f["line"] is None for f in findings if f["rule"] == "possibly-stale")
+    assert all(f["line"] >= 1 for f in findings if f["line"] is not None)
+    assert main(["lint", str(ws)]) == 1
+    text = capsys.readouterr().out
+    assert "SESSION_SUMMARY.md: possibly-stale: " in text and ":0:" not in text
 
 
 def test_lint_clean_workspace_exits_0(tmp_path, capsys):

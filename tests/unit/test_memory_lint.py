@@ -61,7 +61,7 @@ def test_progress_and_summary_older_than_the_newest_checkpoint(tmp_path):
     root = make_workspace(tmp_path / "ws")
     later = MTIME + timedelta(minutes=5)
     stale = [(f.file, f.line) for f in lint_workspace(root, newest_checkpoint_at=later) if f.rule == "possibly-stale"]
-    assert stale == [(".agent/plan/PROGRESS.md", 0), ("SESSION_SUMMARY.md", 0)]
+    assert stale == [(".agent/plan/PROGRESS.md", None), ("SESSION_SUMMARY.md", None)]
     # naive datetimes are UTC
     naive = later.replace(tzinfo=None)
     assert len([f for f in lint_workspace(root, newest_checkpoint_at=naive) if f.rule == "possibly-stale"]) == 2
@@ -125,3 +125,18 @@ def test_navigation_path_after_a_label_or_anywhere_in_a_list_item(tmp_path):
                                             ".agent/run-init.sh": ""})
     found = [(f.line, f.message.split()[0]) for f in lint_workspace(root) if f.rule == "navigation-missing-path"]
     assert found == [(3, "src/core/scheduler.ts"), (5, "src/core"), (6, "src/store/"), (6, "docs/x.md")]
+
+
+def test_a_backticked_path_after_a_label_is_looked_up_without_its_backticks(tmp_path):
+    nav = "# Navigation\n\n- Source: `src/pkg/`\n- Router: `src/pkg/router.py`\n- Gone: `src/pkg/gone.py`\n"
+    root = make_workspace(tmp_path / "ws", {".agent/init.d/01-navigation.md": nav, "src/pkg/router.py": "",
+                                            ".agent/run-init.sh": ""})
+    found = [(f.line, f.message) for f in lint_workspace(root) if f.rule == "navigation-missing-path"]
+    assert found == [(5, "src/pkg/gone.py does not exist in the workspace")]
+
+
+def test_the_demos_navigation_file_names_only_paths_that_exist(tmp_path):
+    from memtui.core.demo import build_demo
+
+    root = build_demo(tmp_path / "demo", seed=1)
+    assert [f.message for f in lint_workspace(root) if f.rule == "navigation-missing-path"] == []

@@ -77,10 +77,10 @@ class ChainFile:
 @dataclass(frozen=True)
 class ChainProblem:
     """Something in the chain that makes the agent miss or misread memory. `line` is 1-based,
-    0 for the whole file."""
+    None for the whole file."""
 
     file: Path
-    line: int
+    line: int | None
     rule: str
     message: str
 
@@ -231,7 +231,7 @@ class ChainBuilder:
     def listed(self, path: Path) -> bool:
         return any(f.path == Path(path) for f in self.files)
 
-    def problem(self, file: Path, line: int, rule: str, message: str) -> None:
+    def problem(self, file: Path, line: int | None, rule: str, message: str) -> None:
         self.problems.append(ChainProblem(Path(file), line, rule, message))
 
     def add(self, path: Path, scope: str, *, loaded_bytes: int | None = None, loaded_lines: int | None = None,
@@ -241,7 +241,7 @@ class ChainBuilder:
         not loaded, with the read error as its reason and an `unreadable` problem."""
         read = self.read(path)
         if read.error is not None:
-            self.problem(path, 0, "unreadable", read.error)
+            self.problem(path, None, "unreadable", read.error)
             loaded_bytes, loaded_lines, reason = 0, 0, read.error
         if on_demand:
             loaded_bytes = 0
@@ -260,7 +260,7 @@ class ChainBuilder:
             if bad is not None:
                 self.problems.append(bad)
             if read.size == 0 or not read.data.strip():
-                self.problem(path, 0, "empty-file", "empty: the agent gets nothing from it")
+                self.problem(path, None, "empty-file", "empty: the agent gets nothing from it")
         return entry
 
     def build(self, lint_root: Path | None) -> AgentChain:
@@ -270,7 +270,7 @@ class ChainBuilder:
         if lint_root is not None:
             problems += lint_chain_files(lint_root, self.files, self.reads, problems)
         order = {f.path: f.order for f in self.files}
-        problems.sort(key=lambda p: (order.get(p.file, len(order) + 1), str(p.file), p.line, p.rule))
+        problems.sort(key=lambda p: (order.get(p.file, len(order) + 1), str(p.file), p.line or 0, p.rule))
         return AgentChain(self.agent, self.cwd, tuple(self.files), tuple(_unique(problems)))
 
 

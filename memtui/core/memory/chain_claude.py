@@ -276,7 +276,7 @@ def _check_local_ignored(b: ChainBuilder, path: Path) -> None:
     except (OSError, subprocess.SubprocessError):
         return
     if done.returncode == 1:
-        b.problem(path, 0, "local-not-ignored",
+        b.problem(path, None, "local-not-ignored",
                   "git does not ignore CLAUDE.local.md: it would be committed and shared; add it to .gitignore")
 
 

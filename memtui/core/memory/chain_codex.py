@@ -43,12 +43,12 @@ def _config(b: ChainBuilder, home: Path | None) -> dict:
         return settings
     read = b.read(path)
     if read.error is not None:
-        b.problem(path, 0, "config", f"config.toml {read.error}")
+        b.problem(path, None, "config", f"config.toml {read.error}")
         return settings
     try:
         data = tomllib.loads(read.data[:1_000_000].decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        b.problem(path, 0, "config", f"config.toml is not valid TOML ({exc}); using the defaults")
+        b.problem(path, None, "config", f"config.toml is not valid TOML ({exc}); using the defaults")
         return settings
     value = data.get("project_doc_max_bytes")
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
@@ -120,7 +120,7 @@ def _hidden_by_blank(b: ChainBuilder, chosen: Path, shadowed: list[Path]) -> Non
     for other in shadowed:
         read = b.read(other)
         if read.error is None and read.text.strip():
-            b.problem(chosen, 0, "blank-override",
+            b.problem(chosen, None, "blank-override",
                       f"{chosen.name} is blank but still chosen, so {other.name} in the same directory is never read")
             return
 

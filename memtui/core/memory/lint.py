@@ -53,10 +53,10 @@ _ACTIVE_CHECKPOINT = re.compile(r"active\s+checkpoint|活动检查点|当前检�
 
 @dataclass(frozen=True)
 class Finding:
-    """One lint finding. `file` is relative to the workspace root; `line` 1-based, 0 = file."""
+    """One lint finding. `file` is relative to the workspace root; `line` 1-based, None for the whole file."""
 
     file: str
-    line: int
+    line: int | None
     rule: str
     message: str
 
@@ -82,7 +82,7 @@ def lint_workspace(
         except OSError:
             continue
         findings.extend(lint_document(root, doc, text, unfinished_task, newest_checkpoint_at))
-    findings.sort(key=lambda f: (f.file, f.line, f.rule))
+    findings.sort(key=lambda f: (f.file, f.line or 0, f.rule))
     return findings
 
 
@@ -108,7 +108,7 @@ def lint_document(
         )
     if name == "SESSION_SUMMARY.md" and unfinished_task and not _has_active_checkpoint(text):
         out.append(
-            Finding(doc.rel, 0, "missing-active-checkpoint",
+            Finding(doc.rel, None, "missing-active-checkpoint",
                     "a task is still running or waiting, but there is no Active Checkpoint section "
                     "(goal, last reliable result, first unfinished item, next action)")
         )
@@ -116,7 +116,7 @@ def lint_document(
         checkpoint_at = _as_utc(newest_checkpoint_at)
         if doc.mtime < checkpoint_at:
             out.append(
-                Finding(doc.rel, 0, "possibly-stale",
+                Finding(doc.rel, None, "possibly-stale",
                         f"last written {doc.mtime:%Y-%m-%d %H:%M}, before the newest checkpoint "
                         f"({checkpoint_at:%Y-%m-%d %H:%M} UTC); it may mislead the next agent")
             )
@@ -170,7 +170,7 @@ def _has_extension(path: str) -> bool:
 
 
 def _as_path(raw: str) -> str | None:
-    value = raw.strip().strip("*_").rstrip(".,;:)")
+    value = raw.strip().strip("*_`").rstrip(".,;:)")
     if not value or " " in value or "://" in value or value.startswith(("$", "-", "~", "/", "#", "@")):
         return None
     if any(ch in value for ch in "*?<>|{}=\"'"):

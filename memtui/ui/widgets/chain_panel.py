@@ -126,7 +126,7 @@ class ChainPanel(Vertical):
         summary.update(chain_summary(chain))
         self.list.show(chain, keep)
         problems.update("\n".join(
-            f"⚠ {sanitize(p.file.name)}:{p.line}  {p.rule}: {sanitize(p.message)}" for p in chain.problems))
+            f"⚠ {sanitize(p.file.name)}{'' if p.line is None else f':{p.line}'}  {p.rule}: {sanitize(p.message)}" for p in chain.problems))
         problems.display = bool(chain.problems)
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
