@@ -58,9 +58,9 @@ async def test_g_opens_the_preview_with_marks_and_reasons(demo_copy, open_app):
         screen = app.screen
         assert isinstance(screen, GcScreen)
         rows = _tree_rows(screen)
-        assert rows[18].state == "root" and rows[18].label == "root · current, running"
-        assert rows[12].label == "protected · pinned"
-        assert rows[15].label == "protected · running"  # the running orphan
+        assert rows[18].state == "root" and rows[18].label == "root: current, running"
+        assert rows[12].label == "root: pinned" and rows[12].state == "root"
+        assert rows[15].label == "root: running"  # the running orphan
         assert rows[11].label == "live via #10 (handoff)"
         assert rows[1].state == "reclaimable" and rows[1].bytes > 0
         await _select(pilot, 11)
@@ -82,8 +82,8 @@ async def test_p_pins_and_unpins_through_a_write_connection(demo_copy, open_app)
         assert "reclaimable" in _explain(app.screen)
         await pilot.press("p")
         await settle(pilot, 6)
-        assert _tree_rows(app.screen)[3].label == "protected · pinned"
-        assert "protected · pinned" in _explain(app.screen)  # the Why pane follows the pin
+        assert _tree_rows(app.screen)[3].label == "root: pinned"
+        assert "root: pinned" in _explain(app.screen)  # the Why pane follows the pin
         assert app.store.readonly  # the app itself stays read-only
         with AgentStore.open(demo_copy, readonly=True) as store:
             assert store.task(3).pinned

@@ -114,3 +114,23 @@ def test_missing_store_is_one_line(tmp_path, capsys):
     assert main(["stats", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("memtui: ") for line in err)
+
+
+def test_the_preview_screen_and_the_cli_give_a_root_the_same_words(tmp_path, capsys):
+    """One wording for a task GC keeps by itself: 'root: pinned' in gc --dry-run, in the
+    preview's mark and in its why-sentence (never 'protected' in one and 'root' in another)."""
+    from memtui.core.demo import build_demo
+    from memtui.core.gc import plan_gc, preview_rows
+    from memtui.core.store import AgentStore
+
+    root = build_demo(tmp_path / "demo", seed=1)
+    with AgentStore.open(root, readonly=True) as store:
+        plan = plan_gc(store)
+        rows = {t.task: t for s in preview_rows(store, plan) for t in s.tasks}
+    assert rows[12].label == "root: pinned" and rows[12].explanation == "root: pinned"
+    assert rows[15].label == "root: running" and rows[15].explanation == "root: running"
+    assert {t.state for t in rows.values()} <= {"root", "live", "reclaimable", "collected"}
+    assert not any("protected" in t.label or "protected" in t.explanation for t in rows.values())
+    assert main(["gc", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert next(line for line in out.splitlines() if line.startswith("  #12 ")).endswith("— root: pinned")

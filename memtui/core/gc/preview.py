@@ -1,5 +1,6 @@
-"""Lifecycle GC: every task of the store marked root / protected / live / reclaimable /
-collected, by session, for the preview screen."""
+"""Lifecycle GC: every task of the store marked root / live / reclaimable / collected, by
+session, for the preview screen. A root says why in the same words as `gc --dry-run`:
+"root: pinned", "root: current, running"."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
     from memtui.core.store import AgentStore
 
 
-STATES = ("root", "protected", "live", "reclaimable", "collected")
+STATES = ("root", "live", "reclaimable", "collected")
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class GcTaskRow:
     status: str
     pinned: bool
     state: str  # one of STATES
-    label: str  # "root · current", "protected · pinned", "live via #8 (handoff)", …
+    label: str  # "root: current, running", "root: pinned", "live via #8 (handoff)", …
     bytes: int  # reclaimable: what goes; live: step payloads it keeps; collected: 0
     explanation: str
 
@@ -80,9 +81,7 @@ def _task_row(plan: GcPlan, roots: dict[int, Root], task: int, session: int | No
     if live is not None:
         kept = plan.kept_payload.get(task, 0)
         if live.is_root:
-            root = roots[task]
-            state = "root" if "current" in root.kinds else "protected"
-            label = f"{state} · {', '.join(root.kinds)}"
+            state, label = "root", f"root: {', '.join(roots[task].kinds)}"
         else:
             state, label = "live", f"live via #{live.chain[-2]} ({live.via[-1]})"
         return GcTaskRow(task, session, title, status, pinned, state, label, kept, live.reason)

@@ -1,6 +1,6 @@
 """The GC preview (key `g`): what is live and why, what may go and how much, then apply.
 
-Left, sessions → tasks, each marked root / protected / live via a reference / reclaimable /
+Left, sessions → tasks, each marked root (and why) / live via a reference / reclaimable /
 collected, with bytes. Right, why the selected task is live (its root and the chain of
 references) or why it may go, and totals as bars: live vs reclaimable bytes, and the rows
 per table that would go. `p` pins or unpins the selected task; `a` asks, then collects in a
@@ -156,7 +156,7 @@ class GcScreen(MemtuiScreen[None]):
         if row is None:
             box.update(Text("no tasks in this store"))
         elif isinstance(row, GcSessionRow):
-            live = row.count("root") + row.count("protected") + row.count("live")
+            live = row.count("root") + row.count("live")
             box.update(Text.assemble(safe_text(row.title or f"session {row.id}"), (f"\n{row.status} session: "
                        f"{len(row.tasks)} tasks, {live} live, {row.count('reclaimable')} reclaimable"
                        f" ({human_bytes(row.reclaimable_bytes)}), {row.count('collected')} collected", "")))

@@ -1,8 +1,8 @@
 """The GC preview as a tree: sessions, and under each its tasks marked by what GC does.
 
-Each task shows its id, title, its mark — root (current task of an open session),
-protected (pinned, running, waiting for the user), live via a reference, reclaimable, or
-collected — and bytes: what would go for a reclaimable task, the step payloads it keeps
+Each task shows its id, title, its mark — root and why (current task of an open session,
+running, waiting for the user, pinned), live via a reference, reclaimable, or collected —
+and bytes: what would go for a reclaimable task, the step payloads it keeps
 for a live one. Marks are theme colours through component classes (tcss/gc.tcss).
 Sessions start collapsed except those with live work; a session's tasks are added
 when it is expanded, so a store with 100,000 tasks opens quickly.
@@ -24,11 +24,10 @@ Row = GcSessionRow | GcTaskRow
 
 
 class GcTree(Tree[Row]):
-    """Sessions → tasks, each task marked root / protected / live / reclaimable / collected."""
+    """Sessions → tasks, each task marked root / live / reclaimable / collected."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = Tree.COMPONENT_CLASSES | {
         "gc-tree--root",
-        "gc-tree--protected",
         "gc-tree--live",
         "gc-tree--reclaimable",
         "gc-tree--collected",
@@ -53,7 +52,7 @@ class GcTree(Tree[Row]):
         self.clear()
         target: TreeNode[Row] | None = None
         for session in sessions:
-            busy = any(t.state in ("root", "protected", "live") for t in session.tasks)
+            busy = any(t.state in ("root", "live") for t in session.tasks)
             holds = keep_task is not None and any(t.task == keep_task for t in session.tasks)
             node = self.root.add(safe_text(session.title or f"session {session.id}"), data=session,
                                  allow_expand=bool(session.tasks))
@@ -94,7 +93,7 @@ class GcTree(Tree[Row]):
             title = node.label.copy()
             title.truncate(32, overflow="ellipsis")
             title.stylize(style)
-            live = row.count("root") + row.count("protected") + row.count("live")
+            live = row.count("root") + row.count("live")
             note = f"  {row.status} · {live} live · {row.count('reclaimable')} reclaimable"
             parts: list = [(icon, base_style), title, (note, cls("gc-tree--session-note", partial=True))]
             if row.reclaimable_bytes:
