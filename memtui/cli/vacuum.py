@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 
 from memtui.cli._common import add_json_flag, emit, open_store
-from memtui.core.display import human_bytes
 
 
 def register(sub) -> None:
@@ -37,8 +36,5 @@ def run(args) -> int:
             result = vacuum(store, progress=progress)
             if tty:
                 print(file=sys.stderr)
-    emit(result.to_json(), args.json, lambda _: (
-        f"{result.kind}: {human_bytes(result.file_bytes_before)} → {human_bytes(result.file_bytes_after)}"
-        f" ({human_bytes(result.bytes_returned)} returned), freelist {result.freelist_before} →"
-        f" {result.freelist_after} pages, {result.seconds:.1f} s"))
+    emit(result.to_json(), args.json, lambda _: f"{result.summary()}, {result.seconds:.1f} s")
     return 0

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Callable
 
 import peewee
 
+from memtui.core.display import human_bytes
 from memtui.core.errors import MemtuiError
 
 if TYPE_CHECKING:
@@ -268,6 +269,19 @@ class VacuumResult:
                 "freelist_before": self.freelist_before, "freelist_after": self.freelist_after,
                 "wal_bytes_after": self.wal_bytes_after, "seconds": round(self.seconds, 3), **self.detail}
 
+    def summary(self) -> str:
+        """One line for the app's toast and the CLI: what the action did."""
+        if self.kind == "checkpoint":
+            moved, frames = self.detail.get("checkpointed_frames", 0), self.detail.get("wal_frames", 0)
+            if frames < 0:
+                return "Checkpoint: the database has no write-ahead log"
+            text = f"Checkpoint: {moved:,} of {frames:,} frames moved; log now {human_bytes(self.wal_bytes_after)}"
+            return text + (" (a reader holds the rest: try again when it is done)" if self.detail.get("busy") else "")
+        name = "VACUUM" if self.kind == "vacuum" else "Incremental vacuum"
+        return (f"{name}: {human_bytes(self.file_bytes_before)} → {human_bytes(self.file_bytes_after)}"
+                f" ({human_bytes(max(0, self.bytes_returned))} returned); freelist {self.freelist_before:,} →"
+                f" {self.freelist_after:,} pages")
+
 
 def _size(path: Path) -> int:
     try:
@@ -374,7 +388,12 @@ def _wal_checkpoint(conn: sqlite3.Connection, db_path: Path, mode: str) -> Vacuu
     before = _size(db_path)
     free = _raw(conn, "PRAGMA freelist_count")
     started = time.monotonic()
-    busy, log, done = conn.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
+    # A TRUNCATE (or RESTART) that succeeds reports 0 frames: it has emptied the log. A passive
+    # pass first counts the log's frames and moves what it can, so the result says how many moved.
+    busy, log, done = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    if mode != "PASSIVE":
+        busy = conn.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()[0]
+        done = log if not busy else done
     return VacuumResult("checkpoint", before, _size(db_path), free, free,
                         _size(Path(f"{db_path}-wal")), time.monotonic() - started,
                         {"busy": bool(busy), "wal_frames": log, "checkpointed_frames": done})

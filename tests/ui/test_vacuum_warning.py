@@ -39,3 +39,31 @@ async def test_vacuum_warns_that_a_writing_agent_waits_before_it_starts(demo):
         await pilot.press("escape")
         await pilot.pause()
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before  # nothing written without a yes
+
+
+async def test_the_wal_checkpoint_toast_says_how_many_frames_moved(demo):
+    import re
+
+    from memtui.core.store import AgentStore
+
+    agent = AgentStore.open(demo)  # an agent that keeps its connection open: the log stays
+    agent.execute("PRAGMA wal_autocheckpoint = 0")
+    session = agent.start_session("more work")
+    for i in range(20):
+        agent.start_task(session, f"task {i}")
+    try:
+        app = make_app(demo)
+        async with app.run_test(size=(140, 42), notifications=True) as pilot:
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            await pilot.press("s")
+            await app.workers.wait_for_complete()
+            await pilot.press("w")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            said = [n.message for n in app._notifications if n.title == "Done"]
+            assert said, "no toast after the checkpoint"
+            moved = re.fullmatch(r"Checkpoint: (\d+) of (\d+) frames moved; log now 0 B\.", said[-1])
+            assert moved and int(moved[1]) == int(moved[2]) > 0, said[-1]
+    finally:
+        agent.close()

@@ -137,3 +137,15 @@ def test_incremental_vacuum_needs_the_mode(tmp_path):
     assert db_stats(store).auto_vacuum == "none"
     with pytest.raises(MemtuiError, match="auto_vacuum=incremental"):
         incremental_vacuum(store)
+
+
+def test_a_truncating_checkpoint_reports_the_frames_it_moved(filled):
+    filled.execute("PRAGMA wal_autocheckpoint = 0")
+    s = filled.start_session("after")
+    for i in range(10):
+        filled.start_task(s, f"more {i}")
+    cp = wal_checkpoint(filled)
+    assert cp.detail["wal_frames"] > 0 and cp.detail["checkpointed_frames"] == cp.detail["wal_frames"]
+    assert cp.wal_bytes_after == 0
+    frames = cp.detail["wal_frames"]
+    assert cp.summary() == f"Checkpoint: {frames:,} of {frames:,} frames moved; log now 0 B"

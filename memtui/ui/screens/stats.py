@@ -238,10 +238,7 @@ class StatsScreen(MemtuiScreen[None]):
         if event.error is not None:
             self.app.notify_error(event.error, title="Database action failed")
         else:
-            r = event.result
-            self.notify(f"{r.kind}: {human_bytes(r.file_bytes_before)} → {human_bytes(r.file_bytes_after)}"
-                        f" ({human_bytes(max(0, r.bytes_returned))} returned); freelist {r.freelist_before:,} →"
-                        f" {r.freelist_after:,} pages.", title="Done", timeout=8, markup=False)
+            self.notify(event.result.summary() + ".", title="Done", timeout=8, markup=False)
         self.app.reopen_source()
 
 
