@@ -25,6 +25,18 @@ from memtui.core.store import AgentStore
 DEMO_START = datetime(2026, 11, 2, 9, 0, tzinfo=timezone.utc)
 
 
+def demo_start(before: datetime, scale: int | None = None) -> datetime:
+    """When the demo's story starts so that all of it lies before `before`: DEMO_START (the
+    same timestamps on every run, as the tests and screenshots expect) unless that would put
+    the story's end past `before` — then early enough, at 09:00 UTC. The story takes under two
+    days; each generated task adds at most ~15 clock readings of at most 40 s (10 minutes)."""
+    span = timedelta(days=2, minutes=10 * (scale or 0))
+    if DEMO_START + span < before:
+        return DEMO_START
+    start = (before - span - timedelta(days=1)).astimezone(timezone.utc)
+    return start.replace(hour=9, minute=0, second=0, microsecond=0)
+
+
 class DemoClock:
     """A deterministic clock: every reading moves time forward by a few seconds."""
 
@@ -105,8 +117,9 @@ class _Agent:
 
 def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None = None,
                clock: Callable[[], datetime] | None = None, progress: Callable[[int, int], None] | None = None,
-               force: bool = False) -> Path:
+               force: bool = False, before: datetime | None = None) -> Path:
     """Write the demo workspace at `path` (a new temporary directory when None); return it.
+    Every timestamp lies before `before` (default: now).
 
     The demo writes README.md, pyproject.toml, MEMORY.md and more: a folder that already
     holds anything is refused (DemoRefused, nothing written) unless `force`; a folder with a
@@ -120,7 +133,7 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     if root.exists() and not root.is_dir():
         raise DemoRefused(f"{root} is a file, not a folder")
     root.mkdir(parents=True, exist_ok=True)
-    clock = clock or DemoClock(seed=seed)
+    clock = clock or DemoClock(demo_start(before or datetime.now(timezone.utc), scale), seed=seed)
     rng = random.Random(seed)
     with AgentStore.open(root, clock=clock) as store:
         agent = _Agent(store, rng, {

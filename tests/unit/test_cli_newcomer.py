@@ -216,3 +216,25 @@ def test_cleanup_of_a_folder_that_is_no_agent_home_is_an_error_before_any_questi
     (tmp_path / "notes").mkdir()
     code, shown = _on_a_terminal(["cleanup", str(tmp_path / "notes"), "--delete"], b"y\n")
     assert code == 2 and "[y/N]" not in shown and "neither a Claude Code home" in shown
+
+
+@pytest.mark.parametrize("scale", [None, 40])
+def test_the_demo_lies_in_the_past_of_the_day_it_is_built(tmp_path, scale):
+    """Built on a day before the fixed story date, the newest session is not shown 'in two days'."""
+    from datetime import datetime, timezone
+
+    built = datetime(2025, 3, 4, 8, 30, tzinfo=timezone.utc)
+    root = build_demo(tmp_path / "demo", seed=1, scale=scale, before=built)
+    with AgentStore.open(root, readonly=True) as store:
+        newest = max(max(s.updated_at, s.created_at) for s in store.sessions())
+        steps = store.query("SELECT MAX(created_at), MIN(created_at) FROM step")[0]
+    assert newest.timestamp() < built.timestamp() and steps[0] < built.timestamp()
+    assert built.timestamp() - steps[1] < 10 * 86400  # recent work, not a year ago
+
+
+def test_the_demo_keeps_its_fixed_dates_once_they_are_past(tmp_path):
+    from memtui.core.demo import DEMO_START
+
+    root = build_demo(tmp_path / "demo", seed=1)  # today is after the story: the screenshots' dates
+    with AgentStore.open(root, readonly=True) as store:
+        assert min(s.created_at for s in store.sessions()).date() == DEMO_START.date()
