@@ -183,3 +183,29 @@ async def test_columns_share_the_width_at_100x30_and_220x60(demo_path: Path, ope
         await pilot.press("escape", "D")
         await settled(pilot)
         assert " why " in shown(pilot.app).splitlines()[1]
+
+
+async def test_at_100x30_titles_and_paths_are_readable_not_every_column_cut(demo_path: Path, open_app, settled,
+                                                                          shown) -> None:
+    """Narrow: the sessions list leaves out the current task (the tasks pane names it) and the
+    stored bytes before cutting session titles to eight characters; the changed files leave
+    out the size before cutting the path. Wide: every column is back."""
+    from memtui.ui.widgets.checkpoint_files import CheckpointFiles
+    from memtui.ui.widgets.sessions_table import SessionsTable
+
+    async with open_app(demo_path, size=(100, 30)) as pilot:
+        app = pilot.app
+        text = shown(app)
+        assert "Speed up the test suite" in text and "Refactor the parser with" in text
+        assert [str(c.key.value) for c in app.screen.query_one(SessionsTable).columns.values()] == [
+            "title", "status", "tasks", "activity"]
+        await pilot.press("j", "j")  # session 8: a checkpoint that adds docs/draft.md
+        await settled(pilot)
+        assert "docs/draft.md" in shown(app)
+        files = app.screen.query_one(CheckpointFiles)
+        assert "size" not in [str(c.key.value) for c in files.columns.values()]
+        assert files.current_record() is not None and files.current_record().path == "docs/draft.md"
+    async with open_app(demo_path, size=(160, 48)) as pilot:
+        assert [str(c.key.value) for c in pilot.app.screen.query_one(SessionsTable).columns.values()] == [
+            "title", "status", "current", "tasks", "bytes", "activity"]
+        assert "Current task" in shown(pilot.app)

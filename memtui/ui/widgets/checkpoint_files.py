@@ -25,6 +25,7 @@ class CheckpointFiles(RecordTable[EntryInfo]):
         ("size", "Size", 7),
     )
     RIGHT = frozenset({"added", "removed", "size"})
+    SHED = ("size",)  # narrow: the path before the size
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
         "checkpoint-files--added",
         "checkpoint-files--modified",

@@ -39,6 +39,11 @@ class RecordTable(DataTable, Generic[R]):
     """Shares of the rest by flexible column (default 1 each): titles get more than ids."""
     RIGHT: frozenset[str] = frozenset()
     """Keys of the columns whose cells are right-aligned numbers (their labels align too)."""
+    SHED: Sequence[str] = ()
+    """Columns left out, in this order, while the first flexible column (the title or the
+    path) would get fewer than MIN_FLEX characters: on a narrow terminal the title stays
+    readable instead of every column being cut."""
+    MIN_FLEX = 20
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
@@ -50,11 +55,10 @@ class RecordTable(DataTable, Generic[R]):
         """The current filter ("" shows everything)."""
         self._added = 0
         self._page_pending = False
+        self._shown = tuple(key for key, _, _ in self.COLUMNS)
 
     def on_mount(self) -> None:
-        for key, label, width in self.COLUMNS:
-            self.add_column(Text(label, justify="right" if key in self.RIGHT else "left"),
-                            key=key, width=width or 10)
+        self._add_columns()
         # Cells carry styles resolved from the theme (component classes): rebuild on a switch.
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
@@ -69,14 +73,44 @@ class RecordTable(DataTable, Generic[R]):
         # scrollbar appears or goes, so refit here (else the width depends on load order).
         self.call_after_refresh(self._fit_columns)
 
+    def _add_columns(self) -> None:
+        for key, label, width in self.COLUMNS:
+            if key in self._shown:
+                self.add_column(Text(label, justify="right" if key in self.RIGHT else "left"),
+                                key=key, width=width or 10)
+
+    def _room(self, shown: Sequence[str]) -> int:
+        """What the shown fixed columns (and every shown column's padding) leave of the width."""
+        return self.scrollable_content_region.width - sum(
+            (width or 0) + 2 * self.cell_padding for key, _, width in self.COLUMNS if key in shown)
+
+    def _columns_that_fit(self, flex: list[str]) -> tuple[str, ...]:
+        shown = [key for key, _, _ in self.COLUMNS]
+        share = self.FLEX.get(flex[0], 1.0) / sum(self.FLEX.get(key, 1.0) for key in flex)
+        for key in self.SHED:
+            if self._room(shown) * share >= self.MIN_FLEX:
+                break
+            shown.remove(key)
+            if key in flex:
+                flex.remove(key)
+                share = self.FLEX.get(flex[0], 1.0) / sum(self.FLEX.get(k, 1.0) for k in flex)
+        return tuple(shown)
+
     def _fit_columns(self) -> None:
-        """Share what the fixed columns leave of the width among the flexible ones."""
+        """Leave out SHED columns the width cannot afford; share what the fixed columns leave
+        among the flexible ones."""
         flex = [key for key, _, width in self.COLUMNS if width is None]
         if not flex or not self.size.width:
             return
-        # Every column's padding, the flexible ones' included, plus the fixed widths.
-        fixed = sum((width or 0) + 2 * self.cell_padding for _, _, width in self.COLUMNS)
-        room = max(self.scrollable_content_region.width - fixed, 8 * len(flex))
+        shown = self._columns_that_fit(list(flex))
+        if shown != self._shown:
+            self._shown = shown
+            keep = self.current_key()
+            self.clear(columns=True)
+            self._add_columns()
+            self._rebuild(keep)
+        flex = [key for key in flex if key in shown]
+        room = max(self._room(shown), 8 * len(flex))
         shares = [self.FLEX.get(key, 1.0) for key in flex]
         widths = [max(8, int(room * share / sum(shares))) for share in shares]
         widths[0] += max(0, room - sum(widths))  # rounding: the first flexible column takes it
@@ -152,8 +186,12 @@ class RecordTable(DataTable, Generic[R]):
     def _add_page(self) -> None:
         self._page_pending = False
         page = self.matching[self._added:self._added + PAGE]
+        every = len(self._shown) == len(self.COLUMNS)
         for record in page:
-            self.add_row(*self.row_cells(record), key=self.row_key(record))
+            cells = self.row_cells(record)
+            if not every:
+                cells = [cell for (key, _, _), cell in zip(self.COLUMNS, cells, strict=True) if key in self._shown]
+            self.add_row(*cells, key=self.row_key(record))
         self._added += len(page)
 
     def current_record(self) -> R | None:

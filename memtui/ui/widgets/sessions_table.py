@@ -36,6 +36,7 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         ("activity", "Activity", 10),
     )
     FLEX = {"title": 3.0, "current": 2.0}
+    SHED = ("current", "bytes")  # narrow: the tasks pane names the current task anyway
     RIGHT = frozenset({"tasks", "bytes"})
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
         "sessions-table--open",
