@@ -130,6 +130,7 @@ def test_the_preview_screen_and_the_cli_give_a_root_the_same_words(tmp_path, cap
     assert rows[12].label == "root: pinned" and rows[12].explanation == "root: pinned"
     assert rows[15].label == "root: running" and rows[15].explanation == "root: running"
     assert {t.state for t in rows.values()} <= {"root", "live", "reclaimable", "collected"}
+    assert rows[1].explanation.endswith("would remove 9 steps, 0 checkpoints, 0 entries and 0 stored contents: 2.1 KiB")
     assert not any("protected" in t.label or "protected" in t.explanation for t in rows.values())
     assert main(["gc", str(root)]) == 0
     out = capsys.readouterr().out
