@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -28,12 +29,13 @@ DEMO_START = datetime(2026, 11, 2, 9, 0, tzinfo=timezone.utc)
 def demo_start(before: datetime, scale: int | None = None) -> datetime:
     """When the demo's story starts so that all of it lies before `before`: DEMO_START (the
     same timestamps on every run, as the tests and screenshots expect) unless that would put
-    the story's end past `before` — then early enough, at 09:00 UTC. The story takes under two
-    days; each generated task adds at most ~15 clock readings of at most 40 s (10 minutes)."""
-    span = timedelta(days=2, minutes=10 * (scale or 0))
+    the story's end past `before` — then early enough, at 09:00 UTC. The store's story takes
+    under two days, the dates its memory documents mention under four; each generated task
+    adds at most ~15 clock readings of at most 40 s (10 minutes)."""
+    span = timedelta(days=4, minutes=10 * (scale or 0))
     if DEMO_START + span < before:
         return DEMO_START
-    start = (before - span - timedelta(days=1)).astimezone(timezone.utc)
+    start = (before - span).astimezone(timezone.utc)
     return start.replace(hour=9, minute=0, second=0, microsecond=0)
 
 
@@ -133,7 +135,8 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     if root.exists() and not root.is_dir():
         raise DemoRefused(f"{root} is a file, not a folder")
     root.mkdir(parents=True, exist_ok=True)
-    clock = clock or DemoClock(demo_start(before or datetime.now(timezone.utc), scale), seed=seed)
+    start = demo_start(before or datetime.now(timezone.utc), scale)
+    clock = clock or DemoClock(start, seed=seed)
     rng = random.Random(seed)
     with AgentStore.open(root, clock=clock) as store:
         agent = _Agent(store, rng, {
@@ -145,7 +148,7 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
         if scale:
             _scaled(agent, scale, progress)
     _write_files(root, agent.files)
-    _write_memory(root)
+    _write_memory(root, start - DEMO_START)
     return root
 
 
@@ -335,7 +338,15 @@ def _write_files(root: Path, files: dict[str, bytes]) -> None:
         target.write_bytes(data)
 
 
-def _write_memory(root: Path) -> None:
+def _moved(text: str, shift: timedelta) -> str:
+    """The memory documents' dates (written for DEMO_START's week) moved with the story."""
+    if not shift:
+        return text
+    return re.sub(r"2026-11-0(\d)", lambda m: (DEMO_START + timedelta(days=int(m[1]) - 2) + shift).strftime("%Y-%m-%d"),
+                  text)
+
+
+def _write_memory(root: Path, shift: timedelta = timedelta(0)) -> None:
     docs = {
         "MEMORY.md": M.MEMORY_MD, "PROJECT_MEMORY.md": M.PROJECT_MEMORY_MD,
         "SESSION_SUMMARY.md": M.SESSION_SUMMARY_MD,
@@ -347,7 +358,7 @@ def _write_memory(root: Path) -> None:
     for rel, text in docs.items():
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        target.write_text(_moved(text, shift), encoding="utf-8")
     (root / ".agent/run-init.sh").chmod(0o755)
     session = [
         {"role": "user", "content": "The suite takes 9 seconds; make it fast.", "at": "2026-11-05T16:02:11Z"},
@@ -363,5 +374,5 @@ def _write_memory(root: Path) -> None:
             "Async server experiment abandoned (code size doubled).",
         ])
     ]
-    (root / "SESSION.jsonl").write_text("".join(json.dumps(r) + "\n" for r in session), encoding="utf-8")
-    (root / "HISTORY.jsonl").write_text("".join(json.dumps(r) + "\n" for r in history), encoding="utf-8")
+    for name, records in (("SESSION.jsonl", session), ("HISTORY.jsonl", history)):
+        (root / name).write_text(_moved("".join(json.dumps(r) + "\n" for r in records), shift), encoding="utf-8")

@@ -230,6 +230,12 @@ def test_the_demo_lies_in_the_past_of_the_day_it_is_built(tmp_path, scale):
         steps = store.query("SELECT MAX(created_at), MIN(created_at) FROM step")[0]
     assert newest.timestamp() < built.timestamp() and steps[0] < built.timestamp()
     assert built.timestamp() - steps[1] < 10 * 86400  # recent work, not a year ago
+    # the dates the memory documents mention (decisions, history) moved with the story
+    import re
+
+    mentioned = {d for path in root.rglob("*") if path.is_file() and path.suffix in (".md", ".jsonl")
+                 for d in re.findall(r"\b20\d\d-\d\d-\d\d\b", path.read_text(encoding="utf-8"))}
+    assert mentioned and max(mentioned) < built.strftime("%Y-%m-%d"), sorted(mentioned)
 
 
 def test_the_demo_keeps_its_fixed_dates_once_they_are_past(tmp_path):
