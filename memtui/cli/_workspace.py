@@ -30,6 +30,16 @@ def workspace_root(path: str | Path) -> Path:
     return p
 
 
+def require_workspace(root: Path, documents: list) -> None:
+    """A folder with neither .agent/ nor a memory document is no workspace: a mistyped PATH
+    must not read as "no findings"."""
+    from memtui.core.errors import MemtuiError
+
+    if not documents and not (root / ".agent").is_dir():
+        raise MemtuiError(f"{root} is not a workspace: no .agent/ folder and no memory documents"
+                          " (MEMORY.md, CLAUDE.md, AGENTS.md, …)")
+
+
 @contextmanager
 def open_store_if_any(root: Path) -> Iterator["AgentStore | None"]:
     """The workspace's store opened read-only, or None if it has none (memory documents

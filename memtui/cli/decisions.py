@@ -25,12 +25,15 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from memtui.core.memory.decisions import add_decision, default_decision_log, read_decisions
+    from memtui.core.errors import MemtuiError
     from memtui.core.paths import inside_workspace
 
+    if args.add is not None and not args.add.strip():
+        raise MemtuiError("--add needs a title for the decision")
     root = workspace_root(args.path)
     path = inside_workspace(root, args.file if args.file else default_decision_log(root))
     rel = path.relative_to(root).as_posix()
-    if args.add:
+    if args.add is not None:
         add_decision(root, path, args.add, args.problem, args.options, args.chosen, args.why, args.date)
     if not path.is_file():
         emit([], args.json, lambda _: f"no decision log in {root}")

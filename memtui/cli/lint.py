@@ -7,7 +7,7 @@ Exit status: 0 when clean, 1 when there are findings (so scripts and CI can gate
 from __future__ import annotations
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._workspace import open_store_if_any, workspace_root
+from memtui.cli._workspace import open_store_if_any, require_workspace, workspace_root
 
 
 def register(sub) -> None:
@@ -18,11 +18,14 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from memtui.core.memory.discover import discover_documents
     from memtui.core.memory.lint import lint_workspace, store_facts
 
     root = workspace_root(args.path)
+    documents = discover_documents(root)
+    require_workspace(root, documents)
     with open_store_if_any(root) as store:
-        findings = lint_workspace(root, **store_facts(store))
+        findings = lint_workspace(root, documents=documents, **store_facts(store))
     emit(findings, args.json, _text)
     return 1 if findings else 0
 

@@ -7,7 +7,7 @@ its memory chain in load order, how much of each file is loaded, and the problem
 from __future__ import annotations
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._workspace import workspace_root
+from memtui.cli._workspace import require_workspace, workspace_root
 
 
 def register(sub) -> None:
@@ -33,9 +33,11 @@ def run(args) -> int:
         return _run_loaded(args, root)
     if args.agent or args.cwd:
         raise MemtuiError("--agent and --cwd go with --loaded")
+    found = discover_documents(root)
+    require_workspace(root, found)
     docs = [
         {"file": d.rel, "kind": d.kind, "format": d.format, "size": d.size, "lines": d.lines, "mtime": d.mtime}
-        for d in discover_documents(root)
+        for d in found
     ]
     emit(docs, args.json, _text)
     return 0

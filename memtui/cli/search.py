@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._workspace import open_store_if_any, workspace_root
+from memtui.core.errors import MemtuiError
 
 
 def register(sub) -> None:
@@ -23,6 +24,10 @@ def register(sub) -> None:
 def run(args) -> int:
     from memtui.core.memory.search import KINDS, SearchIndex
 
+    if not " ".join(args.query).strip():
+        raise MemtuiError("search needs words to find (an empty query matches nothing)")
+    if args.limit < 1:
+        raise MemtuiError("--limit must be at least 1")
     root = workspace_root(args.path)
     with open_store_if_any(root) as store, SearchIndex(root, store) as index:
         index.refresh()

@@ -11,11 +11,23 @@ def register(sub) -> None:
     p = sub.add_parser("vacuum", help="VACUUM the store (or --incremental / --checkpoint)")
     p.add_argument("path", help="workspace directory or agent.db")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--incremental", nargs="?", const=-1, type=int, metavar="PAGES",
+    mode.add_argument("--incremental", nargs="?", const=0, type=_pages, metavar="PAGES",
                       help="return up to PAGES freelist pages (all by default) without rewriting the file")
     mode.add_argument("--checkpoint", action="store_true", help="only copy the WAL into the file and truncate it")
     add_json_flag(p)
     p.set_defaults(func=run)
+
+
+def _pages(text: str) -> int:
+    import argparse
+
+    try:
+        pages = int(text)
+    except ValueError:
+        pages = 0
+    if pages < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of pages (1 or more; leave it out for all)")
+    return pages
 
 
 def run(args) -> int:
@@ -25,7 +37,7 @@ def run(args) -> int:
         if args.checkpoint:
             result = wal_checkpoint(store)
         elif args.incremental is not None:
-            result = incremental_vacuum(store, None if args.incremental < 0 else args.incremental)
+            result = incremental_vacuum(store, args.incremental or None)
         else:
             tty = sys.stderr.isatty() and not args.json
 

@@ -244,3 +244,33 @@ def test_the_demo_keeps_its_fixed_dates_once_they_are_past(tmp_path):
     root = build_demo(tmp_path / "demo", seed=1)  # today is after the story: the screenshots' dates
     with AgentStore.open(root, readonly=True) as store:
         assert min(s.created_at for s in store.sessions()).date() == DEMO_START.date()
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["search", "{demo}", " "], "search needs words"),
+    (["search", "{demo}", "timeout", "--limit", "0"], "--limit must be at least 1"),
+    (["search", "{demo}", "timeout", "--limit", "-3"], "--limit must be at least 1"),
+    (["decisions", "{demo}", "--add", ""], "--add needs a title"),
+    (["vacuum", "{demo}", "--incremental", "-5"], "not a number of pages"),
+    (["vacuum", "{demo}", "--incremental", "0"], "not a number of pages"),
+    (["lint", "{plain}"], "is not a workspace"),
+    (["memory", "{plain}"], "is not a workspace"),
+])
+def test_bad_input_is_one_line_and_exit_2_not_a_silent_default(demo, tmp_path, capsys, argv, says):
+    plain = tmp_path / "just-a-folder"
+    plain.mkdir()
+    (plain / "notes.txt").write_text("not memory\n")
+    before = (demo / ".agent/init.d/04-decision-log.md").read_bytes()
+    try:
+        code = main([a.format(demo=demo, plain=plain) for a in argv])
+    except SystemExit as exc:  # argparse's own refusals
+        code = exc.code
+    assert code == 2
+    captured = capsys.readouterr()
+    assert says in captured.err and captured.err.strip().count("\n") == 0 and captured.out == ""
+    assert (demo / ".agent/init.d/04-decision-log.md").read_bytes() == before
+
+
+def test_vacuum_incremental_without_pages_returns_all(demo, capsys):
+    assert main(["vacuum", str(demo), "--incremental", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["kind"] == "incremental"
