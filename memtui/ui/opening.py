@@ -71,7 +71,8 @@ def opening_failure(path: Path, error: BaseException) -> tuple[str, str, str]:
     if isinstance(error, StoreNotFound):
         if not path.exists():
             return "No workspace here", f"{path} does not exist.", "Create a demo workspace with:  memtui demo"
-        return "No memtui store here", str(error), "Create a demo workspace with:  memtui demo"
+        return ("No memtui store here", f"{path} holds no .agent/agent.db and no other agent's store memtui reads"
+                " (memtui sources PATH lists what it finds).", "Create a demo workspace with:  memtui demo")
     if isinstance(error, (NotAStore, SchemaTooNew, StoreLocked)):
         return "Cannot read this database", str(error), ""
     if isinstance(error, OSError):

@@ -48,6 +48,7 @@ async def test_directory_without_store(tmp_path: Path, app_for, settled) -> None
     screen, text = await _notice(app_for(tmp_path), settled)
     assert screen.title_text == "No memtui store here"
     assert "memtui demo" in text
+    assert " ".join(text.split()).count("memtui demo") == 1  # the hint says it once, not the message too
 
 
 async def test_unreadable_database(tmp_path: Path, app_for, settled) -> None:
