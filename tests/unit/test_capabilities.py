@@ -129,3 +129,13 @@ def test_a_read_only_store_refuses_every_write_at_its_one_writer(tmp_path):
             with store.writer() as w:
                 w.pin(task)
         assert not store.task(task).pinned
+
+
+@pytest.mark.parametrize("kind", ["memtui", "ra-aid", "jsonl-sessions", "claude-code", "codex"])
+def test_every_kind_numbers_a_tasks_steps_from_1(sources, kind):
+    source = sources[kind]
+    tasks = [t for s in source.sessions() for t in source.tasks(s.id)] + list(source.tasks(None))
+    task = next(t for t in tasks if source.steps(t.id, 0, 3))
+    assert [s.seq for s in source.steps(task.id, 0, 3)][:1] == [1]
+    second = source.steps(task.id, 1, 1)
+    assert not second or second[0].seq == 2  # a later page continues the numbering

@@ -65,7 +65,7 @@ def test_trajectory_rows_are_steps_with_errors_costs_and_orphans(project):
     assert error.tool == "file_str_replace" and "String not found" in error.error
     assert steps[2].args["pattern"] == "add_argument" and steps[2].result["success"] is True
     assert store.task(1).status == "completed" and store.task(1).step_count == len(steps)
-    assert [s.seq for s in store.steps(1, offset=2, limit=2)] == [2, 3]
+    assert [s.seq for s in store.steps(1, offset=2, limit=2)] == [3, 4]  # numbered from 1
 
 
 def test_memory_items_carry_ids_files_and_protection(project):

@@ -176,7 +176,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         turn = self._turn(task_id)
         out = []
-        for seq, item in enumerate(page(turn.items, offset, limit), start=offset):
+        for seq, item in enumerate(page(turn.items, offset, limit), start=offset + 1):  # numbered from 1
             out.append(self._step(turn, seq, item))
         return out
 

@@ -105,7 +105,7 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         turn = self._turn(task_id)
         path = self._file(turn)
-        return [self._step(turn, path, seq, item) for seq, item in enumerate(page(turn.items, offset, limit), start=offset)]
+        return [self._step(turn, path, seq, item) for seq, item in enumerate(page(turn.items, offset, limit), start=offset + 1)]
 
     def _step(self, turn: Turn, path: Path, seq: int, item: RolloutItem) -> StepInfo:
         rec = read_record_at(path, item.offset) or {}

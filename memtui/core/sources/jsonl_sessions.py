@@ -246,7 +246,7 @@ class JsonlSessionsSource(SourceAdapter):
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         turn = self._turn(task_id)
         steps = []
-        for seq, record in enumerate(r for r in turn.records if r.get("role") != "user"):
+        for n, record in enumerate(r for r in turn.records if r.get("role") != "user"):
             calls = record.get("tool_calls") or record.get("toolCalls")
             role = str(record.get("role"))
             tool = role
@@ -257,9 +257,9 @@ class JsonlSessionsSource(SourceAdapter):
                 tool = f"tool result {record.get('name') or record.get('tool_call_id') or ''}".strip()
             steps.append(
                 StepInfo(
-                    id=f"{turn.id}/{record.get('id', seq)}",
+                    id=f"{turn.id}/{record.get('id', n)}",
                     task_id=turn.id,
-                    seq=seq,
+                    seq=n + 1,  # numbered from 1, as every store's steps are
                     tool=tool,
                     args=calls,
                     result=_text(record.get("content")),

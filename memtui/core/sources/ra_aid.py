@@ -284,7 +284,7 @@ class RaAidSource(IndexedSource):
         finally:
             conn.close()
         out = []
-        for seq, sid in enumerate(ids, start=offset):
+        for seq, sid in enumerate(ids, start=offset + 1):  # numbered from 1
             r = rows.get(sid)
             if r is None:
                 continue
