@@ -228,6 +228,11 @@ def plan_rollback(store: MemorySource, *, entry: Id | None = None, checkpoint: I
     return replace(plan, tasks=tuple(tasks), checkpoints=tuple(cps), notes=tuple(notes) + plan.notes)
 
 
+ESCAPE_HINT = ("To restore the files inside the workspace, roll them back one at a time (r on a changed file;"
+               " memtui rollback --entry ID); to restore into another copy of the project, open the store with"
+               " --root DIR.")
+
+
 def plan_entries(source: MemorySource, entries: Sequence[EntryInfo], *, root: str | Path, force: bool = False,
                  scope: str = "entries", scope_id: Id | None = None, task_id: Id | None = None) -> RollbackPlan:
     """Plan the rollback of `entries`, given in recording order, against the disk under `root`."""
@@ -244,7 +249,7 @@ def plan_entries(source: MemorySource, entries: Sequence[EntryInfo], *, root: st
     escapes = [f.path for f in files if f.escapes]
     if escapes:
         notes = (f"refused: {len(escapes)} path(s) lead outside {root_path}: " + ", ".join(map(repr, escapes))
-                 + "; nothing will be written",)
+                 + f"; nothing will be written. {ESCAPE_HINT}",)
         files = [f if f.escapes else replace(f, refusal="not written: the rollback is refused because other"
                                                         " paths lead outside the workspace root") for f in files]
     return RollbackPlan(scope, scope_id, task_id, root_path, tuple(files), force=force, notes=notes)

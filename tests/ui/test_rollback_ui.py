@@ -273,3 +273,27 @@ async def test_u_undoes_the_newest_rollback_of_the_store_whatever_is_selected(wo
         await pilot.press("y")
         await settle(pilot)
     assert world.read("notes.md") == b"# notes 1\n"
+
+
+async def test_a_refused_rollback_says_how_to_proceed():
+    """Paths outside the workspace refuse the whole rollback: the dialog offers no "Roll back"
+    and says what the user can do instead (file by file, or --root)."""
+    from memtui.core.rollback import ESCAPE_HINT
+
+    root = Path("/workspace")
+    files = (FilePlan("a.py", (1,), root / "a.py"),
+             FilePlan("/home/dev/.bashrc", (2,), None, refusal="absolute path: outside the workspace root",
+                      escapes=True))
+    plan = RollbackPlan("checkpoint", "c1", "t1", root, files, notes=(f"refused: … {ESCAPE_HINT}",))
+    app = DialogHost(plan, undo="state")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        dialog = app.screen
+        assert not dialog.query_one("#rollback-confirm").display
+        summary = " ".join(str(dialog.query_one("#rollback-summary").render()).split())
+        assert "lead outside /workspace" in summary and "one at a time" in summary
+        notes = " ".join(str(dialog.query_one("#rollback-notes").render()).split())
+        assert "--root DIR" in notes and "rollback --entry ID" in notes
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.chosen == [None]

@@ -129,7 +129,8 @@ class RollbackScreen(MemtuiModal[bool | None]):
             parts.append(f"{conflicts} conflict{'s' if conflicts != 1 else ''}"
                          + (" (overwritten)" if self.plan.force else " (left alone)"))
         if self.plan.refused:
-            parts = [f"refused: {len(self.plan.escapes)} path(s) lead outside the workspace"]
+            parts = [f"refused: {len(self.plan.escapes)} path(s) lead outside {sanitize(str(self.plan.root))} —"
+                     " roll back the files inside it one at a time (r on a changed file)"]
         self.query_one("#rollback-summary", Static).update(Content(" · ".join(parts)))
         confirm = self.query_one("#rollback-confirm", Button)
         confirm.disabled = self.plan.refused or not changing
