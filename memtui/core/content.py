@@ -7,8 +7,9 @@ or a zstd frame that uses an earlier version of the same path as its dictionary 
 The delta base is chosen by skip-delta: version n of a path is delta-encoded against
 version n & (n - 1), as Subversion does, so reading any version walks at most popcount(n)
 deltas; a hard cap of MAX_CHAIN objects per read is enforced when a delta is chosen.
-Older databases held zlib BLOBs or plain text inline in the entry row: `decode_legacy`
-still reads them.
+Entries and deltas reference a content by the blob's integer id (schema 4; by the hash
+before): the hash is stored once, on the blob. Older databases held zlib BLOBs or plain
+text inline in the entry row: `decode_legacy` still reads them.
 
 Every read verifies the hash; a broken stream raises CorruptContent, never returns b"";
 a declared or actual size over the limit raises ContentTooLarge before inflating.
@@ -34,13 +35,14 @@ DELTA_LEVEL = 12
 CODEC_RAW = "raw"
 CODEC_ZSTD = "zstd"
 CODEC_DELTA = "delta"
+CODEC_MISSING = "missing"  # a placeholder the schema-4 upgrade made for a content already lost
 
 
 def content_hash(data: bytes) -> bytes:
     """The address of a content: the 32-byte SHA-256 digest of the raw bytes.
 
-    Stored as a BLOB rather than hex: the hash appears in five columns and four indexes, and
-    on real histories halving it is a large share of the database file.
+    Stored as a BLOB rather than hex, once per content (blob.hash and its unique index); from
+    schema 4 entries and deltas reference the blob's integer id instead.
     """
     return hashlib.sha256(data).digest()
 
@@ -64,11 +66,11 @@ def skip_delta_base(version: int) -> int | None:
 
 @dataclass(frozen=True)
 class Encoded:
-    """One content ready to insert: codec, payload, base hash (for deltas) and chain depth."""
+    """One content ready to insert: codec, payload, base key (for deltas) and chain depth."""
 
     codec: str
     data: bytes
-    base: bytes | None
+    base: int | bytes | None
     depth: int
 
 
@@ -76,21 +78,22 @@ def _dict(base: bytes) -> zstd.ZstdCompressionDict:
     return zstd.ZstdCompressionDict(base, dict_type=zstd.DICT_TYPE_RAWCONTENT)
 
 
-def encode(data: bytes, base: bytes | None = None, base_hash: bytes | None = None, base_depth: int = 0) -> Encoded:
-    """Choose the smallest representation of `data`; a delta only if its chain stays ≤ MAX_CHAIN."""
+def encode(data: bytes, base: bytes | None = None, base_key: int | bytes | None = None, base_depth: int = 0) -> Encoded:
+    """Choose the smallest representation of `data`; a delta (against `base`, stored under
+    `base_key`) only if its chain stays ≤ MAX_CHAIN."""
     best = Encoded(CODEC_RAW, data, None, 1)
     if len(data) < RAW_BELOW:
         return best
     full = zstd.ZstdCompressor(level=ZSTD_LEVEL, write_content_size=True).compress(data)
     if len(full) < len(best.data):
         best = Encoded(CODEC_ZSTD, full, None, 1)
-    if base and base_hash is not None and base_depth + 1 <= MAX_CHAIN:
+    if base and base_key is not None and base_depth + 1 <= MAX_CHAIN:
         params = zstd.ZstdCompressionParameters.from_level(
             DELTA_LEVEL, source_size=len(data), dict_size=len(base), write_content_size=True
         )
         delta = zstd.ZstdCompressor(dict_data=_dict(base), compression_params=params).compress(data)
         if len(delta) < len(best.data):
-            best = Encoded(CODEC_DELTA, delta, base_hash, base_depth + 1)
+            best = Encoded(CODEC_DELTA, delta, base_key, base_depth + 1)
     return best
 
 
@@ -118,13 +121,15 @@ def decode(
     data: bytes,
     size: int,
     expected_hash: bytes,
-    load_base: Callable[[bytes], bytes],
-    base: bytes | None,
+    load_base: Callable[[int | bytes], bytes],
+    base: int | bytes | None,
     limit: int = DEFAULT_LIMIT,
 ) -> bytes:
-    """Reconstruct and verify one content. `load_base` returns the verified bytes of a base hash."""
+    """Reconstruct and verify one content. `load_base` returns the verified bytes of a base key."""
     expected_hash = bytes(expected_hash)
     name = expected_hash.hex()[:12]
+    if codec == CODEC_MISSING:
+        raise CorruptContent(f"content {name} is missing from the store")
     if size > limit:
         raise ContentTooLarge(f"content {name} is {size} bytes, over the {limit}-byte limit")
     if data is None:

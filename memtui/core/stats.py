@@ -239,11 +239,14 @@ def _content(query: Query, tables: set[str]) -> ContentStat | None:
         if not raw:
             raw = legacy
     unique = stored = blobs = 0
-    if "blob" in tables and {"before_hash", "after_hash"} <= cols:
+    refs = next((r for r in (("id", "before_blob", "after_blob"), ("hash", "before_hash", "after_hash"))
+                 if set(r[1:]) <= cols), None)  # schema 4 references blob ids, 2–3 hashes
+    if "blob" in tables and refs:
+        key, before, after = refs
         stored, blobs = query("SELECT COALESCE(SUM(stored), 0), COUNT(*) FROM blob")[0]
         # Distinct contents the entries use (a base kept only for a delta is storage, not content).
-        unique = _one(query, "SELECT COALESCE(SUM(size), 0) FROM blob WHERE hash IN"
-                            " (SELECT before_hash FROM checkpoint_entry UNION SELECT after_hash FROM checkpoint_entry)")
+        unique = _one(query, f"SELECT COALESCE(SUM(size), 0) FROM blob WHERE {key} IN"
+                            f" (SELECT {before} FROM checkpoint_entry UNION SELECT {after} FROM checkpoint_entry)")
     return ContentStat(raw, unique + legacy, stored + legacy, blobs, entries)
 
 

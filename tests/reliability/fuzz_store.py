@@ -49,14 +49,14 @@ def blob_store(root: Path) -> tuple[Path, dict[int, tuple[bytes | None, bytes | 
 
 
 MUTATIONS = ("flip", "truncate", "append", "codec", "size", "base-self", "base-other", "base-missing",
-             "base-none", "depth", "data-null", "hash")
+             "base-none", "depth", "data-null", "hash", "id")
 
 
-def mutate_blob(conn, rnd: random.Random, hashes: list[bytes]) -> str:
+def mutate_blob(conn, rnd: random.Random, ids: list[int]) -> str:
     import sqlite3
 
-    target = rnd.choice(hashes)
-    row = conn.execute("SELECT codec, data, size, base FROM blob WHERE hash = ?", (target,)).fetchone()
+    target = rnd.choice(ids)
+    row = conn.execute("SELECT codec, data, size, base FROM blob WHERE id = ?", (target,)).fetchone()
     if row is None:
         return "no-op"  # moved by an earlier mutation of this case
     codec, data, size, base = row
@@ -77,25 +77,27 @@ def mutate_blob(conn, rnd: random.Random, hashes: list[bytes]) -> str:
     elif what == "base-self":
         sets.update(codec="delta", base=target)
     elif what == "base-other":
-        sets.update(codec="delta", base=rnd.choice(hashes))
+        sets.update(codec="delta", base=rnd.choice(ids))
     elif what == "base-missing":
-        sets.update(codec="delta", base=rnd.randbytes(32))
+        sets.update(codec="delta", base=rnd.randrange(10**6, 10**7))
     elif what == "base-none":
         sets["base"] = None
     elif what == "depth":
         sets["depth"] = rnd.choice([0, 17, 1000, -1])
     elif what == "data-null":
         sets["data"] = None
-    elif what == "hash":  # the row moves to another address: entries now point at nothing
+    elif what == "hash":  # the content no longer matches its address
         sets["hash"] = rnd.randbytes(32)
+    elif what == "id":  # the row moves to another id: entries now point at nothing
+        sets["id"] = rnd.randrange(10**6, 10**7)
     if not sets:
         return "no-op"
     cols = ", ".join(f"{k} = ?" for k in sets)
     try:
-        conn.execute(f"UPDATE blob SET {cols} WHERE hash = ?", (*sets.values(), target))
+        conn.execute(f"UPDATE blob SET {cols} WHERE id = ?", (*sets.values(), target))
     except sqlite3.IntegrityError:
         return "no-op"  # the schema refuses it (NOT NULL, CHECK): no writer can leave it so
-    return f"{what} on {target.hex()[:8]}"
+    return f"{what} on #{target}"
 
 
 def fuzz_blobs(tmp: Path, cases: int, seed: int = 0) -> StoreFuzz:
@@ -106,13 +108,13 @@ def fuzz_blobs(tmp: Path, cases: int, seed: int = 0) -> StoreFuzz:
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     pristine = db.read_bytes()
-    hashes = [r[0] for r in sqlite3.connect(db).execute("SELECT hash FROM blob")]
+    ids = [r[0] for r in sqlite3.connect(db).execute("SELECT id FROM blob")]
     rnd = random.Random(seed)
     out = StoreFuzz()
     for _ in range(cases):
         db.write_bytes(pristine)
         conn = sqlite3.connect(db)
-        what = " + ".join(mutate_blob(conn, rnd, hashes) for _ in range(rnd.choice((1, 1, 2))))
+        what = " + ".join(mutate_blob(conn, rnd, ids) for _ in range(rnd.choice((1, 1, 2))))
         conn.commit()
         conn.close()
         out.cases += 1

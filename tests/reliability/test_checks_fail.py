@@ -71,7 +71,7 @@ def test_entry_hashes_see_a_changed_content(tmp_path):
     db = gc_workspace(tmp_path / "ws", tasks=5)
     hashes = h.entry_hashes(db)
     conn = sqlite3.connect(db)
-    conn.execute("UPDATE checkpoint_entry SET after_hash = before_hash WHERE id = 1")
+    conn.execute("UPDATE checkpoint_entry SET after_blob = before_blob WHERE id = 1")
     conn.commit()
     conn.close()
     assert h.entry_hashes(db)[1] != hashes[1]

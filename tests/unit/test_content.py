@@ -85,7 +85,7 @@ def _legacy_entry(store, before, after):
     task = _task(store)
     cp = store.record_checkpoint(task, None, {"old.txt": (b"x", b"y")})
     (entry,) = store.checkpoint_entries(cp)
-    store.execute("UPDATE checkpoint_entry SET before_hash = NULL, after_hash = NULL,"
+    store.execute("UPDATE checkpoint_entry SET before_blob = NULL, after_blob = NULL,"
                          " before_legacy = ?, after_legacy = ? WHERE id = ?", (before, after, entry.id))
     return entry.id
 
@@ -165,7 +165,7 @@ def test_a_delta_whose_base_is_itself_is_corruption_naming_the_entry(store):
     entry = _single_blob(store, b"some compressible text " * 100)
     h = bytes.fromhex(entry.after_hash)
     assert store.query("SELECT codec FROM blob WHERE hash = ?", (h,))[0][0] == "zstd"  # a valid frame
-    store.execute("UPDATE blob SET codec = 'delta', base = hash WHERE hash = ?", (h,))
+    store.execute("UPDATE blob SET codec = 'delta', base = id WHERE hash = ?", (h,))
     with pytest.raises(ChainTooLong, match=rf"checkpoint entry {entry.id}: .*loops"):
         store.read_entry(entry.id)
 
@@ -175,16 +175,16 @@ def _chain(store, length: int) -> int:
     text = f"chain {length}, version {{}} of a compressible text "
     below = text.format(0).encode() * 40
     entry = _single_blob(store, below)
-    below_hash = bytes.fromhex(entry.after_hash)
+    below_id = store.query("SELECT id FROM blob WHERE hash = ?", (bytes.fromhex(entry.after_hash),))[0][0]
     for i in range(1, length):
         data = text.format(i).encode() * 40
-        enc = codec.encode(data, below, below_hash, 0)  # depth 0: bypass the writer's cap
+        enc = codec.encode(data, below, below_id, 0)  # depth 0: bypass the writer's cap
         assert enc.codec == "delta"
         h = codec.content_hash(data)
-        store.execute("INSERT INTO blob (hash, codec, base, depth, size, stored, data) VALUES (?,?,?,?,?,?,?)",
-                             (h, enc.codec, enc.base, i + 1, len(data), len(enc.data), enc.data))
-        below, below_hash = data, h
-    store.execute("UPDATE checkpoint_entry SET after_hash = ? WHERE id = ?", (below_hash, entry.id))
+        below_id = store.execute("INSERT INTO blob (hash, codec, base, depth, size, stored, data) VALUES (?,?,?,?,?,?,?)",
+                                 (h, enc.codec, enc.base, i + 1, len(data), len(enc.data), enc.data)).lastrowid
+        below = data
+    store.execute("UPDATE checkpoint_entry SET after_blob = ? WHERE id = ?", (below_id, entry.id))
     store._cache.clear()
     return entry.id
 

@@ -222,8 +222,8 @@ def test_blob_shared_by_two_reclaimable_tasks_counts_once(tmp_path):
     b = task_with_edit(store, s, "b", before=version(1), after=version(2))
     task_with_edit(store, s, "current", path="c.py", finish=None)
     plan = plan_gc(store)
-    total_blob_bytes = store.query("SELECT SUM(stored) FROM blob WHERE hash IN (SELECT after_hash FROM"
-                                  " checkpoint_entry WHERE after_hash IS NOT NULL AND path = 'a.py')")[0][0]
+    total_blob_bytes = store.query("SELECT SUM(stored) FROM blob WHERE id IN (SELECT after_blob FROM"
+                                  " checkpoint_entry WHERE after_blob IS NOT NULL AND path = 'a.py')")[0][0]
     assert plan.reclaimable_task(a).blob_bytes + plan.reclaimable_task(b).blob_bytes == total_blob_bytes
     assert plan.reclaimable_task(a).blobs == 1  # the oldest task carries the shared content
 
@@ -235,13 +235,13 @@ def test_delta_base_of_a_live_content_is_kept(tmp_path):
     store.close_session(s1)
     s2 = store.start_session("live")
     live = task_with_edit(store, s2, "v1", before=None, after=version(1), finish=None)
-    codec, base = store.query("SELECT codec, base FROM blob WHERE hash = (SELECT after_hash FROM checkpoint_entry"
+    codec, base = store.query("SELECT codec, base FROM blob WHERE id = (SELECT after_blob FROM checkpoint_entry"
                              " e JOIN checkpoint c ON c.id = e.checkpoint_id WHERE c.task_id = ?)", (live,))[0]
     assert codec == "delta"  # the live content is a delta against the old task's content
     plan = plan_gc(store)
     assert plan.reclaimable_task(old).blobs == 0
     apply_gc(store, plan)
-    assert store.query("SELECT COUNT(*) FROM blob WHERE hash = ?", (base,))[0][0] == 1
+    assert store.query("SELECT COUNT(*) FROM blob WHERE id = ?", (base,))[0][0] == 1
     store._cache.clear()
     (entry,) = store.checkpoint_entries(store.checkpoints(live)[0].id)
     assert store.read_entry(entry.id)[1] == version(1)

@@ -336,9 +336,9 @@ def test_a_corrupt_blob_stops_that_file_only(world):
     world.write("b.txt", b"b0\n")
     t = world.task()
     cp = world.edit(t, {"a.txt": b"edited\n", "b.txt": b"b1\n"})
-    before_hash = world.sql("SELECT before_hash FROM checkpoint_entry WHERE id = ?",
+    before_blob = world.sql("SELECT before_blob FROM checkpoint_entry WHERE id = ?",
                             (world.entry_id(cp, "a.txt"),))[0][0]
-    _flip_byte(world, before_hash)
+    _flip_byte(world, before_blob)
     store = world.reopen()  # no cached copy of the good content
 
     plan = plan_rollback(store, checkpoint=cp)
@@ -352,10 +352,10 @@ def test_a_corrupt_blob_stops_that_file_only(world):
     assert [e.path for e in undo] == ["b.txt"]
 
 
-def _flip_byte(world: World, blob_hash: str) -> None:
-    data = bytearray(world.sql("SELECT data FROM blob WHERE hash = ?", (blob_hash,))[0][0])
+def _flip_byte(world: World, blob_id: int) -> None:
+    data = bytearray(world.sql("SELECT data FROM blob WHERE id = ?", (blob_id,))[0][0])
     data[len(data) // 2] ^= 0x01
-    world.sql("UPDATE blob SET data = ? WHERE hash = ?", (bytes(data), blob_hash))
+    world.sql("UPDATE blob SET data = ? WHERE id = ?", (bytes(data), blob_id))
 
 
 def test_a_flipped_byte_in_a_compressed_blob_is_an_error(world):
@@ -363,8 +363,8 @@ def test_a_flipped_byte_in_a_compressed_blob_is_an_error(world):
     world.write("big.txt", original)
     t = world.task()
     cp = world.edit(t, {"big.txt": b"small\n"})
-    h = world.sql("SELECT before_hash FROM checkpoint_entry WHERE id = ?", (world.entry_id(cp, "big.txt"),))[0][0]
-    assert world.sql("SELECT codec FROM blob WHERE hash = ?", (h,))[0][0] != "raw"
+    h = world.sql("SELECT before_blob FROM checkpoint_entry WHERE id = ?", (world.entry_id(cp, "big.txt"),))[0][0]
+    assert world.sql("SELECT codec FROM blob WHERE id = ?", (h,))[0][0] != "raw"
     _flip_byte(world, h)
     store = world.reopen()
 

@@ -50,7 +50,7 @@ def test_rows_and_bytes_per_table_and_index(filled):
         assert table.rows == filled.query(f'SELECT COUNT(*) FROM "{source}"')[0][0], table.name
         assert table.bytes == table.pages * stats.page_size
     names = {i.name: i.table for i in stats.indexes}
-    assert names["checkpoint_entry_before_hash"] == "checkpoint_entry"
+    assert names["checkpoint_entry_before_blob"] == "checkpoint_entry"
     used = sum(t.pages for t in stats.tables) + sum(i.pages for i in stats.indexes)
     assert used + stats.freelist_count + stats.overhead_bytes // stats.page_size == stats.page_count
     fallback = db_stats(filled, use_dbstat=False)

@@ -4,9 +4,9 @@ the paged session list built on them."""
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 from gc_fixtures import new_store, task_with_edit
+from store_versions import as_schema_2
 
 from memtui.core.demo import build_demo
 from memtui.core.gc import apply_gc, plan_gc
@@ -58,16 +58,6 @@ def test_an_undo_that_drops_unwritten_files_keeps_the_counters(tmp_path):
     store.close()
 
 
-def _as_schema_2(db: Path) -> None:
-    """What memtui wrote before the counters: the same tables without them, user_version 2."""
-    con = sqlite3.connect(db)
-    for column in COUNTERS:
-        con.execute(f"ALTER TABLE task DROP COLUMN {column}")
-    con.execute("PRAGMA user_version = 2")
-    con.commit()
-    con.close()
-
-
 def test_a_schema_2_store_reads_the_same_and_upgrades_to_exact_counters(tmp_path):
     root = build_demo(tmp_path / "demo", scale=200)
     with AgentStore.open(root, readonly=True) as now:
@@ -75,7 +65,7 @@ def test_a_schema_2_store_reads_the_same_and_upgrades_to_exact_counters(tmp_path
         want_tasks = [now.tasks(s.id) for s in want_sessions] + [now.tasks(None)]
         want_plan = plan_gc(now).to_json()
         want_counters = counters(now)
-    _as_schema_2(root / ".agent" / "agent.db")
+    as_schema_2(root / ".agent" / "agent.db")
     with AgentStore.open(root, readonly=True) as old:  # browsed as it is, nothing written
         assert old.needs_upgrade and old.schema_version == 2
         assert old.sessions() == want_sessions
@@ -145,6 +135,6 @@ def test_header_figures_without_a_plan_equal_the_plans(tmp_path):
         assert plan.loose_blobs > 0
         assert figures["live"] == len(plan.live) and figures["reclaimable"] == len(plan.reclaimable)
         assert figures["reclaimable_bytes"] == plan.reclaimable_bytes
-    _as_schema_2(root / ".agent" / "agent.db")
+    as_schema_2(root / ".agent" / "agent.db")
     with AgentStore.open(root, readonly=True) as old:
         assert gc_figures(old) == _figures_of(plan_gc(old))

@@ -159,9 +159,9 @@ def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResu
                 return False
         # A writer's store is at the current schema: the task's counters hold what goes.
         payload = store.query("SELECT step_bytes + legacy_bytes FROM task WHERE id = ?", (task,))[0][0]
-        hashes = store.query("SELECT e.before_hash, e.after_hash FROM checkpoint c JOIN checkpoint_entry e"
-                            " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,)) \
-            if store.schema_version >= 2 else []
+        key, before, after = store.blob_cols
+        hashes = store.query(f"SELECT e.{before}, e.{after} FROM checkpoint c JOIN checkpoint_entry e"
+                             " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,)) if key else []
         if hook:
             hook("entries", task)
         entries = store.execute("DELETE FROM checkpoint_entry WHERE checkpoint_id IN"
@@ -193,21 +193,22 @@ def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Call
     a candidate in turn, and a base a surviving delta needs stays. Each batch re-checks
     its conditions inside its own transaction, so a writer that just reused a content wins.
     """
-    if store.schema_version < 2:
+    key, before, after = store.blob_cols
+    if key is None:
         return
-    cond = (" AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.before_hash = blob.hash)"
-            " AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.after_hash = blob.hash)"
-            " AND NOT EXISTS (SELECT 1 FROM blob d WHERE d.base = blob.hash)")
+    cond = (f" AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.{before} = blob.{key})"
+            f" AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.{after} = blob.{key})"
+            f" AND NOT EXISTS (SELECT 1 FROM blob d WHERE d.base = blob.{key})")
     if candidates is None:
-        candidates = {h for h, _ in store.query("SELECT hash, depth FROM blob WHERE 1" + cond)}
-    deleted: set[bytes] = set()
+        candidates = {h for h, _ in store.query(f"SELECT {key}, depth FROM blob WHERE 1" + cond)}
+    deleted: set = set()
     while candidates:
         by_depth: dict[int, list[bytes]] = {}
         ordered = sorted(candidates)
-        for start in range(0, len(ordered), 500):  # hashes are BLOBs: bound parameters, not JSON
+        for start in range(0, len(ordered), 500):  # bound parameters (hashes of schema 2–3 are BLOBs)
             chunk = ordered[start:start + 500]
             for h, depth in store.query(
-                    f"SELECT hash, depth FROM blob WHERE hash IN ({','.join('?' * len(chunk))})", chunk):
+                    f"SELECT {key}, depth FROM blob WHERE {key} IN ({','.join('?' * len(chunk))})", chunk):
                 by_depth.setdefault(depth, []).append(h)
         bases: set[bytes] = set()
         for depth in sorted(by_depth, reverse=True):
@@ -215,8 +216,8 @@ def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Call
             for start in range(0, len(hashes), batch):
                 chunk = hashes[start:start + batch]
                 with throttle, store.transaction():
-                    gone = store.execute(f"DELETE FROM blob WHERE hash IN ({','.join('?' * len(chunk))})"
-                                      + cond + " RETURNING hash, base, stored", chunk).fetchall()
+                    gone = store.execute(f"DELETE FROM blob WHERE {key} IN ({','.join('?' * len(chunk))})"
+                                         + cond + f" RETURNING {key}, base, stored", chunk).fetchall()
                 deleted.update(h for h, _, _ in gone)
                 result.blobs += len(gone)
                 result.bytes += sum(size for _, _, size in gone)

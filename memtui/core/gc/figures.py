@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from memtui.core.gc.plan import KEEP_CTE, LIVE_SET_SQL, plan_gc
+from memtui.core.gc.plan import LIVE_SET_SQL, keep_cte, plan_gc
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -35,6 +35,6 @@ def gc_figures(store: "AgentStore") -> dict[str, int]:
                 reclaimable += 1
                 payload += step_bytes + legacy
         freed = store.query(
-            f"WITH RECURSIVE {KEEP_CTE} SELECT COALESCE(SUM(b.stored), 0) FROM blob b"
-            " WHERE b.hash NOT IN (SELECT h FROM keep)", (json.dumps(sorted(live)),))[0][0]
+            f"WITH RECURSIVE {keep_cte(store)} SELECT COALESCE(SUM(b.stored), 0) FROM blob b"
+            f" WHERE b.{store.blob_cols.key} NOT IN (SELECT h FROM keep)", (json.dumps(sorted(live)),))[0][0]
     return {"live": len(live), "reclaimable": reclaimable, "reclaimable_bytes": payload + freed}

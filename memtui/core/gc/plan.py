@@ -239,19 +239,25 @@ def live_set_sql(store: "AgentStore") -> set[int]:
 
 
 # ---------------------------------------------------------------------------- plan
-# Blobs the live tasks keep: their entries' contents and, transitively, delta bases.
-KEEP_CTE = """
+# Blobs the live tasks keep: their entries' contents and, transitively, delta bases. `{key}`,
+# `{before}`, `{after}`: how the store's schema references a blob (store.blob_cols).
+_KEEP_CTE = """
   live(id) AS (SELECT value FROM json_each(?)),
   keep(h) AS (
-    SELECT e.before_hash FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
-     WHERE c.task_id IN (SELECT id FROM live) AND e.before_hash IS NOT NULL
+    SELECT e.{before} FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
+     WHERE c.task_id IN (SELECT id FROM live) AND e.{before} IS NOT NULL
     UNION
-    SELECT e.after_hash FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
-     WHERE c.task_id IN (SELECT id FROM live) AND e.after_hash IS NOT NULL
+    SELECT e.{after} FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
+     WHERE c.task_id IN (SELECT id FROM live) AND e.{after} IS NOT NULL
     UNION
-    SELECT b.base FROM keep JOIN blob b ON b.hash = keep.h WHERE b.base IS NOT NULL
+    SELECT b.base FROM keep JOIN blob b ON b.{key} = keep.h WHERE b.base IS NOT NULL
   )
 """
+
+
+def keep_cte(store: "AgentStore") -> str:
+    """The `live` and `keep` CTEs for this store's schema (one JSON parameter: the live ids)."""
+    return _KEEP_CTE.format(**store.blob_cols._asdict())
 
 
 def plan_gc(store: "AgentStore") -> GcPlan:
@@ -327,14 +333,15 @@ def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, lis
     side); a blob no entry references goes with the owner of a delta built on it, else it is
     loose.
     """
+    key, before, after = store.blob_cols
     rows = store.query(
-        f"""WITH RECURSIVE {KEEP_CTE},
+        f"""WITH RECURSIVE {keep_cte(store)},
           freed(hash, base, stored, first) AS (
-            SELECT b.hash, b.base, b.stored,
-                   (SELECT MIN(id) FROM (SELECT MIN(e.id) AS id FROM checkpoint_entry e WHERE e.before_hash = b.hash
+            SELECT b.{key}, b.base, b.stored,
+                   (SELECT MIN(id) FROM (SELECT MIN(e.id) AS id FROM checkpoint_entry e WHERE e.{before} = b.{key}
                                          UNION ALL
-                                         SELECT MIN(e.id) FROM checkpoint_entry e WHERE e.after_hash = b.hash))
-            FROM blob b WHERE b.hash NOT IN (SELECT h FROM keep))
+                                         SELECT MIN(e.id) FROM checkpoint_entry e WHERE e.{after} = b.{key}))
+            FROM blob b WHERE b.{key} NOT IN (SELECT h FROM keep))
         SELECT f.hash, f.base, f.stored,
                (SELECT c.task_id FROM checkpoint_entry e JOIN checkpoint c ON c.id = e.checkpoint_id WHERE e.id = f.first)
         FROM freed f""", (live_json,))

@@ -28,7 +28,7 @@ from memtui.core import content as codec
 from memtui.core.atomic import check_writes_allowed
 from memtui.core.errors import NotAStore, ReadOnlyStore, StoreNotFound
 from memtui.core.memory_source import WRITING, Capability, UnknownId
-from memtui.core.store import schema
+from memtui.core.store import migrate, schema
 from memtui.core.store.models import build_models
 from memtui.core.store.paths import AGENT_DIR, DB_NAME, locate, workspace_of
 from memtui.core.store.reads import ReadModel
@@ -112,12 +112,16 @@ class AgentStore(Recorder, ReadModel):
             if not tables:
                 raise StoreNotFound(f"{db_path} holds no memtui store")
             if version < schema.SCHEMA_VERSION and not readonly:
-                schema.upgrade(self._db, self._m, version)
+                migrate.upgrade(self._db, self._m, version)
                 version = schema.SCHEMA_VERSION
         except BaseException:
             self._db.close()
             raise
+        self._set_schema(version)
+
+    def _set_schema(self, version: int) -> None:
         self.schema_version = version
+        self.blob_cols = schema.blob_columns(version)  # how entries and deltas reference contents
 
     # ----------------------------------------------------------------- opening
     @classmethod
@@ -223,6 +227,9 @@ class AgentStore(Recorder, ReadModel):
             writer.close()
             if not self._db.is_closed() and not self._db.in_transaction():
                 self._db.close()
+            if writer.schema_version != self.schema_version:  # the writer upgraded the file
+                self._cache.clear()
+                self._set_schema(writer.schema_version)
 
     def now(self) -> float:
         """The store's clock, as the epoch seconds its rows are stamped with."""
@@ -254,38 +261,54 @@ class AgentStore(Recorder, ReadModel):
         return self._db.connection()
 
     # ----------------------------------------------------------------- content
-    def read_blob(self, blob_hash: bytes | str) -> bytes:
-        """The verified raw bytes of one content (CorruptContent / ContentTooLarge otherwise)."""
-        return self._read_blob(codec.hash_key(blob_hash), ())
+    def read_blob(self, key: int | bytes | str) -> bytes:
+        """The verified raw bytes of one content, by the key entries hold (`blob_cols.key`: an
+        integer id from schema 4) or by its hash (bytes or hex); CorruptContent /
+        ContentTooLarge otherwise."""
+        if isinstance(key, (bytes, str, bytearray, memoryview)):
+            blob_hash = codec.hash_key(key)
+            if self.blob_cols.key == "hash":
+                return self._read_blob(blob_hash, ())
+            rows = self._sql("SELECT id FROM blob WHERE hash = ?", (blob_hash,))
+            if not rows:
+                raise codec.CorruptContent(f"content {blob_hash.hex()[:12]} is missing from the store")
+            key = rows[0][0]
+        return self._read_blob(key, ())
 
-    def _read_blob(self, blob_hash: bytes, chain: tuple[bytes, ...]) -> bytes:
+    def _read_blob(self, key: int | bytes, chain: tuple) -> bytes:
         # `chain`: the deltas above this one. Written chains are ≤ MAX_CHAIN objects; a longer
         # or cyclic one is corruption, reported before it can exhaust the stack.
-        cached = self._cache.get(blob_hash)
+        cached = self._cache.get(key)
         if cached is not None:
             return cached
-        codec.check_chain(blob_hash, chain)
-        rows = self._sql("SELECT codec, data, size, base FROM blob WHERE hash = ?", (blob_hash,))
+        by_id = self.blob_cols.key == "id"
+        if by_id:
+            rows = self._sql("SELECT codec, data, size, base, hash FROM blob WHERE id = ?", (key,))
+        else:
+            rows = self._sql("SELECT codec, data, size, base, hash FROM blob WHERE hash = ?", (key,))
         if not rows:
-            raise codec.CorruptContent(f"content {blob_hash.hex()[:12]} is missing from the store")
-        kind, data, size, base = rows[0]
+            name = f"#{key}" if by_id else bytes(key).hex()[:12]
+            raise codec.CorruptContent(f"content {name} is missing from the store")
+        kind, data, size, base, blob_hash = rows[0]
+        codec.check_chain(blob_hash, chain)
         below = chain + (blob_hash,)
-        out = codec.decode(kind, data, size, blob_hash, lambda b: self._read_blob(codec.hash_key(b), below), base,
+        out = codec.decode(kind, data, size, blob_hash, lambda b: self._read_blob(b, below), base,
                            self.content_limit)
-        self._cache.put(blob_hash, out)
+        self._cache.put(key, out)
         return out
 
     def read_entry(self, entry_id: int) -> tuple[bytes | None, bytes | None]:
         """(before, after) bytes of one checkpoint entry; None where that side is absent."""
-        hashes = ", before_hash, after_hash" if self.schema_version >= 2 else ", NULL, NULL"
-        rows = self._sql(f"SELECT before_legacy, after_legacy{hashes} FROM checkpoint_entry WHERE id = ?",
+        cols = self.blob_cols
+        refs = f", {cols.before}, {cols.after}" if cols.key else ", NULL, NULL"
+        rows = self._sql(f"SELECT before_legacy, after_legacy{refs} FROM checkpoint_entry WHERE id = ?",
                          (entry_id,))
         if not rows:
             raise UnknownId(f"no checkpoint entry {entry_id}")
-        before_legacy, after_legacy, bh, ah = rows[0]
+        before_legacy, after_legacy, bk, ak = rows[0]
         try:
-            before = self.read_blob(bh) if bh else codec.decode_legacy(before_legacy, self.content_limit)
-            after = self.read_blob(ah) if ah else codec.decode_legacy(after_legacy, self.content_limit)
+            before = self._read_blob(bk, ()) if bk is not None else codec.decode_legacy(before_legacy, self.content_limit)
+            after = self._read_blob(ak, ()) if ak is not None else codec.decode_legacy(after_legacy, self.content_limit)
         except codec.ChainTooLong as exc:
             raise codec.ChainTooLong(f"checkpoint entry {entry_id}: {exc}") from None
         return before, after

@@ -99,31 +99,34 @@ def build_models(db: Database) -> SimpleNamespace:
 
         class Meta:
             table_name = "step"
-            indexes = ((("task", "seq"), False), (("task", "created_at"), False))
+            indexes = ((("task", "seq"), False),)
+
+    class Path(Base):
+        """Each distinct path that has contents, once (schema 4)."""
+
+        id = AutoField()
+        path = TextField(unique=True)
+
+        class Meta:
+            table_name = "path"
 
     class Blob(Base):
-        hash = BlobField(primary_key=True)  # 32-byte sha256 digest of the raw bytes
-        codec = TextField()  # raw | zstd | delta
-        base = ForeignKeyField("self", null=True, field="hash", column_name="base", on_delete="RESTRICT")
+        """One stored content. Referenced by its integer id (schema 4; before: by its hash)."""
+
+        id = AutoField()
+        hash = BlobField()  # 32-byte sha256 digest of the raw bytes (unique: see schema.INDEXES)
+        codec = TextField()  # raw | zstd | delta | missing (a content already lost before an upgrade)
+        base = ForeignKeyField("self", null=True, column_name="base", on_delete="RESTRICT", index=False)
         depth = IntegerField(default=1)  # objects read to reconstruct, itself included
         size = IntegerField()  # raw bytes
         stored = IntegerField()  # payload bytes
         data = BlobField()
+        # The n-th distinct content of a path (picks skip-delta bases); NULL for a placeholder.
+        path = ForeignKeyField(Path, null=True, column_name="path_id", on_delete="RESTRICT", index=False)
+        version = IntegerField(null=True)
 
         class Meta:
             table_name = "blob"
-
-    class PathVersion(Base):
-        """The n-th distinct content of a path: picks skip-delta bases."""
-
-        id = AutoField()
-        path = TextField()
-        version = IntegerField()
-        blob = ForeignKeyField(Blob, field="hash", column_name="hash", on_delete="CASCADE")
-
-        class Meta:
-            table_name = "path_version"
-            indexes = ((("path", "version"), True),)
 
     class Checkpoint(Base):
         id = AutoField()
@@ -142,15 +145,15 @@ def build_models(db: Database) -> SimpleNamespace:
         path = TextField()
         before_size = IntegerField(null=True)
         after_size = IntegerField(null=True)
-        before_hash = ForeignKeyField(Blob, null=True, field="hash", column_name="before_hash", on_delete="RESTRICT")
-        after_hash = ForeignKeyField(Blob, null=True, field="hash", column_name="after_hash", on_delete="RESTRICT")
+        # Partial indexes on both (schema.INDEXES): GC asks whether an entry still uses a content.
+        before_blob = ForeignKeyField(Blob, null=True, column_name="before_blob", on_delete="RESTRICT", index=False)
+        after_blob = ForeignKeyField(Blob, null=True, column_name="after_blob", on_delete="RESTRICT", index=False)
         # The older scheme kept contents inline: a zlib BLOB or plain TEXT.
         before_legacy = BareField(null=True)
         after_legacy = BareField(null=True)
 
         class Meta:
             table_name = "checkpoint_entry"
-            indexes = ((("path",), False),)
 
     class Message(Base):
         id = AutoField()
@@ -176,8 +179,8 @@ def build_models(db: Database) -> SimpleNamespace:
             indexes = ((("task",), False),)
 
     ns = SimpleNamespace(
-        Session=Session, Task=Task, TaskRef=TaskRef, Step=Step, Blob=Blob, PathVersion=PathVersion,
+        Session=Session, Task=Task, TaskRef=TaskRef, Step=Step, Path=Path, Blob=Blob,
         Checkpoint=Checkpoint, Entry=Entry, Message=Message, Question=Question,
     )
-    ns.all = [Session, Task, TaskRef, Step, Blob, PathVersion, Checkpoint, Entry, Message, Question]
+    ns.all = [Session, Task, TaskRef, Step, Path, Blob, Checkpoint, Entry, Message, Question]
     return ns

@@ -40,9 +40,11 @@ def _loads(text: str | None) -> Any:
 
 
 class ReadModel(MemorySource):
-    """What the panes and the CLI read. Needs `_sql(sql, params)` and `schema_version`."""
+    """What the panes and the CLI read. Needs `_sql(sql, params)`, `schema_version` and
+    `blob_cols` (schema.blob_columns of that version)."""
 
     schema_version: int
+    blob_cols: tuple
 
     def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         raise NotImplementedError
@@ -182,15 +184,22 @@ class ReadModel(MemorySource):
         return CheckpointInfo(r[0], r[1], r[2], _dt(r[3]), r[4], r[5] or "")
 
     def checkpoint_entries(self, checkpoint_id: int) -> list[EntryInfo]:
-        hashes = ", before_hash, after_hash" if self.schema_version >= 2 else ", NULL, NULL"
+        key, before, after = self.blob_cols
+        if key == "id":  # schema 4: the entry holds blob ids, the hash is on the blob
+            hashes = (", (SELECT hash FROM blob WHERE id = e.before_blob), (SELECT hash FROM blob WHERE id = e.after_blob)"
+                      ", e.before_blob IS NOT NULL, e.after_blob IS NOT NULL")
+        elif key:
+            hashes = f", e.{before}, e.{after}, e.{before} IS NOT NULL, e.{after} IS NOT NULL"
+        else:
+            hashes = ", NULL, NULL, 0, 0"
         rows = self._sql(
-            f"SELECT id, checkpoint_id, path, before_size, after_size, before_legacy IS NOT NULL,"
-            f" after_legacy IS NOT NULL{hashes} FROM checkpoint_entry WHERE checkpoint_id = ? ORDER BY id",
+            f"SELECT e.id, e.checkpoint_id, e.path, e.before_size, e.after_size, e.before_legacy IS NOT NULL,"
+            f" e.after_legacy IS NOT NULL{hashes} FROM checkpoint_entry e WHERE e.checkpoint_id = ? ORDER BY e.id",
             (checkpoint_id,))
         out = []
         for r in rows:
-            has_before = r[7] is not None or r[5]
-            has_after = r[8] is not None or r[6]
+            has_before = r[9] or r[5]
+            has_after = r[10] or r[6]
             kind = "added" if not has_before else "deleted" if not has_after else "modified"
             out.append(EntryInfo(r[0], r[1], r[2], kind, r[3] if has_before else None,
                                  r[4] if has_after else None, codec.hash_hex(r[7]), codec.hash_hex(r[8])))

@@ -111,8 +111,8 @@ class Recorder:
                 bh = self._put(path, before) if before is not None else None
                 ah = self._put(path, after) if after is not None else None
                 self._db.execute_sql(
-                    "INSERT INTO checkpoint_entry (checkpoint_id, path, before_size, after_size, before_hash,"
-                    " after_hash) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO checkpoint_entry (checkpoint_id, path, before_size, after_size, before_blob,"
+                    " after_blob) VALUES (?, ?, ?, ?, ?, ?)",
                     (cp, path, None if before is None else len(before), None if after is None else len(after), bh, ah))
             self._touch(task_id, now, add={"checkpoint_count": 1, "entry_count": len(normalised),
                                            "entry_bytes": content})
@@ -179,27 +179,33 @@ class Recorder:
             return n
 
     # ----------------------------------------------------------------- content
-    def _put(self, path: str, data: bytes) -> bytes:
-        """Store `data` once (by hash); a new content of `path` may become a skip-delta."""
+    def _put(self, path: str, data: bytes) -> int:
+        """Store `data` once (by hash); a new content of `path` may become a skip-delta.
+        Returns the blob's id, what entries and deltas reference (schema 4)."""
         data = bytes(data)
         h = codec.content_hash(data)
-        if self._sql("SELECT 1 FROM blob WHERE hash = ?", (h,)):
-            return h
-        version = self._sql("SELECT COALESCE(MAX(version) + 1, 0) FROM path_version WHERE path = ?", (path,))[0][0]
-        base = base_hash = None
+        row = self._sql("SELECT id, codec FROM blob WHERE hash = ?", (h,))
+        if row and row[0][1] == codec.CODEC_MISSING:  # a content lost before an upgrade comes back
+            enc = codec.encode(data)
+            self._db.execute_sql("UPDATE blob SET codec = ?, data = ?, size = ?, stored = ?, depth = 1, base = NULL"
+                                 " WHERE id = ?", (enc.codec, enc.data, len(data), len(enc.data), row[0][0]))
+        if row:
+            return row[0][0]
+        row = self._sql("SELECT id FROM path WHERE path = ?", (path,))
+        path_id = row[0][0] if row else self._db.execute_sql("INSERT INTO path (path) VALUES (?)", (path,)).lastrowid
+        version = self._sql("SELECT COALESCE(MAX(version) + 1, 0) FROM blob WHERE path_id = ?", (path_id,))[0][0]
+        base = base_id = None
         base_depth = 0
         base_version = codec.skip_delta_base(version)
         if base_version is not None:
-            row = self._sql(
-                "SELECT b.hash, b.depth FROM path_version pv JOIN blob b ON b.hash = pv.hash"
-                " WHERE pv.path = ? AND pv.version = ?", (path, base_version))
+            row = self._sql("SELECT id, depth FROM blob WHERE path_id = ? AND version = ?", (path_id, base_version))
             if row:
-                base_hash, base_depth = row[0]
-                base = self.read_blob(base_hash)
-        enc = codec.encode(data, base, base_hash, base_depth)
-        self._db.execute_sql(
-            "INSERT INTO blob (hash, codec, base, depth, size, stored, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (h, enc.codec, enc.base, enc.depth, len(data), len(enc.data), enc.data))
-        self._db.execute_sql("INSERT INTO path_version (path, version, hash) VALUES (?, ?, ?)", (path, version, h))
-        self._cache.put(h, data)
-        return h
+                base_id, base_depth = row[0]
+                base = self.read_blob(base_id)
+        enc = codec.encode(data, base, base_id, base_depth)
+        blob_id = self._db.execute_sql(
+            "INSERT INTO blob (hash, codec, base, depth, size, stored, data, path_id, version)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (h, enc.codec, enc.base, enc.depth, len(data), len(enc.data), enc.data, path_id, version)).lastrowid
+        self._cache.put(blob_id, data)
+        return blob_id

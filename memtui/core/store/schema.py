@@ -5,8 +5,13 @@ Schema history (PRAGMA user_version):
   2  content-addressed blobs with skip-delta chains (blob, path_version; entry hashes).
   3  per-task counters (steps, payload bytes, checkpoints, entries, content bytes, inline
      bytes) on the task row, kept by every writer; the upgrade counts them once.
-A database from a newer memtui is refused; an older one is browsed as it is and upgraded
-when it is opened for writing.
+  4  compact metadata: blobs have an integer id that entries and deltas reference (the hash
+     stays on the blob, for dedup and verification); a blob carries its path and version
+     (path_version is gone, paths are kept once in `path`); partial indexes only where a query
+     needs them (no index on entry paths or step times).
+A database from a newer memtui is refused; an older one is browsed as it is (readers ask
+`blob_columns(version)` for the columns that reference contents) and upgraded when it is
+opened for writing (memtui.core.store.migrate: one transaction, old schema or new, never a mix).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import os
 import secrets
 import sqlite3
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import quote
 
 import peewee
@@ -24,7 +30,7 @@ from memtui.core.atomic import TEMP_SUFFIX, fsync_dir
 from memtui.core.errors import MemtuiError, NotAStore, ReadOnlyStore, SchemaTooNew, StoreLocked, StoreNotFound
 from memtui.core.sqlite_readonly import BUSY_TIMEOUT_MS, is_sqlite, readonly_uri
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 COUNTERS = ("step_count", "step_bytes", "checkpoint_count", "entry_count", "entry_bytes", "legacy_bytes")
 
 # The bytes of inline legacy (schema 1) contents of the joined entries `e`.
@@ -34,6 +40,35 @@ SUM_LEGACY_SQL = ("COALESCE(SUM(CASE typeof(e.before_legacy) WHEN 'blob' THEN le
                   " WHEN 'text' THEN length(CAST(e.after_legacy AS BLOB)) ELSE 0 END), 0)")
 SUM_CONTENT_SQL = "COALESCE(SUM(COALESCE(e.before_size, 0) + COALESCE(e.after_size, 0)), 0)"
 CORE_TABLES = ("session", "task", "step", "checkpoint", "checkpoint_entry")
+
+# Indexes peewee's Meta cannot declare (partial ones); made by `create` and the upgrade.
+INDEXES = (
+    "CREATE UNIQUE INDEX IF NOT EXISTS blob_hash ON blob (hash)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS blob_path_version ON blob (path_id, version) WHERE path_id IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS blob_base ON blob (base) WHERE base IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS checkpoint_entry_before_blob ON checkpoint_entry (before_blob)"
+    " WHERE before_blob IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS checkpoint_entry_after_blob ON checkpoint_entry (after_blob)"
+    " WHERE after_blob IS NOT NULL",
+)
+
+
+class BlobColumns(NamedTuple):
+    """How entries and deltas reference a content in a given schema: `key` is the blob's column
+    they hold (the integer id from schema 4, the 32-byte hash in 2–3), `before`/`after` the
+    entry's columns. On a schema-1 store there are no blobs (`key` is None)."""
+
+    key: str | None
+    before: str | None
+    after: str | None
+
+
+def blob_columns(version: int) -> BlobColumns:
+    if version >= 4:
+        return BlobColumns("id", "before_blob", "after_blob")
+    if version >= 2:
+        return BlobColumns("hash", "before_hash", "after_hash")
+    return BlobColumns(None, None, None)
 
 
 class _ReadOnlyDatabase(SqliteDatabase):
@@ -183,27 +218,8 @@ def create(db: SqliteDatabase, models) -> None:
     """A new store: all tables and the schema version (auto_vacuum was set on connect)."""
     with db.atomic():
         db.create_tables(models.all)
-        db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-
-def upgrade(db: SqliteDatabase, models, version: int) -> None:
-    """Bring an older store up to SCHEMA_VERSION, one step per version, in one transaction."""
-    from playhouse.migrate import SqliteMigrator, migrate  # only an upgrade needs it
-
-    migrator = SqliteMigrator(db)
-    with db.atomic():
-        if version < 2:
-            db.create_tables([models.Blob, models.PathVersion], safe=True)
-            entry = models.Entry
-            migrate(
-                migrator.add_column("checkpoint_entry", "before_hash", entry.before_hash),
-                migrator.add_column("checkpoint_entry", "after_hash", entry.after_hash),
-            )
-            db.create_tables([models.Entry], safe=True)  # creates any missing indexes
-        if version < 3:
-            for column in COUNTERS:
-                db.execute_sql(f"ALTER TABLE task ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
-            recount(db)
+        for statement in INDEXES:
+            db.execute_sql(statement)
         db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 

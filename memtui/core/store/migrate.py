@@ -1,0 +1,97 @@
+"""Upgrading an older agent.db to SCHEMA_VERSION: one transaction, so a crash (kill -9, power
+loss) leaves the old schema or the new one, never a mix — SQLite's schema changes are
+transactional and the version number is written in the same transaction.
+
+Plain SQL: the 2/3 → 4 step rebuilds `blob` and `checkpoint_entry` (a column that is a
+foreign key cannot be dropped in place), which playhouse.migrate would do one column at a
+time with a table copy each.
+"""
+
+from __future__ import annotations
+
+from peewee import SqliteDatabase
+
+from memtui.core.store.schema import COUNTERS, INDEXES, SCHEMA_VERSION, recount
+
+# Indexes of schema 2–3 that schema 4 replaces or no longer needs (the blob's own key index
+# goes with its table).
+_OLD_INDEXES = ("blob_base", "path_version_path_version", "path_version_hash", "checkpoint_entry_before_hash",
+                "checkpoint_entry_after_hash", "checkpoint_entry_path", "checkpoint_entry_checkpoint_id",
+                "step_task_id_created_at")
+
+
+def upgrade(db: SqliteDatabase, models, version: int) -> None:
+    """Bring an older store up to SCHEMA_VERSION, one step per version, in one transaction.
+
+    Foreign keys are off while tables are rebuilt (a table being copied would otherwise trip
+    over its own references) and checked in full before the commit: a violation rolls the
+    whole upgrade back."""
+    db.execute_sql("PRAGMA foreign_keys = OFF")  # only outside a transaction; per connection
+    try:
+        with db.atomic("IMMEDIATE"):
+            if db.execute_sql("PRAGMA user_version").fetchone()[0] != version:
+                return  # another process upgraded it meanwhile
+            if version < 2:
+                db.create_tables([models.Path, models.Blob])
+                for side in ("before", "after"):
+                    db.execute_sql(f"ALTER TABLE checkpoint_entry ADD COLUMN {side}_blob INTEGER"
+                                   " REFERENCES blob (id) ON DELETE RESTRICT")
+            elif version < 4:
+                _blobs_by_id(db, models)
+            if version < 3:
+                for column in COUNTERS:
+                    db.execute_sql(f"ALTER TABLE task ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+                recount(db)
+            for name in _OLD_INDEXES:
+                db.execute_sql(f"DROP INDEX IF EXISTS {name}")
+            db.create_tables([models.Entry], safe=True)  # the checkpoint_id index if it was missing
+            for statement in INDEXES:
+                db.execute_sql(statement)
+            broken = db.execute_sql("PRAGMA foreign_key_check").fetchall()
+            if broken:
+                raise RuntimeError(f"upgrade left {len(broken)} broken references (first: {broken[0]}); rolled back")
+            db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    finally:
+        db.execute_sql("PRAGMA foreign_keys = ON")
+
+
+def _blobs_by_id(db: SqliteDatabase, models) -> None:
+    """Schema 2–3 → 4: blobs get integer ids (kept in their old rowid order), entries and
+    deltas reference those, each blob carries its path id and version, path_version goes.
+
+    A hash an entry or a delta references whose blob is already missing gets a `missing`
+    placeholder, so reading it still fails as before instead of turning into "no content"."""
+    for name in _OLD_INDEXES:
+        db.execute_sql(f"DROP INDEX IF EXISTS {name}")
+    tables = {r[0] for r in db.execute_sql("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    db.execute_sql("ALTER TABLE blob RENAME TO blob_v3")
+    db.execute_sql("ALTER TABLE checkpoint_entry RENAME TO checkpoint_entry_v3")
+    db.create_tables([models.Path, models.Blob, models.Entry])
+    db.execute_sql(INDEXES[0])  # blob_hash: the joins below look hashes up
+    versions = "SELECT hash, path, version FROM path_version WHERE 0"
+    if "path_version" in tables:
+        db.execute_sql("INSERT INTO path (path) SELECT DISTINCT path FROM path_version ORDER BY path")
+        # One (path, version) per content: the first recorded (the writer made exactly one).
+        versions = "SELECT hash, path, version, MIN(id) FROM path_version GROUP BY hash"
+    db.execute_sql(
+        "INSERT INTO blob (id, hash, codec, base, depth, size, stored, data, path_id, version)"
+        " SELECT o.rowid, o.hash, o.codec, NULL, o.depth, o.size, o.stored, o.data, p.id, v.version"
+        f" FROM blob_v3 o LEFT JOIN ({versions}) v ON v.hash = o.hash LEFT JOIN path p ON p.path = v.path"
+        " ORDER BY o.rowid")
+    db.execute_sql(
+        "INSERT INTO blob (hash, codec, base, depth, size, stored, data)"
+        " SELECT DISTINCT h, 'missing', NULL, 1, 0, 0, X'' FROM (SELECT before_hash AS h FROM checkpoint_entry_v3"
+        " UNION SELECT after_hash FROM checkpoint_entry_v3 UNION SELECT base FROM blob_v3)"
+        " WHERE h IS NOT NULL AND h NOT IN (SELECT hash FROM blob)")
+    db.execute_sql("UPDATE blob SET base = (SELECT b.id FROM blob_v3 o JOIN blob b ON b.hash = o.base"
+                   " WHERE o.rowid = blob.id) WHERE id IN (SELECT rowid FROM blob_v3 WHERE base IS NOT NULL)")
+    db.execute_sql(
+        "INSERT INTO checkpoint_entry (id, checkpoint_id, path, before_size, after_size, before_blob, after_blob,"
+        " before_legacy, after_legacy)"
+        " SELECT e.id, e.checkpoint_id, e.path, e.before_size, e.after_size, bb.id, ab.id, e.before_legacy,"
+        " e.after_legacy FROM checkpoint_entry_v3 e LEFT JOIN blob bb ON bb.hash = e.before_hash"
+        " LEFT JOIN blob ab ON ab.hash = e.after_hash ORDER BY e.id")
+    db.execute_sql("DROP TABLE checkpoint_entry_v3")
+    if "path_version" in tables:
+        db.execute_sql("DROP TABLE path_version")
+    db.execute_sql("DROP TABLE blob_v3")

@@ -1,0 +1,77 @@
+"""Older store layouts for upgrade tests, made from a current store with plain SQL.
+
+The schema-3 tables and indexes below are the exact DDL memtui 3 wrote (copied from a store it
+made: tests/fixtures/stores/PROVENANCE.md); `as_schema_3` moves the rows back into them, so a
+test can compare what a current store reads with what the same data reads as schema 3, and
+what the upgrade makes of it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+SCHEMA_3_DDL = """
+CREATE TABLE "blob_v3" ("hash" BLOB NOT NULL PRIMARY KEY, "codec" TEXT NOT NULL, "base" BLOB, "depth" INTEGER NOT NULL,
+  "size" INTEGER NOT NULL, "stored" INTEGER NOT NULL, "data" BLOB NOT NULL,
+  FOREIGN KEY ("base") REFERENCES "blob_v3" ("hash") ON DELETE RESTRICT);
+CREATE TABLE "entry_v3" ("id" INTEGER NOT NULL PRIMARY KEY, "checkpoint_id" INTEGER NOT NULL, "path" TEXT NOT NULL,
+  "before_size" INTEGER, "after_size" INTEGER, "before_hash" BLOB, "after_hash" BLOB, "before_legacy", "after_legacy",
+  FOREIGN KEY ("checkpoint_id") REFERENCES "checkpoint" ("id") ON DELETE CASCADE,
+  FOREIGN KEY ("before_hash") REFERENCES "blob_v3" ("hash") ON DELETE RESTRICT,
+  FOREIGN KEY ("after_hash") REFERENCES "blob_v3" ("hash") ON DELETE RESTRICT);
+CREATE TABLE "path_version" ("id" INTEGER NOT NULL PRIMARY KEY, "path" TEXT NOT NULL, "version" INTEGER NOT NULL,
+  "hash" BLOB NOT NULL, FOREIGN KEY ("hash") REFERENCES "blob_v3" ("hash") ON DELETE CASCADE);
+"""
+
+SCHEMA_3_INDEXES = """
+CREATE INDEX "blob_base" ON "blob" ("base");
+CREATE INDEX "checkpoint_entry_checkpoint_id" ON "checkpoint_entry" ("checkpoint_id");
+CREATE INDEX "checkpoint_entry_before_hash" ON "checkpoint_entry" ("before_hash");
+CREATE INDEX "checkpoint_entry_after_hash" ON "checkpoint_entry" ("after_hash");
+CREATE INDEX "checkpoint_entry_path" ON "checkpoint_entry" ("path");
+CREATE INDEX "path_version_hash" ON "path_version" ("hash");
+CREATE UNIQUE INDEX "path_version_path_version" ON "path_version" ("path", "version");
+CREATE INDEX IF NOT EXISTS "step_task_id_created_at" ON "step" ("task_id", "created_at");
+"""
+
+
+def as_schema_3(db: Path) -> None:
+    """Rewrite a schema-4 store at `db` into the schema-3 layout (same rows), user_version 3."""
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("PRAGMA foreign_keys = OFF")
+    con.execute("BEGIN")
+    for statement in SCHEMA_3_DDL.split(";"):
+        if statement.strip():
+            con.execute(statement)
+    con.execute("INSERT INTO blob_v3 SELECT b.hash, b.codec, base.hash, b.depth, b.size, b.stored, b.data"
+                " FROM blob b LEFT JOIN blob base ON base.id = b.base ORDER BY b.id")
+    con.execute("INSERT INTO path_version (path, version, hash) SELECT p.path, b.version, b.hash"
+                " FROM blob b JOIN path p ON p.id = b.path_id ORDER BY b.id")
+    con.execute("INSERT INTO entry_v3 SELECT e.id, e.checkpoint_id, e.path, e.before_size, e.after_size,"
+                " bb.hash, ab.hash, e.before_legacy, e.after_legacy FROM checkpoint_entry e"
+                " LEFT JOIN blob bb ON bb.id = e.before_blob LEFT JOIN blob ab ON ab.id = e.after_blob ORDER BY e.id")
+    for table in ("checkpoint_entry", "blob", "path"):
+        con.execute(f"DROP TABLE {table}")
+    con.execute("ALTER TABLE blob_v3 RENAME TO blob")
+    con.execute("ALTER TABLE entry_v3 RENAME TO checkpoint_entry")
+    for statement in SCHEMA_3_INDEXES.split(";"):
+        if statement.strip():
+            con.execute(statement)
+    con.execute("PRAGMA user_version = 3")
+    con.execute("COMMIT")
+    assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+    con.close()
+
+
+def as_schema_2(db: Path) -> None:
+    """What memtui wrote before the per-task counters: schema 3 without them, user_version 2."""
+    from memtui.core.store.schema import COUNTERS
+
+    as_schema_3(db)
+    con = sqlite3.connect(db)
+    for column in COUNTERS:
+        con.execute(f"ALTER TABLE task DROP COLUMN {column}")
+    con.execute("PRAGMA user_version = 2")
+    con.commit()
+    con.close()

@@ -1,0 +1,155 @@
+"""Schema 4 (blob ids, no path_version, fewer indexes): an older store reads the same read-only,
+upgrades in one transaction, reads the same afterwards, and a kill -9 at any statement of the
+upgrade leaves the old schema or the new one, never a mix. (The long kill loop, with kills at
+random moments too, is tests/reliability/test_upgrade_kill.py.)"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+import zstandard
+from store_versions import as_schema_3
+from upgrade_support import everything, upgrade_in_child
+
+from memtui.core.demo import build_demo
+from memtui.core.errors import CorruptContent
+from memtui.core.store import AgentStore
+from memtui.core.store.schema import SCHEMA_VERSION
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "stores" / "schema3-demo.db.zst"
+V4_TABLES = {"blob", "path", "checkpoint_entry"}
+
+
+def _tables(db: Path) -> set[str]:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+    finally:
+        con.close()
+
+
+def _digest(db: Path) -> str:
+    return hashlib.sha256(db.read_bytes()).hexdigest()
+
+
+def _real_schema_3(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / ".agent").mkdir(parents=True)
+    (root / ".agent" / "agent.db").write_bytes(zstandard.ZstdDecompressor().decompress(FIXTURE.read_bytes()))
+    return root
+
+
+def _check_upgraded(root: Path, want: dict) -> None:
+    db = root / ".agent" / "agent.db"
+    with AgentStore.open(root, create=False) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.query("PRAGMA integrity_check") == [("ok",)]
+        assert store.query("PRAGMA foreign_key_check") == []
+        assert everything(store) == want
+    tables = _tables(db)
+    assert V4_TABLES <= tables and not tables & {"path_version", "blob_v3", "checkpoint_entry_v3",
+                                                 "checkpoint_entry_before_hash", "step_task_id_created_at"}
+
+
+def test_a_store_written_by_schema_3_reads_the_same_after_the_upgrade(tmp_path):
+    root = _real_schema_3(tmp_path)
+    db = root / ".agent" / "agent.db"
+    before = _digest(db)
+    with AgentStore.open(root, readonly=True) as old:  # browsed as it is: nothing written
+        assert old.schema_version == 3 and old.needs_upgrade
+        want = everything(old)
+    assert _digest(db) == before and not Path(f"{db}-wal").exists()
+    assert len(want["entries"]) > 50 and want["plan"]["reclaimable"]
+    _check_upgraded(root, want)
+    with AgentStore.open(root) as store:  # and it records on, deltas against upgraded contents
+        task = store.start_task(store.start_session("after"), "edit")
+        path, (entry, _) = next((e.path, v) for v in want["entries"].values() for e in [v[0]] if e.after_size)
+        old_after = store.read_entry(entry.id)[1]
+        cp = store.record_checkpoint(task, None, {path: (old_after, old_after + b"# one more line\n")})
+        (new,) = store.checkpoint_entries(cp)
+        assert store.read_entry(new.id) == (old_after, old_after + b"# one more line\n")
+        assert store.query("SELECT codec FROM blob WHERE id = (SELECT after_blob FROM checkpoint_entry"
+                           " WHERE id = ?)", (new.id,))[0][0] == "delta"
+
+
+def test_a_read_only_browser_follows_an_upgrade_made_through_its_writer(tmp_path):
+    root = _real_schema_3(tmp_path)
+    with AgentStore.open(root, readonly=True) as store:
+        want = everything(store)
+        task = want["orphans"][0].id if want["orphans"] else next(iter(want["tasks"]))
+        with store.writer() as w:  # a pin from the UI of a read-only browser upgrades the file
+            w.pin(task)
+        assert store.schema_version == SCHEMA_VERSION
+        assert everything(store)["entries"] == want["entries"]
+
+
+def test_a_content_already_missing_stays_an_error_and_comes_back_when_recorded_again(tmp_path):
+    root = build_demo(tmp_path / "demo", scale=0)
+    db = root / ".agent" / "agent.db"
+    with AgentStore.open(root) as store:
+        task = store.start_task(store.start_session("s"), "t")
+        cp = store.record_checkpoint(task, None, {"lost.txt": (None, b"content that will be lost\n" * 20)})
+        (entry,) = store.checkpoint_entries(cp)
+    as_schema_3(db)
+    con = sqlite3.connect(db)  # damage, as an old store could hold it: the blob row is gone
+    con.execute("DELETE FROM path_version WHERE hash = ?", (bytes.fromhex(entry.after_hash),))
+    con.execute("DELETE FROM blob WHERE hash = ?", (bytes.fromhex(entry.after_hash),))
+    con.commit()
+    con.close()
+    with AgentStore.open(root, readonly=True) as old:
+        with pytest.raises(CorruptContent, match="missing"):
+            old.read_entry(entry.id)
+    with AgentStore.open(root) as store:
+        assert store.checkpoint_entries(cp)[0].kind == "added"  # still a content, not "nothing"
+        with pytest.raises(CorruptContent, match="missing"):
+            store.read_entry(entry.id)
+        task = store.start_task(store.start_session("again"), "t")
+        store.record_checkpoint(task, None, {"lost.txt": (None, b"content that will be lost\n" * 20)})
+        store._cache.clear()
+        assert store.read_entry(entry.id)[1] == b"content that will be lost\n" * 20
+
+
+def _upgrade_world(tmp_path: Path) -> tuple[Path, dict]:
+    root = build_demo(tmp_path / "template", scale=60)
+    with AgentStore.open(root, readonly=True) as store:
+        want = everything(store)
+    as_schema_3(root / ".agent" / "agent.db")
+    return root, want
+
+
+def _kill_and_check(template: Path, dest: Path, want: dict, kill_at: int = 0,
+                    kill_after: float | None = None) -> tuple[str, int]:
+    """Upgrade a copy of `template` in a child killed as asked; check what is left. Returns
+    ("killed" or the number of statements the upgrade ran, the schema version left behind)."""
+    shutil.copytree(template, dest)
+    db = dest / ".agent" / "agent.db"
+    killed, output, _ = upgrade_in_child(dest, kill_at=kill_at, kill_after=kill_after)
+    with AgentStore.open(dest, readonly=True) as store:  # the old schema or the new, never a mix
+        version = store.schema_version
+        assert everything(store) == want, output
+    tables = _tables(db)
+    if version == 3:
+        assert "path_version" in tables and "path" not in tables and "blob_v3" not in tables
+    else:
+        assert version == SCHEMA_VERSION and "path_version" not in tables
+    _check_upgraded(dest, want)  # and the next writer finishes the job
+    return ("killed" if killed else output.split()[-1]), version
+
+
+def test_kill_9_at_statements_of_the_upgrade_leaves_old_or_new(tmp_path):
+    template, want = _upgrade_world(tmp_path)
+    # A run that is not killed says how many statements the upgrade runs.
+    statements, version = _kill_and_check(template, tmp_path / "full", want)
+    total = int(statements)
+    assert total > 20 and version == SCHEMA_VERSION
+    left = {}
+    for n in sorted({2, total // 3, total // 2, total - 2, total - 1, total}):
+        outcome, left[n] = _kill_and_check(template, tmp_path / f"k{n}", want, kill_at=n)
+        assert outcome == "killed"
+    # Killed before its COMMIT: the old schema; after it (the last statement turns foreign keys
+    # back on): the new one.
+    assert left[total - 1] == 3 and left[total] == SCHEMA_VERSION
