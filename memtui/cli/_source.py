@@ -31,8 +31,23 @@ def _found(path: Path):
     return found
 
 
+def _holds_memtui_store(path: Path) -> bool:
+    """PATH is, or holds, memtui's own store (a look at its tables, no discovery of others)."""
+    from memtui.core.errors import MemtuiError
+    from memtui.core.store import locate
+    from memtui.core.store.schema import probe_file
+
+    try:
+        db, _ = locate(path, create=False)
+        return bool(probe_file(db)[1])
+    except MemtuiError:
+        return False
+
+
 def check_capability(path: str | Path, capability: Capability) -> None:
     """Unsupported when PATH holds only other agents' stores and none of them can do it."""
+    if _holds_memtui_store(Path(path).expanduser()):
+        return  # the usual case, answered without importing every adapter
     found = _found(Path(path).expanduser())
     if not found or any(s.kind == "memtui" for s in found):
         return  # memtui's own store (or none): the verb words its own errors

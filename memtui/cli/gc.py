@@ -33,18 +33,21 @@ def run(args) -> int:
         raise MemtuiError("--max-tasks must be 0 or more")
     if not args.apply:
         with open_store(args.path) as store:
-            plan = plan_gc(store)
-            titles = _titles(store, plan)
-        emit(_with_titles(plan.to_json(), titles), args.json, lambda _: plan_text(plan, titles))
+            plan = plan_gc(store, titles=True)
+        if args.json and not sys.stdout.isatty():  # a program reading: compact, written as it is made
+            sys.stdout.writelines(plan.json_text())
+            sys.stdout.write("\n")
+        else:
+            emit(plan.to_json(), args.json, lambda _: plan_text(plan))
         return 0
     with open_store(args.path) as store:  # apply_gc writes through store.writer()
         if not args.yes and sys.stdin.isatty():
-            plan = plan_gc(store)
+            plan = plan_gc(store, titles=True)
             if not (plan.reclaimable or plan.loose_blobs):
-                emit(_with_titles(plan.to_json(), {}), args.json, lambda _: "nothing to collect")
+                emit(plan.to_json(), args.json, lambda _: "nothing to collect")
                 return 0
             question = f"Collect {len(plan.reclaimable)} tasks ({human_bytes(plan.reclaimable_bytes)})?"
-            if not confirmed(plan_text(plan, _titles(store, plan), preview=False), question, yes=args.yes):
+            if not confirmed(plan_text(plan, preview=False), question, yes=args.yes):
                 return 1
         tty = sys.stderr.isatty() and not args.json
 
@@ -60,19 +63,8 @@ def run(args) -> int:
     return 0
 
 
-def _titles(store, plan) -> dict[int, str]:
-    """Task titles for the listing (one query: a plan lists nearly every task)."""
-    return store.task_titles()
-
-
-def _with_titles(doc: dict, titles: dict[int, str]) -> dict:
-    for row in (*doc["live"], *doc["reclaimable"]):
-        row["title"] = titles.get(row["task"], "")
-    return doc
-
-
-def plan_text(plan, titles: dict[int, str] | None = None, preview: bool = True) -> str:
-    titles = titles or {}
+def plan_text(plan, preview: bool = True) -> str:
+    titles = plan.titles or {}
 
     def title(task: int) -> str:
         return one_line(titles.get(task, ""), 60)

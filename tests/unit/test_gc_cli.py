@@ -9,6 +9,9 @@ import pytest
 
 from gc_fixtures import new_store, task_with_edit
 from memtui.cli import main
+from memtui.cli._common import dump_json
+from memtui.core.gc import plan_gc
+from memtui.core.store import AgentStore
 
 
 @pytest.fixture
@@ -43,6 +46,45 @@ def test_gc_dry_run_json(workspace, capsys):
     assert doc["reclaimable_bytes"] == sum(t["bytes"] for t in doc["reclaimable"]) + doc["loose_bytes"]
     # The preview wrote nothing.
     assert _json(capsys, "gc", str(path), "--json")["reclaimable_bytes"] == doc["reclaimable_bytes"]
+
+
+def _as_one_document(path) -> str:
+    """The preview's JSON as the whole document dumped at once (how --json was written before
+    it was streamed row by row)."""
+    with AgentStore.open(path, readonly=True) as store:
+        return dump_json(plan_gc(store, titles=True).to_json(), indent=None) + "\n"
+
+
+def test_gc_json_into_a_pipe_is_the_whole_document_with_titles(demo_path, capsys):
+    assert main(["gc", str(demo_path), "--dry-run", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out == _as_one_document(demo_path)
+    doc = json.loads(out)
+    shown = {row["task"]: row["title"] for row in (*doc["live"], *doc["reclaimable"])}
+    with AgentStore.open(demo_path, readonly=True) as store:
+        stored = dict(store.query("SELECT id, title FROM task"))
+    assert shown and shown == {task: stored[task] for task in shown}
+    assert len(doc["live"]) + len(doc["reclaimable"]) + doc["collected"] == doc["tasks"] == len(stored)
+
+
+def test_gc_json_keeps_hostile_titles_exact(workspace, capsys, monkeypatch):
+    path, ids = workspace
+    titles = {"old": 'a "quoted" \\ back\\slash\n\ttab \x01\x1b[31mred[/b]',
+              "current": "na\u00efve \u6f22\u5b57 \u202eevil\u202c \U0001f600"}
+    db = path / ".agent" / "agent.db"
+    with sqlite3.connect(db) as conn:
+        for name, title in titles.items():
+            conn.execute("UPDATE task SET title = ? WHERE id = ?", (title, ids[name]))
+        conn.execute("UPDATE task SET title = CAST(? AS BLOB) WHERE id = ?", (b"bytes \xff title", ids["orphan"]))
+    conn.close()
+    monkeypatch.setattr("memtui.core.gc.plan_json.ROWS_PER_PIECE", 1)  # every row its own piece
+    assert main(["gc", str(path), "--dry-run", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out == _as_one_document(path)
+    doc = json.loads(out)
+    shown = {row["task"]: row["title"] for row in (*doc["live"], *doc["reclaimable"])}
+    assert shown == {ids["old"]: titles["old"], ids["current"]: titles["current"],
+                     ids["orphan"]: "bytes \ufffd title"}
 
 
 def test_gc_text_then_apply(workspace, capsys):

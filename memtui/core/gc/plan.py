@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from memtui.core.gc.explain import WhyFacts
 from memtui.core.store.schema import SUM_LEGACY_SQL
@@ -96,6 +96,7 @@ class GcPlan:
     tasks_total: int = 0
     live_bytes: int = 0  # step payloads + blobs the live set keeps
     kept_payload: dict = field(default_factory=dict, repr=False, compare=False)  # live task -> step bytes
+    titles: dict | None = field(default=None, repr=False, compare=False)  # task -> title (plan_gc(titles=True))
     _why: WhyFacts | None = field(default=None, repr=False, compare=False)
     _live_index: dict = field(default_factory=dict, repr=False, compare=False)
     _reclaim_index: dict = field(default_factory=dict, repr=False, compare=False)
@@ -130,8 +131,9 @@ class GcPlan:
         }
 
     def to_json(self) -> dict:
-        """The `memtui gc --dry-run --json` document."""
-        return {
+        """The `memtui gc --dry-run --json` document (each listed task with its "title" when the
+        plan was read with titles). `json_text()` writes the same document, compact, in pieces."""
+        doc = {
             "roots": [{"task": r.task, "kind": r.kind, "kinds": list(r.kinds)} for r in self.roots],
             "live": [{"task": t.task, "reason": t.reason, "root": t.root, "chain": list(t.chain)}
                      for t in self.live],
@@ -143,6 +145,17 @@ class GcPlan:
             "collected": self.collected,
             "tasks": self.tasks_total,
         }
+        if self.titles is not None:
+            for row in (*doc["live"], *doc["reclaimable"]):
+                row["title"] = self.titles.get(row["task"], "")
+        return doc
+
+    def json_text(self) -> Iterator[str]:
+        """`to_json()` as compact JSON text (separators "," and ":", non-ASCII kept), in pieces
+        of a few thousand rows: a 100,000-task plan is written without building its document."""
+        from memtui.core.gc.plan_json import json_pieces
+
+        return json_pieces(self)
 
 
 # ------------------------------------------------------------------------ live set
@@ -260,68 +273,75 @@ def keep_cte(store: "AgentStore") -> str:
     return _KEEP_CTE.format(**store.blob_cols._asdict())
 
 
-def plan_gc(store: "AgentStore") -> GcPlan:
-    """Roots, live set with reasons, and the reclaimable tasks with exact byte accounting.
+def plan_gc(store: "AgentStore", *, titles: bool = False) -> GcPlan:
+    """Roots, live set with reasons, and the reclaimable tasks with exact byte accounting;
+    with `titles`, every listed task's title too (read by the same query as its counters).
 
     A pure read: works on a store opened read-only. All queries run in one read transaction,
     so the figures describe one consistent state of the database.
     """
     with store.snapshot():  # a read transaction: one consistent state, no write lock
-        return _plan(store)
+        return _plan(store, titles)
 
 
-def _plan(store: "AgentStore") -> GcPlan:
+_NOTHING = (0, 0)
+
+
+def _plan(store: "AgentStore", with_titles: bool) -> GcPlan:
     roots = find_roots(store)
     live = live_set(store, roots)
-    tasks, steps, cps, entries = task_totals(store)
-
-    candidates = [(t, s, st) for t, s, st, collected in tasks
-                  if t not in live and (collected is None or t in steps or t in cps)]
-    listed = {t for t, _, _ in candidates}
-    collected = sum(1 for t, _, _, c in tasks if c is not None and t not in live and t not in listed)
-
     blob_owned: dict[int, list[int]] = {}  # task -> [blobs, bytes]
     loose = [0, 0]
     live_blob_bytes = 0
     if store.schema_version >= 2:
-        live_json = json.dumps(sorted(live))
-        blob_owned, loose, live_blob_bytes = _blob_accounting(store, live_json)
+        blob_owned, loose, live_blob_bytes = _blob_accounting(store, json.dumps(sorted(live)))
 
-    reclaimable = []
-    for task, session, status in candidates:
-        n_steps, step_bytes = steps.get(task, (0, 0))
-        n_entries, legacy_bytes = entries.get(task, (0, 0))
-        blobs, blob_bytes = blob_owned.get(task, (0, 0))
-        reclaimable.append(ReclaimableTask(
-            task, session, status, session is None, n_steps, cps.get(task, 0), n_entries,
-            step_bytes + legacy_bytes, blobs, blob_bytes))
-    live_bytes = live_blob_bytes + sum(
-        steps.get(t, (0, 0))[1] + entries.get(t, (0, 0))[1] for t in live)
+    # One pass over the task rows: a live task's kept bytes, or a reclaimable row, or one
+    # collected earlier (nothing left to list).
+    reclaimable, kept, titles, collected = [], {}, {}, 0
+    for task, session, status, collected_at, steps, step_bytes, cps, entries, legacy_bytes, title in task_rows(
+            store, with_titles):
+        step_bytes = step_bytes if steps else 0
+        legacy_bytes = legacy_bytes if entries else 0
+        if task in live:
+            kept[task] = step_bytes + legacy_bytes
+        elif collected_at is None or steps or cps:
+            blobs, blob_bytes = blob_owned.get(task, _NOTHING)
+            reclaimable.append(ReclaimableTask(task, session, status, session is None, steps, cps, entries,
+                                               step_bytes + legacy_bytes, blobs, blob_bytes))
+        else:
+            collected += 1
+            continue
+        if with_titles:
+            titles[task] = title
+    tasks_total = len(kept) + len(reclaimable) + collected
+    if len(kept) < len(live):  # a reference to a task that no longer exists
+        kept = {t: kept.get(t, 0) for t in live}
+    index = {r.task: r for r in reclaimable}
     return GcPlan(
         roots=tuple(roots.values()), live=tuple(live.values()), reclaimable=tuple(reclaimable),
-        loose_blobs=loose[0], loose_bytes=loose[1], collected=collected, tasks_total=len(tasks),
-        live_bytes=live_bytes, _live_index=live, _reclaim_index={r.task: r for r in reclaimable},
-        kept_payload={t: steps.get(t, (0, 0))[1] + entries.get(t, (0, 0))[1] for t in live},
-        _why=WhyFacts(store, listed))
+        loose_blobs=loose[0], loose_bytes=loose[1], collected=collected, tasks_total=tasks_total,
+        live_bytes=live_blob_bytes + sum(kept.values()), _live_index=live, _reclaim_index=index,
+        kept_payload=kept, titles=titles if with_titles else None, _why=WhyFacts(store, index.keys()))
 
 
-def task_totals(store: "AgentStore") -> tuple[list[tuple], dict, dict, dict]:
-    """Task rows (id, session, status, collected_at) and, for tasks holding any: steps (count,
-    payload bytes), checkpoints (count) and entries (count, inline bytes). From the per-task
-    counters (schema 3); an older store browsed read-only is counted by grouped scans."""
+def task_rows(store: "AgentStore", titles: bool = False) -> list[tuple]:
+    """Every task as (id, session, status, collected_at, steps, step payload bytes, checkpoints,
+    entries, inline entry bytes, title or None), in id order. From the per-task counters
+    (schema 3) in one query; an older store browsed read-only is counted by grouped scans."""
+    title = "title" if titles else "NULL"
     if store.schema_version >= 3:
-        rows = store.query("SELECT id, session_id, status, collected_at, step_count, step_bytes, checkpoint_count,"
-                           " entry_count, legacy_bytes FROM task ORDER BY id")
-        return ([r[:4] for r in rows], {r[0]: (r[4], r[5]) for r in rows if r[4]},
-                {r[0]: r[6] for r in rows if r[6]}, {r[0]: (r[7], r[8]) for r in rows if r[7]})
-    tasks = store.query("SELECT id, session_id, status, collected_at FROM task ORDER BY id")
+        return store.query(f"SELECT id, session_id, status, collected_at, step_count, step_bytes, checkpoint_count,"
+                           f" entry_count, legacy_bytes, {title} FROM task ORDER BY id")
     steps = {t: (n, b) for t, n, b in store.query(
         "SELECT task_id, COUNT(*), COALESCE(SUM(payload_bytes), 0) FROM step GROUP BY task_id")}
     cps = dict(store.query("SELECT task_id, COUNT(*) FROM checkpoint GROUP BY task_id"))
     entries = {t: (n, b) for t, n, b in store.query(
         f"SELECT c.task_id, COUNT(*), {SUM_LEGACY_SQL} FROM checkpoint c"
         " JOIN checkpoint_entry e ON e.checkpoint_id = c.id GROUP BY c.task_id")}
-    return tasks, steps, cps, entries
+    return [(t, s, st, c, *steps.get(t, _NOTHING), cps.get(t, 0), *entries.get(t, _NOTHING), tt)
+            for t, s, st, c, tt in store.query(f"SELECT id, session_id, status, collected_at, {title} FROM task"
+                                               " ORDER BY id")]
 
 
 def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, list[int]], list[int], int]:

@@ -118,10 +118,6 @@ class ReadModel(MemorySource):
             raise UnknownId(f"no task {task_id}")
         return self._task_info(rows[0])
 
-    def task_titles(self) -> dict[int, str]:
-        """Every task's title by id (the GC listing names every task it lists)."""
-        return dict(self._sql("SELECT id, title FROM task"))
-
     def tasks_by_id(self, task_ids: list[int]) -> list[TaskInfo]:
         if not task_ids:
             return []
