@@ -277,6 +277,26 @@ def action_offered(action: str, parameters: tuple[object, ...], scope: str | Non
     return True
 
 
+def refusal(scope: str | None, key: str, source: MemorySource | None, pane: str | None) -> str | None:
+    """What to say when `key` is pressed where its command applies but the open source can't
+    do what it needs (the key is neither shown nor run): the source's one line "… can't roll
+    files back: … open the project folder, or this store with --root DIR". None when the key
+    runs a command here, or none of the table."""
+    from memtui.core.memory_source import Unsupported
+
+    if source is None:
+        return None
+    for wanted in (scope, "app"):
+        for command in COMMANDS:
+            if command.scope != wanted or key not in command.key.split(","):
+                continue
+            if command.panes and pane not in command.panes:
+                continue
+            missing = [n for n in (command.needs, SCOPE_NEEDS.get(command.scope)) if n and not source.can(n)]
+            return str(Unsupported(source, missing[0])) if missing else None
+    return None
+
+
 def command_for(scope: str | None, action: str, parameters: tuple[object, ...] = ()) -> Command | None:
     """The command of `scope` that runs `action` with `parameters`, if the table has one."""
     return next((c for c in COMMANDS if c.scope == scope and c.matches(action, parameters)), None)

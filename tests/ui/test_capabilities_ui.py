@@ -108,3 +108,40 @@ async def test_read_only_offers_no_writing_action(demo):
         assert "e" not in footer_keys(app)  # memory documents: read, not edited
     with AgentStore.open(demo, readonly=True) as store:
         assert not any(t.pinned for t in store.tasks_by_id(list(range(1, 19))) if t.id != 12)
+
+
+async def test_a_refused_key_says_why_and_what_to_do_instead(tmp_path):
+    """A Claude Code project opened directly, its sessions recorded in a folder this machine
+    lacks: r is not offered, and pressing it says how to proceed (the project folder, or
+    --root) instead of nothing."""
+    project = shutil.copytree(FIXTURES / "claude_home" / "projects" / "-home-dev-tally", tmp_path / "tally-project")
+    source = ClaudeCodeSource.from_path(project)
+    app = make_app(project, source=source)
+    async with app.run_test(size=(160, 48), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("5")
+        await settle(pilot)
+        assert "r" not in footer_keys(app)
+        await pilot.press("r")
+        await settle(pilot)
+        said = [n.message for n in app._notifications]
+        assert said and "can't roll files back" in said[-1]
+        assert "/home/dev/tally" in said[-1] and "--root DIR" in said[-1]
+        assert type(app.screen).__name__ == "MainScreen"
+        await pilot.press("1", "r")  # the sessions pane: r applies nowhere there, so nothing is said
+        await settle(pilot)
+        assert len(app._notifications) == len(said)
+
+
+async def test_a_key_the_source_can_do_says_nothing_about_refusal(demo):
+    app = make_app(demo)
+    async with app.run_test(size=(160, 48), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("i")  # memory items: RA.Aid's and JSONL stores' only
+        await settle(pilot)
+        said = [n.message for n in app._notifications]
+        assert said and "can't" in said[-1] and "RA.Aid" in said[-1]
+        await pilot.press("s")  # memtui's store can: the statistics open, no refusal
+        await settle(pilot)
+        assert type(app.screen).__name__ == "StatsScreen"
+        assert not any("can't" in n.message for n in list(app._notifications)[len(said):])

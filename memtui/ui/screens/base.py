@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from textual import events
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
-from memtui.ui.commands import action_offered, command_for
+from memtui.ui.commands import action_offered, command_for, refusal
 
 T = TypeVar("T")
 
@@ -48,6 +49,14 @@ class MemtuiScreen(Screen[T]):
         if command is not None and command.panes and self.focused_pane() not in command.panes:
             return False
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A key whose command the source can't do ran nothing (check_action): say why, and
+        what to do instead, rather than nothing at all."""
+        why = refusal(self.COMMAND_SCOPE, event.key, self.app.source, self.focused_pane())  # type: ignore[attr-defined]
+        if why is not None:
+            event.stop()
+            self.notify(why[:1].upper() + why[1:], severity="warning", timeout=10, markup=False)
 
     def focused_pane(self) -> str | None:
         """The name of the pane the focus is in (screens with panes say; None elsewhere)."""
