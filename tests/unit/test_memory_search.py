@@ -202,15 +202,16 @@ def test_an_interrupted_first_index_is_rolled_back_and_rebuilt(tmp_path):
     child = textwrap.dedent(f"""
         import sys, time
         import memtui.core.memory.search as search
+        import memtui.core.memory.search_records as records
         from memtui.core.store import AgentStore
-        search.CHUNK = 5
-        real = search.store_batches
+        records.BATCH = 5
+        real = search.prefetched
         def slow(store, tasks):
             for batch in real(store, tasks):
                 yield batch
                 print("batch", flush=True)
                 time.sleep(0.2)
-        search.store_batches = slow
+        search.prefetched = slow
         with AgentStore.open({str(root)!r}, readonly=True) as store:
             search.search_workspace({str(root)!r}, "marmot", store)
     """)

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from memtui.core.memory.discover import discover_documents
 from memtui.core.memory.search_plan import TOKENIZER, Plan, like_escape, plan_query, prepare, query_terms
-from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, file_records, store_batches,
+from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, file_records, prefetched,
                                                task_rows)
 
 __all__ = ["INDEX_NAME", "KINDS", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchRecord",
@@ -36,7 +36,6 @@ SCHEMA_VERSION = "3"
 INDEX_NAME = ".memtui/search.db"
 KINDS = ("file", "task", "step", "message")
 PAGE_SIZE = 16_384  # records of 0.5-2 KiB fill 16 KiB pages well (4 KiB pages: a fifth unused)
-CHUNK = 250  # tasks indexed between two looks at `cancelled`
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -159,18 +158,16 @@ class SearchIndex:
             for key in set(known) - {t.key for t in rows}:
                 self._drop("task", key)
                 self.conn.execute("DELETE FROM tasks WHERE task = ?", (key,))
-            for start in range(0, len(changed), CHUNK):
+            for batch, records in prefetched(self.store, changed):
                 if cancelled():
                     return  # the transaction is still committed: what was indexed stays valid
-                chunk = changed[start:start + CHUNK]
-                for task in chunk:
+                for task in batch:
                     if task.key in known:
                         self._drop("task", task.key)
-                for rows in store_batches(self.store, chunk):
-                    for kind, kind_rows in rows.items():
-                        self._insert(kind, kind_rows)
+                for kind, kind_rows in records.items():
+                    self._insert(kind, kind_rows)
                 self.conn.executemany("INSERT OR REPLACE INTO tasks(task, sig) VALUES (?, ?)",
-                                      ((t.key, t.signature) for t in chunk))
+                                      ((t.key, t.signature) for t in batch))
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('store', ?)", (signature,))
 
     def _drop(self, owner: str, key: str) -> None:

@@ -10,6 +10,8 @@ undone (so that the words after a `\\n` are words), never decoded and encoded ag
 from __future__ import annotations
 
 import hashlib
+import queue
+import threading
 from json.decoder import scanstring
 from dataclasses import dataclass
 from typing import Iterable, Iterator
@@ -17,7 +19,7 @@ from typing import Iterable, Iterator
 from memtui.core.memory.discover import MemoryDocument
 
 MAX_FIELD_CHARS = 32_000  # per step argument/result: enough to find it, bounded in size
-BATCH = 400  # tasks per statement when reading messages and steps
+BATCH = 250  # tasks per statement when reading messages and steps (and per look at `cancelled`)
 
 
 @dataclass(frozen=True)
@@ -87,9 +89,9 @@ def task_rows(store) -> list[TaskRow]:
     return out
 
 
-def store_batches(store, tasks: list[TaskRow]) -> Iterator[dict[str, Iterable[tuple]]]:
-    """The records of these tasks, a few hundred tasks at a time, as {kind: rows}; a row is
-    (file, task, step, line, text) and each task's rows come one after another."""
+def store_batches(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
+    """The records of these tasks, a few hundred tasks at a time: (the batch's tasks, {kind:
+    rows}); a row is (file, task, step, line, text) and each task's rows come together."""
     for start in range(0, len(tasks), BATCH):
         batch = tasks[start:start + BATCH]
         ids = [int(t.key) if t.key.isdigit() else t.key for t in batch]
@@ -99,13 +101,58 @@ def store_batches(store, tasks: list[TaskRow]) -> Iterator[dict[str, Iterable[tu
                                " ORDER BY task_id, id", ids)
         steps = store.query(f"SELECT task_id, id, seq, tool, args, result, error FROM step"
                             f" WHERE task_id IN ({marks}) ORDER BY task_id, seq", ids)
-        yield {
+        yield batch, {
             "task": [(None, t.key, None, 0, text) for t in batch
                      if (text := "\n".join(part for part in (t.title, t.summary) if part))],
             # The store also keeps the summary as a message: one hit for it is enough.
             "message": [(None, str(task), None, 0, content) for task, content in messages
                         if content and content != summaries.get(str(task))],
-            "step": ((None, str(task), str(step), seq,
+            "step": [(None, str(task), str(step), seq,
                       f"{tool}\n{json_text(args)}\n{json_text(result)}\n{error or ''}".strip("\n"))
-                     for task, step, seq, tool, args, result, error in steps),
+                     for task, step, seq, tool, args, result, error in steps],
         }
+
+
+def prefetched(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
+    """`store_batches`, read one batch ahead by a thread with a connection of its own (closed
+    after), so that reading agent.db and unescaping overlap with indexing. Stopping early (a
+    cancelled refresh, an error) stops the thread too."""
+    reading = getattr(store, "reading", None)
+    if not callable(reading) or len(tasks) <= BATCH:
+        yield from store_batches(store, tasks)
+        return
+    done = object()
+    ready: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            with reading():
+                for item in store_batches(store, tasks):
+                    while not stop.is_set():
+                        try:
+                            ready.put(item, timeout=0.1)
+                            break
+                        except queue.Full:
+                            continue
+                    if stop.is_set():
+                        return
+            ready.put(done)
+        except BaseException as error:  # handed to the indexing thread
+            ready.put(error)
+
+    thread = threading.Thread(target=produce, name="search-index-reader", daemon=True)
+    thread.start()
+    try:
+        while (item := ready.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while thread.is_alive():
+            try:
+                ready.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        thread.join()
