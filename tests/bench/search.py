@@ -42,8 +42,10 @@ QUERIES = [  # (kind, query)
     ("path", "tinyhttp/router.py"),
     ("phrase", '"def match"'),
     ("short (2 chars)", "io"),
+    ("punctuation", "->"),
     ("rare", "flaky"),
     ("absent", "xylophone"),
+    ("absent, short", "qz"),
 ]
 
 

@@ -156,6 +156,8 @@ def test_terms_match_inside_words_identifiers_paths_and_cjk(tmp_path):
     assert lines(root, "Config") == [2, 3, 4]  # inside getConfig, parse_config and a word
     assert lines(root, "onfi") == [2, 3, 4]
     assert lines(root, "getconfig") == [2]
+    assert lines(root, "config(") == [2, 3] and lines(root, "(path)") == [3]  # punctuation counts
+    assert lines(root, "->") == [] and lines(root, "/") == [5]
     assert lines(root, "parse_config") == [3]  # the identifier, not "parse config"
     assert lines(root, "se_con") == [3]
     assert lines(root, "store/reads.p") == [5]

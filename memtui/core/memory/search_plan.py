@@ -4,14 +4,15 @@ The index holds words (FTS5 `unicode61`: letters and digits, case folded) and a
 vocabulary of every word it has seen, itself indexed by trigrams. A query term matches the
 way it always did, as a case-insensitive substring:
 
-- a one-word term of 3+ characters: every indexed word containing it (`unfinish` →
-  `unfinished`, `config` → `getconfig`, a CJK run inside a longer one), OR-ed in FTS5;
+- a one-word term: every indexed word containing it (`unfinish` → `unfinished`, `config` →
+  `getconfig`, `io` → `io`, `ratio`…, a CJK run inside a longer one), OR-ed in FTS5 (a term
+  with punctuation around its word, `-foo`, is then checked with LIKE too);
 - a term of several words (`parse_config`, `core/store/reads.py`, `"lock around"`): the rows
   holding its words (the first anywhere in a word, the last at the start of one, the others
   whole), checked for the term itself with LIKE;
-- a term shorter than 3 characters, punctuation only, or inside too many words (`io`, `->`,
-  `e`): checked with LIKE over the rows the other terms found, or over every row (newest
-  first, stopping at the limit) when no term narrows them.
+- a term of punctuation only, or inside too many words (`->`, `e`): checked with LIKE over
+  the rows the other terms found, or over every row (newest first, stopping at the limit)
+  when no term narrows them.
 LIKE folds the case of ASCII letters only: other letters match in the same case.
 """
 
@@ -47,18 +48,20 @@ def plan_query(conn: sqlite3.Connection, terms: list[str]) -> Plan:
     plan = Plan()
     for term in terms:
         words = tokens(conn, term)
-        if len(words) == 1 and len(words[0]) >= 3:
+        if len(words) == 1:
             found = containing(conn, words[0])
-            if found is None:
+            if found is None:  # inside too many words: scan for it
                 plan.checks.append(term)
             elif not found:
                 plan.empty = True
             else:
                 plan.groups.append(_any(_quote(w) for w in found))
+                if words[0] != term.lower():  # `-foo`, `foo.`: the words are not all of it
+                    plan.checks.append(term)
             continue
         plan.checks.append(term)
         if len(words) > 1:  # the rows holding its words, then the substring itself
-            first = containing(conn, words[0]) if len(words[0]) >= 3 else None
+            first = containing(conn, words[0])
             if first == []:
                 plan.empty = True
             elif first is not None:
@@ -92,9 +95,14 @@ def prepare(conn: sqlite3.Connection) -> None:
 
 
 def containing(conn: sqlite3.Connection, word: str) -> list[str] | None:
-    """Indexed words containing `word` (3+ characters); None when there are too many."""
-    rows = conn.execute("SELECT term FROM terms_tri WHERE terms_tri MATCH ? LIMIT ?",
-                        (_quote(word), MAX_EXPANSION + 1)).fetchall()
+    """Indexed words containing `word` (by trigrams from 3 characters on, else by scanning the
+    vocabulary); None when there are too many."""
+    if len(word) >= 3:
+        rows = conn.execute("SELECT term FROM terms_tri WHERE terms_tri MATCH ? LIMIT ?",
+                            (_quote(word), MAX_EXPANSION + 1)).fetchall()
+    else:
+        rows = conn.execute("SELECT term FROM terms WHERE instr(term, ?) > 0 LIMIT ?",
+                            (word, MAX_EXPANSION + 1)).fetchall()
     return None if len(rows) > MAX_EXPANSION else [t for (t,) in rows]
 
 
