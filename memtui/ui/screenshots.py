@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -80,6 +81,10 @@ class Shot:
 
     name: str
     prepare: Callable[[Any], Awaitable[None]]
+    writes: bool = False
+    """The shot writes to the store (at the shots' fixed "now", a month after the demo's
+    story): it runs on a copy, so the demo — and the served shot, which runs on the real
+    clock — never holds a step dated in the future."""
 
 
 async def _keys(pilot: Any, *keys: str) -> None:
@@ -167,7 +172,7 @@ SHOTS: tuple[Shot, ...] = (
     Shot("gc-preview", _gc),
     Shot("statistics", _stats),
     Shot("memory", _memory),
-    Shot("follow", _follow),  # last: it writes to the workspace
+    Shot("follow", _follow, writes=True),
 )
 
 
@@ -180,11 +185,13 @@ async def take(workspace: Path, out: Path, shots: tuple[Shot, ...] = SHOTS) -> l
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for shot in shots:
-        app = make_app(workspace, clock=lambda: now, shown_path="~/demo")
-        async with app.run_test(size=SIZE) as pilot:
-            await shot.prepare(pilot)
-            await pilot.pause()
-            written.append(Path(app.save_screenshot(f"{shot.name}.svg", str(out))))
+        with tempfile.TemporaryDirectory(prefix="memtui-shot-") as scratch:
+            here = shutil.copytree(workspace, Path(scratch) / workspace.name) if shot.writes else workspace
+            app = make_app(here, clock=lambda: now, shown_path="~/demo")
+            async with app.run_test(size=SIZE) as pilot:
+                await shot.prepare(pilot)
+                await pilot.pause()
+                written.append(Path(app.save_screenshot(f"{shot.name}.svg", str(out))))
     return written
 
 

@@ -78,3 +78,21 @@ async def test_ctrl_r_says_what_changed(demo_copy, open_app) -> None:
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert [n.message for n in app._notifications if n.title == "Reloaded"][-1] == "nothing changed"
+
+
+async def test_the_screenshot_run_leaves_the_demo_as_built(tmp_path):
+    """The follow shot's agent writes steps at the shots' fixed "now" (a month after the
+    story); on the demo itself they would show as future dates in the served screenshot,
+    which runs on the real clock. It writes to a copy."""
+    import hashlib
+
+    from memtui.core.demo import build_demo
+    from memtui.ui.screenshots import SHOTS, take
+
+    demo = build_demo(tmp_path / "demo", seed=1)
+    db = demo / ".agent" / "agent.db"
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    [follow] = [s for s in SHOTS if s.name == "follow"]
+    [written] = await take(demo, tmp_path / "shots", (follow,))
+    assert "pytest -q --durations=5" in written.read_text(encoding="utf-8").replace("&#160;", " ")  # the new step
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
