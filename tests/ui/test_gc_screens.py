@@ -240,3 +240,19 @@ async def test_a_toast_never_covers_a_dialogs_buttons(demo_path, app_for, settle
         buttons = [b.region for b in app.screen.query("Button")]
         assert toasts and buttons
         assert not [(t, b) for t in toasts for b in buttons if t.overlaps(b)]
+
+
+async def test_gc_marks_stay_in_view_at_100_columns_and_titles_use_a_wide_pane(demo_copy, open_app, shown) -> None:
+    """Narrow: titles are cut with … so that each task's mark (root: …, live via …) and the
+    sessions' bytes stay on screen, not cut off at the pane's edge; wide: titles in full."""
+    async with open_app(demo_copy, size=(100, 30)) as pilot:
+        await pilot.press("g")
+        await settle(pilot)
+        text = shown(pilot.app)
+        assert "root: current, running  55 KiB" in text and "root: pinned  282 B" in text
+        assert "live via #10 (handoff)  186 B" in text
+        assert "2 reclaimable · 3.3 KiB" in text
+    async with open_app(demo_copy, size=(160, 48)) as pilot:
+        await pilot.press("g")
+        await settle(pilot)
+        assert "Refactor the parser with sub-agents  open" in shown(pilot.app)

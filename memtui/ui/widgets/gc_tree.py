@@ -90,20 +90,26 @@ class GcTree(Tree[Row]):
         cls = self.get_component_rich_style
         if isinstance(row, GcSessionRow):
             icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else "  "
-            title = node.label.copy()
-            title.truncate(32, overflow="ellipsis")
-            title.stylize(style)
             live = row.count("root") + row.count("live")
             note = f"  {row.status} · {live} live · {row.count('reclaimable')} reclaimable"
+            size = f" · {human_bytes(row.reclaimable_bytes)}" if row.reclaimable_bytes else ""
+            title = self._title(node, style, len(icon) + len(note) + len(size))
             parts: list = [(icon, base_style), title, (note, cls("gc-tree--session-note", partial=True))]
-            if row.reclaimable_bytes:
-                parts.append((f" · {human_bytes(row.reclaimable_bytes)}", cls("gc-tree--bytes", partial=True)))
+            if size:
+                parts.append((size, cls("gc-tree--bytes", partial=True)))
             return Text.assemble(*parts)
-        title = node.label.copy()
-        title.truncate(40, overflow="ellipsis")
-        title.stylize(style)
+        size = f"  {human_bytes(row.bytes)}" if row.bytes else ""
+        title = self._title(node, style, len(f"#{row.task}   {row.label}{size}") + self.guide_depth)
         mark_style = cls(f"gc-tree--{row.state}", partial=True)
         parts = [(f"#{row.task} ", base_style), title, ("  ", base_style), (row.label, mark_style)]
-        if row.bytes:
-            parts.append((f"  {human_bytes(row.bytes)}", cls("gc-tree--bytes", partial=True)))
+        if size:
+            parts.append((size, cls("gc-tree--bytes", partial=True)))
         return Text.assemble(*parts)
+
+    def _title(self, node: TreeNode[Row], style: Style, beside: int) -> Text:
+        """The node's title, cut with … so that what stands beside it (the mark, the counts,
+        the bytes) stays in view: the width decides, down to 12 characters."""
+        title = node.label.copy()
+        title.truncate(max(12, self.scrollable_content_region.width - beside - 5), overflow="ellipsis")
+        title.stylize(style)
+        return title
