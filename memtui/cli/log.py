@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._source import open_first, parse_id
-from memtui.core.display import one_line
+from memtui.core.display import counted, one_line
 
 
 def register(sub) -> None:
@@ -39,7 +39,7 @@ def _sessions_text(doc: dict) -> str:
         lines.append(f"{sid}  {session['status']}  {one_line(session['title'], 70)}")
         for task in session["tasks"]:
             lines.append(f"  task {task['id']}  {task['status']:<12} {one_line(task['title'], 60)}"
-                         f"  ({task['steps']} steps, {task['checkpoints']} checkpoints)")
+                         f"  ({counted(task['steps'], 'step')}, {counted(task['checkpoints'], 'checkpoint')})")
     return "\n".join(lines) if lines else "no sessions"
 
 

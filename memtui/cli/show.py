@@ -7,7 +7,7 @@ import json
 
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._source import open_first, parse_id
-from memtui.core.display import human_bytes, one_line, sanitize
+from memtui.core.display import counted, human_bytes, one_line, sanitize
 
 
 def register(sub) -> None:
@@ -70,7 +70,7 @@ def _entry_text(doc: dict) -> str:
 def _task_text(doc: dict) -> str:
     t = doc["task"]
     lines = [f"task {t['id']}  {t['status']}{'  pinned' if t['pinned'] else ''}  {one_line(t['title'], 70)}",
-             f"  session {t['session']}  {t['steps']} steps, {t['checkpoints']} checkpoints"]
+             f"  session {t['session']}  {counted(t['steps'], 'step')}, {counted(t['checkpoints'], 'checkpoint')}"]
     if t["summary"]:
         lines.append(f"  summary: {one_line(t['summary'], 200)}")
     for cp in doc["checkpoints"]:

@@ -55,3 +55,8 @@ def human_bytes(n: int | float | None) -> str:
             return f"{sign}{size:.1f} {unit}" if size < 9.95 else f"{sign}{size:.0f} {unit}"
         size /= 1024
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def counted(n: int, noun: str) -> str:
+    """"1 step", "2 steps", "1,200 steps": a count with its noun, plural unless one."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"

@@ -274,3 +274,14 @@ def test_bad_input_is_one_line_and_exit_2_not_a_silent_default(demo, tmp_path, c
 def test_vacuum_incremental_without_pages_returns_all(demo, capsys):
     assert main(["vacuum", str(demo), "--incremental", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["kind"] == "incremental"
+
+
+def test_counts_read_as_english_one_step_not_1_steps(tmp_path, capsys):
+    from memtui.core.display import counted
+
+    assert (counted(1, "step"), counted(0, "checkpoint"), counted(1200, "step")) == ("1 step", "0 checkpoints",
+                                                                                   "1,200 steps")
+    home = shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "claude_home", tmp_path / "claude")
+    assert main(["log", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert "Tidy my notes  (1 step, 0 checkpoints)" in out and "1 steps" not in out

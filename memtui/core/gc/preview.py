@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memtui.core.display import human_bytes
+from memtui.core.display import counted, human_bytes
 from memtui.core.gc.plan import GcPlan, Root
 
 if TYPE_CHECKING:
@@ -88,8 +88,9 @@ def _task_row(plan: GcPlan, roots: dict[int, Root], task: int, session: int | No
         return GcTaskRow(task, session, title, status, pinned, state, label, kept, live.reason)
     gone = plan.reclaimable_task(task)
     if gone is not None:
-        what = (f"would remove {gone.steps} steps, {gone.checkpoints} checkpoints, {gone.entries} entries"
-                f" and {gone.blobs} stored contents: {human_bytes(gone.bytes)}")
+        what = (f"would remove {counted(gone.steps, 'step')}, {counted(gone.checkpoints, 'checkpoint')},"
+                f" {gone.entries:,} {'entry' if gone.entries == 1 else 'entries'} and"
+                f" {gone.blobs:,} stored content{'' if gone.blobs == 1 else 's'}: {human_bytes(gone.bytes)}")
         return GcTaskRow(task, session, title, status, pinned, "reclaimable", "reclaimable", gone.bytes,
                          f"{plan.explain(task)}.\n{what}")
     return GcTaskRow(task, session, title, status, pinned, "collected", "collected", 0, plan.explain(task))

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.message import Message
 
 from memtui.core.model import Id, StepInfo
+from memtui.core.display import counted
 from memtui.ui.text import clock_time, human_cost, human_duration, human_tokens, one_line, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
@@ -137,7 +138,7 @@ def totals_line(totals: dict[str, float] | None, loaded: int) -> Text:
     if not totals:
         return Text("")
     steps = int(totals.get("steps", 0))
-    parts = [f"{steps} steps" + (f" ({loaded} loaded)" if loaded < steps else "")]
+    parts = [counted(steps, "step") + (f" ({loaded} loaded)" if loaded < steps else "")]
     parts.append(f"{human_tokens(int(totals.get('tokens_in', 0)))} tokens in"
                  f" / {human_tokens(int(totals.get('tokens_out', 0)))} out")
     parts.append(human_cost(float(totals.get("cost", 0.0))) if totals.get("cost") else "no cost")
