@@ -274,12 +274,10 @@ class VacuumResult:
 
     def summary(self) -> str:
         """One line for the app's toast and the CLI: what the action did."""
-        if self.kind == "checkpoint":
-            moved, frames = self.detail.get("checkpointed_frames", 0), self.detail.get("wal_frames", 0)
-            if frames < 0:
-                return "Checkpoint: the database has no write-ahead log"
-            text = f"Checkpoint: {moved:,} of {frames:,} frames moved; log now {human_bytes(self.wal_bytes_after)}"
-            return text + (" (a reader holds the rest: try again when it is done)" if self.detail.get("busy") else "")
+        if self.kind == "checkpoint":  # memtui's stores always have a write-ahead log
+            moved, frames = (max(0, self.detail.get(k, 0)) for k in ("checkpointed_frames", "wal_frames"))
+            return (f"Checkpoint: {moved:,} of {frames:,} frames moved; log now {human_bytes(self.wal_bytes_after)}"
+                    + (" (a reader holds the rest: try again when it is done)" if self.detail.get("busy") else ""))
         name = "VACUUM" if self.kind == "vacuum" else "Incremental vacuum"
         return (f"{name}: {human_bytes(self.file_bytes_before)} → {human_bytes(self.file_bytes_after)}"
                 f" ({human_bytes(max(0, self.bytes_returned))} returned); freelist {self.freelist_before:,} →"
