@@ -45,3 +45,9 @@ class Debounce:
             load()
 
         self._pending[name] = self.node.set_timer(self.delay, fire)
+
+    def cancel(self, name: str) -> None:
+        """Drop the pending load of `name` (what it would load arrived another way)."""
+        timer = self._pending.pop(name, None)
+        if timer is not None:
+            timer.stop()

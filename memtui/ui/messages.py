@@ -64,6 +64,8 @@ class TasksLoaded(Message):
     session_id: Id | None
     forest: TaskForest
     current_task_id: Id | None
+    first_steps: "StepsLoaded | None" = None
+    """The first page of the steps of the task the pane will select, read with the tasks."""
 
 
 @dataclass

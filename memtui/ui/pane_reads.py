@@ -73,6 +73,13 @@ class TaskForest:
         return any(t.id == task_id for t in self.tasks) or any(
             k.id == task_id for kids in self.children.values() for k in kids)
 
+    def target(self, current_task_id: Id | None, kept: Id | None = None) -> Id | None:
+        """The task the pane selects: a task kept from before a reload or jump (if it is
+        here), else the session's current task, else the first root."""
+        if kept is not None and self.contains(kept):
+            return kept
+        return current_task_id if current_task_id is not None else (self.roots[0] if self.roots else None)
+
     def count_line(self) -> str:
         """"4", or "1 + 3 from other sessions" when sub-agent tasks of other sessions nest here."""
         own = {t.id for t in self.tasks}

@@ -22,6 +22,9 @@ from memtui.ui.widgets.task_tree import TaskTree
 if TYPE_CHECKING:
     from memtui.ui.screens.main import MainScreen
 
+LAST = object()
+"""A kept step meaning "the task's last step" (tail)."""
+
 
 def show_task(screen: MainScreen, task_id: Id, step_seq: int | None = None) -> None:
     """Look the task (and step `step_seq`) up in a worker of `screen`, then select them."""
@@ -58,10 +61,23 @@ def go_to(screen: MainScreen, task: TaskInfo, step_id: Id | None) -> None:
             ListFilter.clear_on(tree)
         if screen.task_id == task.id:
             screen.keep = {} if step_id is None else {"step_of": (task.id, step_id)}
-            screen.select_kept_step(screen.query_one(StepTimeline))
+            select_kept_step(screen, screen.query_one(StepTimeline))
         else:
             tree.select_task(task.id)
     screen.query_one(StepTimeline if step_id is not None else TaskTree).focus()
+
+
+def select_kept_step(screen: MainScreen, timeline: StepTimeline) -> None:
+    """Select the step kept for this task (`show_task`, `refresh_data`), fetching further
+    pages of steps until it is loaded."""
+    kept = screen.keep.get("step_of")
+    if kept is None or kept[0] != timeline.task_id:
+        return
+    key = timeline.last_key() if kept[1] is LAST and not timeline.more_available() else str(kept[1])
+    if timeline.select_key(key) or not timeline.more_available():
+        del screen.keep["step_of"]
+    else:
+        timeline.request_more()
 
 
 def open_step_detail(screen: MainScreen) -> None:

@@ -35,8 +35,6 @@ from memtui.ui.widgets.task_tree import TaskTree
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
 from memtui.ui.workers import failure_reason
 
-LAST = object()  # a kept step meaning "the task's last step" (tail)
-
 # pane name (used by `focus_pane`) → id of the focusable widget in it
 PANE_WIDGETS = {"sessions": "sessions", "tasks": "tasks", "steps": "steps", "files": "files", "diff": "diff"}
 
@@ -121,7 +119,7 @@ class MainScreen(MemtuiScreen[None]):
             entry = self.query_one(CheckpointFiles).current_record()
             # On the last step with tail on (F): stay on the last step as new ones arrive.
             tail = self.tail and self.query_one(StepTimeline).at_end()
-            self.keep = {"task": self.task_id, "step": LAST if tail else None if self.step is None else self.step.id}
+            self.keep = {"task": self.task_id, "step": jump.LAST if tail else None if self.step is None else self.step.id}
             self.bottom.keep_entry = None if entry is None or self.step is None else (self.step.id, entry.id)
             # Everything below the sessions reloads even where the cursor does not move.
             self.task_id = None
@@ -183,11 +181,19 @@ class MainScreen(MemtuiScreen[None]):
     # ================================================================== tasks
     @work(thread=True, exclusive=True, group="tasks", exit_on_error=False, description="load tasks")
     def load_tasks(self, session_id: Id | None, current_task_id: Id | None) -> None:
+        """The session's tasks, and the first page of steps of the task that will be selected
+        (one read instead of two in turn: a session move shows its steps a frame sooner)."""
         worker = get_current_worker()
         with self.app.reading() as source:
             forest = pane_reads.task_forest(source, session_id, lambda: worker.is_cancelled)
+            target = forest.target(current_task_id, self.keep.get("task"))
+            try:
+                first = None if target is None or worker.is_cancelled else StepsLoaded(
+                    target, 0, *pane_reads.step_page(source, target, 0, STEP_PAGE, True))
+            except Exception:  # the steps pane's own load reads again and says what failed
+                first = None
         if not worker.is_cancelled:
-            self.post_message(TasksLoaded(session_id, forest, current_task_id))
+            self.post_message(TasksLoaded(session_id, forest, current_task_id, first))
 
     @on(TasksLoaded)
     def _tasks_loaded(self, event: TasksLoaded) -> None:
@@ -198,31 +204,28 @@ class MainScreen(MemtuiScreen[None]):
         tree.show_tasks(event.session_id, forest.tasks, forest.children, forest.roots, event.current_task_id,
                         forest.handed_from)
         self.query_one("#tasks-pane").border_subtitle = forest.count_line()
-        target = event.current_task_id if event.current_task_id is not None else (
-            forest.roots[0] if forest.roots else None)
-        kept = self.keep.get("task")
-        if kept is not None and forest.contains(kept):
-            target = kept
+        target = forest.target(event.current_task_id, self.keep.get("task"))
         if target is None:
             self._clear_steps()
             return
-
-        def select() -> None:
-            if not tree.select_task(target):
-                tree.move_cursor_to_line(0)
-            self._task_highlighted()
-
-        self.call_after_refresh(select)
+        if not tree.select_task(target):  # at once: the steps show without waiting for a frame
+            tree.move_cursor_to_line(0)
+        self._task_highlighted(first_steps=event.first_steps)
 
     @on(Tree.NodeHighlighted, "#tasks")
-    def _task_highlighted(self, event: Tree.NodeHighlighted | None = None) -> None:
+    def _task_highlighted(self, event: Tree.NodeHighlighted | None = None,
+                          first_steps: StepsLoaded | None = None) -> None:
         task = self.query_one(TaskTree).current_task()
         if task is None or (task.id == self.task_id and event is not None):
             return
         self.task_id, self._stalled = task.id, False
         self.query_one("#steps-pane", Pane).show_title(task.title)
         self.query_one("#steps-pane").border_subtitle = "loading…"
-        self.debounce.soon("steps", lambda: self.load_steps(task.id, 0, True))
+        if first_steps is not None and first_steps.task_id == task.id:  # read with the tasks
+            self.debounce.cancel("steps")
+            self._steps_loaded(first_steps)
+        else:
+            self.debounce.soon("steps", lambda: self.load_steps(task.id, 0, True))
 
     def _clear_steps(self) -> None:
         self.task_id = None
@@ -257,30 +260,18 @@ class MainScreen(MemtuiScreen[None]):
                 kept = self.keep.pop("step", None)
                 if kept is not None:
                     self.keep["step_of"] = (event.task_id, kept)
-                    self.select_kept_step(timeline)
+                    jump.select_kept_step(self, timeline)
             self._step_highlighted()
             if not event.steps:
                 self.bottom.show_step(None)
         else:
             timeline.add_steps(event.task_id, event.offset, event.steps)
-            self.select_kept_step(timeline)
+            jump.select_kept_step(self, timeline)
         self.query_one("#step-totals", Label).update(totals_line(self._totals, len(timeline.records)),
                                                      layout=False)
         shown = len(timeline.records)
         self.query_one("#steps-pane").border_subtitle = (
             f"{shown}/{timeline.total}" if timeline.total > shown else f"{timeline.total}")
-
-    def select_kept_step(self, timeline: StepTimeline) -> None:
-        """Select the step kept for this task (`show_task`, `refresh_data`), fetching further
-        pages of steps until it is loaded."""
-        kept = self.keep.get("step_of")
-        if kept is None or kept[0] != timeline.task_id:
-            return
-        key = timeline.last_key() if kept[1] is LAST and not timeline.more_available() else str(kept[1])
-        if timeline.select_key(key) or not timeline.more_available():
-            del self.keep["step_of"]
-        else:
-            timeline.request_more()
 
     @on(DataTable.RowHighlighted, "#steps")
     def _step_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:

@@ -17,6 +17,7 @@ from textual.widgets import ContentSwitcher, Static
 from memtui.core.diff import FileDiff, prepare_file_diff
 from memtui.core.model import EntryInfo
 from memtui.ui.text import sanitize
+from memtui.ui.widgets.diff_syntax import lexer_for
 from memtui.ui.widgets.diff_view import DiffView
 
 MODES = ("diff", "after", "before")
@@ -29,6 +30,7 @@ class DiffPane(Vertical):
         super().__init__(id=id, classes=classes)
         self.entry: EntryInfo | None = None
         """The entry shown (or being read); None while a message is shown."""
+        self._shown_message: Text | None = None
 
     def compose(self) -> ComposeResult:
         with ContentSwitcher(initial="diff-message"):
@@ -51,21 +53,33 @@ class DiffPane(Vertical):
     # ------------------------------------------------------------------ worker side
     @staticmethod
     def prepare(path: str, before: bytes | None, after: bytes | None) -> FileDiff:
-        """The diff model for `show_content`, computed in the worker thread (pure)."""
-        return prepare_file_diff(path, before, after)
+        """The diff model for `show_content`, computed in the worker thread (pure). The file's
+        lexer is looked up here too: the first lookup scans pygments' lexer table and compiles
+        the lexer's rules (up to a second), which must not happen on the screen's thread."""
+        diff = prepare_file_diff(path, before, after)
+        if not diff.binary:
+            lexer_for(path)
+        return diff
 
     # ------------------------------------------------------------------ states
     def show_message(self, text: Text) -> None:
         """Replace the diff with a one-line explanation."""
         self.entry = None
-        self.query_one("#diff-message-text", Static).update(text)
-        self.query_one(ContentSwitcher).current = "diff-message"
+        self._message(text)
+
+    def _message(self, text: Text) -> None:
+        # Updating a Static lays the screen out again: skip it when the text is already shown
+        # (stepping through steps that changed no files says the same thing each time).
+        switcher = self.query_one(ContentSwitcher)
+        if switcher.current != "diff-message" or self._shown_message != text:
+            self._shown_message = text
+            self.query_one("#diff-message-text", Static).update(text)
+            switcher.current = "diff-message"
 
     def begin(self, entry: EntryInfo) -> None:
         """An entry was chosen: say so until its contents arrive."""
         self.entry = entry
-        self.query_one("#diff-message-text", Static).update(Text("Reading…"))
-        self.query_one(ContentSwitcher).current = "diff-message"
+        self._message(Text("Reading…"))
 
     def show_partial(self, entry: EntryInfo) -> bool:
         """For a file change whose before or after the store did not keep (a Codex patch, a

@@ -7,12 +7,13 @@ control characters and bidi overrides are made visible by `memtui.core.diff.disp
 
 from __future__ import annotations
 
+from functools import lru_cache
+from pathlib import PurePath
 from typing import Iterable
 
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_for_filename
+from pygments.lexers import find_lexer_class_for_filename
 from pygments.token import Token
-from pygments.util import ClassNotFound
 from textual.cache import LRUCache
 
 from memtui.core.diff import display_line
@@ -91,12 +92,22 @@ class SyntaxLines:
         return [tuple(pieces) for pieces in result]
 
 
+@lru_cache(maxsize=1024)
+def _lexer_class(name: str) -> type[Lexer] | None:
+    # pygments tries every lexer's file name patterns: remember the answer per file name.
+    try:
+        return find_lexer_class_for_filename(name)
+    except Exception:
+        return None
+
+
 def lexer_for(path: str) -> Lexer | None:
     """A pygments lexer chosen by the file name only (guessing from content is slow), or None."""
-    try:
-        return get_lexer_for_filename(path, stripnl=False, ensurenl=False, tabsize=0)
-    except ClassNotFound:
+    lexer = _lexer_class(PurePath(path).name)
+    if lexer is None:
         return None
+    try:
+        return lexer(stripnl=False, ensurenl=False, tabsize=0)
     except Exception:
         return None
 

@@ -9,6 +9,10 @@ from textual.widget import Widget
 
 from memtui.ui.text import one_line
 
+_TITLE = Widget.__dict__["border_title"]
+_SUBTITLE = Widget.__dict__["border_subtitle"]
+_UNSET = object()
+
 
 class Pane(Vertical):
     """A titled, zoomable region of the main screen."""
@@ -27,6 +31,29 @@ class Pane(Vertical):
         """"Steps · <detail>": the detail comes from the store, so it is never markup."""
         text = self.label if detail is None else f"{self.label} · {one_line(detail, 70)}"
         self.border_title = Content(text)
+
+    # Setting a border title repaints the whole pane (every line of its border and background),
+    # and the panes set theirs at each cursor move, often to what they already show: the same
+    # value again is not set (a pane skips that repaint).
+    @property
+    def border_title(self) -> str | None:  # type: ignore[override]
+        return _TITLE.__get__(self, type(self))
+
+    @border_title.setter
+    def border_title(self, value: object) -> None:
+        if self.__dict__.get("_title_given", _UNSET) != value:
+            self.__dict__["_title_given"] = value
+            _TITLE.__set__(self, value)
+
+    @property
+    def border_subtitle(self) -> str | None:  # type: ignore[override]
+        return _SUBTITLE.__get__(self, type(self))
+
+    @border_subtitle.setter
+    def border_subtitle(self, value: object) -> None:
+        if self.__dict__.get("_subtitle_given", _UNSET) != value:
+            self.__dict__["_subtitle_given"] = value
+            _SUBTITLE.__set__(self, value)
 
 
 def pane_name(widget: Widget | None) -> str | None:

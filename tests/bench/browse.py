@@ -1,0 +1,228 @@
+"""Browsing the 100k store: cursor move → settled frame, per pane, and peak memory (not
+collected by pytest).
+
+    python tests/bench/browse.py                    # the cached 100k store (big_store.py)
+    python tests/bench/browse.py --store DIR --moves 40
+
+How it measures (Textual's own timing, in-process): the app runs under Textual's headless
+driver at 120×40 and the bench presses keys through Pilot, as a terminal's key events would
+arrive. Every frame the compositor produces is timestamped (App._display; the headless driver
+then skips only the terminal encoding and the write). A move is one key press (down, or up at
+the end of a list) in the sessions, tasks or steps pane, made when the previous move has
+settled and the cursor has been still for longer than the panes' settle delay (so each move
+loads at once, as a single key press does). Its latency is the time from the press to the
+first frame in which every pane below shows the new selection: the task tree, the steps, the
+changed files and the diff (or its message). The first frame after the press (the cursor
+moved) is reported too, and the CPU time the UI thread spent from the press to the settled
+frame (steadier than wall time when other programs share the machine).
+
+Anchor, from the same run: the reads each move triggered (memtui.ui.pane_reads' task forest,
+step page, checkpoint files and line counts, and the store's read_entry for the diff), timed
+where they run in the panes' worker threads. Peak RSS is the process's high-water mark
+(ru_maxrss: the app, its store connections and this bench's bookkeeping) after browsing,
+with the app's own header figures and the whole sessions list loaded first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import resource
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+SIZE = (120, 40)
+STILL = 0.2  # seconds between moves: longer than MainScreen.SETTLE_DELAY (a single key press)
+
+
+def rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class Recorder:
+    """Frame times (with whether the screen was settled then) and the reads' durations."""
+
+    def __init__(self) -> None:
+        self.frames: list[tuple[float, bool, float]] = []  # (time, settled, main thread CPU)
+        self.waiting: asyncio.Event | None = None
+        self.reads: list[tuple[float, float]] = []  # (start, seconds)
+        self.lock = threading.Lock()
+        self.screen = None
+
+    def timed(self, fn):
+        def wrapper(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                with self.lock:
+                    self.reads.append((t0, time.perf_counter() - t0))
+        return wrapper
+
+    def reads_between(self, start: float, end: float) -> float:
+        with self.lock:
+            return sum(d for t, d in self.reads if start <= t <= end)
+
+
+def settled(screen) -> bool:
+    """Every pane shows what the one above it highlights (read from the widgets themselves,
+    not from the screen's bookkeeping), and nothing waits to load."""
+    from textual.widgets import ContentSwitcher
+
+    from memtui.ui.widgets.checkpoint_files import CheckpointFiles
+    from memtui.ui.widgets.sessions_table import OrphansRow, SessionsTable
+    from memtui.ui.widgets.step_timeline import StepTimeline
+    from memtui.ui.widgets.task_tree import TaskTree
+
+    if screen.debounce.pending or screen.bottom.debounce.pending:
+        return False
+    session = screen.query_one(SessionsTable).current_record()
+    tree = screen.query_one(TaskTree)
+    if session is not None and tree.session_id != (None if isinstance(session, OrphansRow) else session.id):
+        return False
+    task = tree.current_task()
+    timeline = screen.query_one(StepTimeline)
+    if task is not None and timeline.task_id != task.id:
+        return False
+    if "loading" in str(screen.query_one("#steps-pane").border_subtitle or ""):
+        return False
+    step = timeline.current_record()
+    bottom = screen.bottom
+    if (step is None) != (bottom.step is None) or (step is not None and bottom.step.id != step.id):
+        return False
+    if "loading" in str(screen.query_one("#files-pane").border_subtitle or ""):
+        return False
+    entry = screen.query_one(CheckpointFiles).current_record() if step and step.checkpoint_id else None
+    diff = bottom.diff
+    if entry is not None and (diff.entry is None or diff.entry.id != entry.id):
+        return False
+    return diff.entry is None or diff.query_one(ContentSwitcher).current == "diff-view"
+
+
+def instrument(rec: Recorder) -> None:
+    from memtui.core.store import AgentStore
+    from memtui.ui import pane_reads
+    from memtui.ui.app import MemtuiApp
+
+    for name in ("task_forest", "step_page", "checkpoint_files", "line_counts"):
+        setattr(pane_reads, name, rec.timed(getattr(pane_reads, name)))
+    AgentStore.read_entry = rec.timed(AgentStore.read_entry)
+    display = MemtuiApp._display
+
+    def _display(app, screen, renderable):
+        if renderable is not None:
+            main = rec.screen
+            ok = main is not None and screen is main and settled(main)
+            rec.frames.append((time.perf_counter(), ok, time.thread_time()))
+            if ok and rec.waiting is not None:
+                rec.waiting.set()
+        return display(app, screen, renderable)
+
+    MemtuiApp._display = _display
+
+
+async def browse(root: Path, moves: int) -> dict:
+    from memtui.ui.app import make_app
+    from memtui.ui.screens.main import MainScreen
+    from memtui.ui.widgets.sessions_table import SessionsTable
+    from memtui.ui.widgets.step_timeline import StepTimeline
+    from memtui.ui.widgets.task_tree import TaskTree
+
+    rec = Recorder()
+    instrument(rec)
+    before_app = rss_mib()
+    app = make_app(root)
+    out: dict = {"rss_before_app": before_app}
+    async with app.run_test(size=SIZE) as pilot:
+        await asyncio.to_thread(app.first_paint.wait, 60)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        rec.screen = screen
+        deadline = time.perf_counter() + 60
+        table = screen.query_one(SessionsTable)
+        while time.perf_counter() < deadline and (
+                app.measured is None or app.measured.gc_pending or "…" in str(
+                    screen.query_one("#sessions-pane").border_subtitle) or not settled(screen)):
+            await asyncio.sleep(0.05)
+        out["listed"] = sum(1 for _ in table.records)
+        gc.collect()
+        out["rss_after_open"] = rss_mib()
+
+        async def move(pane: str, widget) -> tuple[float, float, float, float]:
+            at_end = widget.cursor_line >= widget.last_line if isinstance(widget, TaskTree) else (
+                widget.cursor_row >= widget.row_count - 1)
+            key = "up" if at_end or getattr(widget, "_bench_up", False) else "down"
+            if at_end:
+                widget._bench_up = True
+            if key == "up" and (widget.cursor_line if isinstance(widget, TaskTree) else widget.cursor_row) <= 1:
+                widget._bench_up = False
+            await asyncio.sleep(STILL)
+            rec.waiting = asyncio.Event()
+            start = len(rec.frames)
+            t0, c0 = time.perf_counter(), time.thread_time()
+            await pilot.press(key)
+            await asyncio.wait_for(rec.waiting.wait(), 30)
+            rec.waiting = None
+            first = rec.frames[start][0]
+            settled_at, _, cpu = next(f for f in rec.frames[start:] if f[1])
+            return first - t0, settled_at - t0, rec.reads_between(t0, settled_at), cpu - c0
+
+        for pane, key, kind in (("sessions", "1", SessionsTable), ("tasks", "2", TaskTree),
+                                ("steps", "3", StepTimeline)):
+            await pilot.press(key)
+            widget = screen.query_one(kind)
+            await asyncio.sleep(0.3)
+            out[pane] = [await move(pane, widget) for _ in range(moves)]
+        out["rss_peak"] = rss_mib()
+    return out
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--store", help="a workspace (default: the cached 100k demo)")
+    ap.add_argument("--moves", type=int, default=30, help="moves per pane")
+    args = ap.parse_args()
+    if args.store:
+        root = Path(args.store)
+    else:
+        from big_store import make_big_store
+
+        root = make_big_store()
+    out = asyncio.run(browse(root, args.moves))
+    db = root / ".agent" / "agent.db"
+    print(f"store: {db} ({db.stat().st_size / 2**30:.2f} GiB, {out['listed']:,} sessions listed);"
+          f" {args.moves} moves per pane (medians); Textual headless driver {SIZE[0]}×{SIZE[1]};"
+          f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print("| pane | first frame after the key | settled frame | p95 | UI thread CPU to settle |"
+          " reads per move (anchor) | settled / reads |")
+    print("|---|---|---|---|---|---|---|")
+    for pane in ("sessions", "tasks", "steps"):
+        first = [m[0] for m in out[pane]]
+        done = [m[1] for m in out[pane]]
+        reads = [m[2] for m in out[pane]]
+        cpu = statistics.median(m[3] for m in out[pane])
+        r = statistics.median(reads)
+        ratio = f"{statistics.median(done) / r:.1f}×" if r else "— (no reads: steps without files)"
+        print(f"| {pane} | {statistics.median(first) * 1000:.1f} ms | {statistics.median(done) * 1000:.1f} ms |"
+              f" {p95(done) * 1000:.1f} ms | {cpu * 1000:.1f} ms | {r * 1000:.2f} ms | {ratio} |")
+    print(f"peak RSS {out['rss_peak']:.0f} MiB (after opening, whole list and header figures loaded:"
+          f" {out['rss_after_open']:.0f} MiB; Python with the bench, before the app: {out['rss_before_app']:.0f} MiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
