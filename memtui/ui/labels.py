@@ -37,10 +37,11 @@ def counts_line(counts: dict[str, int], width: int = 60) -> str:
 
 def workspace_label(app: Any) -> str:
     """The workspace as the header names it: as given (`shown_path`), else `~/…` under the
-    home folder, else its path."""
+    home folder, else its path. A folder that is not on this machine (the one another agent's
+    sessions recorded elsewhere) is not named: the path memtui opened is."""
     if app.shown_path is not None:
         return app.shown_path
-    where = app.workspace or app.path
+    where = app.workspace if app.workspace is not None and Path(app.workspace).is_dir() else app.path
     try:
         return "~/" + str(Path(where).resolve().relative_to(Path.home()))
     except (ValueError, OSError, RuntimeError):

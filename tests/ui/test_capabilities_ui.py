@@ -145,3 +145,17 @@ async def test_a_key_the_source_can_do_says_nothing_about_refusal(demo):
         await settle(pilot)
         assert type(app.screen).__name__ == "StatsScreen"
         assert not any("can't" in n.message for n in list(app._notifications)[len(said):])
+
+
+async def test_the_header_names_the_opened_store_when_its_recorded_folder_is_not_here(tmp_path):
+    """Codex sessions recorded in /home/dev/tally, a folder this machine lacks: the header
+    names the home that was opened, not a path the user cannot find."""
+    from memtui.core.sources.codex import CodexSource
+
+    home = shutil.copytree(FIXTURES / "codex_home", tmp_path / "codex")
+    assert not Path("/home/dev/tally").exists()
+    app = make_app(home, source=CodexSource.from_path(home))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        header = str(app.screen.query_one("#ws-path").render())
+        assert header.endswith("codex") and "/home/dev/tally" not in header
