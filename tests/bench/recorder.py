@@ -13,7 +13,8 @@ back into the database; it counts on tmpfs too, where the device counter stays 0
 the database file at the end. Anchor, in the same run: the very same rows (read back from
 the recorded store, grouped by the commit that wrote them) inserted with plain sqlite3
 `executemany`, one transaction per recorded call, into a database with the same tables and
-indexes and SQLite's defaults (4 KiB pages, WAL, synchronous=NORMAL as memtui uses).
+indexes and SQLite's defaults (4 KiB pages, WAL, synchronous=NORMAL as memtui uses); a second
+anchor row uses memtui's page size, to show what the page size alone accounts for.
 `--baseline DIR` records the same sequence with another checkout's memtui in a child process.
 """
 
@@ -155,7 +156,7 @@ def _keys(con: sqlite3.Connection) -> list[tuple[str, str]]:
     return [(t, k) for t, k in keys if t in tables]
 
 
-def anchor_row(source_db: Path, work: Path) -> dict:
+def anchor_row(source_db: Path, work: Path, page_size: int | None = None) -> dict:
     src = sqlite3.connect(source_db)
     groups: dict[float, list[tuple[str, list[tuple]]]] = {}
     columns = {}
@@ -170,8 +171,10 @@ def anchor_row(source_db: Path, work: Path) -> dict:
     ddl = [r[0] for r in src.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"
                                      " AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index', rowid")]
     src.close()
-    db = work / "anchor.db"
+    db = work / f"anchor-{page_size}.db"
     con = sqlite3.connect(db, isolation_level=None)
+    if page_size:
+        con.execute(f"PRAGMA page_size = {page_size}")
     con.execute("PRAGMA journal_mode = wal")
     con.execute("PRAGMA synchronous = normal")
     for statement in ddl:
@@ -186,7 +189,7 @@ def anchor_row(source_db: Path, work: Path) -> dict:
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     total = written() - before
     con.close()
-    return {"written": total, "file": db.stat().st_size, "commits": len(groups)}
+    return {"written": total, "file": db.stat().st_size, "commits": len(groups), "page_size": page_size or 4096}
 
 
 def child_row(code: Path, n_tasks: int) -> dict:
@@ -221,6 +224,8 @@ def main() -> int:
         rows.append((f"memtui @ {describe(_CODE)}", ours))
         anchor = anchor_row(Path(ours["db"]), work)
         rows.append(("anchor: same rows, sqlite3 executemany", anchor))
+        if ours["page_size"] != 4096:  # how much of the difference is the page size alone
+            rows.append(("  the same, with memtui's page size", anchor_row(Path(ours["db"]), work, ours["page_size"])))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     mib = 2**20

@@ -161,8 +161,9 @@ async def test_s_opens_statistics_equal_to_the_pragmas(demo_copy, open_app):
         assert isinstance(screen, StatsScreen)
         with sqlite3.connect(f"file:{_db(demo_copy)}?mode=ro", uri=True) as conn:
             pages = conn.execute("PRAGMA page_count").fetchone()[0]
+            page_size = conn.execute("PRAGMA page_size").fetchone()[0]
         assert screen.stats.page_count == pages
-        assert f"{pages:,} × 4,096 B" in str(screen.query_one("#stats-facts", Static).render())
+        assert f"{pages:,} × {page_size:,} B" in str(screen.query_one("#stats-facts", Static).render())
         table = screen.query_one(DataTable)
         assert table.row_count == len(screen.stats.tables) + len(screen.stats.indexes)
         await pilot.press("w")

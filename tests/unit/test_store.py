@@ -23,6 +23,9 @@ def test_new_store_settings(store):
     assert store.query("PRAGMA auto_vacuum")[0][0] == 2  # incremental, never full
     assert store.query("PRAGMA busy_timeout")[0][0] >= 1000
     assert store.query("PRAGMA user_version")[0][0] == schema.SCHEMA_VERSION
+    # Small pages: each commit logs every page it dirtied, whole (tests/bench/recorder.py).
+    assert store.query("PRAGMA page_size")[0][0] == schema.PAGE_SIZE == 1024
+    assert store.query("PRAGMA wal_autocheckpoint")[0][0] == schema.WAL_AUTOCHECKPOINT
 
 
 def test_start_task_supersedes_only_a_finished_previous_task(store):

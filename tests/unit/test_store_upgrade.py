@@ -66,6 +66,7 @@ def test_a_store_written_by_schema_3_reads_the_same_after_the_upgrade(tmp_path):
     assert len(want["entries"]) > 50 and want["plan"]["reclaimable"]
     _check_upgraded(root, want)
     with AgentStore.open(root) as store:  # and it records on, deltas against upgraded contents
+        assert store.query("PRAGMA page_size") == [(4096,)]  # an older file keeps its pages
         task = store.start_task(store.start_session("after"), "edit")
         path, (entry, _) = next((e.path, v) for v in want["entries"].values() for e in [v[0]] if e.after_size)
         old_after = store.read_entry(entry.id)[1]
