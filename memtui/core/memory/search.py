@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from itertools import groupby
+from operator import itemgetter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from memtui.core.memory.discover import discover_documents
 from memtui.core.memory.search_plan import TOKENIZER, Plan, like_escape, plan_query, prepare, query_terms
@@ -60,6 +62,9 @@ with trigrams (`terms_tri`) to find the words containing a term."""
 BAND = 1 << 40
 BANDS = {"file": 1, "task": 2, "message": 3, "step": 4}
 """A record of kind K has a rowid in [BANDS[K] * BAND, (BANDS[K] + 1) * BAND)."""
+
+
+TOP_BAND = max(BANDS, key=BANDS.get)
 
 
 def band(kind: str) -> tuple[int, int]:
@@ -182,32 +187,33 @@ class SearchIndex:
 
     def _insert(self, kind: str, rows: Iterable[tuple]) -> None:
         """Add (file, task, step, line, text) rows of one kind, numbered on in its band, and
-        note each owner's span (an owner's rows come one after another)."""
+        note each owner's span (an owner's rows come one after another). Steps, the top band
+        and most rows, take SQLite's next rowid, so no row is rebuilt to number it."""
+        rows = rows if isinstance(rows, list) else list(rows)
+        if not rows:
+            return
         low, high = band(kind)
         top = self.conn.execute("SELECT rowid FROM records WHERE rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1",
                                 (low, high)).fetchone()
-        number = top[0] if top else low - 1
-        first = number + 1
-        spans: dict[str, list[int]] = {}
-
-        def numbered() -> Iterator[tuple]:
-            nonlocal number
-            for row in rows:
-                number += 1
-                owner = f"file:{row[0]}" if kind == "file" else f"{kind}:{row[1]}"
-                span = spans.get(owner)
-                if span is None:
-                    spans[owner] = [number, number]
-                else:
-                    span[1] = number
-                yield number, *row
-
-        self.conn.executemany("INSERT INTO records(rowid, file, task, step, line, text) VALUES (?, ?, ?, ?, ?, ?)",
-                              numbered())
-        self.conn.executemany("INSERT OR REPLACE INTO spans(owner, first, last) VALUES (?, ?, ?)",
-                              ((owner, lo, hi) for owner, (lo, hi) in spans.items()))
-        if number >= first:
-            self._added.append((first, number))
+        first = top[0] + 1 if top else low
+        insert = "INSERT INTO records(rowid, file, task, step, line, text) VALUES (?, ?, ?, ?, ?, ?)"
+        if kind == TOP_BAND:
+            self.conn.execute(insert, (first, *rows[0]))
+            self.conn.executemany("INSERT INTO records(file, task, step, line, text) VALUES (?, ?, ?, ?, ?)", rows[1:])
+        else:
+            self.conn.executemany(insert, [(number, *row) for number, row in enumerate(rows, first)])
+        last = first + len(rows) - 1
+        check = self.conn.execute("SELECT rowid FROM records WHERE rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1",
+                                  (low, high)).fetchone()
+        if check != (last,):
+            raise sqlite3.DatabaseError(f"search index: {kind} records numbered up to {check}, not {last}")
+        spans, number = [], first
+        for key, group in groupby(rows, itemgetter(0 if kind == "file" else 1)):
+            count = sum(1 for _ in group)
+            spans.append((f"{kind}:{key}", number, number + count - 1))
+            number += count
+        self.conn.executemany("INSERT OR REPLACE INTO spans(owner, first, last) VALUES (?, ?, ?)", spans)
+        self._added.append((first, last))
 
     def _learn_words(self) -> None:
         """Add the words of the records added by this refresh to the vocabulary: from the
