@@ -139,3 +139,11 @@ def test_every_kind_numbers_a_tasks_steps_from_1(sources, kind):
     assert [s.seq for s in source.steps(task.id, 0, 3)][:1] == [1]
     second = source.steps(task.id, 1, 1)
     assert not second or second[0].seq == 2  # a later page continues the numbering
+
+
+@pytest.mark.parametrize("kind", ["memtui", "ra-aid", "jsonl-sessions", "claude-code", "codex"])
+def test_every_kind_lists_sessions_newest_first(sources, kind):
+    from memtui.core.sources.timestamps import sort_key
+
+    listed = [sort_key(s.updated_at) for s in sources[kind].sessions()]
+    assert listed == sorted(listed, reverse=True)

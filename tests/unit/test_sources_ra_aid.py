@@ -41,7 +41,8 @@ def test_sessions_and_inputs_map_to_the_read_model(project):
     store = RaAidSource(project / ".ra-aid")
     assert isinstance(store, MemorySource)
     sessions = store.sessions()
-    assert [s.id for s in sessions] == [1, 2, 3]
+    assert [s.id for s in sessions] == [3, 2, 1]  # newest activity first, like every store
+    sessions = sessions[::-1]
     assert sessions[0].title == "Add a --verbose flag to the tally CLI"
     # The hil answer has a NULL session_id in RA.Aid; its trajectory rows place it in session 1.
     assert [(t.id, t.session_id) for t in store.tasks(1)] == [(1, 1), (2, 1)]

@@ -223,7 +223,7 @@ class RaAidSource(IndexedSource):
                     task_count=len(tasks),
                 )
             )
-        return out
+        return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)  # newest first, as every store
 
     def _task_info(self, task_id: Id) -> TaskInfo:
         steps = self._task_steps.get(task_id, [])
