@@ -262,7 +262,7 @@ async def test_big_task_loads_steps_in_pages(crafted_path: Path, settled, open_a
             await pilot.press("end")
             await settled(pilot)
         assert len(steps.records) > 500
-        assert "1200 steps" in str(app.screen.query_one("#step-totals").render())
+        assert "1,200 steps" in str(app.screen.query_one("#step-totals").render())
 
 
 async def test_palette_offers_every_command_of_the_screen(demo_path: Path, open_app) -> None:
