@@ -91,11 +91,11 @@ def test_the_store_part_is_rebuilt_when_the_store_changes(ws):
         assert [(h.kind, h.task) for h in search_workspace(ws, "axolotl", store)] == [("message", "2")]
 
 
-def test_unwritable_store_folder_builds_the_index_in_memory(ws, monkeypatch):
+def test_unwritable_store_folder_builds_a_private_index(ws, monkeypatch):
     # chmod does not stop root (CI containers), so the permission check itself is faked
     monkeypatch.setattr("memtui.core.memory.search.os.access", lambda path, mode: False)
     with AgentStore.open(ws, readonly=True) as store, SearchIndex(ws, store) as index:
-        assert index.path == ":memory:"
+        assert index.path == ""  # SQLite's private temporary database
         index.refresh()
         assert index.search("quokka")
     assert not (ws / ".agent/.memtui").exists()

@@ -8,8 +8,9 @@ a trigram index, so that a term still matches as a substring (memtui.core.memory
 Files are re-indexed when their size or mtime changes; when agent.db (or its WAL) changed, the
 tasks whose signature changed. One refresh is one transaction: an interrupted one (kill -9)
 leaves SQLite's journal, which the next open rolls back, so the next refresh redoes it. Where
-the folder is not writable, or the process must not write (--read-only), the index is built in
-memory for the one search.
+the folder is not writable, the workspace has no `.agent` folder (another agent's), or the
+process must not write (--read-only), the index is built for the one search in SQLite's private
+temporary database (PRIVATE).
 
 Hits come files first (in document order), then task titles and summaries, messages, steps,
 each newest first: every kind is a rowid band of its own, so a query reads only the rows it
@@ -35,6 +36,11 @@ __all__ = ["INDEX_NAME", "KINDS", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex",
            "default_index_path", "excerpt", "query_terms", "search_workspace", "store_signature"]
 
 SCHEMA_VERSION = "3"
+PRIVATE = ""
+"""SQLite's private temporary database: its file is removed as soon as it is opened (nothing
+stays on disk, even after kill -9) and its pages live there, not in memory — an index of a
+large store would not fit. For one search where no index file may be written."""
+UNSAVED = (PRIVATE, ":memory:")
 INDEX_NAME = ".memtui/search.db"
 KINDS = ("file", "task", "step", "message")
 PAGE_SIZE = 16_384  # records of 0.5-2 KiB fill 16 KiB pages well (4 KiB pages: a fifth unused)
@@ -288,14 +294,14 @@ class SearchIndex:
             return self._open(self.path)
         except sqlite3.DatabaseError:
             # A damaged index, or one of an older layout, is only a cache: start it again.
-            if self.path == ":memory:":
+            if self.path in UNSAVED:
                 raise
             Path(self.path).unlink(missing_ok=True)
             Path(self.path + "-journal").unlink(missing_ok=True)
             return self._open(self.path)
 
     def _open(self, path: str) -> sqlite3.Connection:
-        if path != ":memory:":
+        if path not in UNSAVED:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, check_same_thread=False)
         try:
@@ -323,7 +329,7 @@ def search_workspace(root: Path, query: str, store=None, limit: int = 200) -> li
 
 
 def default_index_path(root: Path, store=None) -> str:
-    """The index file beside the store, or ":memory:" where that folder is not writable or
+    """The index file beside the store, or PRIVATE where that folder is not writable or
     the process must not write (--read-only)."""
     from memtui.core.atomic import check_writes_allowed
     from memtui.core.errors import WritesForbidden
@@ -331,15 +337,15 @@ def default_index_path(root: Path, store=None) -> str:
     try:
         check_writes_allowed()
     except WritesForbidden:
-        return ":memory:"
+        return PRIVATE
     folder = Path(getattr(store, "db_path", root / ".agent" / "agent.db")).parent
     if not folder.is_dir():
-        return ":memory:"
+        return PRIVATE
     target = folder / INDEX_NAME
     if target.exists():
-        return str(target) if os.access(target, os.W_OK) and os.access(target.parent, os.W_OK) else ":memory:"
+        return str(target) if os.access(target, os.W_OK) and os.access(target.parent, os.W_OK) else PRIVATE
     probe = target.parent if target.parent.is_dir() else folder
-    return str(target) if os.access(probe, os.W_OK) else ":memory:"
+    return str(target) if os.access(probe, os.W_OK) else PRIVATE
 
 
 def store_signature(store) -> str:
