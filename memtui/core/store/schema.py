@@ -142,11 +142,12 @@ def connect(db_path: Path, readonly: bool, create: bool = False) -> SqliteDataba
     that is not there (only `create=True`, for a new store's temp file, may).
     """
     if readonly:
-        return _ReadOnlyDatabase(db_path, check_same_thread=False,
+        return _ReadOnlyDatabase(db_path, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000,
                                  pragmas={"busy_timeout": BUSY_TIMEOUT_MS, "query_only": 1})
     mode = "rwc" if create else "rw"
     return SqliteDatabase(
         f"file:{quote(str(Path(db_path).resolve()))}?mode={mode}", uri=True, check_same_thread=False,
+        timeout=BUSY_TIMEOUT_MS / 1000,  # the first pragmas already wait for a lock: the same wait
         pragmas={
             # First: these two only take effect before the first table exists (a new file).
             "page_size": PAGE_SIZE,
