@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import struct
 import subprocess
@@ -19,6 +20,8 @@ from resume_support import path_with, recorded, stub_agent
 from sources_support import agent_homes
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+
+ESCAPES = re.compile(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|[@-Z\\-_])")  # CSI sequences and two-byte escapes
 
 
 class Terminal:
@@ -46,8 +49,10 @@ class Terminal:
                     return
 
     def wait_for(self, needle: bytes, timeout: float = 60.0) -> None:
+        """Until the terminal shows `needle`. The text is looked for without escape sequences:
+        a partial screen update may write a line in pieces, each behind a cursor move."""
         deadline = time.monotonic() + timeout
-        while needle not in self.seen:
+        while needle not in ESCAPES.sub(b"", self.seen):
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 raise AssertionError(f"never printed {needle!r}; last output: {self.seen[-800:]!r}")
             self.read(0.1)
