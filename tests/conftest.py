@@ -38,6 +38,16 @@ def fixed_clock() -> datetime:
     return FIXED_NOW
 
 
+MAX_WORKERS = 8
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (in addopts): one worker per core this process may use, at most MAX_WORKERS
+    (each worker imports the app and builds its own session fixtures; more buy no time)."""
+    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+                      MAX_WORKERS))
+
+
 @pytest.fixture(autouse=True)
 def _own_xdg_folders(tmp_path_factory, monkeypatch):
     """memtui's own folders (archive, pins, caches under XDG_DATA/STATE/CACHE_HOME) point
