@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, OptionList
+from textual.worker import WorkerState
 
 from memtui.core.sources.base import SourceEntryInfo
 from sources_support import FIXTURES
