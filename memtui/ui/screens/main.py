@@ -28,7 +28,7 @@ from memtui.ui.widgets.checkpoint_panes import GROUPS as CHECKPOINT_GROUPS
 from memtui.ui.widgets.checkpoint_panes import CheckpointPanes
 from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.ui.widgets.list_filter import ListFilter
-from memtui.ui.widgets.pane import Pane, pane_name, toggle_zoom
+from memtui.ui.widgets.pane import Pane, focus_now, pane_name, toggle_zoom
 from memtui.ui.widgets.sessions_table import ORPHANS_KEY, OrphansRow, SessionsTable
 from memtui.ui.widgets.step_timeline import STEP_PAGE, StepTimeline, totals_line
 from memtui.ui.widgets.task_tree import TaskTree
@@ -330,7 +330,7 @@ class MainScreen(MemtuiScreen[None]):
         if widget_id:
             if self.maximized is not None:
                 self.minimize()
-            self.query_one(f"#{widget_id}").focus()
+            focus_now(self.query_one(f"#{widget_id}"))
 
     def action_zoom(self) -> None:
         """Give the focused pane the whole screen (again: back to all panes)."""

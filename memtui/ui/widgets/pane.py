@@ -71,3 +71,12 @@ def toggle_zoom(screen: Screen) -> None:
                  if isinstance(a, Pane)), None)
     if pane is not None:
         screen.maximize(pane, container=False)
+
+
+def focus_now(widget: Widget) -> None:
+    """Focus `widget`, or the first widget in it that takes the focus, at once: Widget.focus
+    waits for the messages already queued, so a key typed right after ("2p") would still
+    go to the pane focused before."""
+    screen = widget.screen
+    target = next((w for w in screen.focus_chain if w is widget or widget in w.ancestors), None)
+    screen.set_focus(target) if target is not None else widget.focus()
