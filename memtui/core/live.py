@@ -70,16 +70,17 @@ class ChangeWatch:
     def __init__(self, source: MemorySource) -> None:
         self.source = source
         self._databases = [_DataVersion(Path(p)) for p in source.watched_databases()]
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._last: Hashable | None = None
 
     def token(self) -> Hashable:
         """What the source looks like now: equal tokens, no change."""
-        files = [Path(p) for p in self.source.watched_files()]
-        for db in self._databases:
-            files += [db.path, db.wal]
-        return (tuple(db.read() for db in self._databases),
-                tuple((str(p), _stat(p)) for p in files))
+        with self._lock:
+            files = [Path(p) for p in self.source.watched_files()]
+            for db in self._databases:
+                files += [db.path, db.wal]
+            return (tuple(db.read() for db in self._databases),
+                    tuple((str(p), _stat(p)) for p in files))
 
     def poll(self) -> bool:
         """True when the source changed since the previous poll (False on the first)."""
@@ -88,6 +89,13 @@ class ChangeWatch:
             changed = self._last is not None and now != self._last
             self._last = now
             return changed
+
+    def baseline(self, token: Hashable) -> None:
+        """Take `token` as what was last seen. A reader that reloads takes `token()` first,
+        reloads, then calls this: what was written after the token, even during the reload,
+        is a change at the next poll (no update is lost between a reload and a look)."""
+        with self._lock:
+            self._last = token
 
     def close(self) -> None:
         with self._lock:

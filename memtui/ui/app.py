@@ -27,7 +27,7 @@ from textual.app import App
 from textual.worker import Worker, WorkerState
 
 from memtui.core.errors import MemtuiError
-from memtui.core.memory_source import Capability, MemorySource, Unsupported
+from memtui.core.memory_source import WRITING, Capability, MemorySource, Unsupported
 from memtui.resources import tcss_dir
 from memtui.ui.commands import CommandTable, action_offered, bindings
 from memtui.ui.follow import Follower, describe_changes
@@ -128,8 +128,6 @@ class MemtuiApp(App[int]):
 
     def _adopt(self, source: MemorySource) -> None:
         if self.read_only:
-            from memtui.core.memory_source import WRITING
-
             source.withhold(WRITING, "memtui was started with --read-only")
         self.source = source
         self.store = source if is_store(source) else None
@@ -366,6 +364,7 @@ class MemtuiApp(App[int]):
 
     def action_quit(self) -> None:  # type: ignore[override]
         """Close the store and leave."""
+        self.follower.close()
         self._close_source()
         self.exit(0)
 

@@ -1,80 +1,38 @@
 """Follow mode: what an agent writes while memtui is open shows up by itself.
 
-A `Follower` polls a cheap fingerprint of the open store's files (size and mtime of the
-SQLite file and its write-ahead log; for another agent's store, of its transcript files)
-every POLL_SECONDS, in a thread worker, never in a busy loop. When it changed, the app
-reloads (a read-only SQLite connection opened `immutable` would never see the new pages)
-and every pane keeps its selection; the step timeline of a running task tails the new
-steps (memtui.ui.screens.main, `F`). `describe_changes` turns the counts before and after
-into what ctrl+r says.
+A `Follower` asks the core's change watch (memtui.core.live: `PRAGMA data_version` and the
+size and mtime of what the source names as watched) every POLL_SECONDS, in a thread worker,
+never in a busy loop — for a source that can follow changes (Capability.LIVE). When it
+changed, the app reloads (a read-only SQLite connection opened `immutable` would never see
+the new pages) and every pane keeps its selection; the step timeline of a running task
+tails the new steps (memtui.ui.screens.main, `F`). `describe_changes` turns the counts
+before and after into what ctrl+r says.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from typing import Any, Callable
+import threading
+from typing import Any, Callable, Hashable
 
-from memtui.core.memory_source import MemorySource
+from memtui.core.live import ChangeWatch, watch_source
+from memtui.core.memory_source import Capability, MemorySource
 
 POLL_SECONDS = 0.5
-"""How often the files are looked at (a few stat calls)."""
-MAX_FILES = 5_000
-"""Files of a transcript folder looked at per poll (a home holding more is not followed)."""
-
-Fingerprint = tuple
-
-
-def fingerprint(source: MemorySource) -> Fingerprint:
-    """What changes when the source's files are written: (path, size, mtime) of each file
-    (its databases with their write-ahead logs, else what it reads)."""
-    paths = [Path(p) for db in source.watched_databases() for p in (db, f"{db}-wal")] or [Path(source.path)]
-    marks: list[tuple[str, int, int]] = []
-    for path in paths:
-        if path.is_dir():
-            marks += _folder(path)
-        else:
-            try:
-                st = path.stat()
-            except OSError:
-                continue
-            marks.append((str(path), st.st_size, st.st_mtime_ns))
-    return tuple(marks)
-
-
-def _folder(root: Path, depth: int = 3) -> list[tuple[str, int, int]]:
-    marks: list[tuple[str, int, int]] = []
-    stack = [(root, 0)]
-    while stack and len(marks) < MAX_FILES:
-        folder, level = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if level < depth:
-                        stack.append((Path(entry.path), level + 1))
-                elif entry.is_file(follow_symlinks=False):
-                    st = entry.stat(follow_symlinks=False)
-                    marks.append((entry.path, st.st_size, st.st_mtime_ns))
-            except OSError:
-                continue
-    return sorted(marks)
+"""How often the source is looked at (a few stat calls, a PRAGMA per database)."""
 
 
 class Follower:
-    """Polls `source()`'s fingerprint; calls `changed()` on the UI thread when it moved."""
+    """Polls `source()` for changes; calls `changed()` on the UI thread when it changed."""
 
-    def __init__(self, app: Any, source: Callable[[], Any], changed: Callable[[], None]) -> None:
+    def __init__(self, app: Any, source: Callable[[], MemorySource | None], changed: Callable[[], None]) -> None:
         self.app = app
         self.source = source
         self.changed = changed
         self.enabled = True
         """Follow mode is on (the default)."""
-        self._last: Fingerprint | None = None
-        self._watched: Any = None
+        self._watch: ChangeWatch | None = None
+        self._watched: tuple[str, str] | None = None
+        self._lock = threading.Lock()  # the poll worker and a reload on the UI thread
 
     def start(self) -> None:
         """Begin polling (on the app's timer)."""
@@ -82,34 +40,44 @@ class Follower:
 
     def poll(self) -> None:
         source = self.source()
-        if not self.enabled or source is None:
+        if not self.enabled or source is None or not source.can(Capability.LIVE):
             return
         self.app.run_worker(lambda: self._look(source), thread=True, exclusive=True, group="follow",
                             exit_on_error=False, description="look for changes")
 
-    def _look(self, source: Any) -> None:
-        mark = fingerprint(source)
-        where = _where(source)
-        if where != self._watched:  # another store (switched) or after forget(): its first look
-            self._watched, self._last = where, mark
-            return
-        if mark != self._last:
-            self._last = mark
+    def _watch_for(self, source: MemorySource) -> ChangeWatch:
+        """The watch over `source`'s files: kept while they are the same files (a reload
+        reopens the store: its data_version stays comparable), a new one after a switch."""
+        with self._lock:
+            if self._watch is None or self._watched != _where(source):
+                self.close()
+                self._watch, self._watched = watch_source(source), _where(source)
+            self._watch.source = source
+            return self._watch
+
+    def _look(self, source: MemorySource) -> None:
+        if self._watch_for(source).poll():
             self.app.call_from_thread(self.changed)
 
-    def seen(self, source: Any) -> tuple[str, Fingerprint]:
-        """The source's files as they are now: taken before a reload opens a fresh connection."""
-        return _where(source), fingerprint(source)
+    def seen(self, source: MemorySource) -> Hashable:
+        """The source as it is now: taken before a reload opens a fresh connection."""
+        return self._watch_for(source).token()
 
-    def reloaded(self, seen: tuple[str, Fingerprint]) -> None:
+    def reloaded(self, seen: Hashable) -> None:
         """The reload read at least what `seen` describes; anything written since is a change."""
-        self._watched, self._last = seen
+        if self._watch is not None:
+            self._watch.baseline(seen)
+
+    def close(self) -> None:
+        """Close the watch's own connection (on a switch, or when the app leaves)."""
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
 
 
-def _where(source: Any) -> str:
-    """The files a source reads: the same after a reload reopens it (a write between the
-    reload and the next look is still a change), different after a switch."""
-    return str(getattr(source, "db_path", None) or source.path)
+def _where(source: MemorySource) -> tuple[str, str]:
+    """What a source reads: the same after a reload reopens it, different after a switch."""
+    return source.kind, str(source.path)
 
 
 def describe_changes(before: dict[str, int], after: dict[str, int]) -> str:

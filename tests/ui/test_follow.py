@@ -96,3 +96,23 @@ async def test_the_screenshot_run_leaves_the_demo_as_built(tmp_path):
     [written] = await take(demo, tmp_path / "shots", (follow,))
     assert "pytest -q --durations=5" in written.read_text(encoding="utf-8").replace("&#160;", " ")  # the new step
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+
+
+async def test_a_write_right_after_a_reopen_is_not_lost(demo_copy, open_app) -> None:
+    """The store is reopened (after a write of memtui's own, or a reload), the panes read it,
+    and an agent writes before the follower's next look: the follower's baseline is from
+    before the reopen, so the write is a change and shows up."""
+    async with open_app(demo_copy) as pilot:
+        app = pilot.app
+        await pilot.press("2")
+        task = app.screen.query_one(TaskTree).current_task()
+        steps = app.screen.query_one(StepTimeline)
+        await settle(pilot)
+        before = len(steps.records)
+        app.follower.enabled = False  # the next look comes only after the write (no timing luck)
+        app.reopen_source()
+        await settle(pilot)  # the panes have read the reopened store
+        with AgentStore.open(demo_copy) as agent:
+            agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
+        app.follower.enabled = True
+        assert await _within_a_second(pilot, lambda: len(steps.records) == before + 1)

@@ -72,3 +72,24 @@ def test_an_ra_aid_commit_is_seen_through_data_version(tmp_path):
     finally:
         conn.close()
         watch.close()
+
+
+def test_a_write_during_a_reload_is_a_change_at_the_next_poll(tmp_path):
+    """A reader takes the token, reloads, then makes it the baseline: a commit made in
+    between (after the token, perhaps after the fresh read) is still seen."""
+    root = build_demo(tmp_path / "demo", seed=1)
+    browsing = AgentStore.open(root, readonly=True)
+    watch = watch_source(browsing)
+    try:
+        with AgentStore.open(root) as agent:  # a running agent: its log stays open
+            agent.record_step(18, "bash", {"command": "make"}, "ok")
+            assert watch.poll() is False  # the baseline
+            token = watch.token()
+            agent.record_step(18, "bash", {"command": "make test"}, "ok")  # during the reload
+            watch.baseline(token)
+            assert watch.poll() is True
+            watch.baseline(watch.token())  # a reload with no write in between
+            assert watch.poll() is False
+    finally:
+        watch.close()
+        browsing.close()
