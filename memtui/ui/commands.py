@@ -305,7 +305,7 @@ def command_for(scope: str | None, action: str, parameters: tuple[object, ...] =
 def screen_scopes(screen: "Screen") -> set[str]:
     """The scopes active on `screen`: "app" plus the screen's `COMMAND_SCOPE`, if any."""
     scopes = {"app"}
-    scope = getattr(screen, "COMMAND_SCOPE", None)
+    scope = getattr(screen, "COMMAND_SCOPE", None)  # any screen: Textual's own have none
     if scope:
         scopes.add(scope)
     return scopes

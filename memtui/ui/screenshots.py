@@ -30,6 +30,8 @@ async def settle(pilot: Any, rounds: int = 6, limit: float = 30.0) -> None:
     only bounds a run that never settles."""
     from textual.widgets import Input
 
+    from memtui.ui.screens.base import MemtuiScreen
+
     app = pilot.app
     deadline = time.monotonic() + limit
     quiet = 0
@@ -38,7 +40,7 @@ async def settle(pilot: Any, rounds: int = 6, limit: float = 30.0) -> None:
             await app.workers.wait_for_complete()
         except Exception:  # cancelled or failed workers are part of normal navigation
             pass
-        busy = any(getattr(screen, "busy", False) for screen in app.screen_stack)
+        busy = any(isinstance(screen, MemtuiScreen) and screen.busy for screen in app.screen_stack)
         await pilot.pause(0.05 if busy else None)
         quiet = 0 if busy else quiet + 1
     for box in app.screen.query(Input):

@@ -32,6 +32,8 @@ class MemtuiScreen(Screen[T]):
 
     COMMAND_SCOPE: str | None = None
     """The screen's scope in memtui.ui.commands (its bindings, palette entries and help)."""
+    busy: bool = False
+    """True while the screen is still loading what it shows (tests and screenshots wait)."""
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state != WorkerState.ERROR:

@@ -160,7 +160,7 @@ def describe_location(hit: SearchHit) -> str:
 
 def open_search_hit(app, workspace: Path, hit: SearchHit | None) -> None:
     """Show a chosen hit: a file opens in the memory pane at its line; a task, step or
-    message is handed to the screen below if it can show tasks (`show_task(task_id,
+    message is handed to the main screen below (`MainScreen.show_task(task_id,
     step_seq=None)`), else named in a notification."""
     if hit is None:
         return
@@ -169,9 +169,10 @@ def open_search_hit(app, workspace: Path, hit: SearchHit | None) -> None:
 
         app.push_screen(MemoryScreen(workspace, select=hit.file, line=hit.line))
         return
-    show_task = getattr(app.screen, "show_task", None)
+    from memtui.ui.screens.main import MainScreen
+
     task_id = int(hit.task) if hit.task and hit.task.isdigit() else hit.task
-    if callable(show_task):
-        show_task(task_id, step_seq=hit.line if hit.kind == "step" else None)
+    if isinstance(app.screen, MainScreen):
+        app.screen.show_task(task_id, step_seq=hit.line if hit.kind == "step" else None)
     else:
         app.notify(f"{describe_location(hit)}: {hit.text}", markup=False)
