@@ -30,11 +30,10 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_browse_sessions_diff_and_gc_preview_in_chromium(workspace: Path, tmp_path: Path) -> None:
     with served(workspace, log=tmp_path / "serve.log") as url, BrowserTerminal(url) as page:
         # The sessions pane, newest session highlighted, its task beside it.
-        page.wait_for("Sessions", "Speed up the test", "Tasks · session 10", "Profile and shorten slow tests",
-                      "g GC")
+        page.wait_for("Sessions", "Speed up the test", "Tasks · session 10", "Profile and shorten slow tests")
         # The tasks pane offers its writes (served --read-only, it does not: the test below).
         page.press("2")
-        page.wait_for("p Pin", "r Roll back")
+        page.wait_for("p Pin", "r Roll back", "g GC")
         page.press("1")
         # j moves down the sessions: the tasks pane follows.
         page.press("j")
@@ -66,7 +65,7 @@ def test_read_only_serving_offers_no_write_and_writes_nothing(workspace: Path, t
         # The tasks pane, then p (pin: a write) and x (export) typed at once. Pin is not offered:
         # its key does nothing; the export names the task, so the focus was on the tasks pane.
         page.press("2", "p", "x")
-        page.wait_for("Your browser downloads the file")
+        page.wait_for("Your browser downloads the file", "Export task 18")
         name, data = page.download("Tab", "Tab", "Enter")  # past the format and memory choices: Export
         assert name == "memtui-task-18.html"
         assert data.startswith(b"<!DOCTYPE html>") and b"Profile and shorten slow tests" in data
