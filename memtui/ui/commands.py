@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ast import literal_eval
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding
@@ -59,8 +59,7 @@ class Command:
 
     def matches(self, action: str, parameters: tuple[object, ...]) -> bool:
         """True if this command is `action` with these parameters (as Textual parses them)."""
-        name, _, args = self.action.partition("(")
-        wanted = tuple(literal_eval(f"({args.rstrip(')')},)")) if args else ()
+        name, wanted = _parsed(self.action)
         return name == action and tuple(parameters) == wanted
 
     @property
@@ -250,6 +249,13 @@ def commands_for(scopes: set[str], source: MemorySource | None = None, *, offere
     ones the open `source` can do (what the footer, the palette and the help offer)."""
     return [command for command in COMMANDS
             if command.scope in scopes and (not offered_only or offered(command, source))]
+
+
+@lru_cache(maxsize=None)
+def _parsed(action: str) -> tuple[str, tuple[object, ...]]:
+    # check_action asks for every key at every bindings update: parse each action string once.
+    name, _, args = action.partition("(")
+    return name, tuple(literal_eval(f"({args.rstrip(')')},)")) if args else ()
 
 
 SCOPE_NEEDS: dict[str, Capability] = {"gc": Capability.GC, "stats": Capability.STATS,

@@ -44,6 +44,10 @@ FIRST_SESSIONS = 200
 FIRST_PAINT_WAIT = 3.0
 """Seconds work queued behind the first paint (the other sessions, the header's figures) waits
 for it at most."""
+FRAME_WRITE = 0.05
+"""Seconds between drawing the first frame and starting that work: the driver's thread writes
+the frame to the terminal meanwhile (work started at once held the interpreter and delayed
+the frame on the terminal by a quarter of a second)."""
 
 
 def session_parts(source: MemorySource, first: int | None = None

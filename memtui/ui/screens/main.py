@@ -155,7 +155,9 @@ class MainScreen(MemtuiScreen[None]):
         self.query_one("#sessions-pane").border_subtitle = table.show_part(
             event.sessions, event.current_titles, event.orphan_count, event.offset, event.complete, self._loaded_once)
         self._loaded_once = True
-        self.call_after_refresh(self.app.first_paint.set)  # the header's figures may start now
+        # What waits for the first paint (the header's figures, the other sessions) starts once
+        # the frame is drawn and the driver has had a moment to write it to the terminal.
+        self.call_after_refresh(self.set_timer, pane_reads.FRAME_WRITE, self.app.first_paint.set)
         if event.offset:
             return
         if not table.records:
