@@ -94,7 +94,8 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
                     self._index.store = source  # the store of now (a reload opens a new one)
                     self._index.refresh(cancelled=lambda: worker.is_cancelled)
                 if worker.is_cancelled:
-                    return  # the next search goes on with the refresh
+                    self._stale = True  # the next search goes on with the refresh (not a half index)
+                    return
                 self._stale = False
             hits, found = self._index.search_counted(query, SHOWN, COUNT_CAP + 1) if query.strip() else ([], 0)
         if not worker.is_cancelled:
