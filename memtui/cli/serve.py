@@ -60,11 +60,19 @@ def public_url(host: str, port: int) -> str:
     return f"http://{name}:{port}"
 
 
+CHUNK_WAIT_S = 30  # seconds the server waits for each chunk of a file the app delivers
+
+
 def run(args) -> int:
     try:
+        from textual_serve import download_manager
         from textual_serve.server import Server
     except ImportError:
         raise MemtuiError("serving needs textual-serve: pip install 'memtui[serve]'") from None
+    # textual-serve ends a download when the app sends no chunk for 4 s; the app renders an export
+    # in its own process, which on a busy machine can take longer, and the browser then reports the
+    # download "canceled". A stalled app still ends the download, after a wait a person accepts.
+    download_manager.DOWNLOAD_TIMEOUT = max(download_manager.DOWNLOAD_TIMEOUT, CHUNK_WAIT_S)
     path = Path(args.path).expanduser().resolve()
     if not path.exists():
         raise MemtuiError(f"{args.path} does not exist")
