@@ -307,10 +307,10 @@ class MemtuiApp(App[int]):
         return False
 
     def action_gc(self) -> None:
-        """Open the GC preview (native stores only; not over itself)."""
+        """Open the GC preview (native stores, read-only ones too; not over itself)."""
         from memtui.ui.screens.gc import GcScreen
 
-        if self._offered(Capability.GC) and self.store is not None and not isinstance(self.screen, GcScreen):
+        if self._offered(Capability.STATS) and self.store is not None and not isinstance(self.screen, GcScreen):
             self.push_screen(GcScreen())
 
     def action_cleanup(self) -> None:

@@ -104,7 +104,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("switch_source", "S", "Switch source: memtui, RA.Aid, JSONL, Claude Code, Codex", show=False),
     Command("memory_items", "i", "Memory items: RA.Aid facts, snippets, notes; history", show=False,
             needs=Capability.ITEMS),
-    Command("gc", "g", "GC preview: what is live, what may go, and why", footer="GC", needs=Capability.GC),
+    # The preview only reads (like the statistics), so a store opened --read-only shows it too;
+    # collecting (apply) needs GC, which --read-only withholds.
+    Command("gc", "g", "GC preview: what is live, what may go, and why", footer="GC", needs=Capability.STATS),
     Command("stats", "s", "Database size, freelist and per-table statistics", footer="Stats",
             needs=Capability.STATS),
     Command("memory", "m", "Memory documents (view, edit, lint)", footer="Memory"),
@@ -180,7 +182,8 @@ COMMANDS: tuple[Command, ...] = (
             footer="Pin", needs=Capability.PIN),
     Command("apply_gc", "a", "Collect the reclaimable tasks (asks first)", scope="gc", footer="Apply",
             needs=Capability.GC),
-    Command("cancel_gc", "c", "Cancel the running collection (between tasks)", scope="gc", footer="Cancel"),
+    Command("cancel_gc", "c", "Cancel the running collection (between tasks)", scope="gc", footer="Cancel",
+            needs=Capability.GC),
     # ---- agent home cleanup
     Command("archive", "a", "Archive what the plan lets go, then remove it from the home (asks first)",
             scope="cleanup", footer="Archive"),
@@ -258,7 +261,7 @@ def _parsed(action: str) -> tuple[str, tuple[object, ...]]:
     return name, tuple(literal_eval(f"({args.rstrip(')')},)")) if args else ()
 
 
-SCOPE_NEEDS: dict[str, Capability] = {"gc": Capability.GC, "stats": Capability.STATS,
+SCOPE_NEEDS: dict[str, Capability] = {"gc": Capability.STATS, "stats": Capability.STATS,
                                        "rollback": Capability.ROLLBACK, "items": Capability.ITEMS}
 """Screens only a source with this capability opens: none of their commands is offered otherwise."""
 

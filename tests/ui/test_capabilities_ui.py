@@ -100,9 +100,16 @@ async def test_read_only_offers_no_writing_action(demo):
         await settle(pilot)
         assert not {"rollback", "undo_rollback", "toggle_pin"} & palette(app)
         assert "r" not in footer_keys(app)
-        await pilot.press("g")
+        await pilot.press("g")  # the GC preview only reads: offered; collecting and pinning are not
         await settle(pilot)
-        assert type(app.screen).__name__ == "MainScreen"  # GC is a writing capability
+        assert type(app.screen).__name__ == "GcScreen"
+        assert not {"a", "p", "c"} & footer_keys(app)
+        assert not {"apply_gc", "toggle_pin", "cancel_gc"} & palette(app)
+        await pilot.press("a", "p")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "GcScreen"  # no confirm dialog came up
+        await pilot.press("escape")
+        await settle(pilot)
         await pilot.press("m")
         await settle(pilot)
         assert "e" not in footer_keys(app)  # memory documents: read, not edited

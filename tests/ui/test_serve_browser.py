@@ -71,7 +71,7 @@ def test_read_only_serving_offers_no_write_and_writes_nothing(workspace: Path, t
         assert data.startswith(b"<!DOCTYPE html>") and b"Profile and shorten slow tests" in data
         # Back on the tasks pane: its footer offers no write (served writable, it shows p Pin).
         footer = page.wait_for("Your browser is downloading", "z Zoom").splitlines()[-1]
-        for write in ("p Pin", "r Roll back", "u Undo", "g GC"):
+        for write in ("p Pin", "r Roll back", "u Undo"):
             assert write not in footer, footer
     with AgentStore.open(workspace, readonly=True) as store:
         assert not store.task(18).pinned
