@@ -9,6 +9,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from memtui.core.display import json_safe
+
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
 
@@ -34,7 +36,7 @@ def dump_json(obj: Any, indent: int | None = 2) -> str:
     other dataclasses field by field, datetimes as ISO 8601, paths and bytes as text.
     `indent=None` is compact (and several times faster: Python's encoder runs in C then)."""
     separators = None if indent is not None else (",", ":")
-    return json.dumps(obj, default=_default, indent=indent, separators=separators, ensure_ascii=False)
+    return json_safe(json.dumps(obj, default=_default, indent=indent, separators=separators, ensure_ascii=False))
 
 
 def emit(obj: Any, as_json: bool, text: Callable[[Any], str]) -> None:

@@ -6,7 +6,7 @@ import sys
 
 from memtui.cli._common import add_json_flag, emit, open_store
 from memtui.cli._confirm import add_yes_flag, confirmed
-from memtui.core.display import human_bytes, one_line
+from memtui.core.display import human_bytes, json_safe, one_line
 from memtui.core.errors import MemtuiError
 
 
@@ -35,7 +35,7 @@ def run(args) -> int:
         with open_store(args.path) as store:
             plan = plan_gc(store, titles=True)
         if args.json and not sys.stdout.isatty():  # a program reading: compact, written as it is made
-            sys.stdout.writelines(plan.json_text())
+            sys.stdout.writelines(map(json_safe, plan.json_text()))
             sys.stdout.write("\n")
         else:
             emit(plan.to_json(), args.json, lambda _: plan_text(plan))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._workspace import open_store_if_any, workspace_root
+from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
 
 
@@ -49,5 +50,5 @@ def _text(hits) -> str:
             where = f"task {h['task']}"
         else:
             where = f"message (task {h.get('task', '-')})"
-        lines.append(f"{where}: {h['text']}")
+        lines.append(sanitize(f"{where}: {h['text']}"))
     return "\n".join(lines)

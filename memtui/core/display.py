@@ -34,6 +34,18 @@ def sanitize(value: object, multiline: bool = False) -> str:
     return text.translate(_VISIBLE_KEEPING_LINES if multiline else VISIBLE)
 
 
+_RISKY_IN_JSON = re.compile("[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_safe(text: str) -> str:
+    """JSON text (as `json.dumps(..., ensure_ascii=False)` writes it) with every code point a
+    terminal or browser would act on \\u-escaped: DEL, C1 controls, bidi overrides and the
+    Unicode line separators (json escapes C0 controls itself). It parses back identical."""
+    if not _RISKY_IN_JSON.search(text):
+        return text
+    return _RISKY_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def one_line(value: object, width: int = 80) -> str:
     """A sanitized single line, whitespace collapsed, cut to `width` with an ellipsis."""
     text = " ".join(sanitize(value, multiline=True).split())

@@ -18,6 +18,7 @@ from memtui.core.errors import MemtuiError, SaveConflict
 from memtui.core.memory.decisions import Decision, add_decision, default_decision_log, read_decisions
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiModal, MemtuiScreen
+from memtui.ui.text import safe_text, sanitize
 from memtui.ui.workers import failure_reason
 
 NO_WHY = "⚠ no why"
@@ -101,7 +102,7 @@ class DecisionsScreen(MemtuiScreen[None]):
             if text and text not in _haystack(decision):
                 continue
             why = Content.from_markup("[b $warning]$flag", flag=NO_WHY) if decision.missing_why else "✓"
-            table.add_row(decision.date or "", why, decision.title or "(untitled)", key=str(decision.index))
+            table.add_row(safe_text(decision.date or ""), why, safe_text(decision.title or "(untitled)"), key=str(decision.index))
             shown += 1
         missing = sum(d.missing_why for d in self.decisions)
         status = f"{self._rel()}  ·  {len(self.decisions)} decisions"
@@ -124,8 +125,8 @@ class DecisionsScreen(MemtuiScreen[None]):
             self._detail(self.decisions[int(event.row_key.value)])
 
     def _detail(self, decision: Decision) -> None:
-        parts = [Content.from_markup("[b]$title", title=decision.title or "(untitled)")]
-        parts.append(Content.from_markup("[$text-muted]$where", where=f"{decision.date or 'undated'} · line {decision.line}"))
+        parts = [Content.from_markup("[b]$title", title=sanitize(decision.title or "(untitled)"))]
+        parts.append(Content.from_markup("[$text-muted]$where", where=sanitize(f"{decision.date or 'undated'} · line {decision.line}")))
         for label, value in (("Problem", decision.problem), ("Options", decision.options),
                              ("Chosen", decision.chosen), ("Why", decision.why)):
             parts.append(Content(""))
@@ -133,7 +134,7 @@ class DecisionsScreen(MemtuiScreen[None]):
                 parts.append(Content.from_markup("[b $warning]Why: missing[/] — the next agent cannot tell "
                                                  "whether this still holds."))
             else:
-                parts.append(Content.from_markup("[b]$label:[/] $value", label=label, value=value or "—"))
+                parts.append(Content.from_markup("[b]$label:[/] $value", label=label, value=sanitize(value or "—", multiline=True)))
         self.query_one("#decisions-entry", Static).update(Content("\n").join(parts))
 
     # ------------------------------------------------------------------ actions

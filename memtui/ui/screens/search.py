@@ -16,6 +16,7 @@ from textual.worker import Worker, get_current_worker
 from memtui.core.memory.search import SearchHit, SearchIndex
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
+from memtui.ui.text import safe_text, sanitize
 from memtui.ui.workers import failure_reason
 
 
@@ -121,7 +122,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         table = self.query_one(DataTable)
         table.clear()
         for number, hit in enumerate(self.hits):
-            table.add_row(hit.kind, describe_location(hit), hit.text, key=str(number))
+            table.add_row(hit.kind, safe_text(describe_location(hit)), safe_text(hit.text), key=str(number))
         status = self.query_one("#search-status", Static)
         if self._index is None:
             status.update("indexing…")
@@ -176,4 +177,4 @@ def open_search_hit(app, workspace: Path, hit: SearchHit | None) -> None:
     if isinstance(app.screen, MainScreen):
         app.screen.show_task(task_id, step_seq=hit.line if hit.kind == "step" else None)
     else:
-        app.notify(f"{describe_location(hit)}: {hit.text}", markup=False)
+        app.notify(sanitize(f"{describe_location(hit)}: {hit.text}"), markup=False)

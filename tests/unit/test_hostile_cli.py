@@ -1,0 +1,58 @@
+"""Every CLI verb that prints stored text prints hostile text literally: Rich markup as typed,
+ESC as ␛, BEL as ␇, bidi overrides as � — never a raw escape a terminal would act on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memtui.cli import main
+from memtui.core.store import AgentStore
+
+HOSTILE = "[bold red]HX[/] \x1b[31mred\x1b[0m \u202eevil\u202c bell\x07"
+SHOWN = "[bold red]HX[/] ␛[31mred␛[0m �evil� bell␇"
+RAW = ("\x1b", "\x07", "\u202e", "\u202c")
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile") / "ws"
+    root.mkdir()
+    with AgentStore.open(root) as store:
+        tid = store.start_task(store.start_session(HOSTILE), "task " + HOSTILE)
+        step = store.record_step(tid, "tool", {"path": HOSTILE}, "result " + HOSTILE, error="err " + HOSTILE)
+        store.record_checkpoint(tid, step, {f"src/f{HOSTILE}.py": (b"old\n", f"new {HOSTILE}\n".encode())})
+        store.finish_task(tid, "completed", summary="sum " + HOSTILE)
+        store.start_task(store.start_session("other"), "live " + HOSTILE)
+    (root / "MEMORY.md").write_text("mem " + HOSTILE + "\n")
+    return root
+
+
+@pytest.mark.parametrize("verb", [
+    ["log"], ["show", "--task", "1"], ["show", "--step", "1", "--diff"], ["show", "--checkpoint", "1", "--diff"],
+    ["gc", "--dry-run"], ["search", "evil"],
+])
+def test_text_output_shows_hostile_text_literally(hostile, capsys, verb):
+    main([verb[0], str(hostile), *verb[1:]])
+    out = capsys.readouterr().out
+    assert SHOWN in out, out
+    assert not any(c in out for c in RAW)
+
+
+def strings(value) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return [value] if isinstance(value, str) else []
+
+
+@pytest.mark.parametrize("verb", [["gc", "--dry-run", "--json"], ["search", "evil", "--json"], ["log", "--json"]])
+def test_json_output_keeps_the_text_exact_and_writes_no_control_raw(hostile, capsys, verb):
+    """The data parse back exactly; the text itself (what a terminal shows) holds no raw
+    control character nor bidi override (both \\u-escaped)."""
+    main([verb[0], str(hostile), *verb[1:]])
+    out = capsys.readouterr().out
+    assert not any(c in out for c in RAW)
+    assert any(HOSTILE in s for s in strings(json.loads(out)))
