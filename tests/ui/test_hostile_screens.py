@@ -68,3 +68,20 @@ async def test_decision_titles_show_hostile_text_literally(tmp_path, open_screen
         assert_literal(seen(table))
         entry = str(pilot.app.screen.query_one("#decisions-entry").render())
         assert SHOWN in entry and "\x1b" not in entry
+
+
+async def test_gc_preview_titles_show_hostile_text_literally(tmp_path, open_screen):
+    from memtui.ui.screens.gc import GcScreen
+    from memtui.ui.widgets.gc_tree import GcTree
+
+    root = hostile_workspace(tmp_path / "ws")
+    async with open_screen(root, lambda: GcScreen(), size=(100, 30)) as pilot:
+        tree = pilot.app.screen.query_one(GcTree)
+        tree.root.expand_all()
+        await settle(pilot)
+        lines = [("".join(s.text for s in tree.render_line(y)), [s for s in tree.render_line(y) if "HX" in s.text])
+                 for y in range(tree.size.height)]
+        text = "\n".join(t for t, _ in lines)
+        assert "#1 task [bold red]HX[/] ␛[31m…" in text and "▼ [bold red]HX[/] ␛[3…" in text, text
+        assert not any(c in text for c in "\x1b\x07\u202e\u202c")
+        assert all("[bold red]HX" in seg.text for _, segs in lines for seg in segs)
