@@ -21,17 +21,11 @@ from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from memtui.ui.commands import bindings
-from memtui.ui.labels import KIND_LABELS, counts_line, shown_path
 from memtui.ui.screens.base import MemtuiModal
-from memtui.ui.text import one_line, safe_text
+from memtui.ui.text import safe_text
+from memtui.ui.widgets.sources_table import SourceRow, SourcesTable
 
-@dataclass(frozen=True)
-class SourceRow:
-    """What the switcher shows of one source (computed in the worker)."""
-
-    source: Any
-    counts: dict[str, int]
-    problems: int
+__all__ = ["SourceRow", "SourcesScreen"]
 
 
 class SourcesScreen(MemtuiModal[Any]):
@@ -58,12 +52,11 @@ class SourcesScreen(MemtuiModal[Any]):
         with Vertical(id="sources"):
             yield Static(Text("Sources"), id="sources-title")
             yield Static(safe_text(f"Stores found at or for {self.path}"), id="sources-path")
-            yield DataTable(id="sources-table", cursor_type="row", zebra_stripes=False)
+            yield SourcesTable(self.path, self.current, id="sources-table")
             yield Static(Text("enter shows a source · escape keeps the current one"), id="sources-keys")
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("", "Kind", "Counts", "Problems", "Path")
+        table = self.query_one(SourcesTable)
         table.loading = True
         table.focus()
         self.discover_sources()
@@ -93,34 +86,23 @@ class SourcesScreen(MemtuiModal[Any]):
 
     @on(Discovered)
     def _discovered(self, event: Discovered) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one(SourcesTable)
         table.loading = False
         self.rows = event.rows
         if event.error:
             self.query_one("#sources-path", Static).update(safe_text(event.error))
         if not event.rows:
             self.query_one("#sources-keys", Static).update(Text("No agent stores found here. escape goes back."))
-        cursor = 0
-        for index, row in enumerate(event.rows):
-            source = row.source
-            here = self.current == (source.kind, str(source.path))
-            if here:
-                cursor = index
-            table.add_row(
-                Text("●" if here else " ", style="bold"),
-                Text(KIND_LABELS.get(source.kind, source.kind), style="bold"),
-                safe_text(counts_line(row.counts)),
-                Text(str(row.problems) if row.problems else "—", style="bold" if row.problems else "dim"),
-                safe_text(one_line(shown_path(source.path, self.path), 70)),
-                key=str(index),
-            )
-        if event.rows:
-            table.move_cursor(row=cursor)
+        table.set_records(event.rows)
+        here = next((table.row_key(row) for row in event.rows if table.is_current(row)), None)
+        if here is not None:
+            table.select_key(here)
 
     @on(DataTable.RowSelected, "#sources-table")
     def _chosen(self, event: DataTable.RowSelected) -> None:
-        index = int(event.row_key.value or 0)
-        row = self.rows[index]
+        row = self.query_one(SourcesTable).current_record()
+        if row is None:
+            return
         if row.source.kind == "memory-files":  # documents, not sessions: the memory pane shows them
             self.dismiss(None)
             self.app.action_memory()

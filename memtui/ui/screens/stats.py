@@ -18,13 +18,14 @@ from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.message import Message
 from textual.worker import Worker
-from textual.widgets import DataTable, Footer, Label, ProgressBar, Static
+from textual.widgets import Footer, Label, ProgressBar, Static
 
 from memtui.core.stats import DbStats, VacuumResult, db_stats, incremental_vacuum, vacuum, vacuum_estimate, wal_checkpoint
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.screens.confirm import ConfirmScreen
 from memtui.ui.text import human_bytes, safe_text
+from memtui.ui.widgets.stats_table import StatsTable
 from memtui.ui.workers import failure_reason
 
 
@@ -67,7 +68,7 @@ class StatsScreen(MemtuiScreen[None]):
                     yield Label("", id="bar-ratio-text", classes="bar-text")
                 yield Static("", id="stats-hint")
             with Vertical(id="stats-tables-pane", classes="gc-pane"):
-                yield DataTable(id="stats-tables", cursor_type="row", zebra_stripes=True)
+                yield StatsTable(id="stats-tables")
         with Vertical(id="stats-progress"):
             yield Label("", id="stats-progress-text")
             yield ProgressBar(id="stats-progress-bar", show_eta=False)
@@ -76,13 +77,7 @@ class StatsScreen(MemtuiScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#stats-figures").border_title = "Figures"
         self.query_one("#stats-tables-pane").border_title = "Tables and indexes"
-        table = self.query_one(DataTable)
-        # The figures first: in a narrow terminal the kind and table are what scrolls off.
-        table.add_column("name", key="name", width=24)  # longer names end with …
-        for key in ("rows", "bytes", "share"):  # numbers: right-aligned, headers too
-            table.add_column(_number(key), key=key)
-        table.add_column("kind", key="kind", width=6)
-        table.add_column("table", key="table")
+        table = self.query_one(StatsTable)
         self.query_one("#stats-facts", Static).update(Text("reading the database…"))
         table.focus()
         self.refresh_data()
@@ -134,20 +129,7 @@ class StatsScreen(MemtuiScreen[None]):
                                  if s.freelist_count else "No free pages: VACUUM would return nothing.")
         hint.update(safe_text(text, multiline=True))
         hint.set_class(s.vacuum_hint is None, "-none")
-        table = self.query_one(DataTable)
-        table.clear()
-        total = max(1, s.page_count * s.page_size)
-        for t in s.tables:
-            share = f"{t.bytes / total:.1%}" if t.bytes is not None else "—"
-            table.add_row(safe_text(t.name), _number(f"{t.rows:,}"), _number(human_bytes(t.bytes)),
-                          _number(share), "table", "", key=f"t:{t.name}")
-        for i in s.indexes:
-            share = f"{i.bytes / total:.1%}" if i.bytes is not None else "—"
-            table.add_row(safe_text(i.name), "", _number(human_bytes(i.bytes)), _number(share), "index",
-                          safe_text(i.table), key=f"i:{i.name}")
-        if s.freelist_count:
-            table.add_row(Text("(freelist)"), "", _number(human_bytes(s.freelist_bytes)),
-                          _number(f"{s.freelist_bytes / total:.1%}"), "free", "", key="freelist")
+        self.query_one(StatsTable).show(s)
 
     def _bar(self, name: str, value: int, total: int, text: str) -> None:
         self.query_one(f"#bar-{name}", ProgressBar).update(total=total, progress=value)
@@ -241,7 +223,3 @@ class StatsScreen(MemtuiScreen[None]):
             self.notify(event.result.summary() + ".", title="Done", timeout=8, markup=False)
         self.app.reopen_source()
 
-
-def _number(value: str) -> Text:
-    """A right-aligned cell (or header) of the tables-and-indexes list."""
-    return Text(value, justify="right")

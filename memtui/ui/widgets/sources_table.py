@@ -1,0 +1,62 @@
+"""The stores the source switcher found: kind, counts, problems and path, one row each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from rich.text import Text
+
+from memtui.ui.labels import KIND_LABELS, counts_line, shown_path
+from memtui.ui.text import one_line, safe_text
+from memtui.ui.widgets.record_table import RecordTable
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    """What the switcher shows of one source (computed in the worker)."""
+
+    source: Any
+    counts: dict[str, int]
+    problems: int
+
+
+class SourcesTable(RecordTable[SourceRow]):
+    """One row per source; the one shown now is marked ●. The counts and the path share
+    what the kind and the problems leave, so "Problems" stays whole on a narrow terminal."""
+
+    COLUMNS = (
+        ("here", "", 1),
+        ("kind", "Kind", max(len(label) for label in KIND_LABELS.values())),
+        ("counts", "Counts", None),
+        ("problems", "Problems", 8),
+        ("path", "Path", None),
+    )
+    FLEX = {"counts": 3.0, "path": 2.0}
+    RIGHT = frozenset({"problems"})
+
+    def __init__(self, opened: Path, current: tuple[str, str] | None, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.opened = opened
+        self.current = current
+
+    def is_current(self, row: SourceRow) -> bool:
+        return self.current == (row.source.kind, str(row.source.path))
+
+    def row_key(self, record: SourceRow) -> str:
+        return f"{record.source.kind}:{record.source.path}"
+
+    def filter_key(self, record: SourceRow) -> str:
+        return f"{KIND_LABELS.get(record.source.kind, record.source.kind)} {record.source.path}"
+
+    def row_cells(self, record: SourceRow) -> Iterable[Any]:
+        source = record.source
+        return (
+            Text("●" if self.is_current(record) else " ", style="bold"),
+            Text(KIND_LABELS.get(source.kind, source.kind), style="bold"),
+            safe_text(counts_line(record.counts, 200)),
+            Text(str(record.problems) if record.problems else "—", style="bold" if record.problems else "dim",
+                 justify="right"),
+            safe_text(one_line(shown_path(source.path, self.opened), 200)),
+        )
