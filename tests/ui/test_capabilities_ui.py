@@ -103,6 +103,7 @@ async def test_read_only_offers_no_writing_action(demo):
         await pilot.press("g")  # the GC preview only reads: offered; collecting and pinning are not
         await settle(pilot)
         assert type(app.screen).__name__ == "GcScreen"
+        assert "nothing can be collected from here" in str(app.screen.query_one("#gc-title").render())
         assert not {"a", "p", "c"} & footer_keys(app)
         assert not {"apply_gc", "toggle_pin", "cancel_gc"} & palette(app)
         await pilot.press("a", "p")

@@ -25,6 +25,7 @@ from textual.worker import Worker
 
 from memtui.core.gc import (GcPlan, GcProgress, GcResult, GcSessionRow, GcTaskRow, apply_gc, heavy_rows, plan_gc,
                              preview_rows)
+from memtui.core.memory_source import Capability
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.screens.confirm import ConfirmScreen
@@ -65,7 +66,10 @@ class GcScreen(MemtuiScreen[None]):
         self._cancel = threading.Event()
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("GC preview — nothing is deleted until you apply (a)"), id="gc-title")
+        source = self.app.source
+        collects = source is not None and source.can(Capability.GC)
+        yield Static(Text("GC preview — nothing is deleted until you apply (a)" if collects
+                          else "GC preview — read only: nothing can be collected from here"), id="gc-title")
         with Horizontal(id="gc-body"):
             yield GcTree(id="gc-tree", classes="gc-pane")
             with Vertical(id="gc-side", classes="gc-pane"):
