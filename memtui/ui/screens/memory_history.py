@@ -6,7 +6,7 @@ same way, its history kept in the workspace.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -79,19 +79,26 @@ class HistoryScreen(MemtuiModal[int | None]):
         self.dismiss(self.entries[table.cursor_row].number)
 
 
+def _write_and_reload(screen: "MemoryScreen", write: Callable[[], object], done: str) -> None:
+    """Run one write over the screen's document; on success say `done` and reload it."""
+    try:
+        write()
+    except (MemtuiError, OSError) as exc:
+        screen.app.notify_error(exc)
+        return
+    screen.notify(done, markup=False)
+    screen.opened = None
+    screen.refresh_data()
+
+
 def undo_save(screen: "MemoryScreen") -> None:
     """Put back the version memtui's last save of the screen's document replaced."""
     if screen.current is None or screen.opened is None:
         return
-    try:
-        undo_last_save(screen.workspace, screen.workspace / screen.current, screen.opened.version,
-                       screen.loaded.grants)
-    except (MemtuiError, OSError) as exc:
-        screen.app.notify_error(exc)
-        return
-    screen.notify(f"Undid the last save of {screen.current} (u again redoes it).", markup=False)
-    screen.opened = None
-    screen.refresh_data()
+    name, version = screen.current, screen.opened.version
+    _write_and_reload(screen, lambda: undo_last_save(screen.workspace, screen.workspace / name, version,
+                                                     screen.loaded.grants),
+                      f"Undid the last save of {name} (u again redoes it).")
 
 
 def offer_versions(screen: "MemoryScreen") -> None:
@@ -108,13 +115,7 @@ def offer_versions(screen: "MemoryScreen") -> None:
     def restore(number: int | None) -> None:
         if number is None:
             return
-        try:
-            restore_version(screen.workspace, path, number, expected, grants)
-        except (MemtuiError, OSError) as exc:
-            screen.app.notify_error(exc)
-            return
-        screen.notify(f"Restored version {number} of {name}.", markup=False)
-        screen.opened = None
-        screen.refresh_data()
+        _write_and_reload(screen, lambda: restore_version(screen.workspace, path, number, expected, grants),
+                          f"Restored version {number} of {name}.")
 
     screen.app.push_screen(HistoryScreen(name, entries), restore)
