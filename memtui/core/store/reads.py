@@ -156,28 +156,25 @@ class ReadModel(MemorySource):
                       (task_id,))[0]
         return {"steps": r[0], "tokens_in": r[1], "tokens_out": r[2], "cost": r[3], "duration_ms": r[4]}
 
-    def checkpoints(self, task_id: int) -> list[CheckpointInfo]:
+    def _checkpoint_rows(self, where: str, params: tuple) -> list[CheckpointInfo]:
+        """The checkpoints `where` (the rest of the statement after FROM checkpoint c) selects."""
         rows = self._sql("SELECT c.id, c.task_id, c.step_id, c.created_at,"
                          " (SELECT COUNT(*) FROM checkpoint_entry e WHERE e.checkpoint_id = c.id), c.label"
-                         " FROM checkpoint c WHERE c.task_id = ? ORDER BY c.id", (task_id,))
+                         f" FROM checkpoint c {where}", params)
         return [CheckpointInfo(r[0], r[1], r[2], _dt(r[3]), r[4], r[5] or "") for r in rows]
+
+    def checkpoints(self, task_id: int) -> list[CheckpointInfo]:
+        return self._checkpoint_rows("WHERE c.task_id = ? ORDER BY c.id", (task_id,))
 
     def rollback_checkpoints(self, limit: int = 20) -> list[CheckpointInfo]:
         """memtui's own rollback and undo checkpoints across the store, newest first."""
-        rows = self._sql("SELECT c.id, c.task_id, c.step_id, c.created_at,"
-                         " (SELECT COUNT(*) FROM checkpoint_entry e WHERE e.checkpoint_id = c.id), c.label"
-                         " FROM checkpoint c WHERE c.label IN ('rollback', 'undo') ORDER BY c.id DESC LIMIT ?",
-                         (limit,))
-        return [CheckpointInfo(r[0], r[1], r[2], _dt(r[3]), r[4], r[5] or "") for r in rows]
+        return self._checkpoint_rows("WHERE c.label IN ('rollback', 'undo') ORDER BY c.id DESC LIMIT ?", (limit,))
 
     def checkpoint(self, checkpoint_id: int) -> CheckpointInfo:
-        rows = self._sql("SELECT c.id, c.task_id, c.step_id, c.created_at,"
-                         " (SELECT COUNT(*) FROM checkpoint_entry e WHERE e.checkpoint_id = c.id), c.label"
-                         " FROM checkpoint c WHERE c.id = ?", (checkpoint_id,))
+        rows = self._checkpoint_rows("WHERE c.id = ?", (checkpoint_id,))
         if not rows:
             raise UnknownId(f"no checkpoint {checkpoint_id}")
-        r = rows[0]
-        return CheckpointInfo(r[0], r[1], r[2], _dt(r[3]), r[4], r[5] or "")
+        return rows[0]
 
     def checkpoint_entries(self, checkpoint_id: int) -> list[EntryInfo]:
         key, before, after = self.blob_cols
