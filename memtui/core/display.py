@@ -69,6 +69,7 @@ def human_bytes(n: int | float | None) -> str:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def counted(n: int, noun: str) -> str:
-    """"1 step", "2 steps", "1,200 steps": a count with its noun, plural unless one."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """"1 step", "2 steps", "1,200 steps": a count with its noun, plural (`noun` + "s" unless
+    given) unless one."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {plural or noun + 's'}"

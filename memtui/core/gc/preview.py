@@ -89,8 +89,8 @@ def _task_row(plan: GcPlan, roots: dict[int, Root], task: int, session: int | No
     gone = plan.reclaimable_task(task)
     if gone is not None:
         what = (f"would remove {counted(gone.steps, 'step')}, {counted(gone.checkpoints, 'checkpoint')},"
-                f" {gone.entries:,} {'entry' if gone.entries == 1 else 'entries'} and"
-                f" {gone.blobs:,} stored content{'' if gone.blobs == 1 else 's'}: {human_bytes(gone.bytes)}")
+                f" {counted(gone.entries, 'entry', 'entries')} and"
+                f" {counted(gone.blobs, 'stored content')}: {human_bytes(gone.bytes)}")
         return GcTaskRow(task, session, title, status, pinned, "reclaimable", "reclaimable", gone.bytes,
                          f"{plan.explain(task)}.\n{what}")
     return GcTaskRow(task, session, title, status, pinned, "collected", "collected", 0, plan.explain(task))
