@@ -23,6 +23,7 @@ import peewee
 
 from memtui.core.display import human_bytes
 from memtui.core.errors import MemtuiError
+from memtui.core.store.schema import blob_columns
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -239,8 +240,8 @@ def _content(query: Query, tables: set[str]) -> ContentStat | None:
         if not raw:
             raw = legacy
     unique = stored = blobs = 0
-    refs = next((r for r in (("id", "before_blob", "after_blob"), ("hash", "before_hash", "after_hash"))
-                 if set(r[1:]) <= cols), None)  # schema 4 references blob ids, 2–3 hashes
+    # The columns the entries reference contents by (blob ids from schema 4, hashes in 2–3).
+    refs = next((r for r in (blob_columns(4), blob_columns(2)) if {r.before, r.after} <= cols), None)
     if "blob" in tables and refs:
         key, before, after = refs
         stored, blobs = query("SELECT COALESCE(SUM(stored), 0), COUNT(*) FROM blob")[0]
