@@ -58,20 +58,27 @@ class UndoLog:
         write_atomic(self.folder / f"{checkpoint_id}.json", (json.dumps(manifest, indent=1) + "\n").encode())
         return checkpoint_id
 
+    @staticmethod
+    def _load(path: Path) -> dict[str, Any] | None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # not a whole manifest: as if that rollback recorded none
+        if isinstance(data, dict) and isinstance(data.get("entries"), list):
+            return data
+        return None
+
     def _manifests(self) -> list[dict[str, Any]]:
-        out = []
-        for path in sorted(self.folder.glob(f"{PREFIX}*.json")):
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue  # not a whole manifest: as if that rollback recorded none
-            if isinstance(data, dict) and isinstance(data.get("entries"), list):
-                out.append(data)
+        out = [m for path in sorted(self.folder.glob(f"{PREFIX}*.json")) if (m := self._load(path)) is not None]
         return sorted(out, key=lambda m: str(m.get("created_at")))
 
     def _manifest(self, checkpoint_id: Id) -> dict[str, Any]:
-        found = next((m for m in self._manifests() if m.get("id") == str(checkpoint_id)), None)
-        if found is None:
+        """The manifest `record` wrote for `checkpoint_id`: its own file, read alone."""
+        name = str(checkpoint_id)
+        found = None
+        if name.startswith(PREFIX) and Path(name).name == name:
+            found = self._load(self.folder / f"{name}.json")
+        if found is None or found.get("id") != name:
             raise UnknownId(f"no rollback checkpoint {checkpoint_id!r} in {self.folder}")
         return found
 
