@@ -21,9 +21,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Label, ProgressBar, Static, Tree
+from textual.widgets import Label, ProgressBar, Static, Tree
 from textual.worker import Worker
 
+from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.cleanup import (
     CleanupPlan,
     CleanupProgress,
@@ -108,7 +109,7 @@ class CleanupScreen(MemtuiScreen[None]):
         with Vertical(id="cleanup-run"):
             yield Label("", id="cleanup-run-text")
             yield ProgressBar(id="cleanup-run-bar", show_eta=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#cleanup-tree").border_title = "Projects → sessions"

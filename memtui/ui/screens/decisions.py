@@ -11,9 +11,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Button, DataTable, Footer, Input, Label, Static
+from textual.widgets import Button, DataTable, Input, Label, Static
 from textual.worker import Worker
 
+from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.errors import MemtuiError, SaveConflict
 from memtui.core.memory.decisions import Decision, add_decision, default_decision_log, read_decisions
 from memtui.ui.commands import bindings
@@ -54,7 +55,7 @@ class DecisionsScreen(MemtuiScreen[None]):
                 yield DataTable(id="decisions-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="decisions-detail"):
                 yield Static(id="decisions-entry")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

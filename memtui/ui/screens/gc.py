@@ -20,9 +20,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Label, ProgressBar, Static, Tree
+from textual.widgets import Label, ProgressBar, Static, Tree
 from textual.worker import Worker
 
+from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.gc import (GcPlan, GcProgress, GcResult, GcSessionRow, GcTaskRow, apply_gc, heavy_rows, plan_gc,
                              preview_rows)
 from memtui.core.memory_source import Capability
@@ -89,7 +90,7 @@ class GcScreen(MemtuiScreen[None]):
         with Vertical(id="gc-apply"):
             yield Label("", id="gc-apply-text")
             yield ProgressBar(id="gc-apply-bar", show_eta=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#gc-tree").border_title = "Sessions → tasks"

@@ -16,9 +16,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 from textual.worker import Worker
 
+from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.errors import MemtuiError, SaveConflict
 from memtui.core.memory.discover import MemoryDocument, discover_documents
 from memtui.core.memory.documents import JsonlDocument, OpenedDocument, parse_jsonl, read_document
@@ -83,7 +84,7 @@ class MemoryScreen(MemtuiScreen[None]):
                 yield DocumentList(id="memory-documents")
                 yield ChainPanel(self.workspace, id="chain-panel")
             yield DocumentView(id="memory-main")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def view(self) -> DocumentView:  # the document shown (right side)

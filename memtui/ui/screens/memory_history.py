@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Callable
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Static, TextArea
+from textual.widgets import DataTable, Static, TextArea
 
+from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.errors import MemtuiError
 from memtui.core.memory.save import HistoryEntry, list_history, restore_version, undo_last_save
 from memtui.ui.commands import bindings
@@ -46,7 +47,7 @@ class HistoryScreen(MemtuiModal[int | None]):
                          id="history-title", markup=False)
             yield DataTable(id="history-table", cursor_type="row")
             yield TextArea(id="history-preview", read_only=True, soft_wrap=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

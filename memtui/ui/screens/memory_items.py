@@ -18,10 +18,11 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.highlight import highlight
 from textual.message import Message
-from textual.widgets import Footer, OptionList
+from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.memory_source import Capability
 from memtui.core.model import MemoryItem
 from memtui.ui.commands import bindings
@@ -103,7 +104,7 @@ class MemoryItemsScreen(MemtuiScreen[None]):
         yield WorkspaceBar(id="workspace-bar")
         with Vertical(id="items-pane", classes="pane"):
             yield OptionList(id="items")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         pane = self.query_one("#items-pane")

@@ -5,8 +5,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Center, Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
+from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.ui.commands import bindings
 from memtui.ui.text import safe_text
 from memtui.ui.screens.base import MemtuiScreen
@@ -32,7 +33,7 @@ class NoticeScreen(MemtuiScreen[None]):
                 if self.hint:
                     yield Static(safe_text(self.hint), id="notice-hint")
                 yield Static(Text("Press q to quit."), id="notice-keys")
-        yield Footer()
+        yield KeyFooter()
 
 
 def no_sessions(workspace: object) -> NoticeScreen:

@@ -10,9 +10,10 @@ from pathlib import Path
 from textual import on, work
 from textual.app import ComposeResult
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 from textual.worker import Worker, get_current_worker
 
+from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.memory.search import SearchHit, SearchIndex
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
@@ -56,7 +57,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         yield Input(self.initial_query, placeholder="search memory, tasks, steps, messages", id="search-input")
         yield Static("", id="search-status", markup=False)
         yield DataTable(id="search-results", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -18,8 +18,9 @@ from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.message import Message
 from textual.worker import Worker
-from textual.widgets import Footer, Label, ProgressBar, Static
+from textual.widgets import Label, ProgressBar, Static
 
+from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.stats import DbStats, VacuumResult, db_stats, incremental_vacuum, vacuum, vacuum_estimate, wal_checkpoint
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
@@ -72,7 +73,7 @@ class StatsScreen(MemtuiScreen[None]):
         with Vertical(id="stats-progress"):
             yield Label("", id="stats-progress-text")
             yield ProgressBar(id="stats-progress-bar", show_eta=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#stats-figures").border_title = "Figures"

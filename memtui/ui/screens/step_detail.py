@@ -12,9 +12,10 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.highlight import highlight
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, get_current_worker
 
+from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.model import EntryInfo, StepInfo
 from memtui.ui.commands import bindings
 from memtui.ui.pane_reads import checkpoint_files
@@ -83,7 +84,7 @@ class StepDetailScreen(MemtuiScreen[str | None]):
             yield Static(Text("Checkpoint"), classes="step-section")
             yield Static(Text("This step made no checkpoint." if step.checkpoint_id is None else "Reading…"),
                          id="step-checkpoint", classes="step-body")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#step-detail").focus()
