@@ -13,12 +13,15 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
 from memtui.core.display import human_bytes, one_line, sanitize
 
-__all__ = ["ansi_text", "clock_time", "human_bytes", "human_cost", "human_duration", "human_tokens", "one_line",
+__all__ = ["EndKept", "ansi_text", "clock_time", "human_bytes", "human_cost", "human_duration", "human_tokens", "one_line",
            "relative_time", "safe_text", "sanitize"]
 
 
@@ -26,6 +29,37 @@ def safe_text(value: object, style: str | Style = "", multiline: bool = False) -
     """A Rich `Text` of untrusted data, shown literally: no markup, no escapes, no controls."""
     return Text(sanitize(value, multiline), style=style, no_wrap=not multiline, end="",
                 overflow=None if multiline else "ellipsis")
+
+
+class EndKept:
+    """One line whose end tells it apart (a path: `…/projects/-home-ann-work-api`): when it
+    is wider than the room it is drawn in, it loses its START behind `…`, not its end.
+    Rich only cuts at the end, and a table cell learns its width only when drawn."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, self.text.cell_len)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield kept_end(self.text, options.max_width)
+
+
+def kept_end(text: Text, width: int) -> Text:
+    """`text` cut to `width` cells from the start (`…` + its last width-1 cells)."""
+    if text.cell_len <= width:
+        line = text.copy()
+    elif width <= 1:
+        line = Text("…"[:width])
+    else:
+        start, room = len(text.plain), width - 1
+        while start and cell_len(text.plain[start - 1]) <= room:
+            start -= 1
+            room -= cell_len(text.plain[start])
+        line = Text("…", style=text.style) + text[start:]
+    line.no_wrap, line.overflow, line.end = True, "crop", ""
+    return line
 
 
 _SGR = re.compile(r"\x1b\[[0-9;]{0,32}m")

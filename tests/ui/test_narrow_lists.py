@@ -46,3 +46,27 @@ async def test_statistics_keep_the_kind_whole_at_100_columns(demo_path: Path, op
             assert " kind " in _line_with(text, " name ") and " table " in _line_with(text, " name ")
             row = _line_with(text, "checkpoint_entry_after_blob ")
             assert " index " in row and " checkpoint_entry " in row
+
+
+@pytest.mark.parametrize("size", [(100, 30), (160, 48)])
+async def test_the_source_switcher_keeps_the_end_of_a_long_path(tmp_path: Path, monkeypatch, open_app, settled,
+                                                                shown, size) -> None:
+    """A Claude Code home outside the user's home folder is shown by its absolute path; when
+    that is wider than the Path column, its start gives way and the end stays readable."""
+    import shutil
+
+    from sources_support import FIXTURES, copy_fixture
+
+    workspace = shutil.copytree(FIXTURES / "ra_aid_project", tmp_path / "tally")
+    config = tmp_path / "a-folder-with-a-long-name-for-agent-configurations" / "of-the-whole-team" / "ann-claude"
+    copy_fixture("claude_home", config, workspace)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    async with open_app(workspace, shown_path=None, size=size) as pilot:
+        await pilot.press("S")
+        await settled(pilot)
+        row = next(part for part in _line_with(shown(pilot.app), "Claude Code").split("│") if "Claude Code" in part)
+        path = row.strip().split("  ")[-1]
+        assert path.startswith("…") and path.endswith("/ann-claude/projects")
+        assert str(config / "projects").endswith(path[1:])

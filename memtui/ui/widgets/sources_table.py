@@ -9,7 +9,7 @@ from typing import Any, Iterable
 from rich.text import Text
 
 from memtui.ui.labels import KIND_LABELS, counts_line, shown_path
-from memtui.ui.text import one_line, safe_text
+from memtui.ui.text import EndKept, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
 
@@ -24,7 +24,8 @@ class SourceRow:
 
 class SourcesTable(RecordTable[SourceRow]):
     """One row per source; the one shown now is marked ●. The counts and the path share
-    what the kind and the problems leave, so "Problems" stays whole on a narrow terminal."""
+    what the kind and the problems leave, so "Problems" stays whole on a narrow terminal; a
+    path too long for its column loses its start, not the end that tells it apart."""
 
     COLUMNS = (
         ("here", "", 1),
@@ -58,5 +59,5 @@ class SourcesTable(RecordTable[SourceRow]):
             safe_text(counts_line(record.counts, 200)),
             Text(str(record.problems) if record.problems else "—", style="bold" if record.problems else "dim",
                  justify="right"),
-            safe_text(one_line(shown_path(source.path, self.opened), 200)),
+            EndKept(safe_text(shown_path(source.path, self.opened))),
         )
