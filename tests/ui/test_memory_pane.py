@@ -165,7 +165,7 @@ async def test_history_restores_a_version(tmp_path, open_memory, shown):
     async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
         app = pilot.app
         await pilot.press("h")
-        await pilot.pause()
+        await settle(pilot)
         assert "enter Restore this version" in shown(app)  # the footer says what enter does
         await pilot.press("enter")
         await settle(pilot)
@@ -268,3 +268,57 @@ async def test_yaml_front_matter_is_a_key_value_block_above_the_body(tmp_path, o
         headings = [h.name for h in app.screen.query("MarkdownH2")]
         assert headings == []  # "name: … ---" read as a setext heading before
         assert "description:" not in text
+
+
+async def test_undo_and_history_read_and_write_off_the_ui_thread(tmp_path, open_memory, monkeypatch, shown):
+    """u and h touch the disk in a worker (a slow disk never freezes the screen); what the
+    user sees is unchanged: the versions, the preview, the restore, the undo and their toasts."""
+    import threading
+
+    import memtui.ui.screens.memory_history as history
+    from memtui.core.memory import read_document, save_document
+    from memtui.core.memory.save import HistoryEntry
+
+    on_ui_thread: dict[str, list[bool]] = {}
+
+    def watched(name, real):
+        def call(*args, **kwargs):
+            on_ui_thread.setdefault(name, []).append(threading.current_thread() is threading.main_thread())
+            return real(*args, **kwargs)
+        return call
+
+    for name in ("list_history", "restore_version", "undo_last_save"):
+        monkeypatch.setattr(history, name, watched(name, getattr(history, name)))
+    monkeypatch.setattr(HistoryEntry, "read", watched("read", HistoryEntry.read))
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    original = path.read_text()
+    save_document(root, path, "v2\n", read_document(path).version)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
+        await pilot.press("h")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "HistoryScreen"
+        assert app.screen.query_one("#history-preview", TextArea).text == original
+        assert "History of MEMORY.md — 1 kept version(s)" in shown(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert path.read_text() == original
+        assert "Restored version 1 of MEMORY.md." in [n.message for n in app._notifications]
+        await pilot.press("u")
+        await settle(pilot)
+        assert path.read_text() == "v2\n"
+        assert "Undid the last save of MEMORY.md (u again redoes it)." in [n.message for n in app._notifications]
+        assert app.screen.query_one("#memory-source", TextArea).text == "v2\n"
+    assert set(on_ui_thread) == {"list_history", "restore_version", "undo_last_save", "read"}
+    assert not any(any(calls) for calls in on_ui_thread.values()), on_ui_thread
+
+
+async def test_history_with_nothing_kept_says_so(tmp_path, open_memory):
+    root = workspace(tmp_path)
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        await pilot.press("h")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, MemoryScreen)
+        assert [n.message for n in pilot.app._notifications] == [
+            "No kept versions of MEMORY.md yet: memtui keeps one at every save."]

@@ -2,15 +2,21 @@
 (Enter restores the highlighted one). The memory screen's `u` and `h` call `undo_save` and
 `offer_versions`; a file outside the workspace (one an agent loads at start) is handled the
 same way, its history kept in the workspace.
+
+Every read and write of the history runs in a thread worker of the screen that asked (a
+slow or network disk never freezes the screen): a refusal (a conflict, a read-only folder)
+is one error line as before, anything else a failed worker, which the screen reports once.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static, TextArea
+from textual.worker import get_current_worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.errors import MemtuiError
@@ -67,9 +73,12 @@ class HistoryScreen(MemtuiModal[int | None]):
         event.stop()
         self.action_restore()
 
+    @work(thread=True, exclusive=True, group="history-preview", exit_on_error=False,
+          description="read a kept version")
     def _preview(self, entry: HistoryEntry) -> None:
         text = entry.read().decode("utf-8", "replace")
-        self.query_one("#history-preview", TextArea).load_text(text)
+        if not get_current_worker().is_cancelled:  # a later highlight asked for another one
+            self.app.call_from_thread(self.query_one("#history-preview", TextArea).load_text, text)
 
     def action_restore(self) -> None:
         """Restore the highlighted version (the current one is kept in the history)."""
@@ -80,13 +89,32 @@ class HistoryScreen(MemtuiModal[int | None]):
         self.dismiss(self.entries[table.cursor_row].number)
 
 
-def _write_and_reload(screen: "MemoryScreen", write: Callable[[], object], done: str) -> None:
-    """Run one write over the screen's document; on success say `done` and reload it."""
-    try:
+def _in_worker(screen: "MemoryScreen", job: Callable[[], None], what: str) -> None:
+    """Run `job` in a thread worker of `screen` (one history job at a time); a refusal the
+    user can act on (MemtuiError, OSError) is one error line, anything else fails the worker."""
+
+    def run() -> None:
+        try:
+            job()
+        except (MemtuiError, OSError) as exc:
+            screen.app.call_from_thread(screen.app.notify_error, exc)
+
+    screen.run_worker(run, thread=True, exclusive=True, group="memory-history", exit_on_error=False,
+                      description=what)
+
+
+def _write_and_reload(screen: "MemoryScreen", write: Callable[[], object], done: str, what: str) -> None:
+    """Run one write over the screen's document in a worker; on success say `done` and
+    reload the document."""
+
+    def job() -> None:
         write()
-    except (MemtuiError, OSError) as exc:
-        screen.app.notify_error(exc)
-        return
+        screen.app.call_from_thread(_reload, screen, done)
+
+    _in_worker(screen, job, what)
+
+
+def _reload(screen: "MemoryScreen", done: str) -> None:
     screen.notify(done, markup=False)
     screen.opened = None
     screen.refresh_data()
@@ -96,10 +124,9 @@ def undo_save(screen: "MemoryScreen") -> None:
     """Put back the version memtui's last save of the screen's document replaced."""
     if screen.current is None or screen.opened is None:
         return
-    name, version = screen.current, screen.opened.version
-    _write_and_reload(screen, lambda: undo_last_save(screen.workspace, screen.workspace / name, version,
-                                                     screen.loaded.grants),
-                      f"Undid the last save of {name} (u again redoes it).")
+    name, version, grants = screen.current, screen.opened.version, screen.loaded.grants
+    _write_and_reload(screen, lambda: undo_last_save(screen.workspace, screen.workspace / name, version, grants),
+                      f"Undid the last save of {name} (u again redoes it).", f"undo the last save of {name}")
 
 
 def offer_versions(screen: "MemoryScreen") -> None:
@@ -107,16 +134,22 @@ def offer_versions(screen: "MemoryScreen") -> None:
     if screen.current is None or screen.opened is None:
         return
     path, grants = screen.workspace / screen.current, screen.loaded.grants
-    entries = list_history(screen.workspace, path, grants)
-    if not entries:
-        screen.notify(f"No kept versions of {screen.current} yet: memtui keeps one at every save.", markup=False)
-        return
     expected, name = screen.opened.version, screen.current
 
     def restore(number: int | None) -> None:
         if number is None:
             return
         _write_and_reload(screen, lambda: restore_version(screen.workspace, path, number, expected, grants),
-                          f"Restored version {number} of {name}.")
+                          f"Restored version {number} of {name}.", f"restore version {number} of {name}")
 
-    screen.app.push_screen(HistoryScreen(name, entries), restore)
+    def offer(entries: list[HistoryEntry]) -> None:
+        if not entries:
+            screen.notify(f"No kept versions of {name} yet: memtui keeps one at every save.", markup=False)
+        else:
+            screen.app.push_screen(HistoryScreen(name, entries), restore)
+
+    def job() -> None:
+        entries = list_history(screen.workspace, path, grants)
+        screen.app.call_from_thread(offer, entries)
+
+    _in_worker(screen, job, f"list the kept versions of {name}")
