@@ -14,6 +14,7 @@ from memory_workspace import FILES, make_store, make_workspace
 
 from memtui.core.atomic import forbid_writes
 from memtui.core.memory import SearchIndex, search_workspace
+from memtui.core.memory.search import excerpt
 from memtui.core.store import AgentStore
 
 
@@ -260,3 +261,37 @@ def test_read_only_and_foreign_workspaces_get_no_index_file(tmp_path):
     before = sorted(p.relative_to(foreign) for p in foreign.rglob("*"))
     assert [h.file for h in search_workspace(foreign, "flaky")] == ["CLAUDE.md"]
     assert sorted(p.relative_to(foreign) for p in foreign.rglob("*")) == before
+
+
+def test_paths_identifiers_punctuation_and_substrings_are_counted_on_from_the_shown_hits(tmp_path):
+    """Terms checked as text (a path, an identifier, `->`, a piece of a word) over several
+    kinds: the shown hits are the first ones, and the count goes on from the last shown one
+    (rows holding the words but not the text are not counted)."""
+    notes = FILES["MEMORY.md"] + "- see src/app/main.py -> load_tasks\n- src app main py\n"
+    root = make_workspace(tmp_path / "ws", {**FILES, "MEMORY.md": notes})
+    with AgentStore.open(root) as store:
+        session = store.start_session("paths")
+        for number in range(12):
+            task = store.start_task(session, f"task {number} src/app/main.py" if number % 3 == 0 else f"task {number}")
+            store.record_step(task, "read_file", {"path": "src/app/main.py"}, f"def load_tasks(): -> {number}\nreloading")
+            store.record_step(task, "bash", {"command": "ls src app main py"}, "load tasks, not the identifier")
+    with AgentStore.open(root, readonly=True) as store, SearchIndex(root, store) as index:
+        index.refresh()
+        for query, total in (("src/app/main.py", 1 + 4 + 12), ("load_tasks", 1 + 12), ("->", 1 + 12),
+                             ("eloadin", 12), ("LOAD_TASKS", 1 + 12)):
+            everything, found = index.search_counted(query, 100, 1_000)
+            assert found == len(everything) == total, query
+            assert everything[0].kind == ("step" if query == "eloadin" else "file")
+            assert [h.kind for h in everything] == sorted((h.kind for h in everything),
+                                                          key=["file", "task", "message", "step"].index)
+            for shown, cap in ((1, 5), (3, 10), (5, 1_000), (total, total + 1), (2, 2)):
+                hits, counted = index.search_counted(query, shown, cap)
+                assert hits == everything[:shown], (query, shown)
+                assert counted == min(total, max(cap, len(hits))), (query, shown, cap)
+
+
+def test_an_excerpt_is_cut_around_the_first_match_of_any_term():
+    text = "x" * 5_000 + " The Needle is here " + "y" * 5_000 + " hay"
+    cut = excerpt(text, ["needle", "hay"])
+    assert "The Needle is here" in cut and cut.startswith("…") and cut.endswith("…")
+    assert excerpt("short  line\nof text", ["zzz"]) == "short line of text"

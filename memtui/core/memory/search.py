@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from memtui.core.memory.discover import discover_documents
-from memtui.core.memory.search_plan import TOKENIZER, Plan, like_escape, plan_query, prepare, query_terms
+from memtui.core.memory.search_plan import (TOKENIZER, Plan, excerpt, like_escape, plan_query, prepare, query_terms,
+                                            term_finder)
 from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, file_records, prefetched,
                                                task_rows)
 
@@ -252,8 +253,8 @@ class SearchIndex:
     def search_counted(self, query: str, shown: int, cap: int,
                        kinds: Iterable[str] = KINDS) -> tuple[list[SearchHit], int]:
         """The first `shown` hits, and how many there are counted up to `cap` (at least
-        len(hits)). Counting reads no text unless a term is checked as a substring; then
-        one pass reads the rows for both."""
+        len(hits)). Only the shown rows' text is read out; the rest are counted in SQLite, on
+        from the last shown row (a row checked with LIKE is checked once)."""
         terms = query_terms(query)
         plan = plan_query(self.conn, terms) if terms else None
         if plan is None or plan.empty or shown <= 0:
@@ -261,31 +262,40 @@ class SearchIndex:
         kinds = [k for k in BANDS if k in set(kinds)]
         rows: list[tuple] = []
         for kind in kinds:
-            want = (max(cap, shown) if plan.checks else shown) - len(rows)
-            if want <= 0:
+            if len(rows) >= shown:
                 break
-            rows.extend((kind, *row) for row in self._select(plan, kind, "file, task, step, line, text", want))
+            rows.extend((kind, *row) for row in self._select(plan, kind, "rowid, file, task, step, line, text",
+                                                             shown - len(rows)))
         counted = len(rows)
-        if not plan.checks and cap > counted == shown:
-            counted = 0
-            for kind in kinds:
-                counted += len(self._select(plan, kind, "rowid", cap - counted))
+        if counted == shown and cap > counted:
+            last_kind, after = rows[-1][0], rows[-1][1]
+            for kind in kinds[kinds.index(last_kind):]:
+                counted += self._count(plan, kind, cap - counted, after if kind == last_kind else None)
                 if counted >= cap:
                     break
-        hits = [SearchHit(kind, excerpt(text, terms), file=file, task=task, step=step, line=line or 0)
-                for kind, file, task, step, line, text in rows[:shown]]
-        return hits, max(counted, len(hits))
+        finder = term_finder(terms)
+        hits = [SearchHit(kind, excerpt(text, terms, finder=finder), file=file, task=task, step=step, line=line or 0)
+                for kind, _, file, task, step, line, text in rows]
+        return hits, counted
 
-    def _select(self, plan: Plan, kind: str, columns: str, limit: int) -> list[tuple]:
-        """Rows of one kind matching the plan, files in document order, others newest first."""
+    def _select(self, plan: Plan, kind: str, columns: str, limit: int, after: int | None = None) -> list[tuple]:
+        """Rows of one kind matching the plan, files in document order, others newest first
+        (those after rowid `after` in that order, if given)."""
+        low, high = band(kind)
+        if after is not None:
+            low, high = (after + 1, high) if kind == "file" else (low, after - 1)
         where = ["rowid BETWEEN ? AND ?"] + ["text LIKE ? ESCAPE '\\'" for _ in plan.checks]
-        params: list[Any] = [*band(kind), *(f"%{like_escape(c)}%" for c in plan.checks), limit]
+        params: list[Any] = [low, high, *(f"%{like_escape(c)}%" for c in plan.checks), limit]
         if plan.groups:
             where.insert(0, "records MATCH ?")
             params.insert(0, plan.match)
         order = "ASC" if kind == "file" else "DESC"
         return self.conn.execute(f"SELECT {columns} FROM records WHERE {' AND '.join(where)}"
                                  f" ORDER BY rowid {order} LIMIT ?", params).fetchall()
+
+    def _count(self, plan: Plan, kind: str, limit: int, after: int | None) -> int:
+        """How many rows `_select` would give (no text read out)."""
+        return len(self._select(plan, kind, "rowid", limit, after))
 
     # -- setup --------------------------------------------------------------------------------
 
@@ -369,24 +379,3 @@ def _reading(store):
 
     snapshot = getattr(store, "snapshot", None)
     return snapshot() if callable(snapshot) else nullcontext()
-
-
-def excerpt(text: str, terms: list[str], width: int = 160) -> str:
-    """One line around the first match of any term (the whole text if it is short). Only a
-    window around the match is flattened: a hit's text may be 32 KB of output."""
-    if len(text) <= width:
-        return " ".join(text.split())
-    lowered = [t.lower() for t in terms]
-    lower = text.lower()
-    found = min((p for p in (lower.find(t) for t in lowered) if p >= 0), default=0)
-    low, high = max(0, found - width), min(len(text), found + 2 * width)
-    flat = " ".join(text[low:high].split())
-    if low == 0 and high == len(text) and len(flat) <= width:
-        return flat
-    lower = flat.lower()
-    found = min((p for p in (lower.find(t) for t in lowered) if p >= 0), default=0)
-    start = max(0, found - width // 3)
-    end = min(len(flat), start + width)
-    more_before = start > 0 or bool(text[:low].strip())
-    more_after = end < len(flat) or bool(text[high:].strip())
-    return ("…" if more_before else "") + flat[start:end] + ("…" if more_after else "")

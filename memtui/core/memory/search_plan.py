@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
+from typing import Callable
 
 TOKENIZER = "unicode61 remove_diacritics 0"
 """Letters and digits make words, case folded; accents are kept (as the trigram index did)."""
@@ -124,3 +125,36 @@ def _quote(word: str) -> str:
 
 def _esc(word: str) -> str:
     return word.replace('"', '""')
+
+
+def term_finder(terms: list[str]) -> Callable[[str], int]:
+    """Where the first match of any term is in a text, case-insensitively (-1: none). A text
+    is lower-cased only up to the first match as typed in lower case, when there is one (a
+    hit's text may be 32 KB; the position is the same as in the whole text lower-cased)."""
+    lowered = [t.lower() for t in terms]
+    longest = max(map(len, lowered), default=0)
+
+    def find(text: str) -> int:
+        typed = [p for t in lowered if (p := text.find(t)) >= 0]
+        lower = text[:max(typed) + longest].lower() if typed else text.lower()
+        return min((p for p in (lower.find(t) for t in lowered) if p >= 0), default=-1)
+    return find
+
+
+def excerpt(text: str, terms: list[str], width: int = 160, finder: Callable[[str], int] | None = None) -> str:
+    """One line around the first match of any term (the whole text if it is short). Only a
+    window around the match is flattened: a hit's text may be 32 KB of output."""
+    if len(text) <= width:
+        return " ".join(text.split())
+    find = finder or term_finder(terms)
+    found = max(find(text), 0)
+    low, high = max(0, found - width), min(len(text), found + 2 * width)
+    flat = " ".join(text[low:high].split())
+    if low == 0 and high == len(text) and len(flat) <= width:
+        return flat
+    found = max(find(flat), 0)
+    start = max(0, found - width // 3)
+    end = min(len(flat), start + width)
+    more_before = start > 0 or bool(text[:low].strip())
+    more_after = end < len(flat) or bool(text[high:].strip())
+    return ("…" if more_before else "") + flat[start:end] + ("…" if more_after else "")
