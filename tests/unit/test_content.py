@@ -71,14 +71,49 @@ def test_long_version_chain_reads_within_bound(store):
         assert (before, after) == (versions[cp.id - 1], versions[cp.id])
 
 
-def test_chain_never_exceeds_cap_even_with_long_skip_runs():
-    for n in range(1, 70000, 997):
-        depth, v = 1, n
-        while v:
-            v = v & (v - 1)
-            depth += 1
-        assert depth <= 18  # popcount bound; the store additionally caps at MAX_CHAIN
-    assert codec.skip_delta_base(12) == 8 and codec.skip_delta_base(8) == 0 and codec.skip_delta_base(0) is None
+def test_base_choice_keeps_every_chain_within_the_cap_and_runs_one_edit_deltas():
+    # The writer's rule (content_writer._put) over 70,000 versions of one path: the first
+    # candidate whose chain is shallow enough is the base.
+    depth = [1]
+    for n in range(1, 70000):
+        for version, deepest in codec.base_versions(n):
+            if depth[version] <= deepest:
+                depth.append(depth[version] + 1)
+                break
+        else:
+            depth.append(1)
+        if n % codec.RUN:
+            assert next(codec.base_versions(n))[0] == n - 1
+    assert max(depth) <= codec.MAX_CHAIN
+    assert depth.count(1) == 1  # only version 0 is stored whole
+    assert list(codec.base_versions(0)) == []
+    assert [v for v, _ in codec.base_versions(12 * codec.RUN)] == [8 * codec.RUN, 0]
+
+
+def test_a_renamed_file_is_stored_as_a_small_delta_and_reads_back(store):
+    task = _task(store)
+    text = b"".join(b"def function_%d(x):\n    return x * %d + 17\n\n" % (i, i * 7919 % 1000) for i in range(600))
+    store.record_checkpoint(task, None, {"src/old_name.py": (None, text)})
+    moved = text.replace(b"function_599", b"renamed_599")
+    cp = store.record_checkpoint(task, None, {"src/old_name.py": (text, None), "lib/new_name.py": (None, moved)})
+    row = store.query("SELECT b.codec, b.stored FROM blob b JOIN path p ON p.id = b.path_id"
+                      " WHERE p.path = 'lib/new_name.py'")[0]
+    assert row[0] == "delta" and row[1] < 200 < len(zlib.compress(moved, 9))
+    store._cache.clear()
+    entries = {e.path: e for e in store.checkpoint_entries(cp)}
+    assert store.read_entry(entries["lib/new_name.py"].id) == (None, moved)
+    assert store.read_entry(entries["src/old_name.py"].id) == (text, None)
+
+
+def test_a_new_file_like_its_neighbours_is_a_delta_against_one(store):
+    task = _task(store)
+    head = b"".join(b"# licence line %d of a long shared header\n" % i for i in range(200))
+    store.record_checkpoint(task, None, {"pkg/a.py": (None, head + b"A = 1\n")})
+    cp = store.record_checkpoint(task, None, {"pkg/b.py": (None, head + b"B = 2\n")})
+    stored = store.query("SELECT b.stored FROM blob b JOIN path p ON p.id = b.path_id WHERE p.path = 'pkg/b.py'")[0][0]
+    assert stored < 100
+    store._cache.clear()
+    assert store.read_entry(store.checkpoint_entries(cp)[0].id) == (None, head + b"B = 2\n")
 
 
 def _legacy_entry(store, before, after):

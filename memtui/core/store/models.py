@@ -121,7 +121,8 @@ def build_models(db: Database) -> SimpleNamespace:
         size = IntegerField()  # raw bytes
         stored = IntegerField()  # payload bytes
         data = BlobField()
-        # The n-th distinct content of a path (picks skip-delta bases); NULL for a placeholder.
+        # The n-th distinct content of a path (picks delta bases: content.base_versions); NULL
+        # for a placeholder.
         path = ForeignKeyField(Path, null=True, column_name="path_id", on_delete="RESTRICT", index=False)
         version = IntegerField(null=True)
 

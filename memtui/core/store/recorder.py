@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from memtui.core import content as codec
 from memtui.core.memory_source import UnknownId
 from memtui.core.model import FINISHED
 from memtui.core.paths import normalise_path
@@ -19,7 +18,7 @@ from memtui.core.store.schema import SUM_CONTENT_SQL
 
 class Recorder:
     """Mixed into AgentStore; uses its connection (`_db`, `_sql`, models `_m`), `transaction()`,
-    `now()`, `_writable()`, the content cache and `read_blob` (for delta bases)."""
+    `now()`, `_writable()`, and ContentWriter's `_put` for file contents."""
 
     def start_session(self, title: str) -> int:
         self._writable()
@@ -107,9 +106,12 @@ class Recorder:
             now = self.now()
             cp = self._db.execute_sql("INSERT INTO checkpoint (task_id, step_id, label, created_at) VALUES (?, ?, ?, ?)",
                                      (task_id, step_id, label, now)).lastrowid
-            for path, before, after in normalised:
-                bh = self._put(path, before) if before is not None else None
-                ah = self._put(path, after) if after is not None else None
+            # Befores first: the contents of deleted files are then stored (or found) before
+            # the new files' contents, which may be deltas against them (a rename).
+            befores = [None if before is None else self._put(path, before) for path, before, _ in normalised]
+            deleted = [bh for bh, (_, _, after) in zip(befores, normalised) if after is None and bh is not None]
+            for bh, (path, before, after) in zip(befores, normalised):
+                ah = self._put(path, after, deleted) if after is not None else None
                 self._db.execute_sql(
                     "INSERT INTO checkpoint_entry (checkpoint_id, path, before_size, after_size, before_blob,"
                     " after_blob) VALUES (?, ?, ?, ?, ?, ?)",
@@ -177,35 +179,3 @@ class Recorder:
                                  " WHERE id = (SELECT task_id FROM checkpoint WHERE id = ?)",
                                  (n, content, checkpoint_id))
             return n
-
-    # ----------------------------------------------------------------- content
-    def _put(self, path: str, data: bytes) -> int:
-        """Store `data` once (by hash); a new content of `path` may become a skip-delta.
-        Returns the blob's id, what entries and deltas reference (schema 4)."""
-        data = bytes(data)
-        h = codec.content_hash(data)
-        row = self._sql("SELECT id, codec FROM blob WHERE hash = ?", (h,))
-        if row and row[0][1] == codec.CODEC_MISSING:  # a content lost before an upgrade comes back
-            enc = codec.encode(data)
-            self._db.execute_sql("UPDATE blob SET codec = ?, data = ?, size = ?, stored = ?, depth = 1, base = NULL"
-                                 " WHERE id = ?", (enc.codec, enc.data, len(data), len(enc.data), row[0][0]))
-        if row:
-            return row[0][0]
-        row = self._sql("SELECT id FROM path WHERE path = ?", (path,))
-        path_id = row[0][0] if row else self._db.execute_sql("INSERT INTO path (path) VALUES (?)", (path,)).lastrowid
-        version = self._sql("SELECT COALESCE(MAX(version) + 1, 0) FROM blob WHERE path_id = ?", (path_id,))[0][0]
-        base = base_id = None
-        base_depth = 0
-        base_version = codec.skip_delta_base(version)
-        if base_version is not None:
-            row = self._sql("SELECT id, depth FROM blob WHERE path_id = ? AND version = ?", (path_id, base_version))
-            if row:
-                base_id, base_depth = row[0]
-                base = self.read_blob(base_id)
-        enc = codec.encode(data, base, base_id, base_depth)
-        blob_id = self._db.execute_sql(
-            "INSERT INTO blob (hash, codec, base, depth, size, stored, data, path_id, version)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (h, enc.codec, enc.base, enc.depth, len(data), len(enc.data), enc.data, path_id, version)).lastrowid
-        self._cache.put(blob_id, data)
-        return blob_id

@@ -1,0 +1,92 @@
+"""Storing file contents: each distinct content once, as raw bytes, a zstd frame or a delta.
+
+Mixed into AgentStore beside the Recorder; runs inside the recorder's transaction on the
+store's write connection (`_db`, `_sql`), with the content cache and `read_blob` for bases.
+How a base is chosen is memtui.core.content's (`base_versions`, KIN_DEPTH); this module
+finds the rows. Raw SQL: it runs for every content recorded.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Iterable
+
+from memtui.core import content as codec
+
+KIN_SIBLINGS = 3  # same-folder files of the same kind tried as the base of a new path's first content
+SIBLING_SCAN = 200  # paths of one folder looked at to find them
+
+
+class ContentWriter:
+    """`_put(path, data, kin)` → the blob id entries and deltas reference (schema 4)."""
+
+    def _put(self, path: str, data: bytes, kin: Iterable[int] = ()) -> int:
+        """Store `data` once (by hash). A new content of a known path becomes a delta against
+        an earlier version (codec.base_versions); the first content of a path may become one
+        against a related path's blob: `kin` (blob ids, e.g. of files the same checkpoint
+        deleted: a rename), files of the same name, or same-folder files of the same kind."""
+        data = bytes(data)
+        h = codec.content_hash(data)
+        row = self._sql("SELECT id, codec FROM blob WHERE hash = ?", (h,))
+        if row and row[0][1] == codec.CODEC_MISSING:  # a content lost before an upgrade comes back
+            enc = codec.encode(data)
+            self._db.execute_sql("UPDATE blob SET codec = ?, data = ?, size = ?, stored = ?, depth = 1, base = NULL"
+                                 " WHERE id = ?", (enc.codec, enc.data, len(data), len(enc.data), row[0][0]))
+        if row:
+            return row[0][0]
+        row = self._sql("SELECT id FROM path WHERE path = ?", (path,))
+        path_id = row[0][0] if row else self._db.execute_sql("INSERT INTO path (path) VALUES (?)", (path,)).lastrowid
+        version = self._sql("SELECT COALESCE(MAX(version) + 1, 0) FROM blob WHERE path_id = ?", (path_id,))[0][0]
+        base = base_id = None
+        base_depth = 0
+        for base_version, deepest in codec.base_versions(version):
+            row = self._sql("SELECT id, depth FROM blob WHERE path_id = ? AND version = ?", (path_id, base_version))
+            if row and row[0][1] <= deepest:
+                base_id, base_depth = row[0]
+                base = self.read_blob(base_id)
+                break
+        others = [] if version or len(data) < codec.RAW_BELOW else self._kin_bases(path, path_id, len(data), kin)
+        enc = codec.encode(data, base, base_id, base_depth, others)
+        blob_id = self._db.execute_sql(
+            "INSERT INTO blob (hash, codec, base, depth, size, stored, data, path_id, version)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (h, enc.codec, enc.base, enc.depth, len(data), len(enc.data), enc.data, path_id, version)).lastrowid
+        self._cache.put(blob_id, data)
+        return blob_id
+
+    def _kin_bases(self, path: str, path_id: int, size: int, kin: Iterable[int]) -> list[tuple[bytes, int, int]]:
+        """Candidate bases (bytes, id, depth) for the first content of `path`: for each related
+        path its newest blob shallow enough (≤ KIN_DEPTH) that the new path's runs still fit."""
+        paths = [r[0] for key in kin for r in self._sql("SELECT path_id FROM blob WHERE id = ?", (key,))
+                 if r[0] is not None]
+        name = "/" + posixpath.basename(path)
+        paths += [r[0] for r in self._sql(
+            "SELECT id FROM path WHERE id != ? AND (path = ? OR substr(path, length(path) - ? + 1) = ?)",
+            (path_id, name[1:], len(name), name))]
+        paths += self._siblings(path, path_id, size)
+        bases = []
+        for other in dict.fromkeys(paths):
+            row = self._sql("SELECT id, depth FROM blob WHERE path_id = ? AND depth <= ? AND codec != ?"
+                            " ORDER BY version DESC LIMIT 1", (other, codec.KIN_DEPTH, codec.CODEC_MISSING))
+            if row:
+                bases.append((self.read_blob(row[0][0]), row[0][0], row[0][1]))
+        return bases
+
+    def _siblings(self, path: str, path_id: int, size: int) -> list[int]:
+        """Up to KIN_SIBLINGS paths in the folder of `path` with its extension, nearest in size
+        (of their newest content) first."""
+        folder, ext = posixpath.dirname(path), posixpath.splitext(path)[1]
+        if folder:  # the folder's paths are one range of the unique index on path
+            rows = self._sql("SELECT id, path FROM path WHERE path > ? AND path < ? AND id != ? LIMIT ?",
+                             (folder + "/", folder + "0", path_id, SIBLING_SCAN))
+        else:
+            rows = self._sql("SELECT id, path FROM path WHERE instr(path, '/') = 0 AND id != ? LIMIT ?",
+                             (path_id, SIBLING_SCAN))
+        near = []
+        for other, other_path in rows:
+            if posixpath.dirname(other_path) != folder or posixpath.splitext(other_path)[1] != ext:
+                continue
+            newest = self._sql("SELECT size FROM blob WHERE path_id = ? ORDER BY version DESC LIMIT 1", (other,))
+            if newest:
+                near.append((abs(newest[0][0] - size), other))
+        return [other for _, other in sorted(near)[:KIN_SIBLINGS]]
