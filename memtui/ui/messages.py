@@ -86,6 +86,8 @@ class EntriesLoaded(Message):
     checkpoint: CheckpointInfo | None
     entries: list[EntryInfo]
     stats: dict[Id, tuple[int, int] | None] = field(default_factory=dict)
+    first: "EntryContentLoaded | None" = None
+    """The diff of the first file, read with the list (the pane shows it at once)."""
 
 
 @dataclass

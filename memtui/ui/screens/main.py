@@ -19,6 +19,7 @@ from memtui.core.model import Id, StepInfo
 from memtui.ui import pane_reads
 from memtui.ui.commands import bindings
 from memtui.ui.debounce import Debounce
+from memtui.ui.heap import keep_out_of_collections
 from memtui.ui.messages import SessionsLoaded, StepsLoaded, TasksLoaded
 from memtui.ui.settings import remember
 from memtui.ui.screens import jump
@@ -158,6 +159,8 @@ class MainScreen(MemtuiScreen[None]):
         # What waits for the first paint (the header's figures, the other sessions) starts once
         # the frame is drawn and the driver has had a moment to write it to the terminal.
         self.call_after_refresh(self.set_timer, pane_reads.FRAME_WRITE, self.app.first_paint.set)
+        if event.complete:
+            keep_out_of_collections()
         if event.offset:
             return
         if not table.records:

@@ -17,6 +17,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable
 from textual.worker import Worker, get_current_worker
 
+from memtui.core.diff import FileDiff
 from memtui.core.model import Id, StepInfo
 from memtui.core.errors import ContentUnknown
 from memtui.ui import pane_reads
@@ -30,6 +31,19 @@ from memtui.ui.widgets.pane import Pane
 
 GROUPS = ("entries", "diff")
 """The worker groups of this row (each pane loads in its own)."""
+QUICK_COUNTS = 20
+"""Checkpoints of up to this many files come with their +/− counts; bigger ones show the list
+first and the counts once every file is read."""
+
+
+def read_diff(source: Any, entry: Any) -> FileDiff:
+    """Both sides of `entry`, diffed (in a worker thread). A side another agent's store did
+    not keep reads as None: the pane says so (`DiffPane.show_partial`)."""
+    try:
+        before, after = source.read_entry(entry.id)
+    except ContentUnknown:
+        before, after = None, None
+    return DiffPane.prepare(entry.path, before, after)
 
 
 class CheckpointPanes(Horizontal):
@@ -89,12 +103,23 @@ class CheckpointPanes(Horizontal):
 
     @work(thread=True, exclusive=True, group="entries", exit_on_error=False, description="load checkpoint files")
     def load_entries(self, step_id: Id, checkpoint_id: Id) -> None:
+        """The files, the diff of the first (the pane selects it) and, for a small checkpoint,
+        every file's line counts: one message, one frame. A big checkpoint's counts follow."""
         worker = get_current_worker()
         with self.app.reading() as source:
             checkpoint, entries = pane_reads.checkpoint_files(source, checkpoint_id)
-            if worker.is_cancelled:
+            try:
+                first = None if not entries or worker.is_cancelled else EntryContentLoaded(
+                    entries[0], read_diff(source, entries[0]))
+            except Exception:  # the diff pane's own read says what failed
+                first = None
+            quick = len(entries) <= QUICK_COUNTS
+            stats = pane_reads.line_counts(source, entries, lambda: worker.is_cancelled) if quick else {}
+            if worker.is_cancelled or stats is None:
                 return
-            self.post_message(EntriesLoaded(step_id, checkpoint, entries, {}))
+            self.post_message(EntriesLoaded(step_id, checkpoint, entries, stats, first))
+            if quick:
+                return
             stats = pane_reads.line_counts(source, entries, lambda: worker.is_cancelled)
         if stats is not None and not worker.is_cancelled:
             self.post_message(EntriesLoaded(step_id, checkpoint, entries, stats))
@@ -105,7 +130,7 @@ class CheckpointPanes(Horizontal):
         if self.step is None or event.step_id != self.step.id:
             return
         files = self.query_one(CheckpointFiles)
-        if event.stats and [r.id for r in files.records] == [e.id for e in event.entries]:
+        if event.stats and event.first is None and [r.id for r in files.records] == [e.id for e in event.entries]:
             files.update_stats(event.stats)
             return
         files.show_entries(event.entries, event.stats)
@@ -118,15 +143,22 @@ class CheckpointPanes(Horizontal):
         if not event.entries:
             self.diff.show_message(Text("This checkpoint holds no files."))
         else:
-            self._file_highlighted()
+            self._file_highlighted(first=event.first)
 
     # ------------------------------------------------------------------ diff
     @on(DataTable.RowHighlighted, "#files")
-    def _file_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:
+    def _file_highlighted(self, event: DataTable.RowHighlighted | None = None,
+                          first: EntryContentLoaded | None = None) -> None:
         entry = self.query_one(CheckpointFiles).current_record()
         if entry is None:
             return
         if self.diff.entry is not None and self.diff.entry.id == entry.id:
+            return
+        if first is not None and first.entry.id == entry.id:  # read with the list
+            self.debounce.cancel("diff")
+            self.workers.cancel_group(self, "diff")
+            self.diff.entry = entry
+            self._content_loaded(first)
             return
         self.diff.begin(entry)
         self.query_one("#diff-pane", Pane).show_title()
@@ -139,11 +171,7 @@ class CheckpointPanes(Horizontal):
     @work(thread=True, exclusive=True, group="diff", exit_on_error=False, description="read file contents")
     def load_entry_content(self, entry: Any) -> None:
         with self.app.reading() as source:
-            try:
-                before, after = source.read_entry(entry.id)
-            except ContentUnknown:  # another agent's store lacks a side: the pane says so
-                before, after = None, None
-        prepared = DiffPane.prepare(entry.path, before, after)
+            prepared = read_diff(source, entry)
         if not get_current_worker().is_cancelled:
             self.post_message(EntryContentLoaded(entry, prepared))
 

@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from typing import Any, Generic, Iterable, Sequence, TypeVar
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
+
+from memtui.ui.widgets.cell_render import text_cell_lines
 
 R = TypeVar("R")
 
@@ -126,6 +132,56 @@ class RecordTable(DataTable, Generic[R]):
             self._clear_caches()  # rendered rows are cached with the old widths
             self.refresh()
 
+    # DataTable asks for the widget's Rich style once per line drawn (and again per row for the
+    # header's), and each time it is recomputed from every ancestor's styles: during one pass
+    # over the lines it cannot change, so it is computed once.
+    _pass_style: Style | None = None
+
+    @property
+    def rich_style(self) -> Style:
+        style = self._pass_style
+        return super().rich_style if style is None else style
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._pass_style = None
+        self._pass_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_style = None
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
+                     cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
+        """DataTable's cell rendering, with one-line text cells drawn by cell_render (the
+        same segments, a tenth of the time); headers and anything else go to DataTable."""
+        header = row_index == -1
+        if column_index < 0 or (not header and (row_index < self.fixed_rows or column_index < self.fixed_columns)):
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)  # labels, fixed
+        row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
+        key = (row_key, self._column_locations.get_key(column_index), base_style, cursor, hover,
+               self._show_hover_cursor, self._update_count, self._pseudo_class_state)
+        cache = self._cell_render_cache
+        if key in cache:
+            return cache[key]
+        if header:
+            one_line = self.header_height == 1
+        else:
+            row = self.rows[row_key]
+            one_line = row.height == 1 and not row.auto_height
+        cell = self._get_row_renderables(row_index).cells[column_index]
+        lines = None
+        if one_line:
+            pre, post = self._get_styles_to_render_cell(
+                header, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
+                self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+            lines = text_cell_lines(self.app.console, self.app.console_options, cell, width, self.cell_padding,
+                                    base_style + Style.from_meta({"row": row_index, "column": column_index}) + pre,
+                                    post)
+        if lines is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        cache[key] = lines
+        return lines
+
     # ------------------------------------------------------------------ subclass API
     def row_cells(self, record: R) -> Iterable[Any]:
         """The cells of one record (Rich `Text` for anything from the store)."""
@@ -149,6 +205,8 @@ class RecordTable(DataTable, Generic[R]):
     # ------------------------------------------------------------------ records
     def set_records(self, records: Sequence[R], keep_cursor: bool = False) -> None:
         """Replace every record; the cursor goes back to the top unless `keep_cursor`."""
+        if not records and not self.records and not self.row_count:
+            return  # empty again (steps that changed no files): nothing to clear or redraw
         previous = self.current_key() if keep_cursor else None
         self.records = list(records)
         self._rebuild(previous)
