@@ -12,3 +12,9 @@ def tcss_dir() -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError("memtui's tcss/ folder is missing from this installation")
+
+
+def screen_css(name: str) -> list[Path]:
+    """A screen's own stylesheet (its `CSS_PATH`): Textual reads it when the screen first opens,
+    so the main screen's first paint parses only app.tcss."""
+    return [tcss_dir() / name]

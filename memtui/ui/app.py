@@ -45,10 +45,9 @@ ERROR_SECONDS = 10  # how long an error toast stays up
 
 
 def css_paths() -> list[Path]:
-    """app.tcss first, then every other .tcss in tcss/ (a new screen may bring its own file)."""
-    folder = tcss_dir()
-    first = folder / "app.tcss"
-    return [first, *sorted(p for p in folder.glob("*.tcss") if p != first)]
+    """app.tcss: the main screen and what every screen shares. Another screen brings its own
+    file as its CSS_PATH (memtui.resources.screen_css), read when it first opens."""
+    return [tcss_dir() / "app.tcss"]
 
 
 class MemtuiApp(App[int]):

@@ -48,6 +48,7 @@ from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.text import safe_text
 from memtui.ui.workers import failure_reason
 from memtui.ui.widgets.cleanup_tree import ArchivedGroup, CleanupTree, OrphanRow, SessionRow, size_bar
+from memtui.resources import screen_css
 
 
 def _when(value: datetime | None, now: datetime) -> str:
@@ -63,6 +64,8 @@ def _files(n: int) -> str:
 
 class CleanupScreen(MemtuiScreen[None]):
     """Preview, archive, delete and restore sessions of an agent home."""
+
+    CSS_PATH = screen_css("cleanup.tcss")
 
     COMMAND_SCOPE = "cleanup"
     BINDINGS = bindings("cleanup")

@@ -18,10 +18,13 @@ from textual.widgets import Button, Input, Static
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiModal
 from memtui.ui.text import safe_text
+from memtui.resources import screen_css
 
 
 class ConfirmScreen(MemtuiModal[bool]):
     """A yes/no question over the current screen (y / n / escape)."""
+
+    CSS_PATH = screen_css("confirm.tcss")
 
     COMMAND_SCOPE = "confirm"
     BINDINGS = bindings("confirm")

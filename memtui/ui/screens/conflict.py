@@ -10,6 +10,7 @@ from textual.widgets import Button, Static
 
 from memtui.core.memory.save import conflict_diff
 from memtui.ui.screens.base import MemtuiModal
+from memtui.resources import screen_css
 
 
 class ConflictScreen(MemtuiModal[str]):
@@ -18,6 +19,8 @@ class ConflictScreen(MemtuiModal[str]):
     Dismisses with "reload", "overwrite" or "cancel" (keep editing). Nothing is lost either
     way: overwrite keeps the disk version in history, reload keeps the edit there.
     """
+
+    CSS_PATH = screen_css("memory.tcss")
 
     BINDINGS = [
         Binding("r", "choose('reload')", "Reload from disk"),

@@ -21,12 +21,15 @@ from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiModal, MemtuiScreen
 from memtui.ui.text import safe_text, sanitize
 from memtui.ui.workers import failure_reason
+from memtui.resources import screen_css
 
 NO_WHY = "⚠ no why"
 
 
 class DecisionsScreen(MemtuiScreen[None]):
     """Decisions of the workspace's decision log, newest last, as the file has them."""
+
+    CSS_PATH = screen_css("memory.tcss")
 
     COMMAND_SCOPE = "decisions"
     BINDINGS = bindings("decisions")
@@ -191,6 +194,8 @@ class DecisionsScreen(MemtuiScreen[None]):
 
 class DecisionForm(MemtuiModal[dict[str, str] | None]):
     """Title, problem, options, chosen, why; dismisses with the fields or None."""
+
+    CSS_PATH = screen_css("memory.tcss")
 
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel"),

@@ -34,10 +34,13 @@ from memtui.ui.text import human_bytes, safe_text
 from memtui.ui.widgets.gc_tree import GcTree
 from memtui.ui.workers import failure_reason
 from memtui.ui.writes import pin_task
+from memtui.resources import screen_css
 
 
 class GcScreen(MemtuiScreen[None]):
     """Live-set preview and lifecycle GC."""
+
+    CSS_PATH = screen_css("gc.tcss")
 
     COMMAND_SCOPE = "gc"
     BINDINGS = bindings("gc")

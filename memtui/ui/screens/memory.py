@@ -34,6 +34,7 @@ from memtui.ui.widgets.chain_panel import ChainPanel
 from memtui.ui.widgets.document_list import DocumentList
 from memtui.ui.widgets.document_view import DocumentView
 from memtui.ui.workers import failure_reason
+from memtui.resources import screen_css
 
 WATCH_SECONDS = 0.5  # how often the open document is compared with the disk (one stat)
 CHANGED_ON_DISK = "The file changed on disk while you edit it: ctrl+s will show what changed."
@@ -41,6 +42,8 @@ CHANGED_ON_DISK = "The file changed on disk while you edit it: ctrl+s will show 
 
 class MemoryScreen(MemtuiScreen[None]):
     """Memory documents: browse, lint, edit safely, undo, restore."""
+
+    CSS_PATH = screen_css("memory.tcss")
 
     COMMAND_SCOPE = "memory"
     BINDINGS = bindings("memory")

@@ -23,6 +23,7 @@ from memtui.core.errors import MemtuiError
 from memtui.core.memory.save import HistoryEntry, list_history, restore_version, undo_last_save
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiModal
+from memtui.resources import screen_css
 
 if TYPE_CHECKING:
     from memtui.ui.screens.memory import MemoryScreen
@@ -38,6 +39,8 @@ REASONS = {
 class HistoryScreen(MemtuiModal[int | None]):
     """A table of versions (newest first) with a preview; dismisses with the version
     number to restore, or None."""
+
+    CSS_PATH = screen_css("memory.tcss")
 
     COMMAND_SCOPE = "history"
     BINDINGS = bindings("history")

@@ -30,6 +30,7 @@ from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.screens.confirm import ConfirmScreen
 from memtui.ui.text import clock_time, one_line, sanitize
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
+from memtui.resources import screen_css
 
 KIND_TITLES: dict[str, str] = {"fact": "Key facts", "snippet": "Key snippets", "note": "Research notes",
                                "history": "History"}
@@ -78,6 +79,8 @@ def item_prompt(item: MemoryItem, marked: bool = False) -> Content:
 
 class MemoryItemsScreen(MemtuiScreen[None]):
     """The memory items of the open source, grouped by kind."""
+
+    CSS_PATH = screen_css("sources.tcss")
 
     COMMAND_SCOPE = "items"
     BINDINGS = bindings("items")

@@ -25,6 +25,7 @@ from memtui.ui.commands import bindings
 from memtui.ui.text import sanitize
 from memtui.ui.widgets.diff_view import DiffView
 from memtui.ui.screens.base import MemtuiModal
+from memtui.resources import screen_css
 
 STATUS_WORDS = {"ready": "will restore", "done": "already restored", "conflict": "conflict",
                 "refused": "refused", "error": "error"}
@@ -59,6 +60,8 @@ def diff_sides(f: FilePlan) -> tuple[bytes | None, bytes | None] | None:
 
 class RollbackScreen(MemtuiModal[bool | None]):
     """Confirm a rollback. Dismisses with the force flag chosen, or None."""
+
+    CSS_PATH = screen_css("rollback.tcss")
 
     COMMAND_SCOPE = "rollback"
     BINDINGS = bindings("rollback")

@@ -19,6 +19,7 @@ from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.text import safe_text, sanitize
 from memtui.ui.workers import failure_reason
+from memtui.resources import screen_css
 
 
 SHOWN = 200
@@ -31,6 +32,8 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     """Type to search; the index (beside the store, never agent.db) is refreshed when the
     screen opens and after each reload of the source (follow mode, ctrl+r), and every query
     runs against it."""
+
+    CSS_PATH = screen_css("memory.tcss")
 
     COMMAND_SCOPE = "search"
     BINDINGS = bindings("search")

@@ -24,12 +24,15 @@ from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiModal
 from memtui.ui.text import safe_text
 from memtui.ui.widgets.sources_table import SourceRow, SourcesTable
+from memtui.resources import screen_css
 
 __all__ = ["SourceRow", "SourcesScreen"]
 
 
 class SourcesScreen(MemtuiModal[Any]):
     """Pick the store the panes show; dismisses with a `memtui.core.sources.Source` or None."""
+
+    CSS_PATH = screen_css("sources.tcss")
 
     COMMAND_SCOPE = "sources"
     BINDINGS = bindings("sources")

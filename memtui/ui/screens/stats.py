@@ -28,10 +28,13 @@ from memtui.ui.screens.confirm import ConfirmScreen
 from memtui.ui.text import human_bytes, safe_text
 from memtui.ui.widgets.stats_table import StatsTable
 from memtui.ui.workers import failure_reason
+from memtui.resources import screen_css
 
 
 class StatsScreen(MemtuiScreen[None]):
     """Size and freelist statistics of the open store."""
+
+    CSS_PATH = screen_css("gc.tcss")
 
     COMMAND_SCOPE = "stats"
     BINDINGS = bindings("stats")

@@ -59,6 +59,7 @@ class DiffPane(Vertical):
         diff = prepare_file_diff(path, before, after)
         if not diff.binary:
             lexer_for(path)
+            import textual.highlight  # noqa: F401  (pygments' token styles, for the view's first draw)
         return diff
 
     # ------------------------------------------------------------------ states

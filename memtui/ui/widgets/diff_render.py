@@ -14,7 +14,6 @@ from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.cache import LRUCache
 from textual.geometry import Size
-from textual.highlight import HighlightTheme
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
@@ -122,6 +121,8 @@ class DiffRows(ScrollView):
     def _token_style(self, token_type: TokenType) -> VisualStyle:
         style = self._token_styles.get(token_type)
         if style is None:
+            from textual.highlight import HighlightTheme  # pygments: when a diff is first drawn
+
             style = VisualStyle()
             styles = HighlightTheme.STYLES
             walk: TokenType | None = token_type

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import PurePath
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from pygments.lexer import Lexer
-from pygments.lexers import find_lexer_class_for_filename
-from pygments.token import Token
 from textual.cache import LRUCache
 
 from memtui.core.diff import display_line
+
+if TYPE_CHECKING:  # pygments is imported when a file is first shown, not at start-up
+    from pygments.lexer import Lexer
 
 TokenType = tuple[str, ...]
 LineTokens = tuple[tuple[str, TokenType], ...]
@@ -60,6 +60,8 @@ class SyntaxLines:
         start = block * HIGHLIGHT_BLOCK
         end = min(start + HIGHLIGHT_BLOCK, len(self.lines))
         display = [display_line(line, strip_cr=self.strip_cr) for line in self.lines[start:end]]
+        from pygments.token import Token
+
         plain: list[LineTokens] = [((text, Token.Text),) for text in display]
         if self.lexer is None or sum(map(len, display)) > HIGHLIGHT_MAX_CHARS:
             return plain
@@ -95,6 +97,8 @@ class SyntaxLines:
 @lru_cache(maxsize=1024)
 def _lexer_class(name: str) -> type[Lexer] | None:
     # pygments tries every lexer's file name patterns: remember the answer per file name.
+    from pygments.lexers import find_lexer_class_for_filename
+
     try:
         return find_lexer_class_for_filename(name)
     except Exception:

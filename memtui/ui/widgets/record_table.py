@@ -110,11 +110,17 @@ class RecordTable(DataTable, Generic[R]):
             return
         shown = self._columns_that_fit(list(flex))
         if shown != self._shown:
-            self._shown = shown
-            keep = self.current_key()
-            self.clear(columns=True)
-            self._add_columns()
-            self._rebuild(keep)
+            gone = [key for key in self._shown if key not in shown]
+            if set(shown) <= set(self._shown):  # narrower: drop the columns, keep the rows
+                self._shown = shown
+                for key in gone:
+                    self.remove_column(ColumnKey(key))
+            else:  # a column comes back: its cells are made anew
+                self._shown = shown
+                keep = self.current_key()
+                self.clear(columns=True)
+                self._add_columns()
+                self._rebuild(keep)
         flex = [key for key in flex if key in shown]
         room = max(self._room(shown), 8 * len(flex))
         shares = [self.FLEX.get(key, 1.0) for key in flex]
