@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from itertools import groupby
+from collections import Counter
 from operator import itemgetter
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +36,7 @@ from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, fi
 __all__ = ["INDEX_NAME", "KINDS", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchRecord",
            "default_index_path", "excerpt", "query_terms", "search_workspace", "store_signature"]
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"  # 4: task, message and step rows numbered down their bands
 PRIVATE = ""
 """SQLite's private temporary database: its file is removed as soon as it is opened (nothing
 stays on disk, even after kill -9) and its pages live there, not in memory — an index of a
@@ -68,10 +68,12 @@ with trigrams (`terms_tri`) to find the words containing a term."""
 
 BAND = 1 << 40
 BANDS = {"file": 1, "task": 2, "message": 3, "step": 4}
-"""A record of kind K has a rowid in [BANDS[K] * BAND, (BANDS[K] + 1) * BAND)."""
-
-
-TOP_BAND = max(BANDS, key=BANDS.get)
+"""A record of kind K has a rowid in [BANDS[K] * BAND, (BANDS[K] + 1) * BAND). Files are
+numbered up from the start of their band (document order); tasks, messages and steps down from
+the end of theirs, so that a record added later has a lower rowid. Every band is then read in
+ascending rowid order, files in document order and the others newest first: FTS5 seeks straight
+to the start of a band when reading up, while reading a band down walks back over every row
+above it (~4 ms for an empty band at 5,000 tasks)."""
 
 
 def band(kind: str) -> tuple[int, int]:
@@ -193,34 +195,42 @@ class SearchIndex:
             self.conn.execute("DELETE FROM files WHERE rel = ?", (key,))
 
     def _insert(self, kind: str, rows: Iterable[tuple]) -> None:
-        """Add (file, task, step, line, text) rows of one kind, numbered on in its band, and
-        note each owner's span (an owner's rows come one after another). Steps, the top band
-        and most rows, take SQLite's next rowid, so no row is rebuilt to number it."""
+        """Add (file, task, step, line, text) rows of one kind, numbered on in its band (see
+        BANDS: files up, the others down, the first row added the highest), and note each
+        owner's span (an owner's rows come one after another)."""
         rows = rows if isinstance(rows, list) else list(rows)
         if not rows:
             return
-        low, high = band(kind)
-        top = self.conn.execute("SELECT rowid FROM records WHERE rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1",
-                                (low, high)).fetchone()
-        first = top[0] + 1 if top else low
-        insert = "INSERT INTO records(rowid, file, task, step, line, text) VALUES (?, ?, ?, ?, ?, ?)"
-        if kind == TOP_BAND:
-            self.conn.execute(insert, (first, *rows[0]))
-            self.conn.executemany("INSERT INTO records(file, task, step, line, text) VALUES (?, ?, ?, ?, ?)", rows[1:])
+        up = kind == "file"
+        edge = self._edge(kind, up)
+        if up:
+            start = edge + 1 if edge is not None else band(kind)[0]
+            numbers = range(start, start + len(rows))
         else:
-            self.conn.executemany(insert, [(number, *row) for number, row in enumerate(rows, first)])
-        last = first + len(rows) - 1
-        check = self.conn.execute("SELECT rowid FROM records WHERE rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1",
-                                  (low, high)).fetchone()
-        if check != (last,):
-            raise sqlite3.DatabaseError(f"search index: {kind} records numbered up to {check}, not {last}")
-        spans, number = [], first
-        for key, group in groupby(rows, itemgetter(0 if kind == "file" else 1)):
-            count = sum(1 for _ in group)
-            spans.append((f"{kind}:{key}", number, number + count - 1))
-            number += count
+            start = edge - 1 if edge is not None else band(kind)[1]
+            numbers = range(start, start - len(rows), -1)
+        # FTS5 writes out its pending index whenever a rowid is lower than the one before:
+        # rows go in in ascending order.
+        numbered = map(tuple.__add__, zip(numbers), rows) if up else map(tuple.__add__, zip(reversed(numbers)),
+                                                                         reversed(rows))
+        self.conn.executemany("INSERT INTO records(rowid, file, task, step, line, text) VALUES (?, ?, ?, ?, ?, ?)",
+                              numbered)
+        if self._edge(kind, up) != numbers[-1]:
+            raise sqlite3.DatabaseError(f"search index: {kind} records numbered to {self._edge(kind, up)},"
+                                        f" not {numbers[-1]}")
+        spans, at = [], 0
+        for key, count in Counter(map(itemgetter(0 if up else 1), rows)).items():  # owners in order
+            ends = (numbers[at], numbers[at + count - 1])
+            spans.append((f"{kind}:{key}", min(ends), max(ends)))
+            at += count
         self.conn.executemany("INSERT OR REPLACE INTO spans(owner, first, last) VALUES (?, ?, ?)", spans)
-        self._added.append((first, last))
+        self._added.append((min(numbers[0], numbers[-1]), max(numbers[0], numbers[-1])))
+
+    def _edge(self, kind: str, up: bool) -> int | None:
+        """The highest rowid in the kind's band (`up`), or the lowest; None if it is empty."""
+        row = self.conn.execute(f"SELECT rowid FROM records WHERE rowid BETWEEN ? AND ?"
+                                f" ORDER BY rowid {'DESC' if up else 'ASC'} LIMIT 1", band(kind)).fetchone()
+        return row[0] if row else None
 
     def _learn_words(self) -> None:
         """Add the words of the records added by this refresh to the vocabulary: from the
@@ -283,15 +293,14 @@ class SearchIndex:
         (those after rowid `after` in that order, if given)."""
         low, high = band(kind)
         if after is not None:
-            low, high = (after + 1, high) if kind == "file" else (low, after - 1)
+            low = after + 1
         where = ["rowid BETWEEN ? AND ?"] + ["text LIKE ? ESCAPE '\\'" for _ in plan.checks]
         params: list[Any] = [low, high, *(f"%{like_escape(c)}%" for c in plan.checks), limit]
         if plan.groups:
             where.insert(0, "records MATCH ?")
             params.insert(0, plan.match)
-        order = "ASC" if kind == "file" else "DESC"
         return self.conn.execute(f"SELECT {columns} FROM records WHERE {' AND '.join(where)}"
-                                 f" ORDER BY rowid {order} LIMIT ?", params).fetchall()
+                                 f" ORDER BY rowid LIMIT ?", params).fetchall()
 
     def _count(self, plan: Plan, kind: str, limit: int, after: int | None) -> int:
         """How many rows `_select` would give (no text read out)."""
