@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Sequence
 
 from memtui.core.errors import MemtuiError
 from memtui.core.model import (
@@ -139,6 +139,10 @@ class MemorySource(ABC):
     withheld: frozenset[Capability] = frozenset()
     """Capabilities turned off for this session of use (`--read-only` withholds WRITING)."""
     withheld_why: str = ""
+    undo_kept_in: str = ""
+    """Where a rollback records its undo: "store" (a checkpoint in memtui's own store, its task
+    pinned), "state" (memtui's state folder: another agent's store is never written), or ""
+    (nowhere: a rollback replaces what is on disk for good)."""
 
     # -- capabilities ---------------------------------------------------------------------
     def can(self, capability: Capability) -> bool:
@@ -197,6 +201,23 @@ class MemorySource(ABC):
     def reading(self) -> Iterator["MemorySource"]:
         """For a worker thread: the source, with what the thread opened released after."""
         yield self
+
+    # -- writing (memtui's store; a transcript store's undo log) ------------------------------
+    @contextmanager
+    def writer(self) -> Iterator[Any]:
+        """The one way to write: a writer that records checkpoints (`transaction()`,
+        `record_checkpoint(...)`, `pin(...)`, `remove_entries(...)`). Only a source whose
+        rollbacks record an undo (`undo_kept_in`) has one; the others raise Unsupported."""
+        raise Unsupported(self, Capability.ROLLBACK)
+        yield  # pragma: no cover (a generator, for the context manager)
+
+    def rollback_note(self) -> str:
+        """A line for a rollback plan saying where recorded paths are restored ("" for none)."""
+        return ""
+
+    def rollback_checkpoints(self, limit: int = 20) -> Sequence[CheckpointInfo]:
+        """The rollback and undo checkpoints memtui recorded for this source, newest first."""
+        return []
 
     # -- following changes (memtui.core.live) ----------------------------------------------
     def watched_databases(self) -> Sequence[Path]:
@@ -293,6 +314,14 @@ class MemorySource(ABC):
         """The agent's command that resumes a session, and its recorded directory
         (sources with Capability.RESUME; see memtui.core.resume)."""
         raise Unsupported(self, Capability.RESUME)
+
+    def workspace_root(self, task_id: Id) -> Path | None:
+        """The folder a task's recorded paths are relative to (a transcript's session cwd)."""
+        return self.workspace
+
+    def token_usage(self, session_id: Id) -> dict | None:
+        """The session's cumulative token usage as its agent reported it (None if never)."""
+        return None
 
     def memory_items(self, kind: str | None = None) -> Sequence[MemoryItem]:
         """Facts, snippets, notes or history rows (sources with Capability.ITEMS)."""

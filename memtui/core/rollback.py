@@ -221,8 +221,8 @@ def plan_rollback(store: MemorySource, *, entry: Id | None = None, checkpoint: I
             notes.append(f"includes {len(tasks) - 1} sub-agent task(s) by handoff: "
                          + ", ".join(str(t) for t in tasks[1:]))
     root_path = Path(root) if root is not None else Path(store.workspace)
-    if hasattr(store, "rollback_note") and root_path == store.workspace:  # a transcript store says where
-        notes[:0] = [n for n in (store.rollback_note(),) if n]                # its recorded paths are restored
+    if root_path == store.workspace:  # a transcript store says where its recorded paths are restored
+        notes[:0] = [n for n in (store.rollback_note(),) if n]
     plan = plan_entries(store, entries, root=root_path, force=force, scope=scope, scope_id=scope_id,
                         task_id=task_id)
     return replace(plan, tasks=tuple(tasks), checkpoints=tuple(cps), notes=tuple(notes) + plan.notes)

@@ -17,6 +17,7 @@ from typing import Any
 
 from memtui.core.atomic import check_writes_allowed, file_mode, fsync_dir, sweep_directories, write_atomic
 from memtui.core.containment import check_path
+from memtui.core.memory_source import MemorySource
 from memtui.core.model import Id
 from memtui.core.rollback import FilePlan, RollbackPlan, _read_disk
 
@@ -74,7 +75,7 @@ def preview_rollback(plan: RollbackPlan) -> RollbackResult:
     return RollbackResult(files, None, None, dry_run=True, notes=notes)
 
 
-def apply_rollback(store: Any, plan: RollbackPlan, *, record: bool = True) -> RollbackResult:
+def apply_rollback(store: MemorySource, plan: RollbackPlan, *, record: bool = True) -> RollbackResult:
     """Carry out `plan`: re-check each file against the disk, record the undo, write atomically.
 
     The disk is read again here (the user may have looked at the plan for a while): a file now
@@ -151,11 +152,11 @@ def apply_rollback(store: Any, plan: RollbackPlan, *, record: bool = True) -> Ro
     return RollbackResult(files, undo_id, pinned, notes=tuple(notes))
 
 
-def _writer(store: Any, stack: ExitStack) -> Any:
+def _writer(store: MemorySource, stack: ExitStack) -> Any:
     """The store's writer, which records the undo (a store browsed read-only hands out a write
-    connection of its own, with its clock and content limit); None for a store that cannot
-    record checkpoints."""
-    if not hasattr(store, "writer"):
+    connection of its own, with its clock and content limit); None for a store that keeps no
+    undo (`undo_kept_in`)."""
+    if not store.undo_kept_in:
         return None
     return stack.enter_context(store.writer())
 
@@ -169,7 +170,7 @@ def _record_undo(writer: Any, plan: RollbackPlan, todo: list[tuple[FilePlan, byt
     with writer.transaction():
         cp = writer.record_checkpoint(plan.task_id, None, changes, label=plan.label)
         writer.pin(plan.task_id)
-    if getattr(writer, "undo_in_state_folder", False):  # a transcript store: nothing of it to pin
+    if writer.undo_kept_in == "state":  # a transcript store: nothing of it to pin
         return cp, None, f"undo recorded as checkpoint {cp} in memtui's state folder"
     note = (f"undo recorded as checkpoint {cp}; task {plan.task_id} is pinned so GC keeps it"
             f" (unpin the task to let it go)")

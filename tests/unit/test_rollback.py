@@ -655,8 +655,9 @@ def test_plans_from_a_foreign_read_model(tmp_path):
 def test_spellings_of_one_path_are_one_file(tmp_path):
     """A foreign store may record "a.txt" and "./a.txt": one file, earliest before, latest after."""
     from memtui.core.model import EntryInfo
+    from memtui.core.sources.base import SourceAdapter
 
-    class Foreign:
+    class Foreign(SourceAdapter):
         contents = {1: (b"v0", b"v1"), 2: (b"v1", b"v2")}
 
         def read_entry(self, entry_id):
@@ -664,9 +665,9 @@ def test_spellings_of_one_path_are_one_file(tmp_path):
 
     (tmp_path / "a.txt").write_bytes(b"v2")
     entries = [EntryInfo(1, 1, "a.txt", "modified", 2, 2), EntryInfo(2, 2, "./a.txt", "modified", 2, 2)]
-    plan = rb.plan_entries(Foreign(), entries, root=tmp_path)
+    plan = rb.plan_entries(Foreign(tmp_path), entries, root=tmp_path)
     assert [(f.path, f.entry_ids, f.status) for f in plan.files] == [("a.txt", (1, 2), "ready")]
-    apply_rollback(Foreign(), plan)
+    apply_rollback(Foreign(tmp_path), plan)
     assert (tmp_path / "a.txt").read_bytes() == b"v0"
 
 

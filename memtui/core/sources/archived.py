@@ -13,7 +13,7 @@ import os
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, ContextManager, Sequence
 
 from memtui.core.cleanup.archive_read import list_archived, unpacked_view
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
@@ -28,7 +28,8 @@ def _when(text: str | None) -> datetime:
 
 class WithArchived(MemorySource):
     """`live` (a Claude Code or Codex adapter) plus the archived sessions of its home
-    (of `project` only, when the source is one project's)."""
+    (of `project` only, when the source is one project's). It answers the MemorySource
+    protocol and nothing else: what the live adapter offers beyond it is not reachable here."""
 
     def __init__(self, live: MemorySource, manifests: list[Manifest], archive_root: Path, cache: Path,
                  open_view: Callable[[Path], MemorySource]) -> None:
@@ -70,12 +71,19 @@ class WithArchived(MemorySource):
             return super().instead(capability)
         return self.live.instead(capability)
 
-    def __getattr__(self, name: str):
-        """What the live adapter adds beyond the read model (its rollback note, the writer that
-        records a rollback's undo in memtui's state folder, …) is the live source's."""
-        if name.startswith("__") or name == "live":
-            raise AttributeError(name)
-        return getattr(self.live, name)
+    # -- writing: the live adapter's (an undo of a rollback is recorded in memtui's state folder)
+    @property
+    def undo_kept_in(self) -> str:  # type: ignore[override]
+        return self.live.undo_kept_in
+
+    def writer(self) -> ContextManager[Any]:
+        return self.live.writer()
+
+    def rollback_note(self) -> str:
+        return self.live.rollback_note()
+
+    def rollback_checkpoints(self, limit: int = 20) -> Sequence[CheckpointInfo]:
+        return self.live.rollback_checkpoints(limit)
 
     def counts(self) -> dict[str, int]:
         return {**self.live.counts(), "archived_sessions": len(self._archived_ids())}
@@ -177,14 +185,11 @@ class WithArchived(MemorySource):
                                f" restore it first (memtui restore --session {session_id})")
         return self.live.resume_command(session_id)
 
-    # -- what the Claude Code and Codex adapters add --------------------------------------------
     def workspace_root(self, task_id: Id) -> Path | None:
-        """The cwd the task's session recorded (its entry paths are relative to it)."""
-        return self._for(task_id).workspace_root(task_id)  # type: ignore[attr-defined]
+        return self._for(task_id).workspace_root(task_id)
 
     def token_usage(self, session_id: Id) -> dict | None:
-        """Codex: the session's last cumulative token usage."""
-        return self._for(session_id).token_usage(session_id)  # type: ignore[attr-defined]
+        return self._for(session_id).token_usage(session_id)
 
 
 def with_archived(live: MemorySource, home: Path | None, open_view: Callable[[Path], MemorySource], *,

@@ -94,6 +94,17 @@ class UndoLog:
     def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
         return self._info(self._manifest(checkpoint_id))
 
+    def newest(self, limit: int) -> list[CheckpointInfo]:
+        """Every task's checkpoints, newest first."""
+        return [self._info(m) for m in reversed(self._manifests())][:limit]
+
+    def remove_entries(self, checkpoint_id: Id, paths: list[str]) -> int:
+        m = self._manifest(checkpoint_id)
+        kept = [e for e in m["entries"] if e.get("path") not in set(paths)]
+        if len(kept) != len(m["entries"]):
+            write_atomic(self.folder / f"{m['id']}.json", (json.dumps({**m, "entries": kept}, indent=1) + "\n").encode())
+        return len(m["entries"]) - len(kept)
+
     def entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
         m = self._manifest(checkpoint_id)
         out = []
@@ -135,7 +146,7 @@ class UndoRecorder:
     (`record_checkpoint`, `pin`, `transaction`) and the undo checkpoints to show."""
 
     kind: str
-    undo_in_state_folder = True  # apply_rollback: the undo is not in the store, there is no task to pin
+    undo_kept_in = "state"  # the undo is not in the agent's store: there is no task to pin
 
     def undo_log(self) -> UndoLog | None:
         root = getattr(self, "workspace", None)
@@ -149,6 +160,16 @@ class UndoRecorder:
 
     def pin(self, task_id: Id) -> None:
         """The undo lives in memtui's state folder, not in the store: nothing to keep alive."""
+
+    def remove_entries(self, checkpoint_id: Id, paths: list[str]) -> int:
+        """Drop the entries of `paths` from an undo checkpoint (the files a rollback could not
+        write); returns how many went."""
+        return self._log(checkpoint_id).remove_entries(checkpoint_id, paths)
+
+    def rollback_checkpoints(self, limit: int = 20) -> list[CheckpointInfo]:
+        """The rollback and undo checkpoints recorded for this workspace, newest first."""
+        log = self.undo_log()
+        return log.newest(limit) if log is not None and log.folder.is_dir() else []
 
     def transaction(self):
         return nullcontext()

@@ -87,6 +87,7 @@ class AgentStore(Recorder, ContentWriter, ReadModel):
     """One agent.db. Use `AgentStore.open(...)`; close with `close()` or a `with` block."""
 
     kind = "memtui"
+    undo_kept_in = "store"
     label = "memtui"
     capabilities = NATIVE_CAPABILITIES
 

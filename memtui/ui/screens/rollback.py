@@ -20,7 +20,6 @@ from textual.widgets import Button, Checkbox, Label, ListItem, ListView, Static
 
 from memtui.core.model import Id
 from memtui.core.rollback import FilePlan, RollbackPlan, RollbackResult
-from memtui.core.sources.transcript_undo import UndoRecorder
 from memtui.ui.commands import bindings
 from memtui.ui.text import sanitize
 from memtui.ui.widgets.diff_view import DiffView
@@ -224,11 +223,12 @@ def rollback_selection(screen: Any, whole_checkpoint: bool = False) -> None:
 
 def undo_last_rollback(screen: Any) -> None:
     """`u`: undo the most recent rollback (or undo) of the store, whatever is selected; the
-    dialog says which. Another agent's store records no rollbacks of its own."""
+    dialog says which. A Claude Code or Codex store's rollbacks are kept in memtui's state folder;
+    another agent's store records none."""
     app = screen.app
     if app.source is None:
         return
-    if app.store is None:
+    if not app.source.undo_kept_in:
         app.notify("This source records no rollbacks: nothing to undo.", severity="warning", markup=False)
         return
 
@@ -278,8 +278,7 @@ def _confirm(app: Any, plan: RollbackPlan, title: str) -> None:
     warning = ""
     if app.store is not None and app.store.needs_upgrade:
         warning = "This store has an older schema: recording the undo upgrades it to the current one."
-    undo = "store" if app.store is not None else "state" if isinstance(app.source, UndoRecorder) else ""
-    app.push_screen(RollbackScreen(plan, title, warning, undo=undo), chosen)
+    app.push_screen(RollbackScreen(plan, title, warning, undo=app.source.undo_kept_in), chosen)
 
 
 def _apply_worker(app: Any, plan: RollbackPlan, title: str) -> None:
