@@ -6,6 +6,11 @@ out of it: two style passes per key. On the main screen that was most of the sty
 before the first frame and part of every pane switch. KeyFooter rebuilds when what it would
 show (key, label, enabled, tooltip) differs from what it shows, and builds each key in its
 final style.
+
+Textual's Footer also draws nothing new while the app has no focus (a page served by
+`memtui serve` that nobody has clicked or typed in yet): the keys drawn before the store
+opened stayed until the first key. KeyFooter follows the keys whether or not the app has
+the focus.
 """
 
 from __future__ import annotations
@@ -32,11 +37,12 @@ class KeyFooter(Footer):
             yield widget
 
     def bindings_changed(self, screen: Screen) -> None:
-        if not (screen.app.app_focus and self.is_attached and screen is self.screen):
-            super().bindings_changed(screen)  # remembers that bindings are ready, draws nothing
+        # Not Footer's: it returns early while the app has no focus.
+        self._bindings_ready = True  # Footer composes no key before the bindings are ready
+        if not (self.is_attached and screen is self.screen):
             return
         shown = tuple((b.key, b.description, enabled, tooltip)
                       for _, b, enabled, tooltip in screen.active_bindings.values() if b.show)
         if shown != self._shown:
             self._shown = shown
-            super().bindings_changed(screen)
+            self.call_after_refresh(self.recompose)
