@@ -15,6 +15,7 @@ from memtui.core.store import AgentStore
 from memtui.ui.app import make_app
 from memtui.ui.commands import commands_for, screen_scopes
 from memtui.ui.screenshots import settle
+from conftest import screen_text
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -165,5 +166,5 @@ async def test_the_header_names_the_opened_store_when_its_recorded_folder_is_not
     app = make_app(home, source=CodexSource.from_path(home))
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        header = str(app.screen.query_one("#ws-path").render())
-        assert header.endswith("codex") and "/home/dev/tally" not in header
+        header = screen_text(app).splitlines()[0]  # the header line as drawn
+        assert "/codex  " in header and "/home/dev/tally" not in header

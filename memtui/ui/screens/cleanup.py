@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -45,7 +46,7 @@ from memtui.core.cleanup import (
 from memtui.core.display import human_bytes
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
-from memtui.ui.text import safe_text
+from memtui.ui.text import EndKept, safe_text
 from memtui.ui.workers import failure_reason
 from memtui.ui.widgets.cleanup_tree import ArchivedGroup, CleanupTree, OrphanRow, SessionRow, size_bar
 from memtui.resources import screen_css
@@ -103,7 +104,7 @@ class CleanupScreen(MemtuiScreen[None]):
         return self.fixed_now or self.app.now()
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"Clean up {self.home} — nothing changes until you archive (a) or delete (x)"), id="cleanup-title")
+        yield Static(_title(self.home), id="cleanup-title")
         with Horizontal(id="cleanup-body"):
             yield CleanupTree(id="cleanup-tree", classes="cleanup-pane")
             with Vertical(id="cleanup-side", classes="cleanup-pane"):
@@ -323,3 +324,14 @@ class CleanupScreen(MemtuiScreen[None]):
             self.notify("A cleanup is running: press c to cancel it first.", markup=False)
             return
         self.dismiss()
+
+
+def _title(home: Path) -> Table:
+    """"Clean up <home> — nothing changes until …": on a narrow terminal the home's path
+    loses its start, the sentence stays whole."""
+    line = Table.grid(expand=True)
+    line.add_column(no_wrap=True)
+    line.add_column(ratio=1, no_wrap=True)
+    line.add_column(no_wrap=True)
+    line.add_row("Clean up ", EndKept(safe_text(str(home))), " — nothing changes until you archive (a) or delete (x)")
+    return line

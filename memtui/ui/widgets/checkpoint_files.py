@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Iterable
 from rich.text import Text
 
 from memtui.core.model import Id, EntryInfo
-from memtui.ui.text import human_bytes, safe_text
+from memtui.ui.text import EndKept, human_bytes, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
 KIND_MARKS = {"added": ("A", "checkpoint-files--added"), "modified": ("M", "checkpoint-files--modified"),
@@ -63,7 +63,7 @@ class CheckpointFiles(RecordTable[EntryInfo]):
         size = record.after_size if record.after_size is not None else record.before_size
         return (
             Text(mark, style=self.get_component_rich_style(component, partial=True)),
-            safe_text(record.path),
+            EndKept(safe_text(record.path)),  # the file's name, not its folders, stays in view
             Text(f"+{stat[0]}" if stat else "", style=added_style, justify="right"),
             Text(f"-{stat[1]}" if stat else "", style=removed_style, justify="right"),
             self.number(human_bytes(size)),

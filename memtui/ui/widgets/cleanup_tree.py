@@ -19,7 +19,7 @@ from textual.widgets.tree import TreeNode
 
 from memtui.core.cleanup import Decision, Manifest, OrphanRecord, ProjectPreview, SessionRecord
 from memtui.core.display import human_bytes
-from memtui.ui.text import safe_text
+from memtui.ui.text import kept_end, safe_text
 
 BAR_WIDTH = 12
 
@@ -122,6 +122,8 @@ class CleanupTree(Tree[Row]):
         title.stylize(style)
         if isinstance(row, (ProjectPreview, ArchivedGroup)):
             icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
+            if isinstance(row, ProjectPreview) and row.project:  # a folder: its end names the project
+                title = kept_end(title, 40)
             title.truncate(40, overflow="ellipsis")
             if isinstance(row, ArchivedGroup):
                 size = sum(m.bytes for m in row.manifests)

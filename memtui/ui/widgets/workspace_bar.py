@@ -10,7 +10,7 @@ from textual.containers import Horizontal
 from textual.widgets import Label
 
 from memtui.ui.labels import KIND_LABELS, workspace_label
-from memtui.ui.text import human_bytes, safe_text
+from memtui.ui.text import EndKept, human_bytes, safe_text
 
 
 class WorkspaceBar(Horizontal):
@@ -34,7 +34,8 @@ class WorkspaceBar(Horizontal):
         source = app.source
         if source is not None and source.kind != "memtui":  # another agent's store: say whose
             self.query_one("#ws-name", Label).update(Text(f"memtui · {KIND_LABELS.get(source.kind, source.kind)}"))
-        self.query_one("#ws-path", Label).update(safe_text(workspace_label(app)))
+        # The end of the path names the project: a narrow header loses its start instead.
+        self.query_one("#ws-path", Label).update(EndKept(safe_text(workspace_label(app))))
         self.query_one("#ws-size", Label).update(
             Text(f"DB {human_bytes(measured.db_bytes)}" if measured.db_bytes is not None else ""))
         badge = self.query_one("#ws-badge", Label)

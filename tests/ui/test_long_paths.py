@@ -1,0 +1,70 @@
+"""Long paths keep the end that tells them apart. A real Claude Code home whose sessions
+worked in two worktrees of one project (tests/fixtures/real/claude-2.1.39-spotter) lists
+its changed files by absolute path, and its cleanup preview the two worktrees: cut at the
+end, every file read "/home/USER/pr…" and both worktrees ".../spotter-worktrees/s…"."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from memtui.ui.app import make_app
+from memtui.ui.screenshots import settle
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
+from real_support import real_home  # noqa: E402
+
+SIZES = [(100, 30), (160, 48)]
+
+
+def _pane_lines(app, selector: str) -> list[str]:
+    """The lines a widget shows, as the terminal draws them."""
+    widget = app.screen.query_one(selector)
+    region = widget.content_region
+    lines = app.screen._compositor.render_strips()[region.y:region.bottom]
+    return ["".join(s.text for s in strip)[region.x:region.right] for strip in lines]
+
+
+@pytest.fixture(scope="module")
+def spotter(tmp_path_factory) -> Path:
+    return real_home("claude-2.1.39-spotter", tmp_path_factory.mktemp("real"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_changed_files_keep_their_names(spotter: Path, size) -> None:
+    app = make_app(spotter)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        rows = [line.strip() for line in _pane_lines(app, "#files")[1:] if line.strip()]
+        assert len(rows) >= 8
+        paths = [row[1:].strip().split("  ")[0] for row in rows]
+        assert len(set(paths)) == len(paths), paths  # every row tells its file apart
+        assert any(p.endswith("README.md") for p in paths) and all(p.startswith("…") for p in paths), paths
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_cleanup_preview_tells_the_worktrees_apart(spotter: Path, tmp_path: Path, size) -> None:
+    home = shutil.copytree(spotter, tmp_path / "a-claude-home-kept-in-a-folder-with-a-long-name" / "claude")
+    app = make_app(home)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("C")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CleanupScreen"
+        title = _pane_lines(app, "#cleanup-title")[0]
+        assert title.startswith("Clean up …") and title.rstrip().endswith(
+            "/claude — nothing changes until you archive (a) or delete (x)")
+        tree = "\n".join(_pane_lines(app, "#cleanup-tree"))
+        assert "spotter-worktrees/spotter-gqc" in tree and "spotter-worktrees/spotter-4te" in tree
+
+
+async def test_the_header_keeps_the_end_of_a_long_workspace_path(demo_master: Path, tmp_path: Path) -> None:
+    workspace = shutil.copytree(demo_master, tmp_path / "clients" / "a-long-customer-name" / "their-service")
+    app = make_app(workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        shown = _pane_lines(app, "#ws-path")[0].strip()
+        assert shown.startswith("…") and shown.endswith("-service"), shown  # the folder's own name
