@@ -36,8 +36,21 @@ CREATE INDEX IF NOT EXISTS "step_task_id_created_at" ON "step" ("task_id", "crea
 """
 
 
+def as_schema_4(db: Path) -> None:
+    """Rewrite a current store at `db` into the schema-4 layout, user_version 4: the same tables,
+    the content hash indexed whole (`blob_hash`, unique) instead of by its first 8 bytes."""
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("BEGIN")
+    con.execute("DROP INDEX IF EXISTS blob_hash_prefix")
+    con.execute("CREATE UNIQUE INDEX blob_hash ON blob (hash)")
+    con.execute("PRAGMA user_version = 4")
+    con.execute("COMMIT")
+    con.close()
+
+
 def as_schema_3(db: Path) -> None:
-    """Rewrite a schema-4 store at `db` into the schema-3 layout (same rows), user_version 3."""
+    """Rewrite a current store at `db` into the schema-3 layout (same rows), user_version 3."""
+    as_schema_4(db)
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("PRAGMA foreign_keys = OFF")
     con.execute("BEGIN")
@@ -51,7 +64,7 @@ def as_schema_3(db: Path) -> None:
     con.execute("INSERT INTO entry_v3 SELECT e.id, e.checkpoint_id, e.path, e.before_size, e.after_size,"
                 " bb.hash, ab.hash, e.before_legacy, e.after_legacy FROM checkpoint_entry e"
                 " LEFT JOIN blob bb ON bb.id = e.before_blob LEFT JOIN blob ab ON ab.id = e.after_blob ORDER BY e.id")
-    for table in ("checkpoint_entry", "blob", "path"):
+    for table in ("checkpoint_entry", "blob", "path"):  # blob_hash goes with its table
         con.execute(f"DROP TABLE {table}")
     con.execute("ALTER TABLE blob_v3 RENAME TO blob")
     con.execute("ALTER TABLE entry_v3 RENAME TO checkpoint_entry")

@@ -58,8 +58,8 @@ CODEC_MISSING = "missing"  # a placeholder the schema-4 upgrade made for a conte
 def content_hash(data: bytes) -> bytes:
     """The address of a content: the 32-byte SHA-256 digest of the raw bytes.
 
-    Stored as a BLOB rather than hex, once per content (blob.hash and its unique index); from
-    schema 4 entries and deltas reference the blob's integer id instead.
+    Stored as a BLOB rather than hex, once per content (blob.hash; from schema 5 indexed by its
+    first 8 bytes); from schema 4 entries and deltas reference the blob's integer id instead.
     """
     return hashlib.sha256(data).digest()
 

@@ -1,5 +1,6 @@
-"""Schema 4 (blob ids, no path_version, fewer indexes): an older store reads the same read-only,
-upgrades in one transaction, reads the same afterwards, and a kill -9 at any statement of the
+"""Schema 4 (blob ids, no path_version, fewer indexes) and 5 (the content hash indexed by its
+first 8 bytes): an older store reads the same read-only, upgrades in one transaction, reads
+the same afterwards, and a kill -9 at any statement of the
 upgrade leaves the old schema or the new one, never a mix. (The long kill loop, with kills at
 random moments too, is tests/reliability/test_upgrade_kill.py.)"""
 
@@ -12,13 +13,13 @@ from pathlib import Path
 
 import pytest
 import zstandard
-from store_versions import as_schema_3
+from store_versions import as_schema_3, as_schema_4
 from upgrade_support import everything, upgrade_in_child
 
 from memtui.core.demo import build_demo
 from memtui.core.errors import CorruptContent
 from memtui.core.store import AgentStore
-from memtui.core.store.schema import SCHEMA_VERSION
+from memtui.core.store.schema import BY_HASH, SCHEMA_VERSION, by_hash
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "stores" / "schema3-demo.db.zst"
 V4_TABLES = {"blob", "path", "checkpoint_entry"}
@@ -75,6 +76,42 @@ def test_a_store_written_by_schema_3_reads_the_same_after_the_upgrade(tmp_path):
         assert store.read_entry(new.id) == (old_after, old_after + b"# one more line\n")
         assert store.query("SELECT codec FROM blob WHERE id = (SELECT after_blob FROM checkpoint_entry"
                            " WHERE id = ?)", (new.id,))[0][0] == "delta"
+
+
+def test_a_schema_4_store_reads_the_same_then_finds_contents_by_the_hash_prefix(tmp_path):
+    root = build_demo(tmp_path / "demo", scale=0)
+    db = root / ".agent" / "agent.db"
+    with AgentStore.open(root, readonly=True) as store:
+        want = everything(store)
+    as_schema_4(db)
+    before = _digest(db)
+    with AgentStore.open(root, readonly=True) as old:  # browsed as it is: nothing written
+        assert old.schema_version == 4 and old.needs_upgrade
+        assert everything(old) == want
+        blob_id, blob_hash = old.query("SELECT id, hash FROM blob WHERE codec = 'delta' LIMIT 1")[0]
+        assert old.read_blob(blob_hash) == old.read_blob(blob_id)  # by hash: the whole-hash index
+    assert _digest(db) == before
+    _check_upgraded(root, want)
+    assert {"blob_hash_prefix"} <= _tables(db) and "blob_hash" not in _tables(db)
+    with AgentStore.open(root) as store:
+        assert "blob_hash_prefix" in str(store.query(f"EXPLAIN QUERY PLAN SELECT id FROM blob WHERE {BY_HASH}",
+                                                     by_hash(bytes(32))))
+        blobs = store.query("SELECT COUNT(*) FROM blob")[0][0]
+        entry = next(e for e, _ in want["entries"].values() if e.after_size)
+        data = store.read_entry(entry.id)[1]
+        task = store.start_task(store.start_session("again"), "copy")
+        cp = store.record_checkpoint(task, None, {"copy.txt": (None, data)})  # a known content: found
+        assert store.query("SELECT COUNT(*) FROM blob")[0][0] == blobs
+        store._cache.clear()
+        assert store.read_entry(store.checkpoint_entries(cp)[0].id) == (None, data)
+        # Two contents whose hashes share their first 8 bytes stay two blobs (one forged here).
+        other = b"another content, not seen before\n" * 30
+        other_hash = hashlib.sha256(other).digest()
+        store.execute("UPDATE blob SET hash = ? WHERE id = ?", (other_hash[:8] + bytes(24), blob_id))
+        cp = store.record_checkpoint(task, None, {"other.txt": (None, other)})
+        assert store.query("SELECT COUNT(*) FROM blob WHERE substr(hash, 1, 8) = ?", (other_hash[:8],)) == [(2,)]
+        store._cache.clear()
+        assert store.read_entry(store.checkpoint_entries(cp)[0].id) == (None, other)
 
 
 def test_a_read_only_browser_follows_an_upgrade_made_through_its_writer(tmp_path):

@@ -12,13 +12,14 @@ import posixpath
 from typing import Iterable
 
 from memtui.core import content as codec
+from memtui.core.store.schema import BY_HASH, by_hash
 
 KIN_SIBLINGS = 3  # same-folder files of the same kind tried as the base of a new path's first content
 SIBLING_SCAN = 200  # paths of one folder looked at to find them
 
 
 class ContentWriter:
-    """`_put(path, data, kin)` → the blob id entries and deltas reference (schema 4)."""
+    """`_put(path, data, kin)` → the blob id entries and deltas reference (schema ≥ 4)."""
 
     def _put(self, path: str, data: bytes, kin: Iterable[int] = ()) -> int:
         """Store `data` once (by hash). A new content of a known path becomes a delta against
@@ -27,7 +28,7 @@ class ContentWriter:
         deleted: a rename), files of the same name, or same-folder files of the same kind."""
         data = bytes(data)
         h = codec.content_hash(data)
-        row = self._sql("SELECT id, codec FROM blob WHERE hash = ?", (h,))
+        row = self._sql(f"SELECT id, codec FROM blob WHERE {BY_HASH}", by_hash(h))
         if row and row[0][1] == codec.CODEC_MISSING:  # a content lost before an upgrade comes back
             enc = codec.encode(data)
             self._db.execute_sql("UPDATE blob SET codec = ?, data = ?, size = ?, stored = ?, depth = 1, base = NULL"

@@ -4,7 +4,7 @@ transactional and the version number is written in the same transaction.
 
 Plain SQL: the 2/3 → 4 step rebuilds `blob` and `checkpoint_entry` (a column that is a
 foreign key cannot be dropped in place), which playhouse.migrate would do one column at a
-time with a table copy each.
+time with a table copy each. The 4 → 5 step swaps the whole-hash index for the prefix one.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from peewee import SqliteDatabase
 
 from memtui.core.store.schema import COUNTERS, INDEXES, SCHEMA_VERSION, recount
 
-# Indexes of schema 2–3 that schema 4 replaces or no longer needs (the blob's own key index
-# goes with its table).
-_OLD_INDEXES = ("blob_base", "path_version_path_version", "path_version_hash", "checkpoint_entry_before_hash",
+# Indexes of schema 2–4 that schema 5 replaces or no longer needs (the blob's own key index
+# goes with its table; blob_hash, the whole-hash index, gives way to blob_hash_prefix).
+_OLD_INDEXES = ("blob_hash", "blob_base", "path_version_path_version", "path_version_hash", "checkpoint_entry_before_hash",
                 "checkpoint_entry_after_hash", "checkpoint_entry_path", "checkpoint_entry_checkpoint_id",
                 "step_task_id_created_at")
 
@@ -67,7 +67,7 @@ def _blobs_by_id(db: SqliteDatabase, models) -> None:
     db.execute_sql("ALTER TABLE blob RENAME TO blob_v3")
     db.execute_sql("ALTER TABLE checkpoint_entry RENAME TO checkpoint_entry_v3")
     db.create_tables([models.Path, models.Blob, models.Entry])
-    db.execute_sql(INDEXES[0])  # blob_hash: the joins below look hashes up
+    db.execute_sql("CREATE UNIQUE INDEX blob_hash ON blob (hash)")  # the joins below look hashes up
     versions = "SELECT hash, path, version FROM path_version WHERE 0"
     if "path_version" in tables:
         db.execute_sql("INSERT INTO path (path) SELECT DISTINCT path FROM path_version ORDER BY path")

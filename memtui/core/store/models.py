@@ -114,7 +114,7 @@ def build_models(db: Database) -> SimpleNamespace:
         """One stored content. Referenced by its integer id (schema 4; before: by its hash)."""
 
         id = AutoField()
-        hash = BlobField()  # 32-byte sha256 digest of the raw bytes (unique: see schema.INDEXES)
+        hash = BlobField()  # 32-byte sha256 digest of the raw bytes, once (found by schema.BY_HASH)
         codec = TextField()  # raw | zstd | delta | missing (a content already lost before an upgrade)
         base = ForeignKeyField("self", null=True, column_name="base", on_delete="RESTRICT", index=False)
         depth = IntegerField(default=1)  # objects read to reconstruct, itself included
