@@ -27,22 +27,42 @@ SIZE = (160, 48)
 async def settle(pilot: Any, rounds: int = 6, limit: float = 30.0) -> None:
     """Wait until the chain of loads (session → tasks → steps → files → diff) is done and
     every pane shows the selection above it (a screen's `busy`). No fixed sleeps: `limit`
-    only bounds a run that never settles."""
+    only bounds a run that never settles.
+
+    A quiet round is one in which no worker runs, no screen is busy and every message queued
+    for the screen has been handled (`pilot.pause(0)`: no sleep). After `rounds` of them in a
+    row, one wait for the process to go idle (`pilot.pause()`) confirms it; anything that
+    woke meanwhile starts the count again."""
     from textual.widgets import Input
 
     from memtui.ui.screens.base import MemtuiScreen
 
     app = pilot.app
     deadline = time.monotonic() + limit
-    quiet = 0
-    while quiet < rounds and time.monotonic() < deadline:
+
+    def busy() -> bool:
+        return any(isinstance(screen, MemtuiScreen) and screen.busy for screen in app.screen_stack)
+
+    async def workers_done() -> None:
         try:
             await app.workers.wait_for_complete()
         except Exception:  # cancelled or failed workers are part of normal navigation
             pass
-        busy = any(isinstance(screen, MemtuiScreen) and screen.busy for screen in app.screen_stack)
-        await pilot.pause(0.05 if busy else None)
-        quiet = 0 if busy else quiet + 1
+
+    while time.monotonic() < deadline:
+        quiet = 0
+        while quiet < rounds and time.monotonic() < deadline:
+            await workers_done()
+            if busy():
+                await pilot.pause(0.05)
+                quiet = 0
+            else:
+                await pilot.pause(0)
+                quiet += 1
+        await pilot.pause()
+        await workers_done()
+        if not busy() and not any(worker.is_running for worker in app.workers):
+            break
     for box in app.screen.query(Input):
         box.cursor_blink = False
 
