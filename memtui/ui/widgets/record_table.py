@@ -14,11 +14,12 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
+from memtui.ui.widgets import scrollbars
 from memtui.ui.widgets.cell_render import text_cell_lines
 
 R = TypeVar("R")
@@ -240,12 +241,38 @@ class RecordTable(DataTable, Generic[R]):
         self._added = 0
         self._page_pending = False
         self._add_page()
+        self._dimensions_now()
         if keep is not None:
             index = next((i for i, r in enumerate(self.matching) if self.row_key(r) == keep), None)
             if index is not None:
                 while index >= self._added:
                     self._add_page()
                 self.move_cursor(row=index, animate=False)
+
+    def _update_dimensions(self, new_rows: Iterable[Any]) -> None:
+        """Every column has its width set and every row is one line high, so unlike DataTable
+        (which measures every cell of every new row: 1,800 measurements for a page of steps)
+        only the scrollable size is computed."""
+        if self._labelled_row_exists or any(column.auto_width for column in self.columns.values()):
+            super()._update_dimensions(new_rows)
+            return
+        header = self.header_height if self.show_header else 0
+        self.virtual_size = Size(sum(column.get_render_width(self) for column in self.columns.values())
+                                 + self._row_label_column_width, self._total_row_height + header)
+
+    def _dimensions_now(self) -> None:
+        """Size the table (and its scrollbar) now rather than when its messages are done: the
+        rows are drawn in the next frame with whatever else this update changed, not later."""
+        if self._require_update_dimensions:
+            self._require_update_dimensions = False
+            new_rows = self._new_rows.copy()
+            self._new_rows.clear()
+            self._update_dimensions(new_rows)
+            self._scroll_update(self.virtual_size)
+
+    def _scroll_update(self, virtual_size: Size) -> None:
+        if not scrollbars.already_shown(self, virtual_size):
+            super()._scroll_update(virtual_size)
 
     def _add_page(self) -> None:
         self._page_pending = False

@@ -12,11 +12,13 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.geometry import Size
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.core.model import Id, TaskInfo
 from memtui.ui.text import safe_text
+from memtui.ui.widgets import scrollbars
 
 # status → (glyph, component class). Pinned and superseded are shown besides the status.
 STATUS_GLYPHS: dict[str, tuple[str, str]] = {
@@ -85,6 +87,12 @@ class TaskTree(Tree[TaskInfo]):
         self.handed_from = dict(handed_from or {})
         self._tasks, self._children, self._roots = tasks, children, roots
         self._rebuild()
+        _ = self.last_line  # the lines and the size now: the scrollbar is drawn with them
+        self._scroll_update(self.virtual_size)
+
+    def _scroll_update(self, virtual_size: Size) -> None:
+        if not scrollbars.already_shown(self, virtual_size):
+            super()._scroll_update(virtual_size)
 
     def apply_filter(self, text: str) -> None:
         """Keep the tasks whose title contains `text`, with their ancestors."""
