@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 SIZE = (120, 40)
 STILL = 0.2  # seconds between moves: longer than MainScreen.SETTLE_DELAY (a single key press)
+QUIET = 0.15  # a move is over once the screen is settled and no frame came for this long
 
 
 def rss_mib() -> float:
@@ -57,12 +58,12 @@ class Recorder:
     """Frame times (with whether the screen was settled then) and the reads' durations."""
 
     def __init__(self) -> None:
-        self.frames: list[tuple[float, bool, float, int]] = []  # (time, settled, UI thread CPU, cursor)
-        self.widget = None  # the widget whose cursor the bench moves
-        self.waiting: asyncio.Event | None = None
+        self.frames: list[tuple[float, float, object]] = []  # (time, UI thread CPU, the update drawn)
+        self.screen_image = ScreenImage(*SIZE)
         self.reads: list[tuple[float, float]] = []  # (start, seconds)
         self.lock = threading.Lock()
         self.screen = None
+        self.applied = 0  # frames applied to screen_image
         self.collections: list[tuple[float, float]] = []  # (start, seconds) of each GC pass
         self._gc_start = 0.0
         gc.callbacks.append(self._gc)
@@ -126,19 +127,48 @@ def settled(screen) -> bool:
     return diff.entry is None or diff.query_one(ContentSwitcher).current == "diff-view"
 
 
-def idle_and_settled(screen) -> bool:
-    """Settled, and no repaint or layout pending (no further frame is coming)."""
+def quiet(screen) -> bool:
+    """Settled, and no repaint, layout or worker pending in the main screen."""
     return settled(screen) and not (screen._dirty_widgets or screen._layout_required or screen._repaint_required
-                                     or screen._scroll_required or screen.workers)
+                                    or screen._scroll_required or screen.workers)
 
 
 def cursor_of(widget) -> int:
-    """The row (table) or line (tree) of the widget's cursor (-1: no widget)."""
+    """The row (table) or line (tree) of the widget's cursor."""
     from memtui.ui.widgets.task_tree import TaskTree
 
-    if widget is None:
-        return -1
     return widget.cursor_line if isinstance(widget, TaskTree) else widget.cursor_row
+
+
+class ScreenImage:
+    """What a terminal shows: each frame's update applied cell by cell (character and style),
+    as the terminal would apply the bytes the driver writes."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.cells = [[(" ", None)] * width for _ in range(height)]
+        self.width = width
+
+    def apply(self, update, console) -> None:
+        from rich.cells import cell_len
+        from rich.segment import ControlType
+
+        x = y = 0
+        for segment in update.__rich_console__(console, console.options):
+            if segment.control:
+                for code in segment.control:
+                    if code[0] == ControlType.CURSOR_MOVE_TO:
+                        x, y = code[1], code[2]
+                continue
+            if segment.text == "\n":
+                continue
+            row = self.cells[y]
+            for ch in segment.text:
+                if x < self.width:
+                    row[x] = (ch, segment.style)
+                x += cell_len(ch)
+
+    def region(self, region) -> tuple:
+        return tuple(tuple(self.cells[y][region.x:region.right]) for y in range(region.y, region.bottom))
 
 
 def instrument(rec: Recorder) -> None:
@@ -154,14 +184,10 @@ def instrument(rec: Recorder) -> None:
     display = MemtuiApp._display
 
     def _display(app, screen, renderable):
-        if renderable is not None:
-            if app.is_headless and isinstance(renderable, CompositorUpdate):
+        if renderable is not None and isinstance(renderable, CompositorUpdate):
+            if app.is_headless:
                 renderable.render_segments(app.console)  # what a terminal driver would write
-            main = rec.screen
-            ok = main is not None and screen is main and settled(main)
-            rec.frames.append((time.perf_counter(), ok, time.thread_time(), cursor_of(rec.widget)))
-            if ok and rec.waiting is not None:
-                rec.waiting.set()
+            rec.frames.append((time.perf_counter(), time.thread_time(), renderable))
         return display(app, screen, renderable)
 
     MemtuiApp._display = _display
@@ -194,27 +220,38 @@ async def browse(root: Path, moves: int) -> dict:
         gc.collect()
         out["rss_after_open"] = rss_mib()
 
+        panes = [screen.query_one(f"#{name}-pane") for name in ("tasks", "steps", "files", "diff")]
+
+        def catch_up(upto: int) -> None:
+            """Apply the frames drawn so far to the screen image (outside any timing)."""
+            while rec.applied < upto:
+                rec.screen_image.apply(rec.frames[rec.applied][2], app.console)
+                rec.applied += 1
+
         async def press(key: str, widget) -> tuple[float, float, float, float, float]:
             """(cursor drawn, settled, reads, UI CPU, GC pauses) after pressing `key` in `widget`."""
             await asyncio.sleep(STILL)
-            rec.widget = widget
-            target = cursor_of(widget) + (1 if key == "down" else -1)
-            rec.waiting = asyncio.Event()
+            catch_up(len(rec.frames))
             start = len(rec.frames)
             t0, c0 = time.perf_counter(), time.thread_time()
             await pilot.press(key)
-            deadline = time.perf_counter() + 30
-            while not rec.waiting.is_set():
-                if idle_and_settled(screen) and len(rec.frames) > start:
-                    # Nothing left to draw: the panes below had nothing to change (a step that
-                    # changed no files after another), so the last frame drawn shows it all.
-                    break
+            deadline = t0 + 30
+            while not (quiet(screen) and len(rec.frames) > start and time.perf_counter() - rec.frames[-1][0] > QUIET):
                 assert time.perf_counter() < deadline, "the screen did not settle in 30 s"
-                await asyncio.sleep(0.002)
-            rec.waiting = None
-            drawn = next(f[0] for f in rec.frames[start:] if f[3] == target)
-            settled_at, _, cpu, _ = next((f for f in rec.frames[start:] if f[1]), rec.frames[-1])
-            return (drawn - t0, settled_at - t0, rec.reads_between(t0, settled_at), cpu - c0,
+                await asyncio.sleep(0.005)
+            # Replay the move's frames: (a) is the first after which the moved widget's rows
+            # look as they finally do, (b) the first after which the four panes below do.
+            cursor_area, pane_areas = widget.scrollable_content_region, [pane.region for pane in panes]
+            images = []
+            for index in range(start, len(rec.frames)):
+                catch_up(index + 1)
+                image = rec.screen_image
+                images.append((image.region(cursor_area), [image.region(area) for area in pane_areas]))
+            final = images[-1]
+            drawn = next(i for i, image in enumerate(images) if image[0] == final[0])
+            done = next(i for i, image in enumerate(images) if image == final)
+            (drawn_at, _, _), (settled_at, cpu, _) = rec.frames[start + drawn], rec.frames[start + done]
+            return (drawn_at - t0, settled_at - t0, rec.reads_between(t0, settled_at), cpu - c0,
                     rec.collecting_between(t0, settled_at))
 
         async def move(widget) -> tuple[float, float, float, float, float]:
@@ -237,7 +274,7 @@ async def browse(root: Path, moves: int) -> dict:
                      and timeline.matching[i + 1].checkpoint_id), None)
         if pair is not None:
             timeline.move_cursor(row=pair, animate=False)
-            while not settled(screen):
+            while not quiet(screen):
                 await asyncio.sleep(0.05)
             out["steps, checkpoint"] = [await press("down" if i % 2 == 0 else "up", timeline)
                                         for i in range(moves)]
