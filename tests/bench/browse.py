@@ -225,7 +225,9 @@ async def browse(root: Path, moves: int) -> dict:
         def catch_up(upto: int) -> None:
             """Apply the frames drawn so far to the screen image (outside any timing)."""
             while rec.applied < upto:
-                rec.screen_image.apply(rec.frames[rec.applied][2], app.console)
+                drawn_at, cpu, update = rec.frames[rec.applied]
+                rec.screen_image.apply(update, app.console)
+                rec.frames[rec.applied] = (drawn_at, cpu, None)  # not kept: the app's heap only
                 rec.applied += 1
 
         async def press(key: str, widget) -> tuple[float, float, float, float, float]:
