@@ -85,3 +85,30 @@ async def test_gc_preview_titles_show_hostile_text_literally(tmp_path, open_scre
         assert "#1 task [bold red]HX[/] ␛[3" in text and "▼ [bold red]HX[/] ␛[3" in text, text  # then cut with …
         assert not any(c in text for c in "\x1b\x07\u202e\u202c")
         assert all("[bold red]HX" in seg.text for _, segs in lines for seg in segs)
+
+
+async def test_cleanup_explains_a_hostile_session_id_literally(tmp_path):
+    """A transcript's file name is the session's id: any byte but '/' may be in it."""
+    from tests.unit.cleanup_homes import NOW, claude_transcript
+
+    from memtui.ui.app import make_app
+    from conftest import screen_text
+
+    sid = "s1\x1b[31mred\u202eevil"
+    project = tmp_path / "claude" / "projects" / "-work-alpha"
+    project.mkdir(parents=True)
+    (project / f"{sid}.jsonl").write_text(claude_transcript(sid, "/work/alpha", NOW, "hello"))
+    app = make_app(tmp_path / "claude")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("C")
+        await settle(pilot)
+        tree = app.screen.query_one("#cleanup-tree")
+        [project] = tree.root.children
+        project.expand()
+        await pilot.pause()
+        tree.move_cursor(project.children[0])
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "id s1␛[31mred" in shown and "\x1b" not in shown and "\u202e" not in shown
+        assert "claude-code: 1 session, 0 to go, 0 orphan groups;" in shown  # counted in English

@@ -43,7 +43,7 @@ from memtui.core.cleanup import (
     set_pinned,
     take_inventory,
 )
-from memtui.core.display import human_bytes
+from memtui.core.display import counted, human_bytes
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.text import EndKept, safe_text
@@ -154,8 +154,9 @@ class CleanupScreen(MemtuiScreen[None]):
         plan = event.plan
         going = len(plan.going()[0])
         self.query_one("#cleanup-summary", Static).update(Text(
-            f"{plan.inventory.agent}: {len(plan.sessions):,} sessions, {going:,} to go, {len(plan.orphans):,} orphan"
-            f" groups; {human_bytes(plan.reclaimable_bytes)} reclaimable; {len(event.archived):,} in memtui's archive"
+            f"{plan.inventory.agent}: {counted(len(plan.sessions), 'session')}, {going:,} to go,"
+            f" {counted(len(plan.orphans), 'orphan group')}; {human_bytes(plan.reclaimable_bytes)} reclaimable;"
+            f" {len(event.archived):,} in memtui's archive"
             f"\nrules: live and pinned sessions stay; active in the last {plan.keep_days} days;"
             f" the {plan.keep_last} newest of each project"))
         self._explain(tree.current_row())
@@ -179,8 +180,8 @@ class CleanupScreen(MemtuiScreen[None]):
             files = "\n".join(f"  {f.path.relative_to(self.plan.inventory.home) if self.plan else f.path}" for f in s.files[:8])
             more = f"\n  … and {len(s.files) - 8} more" if len(s.files) > 8 else ""
             box.update(Text.assemble(
-                (f"{d.action}: ", "bold"), safe_text(d.reason), "\n\n", safe_text(s.title), "\n",
-                f"id {s.id}\nlast activity {_when(s.activity, now)}\n{_files(len(s.files))}, {human_bytes(s.bytes)}\n",
+                (f"{d.action}: ", "bold"), safe_text(d.reason), "\n\n", safe_text(s.title), "\nid ", safe_text(s.id),
+                f"\nlast activity {_when(s.activity, now)}\n{_files(len(s.files))}, {human_bytes(s.bytes)}\n",
                 safe_text(files, multiline=True), more))
         elif isinstance(row, OrphanRow):
             o, d = row.orphan, row.decision
@@ -191,8 +192,8 @@ class CleanupScreen(MemtuiScreen[None]):
         elif isinstance(row, Manifest):
             box.update(Text.assemble(
                 ("archived", "bold"), f" {row.archived_at[:16]} — {_files(len(row.files))}, {human_bytes(row.bytes)}"
-                f" packed into {human_bytes(row.archive_bytes)}\n\n", safe_text(row.title),
-                f"\nid {row.id}\nr puts every file back (byte-exact, with mtime and mode)"))
+                f" packed into {human_bytes(row.archive_bytes)}\n\n", safe_text(row.title), "\nid ", safe_text(row.id),
+                "\nr puts every file back (byte-exact, with mtime and mode)"))
 
     # ------------------------------------------------------------------ pin
     def action_toggle_pin(self) -> None:
