@@ -100,3 +100,29 @@ async def test_a_missing_claude_binary_is_named_with_the_command_to_copy(tmp_pat
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, ResumeScreen)
+
+
+async def test_resuming_an_archived_session_says_to_restore_it_first(tmp_path):
+    """A session memtui archived is listed beside the live ones; a on it said nothing to the
+    user and ended the app with a traceback (ArchiveError from the source)."""
+    from memtui.core.cleanup import apply_cleanup, plan_cleanup, take_inventory
+    from memtui.core.cleanup.places import archive_dir
+    from memtui.ui.widgets.sessions_table import SessionsTable
+    from tests.unit.cleanup_homes import NOW, build_claude_home
+
+    home = tmp_path / "claude"
+    ids = build_claude_home(home)
+    apply_cleanup(plan_cleanup(take_inventory(home), keep_days=30, keep_last=1, now=NOW), archive_dir(), level=3)
+    app = make_app(home)
+    async with app.run_test(size=(130, 40), notifications=True) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionsTable)
+        archived = next(r for r in table.records if r.status == "archived")
+        table.select_key(table.row_key(archived))
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.is_running and type(app.screen).__name__ == "MainScreen"
+        said = [n.message for n in app._notifications]
+        assert said and f"restore it first (memtui restore --session {archived.id})" in said[-1]
+        assert archived.id in ids.values()

@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.widgets import Button, Input, Static
 
 from memtui.core.display import sanitize
+from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import Unsupported
 from memtui.core.model import Id
 from memtui.core.resume import ResumePlan, plan_resume, run_resume
@@ -80,6 +81,9 @@ def resume_session(app: Any, session_id: Id | None) -> None:
         return
     except KeyError as exc:  # UnknownId: a session that went away meanwhile
         app.notify(str(exc), title="Resume", severity="error", markup=False)
+        return
+    except MemtuiError as exc:  # an archived session: restore it first (the message says how)
+        app.notify(sanitize(str(exc)), title="Resume", severity="warning", timeout=10, markup=False)
         return
     if app.is_web:
         app.push_screen(ResumeScreen(plan, IN_BROWSER))
