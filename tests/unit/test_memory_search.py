@@ -295,3 +295,28 @@ def test_an_excerpt_is_cut_around_the_first_match_of_any_term():
     cut = excerpt(text, ["needle", "hay"])
     assert "The Needle is here" in cut and cut.startswith("…") and cut.endswith("…")
     assert excerpt("short  line\nof text", ["zzz"]) == "short line of text"
+
+
+def test_batches_split_by_steps_index_the_same_records(tmp_path, monkeypatch):
+    """A refresh reads the store a batch at a time (so many tasks or steps): however the
+    batches fall, the same hits come in the same order."""
+    import memtui.core.memory.search_records as records
+
+    root = make_workspace(tmp_path / "ws")
+    with AgentStore.open(root) as store:
+        session = store.start_session("batches")
+        for number in range(7):
+            task = store.start_task(session, f"otter task {number}")
+            for step in range(number):
+                store.record_step(task, "bash", {"command": f"echo otter {number}.{step}"}, "ok")
+    with AgentStore.open(root, readonly=True) as store:
+        with SearchIndex(root, store, path=tmp_path / "whole.db") as index:
+            index.refresh()
+            whole = index.search("otter", limit=100)
+        monkeypatch.setattr(records, "BATCH_STEPS", 4)
+        monkeypatch.setattr(records, "BATCH", 3)
+        with SearchIndex(root, store, path=tmp_path / "batched.db") as index:
+            index.refresh()
+            assert index.search("otter", limit=100) == whole
+    assert len(whole) == 7 + sum(range(7))
+    assert [h.task for h in whole if h.kind == "task"] == [str(n) for n in range(7, 0, -1)]

@@ -19,7 +19,11 @@ from typing import Iterable, Iterator
 from memtui.core.memory.discover import MemoryDocument
 
 MAX_FIELD_CHARS = 32_000  # per step argument/result: enough to find it, bounded in size
-BATCH = 250  # tasks per statement when reading messages and steps (and per look at `cancelled`)
+BATCH = 1_000  # tasks per statement when reading messages and steps (and per look at `cancelled`)
+BATCH_STEPS = 5_000
+"""A batch ends after BATCH tasks or once it holds BATCH_STEPS steps (it is held twice: one is
+read ahead). Each batch makes FTS5 write out its pending index (the next one starts lower in
+the task band): batches of 250 tasks took 8% more CPU than of 1,000 at 5,000 tasks."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class TaskRow:
     title: str
     summary: str
     signature: str
+    steps: int = 0
 
 
 def file_records(doc: MemoryDocument) -> Iterator[SearchRecord]:
@@ -85,15 +90,14 @@ def task_rows(store) -> list[TaskRow]:
     for task_id, title, summary, status, updated, step_count, collected, messages in rows:
         digest = hashlib.sha256(f"{title}\0{summary or ''}".encode()).hexdigest()[:16]
         signature = f"{updated}|{step_count}|{status}|{collected is not None}|{messages}|{digest}"
-        out.append(TaskRow(str(task_id), title or "", summary or "", signature))
+        out.append(TaskRow(str(task_id), title or "", summary or "", signature, step_count or 0))
     return out
 
 
 def store_batches(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
     """The records of these tasks, a few hundred tasks at a time: (the batch's tasks, {kind:
     rows}); a row is (file, task, step, line, text) and each task's rows come together."""
-    for start in range(0, len(tasks), BATCH):
-        batch = tasks[start:start + BATCH]
+    for batch in _batches(tasks):
         ids = [int(t.key) if t.key.isdigit() else t.key for t in batch]
         marks = ",".join("?" * len(ids))
         summaries = {t.key: t.summary for t in batch}
@@ -111,6 +115,19 @@ def store_batches(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], 
                       f"{tool}\n{json_text(args)}\n{json_text(result)}\n{error or ''}".strip("\n"))
                      for task, step, seq, tool, args, result, error in steps],
         }
+
+
+def _batches(tasks: list[TaskRow]) -> Iterator[list[TaskRow]]:
+    batch: list[TaskRow] = []
+    steps = 0
+    for task in tasks:
+        batch.append(task)
+        steps += task.steps
+        if len(batch) >= BATCH or steps >= BATCH_STEPS:
+            yield batch
+            batch, steps = [], 0
+    if batch:
+        yield batch
 
 
 def prefetched(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
