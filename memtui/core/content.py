@@ -46,8 +46,11 @@ DELTA_SLOW_BELOW = 256 * 1024
 # base once run numbers have many bits set, and 16 cannot fit under MAX_CHAIN.
 RUN = 8
 # The deepest chain a related path's blob may have to be the base of a new path's first
-# version: the new path's runs then still fit under MAX_CHAIN.
-KIN_DEPTH = MAX_CHAIN - RUN - 1
+# version: the new path's runs then still fit under MAX_CHAIN, and its runs' first versions
+# keep two levels to chain to the previous run's rather than back to version 0 (measured:
+# 1.3% fewer content bytes than the deepest that fits, MAX_CHAIN - RUN - 1; shallower loses
+# good related bases).
+KIN_DEPTH = MAX_CHAIN - RUN - 3
 
 CODEC_RAW = "raw"
 CODEC_ZSTD = "zstd"
@@ -78,11 +81,13 @@ def hash_key(value: bytes | str) -> bytes:
 
 def base_versions(version: int) -> Iterator[tuple[int, int]]:
     """Earlier versions of the same path to delta-encode `version` against, preferred first,
-    each with the deepest chain it may have to be taken (the first that qualifies is used).
+    each with the deepest chain it may have to be taken (`base_tries` say how many that
+    qualify are tried; the smallest delta wins).
 
     Inside a run: the version before. A run's first version (or one whose predecessor's chain
-    is full, as in stores written before runs): the first version of an earlier run, by
-    skip-delta over run numbers, whose chain leaves room for a run after it; version 0 last.
+    is full, as in stores written before runs): the previous run's first version, then those
+    of earlier runs by skip-delta over run numbers, each only if its chain leaves room for a
+    run after it; version 0 last, whose chain always does.
     """
     if version == 0:
         return
@@ -90,12 +95,20 @@ def base_versions(version: int) -> Iterator[tuple[int, int]]:
         yield version - 1, MAX_CHAIN - 1
     run = version // RUN
     if version % RUN == 0:
+        if run - 1 != run & (run - 1):
+            yield (run - 1) * RUN, MAX_CHAIN - RUN
         run &= run - 1
     while True:
         yield run * RUN, MAX_CHAIN - RUN
         if run == 0:
             return
         run &= run - 1
+
+
+def base_tries(version: int) -> int:
+    """How many qualifying bases of `base_versions` to try: inside a run the version before is
+    the one to take; a run's first version tries three (its chain may be any of them)."""
+    return 1 if version % RUN else 3
 
 
 @dataclass(frozen=True)

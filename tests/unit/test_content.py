@@ -72,22 +72,20 @@ def test_long_version_chain_reads_within_bound(store):
 
 
 def test_base_choice_keeps_every_chain_within_the_cap_and_runs_one_edit_deltas():
-    # The writer's rule (content_writer._put) over 70,000 versions of one path: the first
-    # candidate whose chain is shallow enough is the base.
+    # The writer's rule (content_writer._bases) over 70,000 versions of one path, taking the
+    # deepest of the bases it tries (whichever gives the smallest delta may be taken).
     depth = [1]
     for n in range(1, 70000):
-        for version, deepest in codec.base_versions(n):
-            if depth[version] <= deepest:
-                depth.append(depth[version] + 1)
-                break
-        else:
-            depth.append(1)
+        qualifying = [depth[v] for v, deepest in codec.base_versions(n) if depth[v] <= deepest]
+        assert qualifying  # version 0 always qualifies: nothing is stored whole after it
+        depth.append(max(qualifying[:codec.base_tries(n)]) + 1)
         if n % codec.RUN:
-            assert next(codec.base_versions(n))[0] == n - 1
+            assert next(codec.base_versions(n))[0] == n - 1 and codec.base_tries(n) == 1
     assert max(depth) <= codec.MAX_CHAIN
-    assert depth.count(1) == 1  # only version 0 is stored whole
     assert list(codec.base_versions(0)) == []
-    assert [v for v, _ in codec.base_versions(12 * codec.RUN)] == [8 * codec.RUN, 0]
+    run = codec.RUN
+    assert [v for v, _ in codec.base_versions(12 * run)] == [11 * run, 8 * run, 0]
+    assert [v for v, _ in codec.base_versions(3 * run)] == [2 * run, 0]  # the previous run's is the skip one
 
 
 def test_a_renamed_file_is_stored_as_a_small_delta_and_reads_back(store):

@@ -38,22 +38,27 @@ class ContentWriter:
         row = self._sql("SELECT id FROM path WHERE path = ?", (path,))
         path_id = row[0][0] if row else self._db.execute_sql("INSERT INTO path (path) VALUES (?)", (path,)).lastrowid
         version = self._sql("SELECT COALESCE(MAX(version) + 1, 0) FROM blob WHERE path_id = ?", (path_id,))[0][0]
-        base = base_id = None
-        base_depth = 0
-        for base_version, deepest in codec.base_versions(version):
-            row = self._sql("SELECT id, depth FROM blob WHERE path_id = ? AND version = ?", (path_id, base_version))
-            if row and row[0][1] <= deepest:
-                base_id, base_depth = row[0]
-                base = self.read_blob(base_id)
-                break
-        others = [] if version or len(data) < codec.RAW_BELOW else self._kin_bases(path, path_id, len(data), kin)
-        enc = codec.encode(data, base, base_id, base_depth, others)
+        bases: list[tuple[bytes, int, int]] = []
+        if len(data) >= codec.RAW_BELOW:
+            bases = self._kin_bases(path, path_id, len(data), kin) if version == 0 else self._bases(path_id, version)
+        enc = codec.encode(data, others=bases)
         blob_id = self._db.execute_sql(
             "INSERT INTO blob (hash, codec, base, depth, size, stored, data, path_id, version)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (h, enc.codec, enc.base, enc.depth, len(data), len(enc.data), enc.data, path_id, version)).lastrowid
         self._cache.put(blob_id, data)
         return blob_id
+
+    def _bases(self, path_id: int, version: int) -> list[tuple[bytes, int, int]]:
+        """Candidate bases (bytes, id, depth) among the path's earlier versions."""
+        bases = []
+        for base_version, deepest in codec.base_versions(version):
+            row = self._sql("SELECT id, depth FROM blob WHERE path_id = ? AND version = ?", (path_id, base_version))
+            if row and row[0][1] <= deepest:
+                bases.append((self.read_blob(row[0][0]), row[0][0], row[0][1]))
+                if len(bases) == codec.base_tries(version):
+                    break
+        return bases
 
     def _kin_bases(self, path: str, path_id: int, size: int, kin: Iterable[int]) -> list[tuple[bytes, int, int]]:
         """Candidate bases (bytes, id, depth) for the first content of `path`: for each related
