@@ -168,3 +168,26 @@ async def test_the_header_names_the_opened_store_when_its_recorded_folder_is_not
         await settle(pilot)
         header = screen_text(app).splitlines()[0]  # the header line as drawn
         assert "/codex  " in header and "/home/dev/tally" not in header
+
+
+async def test_the_decision_log_offers_a_only_where_a_decision_can_be_added(tmp_path):
+    """A real Claude Code home whose sessions worked in two worktrees has no one workspace to
+    keep a decision log in: the empty log does not say "`a` starts DECISIONS.md", and a
+    pressed anyway says to open the project folder (not "open a store that records it")."""
+    import sys
+
+    sys.path.insert(0, str(FIXTURES.parent / "unit"))
+    from real_support import real_home
+
+    app = make_app(real_home("claude-2.1.39-spotter", tmp_path))
+    async with app.run_test(size=(160, 48), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await settle(pilot)
+        title = str(app.screen.query_one("#decisions-title").render())
+        assert title.startswith("No decision log") and "`a`" not in title
+        await pilot.press("a")
+        await settle(pilot)
+        said = [n.message for n in app._notifications]
+        assert said and "can't edit memory documents" in said[-1]
+        assert "open the project folder (memtui PROJECT) to edit its memory documents" in said[-1]

@@ -100,11 +100,13 @@ class RecordedRoot:
         return ""
 
     def instead(self, capability: Capability) -> str:
-        if capability is Capability.ROLLBACK and capability not in getattr(self, "withheld", ()):
+        if capability in (Capability.ROLLBACK, Capability.EDIT_MEMORY) and capability not in getattr(self, "withheld", ()):
             recorded = self.recorded_workspace
+            what = "roll back its files" if capability is Capability.ROLLBACK else "edit its memory documents"
             if recorded is None:
-                return ("its sessions worked in different folders; open the project folder (memtui PROJECT)"
-                        " to roll back its files")
+                return f"its sessions worked in different folders; open the project folder (memtui PROJECT) to {what}"
+            if capability is Capability.EDIT_MEMORY:
+                return f"its sessions worked in {recorded}, which is not a folder on this machine; open the project folder"
             return (f"its sessions worked in {recorded}, which is not a folder on this machine; open the project"
                     " folder, or this store with --root DIR (memtui PATH --root DIR) to restore into a copy of it")
         return super().instead(capability)  # type: ignore[misc]

@@ -16,8 +16,9 @@ from textual.worker import Worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.errors import MemtuiError, SaveConflict
+from memtui.core.display import counted
 from memtui.core.memory.decisions import Decision, add_decision, default_decision_log, read_decisions
-from memtui.ui.commands import bindings
+from memtui.ui.commands import action_offered, bindings
 from memtui.ui.screens.base import MemtuiModal, MemtuiScreen
 from memtui.ui.text import safe_text, sanitize
 from memtui.ui.workers import failure_reason
@@ -109,13 +110,15 @@ class DecisionsScreen(MemtuiScreen[None]):
             table.add_row(safe_text(decision.date or ""), why, safe_text(decision.title or "(untitled)"), key=str(decision.index))
             shown += 1
         missing = sum(d.missing_why for d in self.decisions)
-        status = f"{self._rel()}  ·  {len(self.decisions)} decisions"
+        status = f"{self._rel()}  ·  {counted(len(self.decisions), 'decision')}"
         if missing:
             status += f"  ·  {missing} without a why"
         if shown != len(self.decisions):
             status += f"  ·  showing {shown}"
-        if not self.log_path.is_file():
-            status = f"No decision log yet — `a` starts {self._rel()}"
+        if not self.log_path.is_file():  # `a` only where a decision can be added (not on a read-only source)
+            status = (f"No decision log yet — `a` starts {self._rel()}"
+                      if action_offered("add", (), self.COMMAND_SCOPE, self.app.source)  # type: ignore[attr-defined]
+                      else f"No decision log ({self._rel()})")
         self.query_one("#decisions-title", Static).update(status)
         if shown:
             table.move_cursor(row=0)
