@@ -31,7 +31,7 @@ def _pages(text: str) -> int:
 
 
 def run(args) -> int:
-    from memtui.core.stats import incremental_vacuum, vacuum, wal_checkpoint
+    from memtui.core.vacuum import incremental_vacuum, vacuum, wal_checkpoint
 
     with open_store(args.path) as store:  # each action writes through store.writer()
         if args.checkpoint:

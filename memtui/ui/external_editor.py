@@ -52,3 +52,19 @@ def offer_builtin_editor(screen: Any, why: str) -> None:
     body = f"{why}\nEdit {screen.current} in memtui's own editor instead? ctrl+s saves it, with the same conflict check."
     screen.app.push_screen(ConfirmScreen("$EDITOR is not available here", body, yes="Edit here", no="Cancel"),
                            answered)
+
+
+def edit_in_editor(screen: Any) -> None:
+    """The memory screen's E: edit the open document in $EDITOR (the app is suspended); the
+    text that comes back is saved with the same conflict check as memtui's own editor."""
+    opened, current = screen.opened, screen.current
+    if opened is None or current is None or opened.readonly:
+        screen.app.bell()
+        return
+    try:
+        text = edit_externally(screen.app, opened.text or "", Path(current).suffix)
+    except EditorUnavailable as why:
+        offer_builtin_editor(screen, str(why))
+        return
+    if text is not None and text != opened.text:
+        screen.save(text, opened.version)

@@ -61,7 +61,7 @@ def test_writer_during_vacuum(tmp_path):
     import time
 
     from memtui.core.gc import apply_gc
-    from memtui.core.stats import vacuum
+    from memtui.core.vacuum import vacuum
     from memtui.core.store import AgentStore
 
     db = gc_workspace(tmp_path / "ws", tasks=3000)

@@ -9,7 +9,8 @@ import pytest
 from gc_fixtures import healthy, new_store, task_with_edit, version
 from memtui.core.errors import MemtuiError
 from memtui.core.gc import apply_gc
-from memtui.core.stats import db_stats, incremental_vacuum, vacuum, vacuum_estimate, wal_checkpoint
+from memtui.core.stats import db_stats
+from memtui.core.vacuum import incremental_vacuum, vacuum, vacuum_estimate, wal_checkpoint
 
 
 @pytest.fixture

@@ -29,6 +29,7 @@ from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.screens.memory_loaded import LoadedAtStart
 from memtui.ui.screens.memory_history import offer_versions, undo_save
+from memtui.ui.external_editor import edit_in_editor
 from memtui.ui.widgets.chain_list import ChainList
 from memtui.ui.widgets.chain_panel import ChainPanel
 from memtui.ui.widgets.document_list import DocumentList
@@ -387,17 +388,4 @@ class MemoryScreen(MemtuiScreen[None]):
     def _filter_submitted(self) -> None:
         self.query_one(DocumentList).focus()
 
-    def action_edit_external(self) -> None:
-        """Edit in $EDITOR (the app is suspended); the same conflict check applies on return."""
-        from memtui.ui.external_editor import EditorUnavailable, edit_externally, offer_builtin_editor
-
-        if self.opened is None or self.current is None or self.opened.readonly:
-            self.app.bell()
-            return
-        try:
-            text = edit_externally(self.app, self.opened.text or "", Path(self.current).suffix)
-        except EditorUnavailable as why:
-            offer_builtin_editor(self, str(why))
-            return
-        if text is not None and text != self.opened.text:
-            self.save(text, self.opened.version)
+    action_edit_external = edit_in_editor  # E: edit in $EDITOR (the app is suspended meanwhile)

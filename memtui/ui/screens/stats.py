@@ -21,7 +21,8 @@ from textual.worker import Worker
 from textual.widgets import Label, ProgressBar, Static
 
 from memtui.ui.widgets.key_footer import KeyFooter
-from memtui.core.stats import DbStats, VacuumResult, db_stats, incremental_vacuum, vacuum, vacuum_estimate, wal_checkpoint
+from memtui.core.stats import DbStats, db_stats
+from memtui.core.vacuum import VacuumResult, incremental_vacuum, vacuum, vacuum_estimate, wal_checkpoint
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.screens.confirm import ConfirmScreen
