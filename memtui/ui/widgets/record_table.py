@@ -28,6 +28,9 @@ PAGE = 200
 """Rows added at a time."""
 PREFETCH = 40
 """Add the next page when the cursor comes this close to the last row."""
+FIRST_PAGE = 60
+"""Rows added when a list is filled anew (a new task's steps at each cursor move): what a tall
+terminal shows and the prefetch distance; the next page follows as the cursor goes down."""
 
 
 class RecordTable(DataTable, Generic[R]):
@@ -240,14 +243,14 @@ class RecordTable(DataTable, Generic[R]):
         self.clear()
         self._added = 0
         self._page_pending = False
-        self._add_page()
+        self._add_page(max(FIRST_PAGE, self.size.height + PREFETCH))
+        index = None if keep is None else next(
+            (i for i, r in enumerate(self.matching) if self.row_key(r) == keep), None)
+        while index is not None and index >= self._added:
+            self._add_page()
         self._dimensions_now()
-        if keep is not None:
-            index = next((i for i, r in enumerate(self.matching) if self.row_key(r) == keep), None)
-            if index is not None:
-                while index >= self._added:
-                    self._add_page()
-                self.move_cursor(row=index, animate=False)
+        if index is not None:
+            self.move_cursor(row=index, animate=False)
 
     def _update_dimensions(self, new_rows: Iterable[Any]) -> None:
         """Every column has its width set and every row is one line high, so unlike DataTable
@@ -274,9 +277,9 @@ class RecordTable(DataTable, Generic[R]):
         if not scrollbars.already_shown(self, virtual_size):
             super()._scroll_update(virtual_size)
 
-    def _add_page(self) -> None:
+    def _add_page(self, count: int = PAGE) -> None:
         self._page_pending = False
-        page = self.matching[self._added:self._added + PAGE]
+        page = self.matching[self._added:self._added + count]
         every = len(self._shown) == len(self.COLUMNS)
         for record in page:
             cells = self.row_cells(record)
