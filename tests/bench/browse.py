@@ -11,15 +11,21 @@ driver would encode it (App._display: the headless driver skips the encoding, so
 does it, on the UI thread, as a terminal would; only the write to a terminal is left out).
 A move is one key press (down, or up at the end of a list) in the sessions, tasks or steps
 pane, made when the previous move has settled and the cursor has been still for longer than
-the panes' settle delay (so each move loads at once, as a single key press does). Two
-latencies per move: (a) from the press to the first frame drawn with the cursor on its new
-row ("cursor drawn"), and (b) from the press to the first frame in which every pane below
-shows the new selection: the task tree, the steps, the changed files and the diff (or its
-message) ("settled"). The CPU time the UI thread spent from the press to the settled frame is
-reported too (steadier than wall time when other programs share the machine). The demo's
-tasks change files in their last steps only, so moving over the first steps never reads a
-checkpoint: the row "steps, checkpoint" moves between two adjacent steps that both changed
-files (files, line counts and the diff are read and drawn at each move).
+the panes' settle delay (so each move loads at once, as a single key press does). A move is
+over when the screen is settled (every pane shows what the one above selects, nothing waits
+to load) and no frame came for QUIET seconds. Its frames are then applied, in order, to an
+image of the screen (character and style of every cell, as a terminal applies the bytes):
+(a) "cursor drawn" is the first frame after which the moved list's rows look as they finally
+do; (b) "settled" the first after which the tasks, steps, changed-files and diff panes do
+(scrollbars and titles included). Reading the widgets' state at a frame is not enough: a
+frame can be drawn after a list's records are set and before its rows are. The CPU time the
+UI thread spent from the press to the settled frame is reported too (steadier than wall time
+when other programs share the machine), and the garbage collector's pauses in that time (any
+thread's: a pass holds the interpreter). The demo's tasks change files in their last steps
+only, so moving over the first steps never reads a checkpoint: the row "steps, checkpoint"
+moves between two adjacent steps that both changed files (files, line counts and the diff
+are read and drawn at each move). Its tasks have 12 steps: filling the list with a long
+task's page is measured apart (steps_page.py).
 
 Anchor, from the same run: the reads each move triggered (memtui.ui.pane_reads' task forest,
 step page, checkpoint files and line counts, and the store's read_entry for the diff), timed
