@@ -227,7 +227,7 @@ async def test_dialog_refuses_an_escape():
 
 async def test_dialog_offers_no_rollback_when_every_file_is_refused():
     """A transcript store that lacks the contents: every file an error, nothing to confirm,
-    and no promise of an undo it cannot record."""
+    and no word about an undo (nothing is written, so there is nothing to undo)."""
     root = Path("/workspace")
     unknown = "stored content cannot be trusted: Codex records only the patch hunks of an updated file"
     files = tuple(FilePlan(name, (n,), root / name, error=unknown) for n, name in enumerate(["a.py", "b.py"]))
@@ -237,7 +237,7 @@ async def test_dialog_offers_no_rollback_when_every_file_is_refused():
         dialog = app.screen
         assert not dialog.query_one("#rollback-confirm").display
         notes = str(dialog.query_one("#rollback-notes").render())
-        assert "records no undo" in notes and "undo (u)" not in notes
+        assert "undo" not in notes and "replaced for good" not in notes
         await pilot.press("y")
         await pilot.press("escape")
         await pilot.pause()

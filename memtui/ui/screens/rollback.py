@@ -102,13 +102,15 @@ class RollbackScreen(MemtuiModal[bool | None]):
 
     def _notes(self) -> Content:
         lines = list(self.plan.notes) + ([self.warning] if self.warning else [])
-        if not self.plan.refused and self.undo == "store":
+        # Where the undo is kept, said only when something can be written (not for "nothing to change").
+        writable = not self.plan.refused and any(f.status == "ready" or f.conflict for f in self.plan.files)
+        if writable and self.undo == "store":
             lines.append("The rollback is recorded as a checkpoint you can undo (u); its task is pinned "
                          "so GC keeps it.")
-        elif not self.plan.refused and self.undo == "state":
+        elif writable and self.undo == "state":
             lines.append("The rollback is recorded in memtui's state folder (never in the agent's home); "
                          "you can undo it (u).")
-        elif not self.plan.refused:
+        elif writable:
             lines.append("This store records no undo: what is on disk now is replaced for good.")
         return Content(sanitize("\n".join(lines), multiline=True))
 
