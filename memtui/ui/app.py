@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -33,9 +32,11 @@ from memtui.ui.commands import CommandTable, action_offered, bindings
 from memtui.ui.follow import Follower, describe_changes
 from memtui.ui.settings import load_settings, remember
 from memtui.ui.screens.base import MemtuiScreen
-from memtui.ui.messages import SourceFailed, SourceOpened, WorkspaceMeasured
+from memtui.ui.measure import measure
+from memtui.ui.messages import SessionsLoaded, SourceFailed, SourceOpened, WorkspaceMeasured
 from memtui.ui.opening import is_store, open_workspace, opening_failure, tidy_workspace
-from memtui.ui.pane_reads import FIRST_PAINT_WAIT
+from memtui.ui import pane_reads
+from memtui.ui.pane_reads import FIRST_PAINT_WAIT, MAIN_HOLD
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -95,18 +96,23 @@ class MemtuiApp(App[int]):
 
     # ------------------------------------------------------------------ startup
     def on_mount(self) -> None:
-        from memtui.ui.screens.main import MainScreen
-
         self.settings = load_settings()
         if self.settings["theme"] in self.available_themes:
             self.theme = self.settings["theme"]
         self.theme_changed_signal.subscribe(self, lambda theme: remember(self, theme=theme.name))
-        self.push_screen(MainScreen())
         self.follower.start()
         if self._given_source is not None:
+            self._show_main()
             self._adopt(self._given_source)
-        else:
+        else:  # the main screen comes with the newest sessions (or, if slow, without them)
+            self.set_timer(MAIN_HOLD, self._show_main)
             self.open_source()
+
+    def _show_main(self, first: SessionsLoaded | None = None) -> None:
+        from memtui.ui.screens.main import MainScreen
+
+        if not any(isinstance(screen, MemtuiScreen) for screen in self.screen_stack):
+            self.push_screen(MainScreen(first))
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open the store")
     def open_source(self) -> None:
@@ -117,12 +123,17 @@ class MemtuiApp(App[int]):
         except (MemtuiError, OSError) as exc:
             self.post_message(SourceFailed(*opening_failure(self.path, exc)))
             return
-        self.post_message(SourceOpened(source, source if is_store(source) else None))
+        try:  # the main screen's first frame lists them (its own load says why it can't)
+            first = SessionsLoaded(*pane_reads.first_sessions(source))
+        except Exception:
+            first = None
+        self.post_message(SourceOpened(source, source if is_store(source) else None, first))
         self.first_paint.wait(FIRST_PAINT_WAIT)
         tidy_workspace(source)
 
     @on(SourceOpened)
     def _source_opened(self, event: SourceOpened) -> None:
+        self._show_main(event.first)
         self._adopt(event.source)
 
     def _adopt(self, source: MemorySource) -> None:
@@ -143,7 +154,8 @@ class MemtuiApp(App[int]):
     def _source_failed(self, event: SourceFailed) -> None:
         from memtui.ui.screens.notice import NoticeScreen
 
-        self.switch_screen(NoticeScreen(event.title, event.message, event.hint))
+        notice = NoticeScreen(event.title, event.message, event.hint)
+        self.switch_screen(notice) if isinstance(self.screen, MemtuiScreen) else self.push_screen(notice)
 
     # ------------------------------------------------------------------ extension points
     @contextmanager
@@ -222,23 +234,8 @@ class MemtuiApp(App[int]):
         plan: `g` builds that) — once the sessions are on screen (or after a few seconds)."""
         self.first_paint.wait(FIRST_PAINT_WAIT)
         with self.reading() as source:
-            databases = source.watched_databases()
-            size = sum(os.path.getsize(p) for db in databases for p in (str(db), f"{db}-wal")
-                       if os.path.exists(p)) if databases else None
-            counts = source.counts()
-            planned = is_store(source)
-            self.post_message(WorkspaceMeasured(size, counts, None, gc_pending=planned))
-            if not planned:
-                return
-            try:
-                from memtui.core.gc import gc_figures  # counted as the GC plan would, without one
-
-                figures = gc_figures(source)
-            except Exception as exc:  # the header says "not computed"; the user gets the reason
-                self.call_from_thread(self.notify_error, exc, "GC figures not computed")
-                self.post_message(WorkspaceMeasured(size, counts, None))
-                return
-            self.post_message(WorkspaceMeasured(size, counts, figures))
+            measure(source, self.post_message, lambda exc: self.call_from_thread(
+                self.notify_error, exc, "GC figures not computed"))
 
     @on(WorkspaceMeasured)
     def _measured(self, event: WorkspaceMeasured) -> None:

@@ -24,6 +24,7 @@ class SourceOpened(Message):
 
     source: Any
     store: Any | None  # the AgentStore when the source is a native store
+    first: "SessionsLoaded | None" = None  # the newest sessions, read with the opening
 
 
 @dataclass
@@ -55,6 +56,11 @@ class SessionsLoaded(Message):
     orphan_count: int
     offset: int = 0
     complete: bool = True
+
+    @property
+    def part(self) -> tuple[list[SessionInfo], dict[Id, str], int, int, bool]:
+        """As memtui.ui.pane_reads.session_parts yields it."""
+        return self.sessions, self.current_titles, self.orphan_count, self.offset, self.complete
 
 
 @dataclass

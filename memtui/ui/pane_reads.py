@@ -41,6 +41,9 @@ def sessions_with_titles(source: MemorySource, offset: int = 0, limit: int | Non
 
 FIRST_SESSIONS = 200
 """Sessions read for the first paint; the rest follow."""
+MAIN_HOLD = 0.5
+"""Seconds the app waits for the store's first sessions before it shows the main screen
+without them (loading): with them, the screen's first frame is the sessions listed."""
 FIRST_PAINT_WAIT = 3.0
 """Seconds work queued behind the first paint (the other sessions, the header's figures) waits
 for it at most."""
@@ -50,14 +53,25 @@ the frame to the terminal meanwhile (work started at once held the interpreter a
 the frame on the terminal by a quarter of a second)."""
 
 
-def session_parts(source: MemorySource, first: int | None = None
-                  ) -> Iterator[tuple[list[SessionInfo], dict[Id, str], int, int, bool]]:
-    """(sessions, titles, orphan count, offset, complete): the newest `first` sessions
-    (FIRST_SESSIONS), then (if there are more) all the others."""
+SessionPart = tuple[list[SessionInfo], dict[Id, str], int, int, bool]
+"""(sessions, titles, orphan count, offset, complete): one part of the sessions list."""
+
+
+def first_sessions(source: MemorySource, first: int | None = None) -> SessionPart:
+    """The newest `first` sessions (FIRST_SESSIONS): the part the first paint shows."""
     first = first or FIRST_SESSIONS
     sessions, titles, orphans = sessions_with_titles(source, 0, first)
-    complete = len(sessions) < first
-    yield sessions, titles, orphans, 0, complete
+    return sessions, titles, orphans, 0, len(sessions) < first
+
+
+def session_parts(source: MemorySource, first: int | None = None, read: SessionPart | None = None
+                  ) -> Iterator[SessionPart]:
+    """The newest `first` sessions, then (if there are more) all the others; after `read`
+    (a first part read already, e.g. by the opening worker), only the others."""
+    part = read or first_sessions(source, first)
+    if read is None:
+        yield part
+    sessions, _, orphans, _, complete = part
     if not complete:
         rest, titles, _ = sessions_with_titles(source, len(sessions), None)
         yield rest, titles, orphans, len(sessions), True

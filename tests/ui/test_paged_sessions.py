@@ -30,13 +30,19 @@ async def test_every_session_is_listed_though_read_a_page_first(many_sessions, a
         plan = plan_gc(store)
     assert len(everything) > 20
     seen_parts: list[tuple[int, int]] = []
-    real = pane_reads.session_parts
+    real_first, real_parts = pane_reads.first_sessions, pane_reads.session_parts
 
-    def spy(source, first=None):
-        for part in real(source, first):
+    def spy_first(source, first=None):  # the opening reads the first page
+        part = real_first(source, first)
+        seen_parts.append((part[3], len(part[0])))
+        return part
+
+    def spy(source, first=None, read=None):  # the main screen reads the others
+        for part in real_parts(source, first, read):
             seen_parts.append((part[3], len(part[0])))
             yield part
 
+    monkeypatch.setattr(pane_reads, "first_sessions", spy_first)
     monkeypatch.setattr(pane_reads, "session_parts", spy)
     app = app_for(many_sessions)
     async with app.run_test(size=SIZE) as pilot:

@@ -35,6 +35,14 @@ class MemtuiScreen(Screen[T]):
     """The screen's scope in memtui.ui.commands (its bindings, palette entries and help)."""
     busy: bool = False
     """True while the screen is still loading what it shows (tests and screenshots wait)."""
+    _resumed = False
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """The first resume follows the screen's mount, which styled every widget of it:
+        Textual's restyle of them all (for a screen coming back) would only repeat that."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state != WorkerState.ERROR:

@@ -22,7 +22,7 @@ from memtui.ui.debounce import Debounce
 from memtui.ui.heap import keep_out_of_collections
 from memtui.ui.messages import SessionsLoaded, StepsLoaded, TasksLoaded
 from memtui.ui.settings import remember
-from memtui.ui.screens import jump
+from memtui.ui.screens import jump, main_keys
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.checkpoint_panes import GROUPS as CHECKPOINT_GROUPS
@@ -49,8 +49,10 @@ class MainScreen(MemtuiScreen[None]):
     SETTLE_DELAY = 0.12
     """Seconds of quiet before a pane follows a cursor that keeps moving (key held down)."""
 
-    def __init__(self) -> None:
+    def __init__(self, first: SessionsLoaded | None = None) -> None:
         super().__init__()
+        self.first = first
+        """The newest sessions, read with the opening: the first frame shows them."""
         self.session_id: Id | None | str = None
         """The highlighted session (ORPHANS_KEY for the orphans pseudo-session)."""
         self.task_id: Id | None = None
@@ -78,8 +80,11 @@ class MainScreen(MemtuiScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#sessions-pane").display = self.app.settings.get("sessions_pane", True)
-        self.query_one(SessionsTable).loading = True
         self.query_one(SessionsTable).focus()
+        if self.first is not None:
+            self._sessions_loaded(self.first)
+        else:
+            self.query_one(SessionsTable).loading = True
 
     # ================================================================== settling
     @property
@@ -94,8 +99,8 @@ class MainScreen(MemtuiScreen[None]):
     @property
     def settled(self) -> bool:
         """True when each pane shows what the one above it selects (task, steps, files)."""
-        if self.session_id is None:
-            return self._loaded_once
+        if self.session_id is None:  # nothing listed, or the first highlight waits for the frame
+            return self._loaded_once and self.query_one(SessionsTable).current_record() is None
         tree = self.query_one(TaskTree)
         wanted = None if self.session_id == ORPHANS_KEY else self.session_id
         if tree.session_id != wanted and self.query_one(SessionsTable).current_record() is not None:
@@ -116,6 +121,9 @@ class MainScreen(MemtuiScreen[None]):
 
     def refresh_data(self) -> None:
         """Reload the sessions (and so everything below them), keeping the selection."""
+        if self.first is not None and not self._loaded_once:  # came with the opening: read the others
+            self.load_sessions(self.first)
+            return
         if self._loaded_once:
             entry = self.query_one(CheckpointFiles).current_record()
             # On the last step with tail on (F): stay on the last step as new ones arrive.
@@ -140,10 +148,12 @@ class MainScreen(MemtuiScreen[None]):
 
     # ================================================================== sessions
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="load sessions")
-    def load_sessions(self) -> None:
-        """The newest page first; the rest once that page is drawn (reading on would slow it)."""
+    def load_sessions(self, read: SessionsLoaded | None = None) -> None:
+        """The newest page (unless `read`), the rest once that page is drawn (reading on would slow it)."""
+        if read is not None:
+            self.app.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
         with self.app.reading() as source:
-            for part in pane_reads.session_parts(source):
+            for part in pane_reads.session_parts(source, read=read and read.part):
                 if get_current_worker().is_cancelled:
                     return
                 self.post_message(SessionsLoaded(*part))
@@ -168,7 +178,8 @@ class MainScreen(MemtuiScreen[None]):
 
             self.app.push_screen(no_sessions(self.app.workspace))
             return
-        self._session_highlighted()
+        if self.session_id is not None:  # a reload (at first, the table's own highlight asks: after the frame)
+            self._session_highlighted()
 
     @on(DataTable.RowHighlighted, "#sessions")
     def _session_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:
@@ -307,13 +318,7 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_toggle_pin(self) -> None:
         """Pin the highlighted task (a GC root), or unpin it."""
-        from memtui.ui.writes import pin_task
-
-        task = self.query_one(TaskTree).current_task()
-        if task is None or self.app.store is None:
-            self.notify("Select a task of memtui's own store to pin.", markup=False)
-            return
-        pin_task(self, task.id, not task.pinned)
+        main_keys.toggle_pin(self)
 
     def action_export(self) -> None:
         """Export the highlighted session (from the sessions pane) or task (key x)."""
@@ -343,11 +348,7 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_toggle_sessions(self) -> None:
         """Hide the sessions pane so the tasks get the width (again: show it)."""
-        pane = self.query_one("#sessions-pane")
-        pane.display = not pane.display
-        remember(self.app, sessions_pane=pane.display)
-        if not pane.display and self.focused is self.query_one(SessionsTable):
-            self.query_one(TaskTree).focus()
+        main_keys.toggle_sessions(self)
 
     def action_rollback(self, whole_checkpoint: bool = False) -> None:
         """Roll back the selection: a file (or, `whole_checkpoint`, its step's checkpoint), a
