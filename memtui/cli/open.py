@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 def register(sub) -> None:
@@ -14,16 +15,17 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def check_openable(path: Path) -> None:
+def check_openable(path: Path) -> Any | None:
     """Refuse, in one line and before the screen takes the terminal, a store that cannot be
     read: a file that is no store, a damaged or foreign database. (A folder without a store
     still opens: the app says what it found and how to make a demo.) One page of one session
-    is enough to prove the database readable: the app reads the rest behind its first paint."""
+    is enough to prove the database readable: the app reads the rest behind its first paint.
+    Returns memtui's own store, open (the app reads it without opening it again), else None."""
     from memtui.cli._source import not_a_store
 
     native = path / ".agent" / "agent.db"
     if path.is_dir() and not native.is_file():
-        return
+        return None
     if path.is_dir():  # memtui's own store: no need to look through other agents' formats
         from memtui.core.store import AgentStore
 
@@ -37,13 +39,22 @@ def check_openable(path: Path) -> None:
         source = found[0].open()
     try:
         source.session_page(0, 1)  # a damaged database fails here, not behind the screen
-    finally:
+    except BaseException:
         source.close()
+        raise
+    if path.is_dir():
+        return source
+    source.close()
+    return None
 
 
 def run(args) -> int:
+    from memtui.ui.collector import pause
+
+    pause()  # no cycle collection while the app starts: it resumes after the first paint
     from memtui.ui.app import run_app
 
     path = Path(args.path).expanduser()
-    check_openable(path)
-    return run_app(path, root=Path(args.root) if args.root else None, read_only=args.read_only)
+    store = check_openable(path)
+    return run_app(path, root=Path(args.root) if args.root else None, read_only=args.read_only,
+                   opened=store)

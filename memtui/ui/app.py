@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import WRITING, Capability, MemorySource, Unsupported
 from memtui.resources import tcss_dir
+from memtui.ui.collector import resume_after
 from memtui.ui.commands import CommandTable, action_offered, bindings
 from memtui.ui.follow import Follower, describe_changes
 from memtui.ui.settings import load_settings, remember
@@ -381,7 +382,7 @@ def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = Non
                      shown_path=shown_path, read_only=read_only)
 
 
-def run_app(path: Path | str, root: Path | None = None, read_only: bool = False) -> int:
+def run_app(path: Path | str, root: Path | None = None, read_only: bool = False, opened: Any | None = None) -> int:
     """Run the app in the terminal (or, under textual-serve, in a browser); the exit code.
 
     `read_only`: besides withholding the source's writing capabilities, this whole process
@@ -391,6 +392,7 @@ def run_app(path: Path | str, root: Path | None = None, read_only: bool = False)
         from memtui.core.atomic import forbid_writes
 
         forbid_writes("memtui was started with --read-only")
-    app = make_app(path, root=root, read_only=read_only)
+    app = make_app(path, root=root, read_only=read_only, opener=None if opened is None else lambda: opened)
+    resume_after(app.first_paint, FIRST_PAINT_WAIT)  # the collector, paused by `memtui open`
     result = app.run()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)

@@ -40,7 +40,10 @@ def open_workspace(path: Path, *, readonly: bool = True, root: Path | None = Non
     """The open source for `path` and, when it is another agent's store, its discovery
     entry (`memtui.core.sources.Source`). Raises MemtuiError or OSError."""
     if opener is not None:
-        return opener(), None
+        source = opener()
+        if root is not None:
+            source.workspace = root
+        return source, None
     foreign = foreign_source(path)
     if foreign is not None:
         source = foreign.open()

@@ -38,11 +38,12 @@ class MemtuiScreen(Screen[T]):
     _resumed = False
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
-        """The first resume follows the screen's mount, which styled every widget of it:
-        Textual's restyle of them all (for a screen coming back) would only repeat that."""
+        """The first resume follows the screen's mount, which styled every widget of it with
+        app.tcss: Textual's restyle of them all (for a screen coming back) would only repeat
+        that. (A screen with a stylesheet of its own, read as it is pushed, needs it.)"""
         if not self._resumed:
             self._resumed = True
-            event.refresh_styles = False
+            event.refresh_styles = bool(self.CSS_PATH)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state != WorkerState.ERROR:
