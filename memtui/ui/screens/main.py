@@ -1,8 +1,8 @@
 """The main screen: sessions · tasks (handoff tree) · step timeline · changed files · diff.
 
-A session loads its task tree, a task its steps, a step its checkpoint's files, a file its
-diff: each a thread worker (one exclusive group per pane) reading through ui.pane_reads.
-Elsewhere: the bottom row (widgets.checkpoint_panes), jumps and dialogs (.jump), rollback.
+A session loads its task tree, a task its steps, a step its checkpoint's files, a file its diff:
+each a thread worker (one group per pane) reading through ui.pane_reads. Elsewhere: the bottom
+row (widgets.checkpoint_panes), jumps and dialogs (.jump), some keys (.main_keys), rollback.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from memtui.ui.commands import bindings
 from memtui.ui.debounce import Debounce
 from memtui.ui.heap import keep_out_of_collections
 from memtui.ui.messages import SessionsLoaded, StepsLoaded, TasksLoaded
-from memtui.ui.settings import remember
 from memtui.ui.screens import jump, main_keys
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
@@ -51,8 +50,7 @@ class MainScreen(MemtuiScreen[None]):
 
     def __init__(self, first: SessionsLoaded | None = None) -> None:
         super().__init__()
-        self.first = first
-        """The newest sessions, read with the opening: the first frame shows them."""
+        self.first = first  # the newest sessions, read with the opening: the first frame shows them
         self.session_id: Id | None | str = None
         """The highlighted session (ORPHANS_KEY for the orphans pseudo-session)."""
         self.task_id: Id | None = None
@@ -137,10 +135,16 @@ class MainScreen(MemtuiScreen[None]):
         self._stalled = False
         self.load_sessions()
 
+    def _first_paint(self) -> None:
+        """Sessions and tasks drawn: what waited (header figures, other sessions) starts soon after."""
+        if not self.app.first_paint.is_set():
+            self.call_after_refresh(self.set_timer, pane_reads.FRAME_WRITE, self.app.first_paint.set)
+
     def worker_failed(self, worker: Worker) -> None:
         """The pane that waited says why (the notification named the failed read)."""
         super().worker_failed(worker)
         self._stalled = True
+        self._first_paint()
         if worker.group in CHECKPOINT_GROUPS:
             self.bottom.failed(worker)
         elif worker.group in ("sessions", "tasks", "steps"):
@@ -166,9 +170,6 @@ class MainScreen(MemtuiScreen[None]):
         self.query_one("#sessions-pane").border_subtitle = table.show_part(
             event.sessions, event.current_titles, event.orphan_count, event.offset, event.complete, self._loaded_once)
         self._loaded_once = True
-        # What waits for the first paint (the header's figures, the other sessions) starts once
-        # the frame is drawn and the driver has had a moment to write it to the terminal.
-        self.call_after_refresh(self.set_timer, pane_reads.FRAME_WRITE, self.app.first_paint.set)
         if event.complete:
             keep_out_of_collections()
         if event.offset:
@@ -176,6 +177,7 @@ class MainScreen(MemtuiScreen[None]):
         if not table.records:
             from memtui.ui.screens.notice import no_sessions
 
+            self._first_paint()
             self.app.push_screen(no_sessions(self.app.workspace))
             return
         if self.session_id is not None:  # a reload (at first, the table's own highlight asks: after the frame)
@@ -220,6 +222,7 @@ class MainScreen(MemtuiScreen[None]):
         tree.show_tasks(event.session_id, forest.tasks, forest.children, forest.roots, event.current_task_id,
                         forest.handed_from)
         self.query_one("#tasks-pane").border_subtitle = forest.count_line()
+        self._first_paint()
         target = forest.target(event.current_task_id, self.keep.get("task"))
         if target is None:
             self._clear_steps()
@@ -330,9 +333,7 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_toggle_tail(self) -> None:
         """Follow a running task's new steps, like tail -f (again: stay where you are)."""
-        self.tail = not self.tail
-        remember(self.app, tail=self.tail)
-        self.notify(f"Tail {'on: the last step stays selected as steps arrive' if self.tail else 'off'}.")
+        main_keys.toggle_tail(self)
 
     def action_focus_pane(self, name: str) -> None:
         """Focus one pane by name (sessions, tasks, steps, files, diff)."""

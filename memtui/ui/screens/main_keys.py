@@ -1,5 +1,6 @@
-"""What two of the main screen's keys do beyond its panes' loads: p pins the highlighted task,
-h hides the sessions pane. Functions of the screen, kept out of memtui.ui.screens.main."""
+"""What some of the main screen's keys do beyond its panes' loads: p pins the highlighted task,
+h hides the sessions pane, F follows new steps. Functions of the screen, kept out of
+memtui.ui.screens.main."""
 
 from __future__ import annotations
 
@@ -31,3 +32,10 @@ def toggle_sessions(screen: MainScreen) -> None:
     remember(screen.app, sessions_pane=pane.display)
     if not pane.display and screen.focused is screen.query_one(SessionsTable):
         screen.query_one(TaskTree).focus()
+
+
+def toggle_tail(screen: MainScreen) -> None:
+    """Follow a running task's new steps, like tail -f (again: stay where you are)."""
+    screen.tail = not screen.tail
+    remember(screen.app, tail=screen.tail)
+    screen.notify(f"Tail {'on: the last step stays selected as steps arrive' if screen.tail else 'off'}.")

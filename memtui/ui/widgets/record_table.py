@@ -78,6 +78,15 @@ class RecordTable(DataTable, Generic[R]):
     def on_resize(self) -> None:
         self._fit_columns()
 
+    def _size_updated(self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
+        # Textual sets a widget's size as it lays the screen out, then draws, then sends Resize:
+        # fitting the columns here already (not only on Resize) draws the first frame with the
+        # columns the width affords, instead of drawing it twice (and a column flashing).
+        changed = super()._size_updated(size, virtual_size, container_size, layout)
+        if changed and self.is_mounted:
+            self._fit_columns()
+        return changed
+
     def watch_show_vertical_scrollbar(self, shown: bool) -> None:
         # Rows arriving change the virtual size, not the size: no Resize comes when the
         # scrollbar appears or goes, so refit here (else the width depends on load order).
