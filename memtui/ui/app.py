@@ -348,7 +348,7 @@ class MemtuiApp(App[int]):
             self.push_screen(DecisionsScreen(self._memory_root()))
 
     def action_search(self) -> None:
-        """Search memory documents and the store; Enter shows the hit."""
+        """Search memory documents (and the store when the app reads one); Enter shows the hit."""
         from memtui.ui.screens.search import SearchScreen, open_search_hit
 
         if not isinstance(self.screen, SearchScreen):

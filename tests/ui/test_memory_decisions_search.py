@@ -145,3 +145,31 @@ async def test_search_finds_steps_recorded_after_it_opened(tmp_path, open_app):
         assert isinstance(app.screen, SearchScreen)
         assert [(h.kind, h.task) for h in app.screen.hits] == [("step", "2")]
         assert str(app.screen.query_one("#search-status").render()).startswith("1 match —")
+
+
+async def test_search_on_an_agent_home_says_its_sessions_are_not_searched(tmp_path):
+    """A real Codex home: ctrl+f indexes its memory documents only, so the hint does not
+    promise the store, and a word of its session ("hoge.py" was created in it) reads as not
+    found in the documents, with the reason, rather than a bare "no matches"."""
+    import sys
+    from pathlib import Path
+
+    from memtui.ui.app import make_app
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
+    from real_support import real_home
+
+    app = make_app(real_home("codex-0.66.0-agtrace", tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.source.kind == "codex" and app.store is None
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        status = str(app.screen.query_one("#search-status").render())
+        assert status == "type to search memory documents only: this agent's sessions are not indexed"
+        assert "tasks" not in app.screen.query_one(Input).placeholder
+        app.screen.query_one(Input).value = "hoge"
+        await settle(pilot)
+        status = str(app.screen.query_one("#search-status").render())
+        assert status == "no matches in memory documents (this agent's sessions are not indexed)"

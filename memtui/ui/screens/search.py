@@ -26,6 +26,7 @@ SHOWN = 200
 """Hits listed."""
 COUNT_CAP = 1_000
 """Hits counted: above it the count says "1,000+"."""
+NOT_INDEXED = "this agent's sessions are not indexed"
 
 
 class SearchScreen(MemtuiScreen[SearchHit | None]):
@@ -56,8 +57,15 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self._stale = False  # set when the app reloaded its source
         self._index_lock = threading.Lock()  # a cancelled worker may still be running
 
+    @property
+    def documents_only(self) -> bool:
+        """True when only memory documents are indexed: the app reads an agent's own home
+        (Claude Code, Codex…), whose sessions the index does not hold."""
+        return self.app.store is None
+
     def compose(self) -> ComposeResult:
-        yield Input(self.initial_query, placeholder="search memory, tasks, steps, messages", id="search-input")
+        placeholder = "search memory documents" if self.documents_only else "search memory, tasks, steps, messages"
+        yield Input(self.initial_query, placeholder=placeholder, id="search-input")
         yield Static("", id="search-status", markup=False)
         yield DataTable(id="search-results", cursor_type="row", zebra_stripes=True)
         yield KeyFooter()
@@ -131,10 +139,13 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         if self._index is None:
             status.update("indexing…")
         elif not event.query.strip():
-            status.update("type to search memory documents and the store")
+            status.update(f"type to search memory documents only: {NOT_INDEXED}" if self.documents_only
+                          else "type to search memory documents and the store")
+        elif found:
+            status.update(count_line(len(self.hits), found) + " — enter opens the first, ↓ the list")
         else:
-            status.update(count_line(len(self.hits), found) + " — enter opens the first, ↓ the list"
-                          if found else "no matches")
+            status.update(f"no matches in memory documents ({NOT_INDEXED})" if self.documents_only
+                          else "no matches")
 
     def action_focus_results(self) -> None:
         if self.hits:
