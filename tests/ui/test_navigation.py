@@ -244,8 +244,27 @@ async def test_step_detail_screen(crafted_path: Path, settled, open_app) -> None
         assert detail.step.tool == "edit_file"
         checkpoint = str(detail.query_one("#step-checkpoint").render())
         assert "src/long.py" in checkpoint and "assets/blob.bin" in checkpoint
+        assert "tokens 100 in / 20 out" in str(detail.query_one("#step-summary").render())
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
+
+
+async def test_step_detail_says_unknown_tokens_as_the_step_list_does(crafted_path: Path, settled, open_app) -> None:
+    """The failed `bash` step recorded no token counts: its row shows "—", and its detail
+    says the same rather than "0 in / 0 out"."""
+    async with open_app(crafted_path, size=SIZE) as pilot:
+        app = pilot.app
+        tree = app.screen.query_one(TaskTree)
+        tree.select_task(tree.root.children[0].data.id)
+        await settled(pilot)
+        steps = app.screen.query_one(StepTimeline)
+        row = [str(cell) for cell in steps.row_cells(steps.records[1])]
+        assert row[2] == "bash" and row[6] == "—"
+        await pilot.press("3", "down", "enter")
+        await settled(pilot)
+        assert isinstance(app.screen, StepDetailScreen) and app.screen.step.tool == "bash"
+        summary = str(app.screen.query_one("#step-summary").render())
+        assert "tokens —" in summary and "0 in" not in summary
 
 
 async def test_big_task_loads_steps_in_pages(crafted_path: Path, settled, open_app) -> None:

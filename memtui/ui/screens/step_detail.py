@@ -99,7 +99,9 @@ class StepDetailScreen(MemtuiScreen[str | None]):
         )
         facts = [f"at {clock_time(step.created_at)}",
                  f"took {human_duration(step.duration_ms)}",
-                 f"tokens {human_tokens(step.tokens_in)} in / {human_tokens(step.tokens_out)} out",
+                 # no count recorded is unknown, not zero: "—" as in the step list
+                 f"tokens {human_tokens(step.tokens_in)} in / {human_tokens(step.tokens_out)} out"
+                 if step.tokens_in or step.tokens_out else "tokens —",
                  f"cost {human_cost(step.cost)}", f"task {step.task_id}", f"step id {step.id}"]
         text.append("\n" + " · ".join(facts))
         return text
