@@ -101,3 +101,23 @@ async def test_delete_needs_the_word_typed(tmp_path):
         await pilot.press("enter")
         await settle(pilot)
         assert not transcript.exists()
+
+
+async def test_an_archived_session_reads_archived_in_the_sessions_list(tmp_path, shown):
+    """Archived from the cleanup screen while the app follows the home, the session is listed
+    as archived at once: not as a ghost (its transcript gone, no time, 0 tasks) that broke the
+    list's ordering ("unreadable: 'NoneType' object has no attribute 'timestamp'")."""
+    home = tmp_path / "claude"
+    build_claude_home(home)
+    app = make_app(home, clock=lambda: NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_cleanup(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        statuses = [line for line in shown(app).splitlines()[1:] if "archiv" in line]  # below the header
+        assert statuses and all(" archiv" in line for line in statuses), statuses
+        assert "unreadable" not in shown(app)

@@ -19,7 +19,7 @@ from memtui.core.cleanup.archive_read import list_archived, unpacked_view
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
 from memtui.core.memory_source import Capability, MemorySource, UnknownId
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, MessageInfo, Problem, Reference, SessionInfo, StepInfo, TaskInfo
-from memtui.core.sources.timestamps import parse_time
+from memtui.core.sources.timestamps import parse_time, sort_key
 
 
 def _when(text: str | None) -> datetime:
@@ -32,10 +32,12 @@ class WithArchived(MemorySource):
     protocol and nothing else: what the live adapter offers beyond it is not reachable here."""
 
     def __init__(self, live: MemorySource, manifests: list[Manifest], archive_root: Path, cache: Path,
-                 open_view: Callable[[Path], MemorySource]) -> None:
+                 open_view: Callable[[Path], MemorySource],
+                 relist: Callable[[], list[Manifest]] | None = None) -> None:
         self.live = live
         self.archive_root, self.cache, self.open_view = Path(archive_root), Path(cache), open_view
         self.manifests = {m.id: m for m in manifests if m.kind == "session"}
+        self._relist = relist  # the manifests again (a cleanup archived more since)
         self._views: dict[str, MemorySource] = {}
         self._archived: set[str] | None = None
         self._lock = threading.RLock()
@@ -104,6 +106,8 @@ class WithArchived(MemorySource):
 
     def reload(self) -> None:
         self.live.reload()
+        if self._relist is not None:
+            self.manifests = {m.id: m for m in self._relist() if m.kind == "session"}
         self._archived = None
 
     # -- routing ------------------------------------------------------------------------------
@@ -141,7 +145,7 @@ class WithArchived(MemorySource):
                         task_count=m.tasks or 0, stored_bytes=m.bytes)
             for m in self.manifests.values() if m.id not in known
         ]
-        return sorted(live + archived, key=lambda s: s.updated_at.timestamp(), reverse=True)
+        return sorted(live + archived, key=lambda s: sort_key(s.updated_at), reverse=True)  # no time: last
 
     def tasks(self, session_id: Id | None) -> Sequence[TaskInfo]:
         if session_id is None:
@@ -200,8 +204,11 @@ def with_archived(live: MemorySource, home: Path | None, open_view: Callable[[Pa
     if home is None:
         return live
     root = archive_root or archive_dir()
-    manifests = list_archived(root, live.kind, home=os.path.realpath(home))
-    if project is not None:
-        target = os.path.realpath(project)
-        manifests = [m for m in manifests if m.project and os.path.realpath(m.project) == target]
-    return WithArchived(live, manifests, root, cache or view_cache_dir(), open_view)
+
+    def relist() -> list[Manifest]:
+        manifests = list_archived(root, live.kind, home=os.path.realpath(home))
+        if project is not None:
+            target = os.path.realpath(project)
+            manifests = [m for m in manifests if m.project and os.path.realpath(m.project) == target]
+        return manifests
+    return WithArchived(live, relist(), root, cache or view_cache_dir(), open_view, relist)

@@ -169,6 +169,8 @@ class TranscriptIndex(IndexedSource):
         self._compactions: dict[str, list[TranscriptItem]] = {}  # session → its compaction steps, in order
         self._counts = {"sessions": 0, "prompts": 0, "tool_calls": 0, "file_changes": 0, "malformed_lines": 0}
         for path in self.transcripts:
+            if not path.exists():  # gone since it was listed (archived or deleted by cleanup)
+                continue
             session = self._index_session(path)
             if session is None:
                 continue
