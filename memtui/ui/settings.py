@@ -12,7 +12,6 @@ unreadable file means the defaults: settings never stop the app from starting.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +30,14 @@ def load_settings(path: Path | None = None) -> dict[str, Any]:
     """The settings (defaults for what the file lacks, has wrong, or when it is unreadable)."""
     settings = dict(DEFAULTS)
     try:
-        found = tomllib.loads((path or config_path()).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text = (path or config_path()).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return settings
+    import tomllib  # only with a file to read: the app starts without importing it otherwise
+
+    try:
+        found = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
         return settings
     for key, default in DEFAULTS.items():
         if isinstance(found.get(key), type(default)):
