@@ -19,13 +19,17 @@ FINISHED: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 REFERENCE_KINDS: tuple[str, ...] = ("handoff", "supersedes", "depends")
 
 
+SESSION_STATUSES = ("open", "closed", "archived")
+"""What SessionInfo.status says ("archived": moved into memtui's archive by a cleanup)."""
+
+
 @dataclass(frozen=True)
 class SessionInfo:
     """One conversation with an agent."""
 
     id: Id
     title: str
-    status: str  # "open" | "closed"
+    status: str  # one of SESSION_STATUSES
     current_task_id: Id | None
     created_at: datetime
     updated_at: datetime

@@ -119,5 +119,5 @@ async def test_an_archived_session_reads_archived_in_the_sessions_list(tmp_path,
         await pilot.press("escape")
         await settle(pilot)
         statuses = [line for line in shown(app).splitlines()[1:] if "archiv" in line]  # below the header
-        assert statuses and all(" archiv" in line for line in statuses), statuses
+        assert statuses and all(" archived " in line for line in statuses), statuses  # not "archiv…"
         assert "unreadable" not in shown(app)

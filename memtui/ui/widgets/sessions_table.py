@@ -8,7 +8,7 @@ from typing import Any, Callable, ClassVar, Iterable
 
 from rich.text import Text
 
-from memtui.core.model import Id, SessionInfo
+from memtui.core.model import SESSION_STATUSES, Id, SessionInfo
 from memtui.ui.text import human_bytes, relative_time, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
@@ -29,7 +29,7 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
 
     COLUMNS = (
         ("title", "Session", None),
-        ("status", "Status", 7),
+        ("status", "Status", max(len(word) for word in SESSION_STATUSES)),  # "archived", not "archiv…"
         ("current", "Current task", None),
         ("tasks", "Tasks", 5),
         ("bytes", "Stored", 8),
