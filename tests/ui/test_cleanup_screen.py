@@ -121,3 +121,23 @@ async def test_an_archived_session_reads_archived_in_the_sessions_list(tmp_path,
         statuses = [line for line in shown(app).splitlines()[1:] if "archiv" in line]  # below the header
         assert statuses and all(" archived " in line for line in statuses), statuses  # not "archiv…"
         assert "unreadable" not in shown(app)
+
+
+async def test_a_codex_rollout_removed_while_followed_leaves_the_list_readable(tmp_path, shown):
+    """A rollout moved away while the app follows a Codex home (a `memtui cleanup` run in
+    another terminal): the reload lists the other sessions, not "unreadable: … No such file"."""
+    from tests.unit.cleanup_homes import build_codex_home
+
+    home = tmp_path / "codex"
+    build_codex_home(home)
+    app = make_app(home, clock=lambda: NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "do open" in shown(app)
+        [rollout] = [r for r in home.rglob("rollout-*.jsonl") if "do open" in r.read_text()]
+        rollout.unlink()
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        text = shown(app)
+        assert "unreadable" not in text and "No such file" not in text
+        assert "do recent" in text and "Old thread" in text and "do open" not in text

@@ -177,7 +177,8 @@ class RolloutIndex(IndexedSource):
         self._counts = {"sessions": 0, "prompts": 0, "function_calls": 0, "patches": 0, "file_changes": 0, "malformed_lines": 0}
         titles = codex_titles(self.home, self._problems)
         for path in self.rollouts:
-            self._index_rollout(path, titles)
+            if path.exists():  # else gone since it was listed (archived or deleted by a cleanup)
+                self._index_rollout(path, titles)
         self._counts["sessions"] = len(self._sessions)
         self._counts["malformed_lines"] = count_malformed(self._problems)
 
