@@ -267,6 +267,18 @@ async def test_step_detail_says_unknown_tokens_as_the_step_list_does(crafted_pat
         assert "tokens —" in summary and "0 in" not in summary
 
 
+async def test_step_totals_say_unknown_tokens_when_no_step_recorded_any(crafted_path: Path, settled, open_app) -> None:
+    """"A long task": 1,200 steps without token counts; its totals line says "tokens —" like
+    each of its rows, not "0 tokens in / 0 out"."""
+    async with open_app(crafted_path, size=SIZE) as pilot:
+        app = pilot.app
+        tree = app.screen.query_one(TaskTree)
+        tree.select_task(next(n.data for n in tree.root.children if n.data.title == "A long task").id)
+        await settled(pilot)
+        totals = str(app.screen.query_one("#step-totals").render())
+        assert "1,200 steps" in totals and "tokens —" in totals and "0 tokens" not in totals
+
+
 async def test_big_task_loads_steps_in_pages(crafted_path: Path, settled, open_app) -> None:
     async with open_app(crafted_path, size=SIZE) as pilot:
         app = pilot.app

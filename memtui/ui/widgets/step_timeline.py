@@ -139,8 +139,9 @@ def totals_line(totals: dict[str, float] | None, loaded: int) -> Text:
         return Text("")
     steps = int(totals.get("steps", 0))
     parts = [counted(steps, "step") + (f" ({loaded} loaded)" if loaded < steps else "")]
-    parts.append(f"{human_tokens(int(totals.get('tokens_in', 0)))} tokens in"
-                 f" / {human_tokens(int(totals.get('tokens_out', 0)))} out")
+    tokens_in, tokens_out = int(totals.get("tokens_in", 0)), int(totals.get("tokens_out", 0))
+    parts.append(f"{human_tokens(tokens_in)} tokens in / {human_tokens(tokens_out)} out"
+                 if tokens_in or tokens_out else "tokens —")  # none recorded: unknown, as each row says
     parts.append(human_cost(float(totals.get("cost", 0.0))) if totals.get("cost") else "no cost")
     parts.append(human_duration(totals.get("duration_ms", 0)))
     return Text(" · ".join(parts))
