@@ -37,7 +37,6 @@ from memtui.ui.measure import measure
 from memtui.ui.messages import SessionsLoaded, SourceFailed, SourceOpened, WorkspaceMeasured
 from memtui.ui.opening import is_store, open_workspace, opening_failure, tidy_workspace
 from memtui.ui import pane_reads
-from memtui.ui.pane_reads import FIRST_PAINT_WAIT, MAIN_HOLD
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -47,8 +46,7 @@ ERROR_SECONDS = 10  # how long an error toast stays up
 
 
 def css_paths() -> list[Path]:
-    """app.tcss: the main screen and what every screen shares. Another screen brings its own
-    file as its CSS_PATH (memtui.resources.screen_css), read when it first opens."""
+    """app.tcss: the main screen and shared rules (other screens: CSS_PATH = screen_css(...))."""
     return [tcss_dir() / "app.tcss"]
 
 
@@ -56,6 +54,7 @@ class MemtuiApp(App[int]):
     """Browse (and, through explicit actions, curate) an agent's external memory."""
 
     TITLE = "memtui"
+    main_shown = False  # until the main screen is pushed (it comes with its first sessions)
     BINDINGS = bindings("app")
     COMMANDS = App.COMMANDS | {CommandTable}
 
@@ -106,13 +105,14 @@ class MemtuiApp(App[int]):
             self._show_main()
             self._adopt(self._given_source)
         else:  # the main screen comes with the newest sessions (or, if slow, without them)
-            self.set_timer(MAIN_HOLD, self._show_main)
+            self.set_timer(pane_reads.MAIN_HOLD, self._show_main)
             self.open_source()
 
     def _show_main(self, first: SessionsLoaded | None = None) -> None:
         from memtui.ui.screens.main import MainScreen
 
-        if not any(isinstance(screen, MemtuiScreen) for screen in self.screen_stack):
+        if not self.main_shown:
+            self.main_shown = True
             self.push_screen(MainScreen(first))
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open the store")
@@ -129,7 +129,7 @@ class MemtuiApp(App[int]):
         except Exception:
             first = None
         self.post_message(SourceOpened(source, source if is_store(source) else None, first))
-        self.first_paint.wait(FIRST_PAINT_WAIT)
+        self.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
         tidy_workspace(source)
 
     @on(SourceOpened)
@@ -233,7 +233,7 @@ class MemtuiApp(App[int]):
     def measure_workspace(self) -> None:
         """Database size, row counts, then live/reclaimable tasks (the GC figures, without a
         plan: `g` builds that) — once the sessions are on screen (or after a few seconds)."""
-        self.first_paint.wait(FIRST_PAINT_WAIT)
+        self.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
         with self.reading() as source:
             measure(source, self.post_message, lambda exc: self.call_from_thread(
                 self.notify_error, exc, "GC figures not computed"))
@@ -254,6 +254,8 @@ class MemtuiApp(App[int]):
     """App actions that need an open store: hidden while none is (missing or unreadable)."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.main_shown and action != "quit":  # keys typed before the main screen is up do nothing
+            return False
         if action in self.NEEDS_SOURCE and self.source is None:
             return False
         return action_offered(action, parameters, "app", self.source)
@@ -393,6 +395,6 @@ def run_app(path: Path | str, root: Path | None = None, read_only: bool = False,
 
         forbid_writes("memtui was started with --read-only")
     app = make_app(path, root=root, read_only=read_only, opener=None if opened is None else lambda: opened)
-    resume_after(app.first_paint, FIRST_PAINT_WAIT)  # the collector, paused by `memtui open`
+    resume_after(app.first_paint, pane_reads.FIRST_PAINT_WAIT)  # the collector, paused by `memtui open`
     result = app.run()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)

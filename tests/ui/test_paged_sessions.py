@@ -4,6 +4,7 @@ session is listed, filterable and reachable."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,22 @@ async def test_every_session_is_listed_though_read_a_page_first(many_sessions, a
         assert app.measured.gc == {"live": len(plan.live), "reclaimable": len(plan.reclaimable),
                                    "reclaimable_bytes": plan.reclaimable_bytes}
         assert app.first_paint.is_set()
+
+
+async def test_a_key_typed_before_the_main_screen_is_up_does_not_keep_it_away(demo_path, app_for, settled):
+    """The main screen is pushed once the newest sessions are read: a screen key typed before
+    that (here ? for help) must not leave the user, once it is closed, on an empty screen."""
+    from memtui.ui.screens.main import MainScreen
+
+    def slow_open():
+        time.sleep(0.3)
+        return AgentStore.open(demo_path, readonly=True)
+
+    app = app_for(demo_path, opener=slow_open)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        await settled(pilot)
+        await pilot.press("escape")
+        await settled(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.query_one(SessionsTable).records
