@@ -230,3 +230,29 @@ def test_a_delta_chain_of_the_cap_reads_and_one_longer_is_corruption(store):
     bad = _chain(store, codec.MAX_CHAIN + 1)
     with pytest.raises(ChainTooLong, match=rf"checkpoint entry {bad}: .*longer than {codec.MAX_CHAIN}"):
         store.read_entry(bad)
+
+
+def test_a_moved_folder_tries_a_few_bases_per_file_and_stays_small(store, monkeypatch):
+    """Moving N files deletes N paths for N new ones: each new path tries its likeliest old
+    paths (same name first), not all N — else recording the move costs N² compressions inside
+    the write transaction — and is still stored as a small delta."""
+    task = _task(store)
+    files = {f"old/mod_{i}.py": b"".join(b"def f_%d_%d(x):\n    return x * %d\n\n" % (i, j, i * j % 97)
+                                        for j in range(300)) for i in range(40)}
+    store.record_checkpoint(task, None, {path: (None, text) for path, text in files.items()})
+    tried: list[int] = []
+    real_encode = codec.encode
+
+    def counting_encode(data, others=()):
+        tried.append(len(others))
+        return real_encode(data, others=others)
+
+    monkeypatch.setattr(codec, "encode", counting_encode)
+    moves = {path: (text, None) for path, text in files.items()}
+    moves |= {path.replace("old/", "new/"): (None, text + b"# moved\n") for path, text in files.items()}
+    store.record_checkpoint(task, None, moves)
+    assert len(tried) == 40 and max(tried) <= 9
+    rows = store.query("SELECT b.codec, b.stored FROM blob b JOIN path p ON p.id = b.path_id"
+                       " WHERE p.path LIKE 'new/%'")
+    packed = sum(len(zlib.compress(text, 9)) for text in files.values())
+    assert len(rows) == 40 and all(c == "delta" for c, _ in rows) and sum(s for _, s in rows) < packed / 3

@@ -14,6 +14,7 @@ from typing import Iterable
 from memtui.core import content as codec
 from memtui.core.store.schema import BY_HASH, by_hash
 
+KIN_TRIES = 3  # paths deleted in the same checkpoint, and paths of the same name, tried as bases
 KIN_SIBLINGS = 3  # same-folder files of the same kind tried as the base of a new path's first content
 SIBLING_SCAN = 200  # paths of one folder looked at to find them
 
@@ -63,12 +64,16 @@ class ContentWriter:
     def _kin_bases(self, path: str, path_id: int, size: int, kin: Iterable[int]) -> list[tuple[bytes, int, int]]:
         """Candidate bases (bytes, id, depth) for the first content of `path`: for each related
         path its newest blob shallow enough (≤ KIN_DEPTH) that the new path's runs still fit."""
-        paths = [r[0] for key in kin for r in self._sql("SELECT path_id FROM blob WHERE id = ?", (key,))
-                 if r[0] is not None]
-        name = "/" + posixpath.basename(path)
+        name, ext = "/" + posixpath.basename(path), posixpath.splitext(path)[1]
+        gone = [r for key in kin for r in self._sql(
+            "SELECT path.id, path.path FROM blob JOIN path ON path.id = blob.path_id WHERE blob.id = ?", (key,))]
+        # A folder renamed in one checkpoint deletes N paths for N new ones: try only the likeliest
+        # few (same name, then same kind), or recording it costs N² compressions.
+        gone.sort(key=lambda r: (not ("/" + r[1]).endswith(name), posixpath.splitext(r[1])[1] != ext))
+        paths = [r[0] for r in gone[:KIN_TRIES]]
         paths += [r[0] for r in self._sql(
-            "SELECT id FROM path WHERE id != ? AND (path = ? OR substr(path, length(path) - ? + 1) = ?)",
-            (path_id, name[1:], len(name), name))]
+            "SELECT id FROM path WHERE id != ? AND (path = ? OR substr(path, length(path) - ? + 1) = ?) LIMIT ?",
+            (path_id, name[1:], len(name), name, KIN_TRIES))]
         paths += self._siblings(path, path_id, size)
         bases = []
         for other in dict.fromkeys(paths):
