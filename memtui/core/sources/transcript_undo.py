@@ -64,9 +64,10 @@ class UndoLog:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None  # not a whole manifest: as if that rollback recorded none
-        if isinstance(data, dict) and isinstance(data.get("entries"), list):
+        if (isinstance(data, dict) and data.get("id") == path.stem and isinstance(data.get("entries"), list)
+                and all(isinstance(e, dict) for e in data["entries"])):
             return data
-        return None
+        return None  # not one of memtui's manifests (or edited by hand): left out, not a crash
 
     def _manifests(self) -> list[dict[str, Any]]:
         out = [m for path in sorted(self.folder.glob(f"{PREFIX}*.json")) if (m := self._load(path)) is not None]
