@@ -54,7 +54,7 @@ class MemtuiApp(App[int]):
     """Browse (and, through explicit actions, curate) an agent's external memory."""
 
     TITLE = "memtui"
-    main_shown = False  # until the main screen is pushed (it comes with its first sessions)
+    main_shown = False  # until the main screen is up (it comes with its first sessions)
     BINDINGS = bindings("app")
     COMMANDS = App.COMMANDS | {CommandTable}
 
@@ -111,8 +111,8 @@ class MemtuiApp(App[int]):
     def _show_main(self, first: SessionsLoaded | None = None) -> None:
         from memtui.ui.screens.main import MainScreen
 
-        if not self.main_shown:
-            self.main_shown = True
+        shown, self.main_shown = self.main_shown, True  # (a screen code opened in its stead stays)
+        if not shown and not any(isinstance(screen, MemtuiScreen) for screen in self.screen_stack):
             self.push_screen(MainScreen(first))
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open the store")

@@ -18,6 +18,17 @@ def workspace(tmp_path):
     return make_workspace(tmp_path / "ws")
 
 
+def saved_once(tmp_path):
+    """A workspace whose MEMORY.md memtui saved once ("v2"): (root, path, the text it replaced)."""
+    from memtui.core.memory import read_document, save_document
+
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    original = path.read_text()
+    save_document(root, path, "v2\n", read_document(path).version)
+    return root, path, original
+
+
 async def test_lists_documents_with_lint_badges_and_opens_markdown(tmp_path, open_memory):
     root = workspace(tmp_path)
     async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
@@ -156,12 +167,7 @@ async def test_invalid_utf8_is_read_only(tmp_path, open_memory):
 
 
 async def test_history_restores_a_version(tmp_path, open_memory, shown):
-    from memtui.core.memory import read_document, save_document
-
-    root = workspace(tmp_path)
-    path = root / "MEMORY.md"
-    original = path.read_text()
-    save_document(root, path, "v2\n", read_document(path).version)
+    root, path, original = saved_once(tmp_path)
     async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
         app = pilot.app
         await pilot.press("h")
@@ -276,7 +282,6 @@ async def test_undo_and_history_read_and_write_off_the_ui_thread(tmp_path, open_
     import threading
 
     import memtui.ui.screens.memory_history as history
-    from memtui.core.memory import read_document, save_document
     from memtui.core.memory.save import HistoryEntry
 
     on_ui_thread: dict[str, list[bool]] = {}
@@ -290,10 +295,7 @@ async def test_undo_and_history_read_and_write_off_the_ui_thread(tmp_path, open_
     for name in ("list_history", "restore_version", "undo_last_save"):
         monkeypatch.setattr(history, name, watched(name, getattr(history, name)))
     monkeypatch.setattr(HistoryEntry, "read", watched("read", HistoryEntry.read))
-    root = workspace(tmp_path)
-    path = root / "MEMORY.md"
-    original = path.read_text()
-    save_document(root, path, "v2\n", read_document(path).version)
+    root, path, original = saved_once(tmp_path)
     async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
         app = pilot.app
         await pilot.press("h")
