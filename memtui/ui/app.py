@@ -54,7 +54,6 @@ class MemtuiApp(App[int]):
     """Browse (and, through explicit actions, curate) an agent's external memory."""
 
     TITLE = "memtui"
-    main_shown = False  # until the main screen is up (it comes with its first sessions)
     BINDINGS = bindings("app")
     COMMANDS = App.COMMANDS | {CommandTable}
 
@@ -111,8 +110,7 @@ class MemtuiApp(App[int]):
     def _show_main(self, first: SessionsLoaded | None = None) -> None:
         from memtui.ui.screens.main import MainScreen
 
-        shown, self.main_shown = self.main_shown, True  # (a screen code opened in its stead stays)
-        if not shown and not any(isinstance(screen, MemtuiScreen) for screen in self.screen_stack):
+        if not any(isinstance(screen, MemtuiScreen) for screen in self.screen_stack):
             self.push_screen(MainScreen(first))
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open the store")
@@ -254,7 +252,7 @@ class MemtuiApp(App[int]):
     """App actions that need an open store: hidden while none is (missing or unreadable)."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if not self.main_shown and action != "quit":  # keys typed before the main screen is up do nothing
+        if not isinstance(self.screen, MemtuiScreen) and action != "quit":  # keys before the first screen is up
             return False
         if action in self.NEEDS_SOURCE and self.source is None:
             return False
