@@ -8,7 +8,8 @@ from textual.widgets import Input, Static
 from memtui.ui.app import make_app
 from memtui.ui.screens.cleanup import CleanupScreen
 from memtui.ui.screenshots import settle
-from memtui.ui.widgets.cleanup_tree import CleanupTree, SessionRow
+from memtui.core.cleanup import Manifest
+from memtui.ui.widgets.cleanup_tree import CleanupTree, SessionRow, row_key
 from tests.unit.cleanup_homes import NOW, build_claude_home, snapshot
 
 SIZE = (150, 44)
@@ -28,18 +29,31 @@ async def open_cleanup(pilot):
     return screen
 
 
+async def archive(pilot) -> None:
+    """a, then yes: archive what the plan lets go, and wait for the run and the reload after it."""
+    await pilot.press("a")
+    await pilot.pause()
+    await pilot.press("y")
+    await settle(pilot)
+
+
+def find(tree: CleanupTree, session_id: str):
+    """The line of a session, or of its entry under "archived by memtui"."""
+    return next((node for parent in tree.root.children for node in parent.children
+                 if isinstance(node.data, (SessionRow, Manifest)) and row_key(node.data)[1] == session_id), None)
+
+
 async def select(pilot, session_id: str) -> None:
+    """Open the session's group and put the cursor on it. Follow mode may rebuild the tree at
+    any await (it notices the home changed): the line is looked up again after one."""
     tree = pilot.app.screen.query_one(CleanupTree)
-    for parent in tree.root.children:
-        for node in parent.children:
-            data = node.data
-            if getattr(getattr(data, "session", None), "id", None) == session_id or getattr(data, "id", None) == session_id:
-                parent.expand()
-                await pilot.pause()
-                tree.move_cursor(node)
-                await pilot.pause()
-                return
-    raise AssertionError(f"{session_id} not in the tree")
+    node = find(tree, session_id)
+    assert node is not None, f"{session_id} not in the tree"
+    node.parent.expand()
+    await pilot.pause()
+    tree.move_cursor(find(tree, session_id))
+    await pilot.pause()
+    assert row_key(tree.current_row())[1] == session_id
 
 
 async def test_preview_shows_every_decision_with_its_reason_and_writes_nothing(tmp_path):
@@ -70,10 +84,7 @@ async def test_archive_then_restore_from_the_screen(tmp_path):
     app = make_app(home, clock=lambda: NOW)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_cleanup(pilot)
-        await pilot.press("a")
-        await pilot.pause()
-        await pilot.press("y")
-        await settle(pilot)
+        await archive(pilot)
         assert not transcript.exists()
         assert oldest not in rows(screen)
         await select(pilot, oldest)  # now under "archived by memtui"
@@ -81,6 +92,42 @@ async def test_archive_then_restore_from_the_screen(tmp_path):
         await settle(pilot)
         assert transcript.exists()
     assert snapshot(home)[str(transcript)] == before[str(transcript)]
+
+
+async def test_a_reload_leaves_the_cursor_and_the_open_groups_as_they_were(tmp_path):
+    """A reload (ctrl+r here; follow mode does the same whenever the home changes) rebuilds
+    the tree: the project the user opened stays open and r still restores the session the
+    cursor was on, not the row that took its line."""
+    home = tmp_path / "claude"
+    ids = build_claude_home(home)
+    oldest = ids["pinned"]
+    transcript = home / "projects/-work-alpha" / f"{oldest}.jsonl"
+    app = make_app(home, clock=lambda: NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_cleanup(pilot)
+        await archive(pilot)
+        tree = screen.query_one(CleanupTree)
+
+        def opened() -> set:
+            return {row_key(n.data) for n in tree.root.children if n.is_expanded}
+
+        alpha = ("project", "/work/alpha")
+        assert alpha in opened()  # open before the archive (something went), so still open
+        next(n for n in tree.root.children if row_key(n.data) == alpha).collapse()
+        await select(pilot, oldest)  # opens the archived group
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert alpha not in opened() and ("archived", None) in opened()
+        assert row_key(tree.current_row()) == ("manifest", oldest)
+        await pilot.press("up")  # the group's own line
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert row_key(tree.current_row()) == ("archived", None)
+        await pilot.press("down")
+        assert row_key(tree.current_row()) == ("manifest", oldest)
+        await pilot.press("r")
+        await settle(pilot)
+        assert transcript.exists()
 
 
 async def test_delete_needs_the_word_typed(tmp_path):
@@ -112,10 +159,7 @@ async def test_an_archived_session_reads_archived_in_the_sessions_list(tmp_path,
     app = make_app(home, clock=lambda: NOW)
     async with app.run_test(size=SIZE) as pilot:
         await open_cleanup(pilot)
-        await pilot.press("a")
-        await pilot.pause()
-        await pilot.press("y")
-        await settle(pilot)
+        await archive(pilot)
         await pilot.press("escape")
         for _ in range(100):  # follow mode notices the change on its next poll
             await settle(pilot)

@@ -148,9 +148,7 @@ class CleanupScreen(MemtuiScreen[None]):
     def _plan_loaded(self, event: PlanLoaded) -> None:
         self.plan = event.plan
         tree = self.query_one(CleanupTree)
-        row = tree.current_row()
-        keep = row.session.id if isinstance(row, SessionRow) else (row.id if isinstance(row, Manifest) else None)
-        tree.show_rows(event.projects, event.archived, keep=keep, home=event.plan.inventory.home)
+        tree.show_rows(event.projects, event.archived, home=event.plan.inventory.home)
         plan = event.plan
         going = len(plan.going()[0])
         self.query_one("#cleanup-summary", Static).update(Text(

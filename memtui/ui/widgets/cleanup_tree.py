@@ -42,6 +42,20 @@ class ArchivedGroup:
 
 
 Row = ProjectPreview | SessionRow | OrphanRow | ArchivedGroup | Manifest
+RowKey = tuple[str, str | None]
+
+
+def row_key(row: Row) -> RowKey:
+    """What a row stands for across a reload (its data objects are new each time)."""
+    if isinstance(row, ProjectPreview):
+        return ("project", row.project)
+    if isinstance(row, SessionRow):
+        return ("session", row.session.id)
+    if isinstance(row, OrphanRow):
+        return ("orphan", str(row.orphan.path))
+    if isinstance(row, ArchivedGroup):
+        return ("archived", None)
+    return ("manifest", row.id)
 
 
 def size_bar(part: int, whole: int, width: int = BAR_WIDTH) -> str:
@@ -79,34 +93,64 @@ class CleanupTree(Tree[Row]):
         self.show_root = False
         self.guide_depth = 2
 
-    def show_rows(self, projects: list[ProjectPreview], archived: list[Manifest], keep: str | None = None,
-                  home: Path | None = None) -> None:
-        """Replace the tree; projects with something going start expanded; keep the cursor
-        on the session with id `keep` when it is still listed."""
+    def show_rows(self, projects: list[ProjectPreview], archived: list[Manifest], home: Path | None = None) -> None:
+        """Replace the tree (a reload: after an action, ctrl+r, or follow mode noticing the home
+        change) as the user left it: the cursor stays on the same session, project, orphan group
+        or archived session (on its project when the row itself went), and a group the user
+        opened or closed stays so; projects new to the tree start expanded when something in
+        them goes. The cursor is placed before this returns: a key handled next acts on that
+        row, never on whatever line the old cursor's number points at in the new tree."""
+        was, opened, cursor = self._view_state()
         self.clear()
-        target: TreeNode[Row] | None = None
+        nodes: dict[RowKey, TreeNode[Row]] = {}
+
+        def add(parent: TreeNode[Row], label: Text, row: Row, expand: bool = False, leaf: bool = False) -> TreeNode[Row]:
+            key = row_key(row)
+            if leaf:
+                node = parent.add_leaf(label, data=row)
+            else:
+                node = parent.add(label, data=row, expand=key in opened if key in was else expand)
+            nodes[key] = node
+            return node
+
         for project in projects:
             label = "orphans (files of sessions whose transcript is gone)" if project.project == "" else (
                 project.project or "(no recorded folder)")
-            node = self.root.add(safe_text(label), data=project, expand=project.going > 0)
+            node = add(self.root, safe_text(label), project, expand=project.going > 0)
             for session, decision in project.sessions:
-                child = node.add_leaf(safe_text(session.title), data=SessionRow(session, decision))
-                if session.id == keep:
-                    target = child
+                add(node, safe_text(session.title), SessionRow(session, decision), leaf=True)
             for orphan, decision in project.orphans:
                 shown = orphan.path.relative_to(home) if home is not None and orphan.path.is_relative_to(home) else orphan.path
-                node.add_leaf(safe_text(str(shown)), data=OrphanRow(orphan, decision))
+                add(node, safe_text(str(shown)), OrphanRow(orphan, decision), leaf=True)
         if archived:
-            group = self.root.add(Text("archived by memtui"), data=ArchivedGroup(tuple(archived)))
+            group = add(self.root, Text("archived by memtui"), ArchivedGroup(tuple(archived)))
             for manifest in archived:
-                child = group.add_leaf(safe_text(manifest.title), data=manifest)
-                if manifest.id == keep:
-                    target = child
-        first = target or (self.root.children[0] if self.root.children else None)
-        if first is not None:
-            if target is not None and target.parent is not None:
+                add(group, safe_text(manifest.title), manifest, leaf=True)
+        target = next((nodes[key] for key in cursor if key in nodes), None)
+        if target is None and self.root.children:
+            target = self.root.children[0]
+        if target is not None:
+            if target.parent is not None and target.parent is not self.root:
                 target.parent.expand()
-            self.call_after_refresh(self.move_cursor, first)
+            self.get_node_at_line(0)  # lays the new lines out now: `target.line` is known
+            self.move_cursor(target)
+            self.call_after_refresh(self._scroll_to_cursor)
+
+    def _view_state(self) -> tuple[set[RowKey], set[RowKey], list[RowKey]]:
+        """(the groups shown, those of them expanded, the cursor's row then its group's)."""
+        groups = [node for node in self.root.children if node.data is not None]
+        was = {row_key(node.data) for node in groups}
+        opened = {row_key(node.data) for node in groups if node.is_expanded}
+        node = self.cursor_node
+        cursor = []
+        while node is not None and node is not self.root and node.data is not None:
+            cursor.append(row_key(node.data))
+            node = node.parent
+        return was, opened, cursor
+
+    def _scroll_to_cursor(self) -> None:
+        if self.cursor_node is not None:
+            self.scroll_to_node(self.cursor_node, animate=False)
 
     def current_row(self) -> Row | None:
         """The data of the highlighted line (None on an empty tree)."""
