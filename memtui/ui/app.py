@@ -36,7 +36,7 @@ from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.measure import measure
 from memtui.ui.messages import SessionsLoaded, SourceFailed, SourceOpened, WorkspaceMeasured
 from memtui.ui.opening import is_store, open_workspace, opening_failure, tidy_workspace
-from memtui.ui import pane_reads
+from memtui.ui import pane_reads, web_driver
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -64,7 +64,7 @@ class MemtuiApp(App[int]):
         """`path`: a workspace directory or an agent.db. `source`: an already-open source
         (tests, foreign sources); `opener`: a callable that opens one (run in a worker);
         `shown_path`: how the header names the workspace (default: its path, ~ for home)."""
-        super().__init__(css_path=css_paths())
+        super().__init__(css_path=css_paths(), driver_class=web_driver.web_driver_class())
         self.shown_path = shown_path
         self.path = Path(path)
         self.root = root

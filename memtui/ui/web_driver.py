@@ -1,0 +1,43 @@
+"""The driver `memtui serve` runs the app under: textual's WebDriver, one packet at a time.
+
+textual's WebDriver writes its stdout packets (screen data, meta, file chunks) with a bare
+`os.write` from two threads: the app's thread draws the screen, the input thread answers
+textual-serve's requests for the chunks of a file the app delivers (an export). A chunk
+(up to 64 KiB) is larger than a pipe writes atomically; when the server reads slower than
+the app writes (a busy machine), the chunk's write waits for room, a screen frame slips into
+the middle of it, and the server's framing is lost: it never sees the chunk, and the
+browser's download is cancelled. Here each packet goes out whole, under one lock.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from textual import constants
+from textual.driver import Driver
+from textual.drivers.web_driver import WebDriver
+
+TEXTUAL_WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+
+
+class SerialWebDriver(WebDriver):
+    """WebDriver whose packets never interleave: each is written whole, one at a time."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        lock = threading.Lock()
+        fileno = self.fileno
+
+        def write_whole(data: bytes) -> None:
+            view = memoryview(data)
+            with lock:
+                while view:
+                    view = view[os.write(fileno, view):]
+
+        self._write = write_whole
+
+
+def web_driver_class() -> type[Driver] | None:
+    """SerialWebDriver where textual-serve asks for textual's WebDriver; else None (textual picks)."""
+    return SerialWebDriver if constants.DRIVER == TEXTUAL_WEB_DRIVER else None
