@@ -14,30 +14,34 @@ from __future__ import annotations
 import os
 import threading
 
+from typing import Any
+
 from textual import constants
-from textual.driver import Driver
-from textual.drivers.web_driver import WebDriver
 
 TEXTUAL_WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
 
 
-class SerialWebDriver(WebDriver):
-    """WebDriver whose packets never interleave: each is written whole, one at a time."""
+def web_driver_class() -> Any:
+    """SerialWebDriver where textual-serve asks for textual's WebDriver; else None (textual picks).
+    The web driver is imported only then: a terminal or a test never loads it."""
+    if constants.DRIVER != TEXTUAL_WEB_DRIVER:
+        return None
+    from textual.drivers.web_driver import WebDriver
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        lock = threading.Lock()
-        fileno = self.fileno
+    class SerialWebDriver(WebDriver):
+        """WebDriver whose packets never interleave: each is written whole, one at a time."""
 
-        def write_whole(data: bytes) -> None:
-            view = memoryview(data)
-            with lock:
-                while view:
-                    view = view[os.write(fileno, view):]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            lock = threading.Lock()
+            fileno = self.fileno
 
-        self._write = write_whole
+            def write_whole(data: bytes) -> None:
+                view = memoryview(data)
+                with lock:
+                    while view:
+                        view = view[os.write(fileno, view):]
 
+            self._write = write_whole
 
-def web_driver_class() -> type[Driver] | None:
-    """SerialWebDriver where textual-serve asks for textual's WebDriver; else None (textual picks)."""
-    return SerialWebDriver if constants.DRIVER == TEXTUAL_WEB_DRIVER else None
+    return SerialWebDriver
