@@ -61,8 +61,14 @@ class Terminal:
         os.write(self.master, keys.encode())
 
     def close(self) -> int:
+        """The child's exit code; a child still running after 30 s is killed (a failed test
+        must not leave an app behind on a terminal that is gone)."""
         try:
             return self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise
         finally:
             os.close(self.master)
 
