@@ -61,7 +61,7 @@ def _own_xdg_folders(tmp_path_factory, monkeypatch):
 @pytest.fixture(autouse=True)
 def _heap_of_one_test():
     """The objects alive before a test (modules, session fixtures) are left out of the cycle
-    collector's passes during it, as the app leaves its start-up heap out (memtui.ui.heap);
+    collector's passes during it, as the app leaves its start-up heap out (memtui.ui.collector);
     after it they are handed back, so what the test froze or left in cycles is collected and a
     worker's memory stays that of one test."""
     gc.freeze()

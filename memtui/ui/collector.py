@@ -1,4 +1,4 @@
-"""Python's cycle collector while the app starts.
+"""Python's cycle collector while the app starts, and the sessions list kept out of it.
 
 Start-up allocates a few hundred thousand objects (modules, classes, widgets, styles, the
 first rows) and frees few of them, so each collection it triggers walks them all again for
@@ -30,3 +30,22 @@ def resume_after(drawn: threading.Event, wait: float) -> None:
         gc.enable()
 
     threading.Thread(target=resume, name="memtui-collector", daemon=True).start()
+
+
+_kept = False
+
+
+def keep_out_of_collections() -> None:
+    """Leave every object alive now (the sessions list, the app's widgets and modules) out of
+    the garbage collector's passes from now on. A cursor move allocates thousands of small
+    objects; the passes they trigger otherwise walk the whole heap of the listed sessions
+    (a pass of the oldest generation took a quarter of a second at 100k tasks): a frame
+    late, or several. Frozen objects are still freed by reference counting when the list is
+    replaced; only reference cycles among them stay until the app exits.
+
+    Once per process: the first full list. A later call would also freeze the cycles that had
+    become garbage since (each reload of a followed store leaves some), for good."""
+    global _kept
+    if not _kept:
+        _kept = True
+        gc.freeze()

@@ -19,7 +19,7 @@ from memtui.core.model import Id, StepInfo
 from memtui.ui import pane_reads
 from memtui.ui.commands import bindings
 from memtui.ui.debounce import Debounce
-from memtui.ui.heap import keep_out_of_collections
+from memtui.ui.collector import keep_out_of_collections
 from memtui.ui.messages import SessionsLoaded, StepsLoaded, TasksLoaded
 from memtui.ui.screens import jump, main_keys
 from memtui.ui.screens.base import MemtuiScreen

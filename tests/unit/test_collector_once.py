@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from memtui.ui.heap import keep_out_of_collections
+from memtui.ui.collector import keep_out_of_collections
 
 
 class Node:
