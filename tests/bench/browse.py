@@ -51,6 +51,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# Textual reads its frame rate (TEXTUAL_FPS) when it is first imported, and memtui.ui sets the
+# app's own; `memtui` imports it before Textual. So does the bench, before anything imports Textual
+# (else it would measure Textual's default rate, not the app's).
+import memtui.ui  # noqa: E402,F401
+
 SIZE = (120, 40)
 STILL = 0.2  # seconds between moves: longer than MainScreen.SETTLE_DELAY (a single key press)
 QUIET = 0.15  # a move is over once the screen is settled and no frame came for this long
@@ -308,8 +313,10 @@ def main() -> int:
         root = make_big_store()
     out = asyncio.run(browse(root, args.moves))
     db = root / ".agent" / "agent.db"
+    from textual.constants import MAX_FPS
+
     print(f"store: {db} ({db.stat().st_size / 2**30:.2f} GiB, {out['listed']:,} sessions listed);"
-          f" {args.moves} moves per pane (medians); Textual headless driver {SIZE[0]}×{SIZE[1]};"
+          f" {args.moves} moves per pane (medians); Textual headless driver {SIZE[0]}×{SIZE[1]}, {MAX_FPS} fps;"
           f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print("| pane | (a) key → cursor drawn | (b) key → settled frame | (b) p95 | UI thread CPU to settle |"
           " of it in GC | reads per move (anchor) | settled / reads |")

@@ -19,6 +19,7 @@ from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
+from memtui.ui.frames import draw_soon
 from memtui.ui.widgets import scrollbars
 from memtui.ui.widgets.cell_render import text_cell_lines
 
@@ -229,6 +230,7 @@ class RecordTable(DataTable, Generic[R]):
         previous = self.current_key() if keep_cursor else None
         self.records = list(records)
         self._rebuild(previous)
+        draw_soon(self)  # a loaded list: drawn once the screen is done with it (memtui.ui.frames)
 
     def extend_records(self, records: Sequence[R]) -> None:
         """Append records (a further page); rows appear as the cursor gets there."""

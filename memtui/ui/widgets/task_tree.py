@@ -17,6 +17,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.core.model import Id, TaskInfo
+from memtui.ui.frames import draw_soon
 from memtui.ui.text import safe_text
 from memtui.ui.widgets import scrollbars
 
@@ -89,6 +90,7 @@ class TaskTree(Tree[TaskInfo]):
         self._rebuild()
         _ = self.last_line  # the lines and the size now: the scrollbar is drawn with them
         self._scroll_update(self.virtual_size)
+        draw_soon(self)  # drawn once the screen is done with it, not at the next tick (memtui.ui.frames)
 
     def _scroll_update(self, virtual_size: Size) -> None:
         if not scrollbars.already_shown(self, virtual_size):
