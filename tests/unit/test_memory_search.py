@@ -208,13 +208,13 @@ def test_an_interrupted_first_index_is_rolled_back_and_rebuilt(tmp_path):
         import memtui.core.memory.search_records as records
         from memtui.core.store import AgentStore
         records.BATCH = 5
-        real = search.prefetched
-        def slow(store, tasks):
-            for batch in real(store, tasks):
+        real = search.store_batches
+        def slow(store, tasks, **options):
+            for batch in real(store, tasks, **options):
                 yield batch
                 print("batch", flush=True)
                 time.sleep(0.2)
-        search.prefetched = slow
+        search.store_batches = slow
         with AgentStore.open({str(root)!r}, readonly=True) as store:
             search.search_workspace({str(root)!r}, "marmot", store)
     """)
@@ -320,3 +320,43 @@ def test_batches_split_by_steps_index_the_same_records(tmp_path, monkeypatch):
             assert index.search("otter", limit=100) == whole
     assert len(whole) == 7 + sum(range(7))
     assert [h.task for h in whole if h.kind == "task"] == [str(n) for n in range(7, 0, -1)]
+
+
+def test_a_first_index_cancelled_part_way_goes_on_to_the_same_hits(tmp_path, monkeypatch):
+    """A first index goes newest task first; cancelled after a few batches and then finished,
+    it finds the same hits in the same order as one built in one go (the older tasks go after
+    the ones indexed, not before)."""
+    import memtui.core.memory.search as search
+    import memtui.core.memory.search_records as records
+
+    root = make_workspace(tmp_path / "ws")
+    with AgentStore.open(root) as store:
+        session = store.start_session("resumed")
+        for number in range(9):
+            task = store.start_task(session, f"heron task {number}")
+            store.add_message(task, "user", f"heron message {number}")
+            for step in range(number % 3 + 1):
+                store.record_step(task, "bash", {"command": f"echo heron {number}.{step}"}, f"heron out {number}")
+    monkeypatch.setattr(records, "BATCH", 2)
+    with AgentStore.open(root, readonly=True) as store:
+        with SearchIndex(root, store, path=tmp_path / "whole.db") as index:
+            index.refresh()
+            whole = index.search("heron", limit=1_000)
+        read = []
+        real = records.store_batches
+
+        def counted(*args, **options):
+            for batch in real(*args, **options):
+                yield batch
+                read.append(batch)
+
+        monkeypatch.setattr(search, "store_batches", counted)
+        with SearchIndex(root, store, path=tmp_path / "resumed.db") as index:
+            index.refresh(cancelled=lambda: len(read) >= 2)  # two batches, then cancelled
+            part = index.search("heron", limit=1_000)
+            assert 0 < len(part) < len(whole)
+            assert {h.task for h in part} == {"9", "8", "7", "6"}  # the newest tasks, whole
+            index.refresh()
+            assert index.search("heron", limit=1_000) == whole
+    assert [h.task for h in whole if h.kind == "task"] == [str(n) for n in range(9, 0, -1)]
+    assert [h.line for h in whole if h.task == "9" and h.kind == "step"] == [3, 2, 1]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections import Counter
+from itertools import count
 from operator import itemgetter
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,13 +31,13 @@ from typing import Any, Callable, Iterable
 from memtui.core.memory.discover import discover_documents
 from memtui.core.memory.search_plan import (TOKENIZER, Plan, excerpt, like_escape, plan_query, prepare, query_terms,
                                             term_finder)
-from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, file_records, prefetched,
-                                               task_rows)
+from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, file_records, reading_once,
+                                               split_older, store_batches, store_signature, task_rows)
 
 __all__ = ["INDEX_NAME", "KINDS", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchRecord",
            "default_index_path", "excerpt", "query_terms", "search_workspace", "store_signature"]
 
-SCHEMA_VERSION = "4"  # 4: task, message and step rows numbered down their bands
+SCHEMA_VERSION = "5"  # 5: task, message and step rows from the middle of their bands, either way
 PRIVATE = ""
 """SQLite's private temporary database: its file is removed as soon as it is opened (nothing
 stays on disk, even after kill -9) and its pages live there, not in memory — an index of a
@@ -69,11 +70,12 @@ with trigrams (`terms_tri`) to find the words containing a term."""
 BAND = 1 << 40
 BANDS = {"file": 1, "task": 2, "message": 3, "step": 4}
 """A record of kind K has a rowid in [BANDS[K] * BAND, (BANDS[K] + 1) * BAND). Files are
-numbered up from the start of their band (document order); tasks, messages and steps down from
-the end of theirs, so that a record added later has a lower rowid. Every band is then read in
-ascending rowid order, files in document order and the others newest first: FTS5 seeks straight
-to the start of a band when reading up, while reading a band down walks back over every row
-above it (~4 ms for an empty band at 5,000 tasks)."""
+numbered up from the start of their band (document order). Tasks, messages and steps start in
+the middle of theirs and are kept newest first: a task indexed later goes below the records
+there are (a batch at a time), a task older than all of them (a first index) above. Every band
+is then read in ascending rowid order, files in document order and the others newest first:
+FTS5 seeks straight to the start of a band when reading up, while reading a band down walks
+back over every row above it (~4 ms for an empty band at 5,000 tasks)."""
 
 
 def band(kind: str) -> tuple[int, int]:
@@ -132,6 +134,7 @@ class SearchIndex:
         """Re-index changed, new and removed documents, and the store if it changed. A
         cancelled refresh keeps what it indexed (the next one goes on from there)."""
         self._added: list[tuple[int, int]] = []
+        self._edges: dict[str, tuple[int, int]] = {}  # (lowest, highest) rowid of each kind, as read or written
         with self.conn:
             self._refresh_files(cancelled)
             if self.store is not None and not cancelled():
@@ -155,7 +158,7 @@ class SearchIndex:
             if known.get(rel) == (doc.size, mtime_ns):
                 continue
             self._drop("file", rel)
-            self._insert("file", ((r.file, None, None, r.line, r.text) for r in file_records(doc)))
+            self._insert("file", ((r.file, None, None, r.line, r.text) for r in file_records(doc)), up=True)
             self.conn.execute("INSERT INTO files(rel, size, mtime_ns) VALUES (?, ?, ?)", (rel, doc.size, mtime_ns))
 
     def _refresh_store(self, cancelled: Callable[[], bool]) -> None:
@@ -165,23 +168,40 @@ class SearchIndex:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'store'").fetchone()
         if row and row[0] == signature:
             return
-        with _reading(self.store):
+        with reading_once(self.store):
             rows = task_rows(self.store)
             known = dict(self.conn.execute("SELECT task, sig FROM tasks"))
             changed = [t for t in rows if known.get(t.key) != t.signature]
             for key in set(known) - {t.key for t in rows}:
                 self._drop("task", key)
                 self.conn.execute("DELETE FROM tasks WHERE task = ?", (key,))
-            for batch, records in prefetched(self.store, changed):
+            older, newer = split_older(changed, known)
+            # Tasks older than every indexed one (all of them, the first time) go after the
+            # indexed records, newest first, each row above the one before: FTS5 writes its
+            # pending index out when a rowid is lower than the last, so the steps go in first
+            # and the titles and messages of the tasks read so far after them (also when
+            # cancelled: a task is indexed whole or not at all). Other tasks go in before the
+            # indexed records, a batch below the one before.
+            later: dict[str, list[tuple]] = {"task": [], "message": []}
+            for up, tasks in ((True, older[::-1]), (False, newer)):
+                for batch, records in store_batches(self.store, tasks, newest_first=up):
+                    if cancelled():
+                        break
+                    for task in batch:
+                        if task.key in known:
+                            self._drop("task", task.key)
+                    for kind, kind_rows in records.items():
+                        if up and kind in later:
+                            later[kind].extend(kind_rows)
+                        else:
+                            self._insert(kind, kind_rows, up)
+                    self.conn.executemany("INSERT OR REPLACE INTO tasks(task, sig) VALUES (?, ?)",
+                                          ((t.key, t.signature) for t in batch))
+                for kind, kind_rows in later.items():
+                    self._insert(kind, kind_rows, up=True)
+                    kind_rows.clear()
                 if cancelled():
                     return  # the transaction is still committed: what was indexed stays valid
-                for task in batch:
-                    if task.key in known:
-                        self._drop("task", task.key)
-                for kind, kind_rows in records.items():
-                    self._insert(kind, kind_rows)
-                self.conn.executemany("INSERT OR REPLACE INTO tasks(task, sig) VALUES (?, ?)",
-                                      ((t.key, t.signature) for t in batch))
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('store', ?)", (signature,))
 
     def _drop(self, owner: str, key: str) -> None:
@@ -191,46 +211,50 @@ class SearchIndex:
             if span is not None:
                 self.conn.execute("DELETE FROM records WHERE rowid BETWEEN ? AND ?", span)
                 self.conn.execute("DELETE FROM spans WHERE owner = ?", (f"{kind}:{key}",))
+                self._edges.pop(kind, None)
         if owner == "file":
             self.conn.execute("DELETE FROM files WHERE rel = ?", (key,))
 
-    def _insert(self, kind: str, rows: Iterable[tuple]) -> None:
-        """Add (file, task, step, line, text) rows of one kind, numbered on in its band (see
-        BANDS: files up, the others down, the first row added the highest), and note each
+    def _insert(self, kind: str, rows: Iterable[tuple], up: bool) -> None:
+        """Add (file, task, step, line, text) rows of one kind in the order they are read in
+        (the lowest rowid first), above the kind's records (`up`) or below them, and note each
         owner's span (an owner's rows come one after another)."""
         rows = rows if isinstance(rows, list) else list(rows)
         if not rows:
             return
-        up = kind == "file"
-        edge = self._edge(kind, up)
-        if up:
-            start = edge + 1 if edge is not None else band(kind)[0]
-            numbers = range(start, start + len(rows))
-        else:
-            start = edge - 1 if edge is not None else band(kind)[1]
-            numbers = range(start, start - len(rows), -1)
+        low, high = self._edge(kind)
+        start = high + 1 if up else low - len(rows)
+        if not band(kind)[0] <= start <= start + len(rows) - 1 <= band(kind)[1]:
+            raise sqlite3.DatabaseError(f"search index: the {kind} band is full")
         # FTS5 writes out its pending index whenever a rowid is lower than the one before:
         # rows go in in ascending order.
-        numbered = map(tuple.__add__, zip(numbers), rows) if up else map(tuple.__add__, zip(reversed(numbers)),
-                                                                         reversed(rows))
         self.conn.executemany("INSERT INTO records(rowid, file, task, step, line, text) VALUES (?, ?, ?, ?, ?, ?)",
-                              numbered)
-        if self._edge(kind, up) != numbers[-1]:
-            raise sqlite3.DatabaseError(f"search index: {kind} records numbered to {self._edge(kind, up)},"
-                                        f" not {numbers[-1]}")
-        spans, at = [], 0
-        for key, count in Counter(map(itemgetter(0 if up else 1), rows)).items():  # owners in order
-            ends = (numbers[at], numbers[at + count - 1])
-            spans.append((f"{kind}:{key}", min(ends), max(ends)))
-            at += count
+                              map(tuple.__add__, zip(count(start)), rows))
+        end = start + len(rows) - 1
+        self._edges[kind] = (min(low, start), max(high, end))
+        spans, at = [], start
+        for key, rows_of_key in Counter(map(itemgetter(0 if kind == "file" else 1), rows)).items():  # in order
+            spans.append((f"{kind}:{key}", at, at + rows_of_key - 1))
+            at += rows_of_key
         self.conn.executemany("INSERT OR REPLACE INTO spans(owner, first, last) VALUES (?, ?, ?)", spans)
-        self._added.append((min(numbers[0], numbers[-1]), max(numbers[0], numbers[-1])))
+        self._added.append((start, end))
 
-    def _edge(self, kind: str, up: bool) -> int | None:
-        """The highest rowid in the kind's band (`up`), or the lowest; None if it is empty."""
-        row = self.conn.execute(f"SELECT rowid FROM records WHERE rowid BETWEEN ? AND ?"
-                                f" ORDER BY rowid {'DESC' if up else 'ASC'} LIMIT 1", band(kind)).fetchone()
-        return row[0] if row else None
+    def _edge(self, kind: str) -> tuple[int, int]:
+        """The lowest and highest rowid of the kind's records; an empty band as if it held
+        one record in its middle (files: just below its start), so that records go either
+        way of it."""
+        if kind not in self._edges:
+            low, high = band(kind)
+            lowest = self.conn.execute("SELECT rowid FROM records WHERE rowid BETWEEN ? AND ? ORDER BY rowid"
+                                       " LIMIT 1", (low, high)).fetchone()
+            if lowest is None:
+                middle = low - 1 if kind == "file" else (low + high) // 2
+                self._edges[kind] = (middle + 1, middle)
+            else:
+                highest = self.conn.execute("SELECT rowid FROM records WHERE rowid BETWEEN ? AND ? ORDER BY rowid"
+                                            " DESC LIMIT 1", (low, high)).fetchone()
+                self._edges[kind] = (lowest[0], highest[0])
+        return self._edges[kind]
 
     def _learn_words(self) -> None:
         """Add the words of the records added by this refresh to the vocabulary: from the
@@ -365,26 +389,3 @@ def default_index_path(root: Path, store=None) -> str:
         return str(target) if os.access(target, os.W_OK) and os.access(target.parent, os.W_OK) else PRIVATE
     probe = target.parent if target.parent.is_dir() else folder
     return str(target) if os.access(probe, os.W_OK) else PRIVATE
-
-
-def store_signature(store) -> str:
-    """Changes whenever the store's database (or its write-ahead log) is written."""
-    db_path = getattr(store, "db_path", None)
-    if db_path is None:
-        return "no-file"
-    parts = []
-    for suffix in ("", "-wal"):
-        try:
-            st = os.stat(f"{db_path}{suffix}")
-            parts.append(f"{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            parts.append("-")
-    return "|".join(parts)
-
-
-def _reading(store):
-    """One consistent state of the store for the whole refresh."""
-    from contextlib import nullcontext
-
-    snapshot = getattr(store, "snapshot", None)
-    return snapshot() if callable(snapshot) else nullcontext()

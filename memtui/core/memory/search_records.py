@@ -10,8 +10,7 @@ undone (so that the words after a `\\n` are words), never decoded and encoded ag
 from __future__ import annotations
 
 import hashlib
-import queue
-import threading
+import os
 from json.decoder import scanstring
 from dataclasses import dataclass
 from typing import Iterable, Iterator
@@ -21,9 +20,10 @@ from memtui.core.memory.discover import MemoryDocument
 MAX_FIELD_CHARS = 32_000  # per step argument/result: enough to find it, bounded in size
 BATCH = 1_000  # tasks per statement when reading messages and steps (and per look at `cancelled`)
 BATCH_STEPS = 5_000
-"""A batch ends after BATCH tasks or once it holds BATCH_STEPS steps (it is held twice: one is
-read ahead). Each batch makes FTS5 write out its pending index (the next one starts lower in
-the task band): batches of 250 tasks took 8% more CPU than of 1,000 at 5,000 tasks."""
+"""A batch ends after BATCH tasks or once it holds BATCH_STEPS steps. Reading a batch ahead in
+a thread of its own (sqlite3 lets go of the GIL while SQLite works) overlapped nothing: FTS5
+takes the GIL back for every row inserted, and the reader held it for its Python work; one
+thread took 0.07 s less CPU at 5,000 tasks."""
 
 
 @dataclass(frozen=True)
@@ -94,27 +94,63 @@ def task_rows(store) -> list[TaskRow]:
     return out
 
 
-def store_batches(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
+def split_older(changed: list[TaskRow], known: dict[str, str]) -> tuple[list[TaskRow], list[TaskRow]]:
+    """The changed tasks (in the store's order) never indexed and older than every indexed
+    task — all of them on a first build, the rest of an interrupted one — and the others."""
+    if not all(t.key.isdigit() for t in changed) or not all(key.isdigit() for key in known):
+        return [], changed
+    oldest = min(map(int, known), default=None)
+    older = [t for t in changed if t.key not in known and (oldest is None or int(t.key) < oldest)]
+    return older, changed[len(older):]  # the store lists tasks by id: the older ones come first
+
+
+def store_batches(store, tasks: list[TaskRow],
+                  newest_first: bool = False) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
     """The records of these tasks, a few hundred tasks at a time: (the batch's tasks, {kind:
-    rows}); a row is (file, task, step, line, text) and each task's rows come together."""
+    rows}); a row is (file, task, step, line, text) and each task's rows come together, in
+    the order of `tasks` and then their own (steps by sequence, messages as stored), or all
+    of it backwards when `newest_first` (`tasks` are then given newest first)."""
+    order = " DESC" if newest_first else ""
     for batch in _batches(tasks):
         ids = [int(t.key) if t.key.isdigit() else t.key for t in batch]
         marks = ",".join("?" * len(ids))
         summaries = {t.key: t.summary for t in batch}
         messages = store.query(f"SELECT task_id, content FROM message WHERE task_id IN ({marks})"
-                               " ORDER BY task_id, id", ids)
+                               f" ORDER BY task_id{order}, id{order}", ids)
         steps = store.query(f"SELECT task_id, id, seq, tool, args, result, error FROM step"
-                            f" WHERE task_id IN ({marks}) ORDER BY task_id, seq", ids)
+                            f" WHERE task_id IN ({marks}) ORDER BY task_id{order}, seq{order}", ids)
         yield batch, {
             "task": [(None, t.key, None, 0, text) for t in batch
                      if (text := "\n".join(part for part in (t.title, t.summary) if part))],
             # The store also keeps the summary as a message: one hit for it is enough.
             "message": [(None, str(task), None, 0, content) for task, content in messages
                         if content and content != summaries.get(str(task))],
-            "step": [(None, str(task), str(step), seq,
-                      f"{tool}\n{json_text(args)}\n{json_text(result)}\n{error or ''}".strip("\n"))
-                     for task, step, seq, tool, args, result, error in steps],
+            "step": step_rows(steps),
         }
+
+
+def step_rows(steps: list[tuple]) -> list[tuple]:
+    """(file, task, step, line, text) of (task_id, id, seq, tool, args, result, error) rows:
+    `json_text` of the arguments and result, with its two common cases inline (an object
+    without escapes is its own text; a string is unquoted in C): a call per value was a
+    third of reading the store."""
+    rows = []
+    append = rows.append
+    for task, step, seq, tool, args, result, error in steps:
+        if args and args[0] == "{" and "\\" not in args:
+            args = args[:MAX_FIELD_CHARS]
+        else:
+            args = json_text(args)
+        if result and result[0] == '"':
+            try:
+                text, end = scanstring(result, 1)
+            except ValueError:
+                end = -1
+            result = text[:MAX_FIELD_CHARS] if end == len(result) else json_text(result)
+        else:
+            result = json_text(result)
+        append((None, str(task), str(step), seq, f"{tool}\n{args}\n{result}\n{error or ''}".strip("\n")))
+    return rows
 
 
 def _batches(tasks: list[TaskRow]) -> Iterator[list[TaskRow]]:
@@ -130,46 +166,24 @@ def _batches(tasks: list[TaskRow]) -> Iterator[list[TaskRow]]:
         yield batch
 
 
-def prefetched(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
-    """`store_batches`, read one batch ahead by a thread with a connection of its own (closed
-    after), so that reading agent.db and unescaping overlap with indexing. Stopping early (a
-    cancelled refresh, an error) stops the thread too."""
-    reading = getattr(store, "reading", None)
-    if not callable(reading) or len(tasks) <= BATCH:
-        yield from store_batches(store, tasks)
-        return
-    done = object()
-    ready: queue.Queue = queue.Queue(maxsize=1)
-    stop = threading.Event()
-
-    def produce() -> None:
+def store_signature(store) -> str:
+    """Changes whenever the store's database (or its write-ahead log) is written."""
+    db_path = getattr(store, "db_path", None)
+    if db_path is None:
+        return "no-file"
+    parts = []
+    for suffix in ("", "-wal"):
         try:
-            with reading():
-                for item in store_batches(store, tasks):
-                    while not stop.is_set():
-                        try:
-                            ready.put(item, timeout=0.1)
-                            break
-                        except queue.Full:
-                            continue
-                    if stop.is_set():
-                        return
-            ready.put(done)
-        except BaseException as error:  # handed to the indexing thread
-            ready.put(error)
+            st = os.stat(f"{db_path}{suffix}")
+            parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append("-")
+    return "|".join(parts)
 
-    thread = threading.Thread(target=produce, name="search-index-reader", daemon=True)
-    thread.start()
-    try:
-        while (item := ready.get()) is not done:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        while thread.is_alive():
-            try:
-                ready.get(timeout=0.05)
-            except queue.Empty:
-                pass
-        thread.join()
+
+def reading_once(store):
+    """One consistent state of the store for the whole refresh."""
+    from contextlib import nullcontext
+
+    snapshot = getattr(store, "snapshot", None)
+    return snapshot() if callable(snapshot) else nullcontext()
