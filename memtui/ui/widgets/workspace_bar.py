@@ -4,17 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
 from memtui.ui.labels import KIND_LABELS, workspace_label
+from memtui.ui.opening import is_store
 from memtui.ui.text import EndKept, human_bytes, safe_text
 
 
+PATH_MIN = 8
+"""Cells the workspace path keeps before the GC figures give up their longer forms."""
+
+
 class WorkspaceBar(Horizontal):
-    """One line of facts about the open workspace (filled by the app's measuring worker)."""
+    """One line of facts about the open workspace (filled by the app's measuring worker).
+
+    A narrow terminal shortens the GC figures by leaving parts out whole (the task count,
+    then the bytes), never by cutting a number short.
+    """
+
+    _gc_forms: tuple[str, ...] = ("",)
 
     def compose(self) -> ComposeResult:
         yield Label("memtui", id="ws-name")
@@ -45,14 +57,34 @@ class WorkspaceBar(Horizontal):
         badge.update(Text("read-only" + (" · older schema" if old else "")) if readonly else Text(""))
         badge.set_class(readonly, "-readonly")
         self.query_one("#ws-follow", Label).update(Text("● following" if app.follower.enabled else ""))
-        counts = measured.counts or {}
-        gc = measured.gc
-        tasks = f"{counts['tasks']} tasks · " if "tasks" in counts else ""
-        if gc is None:
-            state = "computing…" if measured.gc_pending else "not computed"
-            self.query_one("#ws-gc", Label).update(Text(f"{tasks}GC: {state}"))
-        else:
-            freed = gc.get("reclaimable_bytes")
-            self.query_one("#ws-gc", Label).update(Text(
-                f"{tasks}live {gc['live']} · reclaimable {gc['reclaimable']}"
-                + (f" ({human_bytes(freed)})" if freed else "")))
+        self._gc_forms = gc_forms(measured, is_store(source))
+        self._fit_gc()
+
+    def on_resize(self) -> None:
+        self._fit_gc()
+
+    def _fit_gc(self) -> None:
+        """The longest form of the GC figures that leaves the path its few cells."""
+        others = sum(cell_len(str(self.query_one(f"#{name}", Label).content)) + 2
+                     for name in ("ws-name", "ws-size", "ws-badge", "ws-follow"))
+        room = self.size.width - others - (PATH_MIN + 2) - 2  # the path and this label: padding 1+1
+        form = next((f for f in self._gc_forms if cell_len(f) <= room), self._gc_forms[-1])
+        self.query_one("#ws-gc", Label).update(Text(form))
+
+
+def gc_forms(measured: Any, collectable: bool) -> tuple[str, ...]:
+    """The GC part of the header, longest first; nothing for a store GC does not work on."""
+    counts = measured.counts or {}
+    gc = measured.gc
+    tasks = f"{counts['tasks']:,} tasks · " if "tasks" in counts else ""
+    if gc is None:
+        if not collectable:
+            return (tasks.removesuffix(" · "), "")
+        state = "computing…" if measured.gc_pending else "not computed"
+        return (f"{tasks}GC: {state}", f"GC: {state}", "")
+    freed = gc.get("reclaimable_bytes")
+    figures = f"live {gc['live']:,} · reclaimable {gc['reclaimable']:,}"
+    forms = [f"{tasks}{figures}", figures]
+    if freed:
+        forms[:0] = [f"{tasks}{figures} ({human_bytes(freed)})", f"{figures} ({human_bytes(freed)})"]
+    return (*forms, f"live {gc['live']:,} · recl. {gc['reclaimable']:,}", "")

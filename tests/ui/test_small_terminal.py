@@ -1,0 +1,41 @@
+"""The main screen in a small terminal (80×24): every pane with its title on screen, and a
+header that leaves figures out whole rather than cutting a number short."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from memtui.ui.widgets.workspace_bar import WorkspaceBar
+
+SMALL = (80, 24)
+
+
+async def test_every_pane_title_is_on_an_80x24_screen(demo_path: Path, open_app, shown) -> None:
+    async with open_app(demo_path, size=SMALL) as pilot:
+        text = shown(pilot.app)
+        for title in ("Sessions", "Tasks", "Steps", "Changed files", "Diff"):
+            assert f"─ {title}" in text, f"{title!r} pane's title is off screen:\n{text}"
+        assert pilot.app.screen.scroll_offset.y == 0 and pilot.app.screen.max_scroll_y == 0
+
+
+async def test_a_narrow_header_never_cuts_a_figure(demo_path: Path, open_app, shown) -> None:
+    async with open_app(demo_path, size=SMALL) as pilot:
+        header = shown(pilot.app).splitlines()[0]
+        gc = re.search(r"reclaimable (\d+)", header)
+        assert gc is not None, header
+        assert gc.group(1) == "10", header  # the demo's 10 reclaimable tasks, not a cut "1"
+        assert "live 8" in header
+
+
+async def test_a_store_without_gc_shows_no_gc_figures(tmp_path: Path, open_app, shown) -> None:
+    import shutil
+
+    home = tmp_path / "jsonl"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "jsonl_store", home)
+    async with open_app(home, size=(120, 30)) as pilot:
+        bar = pilot.app.screen.query_one(WorkspaceBar)
+        header = shown(pilot.app).splitlines()[0]
+        assert "JSONL" in header
+        assert "GC" not in header, header  # it cannot be collected: no "GC: not computed"
+        assert bar is not None
