@@ -41,12 +41,16 @@ def require_workspace(root: Path, documents: list) -> None:
 
 
 @contextmanager
-def open_store_if_any(root: Path) -> Iterator["AgentStore | None"]:
-    """The workspace's store opened read-only, or None if it has none (memory documents
-    work without one; store-dependent lint rules and store search are then skipped)."""
-    if not (root / ".agent" / "agent.db").is_file():
+def open_store_if_any(path: str | Path) -> Iterator["AgentStore | None"]:
+    """The store at PATH opened read-only — the agent.db given, or the workspace's — or None
+    if it has none (memory documents work without one; store-dependent lint rules and store
+    search are then skipped)."""
+    p = Path(path).expanduser().resolve()
+    if not p.is_file():
+        p = p / ".agent" / "agent.db"
+    if not p.is_file():
         yield None
         return
-    with open_store(root) as store:
+    with open_store(p) as store:
         yield store
 

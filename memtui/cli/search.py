@@ -30,11 +30,28 @@ def run(args) -> int:
     if args.limit < 1:
         raise MemtuiError("--limit must be at least 1")
     root = workspace_root(args.path)
-    with open_store_if_any(root) as store, SearchIndex(root, store) as index:
-        index.refresh()
-        hits = index.search(" ".join(args.query), args.limit, args.kind or KINDS)
+    with open_store_if_any(args.path) as store:
+        if store is None:
+            _require_something_to_search(args.path, root)
+        with SearchIndex(root, store) as index:
+            index.refresh()
+            hits = index.search(" ".join(args.query), args.limit, args.kind or KINDS)
     emit([h.to_json() for h in hits], args.json, _text)
     return 0 if hits else 1
+
+
+def _require_something_to_search(path: str, root) -> None:
+    """Without a memtui store, PATH must hold memory documents: another agent's home says
+    what it can't do, any other folder that it is no workspace (never "no matches")."""
+    from memtui.cli._source import check_capability
+    from memtui.cli._workspace import require_workspace
+    from memtui.core.memory.discover import discover_documents
+    from memtui.core.memory_source import Capability
+
+    documents = discover_documents(root)
+    if not documents and not (root / ".agent").is_dir():
+        check_capability(path, Capability.SEARCH)
+    require_workspace(root, documents)
 
 
 def _text(hits) -> str:
