@@ -52,10 +52,17 @@ def run(args) -> int:
 
 
 def _pin_session(args, agent: str) -> int:
-    from memtui.core.cleanup import set_pinned, state_dir
+    from memtui.core.cleanup import (archive_dir, cache_dir, list_archived, load_pins, resolve_session, set_pinned,
+                                     state_dir, take_inventory)
 
-    pinned = set_pinned(agent, args.task, not args.unpin)
-    out = {"agent": agent, "session": args.task, "pinned": pinned, "pins": str(state_dir() / "pins.json")}
+    home = Path(args.path).expanduser().resolve()
+    known = {s.id for s in take_inventory(home, agent, cache=cache_dir()).sessions}
+    known |= {m.id for m in list_archived(archive_dir(), agent) if m.kind == "session"}
+    if args.unpin:  # a pin whose session is gone for good can still go
+        known |= load_pins().get(agent, set())
+    session = resolve_session(args.task, known, agent, home)
+    pinned = set_pinned(agent, session, not args.unpin)
+    out = {"agent": agent, "session": session, "pinned": pinned, "pins": str(state_dir() / "pins.json")}
     emit(out, args.json, lambda o: f"{agent} session {o['session']} {'pinned' if pinned else 'unpinned'}"
                                    f" (cleanup {'keeps' if pinned else 'may archive'} it; stored in {o['pins']})")
     return 0

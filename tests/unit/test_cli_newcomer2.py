@@ -5,6 +5,7 @@ session that does not exist."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -58,3 +59,50 @@ def test_search_of_a_folder_with_memory_documents_only_still_searches_them(tmp_p
     code, out, err = _run(capsys, "search", str(tmp_path), "quokka")
     assert code == 0, err
     assert "MEMORY.md:2" in out
+
+
+def _pins(tmp_path) -> dict:
+    from memtui.core.cleanup import load_pins
+
+    return load_pins()
+
+
+def test_pinning_a_session_the_home_does_not_have_is_refused(tmp_path, capsys):
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    code, out, err = _run(capsys, "pin", str(home), "no-such-session")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "no-such-session" in err and "memtui log" in err
+    assert _pins(tmp_path) == {}
+
+
+def test_the_short_id_cleanup_prints_pins_the_whole_session(tmp_path, capsys):
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    for path in home.rglob("*"):  # copied just now: as old as the records, not live
+        os.utime(path, (1_770_000_000, 1_770_000_000))
+    full = "55604662-cf2a-4331-851a-ec234028f8ca"
+    code, out, err = _run(capsys, "cleanup", str(home), "--dry-run", "--keep-last", "0", "--keep-days", "0")
+    assert code == 0, err
+    assert full[:13] in out  # the id as cleanup lists it
+    code, out, err = _run(capsys, "pin", str(home), full[:13], "--json")
+    assert code == 0, err
+    assert json.loads(out)["session"] == full
+    assert _pins(tmp_path) == {"claude-code": {full}}
+    code, out, err = _run(capsys, "cleanup", str(home), "--dry-run", "--keep-last", "0", "--keep-days", "0", "--json")
+    [row] = [s for s in json.loads(out)["sessions"] if s["id"] == full]
+    assert row["action"] == "keep" and "pinned" in row["reason"]
+    code, out, err = _run(capsys, "pin", str(home), full[:8], "--unpin")
+    assert code == 0, err
+    assert _pins(tmp_path) == {}
+
+
+def test_a_prefix_naming_two_sessions_is_refused(tmp_path, capsys):
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    project = home / "projects" / "-home-marco-projects-spotter"
+    shutil.copyfile(project / "55604662-cf2a-4331-851a-ec234028f8ca.jsonl",
+                    project / "55604662-0000-4331-851a-ec234028f8ca.jsonl")
+    code, out, err = _run(capsys, "pin", str(home), "55604662")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "names 2 claude-code sessions" in err and "55604662-cf2a-4331-851a-ec234028f8ca" in err
+    code, out, err = _run(capsys, "pin", str(home), "")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert _pins(tmp_path) == {}

@@ -24,7 +24,7 @@ from memtui.core.cleanup.inventory import (
     take_inventory,
 )
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
-from memtui.core.cleanup.pins import load_pins, set_pinned
+from memtui.core.cleanup.pins import load_pins, resolve_session, set_pinned
 from memtui.core.cleanup.places import archive_dir, cache_dir, state_dir, view_cache_dir
 from memtui.core.cleanup.plan import CleanupPlan, Decision, ProjectPreview, plan_cleanup, plan_json, preview_by_project
 from memtui.core.cleanup.recover import pending, recover
@@ -34,5 +34,5 @@ __all__ = [
     "AGENTS", "ArchiveError", "ProjectPreview", "agent_home", "preview_by_project", "CleanupPlan", "CleanupProgress", "CleanupResult", "Decision", "Inventory", "Manifest",
     "OrphanRecord", "RestoreConflict", "RestoreResult", "SessionRecord", "apply_cleanup", "archive_dir", "cache_dir", "detect_agent",
     "find_units", "iter_files", "list_archived", "load_pins", "pending", "plan_cleanup", "plan_json", "read_file",
-    "recover", "restore_session", "set_pinned", "state_dir", "take_inventory", "unpacked_view", "view_cache_dir",
+    "recover", "resolve_session", "restore_session", "set_pinned", "state_dir", "take_inventory", "unpacked_view", "view_cache_dir",
 ]
