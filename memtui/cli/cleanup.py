@@ -98,8 +98,8 @@ def plan_text(report: dict, unfinished=None, preview: bool = True) -> str:
     for row in report["orphans"]:
         lines.append(f"  {row['action']:<7} orphan {human_bytes(row['bytes']):>10}  {sanitize(row['path'])}  {sanitize(row['reason'])}")
     going = sum(1 for r in report["sessions"] if r["action"] != "keep")
-    lines.append(f"{going} of {len(report['sessions'])} sessions and "
-                 f"{sum(1 for r in report['orphans'] if r['action'] != 'keep')} orphans would go: "
+    orphans = sum(1 for r in report["orphans"] if r["action"] != "keep")
+    lines.append(f"{going} of {len(report['sessions'])} sessions and {orphans} orphan{'' if orphans == 1 else 's'} would go: "
                  f"{human_bytes(report['reclaimable_bytes'])}")
     if unfinished is not None and (unfinished.finished or unfinished.dropped):
         lines.append(f"an interrupted archive will be finished first ({len(unfinished.finished) + len(unfinished.dropped)} unit(s))")

@@ -106,3 +106,23 @@ def test_a_prefix_naming_two_sessions_is_refused(tmp_path, capsys):
     code, out, err = _run(capsys, "pin", str(home), "")
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert _pins(tmp_path) == {}
+
+
+def test_cleanup_names_a_session_begun_with_a_slash_command_by_that_command(tmp_path, capsys):
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    code, out, err = _run(capsys, "cleanup", str(home), "--dry-run", "--json")
+    assert code == 0, err
+    titles = {s["id"]: s["title"] for s in json.loads(out)["sessions"]}
+    # its first prompt: <command-name>/handgemacht:create-beads</command-name><command-args>websearch …
+    assert titles["491e126e-1e71-469c-ade2-fcc8af567c74"].startswith("/handgemacht:create-beads websearch to learn")
+    code, out, err = _run(capsys, "log", str(home))
+    assert "session 491e126e-1e71-469c-ade2-fcc8af567c74  closed  /handgemacht:create-beads websearch" in out
+
+
+def test_counts_in_summaries_agree_in_number(tmp_path, capsys):
+    home = real_home("claude-2.1.38-orphan-subagents", tmp_path)
+    for path in home.rglob("*"):
+        os.utime(path, (1_770_000_000, 1_770_000_000))
+    code, out, err = _run(capsys, "cleanup", str(home), "--dry-run")
+    assert code == 0, err
+    assert "0 of 0 sessions and 1 orphan would go" in out

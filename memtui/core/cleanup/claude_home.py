@@ -19,6 +19,7 @@ from pathlib import Path
 from memtui.core.cleanup.files import HEAD_BYTES, UUID, FileInfo, chunk_records, file_info, newest_records, read_head, records_with, walk_files
 from memtui.core.cleanup.inventory import Inventory, OrphanRecord, SessionRecord
 from memtui.core.cleanup.summaries import SummaryCache
+from memtui.core.sources.claude_code_records import classify_user
 from memtui.core.sources.timestamps import parse_time
 
 # Top-level folders holding one sub-folder per session, and what an orphan there is.
@@ -48,6 +49,14 @@ def _prompt(record: dict) -> str | None:
     return text or None
 
 
+def _command(record: dict, text: str | None) -> str | None:
+    """`/name args` of a slash-command line (its text starts `<command-`), else None."""
+    if not text or not text.startswith("<command-"):
+        return None
+    line = classify_user(record)
+    return line.text if line.kind == "command" else None
+
+
 def _blocks(record: dict) -> list[dict]:
     message = record.get("message") if isinstance(record.get("message"), dict) else {}
     content = message.get("content")
@@ -75,7 +84,7 @@ def turn_open(records_newest_first) -> bool:
 def read_session(path: Path, session_id: str, info: FileInfo) -> SessionRecord:
     """The session record of one transcript, from its first and last lines only."""
     head = read_head(path)
-    cwd = first = prompt = None
+    cwd = first = prompt = command = None
     for n, record in enumerate(chunk_records(head)):
         if cwd is None and isinstance(record.get("cwd"), str):
             cwd = record["cwd"]
@@ -84,10 +93,12 @@ def read_session(path: Path, session_id: str, info: FileInfo) -> SessionRecord:
         if prompt is None:
             text = _prompt(record)
             prompt = text if text and not text.startswith(INJECTED) else None
+            command = command or _command(record, text)
         if (cwd and first and prompt) or n > 200:
             break
     if prompt is None and len(head) >= HEAD_BYTES - 1:  # a long first prompt: look further
         prompt = next((t for t in map(_prompt, chunk_records(read_head(path, 1 << 20))) if t and not t.startswith(INJECTED)), None)
+    prompt = prompt or command  # begun with a slash command and nothing typed: named by it, as browsing does
     last = None
     tail: list[dict] = []
     for record in newest_records(path, info.size):
