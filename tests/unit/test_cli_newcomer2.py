@@ -126,3 +126,12 @@ def test_counts_in_summaries_agree_in_number(tmp_path, capsys):
     code, out, err = _run(capsys, "cleanup", str(home), "--dry-run")
     assert code == 0, err
     assert "0 of 0 sessions and 1 orphan would go" in out
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_export_counts_one_step_as_one_step(tmp_path, capsys, fmt):
+    store = tmp_path / "jsonl"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "jsonl_store", store)
+    code, out, err = _run(capsys, "export", str(store), "--session", "cli:1717000000", "--format", fmt)
+    assert code == 0, err
+    assert "(completed, 1 step)" in out and "1 steps" not in out

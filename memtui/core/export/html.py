@@ -200,7 +200,7 @@ def _tree(tasks: list[dict[str, Any]], anchors: dict[Any, str]) -> list[str]:
     out = ['<ul class="tree">']
     for task in tasks:
         out.append(f'<li><a href="#{anchors[task["id"]]}">task {_t(task["id"])}</a>: {_t(task["title"])} '
-                   f'<span class="meta">({_t(task["status"])}, {len(task["steps"])} steps)</span>')
+                   f'<span class="meta">({_t(task["status"])}, {len(task["steps"])} step{"" if len(task["steps"]) == 1 else "s"})</span>')
         if task["children"]:
             out += _tree(task["children"], anchors)
         out.append("</li>")

@@ -97,7 +97,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     tasks = list(walk(doc["tasks"]))
     for depth, task in tasks:
         out.append(f"{'  ' * depth}- task {inline(task['id'])}: {inline(task['title'])} "
-                   f"({inline(task['status'])}, {len(task['steps'])} steps)")
+                   f"({inline(task['status'])}, {len(task['steps'])} step{'' if len(task['steps']) == 1 else 's'})")
     if not tasks:
         out.append("(no tasks)")
     out.append("")
