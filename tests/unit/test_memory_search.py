@@ -209,8 +209,8 @@ def test_an_interrupted_first_index_is_rolled_back_and_rebuilt(tmp_path):
         from memtui.core.store import AgentStore
         records.BATCH = 5
         real = search.store_batches
-        def slow(store, tasks, **options):
-            for batch in real(store, tasks, **options):
+        def slow(store, tasks):
+            for batch in real(store, tasks):
                 yield batch
                 print("batch", flush=True)
                 time.sleep(0.2)
@@ -360,3 +360,24 @@ def test_a_first_index_cancelled_part_way_goes_on_to_the_same_hits(tmp_path, mon
             assert index.search("heron", limit=1_000) == whole
     assert [h.task for h in whole if h.kind == "task"] == [str(n) for n in range(9, 0, -1)]
     assert [h.line for h in whole if h.task == "9" and h.kind == "step"] == [3, 2, 1]
+
+
+def test_tasks_indexed_later_come_first_newest_first(tmp_path):
+    """Tasks recorded after the first index (one refresh, one batch) are listed before the
+    older ones, the newest first, and a task's steps the last first."""
+    root = make_workspace(tmp_path / "ws")
+    with AgentStore.open(root) as store:
+        session = store.start_session("later")
+        store.record_step(store.start_task(session, "ibis 1"), "bash", {"command": "ibis"}, "ibis")
+    with AgentStore.open(root, readonly=True) as store, SearchIndex(root, store) as index:
+        index.refresh()
+    with AgentStore.open(root) as store:
+        for number in (2, 3):
+            task = store.start_task(session, f"ibis {number}")
+            for step in range(2):
+                store.record_step(task, "bash", {"command": f"ibis {number}.{step}"}, "ibis")
+    with AgentStore.open(root, readonly=True) as store, SearchIndex(root, store) as index:
+        index.refresh()
+        hits = index.search("ibis", limit=100)
+    assert [h.task for h in hits if h.kind == "task"] == ["3", "2", "1"]
+    assert [(h.task, h.line) for h in hits if h.kind == "step"] == [("3", 2), ("3", 1), ("2", 2), ("2", 1), ("1", 1)]

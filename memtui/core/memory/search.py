@@ -184,7 +184,7 @@ class SearchIndex:
             # indexed records, a batch below the one before.
             later: dict[str, list[tuple]] = {"task": [], "message": []}
             for up, tasks in ((True, older[::-1]), (False, newer)):
-                for batch, records in store_batches(self.store, tasks, newest_first=up):
+                for batch, records in store_batches(self.store, tasks):
                     if cancelled():
                         break
                     for task in batch:

@@ -104,23 +104,21 @@ def split_older(changed: list[TaskRow], known: dict[str, str]) -> tuple[list[Tas
     return older, changed[len(older):]  # the store lists tasks by id: the older ones come first
 
 
-def store_batches(store, tasks: list[TaskRow],
-                  newest_first: bool = False) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
-    """The records of these tasks, a few hundred tasks at a time: (the batch's tasks, {kind:
-    rows}); a row is (file, task, step, line, text) and each task's rows come together, in
-    the order of `tasks` and then their own (steps by sequence, messages as stored), or all
-    of it backwards when `newest_first` (`tasks` are then given newest first)."""
-    order = " DESC" if newest_first else ""
+def store_batches(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
+    """The records of these tasks, a few hundred tasks at a time, in the order of `tasks`:
+    (the batch's tasks, {kind: rows}); a row is (file, task, step, line, text). In a batch the
+    rows go newest first, the order the index keeps: tasks by id, each task's steps and
+    messages the last first (a task's rows come together)."""
     for batch in _batches(tasks):
-        ids = [int(t.key) if t.key.isdigit() else t.key for t in batch]
+        ids = [int(t.key) for t in batch]
         marks = ",".join("?" * len(ids))
         summaries = {t.key: t.summary for t in batch}
         messages = store.query(f"SELECT task_id, content FROM message WHERE task_id IN ({marks})"
-                               f" ORDER BY task_id{order}, id{order}", ids)
+                               " ORDER BY task_id DESC, id DESC", ids)
         steps = store.query(f"SELECT task_id, id, seq, tool, args, result, error FROM step"
-                            f" WHERE task_id IN ({marks}) ORDER BY task_id{order}, seq{order}", ids)
+                            f" WHERE task_id IN ({marks}) ORDER BY task_id DESC, seq DESC", ids)
         yield batch, {
-            "task": [(None, t.key, None, 0, text) for t in batch
+            "task": [(None, t.key, None, 0, text) for t in sorted(batch, key=lambda t: int(t.key), reverse=True)
                      if (text := "\n".join(part for part in (t.title, t.summary) if part))],
             # The store also keeps the summary as a message: one hit for it is enough.
             "message": [(None, str(task), None, 0, content) for task, content in messages
