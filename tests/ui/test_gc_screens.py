@@ -257,3 +257,47 @@ async def test_gc_marks_stay_in_view_at_100_columns_and_titles_use_a_wide_pane(d
         await pilot.press("g")
         await settle(pilot)
         assert "Refactor the parser with sub-agents  open" in shown(pilot.app)
+
+
+async def test_a_reload_leaves_the_cursor_and_the_open_sessions_as_they_were(demo_copy, open_app):
+    """A reload (ctrl+r here; a pin, a collection and follow mode do the same) rebuilds the
+    tree: a session the user closed stays closed, the cursor stays on its task or session
+    and is there as soon as the tree is rebuilt, so p pins the row the user chose."""
+    from memtui.core.gc import plan_gc, preview_rows
+    from memtui.ui.widgets.gc_tree import row_key
+
+    async with open_app(demo_copy, size=SIZE) as pilot:
+        app = pilot.app
+        await pilot.press("g")
+        await settle(pilot)
+        tree = app.screen.query_one(GcTree)
+
+        def opened() -> set:
+            return {row_key(n.data) for n in tree.root.children if n.is_expanded}
+
+        busy = next(n for n in tree.root.children if any(t.task == 18 for t in n.data.tasks))
+        assert row_key(busy.data) in opened()  # live work: open by default
+        busy.collapse()
+        await pilot.pause()
+        await _select(pilot, 3)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert row_key(busy.data) not in opened()
+        assert row_key(tree.current_row()) == ("task", 3)
+        assert "#3 " in _explain(app.screen)
+        session = next(n for n in tree.root.children if any(t.task == 3 for t in n.data.tasks))
+        tree.move_cursor(session)
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert row_key(tree.current_row()) == row_key(session.data)  # not the first reclaimable task
+
+        await _select(pilot, 3)
+        with app.reading() as store:  # the rows a reload brings
+            sessions = preview_rows(store, plan_gc(store))
+        tree.show_rows(sessions)
+        assert row_key(tree.current_row()) == ("task", 3)  # before any refresh
+        await pilot.press("p")
+        await settle(pilot, 6)
+        with AgentStore.open(demo_copy, readonly=True) as store:
+            assert store.task(3).pinned

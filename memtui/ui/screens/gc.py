@@ -126,15 +126,10 @@ class GcScreen(MemtuiScreen[None]):
     def _plan_loaded(self, event: PlanLoaded) -> None:
         self.plan, self.table_rows = event.plan, event.table_rows
         tree = self.query_one(GcTree)
-        selected = tree.current_row()
-        keep = selected.task if isinstance(selected, GcTaskRow) else None
-        if keep is None and event.plan.reclaimable:
-            keep = event.plan.reclaimable[0].task
-        tree.show_rows(event.sessions, keep_task=keep)
+        first = event.plan.reclaimable[0].task if event.plan.reclaimable else None
+        tree.show_rows(event.sessions, first_task=first)
         self._show_totals()
-        # The tree puts its cursor back after its next refresh: explain the row it lands on
-        # then (the same queue, so after it), not the row of the tree before the reload.
-        tree.call_after_refresh(lambda: self._explain(tree.current_row()))
+        self._explain(tree.current_row())
 
     def _show_totals(self) -> None:
         plan = self.plan

@@ -20,6 +20,7 @@ from textual.widgets.tree import TreeNode
 from memtui.core.cleanup import Decision, Manifest, OrphanRecord, ProjectPreview, SessionRecord
 from memtui.core.display import human_bytes
 from memtui.ui.text import kept_end, safe_text
+from memtui.ui.widgets.kept_view import KeptView
 
 BAR_WIDTH = 12
 
@@ -100,16 +101,14 @@ class CleanupTree(Tree[Row]):
         opened or closed stays so; projects new to the tree start expanded when something in
         them goes. The cursor is placed before this returns: a key handled next acts on that
         row, never on whatever line the old cursor's number points at in the new tree."""
-        was, opened, cursor = self._view_state()
+        view = KeptView(self, row_key)
         self.clear()
         nodes: dict[RowKey, TreeNode[Row]] = {}
 
         def add(parent: TreeNode[Row], label: Text, row: Row, expand: bool = False, leaf: bool = False) -> TreeNode[Row]:
             key = row_key(row)
-            if leaf:
-                node = parent.add_leaf(label, data=row)
-            else:
-                node = parent.add(label, data=row, expand=key in opened if key in was else expand)
+            node = parent.add_leaf(label, data=row) if leaf else parent.add(label, data=row,
+                                                                             expand=view.expand(key, expand))
             nodes[key] = node
             return node
 
@@ -126,31 +125,7 @@ class CleanupTree(Tree[Row]):
             group = add(self.root, Text("archived by memtui"), ArchivedGroup(tuple(archived)))
             for manifest in archived:
                 add(group, safe_text(manifest.title), manifest, leaf=True)
-        target = next((nodes[key] for key in cursor if key in nodes), None)
-        if target is None and self.root.children:
-            target = self.root.children[0]
-        if target is not None:
-            if target.parent is not None and target.parent is not self.root:
-                target.parent.expand()
-            self.get_node_at_line(0)  # lays the new lines out now: `target.line` is known
-            self.move_cursor(target)
-            self.call_after_refresh(self._scroll_to_cursor)
-
-    def _view_state(self) -> tuple[set[RowKey], set[RowKey], list[RowKey]]:
-        """(the groups shown, those of them expanded, the cursor's row then its group's)."""
-        groups = [node for node in self.root.children if node.data is not None]
-        was = {row_key(node.data) for node in groups}
-        opened = {row_key(node.data) for node in groups if node.is_expanded}
-        node = self.cursor_node
-        cursor = []
-        while node is not None and node is not self.root and node.data is not None:
-            cursor.append(row_key(node.data))
-            node = node.parent
-        return was, opened, cursor
-
-    def _scroll_to_cursor(self) -> None:
-        if self.cursor_node is not None:
-            self.scroll_to_node(self.cursor_node, animate=False)
+        view.place(nodes)
 
     def current_row(self) -> Row | None:
         """The data of the highlighted line (None on an empty tree)."""

@@ -19,8 +19,15 @@ from textual.widgets.tree import TreeNode
 
 from memtui.core.gc import GcSessionRow, GcTaskRow
 from memtui.ui.text import human_bytes, safe_text
+from memtui.ui.widgets.kept_view import KeptView
 
 Row = GcSessionRow | GcTaskRow
+RowKey = tuple[str, int | None]
+
+
+def row_key(row: Row) -> RowKey:
+    """What a row stands for across a reload (its data objects are new each time)."""
+    return ("session", row.id) if isinstance(row, GcSessionRow) else ("task", row.task)
 
 
 class GcTree(Tree[Row]):
@@ -47,34 +54,37 @@ class GcTree(Tree[Row]):
         self.show_root = False
         self.guide_depth = 2
 
-    def show_rows(self, sessions: list[GcSessionRow], keep_task: int | None = None) -> None:
-        """Replace the tree; sessions with live work start expanded; keep the cursor on a task."""
+    def show_rows(self, sessions: list[GcSessionRow], first_task: int | None = None) -> None:
+        """Replace the tree (a reload: after a pin or a collection, ctrl+r, follow mode) as the
+        user left it: the cursor stays on the same task or session (on its session when the
+        task went) and a session the user opened or closed stays so; sessions new to the tree
+        start expanded when they hold live work. On the first showing the cursor goes to
+        `first_task`. The cursor is placed before this returns: a key handled next (p, a)
+        acts on that row, never on whatever line the old cursor's number points at now."""
+        view = KeptView(self, row_key)
         self.clear()
-        target: TreeNode[Row] | None = None
+        held = set(view.cursor) | ({("task", first_task)} if view.first and first_task is not None else set())
+        nodes: dict[RowKey, TreeNode[Row]] = {}
         for session in sessions:
+            key = row_key(session)
             busy = any(t.state in ("root", "live") for t in session.tasks)
-            holds = keep_task is not None and any(t.task == keep_task for t in session.tasks)
             node = self.root.add(safe_text(session.title or f"session {session.id}"), data=session,
                                  allow_expand=bool(session.tasks))
-            if busy or holds:
-                found = self._fill(node, keep_task)
+            nodes[key] = node
+            opened = view.expand(key, busy)
+            if opened or any(("task", t.task) in held for t in session.tasks):
+                nodes.update((row_key(child.data), child) for child in self._fill(node))
+            if opened:
                 node.expand()
-                target = target or found
-        if target is not None:
-            self.call_after_refresh(self.move_cursor, target)
-        elif self.root.children:
-            self.call_after_refresh(self.move_cursor, self.root.children[0])
+        fallback = nodes.get(("task", first_task)) if view.first else None
+        view.place(nodes, fallback)
 
-    def _fill(self, node: TreeNode[Row], keep_task: int | None = None) -> TreeNode[Row] | None:
+    def _fill(self, node: TreeNode[Row]) -> list[TreeNode[Row]]:
+        """Add a session's tasks (once: they are added when it is first expanded)."""
         session = node.data
         if node.children or not isinstance(session, GcSessionRow):
-            return None
-        found = None
-        for task in session.tasks:
-            child = node.add_leaf(safe_text(task.title), data=task)
-            if task.task == keep_task:
-                found = child
-        return found
+            return []
+        return [node.add_leaf(safe_text(task.title), data=task) for task in session.tasks]
 
     def _on_tree_node_expanded(self, event: Tree.NodeExpanded[Row]) -> None:
         self._fill(event.node)
