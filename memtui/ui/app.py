@@ -36,7 +36,7 @@ from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.measure import measure
 from memtui.ui.messages import SessionsLoaded, SourceFailed, SourceOpened, WorkspaceMeasured
 from memtui.ui.opening import is_store, open_workspace, opening_failure, tidy_workspace
-from memtui.ui import pane_reads, web_driver
+from memtui.ui import pane_reads, terminal_driver, web_driver
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -64,7 +64,8 @@ class MemtuiApp(App[int]):
         """`path`: a workspace directory or an agent.db. `source`: an already-open source
         (tests, foreign sources); `opener`: a callable that opens one (run in a worker);
         `shown_path`: how the header names the workspace (default: its path, ~ for home)."""
-        super().__init__(css_path=css_paths(), driver_class=web_driver.web_driver_class())
+        super().__init__(css_path=css_paths(), driver_class=web_driver.web_driver_class()
+                         or terminal_driver.terminal_driver_class())
         self.shown_path = shown_path
         self.path = Path(path)
         self.root = root
@@ -359,11 +360,11 @@ class MemtuiApp(App[int]):
         """Reload from the store and say what changed."""
         self.reload_source(announce=True)
 
-    def action_quit(self) -> None:  # type: ignore[override]
-        """Close the store and leave."""
+    def action_quit(self, return_code: int = 0) -> None:  # type: ignore[override]
+        """Close the store and leave (return code 129: the terminal went away)."""
         self.follower.close()
         self._close_source()
-        self.exit(0)
+        self.exit(0, return_code=return_code)
 
     def _close_source(self) -> None:
         if self.source is not None:

@@ -5,72 +5,16 @@ and quits normally."""
 from __future__ import annotations
 
 import os
-import pty
-import re
-import select
-import struct
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from resume_support import path_with, recorded, stub_agent
 from sources_support import agent_homes
+from terminal_support import Terminal
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
-
-ESCAPES = re.compile(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|[@-Z\\-_])")  # CSI sequences and two-byte escapes
-
-
-class Terminal:
-    """A child process on a pseudo-terminal of 120×36: type into it, wait for what it prints."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
-        import fcntl
-        import termios
-
-        self.master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
-        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
-                                     start_new_session=True)
-        os.close(slave)
-        self.seen = b""
-
-    def read(self, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.master], [], [], 0.05)
-            if ready:
-                try:
-                    self.seen += os.read(self.master, 65536)
-                except OSError:  # the child closed the terminal
-                    return
-
-    def wait_for(self, needle: bytes, timeout: float = 60.0) -> None:
-        """Until the terminal shows `needle`. The text is looked for without escape sequences:
-        a partial screen update may write a line in pieces, each behind a cursor move."""
-        deadline = time.monotonic() + timeout
-        while needle not in ESCAPES.sub(b"", self.seen):
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise AssertionError(f"never printed {needle!r}; last output: {self.seen[-800:]!r}")
-            self.read(0.1)
-
-    def type(self, keys: str) -> None:
-        os.write(self.master, keys.encode())
-
-    def close(self) -> int:
-        """The child's exit code; a child still running after 30 s is killed (a failed test
-        must not leave an app behind on a terminal that is gone)."""
-        try:
-            return self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise
-        finally:
-            os.close(self.master)
 
 
 def test_a_resumes_the_highlighted_claude_session_in_its_directory(tmp_path):

@@ -1,0 +1,73 @@
+"""A child process on a real pseudo-terminal, for the tests that run `memtui open` as a user
+would: type into it, wait for what it prints, close the terminal."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+ESCAPES = re.compile(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|[@-Z\\-_])")  # CSI sequences and two-byte escapes
+
+
+class Terminal:
+    """A child process on a pseudo-terminal of 120×36: type into it, wait for what it prints."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        import fcntl
+        import termios
+
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
+                                     start_new_session=True)
+        os.close(slave)
+        self.seen = b""
+        self.master: int | None = self.master
+
+    def read(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if ready:
+                try:
+                    self.seen += os.read(self.master, 65536)
+                except OSError:  # the child closed the terminal
+                    return
+
+    def wait_for(self, needle: bytes, timeout: float = 60.0) -> None:
+        """Until the terminal shows `needle`. The text is looked for without escape sequences:
+        a partial screen update may write a line in pieces, each behind a cursor move."""
+        deadline = time.monotonic() + timeout
+        while needle not in ESCAPES.sub(b"", self.seen):
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise AssertionError(f"never printed {needle!r}; last output: {self.seen[-800:]!r}")
+            self.read(0.1)
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def hang_up(self) -> None:
+        """Close the terminal as a dropped connection or a killed emulator does. No SIGHUP
+        reaches the child: it runs in a session of its own that never took this pty as its
+        controlling terminal."""
+        if self.master is not None:
+            os.close(self.master)
+            self.master = None
+
+    def close(self, timeout: float = 30) -> int:
+        """The child's exit code; a child still running after `timeout` s is killed (a failed
+        test must not leave an app behind on a terminal that is gone)."""
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise
+        finally:
+            self.hang_up()
