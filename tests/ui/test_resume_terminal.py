@@ -1,6 +1,6 @@
 """Resume in agent, for real: memtui runs in a pseudo-terminal, `a` suspends it and runs a stub
 `claude` (first on PATH) that records its arguments and working directory; memtui comes back
-and quits normally."""
+and quits normally. The agent gets the user's environment, not memtui's own TEXTUAL_FPS."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX p
 def test_a_resumes_the_highlighted_claude_session_in_its_directory(tmp_path):
     workspace, env = agent_homes(tmp_path)
     record = stub_agent(tmp_path / "bin", "claude")
-    env = {**os.environ, **env, "PATH": path_with(tmp_path / "bin"), "TERM": "xterm-256color",
+    env = {**{k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"}, **env, "PATH": path_with(tmp_path / "bin"), "TERM": "xterm-256color",
            "TEXTUAL_ANIMATIONS": "none"}
     term = Terminal([sys.executable, "-m", "memtui", "open", str(workspace)], env, tmp_path)
     try:
@@ -40,4 +40,32 @@ def test_a_resumes_the_highlighted_claude_session_in_its_directory(tmp_path):
         code = term.close()
     assert code == 0
     assert recorded(record) == {"argv": ["--resume", "5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"],
-                                "cwd": str(workspace)}
+                                "cwd": str(workspace), "TEXTUAL_FPS": None}  # memtui's 120 stays its own
+
+
+def test_e_runs_editor_with_the_users_own_textual_fps(demo_copy, tmp_path):
+    """A TEXTUAL_FPS the user set is the one $EDITOR (a child of memtui) sees."""
+    record = stub_agent(tmp_path / "bin", "editor")
+    env = {**os.environ, "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none", "TEXTUAL_FPS": "30",
+           "VISUAL": str(tmp_path / "bin" / "editor")}
+    term = Terminal([sys.executable, "-m", "memtui", "open", str(demo_copy)], env, tmp_path)
+    try:
+        term.wait_for(b"following")
+        term.read(1.0)
+        term.type("m")
+        term.wait_for(b"MEMORY.md")
+        term.read(1.0)
+        term.type("E")
+        deadline = time.monotonic() + 60
+        while not record.exists():
+            assert time.monotonic() < deadline, f"$EDITOR never ran; output: {term.seen[-800:]!r}"
+            term.read(0.1)
+        term.read(1.0)
+        term.type("\x1b")
+        term.read(1.0)
+        term.type("q")
+        term.read(2.0)
+    finally:
+        code = term.close()
+    assert code == 0
+    assert recorded(record)["TEXTUAL_FPS"] == "30"

@@ -31,7 +31,7 @@ def test_the_agent_runs_with_the_session_in_its_recorded_directory(tmp_path, kin
         assert run_resume(plan, env={**os.environ, "PATH": path_with(tmp_path / "bin")}) == 0
     finally:
         entry.close()
-    assert recorded(record) == {"argv": args, "cwd": str(workspace)}
+    assert recorded(record)["argv"] == args and recorded(record)["cwd"] == str(workspace)
 
 
 def test_a_missing_binary_is_named_and_the_command_shown(tmp_path):
