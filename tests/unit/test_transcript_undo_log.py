@@ -4,6 +4,8 @@ and the rollbacks recorded beside it stay listed and undoable."""
 
 from __future__ import annotations
 
+from hashlib import sha256
+
 from memtui.core.sources.transcript_undo import UndoLog
 
 
@@ -15,3 +17,52 @@ def test_a_manifest_without_an_id_or_with_odd_entries_is_left_out(tmp_path):
     (log.folder / "undo-other.json").write_text('{"id": "undo-elsewhere", "entries": []}')
     assert [c.id for c in log.newest(10)] == [kept]
     assert [e.path for e in log.entries(kept)] == ["a.txt"]
+
+
+def blob_names(log: UndoLog) -> set[str]:
+    return {p.name for p in (log.folder / "blobs").iterdir()}
+
+
+def test_removing_entries_deletes_the_contents_no_entry_uses_any_more(tmp_path):
+    """A rollback that could not write some files drops their entries from its undo: their
+    kept contents go too, except those another entry (of any rollback) still uses."""
+    log = UndoLog("claude-code", tmp_path / "ws", folder=tmp_path / "state")
+    first = log.record("task-1", {"a.txt": (b"a now\n", b"a before\n"), "b.txt": (b"b now\n", b"shared\n")}, "rollback")
+    second = log.record("task-2", {"c.txt": (b"shared\n", None)}, "rollback")
+    assert len(blob_names(log)) == 4  # "shared" kept once
+    assert log.remove_entries(first, ["b.txt"]) == 1
+    assert blob_names(log) == {sha256(b).hexdigest() for b in (b"a now\n", b"a before\n", b"shared\n")}
+    assert log.read(f"{second}:0") == (b"shared\n", None)  # still undoable
+    assert log.remove_entries(second, ["c.txt"]) == 1
+    assert log.remove_entries(first, ["a.txt"]) == 1
+    assert blob_names(log) == set()
+    assert not [p for p in log.folder.rglob("*") if p.name.endswith(".memtui-tmp")]
+
+
+def test_contents_left_by_a_killed_write_go_with_the_next_write(tmp_path):
+    """Killed after a manifest dropped its entries, or after a rollback's contents were
+    written but before its manifest: those contents name no entry. The next write of the
+    folder deletes them (and a dead writer's temp file); a content a manifest names stays,
+    even in a manifest memtui cannot read as a whole."""
+    log = UndoLog("claude-code", tmp_path / "ws", folder=tmp_path / "state")
+    kept = log.record("task-1", {"a.txt": (b"a now\n", b"a before\n")}, "rollback")
+    blobs = log.folder / "blobs"
+    stray = blobs / sha256(b"never named\n").hexdigest()
+    stray.write_bytes(b"never named\n")
+    dead_temp = blobs / f".{stray.name}.999999999-0badc0de.memtui-tmp"
+    dead_temp.write_bytes(b"half")
+    edited = sha256(b"in an edited manifest\n").hexdigest()
+    (blobs / edited).write_bytes(b"in an edited manifest\n")
+    (log.folder / "undo-edited.json").write_text(f'{{"entries": "{edited}" }}')
+    log.record("task-2", {"b.txt": (None, b"b\n")}, "rollback")
+    assert not stray.exists() and not dead_temp.exists()
+    assert (blobs / edited).exists()
+    assert log.read(f"{kept}:0") == (b"a now\n", b"a before\n")
+
+
+def test_kill_9_while_recording_and_removing_leaves_whole_undos_and_no_strays(tmp_path):
+    """A fast slice of tests/reliability/test_undo_log_kill.py (50 trials)."""
+    from tests.unit.undo_log_kill import kill_trial
+
+    for seed in range(3):
+        kill_trial(tmp_path / str(seed), seed)

@@ -4,7 +4,10 @@ memtui never writes into another agent's home, so a rollback from a transcript s
 its undo in memtui's own state folder (`$XDG_STATE_HOME/memtui/undo/<key>/`, one folder per
 agent and workspace): the bytes each file held before and after, as content-addressed blobs,
 and one small JSON manifest per rollback written after its blobs (both atomically), so a
-crash leaves either no undo or a whole one. The adapters show these undo checkpoints on the
+crash leaves either no undo or a whole one. A blob that no manifest names any more (its
+entries removed, or its rollback killed before the manifest) is deleted after the manifest
+is written, and again by the next write of the folder when a crash came in between; writes
+of the folder take a lock on it (flock), so one never deletes a blob another is recording. The adapters show these undo checkpoints on the
 task they rolled back (label "rollback" or "undo"), so `u` and `plan_rollback(undo=…)` work
 as on memtui's own store.
 """
@@ -13,13 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import uuid
 from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from memtui.core.atomic import write_atomic
+from memtui.core.atomic import check_writes_allowed, fsync_dir, remove_stale_temps, write_atomic
 from memtui.core.cleanup.places import state_dir
 from memtui.core.memory_source import UnknownId
 from memtui.core.model import CheckpointInfo, Id
@@ -27,6 +32,12 @@ from memtui.core.sources.base import ContentUnknown, SourceEntryInfo
 from memtui.core.sources.timestamps import parse_time
 
 PREFIX = "undo-"
+BLOB_NAME = re.compile(r"[0-9a-f]{64}")
+
+try:
+    import fcntl
+except ImportError:  # no flock (Windows): one memtui at a time writes there
+    fcntl = None  # type: ignore[assignment]
 
 
 class UndoLog:
@@ -36,10 +47,46 @@ class UndoLog:
         key = hashlib.sha256(f"{agent}\0{Path(root).resolve()}".encode()).hexdigest()[:16]
         self.folder = Path(folder or state_dir()) / "undo" / key
 
-    def record(self, task_id: Id, changes: dict[str, tuple[bytes | None, bytes | None]], label: str) -> str:
-        """Keep `changes` ({path: (on disk before, restored)}); returns the checkpoint id."""
+    @contextmanager
+    def _locked(self) -> Iterator[Path]:
+        """The folder's lock (released by the kernel if the process dies); yields blobs/,
+        swept first of the blobs no manifest names and of dead writers' temp files."""
+        check_writes_allowed(self.folder)
         blobs = self.folder / "blobs"
         blobs.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.folder, os.O_RDONLY)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            self._drop_unused(blobs)
+            yield blobs
+        finally:
+            os.close(fd)
+
+    def _drop_unused(self, blobs: Path) -> None:
+        """Delete the blobs no manifest file names. A manifest is read as text here, whole or
+        not: a blob any file of the folder mentions stays (a hand-edited manifest keeps its
+        contents)."""
+        remove_stale_temps(blobs)
+        named: set[str] = set()
+        for path in self.folder.glob(f"{PREFIX}*.json"):
+            try:
+                named.update(BLOB_NAME.findall(path.read_text(encoding="utf-8", errors="replace")))
+            except OSError:
+                return  # cannot tell what is used: delete nothing
+        gone = [blob for blob in blobs.iterdir() if BLOB_NAME.fullmatch(blob.name) and blob.name not in named]
+        for blob in gone:
+            blob.unlink(missing_ok=True)
+        if gone:
+            fsync_dir(blobs)
+
+    def record(self, task_id: Id, changes: dict[str, tuple[bytes | None, bytes | None]], label: str) -> str:
+        """Keep `changes` ({path: (on disk before, restored)}); returns the checkpoint id."""
+        with self._locked() as blobs:
+            return self._record(blobs, task_id, changes, label)
+
+    def _record(self, blobs: Path, task_id: Id, changes: dict[str, tuple[bytes | None, bytes | None]],
+                label: str) -> str:
         entries = []
         for path, sides in changes.items():
             names = []
@@ -100,10 +147,16 @@ class UndoLog:
         return [self._info(m) for m in reversed(self._manifests())][:limit]
 
     def remove_entries(self, checkpoint_id: Id, paths: list[str]) -> int:
-        m = self._manifest(checkpoint_id)
-        kept = [e for e in m["entries"] if e.get("path") not in set(paths)]
-        if len(kept) != len(m["entries"]):
+        """Drop the entries of `paths` from a checkpoint, then the blobs no entry uses now
+        (killed in between: the next write of the folder deletes them)."""
+        self._manifest(checkpoint_id)  # an unknown id raises before anything is written
+        with self._locked() as blobs:
+            m = self._manifest(checkpoint_id)
+            kept = [e for e in m["entries"] if e.get("path") not in set(paths)]
+            if len(kept) == len(m["entries"]):
+                return 0
             write_atomic(self.folder / f"{m['id']}.json", (json.dumps({**m, "entries": kept}, indent=1) + "\n").encode())
+            self._drop_unused(blobs)
         return len(m["entries"]) - len(kept)
 
     def entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
