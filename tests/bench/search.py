@@ -2,6 +2,7 @@
 
     python tests/bench/search.py                 # the 5,000-task demo store (built once, cached)
     python tests/bench/search.py --scale 1000 --runs 3 --queries 30
+    python tests/bench/search.py --scale 100000 --runs 1   # the queries at 100,000 tasks (~1 min of builds)
 
 Builds memtui's search index of a `memtui demo --scale N` store from scratch (a fresh file
 each run) and, in the same run, the anchor: a plain FTS5 `unicode61` table filled with the same

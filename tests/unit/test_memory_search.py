@@ -381,3 +381,33 @@ def test_tasks_indexed_later_come_first_newest_first(tmp_path):
         hits = index.search("ibis", limit=100)
     assert [h.task for h in hits if h.kind == "task"] == ["3", "2", "1"]
     assert [(h.task, h.line) for h in hits if h.kind == "step"] == [("3", 2), ("3", 1), ("2", 2), ("2", 1), ("1", 1)]
+
+
+def test_punctuation_finds_what_a_plain_scan_of_the_records_finds(tmp_path):
+    """Terms without a word (`->`, `%`, `_`…) are checked row by row: the hits and the count
+    are those of a plain scan of every indexed text, in the index's order."""
+    import random
+
+    chunks = ["a->b", "x => y", "std::vec", "<!-- c -->", "50%", "snake_case", "C:\\dir", "plain words", "é->ü",
+              "'q'", "-", ">"]
+    rng = random.Random(7)
+    notes = FILES["MEMORY.md"] + "".join(f"- {' '.join(rng.sample(chunks, 3))}\n" for _ in range(5))
+    root = make_workspace(tmp_path / "ws", {**FILES, "MEMORY.md": notes})
+    with AgentStore.open(root) as store:
+        session = store.start_session("punctuation")
+        for number in range(40):
+            task = store.start_task(session, f"task {number} {rng.choice(chunks)}")
+            for _ in range(rng.randint(0, 4)):
+                store.record_step(task, "bash", {"command": " ".join(rng.sample(chunks, 2))}, rng.choice(chunks))
+    with AgentStore.open(root, readonly=True) as store, SearchIndex(root, store) as index:
+        index.refresh()
+        kinds = {1: "file", 2: "task", 3: "message", 4: "step"}
+        rows = index.conn.execute("SELECT rowid, file, task, step, line, text FROM records ORDER BY rowid").fetchall()
+        for term in ("->", "=>", "::", "-->", "%", "_", "\\", "'", "-", ">", "ü", "=>>"):
+            scanned = [(kinds[rowid >> 40], file, task, step, line or 0) for rowid, file, task, step, line, text in rows
+                       if term in text]
+            hits, found = index.search_counted(term, 10_000, 10_000)
+            assert [(h.kind, h.file, h.task, h.step, h.line) for h in hits] == scanned, term
+            assert found == len(scanned), term
+            if len(scanned) > 6:
+                assert index.search_counted(term, 3, 6) == (hits[:3], 6)
