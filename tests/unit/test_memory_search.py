@@ -119,7 +119,8 @@ def test_cancelled_refresh_stops_early(tmp_path):
 
 def test_only_changed_tasks_are_reindexed(ws):
     def rows_of(index, task):  # the rowids of a task's records in the index
-        return index.conn.execute("SELECT rowid FROM records WHERE task = ? ORDER BY rowid", (task,)).fetchall()
+        return index.conn.execute("SELECT rowid FROM records WHERE owner = ? OR owner LIKE ? ORDER BY rowid",
+                                  (task, f"{task}:%")).fetchall()
 
     with AgentStore.open(ws, readonly=True) as store, SearchIndex(ws, store) as index:
         index.refresh()
@@ -402,12 +403,12 @@ def test_punctuation_finds_what_a_plain_scan_of_the_records_finds(tmp_path):
     with AgentStore.open(root, readonly=True) as store, SearchIndex(root, store) as index:
         index.refresh()
         kinds = {1: "file", 2: "task", 3: "message", 4: "step"}
-        rows = index.conn.execute("SELECT rowid, file, task, step, line, text FROM records ORDER BY rowid").fetchall()
+        rows = index.conn.execute("SELECT rowid, owner, text FROM records ORDER BY rowid").fetchall()
         for term in ("->", "=>", "::", "-->", "%", "_", "\\", "'", "-", ">", "ü", "=>>"):
-            scanned = [(kinds[rowid >> 40], file, task, step, line or 0) for rowid, file, task, step, line, text in rows
-                       if term in text]
+            scanned = [(kinds[rowid >> 40], owner) for rowid, owner, text in rows if term in text]
             hits, found = index.search_counted(term, 10_000, 10_000)
-            assert [(h.kind, h.file, h.task, h.step, h.line) for h in hits] == scanned, term
+            assert [(h.kind, f"{h.line}:{h.file}" if h.kind == "file" else f"{h.task}:{h.step}:{h.line}"
+                     if h.kind == "step" else h.task) for h in hits] == scanned, term
             assert found == len(scanned), term
             if len(scanned) > 6:
                 assert index.search_counted(term, 3, 6) == (hits[:3], 6)

@@ -24,20 +24,19 @@ import sqlite3
 from collections import Counter
 from itertools import count
 from operator import itemgetter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from memtui.core.memory.discover import discover_documents
-from memtui.core.memory.search_plan import (TOKENIZER, Plan, excerpt, like_escape, plan_query, prepare, query_terms,
-                                            term_finder)
+from memtui.core.memory.search_plan import (TOKENIZER, Plan, SearchHit, excerpt, like_escape, owned_hit, plan_query,
+                                            prepare, query_terms, term_finder)
 from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, file_records, reading_once,
                                                split_older, store_batches, store_signature, task_rows)
 
 __all__ = ["INDEX_NAME", "KINDS", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchRecord",
            "default_index_path", "excerpt", "query_terms", "search_workspace", "store_signature"]
 
-SCHEMA_VERSION = "5"  # 5: task, message and step rows from the middle of their bands, either way
+SCHEMA_VERSION = "6"  # 6: one `owner` column; 5: rows from the middle of their bands, either way
 PRIVATE = ""
 """SQLite's private temporary database: its file is removed as soon as it is opened (nothing
 stays on disk, even after kill -9) and its pages live there, not in memory — an index of a
@@ -53,8 +52,7 @@ CREATE TABLE IF NOT EXISTS files(rel TEXT PRIMARY KEY, size INTEGER, mtime_ns IN
 CREATE TABLE IF NOT EXISTS tasks(task TEXT PRIMARY KEY, sig TEXT);
 CREATE TABLE IF NOT EXISTS spans(owner TEXT PRIMARY KEY, first INTEGER, last INTEGER) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS records USING fts5(
-    file UNINDEXED, task UNINDEXED, step UNINDEXED, line UNINDEXED, text,
-    tokenize='{TOKENIZER}', detail=none, columnsize=0);
+    owner UNINDEXED, text, tokenize='{TOKENIZER}', detail=none, columnsize=0);
 CREATE VIRTUAL TABLE IF NOT EXISTS records_v USING fts5vocab(records, row);
 CREATE TABLE IF NOT EXISTS terms(id INTEGER PRIMARY KEY, term TEXT UNIQUE);
 CREATE VIRTUAL TABLE IF NOT EXISTS terms_tri USING fts5(term, content='terms', content_rowid='id',
@@ -62,13 +60,17 @@ CREATE VIRTUAL TABLE IF NOT EXISTS terms_tri USING fts5(term, content='terms', c
 """
 """`records`: one row per record, its words indexed without positions (detail=none: smaller
 and faster to build than a positional index; a term of several words is checked as a
-substring over the rows holding all its words). Its rowid says the kind (BANDS). `spans`: the
+substring over the rows holding all its words). Its rowid says the kind (BANDS), `owner` whose
+record it is (OWNER: one column: each column more cost a fifth more to insert). `spans`: the
 rowids of each file's and task's records of one kind (`file:REL`, `step:ID`…: they are
 inserted together), so they are removed as a rowid range. `terms`: every word indexed so far,
 with trigrams (`terms_tri`) to find the words containing a term."""
 
-CONTENT_COLUMNS = {"rowid": "id", "file": "c0", "task": "c1", "step": "c2", "line": "c3", "text": "c4"}
+CONTENT_COLUMNS = {"rowid": "id", "owner": "c0", "text": "c1"}
 """FTS5 keeps the rows of `records` in `records_content(id, c0, c1…)`, the columns in order."""
+
+OWNER = {"file": "LINE:REL", "task": "TASK", "message": "TASK", "step": "TASK:STEP:SEQ"}
+"""What a record's `owner` holds, by kind (ids as text)."""
 
 BAND = 1 << 40
 BANDS = {"file": 1, "task": 2, "message": 3, "step": 4}
@@ -83,34 +85,6 @@ back over every row above it (~4 ms for an empty band at 5,000 tasks)."""
 
 def band(kind: str) -> tuple[int, int]:
     return BANDS[kind] * BAND, (BANDS[kind] + 1) * BAND - 1
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    kind: str
-    text: str  # the matching line, or an excerpt around the match
-    file: str | None = None
-    task: str | None = None
-    step: str | None = None
-    line: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        """{kind, file or task, line, text} (+ step for step hits)."""
-        out: dict[str, Any] = {"kind": self.kind}
-        if self.file is not None:
-            out["file"] = self.file
-        if self.task is not None:
-            out["task"] = _id(self.task)
-        if self.step is not None:
-            out["step"] = _id(self.step)
-        out["line"] = self.line
-        out["text"] = self.text
-        return out
-
-
-def _id(value: str) -> int | str:
-    """Ids are kept as text in the index; the native store's are integers in --json."""
-    return int(value) if value.isdigit() else value
 
 
 class SearchIndex:
@@ -161,7 +135,7 @@ class SearchIndex:
             if known.get(rel) == (doc.size, mtime_ns):
                 continue
             self._drop("file", rel)
-            self._insert("file", ((r.file, None, None, r.line, r.text) for r in file_records(doc)), up=True)
+            self._insert("file", ((r.file, f"{r.line}:{r.file}", r.text) for r in file_records(doc)), up=True)
             self.conn.execute("INSERT INTO files(rel, size, mtime_ns) VALUES (?, ?, ?)", (rel, doc.size, mtime_ns))
 
     def _refresh_store(self, cancelled: Callable[[], bool]) -> None:
@@ -219,7 +193,7 @@ class SearchIndex:
             self.conn.execute("DELETE FROM files WHERE rel = ?", (key,))
 
     def _insert(self, kind: str, rows: Iterable[tuple], up: bool) -> None:
-        """Add (file, task, step, line, text) rows of one kind in the order they are read in
+        """Add (owner key, owner, text) rows of one kind in the order they are read in
         (the lowest rowid first), above the kind's records (`up`) or below them, and note each
         owner's span (an owner's rows come one after another)."""
         rows = rows if isinstance(rows, list) else list(rows)
@@ -231,12 +205,12 @@ class SearchIndex:
             raise sqlite3.DatabaseError(f"search index: the {kind} band is full")
         # FTS5 writes out its pending index whenever a rowid is lower than the one before:
         # rows go in in ascending order.
-        self.conn.executemany("INSERT INTO records(rowid, file, task, step, line, text) VALUES (?, ?, ?, ?, ?, ?)",
-                              map(tuple.__add__, zip(count(start)), rows))
+        self.conn.executemany("INSERT INTO records(rowid, owner, text) VALUES (?, ?, ?)",
+                              ((number, owner, text) for number, (_, owner, text) in zip(count(start), rows)))
         end = start + len(rows) - 1
         self._edges[kind] = (min(low, start), max(high, end))
         spans, at = [], start
-        for key, rows_of_key in Counter(map(itemgetter(0 if kind == "file" else 1), rows)).items():  # in order
+        for key, rows_of_key in Counter(map(itemgetter(0), rows)).items():  # in order
             spans.append((f"{kind}:{key}", at, at + rows_of_key - 1))
             at += rows_of_key
         self.conn.executemany("INSERT OR REPLACE INTO spans(owner, first, last) VALUES (?, ?, ?)", spans)
@@ -301,7 +275,7 @@ class SearchIndex:
         for kind in kinds:
             if len(rows) >= shown:
                 break
-            rows.extend((kind, *row) for row in self._select(plan, kind, "rowid, file, task, step, line, text",
+            rows.extend((kind, *row) for row in self._select(plan, kind, "rowid, owner, text",
                                                              shown - len(rows)))
         counted = len(rows)
         if counted == shown and cap > counted:
@@ -311,8 +285,7 @@ class SearchIndex:
                 if counted >= cap:
                     break
         finder = term_finder(terms)
-        hits = [SearchHit(kind, excerpt(text, terms, finder=finder), file=file, task=task, step=step, line=line or 0)
-                for kind, _, file, task, step, line, text in rows]
+        hits = [owned_hit(kind, owner, excerpt(text, terms, finder=finder)) for kind, _, owner, text in rows]
         return hits, counted
 
     def _select(self, plan: Plan, kind: str, columns: str, limit: int, after: int | None = None) -> list[tuple]:

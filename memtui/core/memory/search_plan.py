@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 TOKENIZER = "unicode61 remove_diacritics 0"
 """Letters and digits make words, case folded; accents are kept (as the trigram index did)."""
@@ -158,3 +158,42 @@ def excerpt(text: str, terms: list[str], width: int = 160, finder: Callable[[str
     more_before = start > 0 or bool(text[:low].strip())
     more_after = end < len(flat) or bool(text[high:].strip())
     return ("…" if more_before else "") + flat[start:end] + ("…" if more_after else "")
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    kind: str
+    text: str  # the matching line, or an excerpt around the match
+    file: str | None = None
+    task: str | None = None
+    step: str | None = None
+    line: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """{kind, file or task, line, text} (+ step for step hits)."""
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.file is not None:
+            out["file"] = self.file
+        if self.task is not None:
+            out["task"] = _id(self.task)
+        if self.step is not None:
+            out["step"] = _id(self.step)
+        out["line"] = self.line
+        out["text"] = self.text
+        return out
+
+
+def _id(value: str) -> int | str:
+    """Ids are kept as text in the index; the native store's are integers in --json."""
+    return int(value) if value.isdigit() else value
+
+
+def owned_hit(kind: str, owner: str, text: str) -> SearchHit:
+    """The hit of a record of `kind` from its `owner` (search.OWNER)."""
+    if kind == "file":
+        line, _, rel = owner.partition(":")
+        return SearchHit(kind, text, file=rel, line=int(line))
+    if kind == "step":
+        task, step, seq = owner.split(":")
+        return SearchHit(kind, text, task=task, step=step, line=int(seq))
+    return SearchHit(kind, text, task=owner)

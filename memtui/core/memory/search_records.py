@@ -106,7 +106,7 @@ def split_older(changed: list[TaskRow], known: dict[str, str]) -> tuple[list[Tas
 
 def store_batches(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
     """The records of these tasks, a few hundred tasks at a time, in the order of `tasks`:
-    (the batch's tasks, {kind: rows}); a row is (file, task, step, line, text). In a batch the
+    (the batch's tasks, {kind: rows}); a row is (task key, owner, text) (search.OWNER). In a batch the
     rows go newest first, the order the index keeps: tasks by id, each task's steps and
     messages the last first (a task's rows come together)."""
     for batch in _batches(tasks):
@@ -118,17 +118,17 @@ def store_batches(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], 
         steps = store.query(f"SELECT task_id, id, seq, tool, args, result, error FROM step"
                             f" WHERE task_id IN ({marks}) ORDER BY task_id DESC, seq DESC", ids)
         yield batch, {
-            "task": [(None, t.key, None, 0, text) for t in sorted(batch, key=lambda t: int(t.key), reverse=True)
+            "task": [(t.key, t.key, text) for t in sorted(batch, key=lambda t: int(t.key), reverse=True)
                      if (text := "\n".join(part for part in (t.title, t.summary) if part))],
             # The store also keeps the summary as a message: one hit for it is enough.
-            "message": [(None, str(task), None, 0, content) for task, content in messages
+            "message": [(task, str(task), content) for task, content in messages
                         if content and content != summaries.get(str(task))],
             "step": step_rows(steps),
         }
 
 
 def step_rows(steps: list[tuple]) -> list[tuple]:
-    """(file, task, step, line, text) of (task_id, id, seq, tool, args, result, error) rows:
+    """(task id, owner, text) of (task_id, id, seq, tool, args, result, error) rows:
     `json_text` of the arguments and result, with its two common cases inline (an object
     without escapes is its own text; a string is unquoted in C): a call per value was a
     third of reading the store."""
@@ -147,7 +147,7 @@ def step_rows(steps: list[tuple]) -> list[tuple]:
             result = text[:MAX_FIELD_CHARS] if end == len(result) else json_text(result)
         else:
             result = json_text(result)
-        append((None, str(task), str(step), seq, f"{tool}\n{args}\n{result}\n{error or ''}".strip("\n")))
+        append((task, f"{task}:{step}:{seq}", f"{tool}\n{args}\n{result}\n{error or ''}".strip("\n")))
     return rows
 
 
