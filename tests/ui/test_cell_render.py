@@ -30,6 +30,10 @@ CELLS = [
     Text.assemble(("✓ ", "green"), ("Fix the parser", "italic"), " ◀ current"),
     Text("x", no_wrap=True, style=Style(color="red", bgcolor="blue")),
     safe_text("\x1b[31mred\u202e evil [b]markup[/b]"),
+    Text("mid", justify="center", style="bold"),
+    Text("日本", justify="center"),
+    Text("ab", justify="left", style="red"),
+    Text("日本語のファイル名.py", justify="left", style="italic"),
 ]
 STYLES = [
     (Style(), Style()),

@@ -170,6 +170,37 @@ class RecordTable(DataTable, Generic[R]):
         finally:
             self._pass_style = None
 
+    def _render_line_in_row(self, row_key: Any, line_no: int, base_style: Style, cursor_location: Any,
+                            hover_location: Any) -> tuple[list[list[Segment]], list[list[Segment]]]:
+        """DataTable's line of a row, with the row's cursor styles worked out once (DataTable
+        does it, and looks its caches up, cell by cell); header, labels and fixed parts go to it."""
+        row_index = self._row_locations.get(row_key) if row_key in self._row_locations else -1
+        if (row_index < max(0, self.fixed_rows) or line_no or self.fixed_columns or self._labelled_row_exists
+                or self.zebra_stripes or self.cursor_type != "row"):
+            return super()._render_line_in_row(row_key, line_no, base_style, cursor_location, hover_location)
+        key = (row_key, line_no, base_style, cursor_location, hover_location, self.cursor_type, self.show_cursor,
+               self._show_hover_cursor, self._update_count, self._pseudo_class_state)
+        cache = self._row_render_cache
+        if key in cache:
+            return cache[key]
+        cursor, hover = row_index == cursor_location.row, row_index == hover_location.row
+        pre, post = self._get_styles_to_render_cell(
+            False, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
+            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+        line, used = [], self._row_label_column_width
+        cells = self._get_row_renderables(row_index).cells
+        console, options, padding = self.app.console, self.app.console_options, self.cell_padding
+        for column_index, column in enumerate(self.ordered_columns):
+            width = column.get_render_width(self)
+            used += width
+            lines = text_cell_lines(console, options, cells[column_index], width, padding, base_style + Style.from_meta(
+                {"row": row_index, "column": column_index}) + pre, post)
+            line.append((lines or self._render_cell(row_index, column_index, base_style, width, cursor, hover))[0])
+        extend = base_style + pre + Style.from_meta({"row": row_index, "column": 0, "out_of_bounds": True})
+        line.append([Segment(" " * max(0, self.size.width - used), extend)])
+        cache[key] = pair = ([], line)
+        return pair
+
     def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
                      cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
         """DataTable's cell rendering, with one-line text cells drawn by cell_render (the
