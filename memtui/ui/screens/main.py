@@ -35,8 +35,8 @@ from memtui.ui.widgets.task_tree import TaskTree
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
 from memtui.ui.workers import failure_reason
 
-# pane name (used by `focus_pane`) → id of the focusable widget in it
-PANE_WIDGETS = {"sessions": "sessions", "tasks": "tasks", "steps": "steps", "files": "files", "diff": "diff"}
+PANES = ("sessions", "tasks", "steps", "files", "diff")
+"""The panes `focus_pane` knows; each one's focusable widget has the pane's name as its id."""
 
 
 class MainScreen(MemtuiScreen[None]):
@@ -148,7 +148,7 @@ class MainScreen(MemtuiScreen[None]):
         if worker.group in CHECKPOINT_GROUPS:
             self.bottom.failed(worker)
         elif worker.group in ("sessions", "tasks", "steps"):
-            self.query_one(f"#{worker.group}-pane", Pane).border_subtitle = f"unreadable: {failure_reason(worker)}"
+            self.query_one(f"#{worker.group}-pane", Pane).failed(failure_reason(worker))
 
     # ================================================================== sessions
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="load sessions")
@@ -192,9 +192,10 @@ class MainScreen(MemtuiScreen[None]):
         if key == self.session_id and event is not None:
             return  # already shown or loading: the table's own highlight of the same row
         self.session_id, self._stalled = key, False
-        self.query_one("#tasks-pane", Pane).show_title("orphans" if key == ORPHANS_KEY else f"session {key}")
-        current = None if isinstance(record, OrphansRow) else record.current_task_id
-        self.debounce.soon("tasks", lambda: self.load_tasks(None if key == ORPHANS_KEY else key, current))
+        current, wanted = (None, None) if isinstance(record, OrphansRow) else (record.current_task_id, key)
+        self.query_one("#tasks-pane", Pane).pending("orphans" if key == ORPHANS_KEY else f"session {key}", lambda: (
+            key == self.session_id and not self._stalled and self.query_one(TaskTree).session_id != wanted))
+        self.debounce.soon("tasks", lambda: self.load_tasks(wanted, current))
 
     # ================================================================== tasks
     @work(thread=True, exclusive=True, group="tasks", exit_on_error=False, description="load tasks")
@@ -219,6 +220,7 @@ class MainScreen(MemtuiScreen[None]):
         if event.session_id != wanted:
             return
         tree, forest = self.query_one(TaskTree), event.forest
+        self.query_one("#tasks-pane", Pane).show_title("orphans" if event.session_id is None else f"session {wanted}")
         tree.show_tasks(event.session_id, forest.tasks, forest.children, forest.roots, event.current_task_id,
                         forest.handed_from)
         self.query_one("#tasks-pane").border_subtitle = forest.count_line()
@@ -238,12 +240,12 @@ class MainScreen(MemtuiScreen[None]):
         if task is None or (task.id == self.task_id and event is not None):
             return
         self.task_id, self._stalled = task.id, False
-        self.query_one("#steps-pane", Pane).show_title(task.title)
-        self.query_one("#steps-pane").border_subtitle = "loading…"
         if first_steps is not None and first_steps.task_id == task.id:  # read with the tasks
             self.debounce.cancel("steps")
             self._steps_loaded(first_steps)
-        else:
+        else:  # the title changes with the steps (Pane.pending)
+            self.query_one("#steps-pane", Pane).pending(task.title, lambda: task.id == self.task_id and not (
+                self._stalled or self.query_one(StepTimeline).task_id == task.id))
             self.debounce.soon("steps", lambda: self.load_steps(task.id, 0, True))
 
     def _clear_steps(self) -> None:
@@ -270,6 +272,9 @@ class MainScreen(MemtuiScreen[None]):
             return
         timeline = self.query_one(StepTimeline)
         if event.offset == 0:
+            task = self.query_one(TaskTree).current_task()
+            if task is not None and task.id == event.task_id:  # the title changes with the steps
+                self.query_one("#steps-pane", Pane).show_title(task.title)
             self._totals = event.totals
             timeline.show_steps(event.task_id, event.steps,
                                 int(event.totals["steps"]) if event.totals else len(event.steps))
@@ -337,11 +342,10 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_focus_pane(self, name: str) -> None:
         """Focus one pane by name (sessions, tasks, steps, files, diff)."""
-        widget_id = PANE_WIDGETS.get(name)
-        if widget_id:
+        if name in PANES:
             if self.maximized is not None:
                 self.minimize()
-            focus_now(self.query_one(f"#{widget_id}"))
+            focus_now(self.query_one(f"#{name}"))
 
     def action_zoom(self) -> None:
         """Give the focused pane the whole screen (again: back to all panes)."""
@@ -381,20 +385,16 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_toggle_split(self) -> None:
         """Unified or side-by-side diff."""
-        self.bottom.diff.toggle_split()
-        self.bottom.diff_subtitle()
+        self.bottom.view_diff("toggle_split")
 
     def action_next_hunk(self) -> None:
         """Scroll the diff to the next hunk."""
-        self.bottom.diff.next_hunk()
-        self.bottom.diff_subtitle()
+        self.bottom.view_diff("next_hunk")
 
     def action_previous_hunk(self) -> None:
         """Scroll the diff to the previous hunk."""
-        self.bottom.diff.previous_hunk()
-        self.bottom.diff_subtitle()
+        self.bottom.view_diff("previous_hunk")
 
     def action_cycle_file_view(self) -> None:
         """Diff → whole file after → whole file before → diff."""
-        self.bottom.diff.cycle_mode()
-        self.bottom.diff_subtitle()
+        self.bottom.view_diff("cycle_mode")

@@ -57,6 +57,8 @@ class CheckpointPanes(Horizontal):
         self.keep_entry: tuple[Id, Id] | None = None
         """(step id, entry id) to reselect when that step's files arrive (after a reload)."""
         self.debounce = Debounce(self, delay)
+        self._answered: Id | None = None
+        """The step whose files (or the reason they can't be read) the files pane shows."""
 
     def compose(self) -> ComposeResult:
         yield Pane(CheckpointFiles(id="files"), title="Changed files", id="files-pane")
@@ -75,7 +77,8 @@ class CheckpointPanes(Horizontal):
         if worker.group == "diff":
             self.diff.show_message(safe_text(f"Cannot show this file: {reason}"))
         elif worker.group == "entries":
-            self.query_one("#files-pane", Pane).border_subtitle = "unreadable"
+            self._answered = None if self.step is None else self.step.id
+            self.query_one("#files-pane", Pane).failed()
             self.diff.show_message(safe_text(f"Cannot read this checkpoint: {reason}"))
 
     def forget(self) -> None:
@@ -98,8 +101,7 @@ class CheckpointPanes(Horizontal):
             self.query_one("#diff-pane", Pane).show_title()
             self.query_one("#diff-pane").border_subtitle = ""
             return
-        pane.show_title(f"checkpoint {step.checkpoint_id}")
-        pane.border_subtitle = "loading…"
+        pane.pending(f"checkpoint {step.checkpoint_id}", lambda: step is self.step and self._answered != step.id)
         self.debounce.soon("entries", lambda: self.load_entries(step.id, step.checkpoint_id))
 
     @work(thread=True, exclusive=True, group="entries", exit_on_error=False, description="load checkpoint files")
@@ -136,6 +138,8 @@ class CheckpointPanes(Horizontal):
             files.update_stats(event.stats)
             return
         files.show_entries(event.entries, event.stats)
+        self._answered = self.step.id
+        self.query_one("#files-pane", Pane).show_title(f"checkpoint {self.step.checkpoint_id}")
         kept = self.keep_entry
         if kept is not None and kept[0] == event.step_id:
             self.keep_entry = None
@@ -187,6 +191,12 @@ class CheckpointPanes(Horizontal):
         if not diff.show_partial(event.entry):  # another agent's store may lack a side
             diff.show_content(event.entry, event.prepared)
         self.query_one("#diff-pane", Pane).show_title(event.entry.path)
+        self.diff_subtitle()
+
+    def view_diff(self, how: str) -> None:
+        """Change how the diff is shown (DiffPane's toggle_split, next_hunk, previous_hunk,
+        cycle_mode) and say where it is."""
+        getattr(self.diff, how)()
         self.diff_subtitle()
 
     def diff_subtitle(self) -> None:

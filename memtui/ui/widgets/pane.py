@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
 
 from memtui.ui.text import one_line
+
+LOADING_AFTER = 0.1
+"""Seconds a pane shows what it showed before while its load is under way, before it says
+"loading…" (memtui.ui.widgets.pane.Pane.pending)."""
 
 _TITLE = Widget.__dict__["border_title"]
 _SUBTITLE = Widget.__dict__["border_subtitle"]
@@ -18,6 +24,8 @@ class Pane(Vertical):
     """A titled, zoomable region of the main screen."""
 
     ALLOW_MAXIMIZE = True
+    waiting_for: object | None = None
+    """What the pane's load under way is for (`pending`), until its title shows it."""
 
     def __init__(self, *children: Widget, title: str, id: str) -> None:
         super().__init__(*children, id=id, classes="pane")
@@ -29,8 +37,28 @@ class Pane(Vertical):
 
     def show_title(self, detail: object | None = None) -> None:
         """"Steps · <detail>": the detail comes from the store, so it is never markup."""
+        self.waiting_for = None
         text = self.label if detail is None else f"{self.label} · {one_line(detail, 70)}"
         self.border_title = Content(text)
+
+    def pending(self, detail: object, waiting: Callable[[], bool]) -> None:
+        """A load for `detail` began: if `waiting()` still says so after LOADING_AFTER, the
+        title names it and the pane says "loading…". A quick load (most) sets the title with what
+        it shows: its pane is drawn once, not a frame with the title alone and one with the rest."""
+        self.waiting_for = detail
+
+        def still_waiting() -> None:
+            if waiting():
+                self.show_title(detail)
+                self.border_subtitle = "loading…"
+
+        self.set_timer(LOADING_AFTER, still_waiting)
+
+    def failed(self, reason: str | None = None) -> None:
+        """The pane's load failed: the title names what it was for, the subtitle says why."""
+        if self.waiting_for is not None:
+            self.show_title(self.waiting_for)
+        self.border_subtitle = "unreadable" if reason is None else f"unreadable: {reason}"
 
     # Setting a border title repaints the whole pane (every line of its border and background),
     # and the panes set theirs at each cursor move, often to what they already show: the same
