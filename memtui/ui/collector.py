@@ -34,10 +34,18 @@ def resume_after(drawn: threading.Event, wait: float) -> None:
 
 _kept = False
 
+YOUNG = 10_000
+"""Objects allocated (less those freed) between two passes over the youngest generation once the
+sessions list is kept out (Python's default is 700). A cursor move allocates a few thousand
+(messages, timers, strips, cells): at 700 four or five passes a move promoted what the move
+was still using, and the older generations' passes that followed took 2-90 ms each; at
+10,000 most moves see no pass and the collector's time halves (tests/bench/browse.py: 80
+moves, 270-400 ms of passes at 700, 140-165 ms at 10,000)."""
+
 
 def keep_out_of_collections() -> None:
     """Leave every object alive now (the sessions list, the app's widgets and modules) out of
-    the garbage collector's passes from now on. A cursor move allocates thousands of small
+    the garbage collector's passes from now on, and pass over young objects less often (YOUNG). A cursor move allocates thousands of small
     objects; the passes they trigger otherwise walk the whole heap of the listed sessions
     (a pass of the oldest generation took a quarter of a second at 100k tasks): a frame
     late, or several. Frozen objects are still freed by reference counting when the list is
@@ -49,3 +57,4 @@ def keep_out_of_collections() -> None:
     if not _kept:
         _kept = True
         gc.freeze()
+        gc.set_threshold(YOUNG, *gc.get_threshold()[1:])
