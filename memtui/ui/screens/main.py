@@ -385,16 +385,16 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_toggle_split(self) -> None:
         """Unified or side-by-side diff."""
-        self.bottom.view_diff("toggle_split")
+        self.bottom.view_diff(self.bottom.diff.toggle_split)
 
     def action_next_hunk(self) -> None:
         """Scroll the diff to the next hunk."""
-        self.bottom.view_diff("next_hunk")
+        self.bottom.view_diff(self.bottom.diff.next_hunk)
 
     def action_previous_hunk(self) -> None:
         """Scroll the diff to the previous hunk."""
-        self.bottom.view_diff("previous_hunk")
+        self.bottom.view_diff(self.bottom.diff.previous_hunk)
 
     def action_cycle_file_view(self) -> None:
         """Diff → whole file after → whole file before → diff."""
-        self.bottom.view_diff("cycle_mode")
+        self.bottom.view_diff(self.bottom.diff.cycle_mode)

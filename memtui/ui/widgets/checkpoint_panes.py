@@ -8,7 +8,7 @@ Failures go to the screen (memtui.ui.screens.base) and `failed` says so in the p
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from rich.text import Text
 from textual import on, work
@@ -193,10 +193,10 @@ class CheckpointPanes(Horizontal):
         self.query_one("#diff-pane", Pane).show_title(event.entry.path)
         self.diff_subtitle()
 
-    def view_diff(self, how: str) -> None:
-        """Change how the diff is shown (DiffPane's toggle_split, next_hunk, previous_hunk,
-        cycle_mode) and say where it is."""
-        getattr(self.diff, how)()
+    def view_diff(self, change: Callable[[], object]) -> None:
+        """Change how the diff is shown (`change`: DiffPane's toggle_split, next_hunk,
+        previous_hunk or cycle_mode) and say where it is."""
+        change()
         self.diff_subtitle()
 
     def diff_subtitle(self) -> None:
