@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._confirm import add_yes_flag, confirmed
-from memtui.core.display import human_bytes, one_line, sanitize
+from memtui.core.display import counted, human_bytes, one_line, sanitize
 from memtui.core.errors import MemtuiError
 
 
@@ -99,7 +99,7 @@ def plan_text(report: dict, unfinished=None, preview: bool = True) -> str:
         lines.append(f"  {row['action']:<7} orphan {human_bytes(row['bytes']):>10}  {sanitize(row['path'])}  {sanitize(row['reason'])}")
     going = sum(1 for r in report["sessions"] if r["action"] != "keep")
     orphans = sum(1 for r in report["orphans"] if r["action"] != "keep")
-    lines.append(f"{going} of {len(report['sessions'])} sessions and {orphans} orphan{'' if orphans == 1 else 's'} would go: "
+    lines.append(f"{going} of {len(report['sessions'])} sessions and {counted(orphans, 'orphan')} would go: "
                  f"{human_bytes(report['reclaimable_bytes'])}")
     if unfinished is not None and (unfinished.finished or unfinished.dropped):
         lines.append(f"an interrupted archive will be finished first ({len(unfinished.finished) + len(unfinished.dropped)} unit(s))")

@@ -55,11 +55,16 @@ def _diff_lines(e: dict) -> list[str]:
 def _checkpoint_text(doc: dict) -> str:
     cp = doc["checkpoint"]
     label = f" ({cp['label']})" if cp["label"] else ""
-    lines = [f"checkpoint {cp['id']}{label}  task {cp['task']}  step {cp['step']}"]
+    lines = [f"checkpoint {cp['id']}{label}  task {cp['task']}  {_step_of(cp)}"]
     for e in doc["entries"]:
         lines.append(_entry_line(e))
         lines.extend(_diff_lines(e))
     return "\n".join(lines)
+
+
+def _step_of(cp: dict) -> str:
+    """A rollback's or an undo's checkpoint belongs to no step."""
+    return "no step" if cp["step"] is None else f"step {cp['step']}"
 
 
 def _entry_text(doc: dict) -> str:
@@ -69,13 +74,14 @@ def _entry_text(doc: dict) -> str:
 
 def _task_text(doc: dict) -> str:
     t = doc["task"]
+    session = "orphan (session deleted)" if t["session"] is None else f"session {t['session']}"
     lines = [f"task {t['id']}  {t['status']}{'  pinned' if t['pinned'] else ''}  {one_line(t['title'], 70)}",
-             f"  session {t['session']}  {counted(t['steps'], 'step')}, {counted(t['checkpoints'], 'checkpoint')}"]
+             f"  {session}  {counted(t['steps'], 'step')}, {counted(t['checkpoints'], 'checkpoint')}"]
     if t["summary"]:
         lines.append(f"  summary: {one_line(t['summary'], 200)}")
     for cp in doc["checkpoints"]:
         label = f" ({cp['label']})" if cp["label"] else ""
-        lines.append(f"  checkpoint {cp['id']}{label}  step {cp['step']}  {cp['entries']} files")
+        lines.append(f"  checkpoint {cp['id']}{label}  {_step_of(cp)}  {counted(cp['entries'], 'file')}")
     for ref in doc["references"]:
         lines.append(f"  {ref['kind']}: task {ref['from']} → task {ref['to']}")
     return "\n".join(lines)

@@ -135,3 +135,19 @@ def test_export_counts_one_step_as_one_step(tmp_path, capsys, fmt):
     code, out, err = _run(capsys, "export", str(store), "--session", "cli:1717000000", "--format", fmt)
     assert code == 0, err
     assert "(completed, 1 step)" in out and "1 steps" not in out
+
+
+def test_show_never_prints_none_for_a_missing_step_or_session(tmp_path, capsys):
+    root = build_demo(tmp_path / "demo", seed=1)
+    assert main(["rollback", str(root), "--entry", "4", "--force", "--yes"]) == 0  # records a rollback checkpoint
+    capsys.readouterr()
+    code, out, err = _run(capsys, "show", str(root), "--task", "3")
+    assert code == 0, err
+    assert "None" not in out and "1 files" not in out
+    assert "checkpoint 4  step 15  1 file\n" in out
+    rollback_line = next(line for line in out.splitlines() if "(rollback)" in line)
+    assert "no step" in rollback_line
+    code, out, err = _run(capsys, "show", str(root), "--task", "14")  # an orphan: its session was deleted
+    assert "None" not in out and "session deleted" in out
+    code, out, err = _run(capsys, "show", str(root), "--checkpoint", rollback_line.split()[1])
+    assert code == 0 and "None" not in out and "no step" in out

@@ -17,6 +17,7 @@ from pygments.lexers import TextLexer, get_lexer_for_filename
 from pygments.token import STANDARD_TYPES
 from pygments.util import ClassNotFound
 
+from memtui.core.display import counted
 from memtui.core.export.document import step_figures, visible, walk
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'"
@@ -200,7 +201,7 @@ def _tree(tasks: list[dict[str, Any]], anchors: dict[Any, str]) -> list[str]:
     out = ['<ul class="tree">']
     for task in tasks:
         out.append(f'<li><a href="#{anchors[task["id"]]}">task {_t(task["id"])}</a>: {_t(task["title"])} '
-                   f'<span class="meta">({_t(task["status"])}, {len(task["steps"])} step{"" if len(task["steps"]) == 1 else "s"})</span>')
+                   f'<span class="meta">({_t(task["status"])}, {counted(len(task["steps"]), "step")})</span>')
         if task["children"]:
             out += _tree(task["children"], anchors)
         out.append("</li>")

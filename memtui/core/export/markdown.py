@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memtui.core.display import counted
 from memtui.core.export.document import step_figures, visible, walk
 
 # Emphasis, code, links, tables, strikethrough and closing heading marks; "<" and "&" become
@@ -97,7 +98,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     tasks = list(walk(doc["tasks"]))
     for depth, task in tasks:
         out.append(f"{'  ' * depth}- task {inline(task['id'])}: {inline(task['title'])} "
-                   f"({inline(task['status'])}, {len(task['steps'])} step{'' if len(task['steps']) == 1 else 's'})")
+                   f"({inline(task['status'])}, {counted(len(task['steps']), 'step')})")
     if not tasks:
         out.append("(no tasks)")
     out.append("")
