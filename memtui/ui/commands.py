@@ -113,7 +113,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("decisions", "D", "Decision log", footer="Decisions"),
     Command("search", "ctrl+f", "Search memory and the store", footer="Search"),
     Command("cleanup", "C", "Clean up the Claude Code / Codex home (preview, archive)",
-            footer="Cleanup", show=False),
+            footer="Cleanup", show=False, needs=Capability.CLEANUP),
     # ---- main screen
     Command("filter", "slash", "Filter the focused list", scope="main", key_display="/",
             footer="Filter"),

@@ -1,0 +1,59 @@
+"""C (cleanup of a Claude Code / Codex home) is offered only where it can run: not on memtui's
+own store, and not under --read-only — where pressing it says why instead of telling the user
+to open the home they have open."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from memtui.core.demo import build_demo
+from memtui.ui.app import make_app
+from memtui.ui.screens.cleanup import CleanupScreen
+from memtui.ui.screens.help import HelpScreen
+from memtui.ui.screenshots import settle
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def help_text(app) -> str:
+    return " | ".join(str(cell) for cell in HelpScreen(app.screen)._table().columns[1]._cells)
+
+
+def notices(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_memtuis_own_store_does_not_offer_cleanup(tmp_path):
+    app = make_app(build_demo(tmp_path / "demo", seed=1))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert "Clean up the Claude Code" not in help_text(app)
+        await pilot.press("C")
+        await settle(pilot)
+        assert not isinstance(app.screen, CleanupScreen)
+        assert any("can't clean up an agent home" in n for n in notices(app)), notices(app)
+
+
+async def test_a_home_opened_read_only_says_cleanup_is_off_for_that_reason(tmp_path):
+    home = shutil.copytree(FIXTURES / "claude_home", tmp_path / "claude")
+    app = make_app(home, read_only=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert "Clean up the Claude Code" not in help_text(app)
+        await pilot.press("C")
+        await settle(pilot)
+        assert not isinstance(app.screen, CleanupScreen)
+        said = " ".join(notices(app))
+        assert "--read-only" in said and "open ~/.claude" not in said, said
+
+
+async def test_a_home_offers_cleanup_and_c_opens_it(tmp_path):
+    home = shutil.copytree(FIXTURES / "claude_home", tmp_path / "claude")
+    app = make_app(home)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert "Clean up the Claude Code" in help_text(app)
+        await pilot.press("C")
+        await settle(pilot)
+        assert isinstance(app.screen, CleanupScreen)
