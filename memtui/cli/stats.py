@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.core.display import human_bytes
+from memtui.core.display import human_bytes, percent
 
 
 def register(sub) -> None:
@@ -28,13 +28,13 @@ def stats_text(s) -> str:
         f"{s.path}",
         f"  file {human_bytes(s.file_bytes)}, WAL {human_bytes(s.wal_bytes)}; {s.page_count} pages of {s.page_size} B"
         f" ({s.journal_mode}, auto_vacuum {s.auto_vacuum})",
-        f"  freelist {s.freelist_count} pages = {human_bytes(s.freelist_bytes)} ({s.freelist_share:.1%} of the file)",
+        f"  freelist {s.freelist_count} pages = {human_bytes(s.freelist_bytes)} ({percent(s.freelist_share)} of the file)",
     ]
     if s.content is not None:
         c = s.content
         lines.append(f"  contents: {human_bytes(c.raw_bytes)} described by {c.entries} entries,"
                      f" {human_bytes(c.unique_bytes)} distinct (dedup saves {human_bytes(c.dedup_saved)}),"
-                     f" {human_bytes(c.stored_bytes)} stored ({c.ratio:.1%})")
+                     f" {human_bytes(c.stored_bytes)} stored ({percent(c.ratio)})")
     if s.vacuum_hint:
         lines.append(f"  hint: {s.vacuum_hint}")
     lines.append("")

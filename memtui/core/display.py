@@ -11,6 +11,7 @@ escaping here: the UI never parses this text as markup (memtui.ui.text.safe_text
 
 from __future__ import annotations
 
+import math
 import re
 
 _BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
@@ -73,3 +74,14 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     """"1 step", "2 steps", "1,200 steps": a count with its noun, plural (`noun` + "s" unless
     given) unless one."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {plural or noun + 's'}"
+
+
+def percent(fraction: float) -> str:
+    """A share as "62.8%"; a small share that is not zero keeps two significant digits
+    ("0.013%"), so a figure never reads as nothing when it is something."""
+    pct = fraction * 100
+    if pct == 0 or abs(pct) >= 0.1:
+        return f"{pct:.1f}%"
+    if abs(pct) < 0.0001:
+        return "<0.0001%"
+    return f"{pct:.{1 - math.floor(math.log10(abs(pct)))}f}%"

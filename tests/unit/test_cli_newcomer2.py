@@ -151,3 +151,19 @@ def test_show_never_prints_none_for_a_missing_step_or_session(tmp_path, capsys):
     assert "None" not in out and "session deleted" in out
     code, out, err = _run(capsys, "show", str(root), "--checkpoint", rollback_line.split()[1])
     assert code == 0 and "None" not in out and "no step" in out
+
+
+def test_stats_never_rounds_a_small_nonzero_share_to_nothing(tmp_path, capsys):
+    from memtui.core.display import percent
+    from memtui.core.store import AgentStore
+
+    assert [percent(x) for x in (0, 0.628, 0.001, 0.00013, 0.0000004)] == ["0.0%", "62.8%", "0.1%", "0.013%", "<0.0001%"]
+    with AgentStore.open(tmp_path) as store:
+        session = store.start_session("big and repetitive")
+        task = store.start_task(session, "write a large file")
+        step = store.record_step(task, "write_file", {"path": "big.txt"}, {"ok": True})
+        store.record_checkpoint(task, step, {"big.txt": (b"", b"abcdefgh" * 2_000_000)})
+    code, out, err = _run(capsys, "stats", str(tmp_path))
+    assert code == 0, err
+    stored = next(line for line in out.splitlines() if "stored (" in line)
+    assert "(0.0%)" not in stored and "%)" in stored, stored

@@ -26,6 +26,7 @@ from memtui.core.vacuum import VacuumResult, incremental_vacuum, vacuum, vacuum_
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.screens.confirm import ConfirmScreen
+from memtui.core.display import percent
 from memtui.ui.text import human_bytes, safe_text
 from memtui.ui.widgets.stats_table import StatsTable
 from memtui.ui.workers import failure_reason
@@ -111,7 +112,7 @@ class StatsScreen(MemtuiScreen[None]):
             f"file        {human_bytes(s.file_bytes)}",
             f"WAL         {human_bytes(s.wal_bytes)}",
             f"pages       {s.page_count:,} × {s.page_size:,} B",
-            f"freelist    {s.freelist_count:,} pages = {human_bytes(s.freelist_bytes)} ({s.freelist_share:.1%})",
+            f"freelist    {s.freelist_count:,} pages = {human_bytes(s.freelist_bytes)} ({percent(s.freelist_share)})",
             f"auto_vacuum {s.auto_vacuum} · journal {s.journal_mode}",
         ]
         if s.content is not None:
@@ -120,14 +121,14 @@ class StatsScreen(MemtuiScreen[None]):
                 "",
                 f"contents    {c.entries:,} entries describe {human_bytes(c.raw_bytes)}",
                 f"distinct    {human_bytes(c.unique_bytes)} (dedup saves {human_bytes(max(0, c.dedup_saved))})",
-                f"stored      {human_bytes(c.stored_bytes)} in {c.blobs:,} blobs ({c.ratio:.1%} of raw)",
+                f"stored      {human_bytes(c.stored_bytes)} in {c.blobs:,} blobs ({percent(c.ratio)} of raw)",
             ]
         if not s.dbstat:
             lines += ["", "this SQLite lacks dbstat: bytes per table are unknown"]
         self.query_one("#stats-facts", Static).update(Text("\n".join(lines)))
-        self._bar("free", s.freelist_count, max(1, s.page_count), f"{s.freelist_share:.1%}")
+        self._bar("free", s.freelist_count, max(1, s.page_count), percent(s.freelist_share))
         ratio = s.content.ratio if s.content is not None and s.content.raw_bytes else 0.0
-        self._bar("ratio", round(ratio * 1000), 1000, f"{ratio:.1%}")
+        self._bar("ratio", round(ratio * 1000), 1000, percent(ratio))
         hint = self.query_one("#stats-hint", Static)
         est = vacuum_estimate(s)
         text = s.vacuum_hint or (f"VACUUM would return about {human_bytes(est['returns_bytes'])}: not worth it now."

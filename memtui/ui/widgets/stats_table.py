@@ -8,6 +8,7 @@ from typing import Any, Iterable
 from rich.text import Text
 
 from memtui.core.stats import DbStats
+from memtui.core.display import percent
 from memtui.ui.text import human_bytes, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
@@ -83,7 +84,7 @@ class StatsTable(RecordTable[SpaceRow]):
         return record.name
 
     def row_cells(self, record: SpaceRow) -> Iterable[Any]:
-        share = f"{record.bytes / self.total:.1%}" if record.bytes is not None else "—"
+        share = percent(record.bytes / self.total) if record.bytes is not None else "—"
         return (
             safe_text(record.name),
             self.number(f"{record.rows:,}" if record.rows is not None else ""),
