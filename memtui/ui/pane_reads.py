@@ -102,7 +102,7 @@ class TaskForest:
         """"4", or "1 + 3 from other sessions" when sub-agent tasks of other sessions nest here."""
         own = {t.id for t in self.tasks}
         elsewhere = {k.id for kids in self.children.values() for k in kids} - own
-        return f"{len(own)}" + (f" + {len(elsewhere)} from other sessions" if elsewhere else "")
+        return f"{len(own):,}" + (f" + {len(elsewhere):,} from other sessions" if elsewhere else "")
 
 
 def task_forest(source: MemorySource, session_id: Id | None, cancelled: Cancelled = _never) -> TaskForest:

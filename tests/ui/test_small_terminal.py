@@ -39,3 +39,18 @@ async def test_a_store_without_gc_shows_no_gc_figures(tmp_path: Path, open_app, 
         assert "JSONL" in header
         assert "GC" not in header, header  # it cannot be collected: no "GC: not computed"
         assert bar is not None
+
+
+async def test_the_sessions_count_reads_like_the_other_figures(tmp_path: Path, open_app) -> None:
+    from memtui.core.store import AgentStore
+    from memtui.ui.widgets.pane import Pane
+
+    with AgentStore.open(tmp_path) as store:
+        for n in range(1_001):
+            store.start_session(f"session {n}")
+        gone = store.start_session("deleted later")
+        store.start_task(gone, "left behind")
+        store.delete_session(gone)
+    async with open_app(tmp_path, size=(120, 30)) as pilot:
+        subtitle = str(pilot.app.screen.query_one("#sessions-pane", Pane).border_subtitle)
+        assert subtitle == "1,001 + 1 orphan", subtitle

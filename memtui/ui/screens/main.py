@@ -295,7 +295,7 @@ class MainScreen(MemtuiScreen[None]):
                                                      layout=False)
         shown = len(timeline.records)
         self.query_one("#steps-pane").border_subtitle = (
-            f"{shown}/{timeline.total}" if timeline.total > shown else f"{timeline.total}")
+            f"{shown:,}/{timeline.total:,}" if timeline.total > shown else f"{timeline.total:,}")
 
     @on(DataTable.RowHighlighted, "#steps")
     def _step_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:

@@ -84,7 +84,7 @@ def show_count(target: Any, filtered: bool) -> None:
         if not pane.has_class("-counted"):
             pane.unfiltered_subtitle = pane.border_subtitle
             pane.add_class("-counted")
-        pane.border_subtitle = f"{len(matching)} of {len(records)}"
+        pane.border_subtitle = f"{len(matching):,} of {len(records):,}"
     elif pane.has_class("-counted"):
         pane.border_subtitle = pane.unfiltered_subtitle
         pane.remove_class("-counted")

@@ -8,6 +8,7 @@ from typing import Any, Callable, ClassVar, Iterable
 
 from rich.text import Text
 
+from memtui.core.display import counted
 from memtui.core.model import SESSION_STATUSES, Id, SessionInfo
 from memtui.ui.text import human_bytes, relative_time, safe_text
 from memtui.ui.widgets.record_table import RecordTable
@@ -76,7 +77,7 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
             self.set_records([*sessions, *tail], keep_cursor=keep_cursor)
             self._wanted = previous if previous is not None and self.current_key() != previous else None
         listed = sum(1 for r in self.records if isinstance(r, SessionInfo))
-        return f"{listed}{'' if complete else '…'}" + (f" + {orphans} orphans" if orphans else "")
+        return f"{listed:,}{'' if complete else '…'}" + (f" + {counted(orphans, 'orphan')}" if orphans else "")
 
     def row_key(self, record: SessionInfo | OrphansRow) -> str:
         return str(record.id) if isinstance(record, SessionInfo) else ORPHANS_KEY
