@@ -69,13 +69,24 @@ def tidy_workspace(source: Any) -> None:
         sweep_workspace(source.workspace)
 
 
+def _documents_hint(path: Path) -> str:
+    """A folder of memory documents only: m shows them; else the demo is the way in."""
+    from memtui.core.display import counted
+    from memtui.core.memory.discover import discover_documents
+
+    found = discover_documents(path) if path.is_dir() else []
+    if found:
+        return f"It holds {counted(len(found), 'memory document')}: press m to read, edit and lint them."
+    return "Create a demo workspace with:  memtui demo"
+
+
 def opening_failure(path: Path, error: BaseException) -> tuple[str, str, str]:
     """(title, message, hint) of the notice shown when opening `path` failed."""
     if isinstance(error, StoreNotFound):
         if not path.exists():
             return "No workspace here", f"{path} does not exist.", "Create a demo workspace with:  memtui demo"
         return ("No memtui store here", f"{path} holds no .agent/agent.db and no other agent's store memtui reads"
-                " (memtui sources PATH lists what it finds).", "Create a demo workspace with:  memtui demo")
+                " (memtui sources PATH lists what it finds).", _documents_hint(path))
     if isinstance(error, (NotAStore, SchemaTooNew, StoreLocked)):
         return "Cannot read this database", str(error), ""
     if isinstance(error, OSError):
