@@ -167,3 +167,15 @@ def test_stats_never_rounds_a_small_nonzero_share_to_nothing(tmp_path, capsys):
     assert code == 0, err
     stored = next(line for line in out.splitlines() if "stored (" in line)
     assert "(0.0%)" not in stored and "%)" in stored, stored
+
+
+@pytest.mark.parametrize("date", ["2026-13-45", "yesterday", "2026-2-3"])
+def test_a_decision_with_an_impossible_date_is_refused(tmp_path, capsys, date):
+    root = build_demo(tmp_path / "demo", seed=1)
+    log = root / ".agent" / "init.d" / "04-decision-log.md"
+    before = log.read_bytes()
+    code, out, err = _run(capsys, "decisions", str(root), "--add", "Use zstd", "--why", "smaller", "--date", date)
+    assert code == 2 and err.count("\n") == 1 and "YYYY-MM-DD" in err, err
+    assert log.read_bytes() == before
+    code, out, err = _run(capsys, "decisions", str(root), "--add", "Use zstd", "--why", "smaller", "--date", "2026-02-03")
+    assert code == 0 and "2026-02-03 Use zstd" in out

@@ -273,6 +273,7 @@ def add_decision(
     from memtui.core.memory.documents import decode_utf8, disk_version
     from memtui.core.memory.save import save_document
 
+    _check_date(date)
     data, version = disk_version(path)
     text = ""
     if data is not None:
@@ -284,6 +285,22 @@ def add_decision(
 
 
 # --- internals ---------------------------------------------------------------------------
+
+
+def _check_date(date: str | None) -> None:
+    """A date given for a new entry is a real day written YYYY-MM-DD (as entries are read)."""
+    import datetime as dt
+
+    from memtui.core.errors import MemtuiError
+
+    if date is None:
+        return
+    try:
+        ok = re.fullmatch(r"\d{4}-\d{2}-\d{2}", date) is not None and dt.date.fromisoformat(date) is not None
+    except ValueError:
+        ok = False
+    if not ok:
+        raise MemtuiError(f"{date!r} is not a date: give the day as YYYY-MM-DD, e.g. 2026-11-02")
 
 
 def _start(number: int, heading: str) -> _Draft:
