@@ -179,3 +179,19 @@ def test_a_decision_with_an_impossible_date_is_refused(tmp_path, capsys, date):
     assert log.read_bytes() == before
     code, out, err = _run(capsys, "decisions", str(root), "--add", "Use zstd", "--why", "smaller", "--date", "2026-02-03")
     assert code == 0 and "2026-02-03 Use zstd" in out
+
+
+def test_a_stale_progress_file_written_the_same_minute_shows_seconds(tmp_path):
+    from datetime import datetime, timezone
+
+    from memtui.core.memory.discover import discover_documents
+    from memtui.core.memory.lint import lint_workspace
+
+    (tmp_path / ".agent" / "plan").mkdir(parents=True)
+    progress = tmp_path / ".agent" / "plan" / "PROGRESS.md"
+    progress.write_text("# Progress\n")
+    os.utime(progress, (datetime(2026, 11, 30, 23, 59, 5, tzinfo=timezone.utc).timestamp(),) * 2)
+    checkpoint = datetime(2026, 11, 30, 23, 59, 40, tzinfo=timezone.utc)
+    [finding] = [f for f in lint_workspace(tmp_path, documents=discover_documents(tmp_path), newest_checkpoint_at=checkpoint)
+                 if f.rule == "possibly-stale"]
+    assert "last written 2026-11-30 23:59:05 UTC, before the newest checkpoint (2026-11-30 23:59:40 UTC)" in finding.message

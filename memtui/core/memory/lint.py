@@ -115,10 +115,12 @@ def lint_document(
     if name in _STALE_NAMES and newest_checkpoint_at is not None:
         checkpoint_at = _as_utc(newest_checkpoint_at)
         if doc.mtime < checkpoint_at:
+            # to the second when the minutes agree: "23:59, before … 23:59" would read as a tie
+            shown = "%Y-%m-%d %H:%M" + (":%S" if f"{doc.mtime:%Y%m%d%H%M}" == f"{checkpoint_at:%Y%m%d%H%M}" else "")
             out.append(
                 Finding(doc.rel, None, "possibly-stale",
-                        f"last written {doc.mtime:%Y-%m-%d %H:%M}, before the newest checkpoint "
-                        f"({checkpoint_at:%Y-%m-%d %H:%M} UTC); it may mislead the next agent")
+                        f"last written {doc.mtime.astimezone(timezone.utc):{shown}} UTC, before the newest checkpoint "
+                        f"({checkpoint_at:{shown}} UTC); it may mislead the next agent")
             )
     if name in _DECISION_LOGS:
         for decision in parse_decisions(text):
