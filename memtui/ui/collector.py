@@ -7,15 +7,16 @@ pauses the collector before it imports the app (`pause`); `resume_after` turns i
 once the sessions are drawn, with the objects alive by then frozen: they live as long as the
 app, and later collections need not walk them again (shorter pauses while browsing too).
 
-No collection comes before that freeze, measured on the 100k-task store: at first paint
-~128k objects are tracked; a collection there finds ~7.5k in cycles (Textual's discarded
-widgets with their render caches: FIFOCache, Segment, Strip), ~40k objects freed with them,
-~4 MB less RSS four seconds later (76-80 MB instead of 80-85). It holds the interpreter for
-37-60 ms of CPU just when keys typed ahead are handled; tests/bench/startup.py cannot tell
-it from noise (CPU by the time the first task is shown: 440-490 ms without, 480-490 with,
-load 6-8). On a small store the sessions list is complete before the first paint and
-`keep_out_of_collections` freezes it then, so the collection would have to come before the
-first frame. Frozen, that garbage costs those 4 MB and no collection time.
+No collection comes before that freeze, measured on the 100k-task store
+(tests/bench/startup_heap.py): at first paint ~128k objects are tracked; a collection there
+finds ~7k in cycles (Textual's discarded widgets with their render caches: FIFOCache,
+Segment, Strip) and frees ~40k objects with them, for 1-4 MB less RSS four seconds later
+(of ~80 MB). It holds the interpreter for ~40-60 ms of CPU just when keys typed ahead are
+handled; tests/bench/startup.py cannot tell it from noise (CPU by the time the first task
+is shown: 440-490 ms without, 480-490 with, load 6-8). On a small store the sessions list
+is complete before the first paint and `keep_out_of_collections` freezes it then, so the
+collection would have to come before the first frame. Frozen, that garbage costs a few MB
+and no collection time.
 """
 
 from __future__ import annotations
