@@ -3,24 +3,9 @@ own format (through the safe save, so the previous version is kept)."""
 
 from __future__ import annotations
 
-import argparse
-import re
-from datetime import date
 
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._workspace import workspace_root
-
-
-def iso_date(text: str) -> str:
-    """--date as written in the log: a real day, YYYY-MM-DD (the entry would not read back
-    as dated otherwise)."""
-    try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-            date.fromisoformat(text)
-            return text
-    except ValueError:
-        pass
-    raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)")
 
 
 def register(sub) -> None:
@@ -33,7 +18,7 @@ def register(sub) -> None:
     p.add_argument("--options", default="")
     p.add_argument("--chosen", default="")
     p.add_argument("--why", default="")
-    p.add_argument("--date", type=iso_date, help="YYYY-MM-DD (default: today)")
+    p.add_argument("--date", help="YYYY-MM-DD (default: today)")
     add_json_flag(p)
     p.set_defaults(func=run)
 

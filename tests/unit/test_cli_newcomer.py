@@ -251,8 +251,6 @@ def test_the_demo_keeps_its_fixed_dates_once_they_are_past(tmp_path):
     (["search", "{demo}", "timeout", "--limit", "0"], "--limit must be at least 1"),
     (["search", "{demo}", "timeout", "--limit", "-3"], "--limit must be at least 1"),
     (["decisions", "{demo}", "--add", ""], "--add needs a title"),
-    (["decisions", "{demo}", "--add", "T", "--date", "notadate"], "'notadate' is not a date (YYYY-MM-DD)"),
-    (["decisions", "{demo}", "--add", "T", "--date", "2026-13-45"], "'2026-13-45' is not a date (YYYY-MM-DD)"),
     (["vacuum", "{demo}", "--incremental", "-5"], "not a number of pages"),
     (["vacuum", "{demo}", "--incremental", "0"], "not a number of pages"),
     (["lint", "{plain}"], "is not a workspace"),
