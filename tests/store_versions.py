@@ -36,9 +36,43 @@ CREATE INDEX IF NOT EXISTS "step_task_id_created_at" ON "step" ("task_id", "crea
 """
 
 
+SCHEMA_5_ENTRY_DDL = """
+CREATE TABLE "entry_v5" ("id" INTEGER NOT NULL PRIMARY KEY, "checkpoint_id" INTEGER NOT NULL, "path" TEXT NOT NULL,
+  "before_size" INTEGER, "after_size" INTEGER, "before_blob" INTEGER, "after_blob" INTEGER, "before_legacy",
+  "after_legacy", FOREIGN KEY ("checkpoint_id") REFERENCES "checkpoint" ("id") ON DELETE CASCADE,
+  FOREIGN KEY ("before_blob") REFERENCES "blob" ("id") ON DELETE RESTRICT,
+  FOREIGN KEY ("after_blob") REFERENCES "blob" ("id") ON DELETE RESTRICT);
+CREATE INDEX "checkpoint_entry_checkpoint_id" ON "checkpoint_entry" ("checkpoint_id");
+CREATE INDEX checkpoint_entry_before_blob ON checkpoint_entry (before_blob) WHERE before_blob IS NOT NULL;
+CREATE INDEX checkpoint_entry_after_blob ON checkpoint_entry (after_blob) WHERE after_blob IS NOT NULL;
+"""
+
+
+def as_schema_5(db: Path) -> None:
+    """Rewrite a current store at `db` into the schema-5 layout (same rows), user_version 5: the
+    entries hold their path's text (the DDL memtui 5 wrote) instead of its id."""
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("PRAGMA foreign_keys = OFF")
+    con.execute("BEGIN")
+    table, *indexes = [s for s in SCHEMA_5_ENTRY_DDL.split(";") if s.strip()]
+    con.execute(table)
+    con.execute("INSERT INTO entry_v5 SELECT e.id, e.checkpoint_id, p.path, e.before_size, e.after_size,"
+                " e.before_blob, e.after_blob, e.before_legacy, e.after_legacy FROM checkpoint_entry e"
+                " JOIN path p ON p.id = e.path_id ORDER BY e.id")
+    con.execute("DROP TABLE checkpoint_entry")
+    con.execute("ALTER TABLE entry_v5 RENAME TO checkpoint_entry")
+    for statement in indexes:
+        con.execute(statement)
+    con.execute("PRAGMA user_version = 5")
+    con.execute("COMMIT")
+    assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+    con.close()
+
+
 def as_schema_4(db: Path) -> None:
-    """Rewrite a current store at `db` into the schema-4 layout, user_version 4: the same tables,
-    the content hash indexed whole (`blob_hash`, unique) instead of by its first 8 bytes."""
+    """Rewrite a current store at `db` into the schema-4 layout, user_version 4: the schema-5
+    tables, the content hash indexed whole (`blob_hash`, unique) instead of by its first 8 bytes."""
+    as_schema_5(db)
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("BEGIN")
     con.execute("DROP INDEX IF EXISTS blob_hash_prefix")

@@ -52,6 +52,12 @@ RUN = 8
 # good related bases).
 KIN_DEPTH = MAX_CHAIN - RUN - 3
 
+# A delta frame is written without zstd's 4-byte magic number and without the content size
+# (the blob row holds the size): ~5 bytes less per delta, most of which are under 256 bytes
+# (schema 6). Older deltas are whole frames; a frame header cannot begin with the magic's first
+# byte (its reserved bit is set), so the two never mix up.
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
 CODEC_RAW = "raw"
 CODEC_ZSTD = "zstd"
 CODEC_DELTA = "delta"
@@ -140,7 +146,8 @@ def encode(data: bytes, base: bytes | None = None, base_key: int | bytes | None 
         if source and key is not None and depth + 1 <= MAX_CHAIN:
             level = DELTA_SLOW_LEVEL if len(data) + len(source) < DELTA_SLOW_BELOW else DELTA_LEVEL
             params = zstd.ZstdCompressionParameters.from_level(
-                level, source_size=len(data), dict_size=len(source), write_content_size=True
+                level, source_size=len(data), dict_size=len(source), write_content_size=False,
+                format=zstd.FORMAT_ZSTD1_MAGICLESS,
             )
             delta = zstd.ZstdCompressor(dict_data=_dict(source), compression_params=params).compress(data)
             if len(delta) < len(best.data):
@@ -195,8 +202,12 @@ def decode(
         elif codec == CODEC_DELTA:
             if base is None:
                 raise CorruptContent(f"delta {name} has no base")
-            _check_declared(data, limit)
-            out = zstd.ZstdDecompressor(dict_data=_dict(load_base(base))).decompress(data, max_output_size=limit)
+            if data[:4] == ZSTD_MAGIC:  # a whole frame (schema ≤ 5)
+                _check_declared(data, limit)
+                out = zstd.ZstdDecompressor(dict_data=_dict(load_base(base))).decompress(data, max_output_size=limit)
+            else:  # no size in the frame: it inflates to at most the row's size (≤ limit, checked above)
+                out = zstd.ZstdDecompressor(dict_data=_dict(load_base(base)), format=zstd.FORMAT_ZSTD1_MAGICLESS
+                                            ).decompress(data, max_output_size=max(size, 1))
         else:
             raise CorruptContent(f"content {name} has unknown codec {codec!r}")
     except zstd.ZstdError as exc:

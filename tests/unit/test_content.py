@@ -256,3 +256,44 @@ def test_a_moved_folder_tries_a_few_bases_per_file_and_stays_small(store, monkey
                        " WHERE p.path LIKE 'new/%'")
     packed = sum(len(zlib.compress(text, 9)) for text in files.values())
     assert len(rows) == 40 and all(c == "delta" for c, _ in rows) and sum(s for _, s in rows) < packed / 3
+
+
+def _delta_entry(store):
+    """An entry whose after is a delta (schema 6: a frame without magic number or size)."""
+    task = _task(store)
+    base = b"".join(b"line %d of a file edited once\n" % i for i in range(200))
+    store.record_checkpoint(task, None, {"d.txt": (None, base)})
+    cp = store.record_checkpoint(task, None, {"d.txt": (base, base.replace(b"line 7 ", b"line seven "))})
+    entry = store.checkpoint_entries(cp)[0]
+    h = bytes.fromhex(entry.after_hash)
+    data, size, base_id = store.query("SELECT data, size, base FROM blob WHERE hash = ? AND codec = 'delta'", (h,))[0]
+    store._cache.clear()
+    return entry, h, data, size, base, base_id
+
+
+def test_a_delta_is_a_bare_frame_and_damage_to_it_is_an_error(store):
+    entry, h, data, size, base, _ = _delta_entry(store)
+    assert data[:4] != codec.ZSTD_MAGIC and len(data) < 40
+    assert store.read_entry(entry.id)[1] == base.replace(b"line 7 ", b"line seven ")
+    for damaged in (data[:-3], data[:3], bytes([data[0]]) + bytes(b ^ 0x5A for b in data[1:])):
+        store.execute("UPDATE blob SET data = ? WHERE hash = ?", (damaged, h))
+        store._cache.clear()
+        with pytest.raises(CorruptContent):
+            store.read_entry(entry.id)
+    # The row's size bounds the inflation: a frame that inflates past it is refused, not read.
+    store.execute("UPDATE blob SET data = ?, size = ? WHERE hash = ?", (data, size - 10, h))
+    store._cache.clear()
+    with pytest.raises(CorruptContent):
+        store.read_entry(entry.id)
+
+
+def test_a_delta_written_as_a_whole_frame_by_schema_5_still_reads(store):
+    entry, h, _, size, base, base_id = _delta_entry(store)
+    after = base.replace(b"line 7 ", b"line seven ")
+    params = zstd.ZstdCompressionParameters.from_level(19, source_size=size, dict_size=len(base),
+                                                       write_content_size=True)
+    whole = zstd.ZstdCompressor(dict_data=zstd.ZstdCompressionDict(base, dict_type=zstd.DICT_TYPE_RAWCONTENT),
+                                compression_params=params).compress(after)
+    assert whole[:4] == codec.ZSTD_MAGIC
+    store.execute("UPDATE blob SET data = ?, stored = ? WHERE hash = ?", (whole, len(whole), h))
+    assert store.read_entry(entry.id)[1] == after

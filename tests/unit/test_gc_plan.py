@@ -223,7 +223,8 @@ def test_blob_shared_by_two_reclaimable_tasks_counts_once(tmp_path):
     task_with_edit(store, s, "current", path="c.py", finish=None)
     plan = plan_gc(store)
     total_blob_bytes = store.query("SELECT SUM(stored) FROM blob WHERE id IN (SELECT after_blob FROM"
-                                  " checkpoint_entry WHERE after_blob IS NOT NULL AND path = 'a.py')")[0][0]
+                                  " checkpoint_entry WHERE after_blob IS NOT NULL AND path_id = (SELECT id FROM path"
+                                  " WHERE path = 'a.py'))")[0][0]
     assert plan.reclaimable_task(a).blob_bytes + plan.reclaimable_task(b).blob_bytes == total_blob_bytes
     assert plan.reclaimable_task(a).blobs == 1  # the oldest task carries the shared content
 

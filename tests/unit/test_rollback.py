@@ -209,7 +209,9 @@ def test_with_force_toggles_conflicts(world):
 
 # --------------------------------------------------------------------- containment
 def _poison(world: World, entry_id: int, path: str) -> None:
-    world.sql("UPDATE checkpoint_entry SET path = ? WHERE id = ?", (path, entry_id))
+    world.sql("INSERT OR IGNORE INTO path (path) VALUES (?)", (path,))
+    world.sql("UPDATE checkpoint_entry SET path_id = (SELECT id FROM path WHERE path = ?) WHERE id = ?",
+              (path, entry_id))
 
 
 @pytest.mark.parametrize("bad", ["../outside.txt", "sub/../../outside.txt", "/tmp/memtui-abs.txt"])

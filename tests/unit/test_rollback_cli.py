@@ -77,7 +77,9 @@ def test_force_overwrites_conflicts(world, capsys):
 
 def test_an_escape_refuses_everything_and_names_the_path(world, capsys):
     store = world.reopen()
-    store.execute("UPDATE checkpoint_entry SET path = '../../etc/x' WHERE path = 'b.txt'")
+    store.execute("INSERT INTO path (path) VALUES ('../../etc/x')")
+    store.execute("UPDATE checkpoint_entry SET path_id = (SELECT id FROM path WHERE path = '../../etc/x')"
+                  " WHERE path_id = (SELECT id FROM path WHERE path = 'b.txt')")
     store.close()
     before = world.files()
     rc, out = run_json(capsys, str(world.root), "--checkpoint", str(world.cp))

@@ -1,6 +1,6 @@
-"""Schema 4 (blob ids, no path_version, fewer indexes) and 5 (the content hash indexed by its
-first 8 bytes): an older store reads the same read-only, upgrades in one transaction, reads
-the same afterwards, and a kill -9 at any statement of the
+"""Schema 4 (blob ids, no path_version, fewer indexes), 5 (the content hash indexed by its
+first 8 bytes) and 6 (entries name their path by id): an older store reads the same read-only,
+upgrades in one transaction, reads the same afterwards, and a kill -9 at any statement of the
 upgrade leaves the old schema or the new one, never a mix. (The long kill loop, with kills at
 random moments too, is tests/reliability/test_upgrade_kill.py.)"""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
-from store_versions import as_schema_3, as_schema_4
+from store_versions import as_schema_3, as_schema_4, as_schema_5
 from upgrade_support import everything, upgrade_in_child
 
 from memtui.core.demo import build_demo
@@ -112,6 +112,41 @@ def test_a_schema_4_store_reads_the_same_then_finds_contents_by_the_hash_prefix(
         assert store.query("SELECT COUNT(*) FROM blob WHERE substr(hash, 1, 8) = ?", (other_hash[:8],)) == [(2,)]
         store._cache.clear()
         assert store.read_entry(store.checkpoint_entries(cp)[0].id) == (None, other)
+
+
+def _entry_columns(db: Path) -> set[str]:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return {r[1] for r in con.execute("PRAGMA table_info(checkpoint_entry)")}
+    finally:
+        con.close()
+
+
+def test_a_schema_5_store_reads_the_same_and_its_entries_name_paths_by_id_after_the_upgrade(tmp_path):
+    root = build_demo(tmp_path / "demo", scale=0)
+    db = root / ".agent" / "agent.db"
+    with AgentStore.open(root, readonly=True) as store:
+        want = everything(store)
+    as_schema_5(db)
+    assert "path" in _entry_columns(db) and "path_id" not in _entry_columns(db)
+    before = _digest(db)
+    with AgentStore.open(root, readonly=True) as old:  # browsed as it is: nothing written
+        assert old.schema_version == 5 and old.needs_upgrade
+        assert everything(old) == want
+    assert _digest(db) == before
+    _check_upgraded(root, want)
+    assert "path_id" in _entry_columns(db) and "path" not in _entry_columns(db)
+    assert {"checkpoint_entry_checkpoint_id", "checkpoint_entry_before_blob", "checkpoint_entry_after_blob"} <= _tables(db)
+    with AgentStore.open(root) as store:  # each path once, whether entries or contents named it first
+        assert store.query("SELECT COUNT(*) = COUNT(DISTINCT path) FROM path") == [(1,)]
+        task = store.start_task(store.start_session("after"), "edit")
+        entry = next(e for e, _ in want["entries"].values() if e.after_size)
+        data = store.read_entry(entry.id)[1]
+        cp = store.record_checkpoint(task, None, {entry.path: (data, data + b"# more\n"), "new/file.txt": (None, b"x")})
+        assert [(e.path, e.kind) for e in store.checkpoint_entries(cp)] == [(entry.path, "modified"),
+                                                                          ("new/file.txt", "added")]
+        assert store.remove_entries(cp, ["new/file.txt"]) == 1
+        assert [e.path for e in store.checkpoint_entries(cp)] == [entry.path]
 
 
 def test_a_read_only_browser_follows_an_upgrade_made_through_its_writer(tmp_path):

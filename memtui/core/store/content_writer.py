@@ -20,9 +20,15 @@ SIBLING_SCAN = 200  # paths of one folder looked at to find them
 
 
 class ContentWriter:
-    """`_put(path, data, kin)` → the blob id entries and deltas reference (schema ≥ 4)."""
+    """`_path_id(path)` → the id entries and blobs name a path by (schema 6); `_put(path,
+    path_id, data, kin)` → the blob id entries and deltas reference (schema ≥ 4)."""
 
-    def _put(self, path: str, data: bytes, kin: Iterable[int] = ()) -> int:
+    def _path_id(self, path: str) -> int:
+        """The id of `path` in the path table, added on first use (each path is kept once)."""
+        row = self._sql("SELECT id FROM path WHERE path = ?", (path,))
+        return row[0][0] if row else self._db.execute_sql("INSERT INTO path (path) VALUES (?)", (path,)).lastrowid
+
+    def _put(self, path: str, path_id: int, data: bytes, kin: Iterable[int] = ()) -> int:
         """Store `data` once (by hash). A new content of a known path becomes a delta against
         an earlier version (codec.base_versions); the first content of a path may become one
         against a related path's blob: `kin` (blob ids, e.g. of files the same checkpoint
@@ -36,8 +42,6 @@ class ContentWriter:
                                  " WHERE id = ?", (enc.codec, enc.data, len(data), len(enc.data), row[0][0]))
         if row:
             return row[0][0]
-        row = self._sql("SELECT id FROM path WHERE path = ?", (path,))
-        path_id = row[0][0] if row else self._db.execute_sql("INSERT INTO path (path) VALUES (?)", (path,)).lastrowid
         version = self._sql("SELECT COALESCE(MAX(version) + 1, 0) FROM blob WHERE path_id = ?", (path_id,))[0][0]
         bases: list[tuple[bytes, int, int]] = []
         if len(data) >= codec.RAW_BELOW:

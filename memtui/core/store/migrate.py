@@ -4,7 +4,8 @@ transactional and the version number is written in the same transaction.
 
 Plain SQL: the 2/3 → 4 step rebuilds `blob` and `checkpoint_entry` (a column that is a
 foreign key cannot be dropped in place), which playhouse.migrate would do one column at a
-time with a table copy each. The 4 → 5 step swaps the whole-hash index for the prefix one.
+time with a table copy each. The 4 → 5 step swaps the whole-hash index for the prefix one;
+5 → 6 rebuilds `checkpoint_entry` with a path id where it held the path's text.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def upgrade(db: SqliteDatabase, models, version: int) -> None:
                                    " REFERENCES blob (id) ON DELETE RESTRICT")
             elif version < 4:
                 _blobs_by_id(db, models)
+            if version < 2 or 4 <= version < 6:
+                _entry_path_ids(db, models)
             if version < 3:
                 for column in COUNTERS:
                     db.execute_sql(f"ALTER TABLE task ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
@@ -85,13 +88,39 @@ def _blobs_by_id(db: SqliteDatabase, models) -> None:
         " WHERE h IS NOT NULL AND h NOT IN (SELECT hash FROM blob)")
     db.execute_sql("UPDATE blob SET base = (SELECT b.id FROM blob_v3 o JOIN blob b ON b.hash = o.base"
                    " WHERE o.rowid = blob.id) WHERE id IN (SELECT rowid FROM blob_v3 WHERE base IS NOT NULL)")
+    _add_entry_paths(db, "checkpoint_entry_v3")
     db.execute_sql(
-        "INSERT INTO checkpoint_entry (id, checkpoint_id, path, before_size, after_size, before_blob, after_blob,"
+        "INSERT INTO checkpoint_entry (id, checkpoint_id, path_id, before_size, after_size, before_blob, after_blob,"
         " before_legacy, after_legacy)"
-        " SELECT e.id, e.checkpoint_id, e.path, e.before_size, e.after_size, bb.id, ab.id, e.before_legacy,"
-        " e.after_legacy FROM checkpoint_entry_v3 e LEFT JOIN blob bb ON bb.hash = e.before_hash"
-        " LEFT JOIN blob ab ON ab.hash = e.after_hash ORDER BY e.id")
+        " SELECT e.id, e.checkpoint_id, p.id, e.before_size, e.after_size, bb.id, ab.id, e.before_legacy,"
+        " e.after_legacy FROM checkpoint_entry_v3 e JOIN path p ON p.path = COALESCE(e.path, '')"
+        " LEFT JOIN blob bb ON bb.hash = e.before_hash LEFT JOIN blob ab ON ab.hash = e.after_hash ORDER BY e.id")
     db.execute_sql("DROP TABLE checkpoint_entry_v3")
     if "path_version" in tables:
         db.execute_sql("DROP TABLE path_version")
     db.execute_sql("DROP TABLE blob_v3")
+
+
+def _add_entry_paths(db: SqliteDatabase, table: str) -> None:
+    """Every path the entries of `table` name gets its row in `path` (a NULL path: '')."""
+    db.execute_sql(f"INSERT INTO path (path) SELECT DISTINCT COALESCE(e.path, '') FROM {table} e"
+                   " WHERE NOT EXISTS (SELECT 1 FROM path p WHERE p.path = COALESCE(e.path, ''))"
+                   " ORDER BY 1")
+
+
+def _entry_path_ids(db: SqliteDatabase, models) -> None:
+    """Schema 1 and 4–5 → 6: entries name their path by its id in `path` instead of its text
+    (the table is rebuilt: SQLite drops no column a query could still read)."""
+    # A renamed table keeps its indexes (and their names): drop them, the new table makes its own.
+    for name in ("checkpoint_entry_checkpoint_id", "checkpoint_entry_before_blob", "checkpoint_entry_after_blob"):
+        db.execute_sql(f"DROP INDEX IF EXISTS {name}")
+    db.execute_sql("ALTER TABLE checkpoint_entry RENAME TO checkpoint_entry_v5")
+    _add_entry_paths(db, "checkpoint_entry_v5")
+    db.create_tables([models.Entry])
+    db.execute_sql(
+        "INSERT INTO checkpoint_entry (id, checkpoint_id, path_id, before_size, after_size, before_blob, after_blob,"
+        " before_legacy, after_legacy)"
+        " SELECT e.id, e.checkpoint_id, p.id, e.before_size, e.after_size, e.before_blob, e.after_blob,"
+        " e.before_legacy, e.after_legacy FROM checkpoint_entry_v5 e JOIN path p ON p.path = COALESCE(e.path, '')"
+        " ORDER BY e.id")
+    db.execute_sql("DROP TABLE checkpoint_entry_v5")

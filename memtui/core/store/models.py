@@ -143,7 +143,9 @@ def build_models(db: Database) -> SimpleNamespace:
     class Entry(Base):
         id = AutoField()
         checkpoint = ForeignKeyField(Checkpoint, on_delete="CASCADE")
-        path = TextField()
+        # The path by its id in `path` (schema 6; the text itself before). No index: entries are
+        # read by checkpoint, and paths are never deleted.
+        path = ForeignKeyField(Path, column_name="path_id", on_delete="RESTRICT", index=False)
         before_size = IntegerField(null=True)
         after_size = IntegerField(null=True)
         # Partial indexes on both (schema.INDEXES): GC asks whether an entry still uses a content.

@@ -19,6 +19,7 @@ from memtui.core.model import (
     StepInfo,
     TaskInfo,
 )
+from memtui.core.store.schema import entry_path
 
 
 def _dt(ts: float | None) -> datetime | None:
@@ -186,7 +187,7 @@ class ReadModel(MemorySource):
         else:
             hashes = ", NULL, NULL, 0, 0"
         rows = self._sql(
-            f"SELECT e.id, e.checkpoint_id, e.path, e.before_size, e.after_size, e.before_legacy IS NOT NULL,"
+            f"SELECT e.id, e.checkpoint_id, {entry_path(self.schema_version)}, e.before_size, e.after_size, e.before_legacy IS NOT NULL,"
             f" e.after_legacy IS NOT NULL{hashes} FROM checkpoint_entry e WHERE e.checkpoint_id = ? ORDER BY e.id",
             (checkpoint_id,))
         out = []

@@ -108,14 +108,17 @@ class Recorder:
                                      (task_id, step_id, label, now)).lastrowid
             # Befores first: the contents of deleted files are then stored (or found) before
             # the new files' contents, which may be deltas against them (a rename).
-            befores = [None if before is None else self._put(path, before) for path, before, _ in normalised]
+            path_ids = [self._path_id(path) for path, _, _ in normalised]
+            befores = [None if before is None else self._put(path, path_id, before)
+                       for path_id, (path, before, _) in zip(path_ids, normalised)]
             deleted = [bh for bh, (_, _, after) in zip(befores, normalised) if after is None and bh is not None]
-            for bh, (path, before, after) in zip(befores, normalised):
-                ah = self._put(path, after, deleted) if after is not None else None
+            for bh, path_id, (path, before, after) in zip(befores, path_ids, normalised):
+                ah = self._put(path, path_id, after, deleted) if after is not None else None
                 self._db.execute_sql(
-                    "INSERT INTO checkpoint_entry (checkpoint_id, path, before_size, after_size, before_blob,"
+                    "INSERT INTO checkpoint_entry (checkpoint_id, path_id, before_size, after_size, before_blob,"
                     " after_blob) VALUES (?, ?, ?, ?, ?, ?)",
-                    (cp, path, None if before is None else len(before), None if after is None else len(after), bh, ah))
+                    (cp, path_id, None if before is None else len(before), None if after is None else len(after),
+                     bh, ah))
             self._touch(task_id, now, add={"checkpoint_count": 1, "entry_count": len(normalised),
                                            "entry_bytes": content})
         return cp
@@ -170,7 +173,8 @@ class Recorder:
         """Drop the entries of `paths` from a checkpoint (an undo keeps only the files that were
         really written); returns how many went. Their contents stay until GC sweeps them."""
         marks = ",".join("?" * len(paths))
-        where = f"FROM checkpoint_entry e WHERE e.checkpoint_id = ? AND e.path IN ({marks})"
+        where = (f"FROM checkpoint_entry e WHERE e.checkpoint_id = ?"
+                 f" AND e.path_id IN (SELECT id FROM path WHERE path IN ({marks}))")
         with self.transaction():
             n, content = self._sql(f"SELECT COUNT(*), {SUM_CONTENT_SQL} {where}", (checkpoint_id, *paths))[0]
             self._db.execute_sql(f"DELETE {where.replace('checkpoint_entry e', 'checkpoint_entry AS e')}",
