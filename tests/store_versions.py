@@ -45,12 +45,14 @@ CREATE TABLE "entry_v5" ("id" INTEGER NOT NULL PRIMARY KEY, "checkpoint_id" INTE
 CREATE INDEX "checkpoint_entry_checkpoint_id" ON "checkpoint_entry" ("checkpoint_id");
 CREATE INDEX checkpoint_entry_before_blob ON checkpoint_entry (before_blob) WHERE before_blob IS NOT NULL;
 CREATE INDEX checkpoint_entry_after_blob ON checkpoint_entry (after_blob) WHERE after_blob IS NOT NULL;
+CREATE UNIQUE INDEX blob_path_version ON blob (path_id, version) WHERE path_id IS NOT NULL;
 """
 
 
 def as_schema_5(db: Path) -> None:
     """Rewrite a current store at `db` into the schema-5 layout (same rows), user_version 5: the
-    entries hold their path's text (the DDL memtui 5 wrote) instead of its id."""
+    entries hold their path's text (the DDL memtui 5 wrote) instead of its id, every blob version
+    is indexed, the path rows hold no counts."""
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("PRAGMA foreign_keys = OFF")
     con.execute("BEGIN")
@@ -61,6 +63,9 @@ def as_schema_5(db: Path) -> None:
                 " JOIN path p ON p.id = e.path_id ORDER BY e.id")
     con.execute("DROP TABLE checkpoint_entry")
     con.execute("ALTER TABLE entry_v5 RENAME TO checkpoint_entry")
+    con.execute("DROP INDEX blob_shallow")
+    for column in ("versions", "newest_blob"):
+        con.execute(f"ALTER TABLE path DROP COLUMN {column}")
     for statement in indexes:
         con.execute(statement)
     con.execute("PRAGMA user_version = 5")

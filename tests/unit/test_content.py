@@ -297,3 +297,27 @@ def test_a_delta_written_as_a_whole_frame_by_schema_5_still_reads(store):
     assert whole[:4] == codec.ZSTD_MAGIC
     store.execute("UPDATE blob SET data = ?, stored = ? WHERE hash = ?", (whole, len(whole), h))
     assert store.read_entry(entry.id)[1] == after
+
+
+def test_a_path_whose_newest_content_gc_took_records_on_and_lookups_use_the_index(store):
+    from memtui.core.gc import apply_gc
+    from memtui.core.store.schema import SHALLOW
+
+    session = store.start_session("s")
+    old = store.start_task(session, "old")
+    text = b"".join(b"line %d\n" % i for i in range(300))
+    for n in range(3):
+        store.record_checkpoint(old, None, {"p.txt": (None, text + b"v%d\n" % n)})
+    store.finish_task(old)
+    store.start_task(session, "new")  # supersedes the old one: its contents go
+    apply_gc(store)
+    assert store.query("SELECT COUNT(*) FROM blob") == [(0,)]
+    assert store.query("SELECT versions FROM path WHERE path = 'p.txt'") == [(3,)]
+    live = store.start_task(session, "live")
+    cp = store.record_checkpoint(live, None, {"p.txt": (text + b"v3\n", text + b"v4\n")})
+    store._cache.clear()
+    assert store.read_entry(store.checkpoint_entries(cp)[0].id) == (text + b"v3\n", text + b"v4\n")
+    assert store.query("SELECT version FROM blob ORDER BY id") == [(3,), (4,)]  # numbers are not reused
+    assert store.query("SELECT newest_blob = (SELECT MAX(id) FROM blob) FROM path WHERE path = 'p.txt'") == [(1,)]
+    plan = str(store.query(f"EXPLAIN QUERY PLAN SELECT id FROM blob WHERE path_id = 1 AND version = 8 AND {SHALLOW}"))
+    assert "blob_shallow" in plan

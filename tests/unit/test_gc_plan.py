@@ -220,7 +220,8 @@ def test_blob_shared_by_two_reclaimable_tasks_counts_once(tmp_path):
     s = store.start_session("s")
     a = task_with_edit(store, s, "a", after=version(1))
     b = task_with_edit(store, s, "b", before=version(1), after=version(2))
-    task_with_edit(store, s, "current", path="c.py", finish=None)
+    # Of another kind than a.py, so its content is no delta against theirs (which would keep them).
+    task_with_edit(store, s, "current", path="c.txt", finish=None)
     plan = plan_gc(store)
     total_blob_bytes = store.query("SELECT SUM(stored) FROM blob WHERE id IN (SELECT after_blob FROM"
                                   " checkpoint_entry WHERE after_blob IS NOT NULL AND path_id = (SELECT id FROM path"

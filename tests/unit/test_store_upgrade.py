@@ -51,6 +51,10 @@ def _check_upgraded(root: Path, want: dict) -> None:
         assert store.query("PRAGMA integrity_check") == [("ok",)]
         assert store.query("PRAGMA foreign_key_check") == []
         assert everything(store) == want
+        # Each path counts its contents and names the newest (schema 6).
+        assert store.query("SELECT COUNT(*) FROM path p WHERE versions IS NOT (SELECT COALESCE(MAX(version) + 1, 0)"
+                           " FROM blob WHERE path_id = p.id) OR newest_blob IS NOT (SELECT id FROM blob"
+                           " WHERE path_id = p.id ORDER BY version DESC LIMIT 1)") == [(0,)]
     tables = _tables(db)
     assert V4_TABLES <= tables and not tables & {"path_version", "blob_v3", "checkpoint_entry_v3",
                                                  "checkpoint_entry_before_hash", "step_task_id_created_at"}
@@ -137,8 +141,10 @@ def test_a_schema_5_store_reads_the_same_and_its_entries_name_paths_by_id_after_
     _check_upgraded(root, want)
     assert "path_id" in _entry_columns(db) and "path" not in _entry_columns(db)
     assert {"checkpoint_entry_checkpoint_id", "checkpoint_entry_before_blob", "checkpoint_entry_after_blob"} <= _tables(db)
+    assert "blob_shallow" in _tables(db) and "blob_path_version" not in _tables(db)
     with AgentStore.open(root) as store:  # each path once, whether entries or contents named it first
         assert store.query("SELECT COUNT(*) = COUNT(DISTINCT path) FROM path") == [(1,)]
+        assert store.query("SELECT COUNT(*) FROM path WHERE versions > 0")[0][0] > 10
         task = store.start_task(store.start_session("after"), "edit")
         entry = next(e for e, _ in want["entries"].values() if e.after_size)
         data = store.read_entry(entry.id)[1]

@@ -12,7 +12,7 @@ import posixpath
 from typing import Iterable
 
 from memtui.core import content as codec
-from memtui.core.store.schema import BY_HASH, by_hash
+from memtui.core.store.schema import BY_HASH, SHALLOW, by_hash
 
 KIN_TRIES = 3  # paths deleted in the same checkpoint, and paths of the same name, tried as bases
 KIN_SIBLINGS = 3  # same-folder files of the same kind tried as the base of a new path's first content
@@ -42,23 +42,35 @@ class ContentWriter:
                                  " WHERE id = ?", (enc.codec, enc.data, len(data), len(enc.data), row[0][0]))
         if row:
             return row[0][0]
-        version = self._sql("SELECT COALESCE(MAX(version) + 1, 0) FROM blob WHERE path_id = ?", (path_id,))[0][0]
+        version, newest = self._sql("SELECT versions, newest_blob FROM path WHERE id = ?", (path_id,))[0]
         bases: list[tuple[bytes, int, int]] = []
         if len(data) >= codec.RAW_BELOW:
-            bases = self._kin_bases(path, path_id, len(data), kin) if version == 0 else self._bases(path_id, version)
+            bases = (self._kin_bases(path, path_id, len(data), kin) if version == 0
+                     else self._bases(path_id, version, newest))
         enc = codec.encode(data, others=bases)
         blob_id = self._db.execute_sql(
             "INSERT INTO blob (hash, codec, base, depth, size, stored, data, path_id, version)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (h, enc.codec, enc.base, enc.depth, len(data), len(enc.data), enc.data, path_id, version)).lastrowid
+        self._db.execute_sql("UPDATE path SET versions = ?, newest_blob = ? WHERE id = ?",
+                             (version + 1, blob_id, path_id))
         self._cache.put(blob_id, data)
         return blob_id
 
-    def _bases(self, path_id: int, version: int) -> list[tuple[bytes, int, int]]:
+    def _version(self, path_id: int, version: int, newest: int | None) -> list[tuple[int, int]]:
+        """[(id, depth)] of the path's blob of `version` if it is still kept: the newest one
+        (base_versions asks for it inside a run), or one shallow enough to start a run's chain
+        (indexed: a deeper one is no base there)."""
+        return (self._sql("SELECT id, depth FROM blob WHERE id = ? AND path_id = ? AND version = ?",
+                          (newest, path_id, version))
+                or self._sql(f"SELECT id, depth FROM blob WHERE path_id = ? AND version = ? AND {SHALLOW}",
+                             (path_id, version)))
+
+    def _bases(self, path_id: int, version: int, newest: int | None) -> list[tuple[bytes, int, int]]:
         """Candidate bases (bytes, id, depth) among the path's earlier versions."""
         bases = []
         for base_version, deepest in codec.base_versions(version):
-            row = self._sql("SELECT id, depth FROM blob WHERE path_id = ? AND version = ?", (path_id, base_version))
+            row = self._version(path_id, base_version, newest)
             if row and row[0][1] <= deepest:
                 bases.append((self.read_blob(row[0][0]), row[0][0], row[0][1]))
                 if len(bases) == codec.base_tries(version):
@@ -81,8 +93,9 @@ class ContentWriter:
         paths += self._siblings(path, path_id, size)
         bases = []
         for other in dict.fromkeys(paths):
-            row = self._sql("SELECT id, depth FROM blob WHERE path_id = ? AND depth <= ? AND codec != ?"
-                            " ORDER BY version DESC LIMIT 1", (other, codec.KIN_DEPTH, codec.CODEC_MISSING))
+            row = self._sql(f"SELECT id, depth FROM blob WHERE path_id = ? AND {SHALLOW} AND depth <= ?"
+                            " AND codec != ? ORDER BY version DESC LIMIT 1",
+                            (other, codec.KIN_DEPTH, codec.CODEC_MISSING))
             if row:
                 bases.append((self.read_blob(row[0][0]), row[0][0], row[0][1]))
         return bases
@@ -91,17 +104,16 @@ class ContentWriter:
         """Up to KIN_SIBLINGS paths in the folder of `path` with its extension, nearest in size
         (of their newest content) first."""
         folder, ext = posixpath.dirname(path), posixpath.splitext(path)[1]
+        # The size of each one's newest content (if GC has not taken it).
+        newest = "SELECT p.id, p.path, b.size FROM path p JOIN blob b ON b.id = p.newest_blob WHERE"
         if folder:  # the folder's paths are one range of the unique index on path
-            rows = self._sql("SELECT id, path FROM path WHERE path > ? AND path < ? AND id != ? LIMIT ?",
+            rows = self._sql(f"{newest} p.path > ? AND p.path < ? AND p.id != ? LIMIT ?",
                              (folder + "/", folder + "0", path_id, SIBLING_SCAN))
         else:
-            rows = self._sql("SELECT id, path FROM path WHERE instr(path, '/') = 0 AND id != ? LIMIT ?",
-                             (path_id, SIBLING_SCAN))
+            rows = self._sql(f"{newest} instr(p.path, '/') = 0 AND p.id != ? LIMIT ?", (path_id, SIBLING_SCAN))
         near = []
-        for other, other_path in rows:
+        for other, other_path, other_size in rows:
             if posixpath.dirname(other_path) != folder or posixpath.splitext(other_path)[1] != ext:
                 continue
-            newest = self._sql("SELECT size FROM blob WHERE path_id = ? ORDER BY version DESC LIMIT 1", (other,))
-            if newest:
-                near.append((abs(newest[0][0] - size), other))
+            near.append((abs(other_size - size), other))
         return [other for _, other in sorted(near)[:KIN_SIBLINGS]]

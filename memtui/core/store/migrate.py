@@ -14,9 +14,10 @@ from peewee import SqliteDatabase
 
 from memtui.core.store.schema import COUNTERS, INDEXES, SCHEMA_VERSION, recount
 
-# Indexes of schema 2–4 that schema 5 replaces or no longer needs (the blob's own key index
-# goes with its table; blob_hash, the whole-hash index, gives way to blob_hash_prefix).
-_OLD_INDEXES = ("blob_hash", "blob_base", "path_version_path_version", "path_version_hash", "checkpoint_entry_before_hash",
+# Indexes of schema 2–5 that schema 6 replaces or no longer needs (the blob's own key index
+# goes with its table; blob_hash, the whole-hash index, gives way to blob_hash_prefix;
+# blob_path_version to blob_run_start and the path's own counts).
+_OLD_INDEXES = ("blob_hash", "blob_base", "blob_path_version", "path_version_path_version", "path_version_hash", "checkpoint_entry_before_hash",
                 "checkpoint_entry_after_hash", "checkpoint_entry_path", "checkpoint_entry_checkpoint_id",
                 "step_task_id_created_at")
 
@@ -41,6 +42,8 @@ def upgrade(db: SqliteDatabase, models, version: int) -> None:
                 _blobs_by_id(db, models)
             if version < 2 or 4 <= version < 6:
                 _entry_path_ids(db, models)
+            if 2 <= version < 6:
+                _path_versions(db, version)
             if version < 3:
                 for column in COUNTERS:
                     db.execute_sql(f"ALTER TABLE task ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
@@ -124,3 +127,14 @@ def _entry_path_ids(db: SqliteDatabase, models) -> None:
         " e.before_legacy, e.after_legacy FROM checkpoint_entry_v5 e JOIN path p ON p.path = COALESCE(e.path, '')"
         " ORDER BY e.id")
     db.execute_sql("DROP TABLE checkpoint_entry_v5")
+
+
+def _path_versions(db: SqliteDatabase, version: int) -> None:
+    """Schema 2–5 → 6: each path row counts its contents and names the newest (one grouped scan;
+    the blob with a path's highest version is the row SQLite returns beside MAX)."""
+    if version >= 4:  # schema 2–3 came through _blobs_by_id, whose path table has them already
+        db.execute_sql("ALTER TABLE path ADD COLUMN versions INTEGER NOT NULL DEFAULT 0")
+        db.execute_sql("ALTER TABLE path ADD COLUMN newest_blob INTEGER")
+    db.execute_sql("UPDATE path SET versions = v.n, newest_blob = v.newest FROM (SELECT path_id, MAX(version) + 1"
+                   " AS n, id AS newest FROM blob WHERE path_id IS NOT NULL GROUP BY path_id) AS v"
+                   " WHERE v.path_id = path.id")

@@ -106,6 +106,10 @@ def build_models(db: Database) -> SimpleNamespace:
 
         id = AutoField()
         path = TextField(unique=True)
+        # Its contents so far (the next one's version) and the newest one's blob id, not a
+        # reference: GC may take that blob (schema 6; blob versions were indexed whole before).
+        versions = _counter()
+        newest_blob = IntegerField(null=True)
 
         class Meta:
             table_name = "path"

@@ -14,6 +14,8 @@ Schema history (PRAGMA user_version):
   6  an entry names its path by id (`checkpoint_entry.path_id` → `path`, where contents already
      kept each path once) instead of repeating the text: entries take ~45% fewer bytes. New
      deltas are zstd frames without the magic number and content size (content.ZSTD_MAGIC).
+     A path row counts its versions and names its newest blob, so blob versions are indexed
+     only where shallow enough to be a base a writer looks up (`blob_shallow`, SHALLOW).
 A database from a newer memtui is refused; an older one is browsed as it is (readers ask
 `blob_columns(version)` for the columns that reference contents) and upgraded when it is
 opened for writing (memtui.core.store.migrate: one transaction, old schema or new, never a mix).
@@ -32,6 +34,7 @@ import peewee
 from peewee import SqliteDatabase
 
 from memtui.core.atomic import TEMP_SUFFIX, fsync_dir
+from memtui.core.content import MAX_CHAIN, RUN
 from memtui.core.errors import MemtuiError, NotAStore, ReadOnlyStore, SchemaTooNew, StoreLocked, StoreNotFound
 from memtui.core.sqlite_readonly import BUSY_TIMEOUT_MS, is_sqlite, readonly_uri
 
@@ -58,10 +61,16 @@ SUM_LEGACY_SQL = ("COALESCE(SUM(CASE typeof(e.before_legacy) WHEN 'blob' THEN le
 SUM_CONTENT_SQL = "COALESCE(SUM(COALESCE(e.before_size, 0) + COALESCE(e.after_size, 0)), 0)"
 CORE_TABLES = ("session", "task", "step", "checkpoint", "checkpoint_entry")
 
+# The blobs shallow enough to be the base of a run's first version or of a new path's first
+# content (content.base_versions, KIN_DEPTH): the only ones looked up by path and version
+# besides a path's newest (path.newest_blob). A query names this condition as it is, so that
+# SQLite uses blob_shallow.
+SHALLOW = f"depth <= {MAX_CHAIN - RUN}"
+
 # Indexes peewee's Meta cannot declare (partial ones); made by `create` and the upgrade.
 INDEXES = (
     "CREATE INDEX IF NOT EXISTS blob_hash_prefix ON blob (substr(hash, 1, 8))",
-    "CREATE UNIQUE INDEX IF NOT EXISTS blob_path_version ON blob (path_id, version) WHERE path_id IS NOT NULL",
+    f"CREATE UNIQUE INDEX IF NOT EXISTS blob_shallow ON blob (path_id, version) WHERE {SHALLOW}",
     "CREATE INDEX IF NOT EXISTS blob_base ON blob (base) WHERE base IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS checkpoint_entry_before_blob ON checkpoint_entry (before_blob)"
     " WHERE before_blob IS NOT NULL",
