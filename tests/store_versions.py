@@ -46,13 +46,14 @@ CREATE INDEX "checkpoint_entry_checkpoint_id" ON "checkpoint_entry" ("checkpoint
 CREATE INDEX checkpoint_entry_before_blob ON checkpoint_entry (before_blob) WHERE before_blob IS NOT NULL;
 CREATE INDEX checkpoint_entry_after_blob ON checkpoint_entry (after_blob) WHERE after_blob IS NOT NULL;
 CREATE UNIQUE INDEX blob_path_version ON blob (path_id, version) WHERE path_id IS NOT NULL;
+CREATE INDEX blob_hash_prefix ON blob (substr(hash, 1, 8));
 """
 
 
 def as_schema_5(db: Path) -> None:
     """Rewrite a current store at `db` into the schema-5 layout (same rows), user_version 5: the
     entries hold their path's text (the DDL memtui 5 wrote) instead of its id, every blob version
-    is indexed, the path rows hold no counts."""
+    is indexed, the path rows hold no counts, the hash prefix indexed is 8 bytes."""
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("PRAGMA foreign_keys = OFF")
     con.execute("BEGIN")
@@ -64,6 +65,7 @@ def as_schema_5(db: Path) -> None:
     con.execute("DROP TABLE checkpoint_entry")
     con.execute("ALTER TABLE entry_v5 RENAME TO checkpoint_entry")
     con.execute("DROP INDEX blob_shallow")
+    con.execute("DROP INDEX blob_hash_prefix")
     for column in ("versions", "newest_blob"):
         con.execute(f"ALTER TABLE path DROP COLUMN {column}")
     for statement in indexes:

@@ -19,7 +19,7 @@ from upgrade_support import everything, upgrade_in_child
 from memtui.core.demo import build_demo
 from memtui.core.errors import CorruptContent
 from memtui.core.store import AgentStore
-from memtui.core.store.schema import BY_HASH, SCHEMA_VERSION, by_hash
+from memtui.core.store.schema import BY_HASH, SCHEMA_VERSION, by_hash, by_hash_sql
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "stores" / "schema3-demo.db.zst"
 V4_TABLES = {"blob", "path", "checkpoint_entry"}
@@ -137,6 +137,10 @@ def test_a_schema_5_store_reads_the_same_and_its_entries_name_paths_by_id_after_
     with AgentStore.open(root, readonly=True) as old:  # browsed as it is: nothing written
         assert old.schema_version == 5 and old.needs_upgrade
         assert everything(old) == want
+        blob_id, blob_hash = old.query("SELECT id, hash FROM blob WHERE codec = 'delta' LIMIT 1")[0]
+        assert old.read_blob(blob_hash) == old.read_blob(blob_id)  # by hash: its 8-byte prefix index
+        assert "blob_hash_prefix" in str(old.query(f"EXPLAIN QUERY PLAN SELECT id FROM blob WHERE {by_hash_sql(5)}",
+                                                   by_hash(blob_hash, 5)))
     assert _digest(db) == before
     _check_upgraded(root, want)
     assert "path_id" in _entry_columns(db) and "path" not in _entry_columns(db)

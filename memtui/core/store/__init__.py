@@ -271,7 +271,8 @@ class AgentStore(Recorder, ContentWriter, ReadModel):
             blob_hash = codec.hash_key(key)
             if self.blob_cols.key == "hash":
                 return self._read_blob(blob_hash, ())
-            rows = self._sql(f"SELECT id FROM blob WHERE {schema.BY_HASH}", schema.by_hash(blob_hash))
+            rows = self._sql(f"SELECT id FROM blob WHERE {schema.by_hash_sql(self.schema_version)}",
+                             schema.by_hash(blob_hash, self.schema_version))
             if not rows:
                 raise codec.CorruptContent(f"content {blob_hash.hex()[:12]} is missing from the store")
             key = rows[0][0]

@@ -15,9 +15,9 @@ from peewee import SqliteDatabase
 from memtui.core.store.schema import COUNTERS, INDEXES, SCHEMA_VERSION, recount
 
 # Indexes of schema 2–5 that schema 6 replaces or no longer needs (the blob's own key index
-# goes with its table; blob_hash, the whole-hash index, gives way to blob_hash_prefix;
-# blob_path_version to blob_run_start and the path's own counts).
-_OLD_INDEXES = ("blob_hash", "blob_base", "blob_path_version", "path_version_path_version", "path_version_hash", "checkpoint_entry_before_hash",
+# goes with its table; blob_hash, the whole-hash index, gives way to blob_hash_prefix, whose
+# 8-byte prefix of schema 5 becomes 4; blob_path_version to blob_shallow and the path's counts).
+_OLD_INDEXES = ("blob_hash", "blob_hash_prefix", "blob_base", "blob_path_version", "path_version_path_version", "path_version_hash", "checkpoint_entry_before_hash",
                 "checkpoint_entry_after_hash", "checkpoint_entry_path", "checkpoint_entry_checkpoint_id",
                 "step_task_id_created_at")
 

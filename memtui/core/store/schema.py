@@ -15,7 +15,8 @@ Schema history (PRAGMA user_version):
      kept each path once) instead of repeating the text: entries take ~45% fewer bytes. New
      deltas are zstd frames without the magic number and content size (content.ZSTD_MAGIC).
      A path row counts its versions and names its newest blob, so blob versions are indexed
-     only where shallow enough to be a base a writer looks up (`blob_shallow`, SHALLOW).
+     only where shallow enough to be a base a writer looks up (`blob_shallow`, SHALLOW). The
+     hash prefix indexed is 4 bytes.
 A database from a newer memtui is refused; an older one is browsed as it is (readers ask
 `blob_columns(version)` for the columns that reference contents) and upgraded when it is
 opened for writing (memtui.core.store.migrate: one transaction, old schema or new, never a mix).
@@ -69,7 +70,7 @@ SHALLOW = f"depth <= {MAX_CHAIN - RUN}"
 
 # Indexes peewee's Meta cannot declare (partial ones); made by `create` and the upgrade.
 INDEXES = (
-    "CREATE INDEX IF NOT EXISTS blob_hash_prefix ON blob (substr(hash, 1, 8))",
+    "CREATE INDEX IF NOT EXISTS blob_hash_prefix ON blob (substr(hash, 1, 4))",
     f"CREATE UNIQUE INDEX IF NOT EXISTS blob_shallow ON blob (path_id, version) WHERE {SHALLOW}",
     "CREATE INDEX IF NOT EXISTS blob_base ON blob (base) WHERE base IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS checkpoint_entry_before_blob ON checkpoint_entry (before_blob)"
@@ -78,15 +79,21 @@ INDEXES = (
     " WHERE after_blob IS NOT NULL",
 )
 
-# A blob by its content hash, with by_hash(h) as parameters: the first 8 bytes find it through
-# blob_hash_prefix (schema 5), the whole hash is compared on the row; on older stores the
-# whole-hash index (4) or primary key (2–3) answers the same condition. The writer looks a
-# content up before inserting it, inside its write transaction, so each hash is stored once.
-BY_HASH = "substr(hash, 1, 8) = ? AND hash = ?"
+# A blob by its content hash, with by_hash(h) as parameters: the first 4 bytes find it through
+# blob_hash_prefix (schema 6; 8 bytes in 5: by_hash_sql), the whole hash is compared on the
+# row; on older stores the whole-hash index (4) or primary key (2–3) answers the same
+# condition. The writer looks a content up before inserting it, inside its write transaction,
+# so each hash is stored once. (4 bytes: a lookup meets another content's row once in 4e9/n.)
+BY_HASH = "substr(hash, 1, 4) = ? AND hash = ?"
 
 
-def by_hash(content_hash: bytes) -> tuple[bytes, bytes]:
-    return content_hash[:8], content_hash
+def by_hash(content_hash: bytes, version: int = SCHEMA_VERSION) -> tuple[bytes, bytes]:
+    return content_hash[:8 if version == 5 else 4], content_hash
+
+
+def by_hash_sql(version: int) -> str:
+    """BY_HASH for a store of schema `version` (one browsed read-only may be older)."""
+    return "substr(hash, 1, 8) = ? AND hash = ?" if version == 5 else BY_HASH
 
 
 class BlobColumns(NamedTuple):
