@@ -26,6 +26,10 @@ def run(args) -> int:
     from memtui.core.demo import build_demo
     from memtui.core.display import human_bytes
 
+    if args.scale is not None and args.scale < 0:
+        from memtui.core.errors import MemtuiError
+
+        raise MemtuiError("--scale must be 0 or more (generated tasks to add)")
     started = time.monotonic()
 
     def progress(done: int, total: int) -> None:

@@ -195,3 +195,9 @@ def test_a_stale_progress_file_written_the_same_minute_shows_seconds(tmp_path):
     [finding] = [f for f in lint_workspace(tmp_path, documents=discover_documents(tmp_path), newest_checkpoint_at=checkpoint)
                  if f.rule == "possibly-stale"]
     assert "last written 2026-11-30 23:59:05 UTC, before the newest checkpoint (2026-11-30 23:59:40 UTC)" in finding.message
+
+
+def test_a_negative_demo_scale_is_refused_before_anything_is_written(tmp_path, capsys):
+    code, out, err = _run(capsys, "demo", str(tmp_path / "demo"), "--scale", "-5", "--no-open")
+    assert code == 2 and err.count("\n") == 1 and "--scale" in err
+    assert not (tmp_path / "demo").exists()
