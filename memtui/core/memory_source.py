@@ -173,7 +173,9 @@ class MemorySource(ABC):
         if capability in NATIVE_ONLY:
             return ("it works on memtui's own store only; open a workspace with .agent/agent.db"
                     " (`memtui sources PATH` lists the stores a folder holds)")
-        if capability is Capability.CURATE or capability is Capability.ITEMS:
+        if capability is Capability.CURATE:
+            return "memtui deletes RA.Aid's key facts, snippets and research notes only; open a .ra-aid store"
+        if capability is Capability.ITEMS:
             return "memory items are kept by RA.Aid (.ra-aid/pk.db) and JSONL session stores; open one of those"
         if capability is Capability.CLEANUP:
             return "cleanup archives sessions of a Claude Code or Codex home; open ~/.claude or ~/.codex (or a project of theirs)"

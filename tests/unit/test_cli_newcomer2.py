@@ -201,3 +201,11 @@ def test_a_negative_demo_scale_is_refused_before_anything_is_written(tmp_path, c
     code, out, err = _run(capsys, "demo", str(tmp_path / "demo"), "--scale", "-5", "--no-open")
     assert code == 2 and err.count("\n") == 1 and "--scale" in err
     assert not (tmp_path / "demo").exists()
+
+
+def test_curate_on_a_jsonl_store_does_not_send_the_user_to_a_jsonl_store(tmp_path, capsys):
+    store = tmp_path / "jsonl"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "jsonl_store", store)
+    code, out, err = _run(capsys, "curate", str(store), "--fact", "1")
+    assert code == 2 and err.count("\n") == 1
+    assert "JSONL sessions store" in err and "JSONL session stores" not in err and "RA.Aid" in err, err
