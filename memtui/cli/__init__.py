@@ -96,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
             check_capability(path, NEEDS[args.verb])
         return int(args.func(args) or 0)
     except failures() as exc:
-        print(f"memtui: {describe(exc, path)}", file=sys.stderr)
+        from memtui.core.display import sanitize
+
+        print(f"memtui: {sanitize(describe(exc, path))}", file=sys.stderr)  # it may name stored text
         return 2
     except KeyboardInterrupt:
         return 130

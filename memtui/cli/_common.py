@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from memtui.core.display import json_safe
+from memtui.core.display import json_safe, sanitize
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -41,11 +41,12 @@ def dump_json(obj: Any, indent: int | None = 2) -> str:
 
 def emit(obj: Any, as_json: bool, text: Callable[[Any], str]) -> None:
     """Print `obj` as JSON or through `text`. JSON is indented for a person at a terminal and
-    compact for a program reading a pipe or a file."""
+    compact for a program reading a pipe or a file. The text is shown literally: stored text
+    in it (paths, titles, messages) cannot move the cursor or recolour the terminal."""
     if as_json:
         sys.stdout.write(dump_json(obj, indent=2 if sys.stdout.isatty() else None) + "\n")
     else:
-        sys.stdout.write(text(obj) + "\n")
+        sys.stdout.write(sanitize(text(obj), multiline=True) + "\n")
 
 
 def add_json_flag(parser) -> None:

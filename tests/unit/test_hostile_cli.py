@@ -26,12 +26,15 @@ def hostile(tmp_path_factory):
         store.finish_task(tid, "completed", summary="sum " + HOSTILE)
         store.start_task(store.start_session("other"), "live " + HOSTILE)
     (root / "MEMORY.md").write_text("mem " + HOSTILE + "\n")
+    (root / ".agent" / "init.d").mkdir()
+    (root / ".agent" / "init.d" / "04-decision-log.md").write_text(
+        f"## 2026-11-02 Keep {HOSTILE}\n- Problem: p\n- Why: w\n")
     return root
 
 
 @pytest.mark.parametrize("verb", [
     ["log"], ["show", "--task", "1"], ["show", "--step", "1", "--diff"], ["show", "--checkpoint", "1", "--diff"],
-    ["gc", "--dry-run"], ["search", "evil"],
+    ["gc", "--dry-run"], ["search", "evil"], ["rollback", "--checkpoint", "1", "--dry-run"], ["decisions"],
 ])
 def test_text_output_shows_hostile_text_literally(hostile, capsys, verb):
     main([verb[0], str(hostile), *verb[1:]])
@@ -56,3 +59,12 @@ def test_json_output_keeps_the_text_exact_and_writes_no_control_raw(hostile, cap
     out = capsys.readouterr().out
     assert not any(c in out for c in RAW)
     assert any(HOSTILE in s for s in strings(json.loads(out)))
+
+
+def test_an_error_line_shows_hostile_text_literally(hostile, capsys):
+    """A one-line error naming something from the data (here a path) prints it literally on
+    stderr, as the text output does."""
+    assert main(["log", str(hostile / f"gone {HOSTILE}")]) == 2
+    err = capsys.readouterr().err
+    assert SHOWN in err, err
+    assert not any(c in err for c in RAW)
