@@ -25,11 +25,15 @@ def run(args) -> int:
     from memtui.cli._common import open_store
     from memtui.core.demo import build_demo
     from memtui.core.display import human_bytes
+    from memtui.core.errors import MemtuiError
 
     if args.scale is not None and args.scale < 0:
-        from memtui.core.errors import MemtuiError
-
         raise MemtuiError("--scale must be 0 or more (generated tasks to add)")
+    if not args.no_open:  # refused before anything is built
+        from memtui.ui.terminal_driver import keys_missing
+
+        if why := keys_missing():
+            raise MemtuiError(f"{why}; memtui demo --no-open writes the demo without opening it")
     started = time.monotonic()
 
     def progress(done: int, total: int) -> None:

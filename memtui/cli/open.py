@@ -52,9 +52,16 @@ def run(args) -> int:
     from memtui.ui.collector import pause
 
     pause()  # no cycle collection while the app starts: it resumes after the first paint
-    from memtui.ui.app import run_app
+    from memtui.core.errors import MemtuiError
+    from memtui.ui.terminal_driver import keys_missing
 
     path = Path(args.path).expanduser()
     store = check_openable(path)
+    if why := keys_missing():
+        if store is not None:
+            store.close()
+        raise MemtuiError(why)
+    from memtui.ui.app import run_app
+
     return run_app(path, root=Path(args.root) if args.root else None, read_only=args.read_only,
                    opened=store)

@@ -75,6 +75,17 @@ def watch_hangup(fileno: int, wake: int, hung_up: Any) -> None:
         os.close(wake)
 
 
+def keys_missing() -> str:
+    """Why the app cannot run here ('' when it can): it would run in this terminal (not
+    served) while its standard input is not a terminal (`memtui open < /dev/null`, a pipe,
+    a service). It could never read a key, q included, and textual's input thread would spin
+    on the input's end for as long as the app lives."""
+    if constants.DRIVER is not None or (sys.stdin is not None and sys.stdin.isatty()):
+        return ""
+    return ("the app reads its keys from a terminal and standard input is not one: run it in a terminal"
+            " (memtui log and memtui show print to a pipe)")
+
+
 def terminal_driver_class() -> Any:
     """The hangup-aware LinuxDriver, where textual would pick its LinuxDriver; else None."""
     if constants.DRIVER is not None or sys.platform == "win32":
