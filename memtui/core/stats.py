@@ -124,11 +124,12 @@ def db_stats(source: "AgentStore | str | Path", use_dbstat: bool = True) -> DbSt
     if isinstance(source, AgentStore):
         return _stats(source.query, source.db_path, use_dbstat)
     from memtui.core.store import locate
-    from memtui.core.store.schema import connect, open_error
+    from memtui.core.store.schema import connect, open_error, probe
 
     db_path, _ = locate(Path(source), create=False)
     db = connect(db_path, readonly=True)
     try:
+        probe(db, db_path)  # another program's database is refused, as every other verb does
         return _stats(lambda sql, params=(): db.execute_sql(sql, params).fetchall(), db_path, use_dbstat)
     except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:  # not SQLite, or locked: one line
         raise open_error(exc, db_path) from None

@@ -209,3 +209,17 @@ def test_curate_on_a_jsonl_store_does_not_send_the_user_to_a_jsonl_store(tmp_pat
     code, out, err = _run(capsys, "curate", str(store), "--fact", "1")
     assert code == 2 and err.count("\n") == 1
     assert "JSONL sessions store" in err and "JSONL session stores" not in err and "RA.Aid" in err, err
+
+
+def test_stats_refuses_another_programs_database_as_every_other_verb_does(tmp_path, capsys):
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE x (a)")
+    before = other.read_bytes()
+    for verb in (["stats"], ["stats", "--json"], ["log"], ["gc"]):
+        code, out, err = _run(capsys, verb[0], str(other), *verb[1:])
+        assert code == 2 and out == "" and err.count("\n") == 1, (verb, out, err)
+        assert "not a memtui store" in err, (verb, err)
+    assert other.read_bytes() == before
