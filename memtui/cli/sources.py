@@ -30,6 +30,20 @@ def _text(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _require_a_store(sources) -> None:
+    """A file given as PATH is a store or an error (a folder lists what failed as problems)."""
+    from memtui.core.errors import NotAStore
+
+    refused = []
+    for source in sources:
+        try:
+            source.open()
+        except NotAStore as exc:
+            refused.append(exc)
+    if refused and len(refused) == len(sources):
+        raise refused[0]
+
+
 def run(args) -> int:
     from memtui.core.sources import discover
 
@@ -38,6 +52,8 @@ def run(args) -> int:
     if path.is_file() and not sources:
         raise not_a_store(path)
     try:
+        if path.is_file():
+            _require_a_store(sources)
         report = {"path": str(path.expanduser().resolve()), "sources": [s.to_json() for s in sources]}
     finally:
         for source in sources:

@@ -223,3 +223,18 @@ def test_stats_refuses_another_programs_database_as_every_other_verb_does(tmp_pa
         assert code == 2 and out == "" and err.count("\n") == 1, (verb, out, err)
         assert "not a memtui store" in err, (verb, err)
     assert other.read_bytes() == before
+
+
+def test_sources_of_a_file_that_is_no_store_is_an_error_as_the_readme_says(tmp_path, capsys):
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE x (a)")
+    code, out, err = _run(capsys, "sources", str(other), "--json")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "not a memtui store" in err
+    broken = tmp_path / "ws" / ".agent"
+    broken.mkdir(parents=True)
+    (broken / "agent.db").write_bytes(b"garbage" * 100)
+    code, out, err = _run(capsys, "sources", str(tmp_path / "ws"), "--json")  # a folder: listed with its problem
+    assert code == 0 and json.loads(out)["sources"][0]["problems"]
