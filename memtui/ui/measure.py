@@ -17,10 +17,14 @@ def measure(source: Any, post: Callable[[WorkspaceMeasured], Any],
             failed: Callable[[BaseException], Any]) -> None:
     """Post the database size and counts, then (memtui's own store) the live/reclaimable
     figures, counted as the GC plan would count them, without building one (`g` does)."""
-    databases = source.watched_databases()
-    size = sum(os.path.getsize(p) for db in databases for p in (str(db), f"{db}-wal")
-               if os.path.exists(p)) if databases else None
-    counts = source.counts()
+    try:
+        databases = source.watched_databases()
+        size = sum(os.path.getsize(p) for db in databases for p in (str(db), f"{db}-wal")
+                   if os.path.exists(p)) if databases else None
+        counts = source.counts()
+    except Exception:  # a damaged store: the header names the workspace, without figures;
+        post(WorkspaceMeasured(None, {}, None))  # the worker fails and says why
+        raise
     planned = is_store(source)
     post(WorkspaceMeasured(size, counts, None, gc_pending=planned))
     if not planned:

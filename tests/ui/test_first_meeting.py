@@ -25,3 +25,28 @@ async def test_an_empty_folder_suggests_the_demo(tmp_path: Path, open_app, shown
     async with open_app(tmp_path, size=(120, 30)) as pilot:
         text = shown(pilot.app)
         assert "memtui demo" in text and "memory documents" not in text
+
+
+def _damage_the_checkpoint_table(root: Path) -> None:
+    """Overwrite the pages of the checkpoint table and its indexes (the sessions still read)."""
+    import sqlite3
+
+    db = root / ".agent" / "agent.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = [row[0] for row in conn.execute(
+            "SELECT pageno FROM dbstat WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name = 'checkpoint')")]
+    assert pages
+    with open(db, "r+b") as f:
+        for page in pages:
+            f.seek((page - 1) * size)
+            f.write(b"\xff" * size)
+
+
+async def test_a_damaged_database_leaves_no_header_saying_opening(demo_copy: Path, open_app, shown) -> None:
+    _damage_the_checkpoint_table(demo_copy)
+    async with open_app(demo_copy, size=(120, 36)) as pilot:
+        header = shown(pilot.app).splitlines()[0]
+        assert "opening…" not in header and "~/demo" in header, header
+        assert any("Failed: measure the workspace" in str(n.title) for n in pilot.app._notifications)
