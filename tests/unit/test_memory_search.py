@@ -412,3 +412,37 @@ def test_punctuation_finds_what_a_plain_scan_of_the_records_finds(tmp_path):
             assert found == len(scanned), term
             if len(scanned) > 6:
                 assert index.search_counted(term, 3, 6) == (hits[:3], 6)
+
+
+def test_an_index_another_process_is_updating_is_left_to_it(tmp_path, monkeypatch):
+    """While one memtui refreshes the index (a long first build, say) another opening it must
+    not take it for a damaged one: it used to wait, then delete the file and its journal
+    from under the writer, whose commit then failed with a disk I/O error. Now the second one
+    still searches what the index holds, its own refresh says the index is busy, and the
+    first one's refresh is kept."""
+    import memtui.core.memory.search as search
+    from memtui.core.errors import StoreLocked
+
+    monkeypatch.setattr(search, "BUSY_TIMEOUT", 0.1)
+    root = make_workspace(tmp_path / "ws")
+    path = tmp_path / "search.db"
+    with SearchIndex(root, None, path=path) as index:
+        index.refresh()
+        found = index.search("pytest")
+    assert found
+    (root / "MEMORY.md").write_text(FILES["MEMORY.md"] + "- pytest -x first\n")  # the next refresh has work
+    writer = sqlite3.connect(path)  # another process's refresh, under way
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO meta(key, value) VALUES ('other', 'refresh')")
+    try:
+        with SearchIndex(root, None, path=path) as index:
+            assert index.search("pytest") == found
+            with pytest.raises(StoreLocked, match="another memtui"):
+                index.refresh()
+        writer.commit()  # the other refresh ends well: its index was not taken away
+    finally:
+        writer.close()
+    with SearchIndex(root, None, path=path) as index:
+        assert index.conn.execute("SELECT value FROM meta WHERE key = 'other'").fetchone() == ("refresh",)
+        index.refresh()
+        assert sorted(h.text for h in index.search("pytest")) == sorted(["- pytest -x first", *(h.text for h in found)])

@@ -27,6 +27,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from memtui.core.errors import StoreLocked
 from memtui.core.memory.discover import discover_documents
 from memtui.core.memory.search_plan import (TOKENIZER, Plan, SearchHit, excerpt, like_escape, owned_hit, plan_query,
                                             prepare, query_terms, term_finder)
@@ -44,6 +45,8 @@ large store would not fit. For one search where no index file may be written."""
 UNSAVED = (PRIVATE, ":memory:")
 INDEX_NAME = ".memtui/search.db"
 KINDS = ("file", "task", "step", "message")
+BUSY_TIMEOUT = 5.0
+"""Seconds a write of the index waits for another process's refresh of it to end."""
 PAGE_SIZE = 16_384  # records of 0.5-2 KiB fill 16 KiB pages well (4 KiB pages: a fifth unused)
 
 SCHEMA = f"""
@@ -99,6 +102,13 @@ class SearchIndex:
     def close(self) -> None:
         self.conn.close()
 
+    def _busy(self, exc: sqlite3.Error) -> Exception:
+        """StoreLocked for an index another process is writing (waited BUSY_TIMEOUT), else `exc`."""
+        if not _is_busy(exc):
+            return exc
+        return StoreLocked(f"the search index {self.path} is being updated by another memtui process;"
+                           " try again when it is done")
+
     def __enter__(self) -> "SearchIndex":
         return self
 
@@ -112,11 +122,14 @@ class SearchIndex:
         cancelled refresh keeps what it indexed (the next one goes on from there)."""
         self._added: list[tuple[int, int]] = []
         self._edges: dict[str, tuple[int, int]] = {}  # (lowest, highest) rowid of each kind, as read or written
-        with self.conn:
-            self._refresh_files(cancelled)
-            if self.store is not None and not cancelled():
-                self._refresh_store(cancelled)
-            self._learn_words()
+        try:
+            with self.conn:
+                self._refresh_files(cancelled)
+                if self.store is not None and not cancelled():
+                    self._refresh_store(cancelled)
+                self._learn_words()
+        except sqlite3.OperationalError as exc:
+            raise self._busy(exc) from None
 
     def _refresh_files(self, cancelled: Callable[[], bool]) -> None:
         docs = discover_documents(self.root)
@@ -316,10 +329,11 @@ class SearchIndex:
     def _connect(self) -> sqlite3.Connection:
         try:
             return self._open(self.path)
-        except sqlite3.DatabaseError:
-            # A damaged index, or one of an older layout, is only a cache: start it again.
-            if self.path in UNSAVED:
-                raise
+        except sqlite3.DatabaseError as exc:
+            # A damaged index, or one of an older layout, is only a cache: start it again —
+            # but not one another process is writing (its refresh would fail on a deleted file).
+            if self.path in UNSAVED or _is_busy(exc):
+                raise self._busy(exc) from None
             Path(self.path).unlink(missing_ok=True)
             Path(self.path + "-journal").unlink(missing_ok=True)
             return self._open(self.path)
@@ -327,7 +341,7 @@ class SearchIndex:
     def _open(self, path: str) -> sqlite3.Connection:
         if path not in UNSAVED:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, check_same_thread=False)
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, check_same_thread=False)
         try:
             conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # only a new file takes it
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -336,8 +350,9 @@ class SearchIndex:
             if row and row[0] != SCHEMA_VERSION:
                 raise sqlite3.DatabaseError(f"search index of layout {row[0]}")
             conn.executescript(SCHEMA)
-            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            conn.commit()
+            if row is None:  # an index that has its layout is only read here (another may be writing it)
+                conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                conn.commit()
             prepare(conn)
         except BaseException:
             conn.close()
@@ -370,3 +385,8 @@ def default_index_path(root: Path, store=None) -> str:
         return str(target) if os.access(target, os.W_OK) and os.access(target.parent, os.W_OK) else PRIVATE
     probe = target.parent if target.parent.is_dir() else folder
     return str(target) if os.access(probe, os.W_OK) else PRIVATE
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    """SQLite gave up waiting for another connection's lock on the index."""
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
