@@ -39,7 +39,9 @@ class Pane(Vertical):
         """"Steps · <detail>": the detail comes from the store, so it is never markup."""
         self.waiting_for = None
         text = self.label if detail is None else f"{self.label} · {one_line(detail, 70)}"
-        self.border_title = Content(text)
+        if self.__dict__.get("_title_text") != text:  # (comparing two Contents costs more)
+            self.__dict__["_title_text"] = text
+            self.border_title = Content(text)
 
     def pending(self, detail: object, waiting: Callable[[], bool]) -> None:
         """A load for `detail` began: if `waiting()` still says so after LOADING_AFTER, the

@@ -14,13 +14,13 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
-from textual.geometry import Region, Size
-from textual.strip import Strip
+from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
 from memtui.ui.frames import draw_soon
 from memtui.ui.widgets import scrollbars
+from memtui.ui.widgets.render_pass import StylesPerPass
 from memtui.ui.widgets.cell_render import text_cell_lines
 
 R = TypeVar("R")
@@ -34,7 +34,7 @@ FIRST_PAGE = 60
 terminal shows and the prefetch distance; the next page follows as the cursor goes down."""
 
 
-class RecordTable(DataTable, Generic[R]):
+class RecordTable(StylesPerPass, DataTable, Generic[R]):
     """Rows from records; paged; `/`-filterable (`filter_text`)."""
 
     BINDINGS = [
@@ -151,24 +151,6 @@ class RecordTable(DataTable, Generic[R]):
             self._require_update_dimensions = True
             self._clear_caches()  # rendered rows are cached with the old widths
             self.refresh()
-
-    # DataTable asks for the widget's Rich style once per line drawn (and again per row for the
-    # header's), and each time it is recomputed from every ancestor's styles: during one pass
-    # over the lines it cannot change, so it is computed once.
-    _pass_style: Style | None = None
-
-    @property
-    def rich_style(self) -> Style:
-        style = self._pass_style
-        return super().rich_style if style is None else style
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        self._pass_style = None
-        self._pass_style = self.rich_style
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._pass_style = None
 
     def _render_line_in_row(self, row_key: Any, line_no: int, base_style: Style, cursor_location: Any,
                             hover_location: Any) -> tuple[list[list[Segment]], list[list[Segment]]]:
@@ -323,11 +305,12 @@ class RecordTable(DataTable, Generic[R]):
         self._page_pending = False
         page = self.matching[self._added:self._added + count]
         every = len(self._shown) == len(self.COLUMNS)
-        for record in page:
-            cells = self.row_cells(record)
-            if not every:
-                cells = [cell for (key, _, _), cell in zip(self.COLUMNS, cells, strict=True) if key in self._shown]
-            self.add_row(*cells, key=self.row_key(record))
+        with self.styles_fixed():  # row_cells' component styles: once a page, not once a row
+            for record in page:
+                cells = self.row_cells(record)
+                if not every:
+                    cells = [cell for (key, _, _), cell in zip(self.COLUMNS, cells, strict=True) if key in self._shown]
+                self.add_row(*cells, key=self.row_key(record))
         self._added += len(page)
 
     def current_record(self) -> R | None:

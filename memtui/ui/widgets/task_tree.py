@@ -20,6 +20,7 @@ from memtui.core.model import Id, TaskInfo
 from memtui.ui.frames import draw_soon
 from memtui.ui.text import safe_text
 from memtui.ui.widgets import scrollbars
+from memtui.ui.widgets.render_pass import StylesPerPass
 
 # status → (glyph, component class). Pinned and superseded are shown besides the status.
 STATUS_GLYPHS: dict[str, tuple[str, str]] = {
@@ -33,7 +34,7 @@ STATUS_GLYPHS: dict[str, tuple[str, str]] = {
 UNKNOWN_GLYPH = ("·", "task-tree--cancelled")
 
 
-class TaskTree(Tree[TaskInfo]):
+class TaskTree(StylesPerPass, Tree[TaskInfo]):
     """Tasks of a session, handoff children nested; filterable by title."""
 
     BINDINGS = [
@@ -87,8 +88,9 @@ class TaskTree(Tree[TaskInfo]):
         self.current_task_id = current_task_id
         self.handed_from = dict(handed_from or {})
         self._tasks, self._children, self._roots = tasks, children, roots
-        self._rebuild()
-        _ = self.last_line  # the lines and the size now: the scrollbar is drawn with them
+        with self.styles_fixed():  # measuring every label asks for the same styles
+            self._rebuild()
+            _ = self.last_line  # the lines and the size now: the scrollbar is drawn with them
         self._scroll_update(self.virtual_size)
         draw_soon(self)  # drawn once the screen is done with it, not at the next tick (memtui.ui.frames)
 
