@@ -303,7 +303,7 @@ class MainScreen(MemtuiScreen[None]):
         if step is None or (self.step is not None and step.id == self.step.id):
             return
         self.step, self._stalled = step, False
-        self.bottom.show_step(step)
+        self.bottom.show_step(step, self.query_one(StepTimeline).around_cursor())
 
     def show_task(self, task_id: Id, step_seq: int | None = None) -> None:
         """Select a task (a search hit, a link) and its step `step_seq` (screens.jump)."""

@@ -8,7 +8,8 @@ Failures go to the screen (memtui.ui.screens.base) and `failed` says so in the p
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from functools import partial
+from typing import Any, Callable, Sequence
 
 from rich.text import Text
 from textual import on, work
@@ -23,6 +24,7 @@ from memtui.core.errors import ContentUnknown
 from memtui.ui import pane_reads
 from memtui.ui.debounce import Debounce
 from memtui.ui.frames import draw_soon
+from memtui.ui.read_ahead import ReadAhead
 from memtui.ui.messages import EntriesLoaded, EntryContentLoaded
 from memtui.ui.workers import failure_reason, forward_worker_state
 from memtui.ui.text import safe_text
@@ -47,6 +49,22 @@ def read_diff(source: Any, entry: Any) -> FileDiff:
     return DiffPane.prepare(entry.path, before, after)
 
 
+def read_entries(source: Any, step: tuple[Id, Id], cancelled: Callable[[], bool] = lambda: False,
+                 quick_only: bool = False) -> EntriesLoaded | None:
+    """What `load_entries` posts first for `step` (step id, checkpoint id): its files, the first
+    one's diff and, up to QUICK_COUNTS files, their line counts (None: cancelled, or a bigger
+    checkpoint when `quick_only`)."""
+    checkpoint, entries = pane_reads.checkpoint_files(source, step[1])
+    if quick_only and len(entries) > QUICK_COUNTS:
+        return None
+    try:
+        first = None if not entries or cancelled() else EntryContentLoaded(entries[0], read_diff(source, entries[0]))
+    except Exception:  # the diff pane's own read says what failed
+        first = None
+    stats = pane_reads.line_counts(source, entries, cancelled) if len(entries) <= QUICK_COUNTS else {}
+    return None if stats is None else EntriesLoaded(step[0], checkpoint, entries, stats, first)
+
+
 class CheckpointPanes(Horizontal):
     """Changed files · diff, for the step the screen shows."""
 
@@ -59,6 +77,9 @@ class CheckpointPanes(Horizontal):
         self.debounce = Debounce(self, delay)
         self._answered: Id | None = None
         """The step whose files (or the reason they can't be read) the files pane shows."""
+        self.ahead = ReadAhead(self, "entries-ahead", partial(read_entries, quick_only=True))
+        self._around: list[tuple[Id, Id]] = []
+        """The steps next to the shown one that made a checkpoint: read ahead once it is shown."""
 
     def compose(self) -> ComposeResult:
         yield Pane(CheckpointFiles(id="files"), title="Changed files", id="files-pane")
@@ -85,11 +106,14 @@ class CheckpointPanes(Horizontal):
         """Reload everything on the next `show_step`, even for the same step."""
         self.step = None
         self.diff.entry = None
+        self.ahead.clear()
 
     # ------------------------------------------------------------------ changed files
-    def show_step(self, step: StepInfo | None) -> None:
-        """Show the files `step` changed (None: no step selected)."""
+    def show_step(self, step: StepInfo | None, around: Sequence[StepInfo] = ()) -> None:
+        """Show the files `step` changed (None: no step selected); the files of the steps
+        `around` it are read ahead (memtui.ui.read_ahead) once these are shown."""
         self.step = step
+        self._around = [(s.id, s.checkpoint_id) for s in around if s.checkpoint_id is not None]
         files = self.query_one(CheckpointFiles)
         pane = self.query_one("#files-pane", Pane)
         if step is None or step.checkpoint_id is None:
@@ -102,7 +126,16 @@ class CheckpointPanes(Horizontal):
             self.query_one("#diff-pane").border_subtitle = ""
             return
         pane.pending(f"checkpoint {step.checkpoint_id}", lambda: step is self.step and self._answered != step.id)
-        self.debounce.soon("entries", lambda: self.load_entries(step.id, step.checkpoint_id))
+        self.debounce.soon("entries", lambda: self._show_or_load(step.id, step.checkpoint_id))
+
+    def _show_or_load(self, step_id: Id, checkpoint_id: Id) -> None:
+        """The step's files as read ahead, at once, or a worker to read them."""
+        ready = self.ahead.take((step_id, checkpoint_id))
+        if ready is None:
+            self.load_entries(step_id, checkpoint_id)
+        else:
+            self.workers.cancel_group(self, "entries")
+            self._entries_loaded(ready)
 
     @work(thread=True, exclusive=True, group="entries", exit_on_error=False, description="load checkpoint files")
     def load_entries(self, step_id: Id, checkpoint_id: Id) -> None:
@@ -110,22 +143,15 @@ class CheckpointPanes(Horizontal):
         every file's line counts: one message, one frame. A big checkpoint's counts follow."""
         worker = get_current_worker()
         with self.app.reading() as source:
-            checkpoint, entries = pane_reads.checkpoint_files(source, checkpoint_id)
-            try:
-                first = None if not entries or worker.is_cancelled else EntryContentLoaded(
-                    entries[0], read_diff(source, entries[0]))
-            except Exception:  # the diff pane's own read says what failed
-                first = None
-            quick = len(entries) <= QUICK_COUNTS
-            stats = pane_reads.line_counts(source, entries, lambda: worker.is_cancelled) if quick else {}
-            if worker.is_cancelled or stats is None:
+            loaded = read_entries(source, (step_id, checkpoint_id), lambda: worker.is_cancelled)
+            if worker.is_cancelled or loaded is None:
                 return
-            self.post_message(EntriesLoaded(step_id, checkpoint, entries, stats, first))
-            if quick:
+            self.post_message(loaded)
+            if len(loaded.entries) <= QUICK_COUNTS:
                 return
-            stats = pane_reads.line_counts(source, entries, lambda: worker.is_cancelled)
+            stats = pane_reads.line_counts(source, loaded.entries, lambda: worker.is_cancelled)
         if stats is not None and not worker.is_cancelled:
-            self.post_message(EntriesLoaded(step_id, checkpoint, entries, stats))
+            self.post_message(EntriesLoaded(step_id, loaded.checkpoint, loaded.entries, stats))
 
     @on(EntriesLoaded)
     def _entries_loaded(self, event: EntriesLoaded) -> None:
@@ -139,6 +165,7 @@ class CheckpointPanes(Horizontal):
             return
         files.show_entries(event.entries, event.stats)
         self._answered = self.step.id
+        self.ahead.around(self._around)
         self.query_one("#files-pane", Pane).show_title(f"checkpoint {self.step.checkpoint_id}")
         kept = self.keep_entry
         if kept is not None and kept[0] == event.step_id:

@@ -319,6 +319,11 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
             return None
         return self.matching[self.cursor_row]
 
+    def around_cursor(self) -> list[R]:
+        """The records just above and below the cursor (what a move of one row shows next)."""
+        row, shown = self.cursor_row, min(self._added, len(self.matching))
+        return [self.matching[i] for i in (row - 1, row + 1) if 0 <= i < shown]
+
     def current_key(self) -> str | None:
         record = self.current_record()
         return None if record is None else self.row_key(record)
