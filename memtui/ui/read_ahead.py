@@ -4,7 +4,7 @@ A pane follows the cursor above it by reading in a worker thread and posting the
 two hand-overs between threads per move. On a busy machine each waits for the scheduler (5-10 ms
 each at a load of 10 on two cores, tests/bench/browse.py), more than the read itself (~1 ms).
 Once a pane shows what the cursor is on, `ReadAhead.around(keys)` reads the rows next to it in
-one background worker, after the next frame; a move onto one of them `take`s the result and
+one background worker, once that is drawn; a move onto one of them `take`s the result and
 shows it in the cursor's own frame. Every read still runs in a worker (a locked database never
 freezes the screen); a move the read ahead did not cover reads as before. A failed read ahead
 is dropped without a word (the move then reads itself, and says what failed). `clear` forgets
@@ -21,6 +21,9 @@ from textual.worker import get_current_worker
 
 KEEP = 8
 """Results kept (the oldest go first): the rows around the cursor, and where it just was."""
+AFTER = 0.03
+"""Seconds from the shown result to the read ahead: the frame that shows it is drawn first
+(a worker's Python work holds the interpreter lock the frame needs)."""
 
 
 class ReadAhead:
@@ -42,10 +45,10 @@ class ReadAhead:
         self._kept = {}
 
     def around(self, keys: Iterable[Hashable | None]) -> None:
-        """Read the results of `keys` not read yet, once the next frame is drawn."""
+        """Read the results of `keys` not read yet, once the frame showing this one is drawn."""
         wanted = [key for key in keys if key is not None and key not in self._kept]
         if wanted:
-            self.node.call_after_refresh(self._start, wanted, self._kept)
+            self.node.set_timer(AFTER, partial(self._start, wanted, self._kept))
 
     def _start(self, keys: list[Hashable], kept: dict[Hashable, Any]) -> None:
         if kept is self._kept:  # not cleared since

@@ -14,6 +14,7 @@ from textual.worker import get_current_worker
 
 from memtui.core.model import Id, TaskInfo
 from memtui.ui import pane_reads
+from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.list_filter import ListFilter
 from memtui.ui.widgets.sessions_table import ORPHANS_KEY, SessionsTable
 from memtui.ui.widgets.step_timeline import STEP_PAGE, StepTimeline
@@ -65,6 +66,21 @@ def go_to(screen: MainScreen, task: TaskInfo, step_id: Id | None) -> None:
         else:
             tree.select_task(task.id)
     screen.query_one(StepTimeline if step_id is not None else TaskTree).focus()
+
+
+def keep_selection(screen: MainScreen) -> None:
+    """Before a reload (`refresh_data`): keep the task, the step (LAST: on the last step with
+    tail on, F, stay on the last as new ones arrive) and the changed file shown, and forget
+    what the panes show and what was read ahead: everything below the sessions reloads, even
+    where the cursor does not move."""
+    entry = screen.query_one(CheckpointFiles).current_record()
+    tail = screen.tail and screen.query_one(StepTimeline).at_end()
+    screen.keep = {"task": screen.task_id, "step": LAST if tail else None if screen.step is None else screen.step.id}
+    screen.bottom.keep_entry = None if entry is None or screen.step is None else (screen.step.id, entry.id)
+    screen.task_id = None
+    screen.step = None
+    screen.bottom.forget()
+    screen.tasks_ahead.clear()
 
 
 def select_kept_step(screen: MainScreen, timeline: StepTimeline) -> None:

@@ -22,7 +22,9 @@ from memtui.ui.debounce import Debounce
 from memtui.ui.collector import keep_out_of_collections
 from memtui.ui.messages import SessionsLoaded, StepsLoaded, TasksLoaded
 from memtui.ui.screens import jump, main_keys
+from memtui.ui.read_ahead import ReadAhead
 from memtui.ui.screens.base import MemtuiScreen
+from memtui.ui.screens.main_reads import read_tasks, session_key
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.checkpoint_panes import GROUPS as CHECKPOINT_GROUPS
 from memtui.ui.widgets.checkpoint_panes import CheckpointPanes
@@ -57,6 +59,7 @@ class MainScreen(MemtuiScreen[None]):
         self.step: StepInfo | None = None
         self._loaded_once = False
         self.debounce = Debounce(self, self.SETTLE_DELAY)
+        self.tasks_ahead = ReadAhead(self, "tasks-ahead", read_tasks)
         self.keep: dict[str, Any] = {}
         """What was selected before `refresh_data` or a jump: reselected as the panes reload."""
         self._totals: dict[str, float] | None = None
@@ -123,15 +126,7 @@ class MainScreen(MemtuiScreen[None]):
             self.load_sessions(self.first)
             return
         if self._loaded_once:
-            entry = self.query_one(CheckpointFiles).current_record()
-            # On the last step with tail on (F): stay on the last step as new ones arrive.
-            tail = self.tail and self.query_one(StepTimeline).at_end()
-            self.keep = {"task": self.task_id, "step": jump.LAST if tail else None if self.step is None else self.step.id}
-            self.bottom.keep_entry = None if entry is None or self.step is None else (self.step.id, entry.id)
-            # Everything below the sessions reloads even where the cursor does not move.
-            self.task_id = None
-            self.step = None
-            self.bottom.forget()
+            jump.keep_selection(self)
         self._stalled = False
         self.load_sessions()
 
@@ -192,27 +187,30 @@ class MainScreen(MemtuiScreen[None]):
         if key == self.session_id and event is not None:
             return  # already shown or loading: the table's own highlight of the same row
         self.session_id, self._stalled = key, False
-        current, wanted = (None, None) if isinstance(record, OrphansRow) else (record.current_task_id, key)
+        wanted = session_key(record)
         self.query_one("#tasks-pane", Pane).pending("orphans" if key == ORPHANS_KEY else f"session {key}", lambda: (
-            key == self.session_id and not self._stalled and self.query_one(TaskTree).session_id != wanted))
-        self.debounce.soon("tasks", lambda: self.load_tasks(wanted, current))
+            key == self.session_id and not self._stalled and self.query_one(TaskTree).session_id != wanted[0]))
+        self.debounce.soon("tasks", lambda: self._show_or_load_tasks(wanted))
 
     # ================================================================== tasks
+    def _show_or_load_tasks(self, key: tuple[Id | None, Id | None]) -> None:
+        """The session's tasks as read ahead (memtui.ui.read_ahead), at once, or a worker to read them."""
+        ready = self.tasks_ahead.take(key)
+        if ready is None:
+            self.load_tasks(key)
+        else:
+            self.workers.cancel_group(self, "tasks")
+            self._tasks_loaded(ready)
+
     @work(thread=True, exclusive=True, group="tasks", exit_on_error=False, description="load tasks")
-    def load_tasks(self, session_id: Id | None, current_task_id: Id | None) -> None:
-        """The session's tasks, and the first page of steps of the task that will be selected
-        (one read instead of two in turn: a session move shows its steps a frame sooner)."""
+    def load_tasks(self, key: tuple[Id | None, Id | None]) -> None:
+        """The session's tasks and the first page of steps of the task that will be selected
+        (screens.main_reads: one read, one message, one frame)."""
         worker = get_current_worker()
         with self.app.reading() as source:
-            forest = pane_reads.task_forest(source, session_id, lambda: worker.is_cancelled)
-            target = forest.target(current_task_id, self.keep.get("task"))
-            try:
-                first = None if target is None or worker.is_cancelled else StepsLoaded(
-                    target, 0, *pane_reads.step_page(source, target, 0, STEP_PAGE, True))
-            except Exception:  # the steps pane's own load reads again and says what failed
-                first = None
+            loaded = read_tasks(source, key, self.keep.get("task"), lambda: worker.is_cancelled)
         if not worker.is_cancelled:
-            self.post_message(TasksLoaded(session_id, forest, current_task_id, first))
+            self.post_message(loaded)
 
     @on(TasksLoaded)
     def _tasks_loaded(self, event: TasksLoaded) -> None:
@@ -225,6 +223,7 @@ class MainScreen(MemtuiScreen[None]):
                         forest.handed_from)
         self.query_one("#tasks-pane").border_subtitle = forest.count_line()
         self._first_paint()
+        self.tasks_ahead.around(session_key(r) for r in self.query_one(SessionsTable).around_cursor())
         target = forest.target(event.current_task_id, self.keep.get("task"))
         if target is None:
             self._clear_steps()

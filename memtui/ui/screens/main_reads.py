@@ -1,0 +1,34 @@
+"""What the main screen's tasks pane reads for a session: its task forest and the first page of
+steps of the task it will select, in one read and one message (a session move shows its steps
+in the same frame as its tasks). Run in a worker: MainScreen.load_tasks, and reading ahead
+(memtui.ui.read_ahead) for the sessions next to the cursor."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from memtui.core.model import Id
+from memtui.ui import pane_reads
+from memtui.ui.messages import StepsLoaded, TasksLoaded
+from memtui.ui.widgets.sessions_table import OrphansRow
+from memtui.ui.widgets.step_timeline import STEP_PAGE
+
+
+def session_key(record: Any) -> tuple[Id | None, Id | None]:
+    """(session id, its current task id) of a sessions-table row: (None, None) for the orphans."""
+    return (None, None) if isinstance(record, OrphansRow) else (record.id, record.current_task_id)
+
+
+def read_tasks(source: Any, key: tuple[Id | None, Id | None], keep_task: Id | None = None,
+               cancelled: Callable[[], bool] = lambda: False) -> TasksLoaded:
+    """The tasks of `key`'s session (None: the orphans) and the steps of the task to select
+    (its current task, or `keep_task` after a reload)."""
+    session_id, current_task_id = key
+    forest = pane_reads.task_forest(source, session_id, cancelled)
+    target = forest.target(current_task_id, keep_task)
+    try:
+        first = None if target is None or cancelled() else StepsLoaded(
+            target, 0, *pane_reads.step_page(source, target, 0, STEP_PAGE, True))
+    except Exception:  # the steps pane's own load reads again and says what failed
+        first = None
+    return TasksLoaded(session_id, forest, current_task_id, first)
