@@ -29,15 +29,27 @@ AFTER = 0.03
 class ReadAhead:
     """Results of `read(source, key)` for keys near the cursor, read in a worker of `node`."""
 
-    def __init__(self, node: DOMNode, group: str, read: Callable[[Any, Any], Any]) -> None:
+    def __init__(self, node: DOMNode, loads: str, read: Callable[[Any, Any], Any]) -> None:
         self.node = node
-        self.group = group
+        self.loads = loads
+        """The worker group of the pane's own loads (the read ahead runs in `loads`-ahead)."""
+        self.group = f"{loads}-ahead"
         self.read = read
         self._kept: dict[Hashable, Any] = {}
 
     def take(self, key: Hashable) -> Any | None:
         """The result read ahead for `key` (None: not read)."""
         return self._kept.get(key)
+
+    def show_or_load(self, key: Hashable, show: Callable[[Any], None], load: Callable[[], None]) -> None:
+        """`show` the result read ahead for `key` at once (a load still under way for where the
+        cursor was is cancelled), or `load` it as before."""
+        ready = self._kept.get(key)
+        if ready is None:
+            load()
+        else:
+            self.node.workers.cancel_group(self.node, self.loads)
+            show(ready)
 
     def clear(self) -> None:
         """Forget every result (what the store holds changed)."""

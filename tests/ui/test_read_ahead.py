@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from memtui.ui.screenshots import ROUTING, open_step
+from memtui.ui.screenshots import ROUTING, open_session, open_step
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.step_timeline import StepTimeline
 
@@ -60,3 +60,39 @@ async def test_a_failed_read_ahead_is_silent_and_the_move_reports_its_own(demo_p
         assert pilot.app.screen.step.id == neighbour.id
         text = shown(pilot.app)  # the move read, and its pane says it could not (the same toast is up)
         assert f"checkpoint {neighbour.checkpoint_id}" in text and "unreadable" in text
+
+
+async def test_a_move_onto_a_session_or_task_read_ahead_shows_it_without_reading(demo_path, open_app, settled,
+                                                                               shown, monkeypatch) -> None:
+    from memtui.ui.screens.main_reads import session_key
+    from memtui.ui.widgets.sessions_table import SessionsTable
+    from memtui.ui.widgets.task_tree import TaskTree
+
+    async with open_app(demo_path, size=SIZE) as pilot:
+        screen, source = pilot.app.screen, pilot.app.source
+        neighbour = screen.query_one(SessionsTable).around_cursor()[-1]  # the row below the cursor
+        assert screen.tasks_ahead.take(session_key(neighbour)) is not None
+        for read in ("tasks", "steps", "step_totals"):  # any read now would fail
+            monkeypatch.setattr(source, read, damaged)
+        pilot.app.clear_notifications()
+        await pilot.press("down")
+        await settled(pilot)
+        tree = screen.query_one(TaskTree)
+        assert tree.session_id == neighbour.id and tree.current_task() is not None
+        assert screen.query_one(StepTimeline).task_id == tree.current_task().id
+        assert f"session {neighbour.id}" in shown(pilot.app)
+        assert not pilot.app._notifications
+
+        monkeypatch.undo()
+        await open_session(pilot, ROUTING[0])  # a session of several tasks, where the reads work again
+        await pilot.press("2")  # the tasks: the one next to the cursor is read ahead too
+        await settled(pilot)
+        other = tree.around_cursor()[-1]  # the task below the cursor (above, on the last line)
+        key = "down" if tree.cursor_line < tree.last_line else "up"
+        assert screen.steps_ahead.take(other.id) is not None
+        monkeypatch.setattr(source, "steps", damaged)
+        await pilot.press(key)
+        await settled(pilot)
+        assert tree.current_task().id == other.id
+        assert screen.query_one(StepTimeline).task_id == other.id and screen.query_one(StepTimeline).records
+        assert not pilot.app._notifications

@@ -40,6 +40,16 @@ def break_source(method: str) -> Callable[[Any, Any], None]:
     return apply
 
 
+def break_unread(method: str) -> Callable[[Any, Any], None]:
+    """break_source, and the main screen forgets what it read ahead (memtui.ui.read_ahead): the
+    rows next to the cursor were read before the damage; the move must read."""
+    def apply(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(app.source, method, damaged)
+        for ahead in (app.screen.tasks_ahead, app.screen.steps_ahead, app.screen.bottom.ahead):
+            ahead.clear()
+    return apply
+
+
 def break_module(target: str, error: Callable[..., Any] = damaged) -> Callable[[Any, Any], None]:
     def apply(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(target, error)
@@ -58,8 +68,8 @@ ROUTING_EDIT = (routing_edit,)
 CASES: dict[str, tuple[str, tuple[str, ...], Callable[[Any, Any], None], str, str]] = {
     "main: sessions": ("demo", ("ctrl+r",), break_module("memtui.ui.pane_reads.session_parts"), "load sessions",
                        "MainScreen"),
-    "main: tasks": ("demo", ("down",), break_source("tasks"), "load tasks", "MainScreen"),
-    "main: steps": ("demo", ("down",), break_source("steps"), "load steps", "MainScreen"),
+    "main: tasks": ("demo", ("down",), break_unread("tasks"), "load tasks", "MainScreen"),
+    "main: steps": ("demo", ("down",), break_unread("steps"), "load steps", "MainScreen"),
     "main: changed files": ("demo", ROUTING_EDIT, break_source("checkpoint_entries"), "load checkpoint files",
                             "MainScreen"),
     "main: diff": ("demo", ROUTING_EDIT, break_source("read_entry"), "read file contents", "MainScreen"),

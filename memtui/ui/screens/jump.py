@@ -81,6 +81,7 @@ def keep_selection(screen: MainScreen) -> None:
     screen.step = None
     screen.bottom.forget()
     screen.tasks_ahead.clear()
+    screen.steps_ahead.clear()
 
 
 def select_kept_step(screen: MainScreen, timeline: StepTimeline) -> None:

@@ -24,7 +24,7 @@ from memtui.ui.messages import SessionsLoaded, StepsLoaded, TasksLoaded
 from memtui.ui.screens import jump, main_keys
 from memtui.ui.read_ahead import ReadAhead
 from memtui.ui.screens.base import MemtuiScreen
-from memtui.ui.screens.main_reads import read_tasks, session_key
+from memtui.ui.screens.main_reads import read_steps, read_tasks, session_key
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.checkpoint_panes import GROUPS as CHECKPOINT_GROUPS
 from memtui.ui.widgets.checkpoint_panes import CheckpointPanes
@@ -59,7 +59,8 @@ class MainScreen(MemtuiScreen[None]):
         self.step: StepInfo | None = None
         self._loaded_once = False
         self.debounce = Debounce(self, self.SETTLE_DELAY)
-        self.tasks_ahead = ReadAhead(self, "tasks-ahead", read_tasks)
+        self.tasks_ahead = ReadAhead(self, "tasks", read_tasks)
+        self.steps_ahead = ReadAhead(self, "steps", read_steps)
         self.keep: dict[str, Any] = {}
         """What was selected before `refresh_data` or a jump: reselected as the panes reload."""
         self._totals: dict[str, float] | None = None
@@ -190,18 +191,10 @@ class MainScreen(MemtuiScreen[None]):
         wanted = session_key(record)
         self.query_one("#tasks-pane", Pane).pending("orphans" if key == ORPHANS_KEY else f"session {key}", lambda: (
             key == self.session_id and not self._stalled and self.query_one(TaskTree).session_id != wanted[0]))
-        self.debounce.soon("tasks", lambda: self._show_or_load_tasks(wanted))
+        self.debounce.soon("tasks", lambda: self.tasks_ahead.show_or_load(  # read ahead: memtui.ui.read_ahead
+            wanted, self._tasks_loaded, lambda: self.load_tasks(wanted)))
 
     # ================================================================== tasks
-    def _show_or_load_tasks(self, key: tuple[Id | None, Id | None]) -> None:
-        """The session's tasks as read ahead (memtui.ui.read_ahead), at once, or a worker to read them."""
-        ready = self.tasks_ahead.take(key)
-        if ready is None:
-            self.load_tasks(key)
-        else:
-            self.workers.cancel_group(self, "tasks")
-            self._tasks_loaded(ready)
-
     @work(thread=True, exclusive=True, group="tasks", exit_on_error=False, description="load tasks")
     def load_tasks(self, key: tuple[Id | None, Id | None]) -> None:
         """The session's tasks and the first page of steps of the task that will be selected
@@ -245,7 +238,8 @@ class MainScreen(MemtuiScreen[None]):
         else:  # the title changes with the steps (Pane.pending)
             self.query_one("#steps-pane", Pane).pending(task.title, lambda: task.id == self.task_id and not (
                 self._stalled or self.query_one(StepTimeline).task_id == task.id))
-            self.debounce.soon("steps", lambda: self.load_steps(task.id, 0, True))
+            self.debounce.soon("steps", lambda: self.steps_ahead.show_or_load(
+                task.id, self._steps_loaded, lambda: self.load_steps(task.id, 0, True)))
 
     def _clear_steps(self) -> None:
         self.task_id = None
@@ -285,6 +279,7 @@ class MainScreen(MemtuiScreen[None]):
                     self.keep["step_of"] = (event.task_id, kept)
                     jump.select_kept_step(self, timeline)
             self._step_highlighted()
+            self.steps_ahead.around(task.id for task in self.query_one(TaskTree).around_cursor())
             if not event.steps:
                 self.bottom.show_step(None)
         else:

@@ -1,7 +1,7 @@
-"""What the main screen's tasks pane reads for a session: its task forest and the first page of
-steps of the task it will select, in one read and one message (a session move shows its steps
-in the same frame as its tasks). Run in a worker: MainScreen.load_tasks, and reading ahead
-(memtui.ui.read_ahead) for the sessions next to the cursor."""
+"""What the main screen reads when a cursor moves: for a session its task forest and the first
+page of steps of the task it will select, in one read and one message (a session move shows its
+steps in the same frame as its tasks); for a task its first page of steps. Run in workers:
+MainScreen's loads, and reading ahead (memtui.ui.read_ahead) for the rows next to the cursor."""
 
 from __future__ import annotations
 
@@ -17,6 +17,11 @@ from memtui.ui.widgets.step_timeline import STEP_PAGE
 def session_key(record: Any) -> tuple[Id | None, Id | None]:
     """(session id, its current task id) of a sessions-table row: (None, None) for the orphans."""
     return (None, None) if isinstance(record, OrphansRow) else (record.id, record.current_task_id)
+
+
+def read_steps(source: Any, task_id: Id) -> StepsLoaded:
+    """The first page of a task's steps with the task's totals (what a task move shows)."""
+    return StepsLoaded(task_id, 0, *pane_reads.step_page(source, task_id, 0, STEP_PAGE, True))
 
 
 def read_tasks(source: Any, key: tuple[Id | None, Id | None], keep_task: Id | None = None,

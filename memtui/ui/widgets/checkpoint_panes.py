@@ -77,7 +77,7 @@ class CheckpointPanes(Horizontal):
         self.debounce = Debounce(self, delay)
         self._answered: Id | None = None
         """The step whose files (or the reason they can't be read) the files pane shows."""
-        self.ahead = ReadAhead(self, "entries-ahead", partial(read_entries, quick_only=True))
+        self.ahead = ReadAhead(self, "entries", partial(read_entries, quick_only=True))
         self._around: list[tuple[Id, Id]] = []
         """The steps next to the shown one that made a checkpoint: read ahead once it is shown."""
 
@@ -126,16 +126,8 @@ class CheckpointPanes(Horizontal):
             self.query_one("#diff-pane").border_subtitle = ""
             return
         pane.pending(f"checkpoint {step.checkpoint_id}", lambda: step is self.step and self._answered != step.id)
-        self.debounce.soon("entries", lambda: self._show_or_load(step.id, step.checkpoint_id))
-
-    def _show_or_load(self, step_id: Id, checkpoint_id: Id) -> None:
-        """The step's files as read ahead, at once, or a worker to read them."""
-        ready = self.ahead.take((step_id, checkpoint_id))
-        if ready is None:
-            self.load_entries(step_id, checkpoint_id)
-        else:
-            self.workers.cancel_group(self, "entries")
-            self._entries_loaded(ready)
+        self.debounce.soon("entries", lambda: self.ahead.show_or_load(
+            (step.id, step.checkpoint_id), self._entries_loaded, lambda: self.load_entries(step.id, step.checkpoint_id)))
 
     @work(thread=True, exclusive=True, group="entries", exit_on_error=False, description="load checkpoint files")
     def load_entries(self, step_id: Id, checkpoint_id: Id) -> None:

@@ -141,6 +141,12 @@ class TaskTree(StylesPerPass, Tree[TaskInfo]):
         node = self.cursor_node
         return None if node is None or node is self.root else node.data
 
+    def around_cursor(self) -> list[TaskInfo]:
+        """The tasks on the lines just above and below the cursor (what a move of one line shows next)."""
+        lines = (self.cursor_line - 1, self.cursor_line + 1)
+        nodes = [self.get_node_at_line(y) for y in lines if 0 <= y <= self.last_line]
+        return [node.data for node in nodes if node is not None and node.data is not None]
+
     def select_task(self, task_id: Id) -> bool:
         """Move the cursor to a task, if it is in the tree."""
         def find(node: TreeNode[TaskInfo]) -> TreeNode[TaskInfo] | None:
