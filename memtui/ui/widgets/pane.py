@@ -57,10 +57,11 @@ class Pane(Vertical):
         self.set_timer(LOADING_AFTER, still_waiting)
 
     def failed(self, reason: str | None = None) -> None:
-        """The pane's load failed: the title names what it was for, the subtitle says why."""
+        """The pane's load failed: the title names what it was for, the subtitle says why (the
+        reason as written: an OS or SQLite message may name a path with `[`, never markup)."""
         if self.waiting_for is not None:
             self.show_title(self.waiting_for)
-        self.border_subtitle = "unreadable" if reason is None else f"unreadable: {reason}"
+        self.border_subtitle = Content("unreadable" if reason is None else f"unreadable: {one_line(reason, 120)}")
 
     # Setting a border title repaints the whole pane (every line of its border and background),
     # and the panes set theirs at each cursor move, often to what they already show: the same
