@@ -50,3 +50,27 @@ async def test_a_damaged_database_leaves_no_header_saying_opening(demo_copy: Pat
         header = shown(pilot.app).splitlines()[0]
         assert "opening…" not in header and "~/demo" in header, header
         assert any("Failed: measure the workspace" in str(n.title) for n in pilot.app._notifications)
+
+
+HOSTILE = "[bold red]HX[/] \x1b[31mred\x1b[0m \u202eevil\u202c bell\x07 \x1b[2J"
+
+
+async def test_a_jsonl_memory_document_shows_hostile_text_literally(tmp_path: Path, open_memory, shown) -> None:
+    """HISTORY.jsonl's table drew record text as markup and passed ESC [2J to the terminal,
+    which cleared the screen."""
+    import json
+
+    from textual.widgets import DataTable
+
+    record = {"cursor": 1, "content": HOSTILE, "[b]key[/b]\x1b[31m": "v"}
+    (tmp_path / "HISTORY.jsonl").write_text(json.dumps(record) + "\n")
+    async with open_memory(tmp_path, select="HISTORY.jsonl") as pilot:
+        table = pilot.app.screen.query_one("#jsonl-records", DataTable)
+        assert table.row_count == 1
+        lines = ["".join(s.text for s in table.render_line(y)) for y in range(table.size.height)]
+        held = [s for y in range(table.size.height) for s in table.render_line(y) if "HX" in s.text]
+        text = "\n".join(lines)
+        assert "[bold red]HX[/]" in text and "␛[31mred" in text and "[b]key[/b]␛[31m" in text, text
+        assert not any(c in text for c in "\x1b\x07\u202e\u202c")
+        assert held and all("[bold red]HX" in s.text for s in held)  # no markup became a style
+        assert "\x1b" not in shown(pilot.app)

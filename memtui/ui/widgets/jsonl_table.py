@@ -1,4 +1,7 @@
-"""A JSONL document as a table of records, with malformed lines reported, not fatal."""
+"""A JSONL document as a table of records, with malformed lines reported, not fatal.
+
+Keys and values are the agent's text: shown literally (DataTable would read a str as markup,
+and an ESC in it would reach the terminal)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from memtui.core.memory.documents import JsonlDocument, record_text
+from memtui.ui.text import safe_text
 
 CELL_WIDTH = 60
 
@@ -33,7 +37,7 @@ class JsonlTable(Vertical):
         columns = parsed.columns()
         table.add_column("line", key="line")
         for column in columns:
-            table.add_column(column, key=f"c:{column}")
+            table.add_column(safe_text(column), key=f"c:{column}")
         if not columns:
             table.add_column("record", key="record")
         for record in parsed.records:
@@ -44,7 +48,7 @@ class JsonlTable(Vertical):
                 cells = [_cell(value)] + [""] * (len(columns) - 1)
             else:
                 cells = [_cell(value)]
-            table.add_row(str(record.line), *cells, key=str(record.line))
+            table.add_row(str(record.line), *map(safe_text, cells), key=str(record.line))
         notice = self.query_one("#jsonl-problems", Static)
         if parsed.problems:
             lines = ", ".join(str(p.line) for p in parsed.problems[:20])
