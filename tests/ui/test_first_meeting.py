@@ -74,3 +74,12 @@ async def test_a_jsonl_memory_document_shows_hostile_text_literally(tmp_path: Pa
         assert not any(c in text for c in "\x1b\x07\u202e\u202c")
         assert held and all("[bold red]HX" in s.text for s in held)  # no markup became a style
         assert "\x1b" not in shown(pilot.app)
+
+
+async def test_a_markdown_memory_document_shows_escapes_and_bidi_literally(tmp_path: Path, open_memory, shown) -> None:
+    """The rendered markdown turned `ESC[31m` into red text and passed a bidi override through."""
+    (tmp_path / "MEMORY.md").write_text(f"# Memory {HOSTILE}\n\n- note {HOSTILE}\n")
+    async with open_memory(tmp_path, select="MEMORY.md") as pilot:
+        text = shown(pilot.app)
+        assert "note [bold red]HX[/]" in text and "␛[31mred␛[0m �evil�" in text and "bell␇ ␛[2J" in text, text
+        assert not any(c in text for c in "\x1b\x07\u202e\u202c")

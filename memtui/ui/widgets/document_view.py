@@ -88,8 +88,9 @@ class DocumentView(Vertical):
         block = self.query_one("#memory-front-matter", Static)
         block.update(front_matter_content(front) if front is not None else "")
         block.set_class(front is not None, "-shown")
-        if markdown:
-            await self.query_one(MarkdownViewer).document.update(text if front is None else front.body)
+        if markdown:  # the agent's text: an ESC or a bidi override is shown, never acted on
+            body = text if front is None else front.body
+            await self.query_one(MarkdownViewer).document.update(sanitize(body, multiline=True))
 
     def clear(self) -> None:
         """Nothing shown (the document could not be read)."""
