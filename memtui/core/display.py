@@ -85,3 +85,14 @@ def percent(fraction: float) -> str:
     if abs(pct) < 0.0001:
         return "<0.0001%"
     return f"{pct:.{1 - math.floor(math.log10(abs(pct)))}f}%"
+
+
+def shown_lines(text: str) -> str:
+    """A document's text for display: CRLF read as a line end, every other control character
+    and bidi override made visible (an ESC in a file must not reach the terminal)."""
+    return sanitize(text.replace("\r\n", "\n"), multiline=True)
+
+
+def has_controls(text: str) -> bool:
+    """Whether `text` holds a control character or bidi override other than tab and line ends."""
+    return any(c not in "\t\n\r" for c in _UNSAFE.findall(text))

@@ -83,3 +83,22 @@ async def test_a_markdown_memory_document_shows_escapes_and_bidi_literally(tmp_p
         text = shown(pilot.app)
         assert "note [bold red]HX[/]" in text and "␛[31mred␛[0m �evil�" in text and "bell␇ ␛[2J" in text, text
         assert not any(c in text for c in "\x1b\x07\u202e\u202c")
+
+
+async def test_the_source_view_shows_escapes_and_editing_such_a_file_is_left_to_editor(
+        tmp_path: Path, open_memory, shown) -> None:
+    """The source view (v) passed ESC[2J to the terminal, which cleared the screen; the in-app
+    editor would too, so a file holding control characters is edited in $EDITOR only."""
+    original = f"# Memory\r\n- note {HOSTILE}\r\n".encode()
+    (tmp_path / "MEMORY.md").write_bytes(original)
+    async with open_memory(tmp_path, select="MEMORY.md") as pilot:
+        await pilot.press("v")
+        await pilot.pause()
+        text = shown(pilot.app)
+        assert "- note [bold red]HX[/] ␛[31mred␛[0m �evil� bell␇ ␛[2J" in text, text
+        assert not any(c in text for c in "\x1b\x07\u202e\u202c\r␍")
+        await pilot.press("e")
+        await pilot.pause()
+        assert not pilot.app.screen.editing
+        assert any("control characters" in str(n.message) for n in pilot.app._notifications)
+    assert (tmp_path / "MEMORY.md").read_bytes() == original

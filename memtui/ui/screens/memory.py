@@ -20,6 +20,7 @@ from textual.widgets import Input
 from textual.worker import Worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
+from memtui.core.display import has_controls
 from memtui.core.errors import MemtuiError, SaveConflict
 from memtui.core.memory.discover import MemoryDocument, discover_documents
 from memtui.core.memory.documents import JsonlDocument, OpenedDocument, parse_jsonl, read_document
@@ -251,6 +252,10 @@ class MemoryScreen(MemtuiScreen[None]):
             return
         if self.opened.readonly:
             self.notify(f"{self.current} is not valid UTF-8: it stays read-only.", severity="warning", markup=False)
+            return
+        if has_controls(self.opened.text or ""):  # the editor would pass them to the terminal
+            self.notify(f"{self.current} holds control characters (shown as ␛ …): edit it in $EDITOR (E).",
+                        severity="warning", markup=False)
             return
         editor = self.view.editor
         editor.language = "markdown" if self.current.endswith(".md") else None

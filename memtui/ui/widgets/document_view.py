@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.containers import Vertical
 from textual.widgets import ContentSwitcher, MarkdownViewer, Static, TextArea
 
+from memtui.core.display import shown_lines
 from memtui.core.memory.documents import JsonlDocument
 from memtui.core.memory.front_matter import FrontMatter, split_front_matter
 from memtui.core.memory.lint import Finding
@@ -81,7 +82,7 @@ class DocumentView(Vertical):
     async def show(self, text: str, markdown: bool, jsonl: JsonlDocument | None) -> None:
         """Load the document into the views that can show it. Markdown's YAML front matter
         (a skill's name and description) is shown as a small key/value block above the body."""
-        self.source.load_text(text)
+        self.source.load_text(shown_lines(text))
         if jsonl is not None:
             self.query_one(JsonlTable).show(jsonl)
         front = split_front_matter(text) if markdown else None
@@ -90,7 +91,7 @@ class DocumentView(Vertical):
         block.set_class(front is not None, "-shown")
         if markdown:  # the agent's text: an ESC or a bidi override is shown, never acted on
             body = text if front is None else front.body
-            await self.query_one(MarkdownViewer).document.update(sanitize(body, multiline=True))
+            await self.query_one(MarkdownViewer).document.update(shown_lines(body))
 
     def clear(self) -> None:
         """Nothing shown (the document could not be read)."""
