@@ -54,3 +54,16 @@ def open_store_if_any(path: str | Path) -> Iterator["AgentStore | None"]:
     with open_store(p) as store:
         yield store
 
+
+
+def agent_home_at(path: Path) -> str | None:
+    """"claude-code" / "codex" when PATH is that agent's home (and holds no memtui store)."""
+    from memtui.core.cleanup import detect_agent
+    from memtui.core.errors import MemtuiError
+
+    if not path.is_dir() or (path / ".agent" / "agent.db").is_file():
+        return None
+    try:
+        return detect_agent(path)
+    except MemtuiError:
+        return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._workspace import workspace_root
+from memtui.cli._workspace import agent_home_at, workspace_root
 
 
 def register(sub) -> None:
@@ -31,6 +31,9 @@ def run(args) -> int:
     if args.add is not None and not args.add.strip():
         raise MemtuiError("--add needs a title for the decision")
     root = workspace_root(args.path)
+    if args.add is not None and (agent := agent_home_at(root)) is not None:
+        raise MemtuiError(f"{root} is the {agent} home, not a project: add the decision in the project's folder"
+                          " (DECISIONS.md or .agent/init.d/04-decision-log.md there)")
     path = inside_workspace(root, args.file if args.file else default_decision_log(root))
     rel = path.relative_to(root).as_posix()
     if args.add is not None:

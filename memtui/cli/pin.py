@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit, open_store
+from memtui.cli._workspace import agent_home_at
 from memtui.core.errors import MemtuiError
 
 
@@ -20,19 +21,8 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _agent_home(path: Path) -> str | None:
-    from memtui.core.cleanup import detect_agent
-
-    if not path.is_dir() or (path / ".agent" / "agent.db").is_file():
-        return None
-    try:
-        return detect_agent(path)
-    except MemtuiError:
-        return None
-
-
 def run(args) -> int:
-    agent = _agent_home(Path(args.path).expanduser())
+    agent = agent_home_at(Path(args.path).expanduser())
     if agent is not None:
         return _pin_session(args, agent)
     try:

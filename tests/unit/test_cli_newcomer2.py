@@ -238,3 +238,12 @@ def test_sources_of_a_file_that_is_no_store_is_an_error_as_the_readme_says(tmp_p
     (broken / "agent.db").write_bytes(b"garbage" * 100)
     code, out, err = _run(capsys, "sources", str(tmp_path / "ws"), "--json")  # a folder: listed with its problem
     assert code == 0 and json.loads(out)["sources"][0]["problems"]
+
+
+@pytest.mark.parametrize("home_name", ["claude-2.1.38-spotter-small", "codex-0.66.0-agtrace"])
+def test_decisions_add_never_writes_into_an_agent_home(tmp_path, capsys, home_name):
+    home = real_home(home_name, tmp_path)
+    before = sorted(p.relative_to(home) for p in home.rglob("*"))
+    code, out, err = _run(capsys, "decisions", str(home), "--add", "Use zstd", "--why", "smaller")
+    assert code == 2 and err.count("\n") == 1 and "home" in err, err
+    assert sorted(p.relative_to(home) for p in home.rglob("*")) == before
