@@ -24,6 +24,7 @@ class Terminal:
 
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+        env = {**env, "COLUMNS": "120", "LINES": "36"}  # the size wins over a COLUMNS the tests inherited
         self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
                                      start_new_session=True)
         os.close(slave)
