@@ -32,7 +32,7 @@ def check_path(root: Path, path: str) -> PathCheck:
     inside it are followed: the file written is the one the agent edited through the link.
     """
     try:
-        parts = relative_parts(path)
+        parts = relative_parts(path, root)
     except PathEscape as exc:
         return PathCheck(None, str(exc), escapes=True)
     # Walk the components so the message can name the symlink that leads out.

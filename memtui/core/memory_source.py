@@ -213,9 +213,15 @@ class MemorySource(ABC):
         raise Unsupported(self, Capability.ROLLBACK)
         yield  # pragma: no cover (a generator, for the context manager)
 
-    def rollback_note(self) -> str:
-        """A line for a rollback plan saying where recorded paths are restored ("" for none)."""
+    def rollback_note(self, task_id: Id | None = None) -> str:
+        """A line for a rollback plan (of `task_id`) saying where recorded paths are restored
+        ("" for none)."""
         return ""
+
+    def restore_path(self, path: str, task_id: Id, root: Path) -> str:
+        """A recorded entry path of `task_id` as a rollback under `root` checks it. memtui's
+        paths are workspace-relative already: returned as recorded (an absolute one is refused)."""
+        return path
 
     def rollback_checkpoints(self, limit: int = 20) -> Sequence[CheckpointInfo]:
         """The rollback and undo checkpoints memtui recorded for this source, newest first."""

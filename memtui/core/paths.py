@@ -12,20 +12,21 @@ from pathlib import Path
 from memtui.core.errors import PathEscape
 
 
-def relative_parts(path: str) -> list[str]:
+def relative_parts(path: str, root: Path | None = None) -> list[str]:
     """The components of a recorded workspace-relative path ("." and empty ones dropped).
 
     PathEscape (a ValueError) says why a path is refused: not a string, empty, NUL byte,
-    absolute (POSIX or a Windows drive), or holding "..".
+    absolute (POSIX or a Windows drive), or holding ".." (naming `root` when given).
     """
     if not isinstance(path, str) or "\x00" in path:
         raise PathEscape(f"invalid path {path!r}")
     raw = path.replace("\\", "/")
+    where = "the workspace root" if root is None else f"the workspace root {root}"
     if raw.startswith("/") or (len(raw) > 1 and raw[1] == ":"):
-        raise PathEscape("absolute path: outside the workspace root")
+        raise PathEscape(f"absolute path: outside {where}")
     parts = [part for part in raw.split("/") if part not in ("", ".")]
     if ".." in parts:
-        raise PathEscape("'..' leads outside the workspace root")
+        raise PathEscape(f"'..' leads outside {where}")
     if not parts or not path.strip():
         raise PathEscape("empty path")
     return parts

@@ -193,13 +193,13 @@ def plan_rollback(store: MemorySource, *, entry: Id | None = None, checkpoint: I
     if scope == "entry":
         info = _lookup(store, "entry", scope_id)
         cp = _lookup(store, "checkpoint", info.checkpoint_id)
-        entries, task_id, tasks, cps = [info], cp.task_id, (cp.task_id,), (cp.id,)
+        entries, task_id, tasks, cps = [(cp.task_id, info)], cp.task_id, (cp.task_id,), (cp.id,)
     elif scope in ("checkpoint", "undo"):
         cp = _lookup(store, "checkpoint", scope_id)
         if scope == "undo" and cp.label not in ROLLBACK_LABELS:
             raise RollbackError(f"checkpoint {scope_id} was not recorded by a rollback; "
                                 f"roll it back as a checkpoint instead")
-        entries = list(store.checkpoint_entries(cp.id))
+        entries = [(cp.task_id, e) for e in store.checkpoint_entries(cp.id)]
         task_id, tasks, cps = cp.task_id, (cp.task_id,), (cp.id,)
         if not entries:
             notes.append(f"checkpoint {cp.id} has no entries")
@@ -212,7 +212,7 @@ def plan_rollback(store: MemorySource, *, entry: Id | None = None, checkpoint: I
         all_cps = [c for t in tasks for c in store.checkpoints(t) if c.label not in ROLLBACK_LABELS]
         all_cps = _recording_order(all_cps)
         cps = tuple(c.id for c in all_cps)
-        entries = [e for c in all_cps for e in store.checkpoint_entries(c.id)]
+        entries = [(c.task_id, e) for c in all_cps for e in store.checkpoint_entries(c.id)]
         for t in tasks:
             info = _task_or_none(store, t)
             if info is not None and info.collected:
@@ -220,17 +220,40 @@ def plan_rollback(store: MemorySource, *, entry: Id | None = None, checkpoint: I
         if len(tasks) > 1:
             notes.append(f"includes {len(tasks) - 1} sub-agent task(s) by handoff: "
                          + ", ".join(str(t) for t in tasks[1:]))
-    root_path = Path(root) if root is not None else Path(store.workspace)
-    if root_path == store.workspace:  # a transcript store says where its recorded paths are restored
-        notes[:0] = [n for n in (store.rollback_note(),) if n]
+    root_path = _root_of(store, root, task_id)
+    if root is None or root_path == store.workspace:  # a transcript store says where its paths are restored
+        notes[:0] = [n for n in (store.rollback_note(task_id),) if n]
+    # A home whose sessions worked in different folders records absolute paths: each is made
+    # relative to its task's session folder (or to the root) when it lies under it.
+    entries = [_restored(store, e, t, root_path) for t, e in entries]
     plan = plan_entries(store, entries, root=root_path, force=force, scope=scope, scope_id=scope_id,
                         task_id=task_id)
     return replace(plan, tasks=tuple(tasks), checkpoints=tuple(cps), notes=tuple(notes) + plan.notes)
 
 
+def _root_of(store: MemorySource, root: str | Path | None, task_id: Id) -> Path:
+    """The folder a rollback writes under: the one given, else the source's workspace, else
+    (a transcript home whose sessions worked in different folders) the task's session folder."""
+    if root is not None:
+        return Path(root)
+    if store.workspace is not None:
+        return Path(store.workspace)
+    folder = store.workspace_root(task_id)
+    if folder is None:
+        raise RollbackError(f"task {task_id} recorded no working directory: give the project folder with --root DIR")
+    if not folder.is_dir():
+        raise RollbackError(f"task {task_id}'s session worked in {folder}, which is not a folder on this machine;"
+                            " give a copy of that project with --root DIR")
+    return folder
+
+
+def _restored(store: MemorySource, entry: EntryInfo, task_id: Id, root: Path) -> EntryInfo:
+    path = store.restore_path(entry.path, task_id, root)
+    return entry if path == entry.path else replace(entry, path=path)
+
+
 ESCAPE_HINT = ("To restore the files inside the workspace, roll them back one at a time (r on a changed file;"
-               " memtui rollback --entry ID); to restore into another copy of the project, open the store with"
-               " --root DIR.")
+               " memtui rollback --entry ID).")
 
 
 def plan_entries(source: MemorySource, entries: Sequence[EntryInfo], *, root: str | Path, force: bool = False,

@@ -81,8 +81,8 @@ class WithArchived(MemorySource):
     def writer(self) -> ContextManager[Any]:
         return self.live.writer()
 
-    def rollback_note(self) -> str:
-        return self.live.rollback_note()
+    def rollback_note(self, task_id: Id | None = None) -> str:
+        return self.live.rollback_note(task_id)
 
     def rollback_checkpoints(self, limit: int = 20) -> Sequence[CheckpointInfo]:
         return self.live.rollback_checkpoints(limit)
@@ -191,6 +191,9 @@ class WithArchived(MemorySource):
 
     def workspace_root(self, task_id: Id) -> Path | None:
         return self._for(task_id).workspace_root(task_id)
+
+    def restore_path(self, path: str, task_id: Id, root: Path) -> str:
+        return self._for(task_id).restore_path(path, task_id, root)
 
     def token_usage(self, session_id: Id) -> dict | None:
         return self._for(session_id).token_usage(session_id)

@@ -4,7 +4,10 @@ adapters answer the same way from their index (tasks, messages, the recorded cwd
 Their edits name files by absolute paths under the working directory the sessions recorded
 (`cwd`). Opened from anywhere — the agent's home, a projects folder, one transcript — the
 store still restores into that recorded folder, and says so; `--root DIR` (memtui PATH
---root DIR) maps the recorded folder to another copy of the project instead.
+--root DIR) maps the recorded folder to another copy of the project instead. A home whose
+sessions worked in different folders keeps entry paths absolute: a rollback makes them
+relative to the task's own session folder (`restore_path`) and restores under that folder,
+or under `--root`.
 """
 
 from __future__ import annotations
@@ -30,7 +33,15 @@ class RecordedRoot:
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        return transcript_capabilities(self)  # type: ignore[arg-type]
+        found = transcript_capabilities(self)  # type: ignore[arg-type]
+        if self.workspace is None and any(Path(cwd).is_dir() for cwd in self._cwds()):
+            # Sessions worked in different folders: a task rolls back under its own session's.
+            return found | {Capability.ROLLBACK}
+        return found
+
+    def _cwds(self) -> set[str]:
+        self._load()  # type: ignore[attr-defined]
+        return {s.cwd for s in self._sessions.values() if s.cwd}  # type: ignore[attr-defined]
 
     def _turn(self, task_id: Id):
         return self._find("_turns", task_id, "turn")  # type: ignore[attr-defined]
@@ -47,8 +58,7 @@ class RecordedRoot:
     def recorded_workspace(self) -> Path | None:
         """The one working directory all sessions recorded (entry paths are relative to
         it), or None when they differ — then entry paths stay absolute."""
-        self._load()  # type: ignore[attr-defined]
-        cwds = {s.cwd for s in self._sessions.values() if s.cwd}  # type: ignore[attr-defined]
+        cwds = self._cwds()
         return Path(cwds.pop()) if len(cwds) == 1 else None
 
     def workspace_root(self, task_id: Id) -> Path | None:
@@ -56,6 +66,17 @@ class RecordedRoot:
         turn = self._turn(task_id)  # type: ignore[attr-defined]
         cwd = self._sessions[turn.session_id].cwd  # type: ignore[attr-defined]
         return Path(cwd) if cwd else None
+
+    def restore_path(self, path: str, task_id: Id, root: Path) -> str:
+        """An absolute recorded path (a home whose sessions worked in different folders keeps
+        them so) made relative to the task's session cwd, else to `root`, when it lies under
+        it; any other path as recorded (an absolute one is refused)."""
+        if not os.path.isabs(path):
+            return path
+        for base in (self.workspace_root(task_id), Path(root), Path(root).resolve()):
+            if base is not None and path.startswith(str(base).rstrip("/") + "/"):
+                return os.path.relpath(path, base)
+        return path
 
     def resume_command(self, session_id: Id) -> ResumeCommand:
         """The agent's resume command (`resume_argv` + the session id) in the directory the
@@ -89,13 +110,18 @@ class RecordedRoot:
     def workspace(self, value: Path | str | None) -> None:
         self._root = Path(value).expanduser() if value is not None else None
 
-    def rollback_note(self) -> str:
-        """One line for the rollback dialog: which folder recorded paths are restored under."""
-        recorded = self.recorded_workspace
-        if self._root is not None and recorded is not None and self._root != recorded:
-            return f"Paths recorded under {recorded} are restored under {self._root} (--root)."
+    def rollback_note(self, task_id: Id | None = None) -> str:
+        """One line for the rollback dialog: which folder recorded paths are restored under
+        (the sessions' one working directory, else the task's session's)."""
+        recorded, whose = self.recorded_workspace, "the working directory the sessions recorded"
+        if recorded is None and task_id is not None:
+            recorded, whose = self.workspace_root(task_id), "the working directory of this task's session"
+        if self._root is not None:
+            if recorded is not None and self._root != recorded:
+                return f"Paths recorded under {recorded} are restored under {self._root} (--root)."
+            return f"Paths are restored under {self._root} (--root)."
         if recorded is not None:
-            return (f"Paths are restored under {recorded}, the working directory the sessions recorded; "
+            return (f"Paths are restored under {recorded}, {whose}; "
                     "to restore into another copy of the project, open it with --root DIR.")
         return ""
 
@@ -103,6 +129,9 @@ class RecordedRoot:
         if capability in (Capability.ROLLBACK, Capability.EDIT_MEMORY) and capability not in getattr(self, "withheld", ()):
             recorded = self.recorded_workspace
             what = "roll back its files" if capability is Capability.ROLLBACK else "edit its memory documents"
+            if recorded is None and capability is Capability.ROLLBACK:
+                return ("its sessions worked in folders that are not on this machine; open the project folder,"
+                        " or this store with --root DIR (memtui PATH --root DIR) to restore into a copy of it")
             if recorded is None:
                 return f"its sessions worked in different folders; open the project folder (memtui PROJECT) to {what}"
             if capability is Capability.EDIT_MEMORY:

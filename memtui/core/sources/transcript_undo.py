@@ -202,12 +202,23 @@ class UndoRecorder:
     kind: str
     undo_kept_in = "state"  # the undo is not in the agent's store: there is no task to pin
 
-    def undo_log(self) -> UndoLog | None:
+    def undo_log(self, task_id: Id | None = None) -> UndoLog | None:
+        """The log of the folder rollbacks write under: the workspace, else (sessions worked in
+        different folders) the folder of `task_id`'s session."""
         root = getattr(self, "workspace", None)
+        if root is None and task_id is not None:
+            root = self.workspace_root(task_id)  # type: ignore[attr-defined]
         return UndoLog(self.kind, root) if root is not None else None
 
+    def undo_logs(self) -> list[UndoLog]:
+        """Every log this store's rollbacks may be in: the workspace's, else one per session folder."""
+        root = getattr(self, "workspace", None)
+        if root is not None:
+            return [UndoLog(self.kind, root)]
+        return [UndoLog(self.kind, Path(cwd)) for cwd in sorted(self._cwds())]  # type: ignore[attr-defined]
+
     def record_checkpoint(self, task_id: Id, step_id: Id | None, changes: dict, *, label: str = "rollback") -> Id:
-        log = self.undo_log()
+        log = self.undo_log(task_id)
         if log is None:
             raise UnknownId("no workspace to record a rollback of")
         return log.record(task_id, changes, label)
@@ -222,8 +233,8 @@ class UndoRecorder:
 
     def rollback_checkpoints(self, limit: int = 20) -> list[CheckpointInfo]:
         """The rollback and undo checkpoints recorded for this workspace, newest first."""
-        log = self.undo_log()
-        return log.newest(limit) if log is not None and log.folder.is_dir() else []
+        found = [cp for log in self.undo_logs() if log.folder.is_dir() for cp in log.newest(limit)]
+        return sorted(found, key=lambda cp: str(cp.created_at), reverse=True)[:limit]
 
     def transaction(self):
         return nullcontext()
@@ -238,14 +249,16 @@ class UndoRecorder:
         return str(checkpoint_id).startswith(PREFIX)
 
     def undo_checkpoints(self, task_id: Id) -> list[CheckpointInfo]:
-        log = self.undo_log()
+        log = self.undo_log(task_id)
         return log.checkpoints(task_id) if log is not None and log.folder.is_dir() else []
 
     def _log(self, key: Id) -> UndoLog:
-        log = self.undo_log()
-        if log is None:
+        """The log holding the rollback checkpoint `key` (or one of its entries)."""
+        logs = self.undo_logs()
+        if not logs:
             raise UnknownId(f"no rollback checkpoint {key!r}: no workspace")
-        return log
+        name = str(key).split(":")[0]
+        return next((log for log in logs if (log.folder / f"{name}.json").is_file()), logs[0])
 
     def undo_checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
         return self._log(checkpoint_id).checkpoint(checkpoint_id)

@@ -260,7 +260,7 @@ def _plan_worker(app: Any, title: str, scope: dict[str, Id]) -> None:
 
     def plan() -> None:
         with app.reading() as source:
-            result = plan_rollback(source, root=app.workspace, **scope)
+            result = plan_rollback(source, **scope)  # under the source's workspace, or the task's folder
         app.call_from_thread(_confirm, app, result, title)
 
     app.run_worker(plan, thread=True, exclusive=True, group="rollback", exit_on_error=False,
