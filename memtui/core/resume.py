@@ -54,12 +54,12 @@ def plan_resume(source: MemorySource, session_id: Id, *, path: str | None = None
     command = source.resume_command(session_id)
     binary = command.argv[0]
     executable = shutil.which(binary, path=path)
-    problem = ""
+    problems = []  # both, when both: the command shown to copy would fail on either
     if executable is None:
-        problem = f"{binary} is not on PATH: install it, or run the command yourself"
-    elif command.cwd is not None and not command.cwd.is_dir():
-        problem = f"the session's directory {command.cwd} is not on this machine"
-    return ResumePlan(command.argv, command.cwd, executable, problem)
+        problems.append(f"{binary} is not on PATH: install it, or run the command yourself")
+    if command.cwd is not None and not command.cwd.is_dir():
+        problems.append(f"the session's directory {command.cwd} is not on this machine")
+    return ResumePlan(command.argv, command.cwd, executable, "; ".join(problems))
 
 
 def run_resume(plan: ResumePlan, *, env: dict[str, str] | None = None) -> int:

@@ -247,3 +247,20 @@ def test_decisions_add_never_writes_into_an_agent_home(tmp_path, capsys, home_na
     code, out, err = _run(capsys, "decisions", str(home), "--add", "Use zstd", "--why", "smaller")
     assert code == 2 and err.count("\n") == 1 and "home" in err, err
     assert sorted(p.relative_to(home) for p in home.rglob("*")) == before
+
+
+def test_resume_names_both_what_is_missing_the_binary_and_the_folder(tmp_path):
+    """A published transcript from another machine: no `claude` here, and its recorded folder
+    (/home/marco/projects/spotter) does not exist either — the copied command would fail twice."""
+    from memtui.core.resume import plan_resume
+    from memtui.core.sources import discover
+
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    (tmp_path / "empty").mkdir()
+    [entry] = [s for s in discover(home) if s.kind == "claude-code"]
+    try:
+        plan = plan_resume(entry.open(), "55604662-cf2a-4331-851a-ec234028f8ca", path=str(tmp_path / "empty"))
+    finally:
+        entry.close()
+    assert "claude is not on PATH" in plan.problem
+    assert "/home/marco/projects/spotter is not on this machine" in plan.problem
