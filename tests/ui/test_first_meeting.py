@@ -102,3 +102,19 @@ async def test_the_source_view_shows_escapes_and_editing_such_a_file_is_left_to_
         assert not pilot.app.screen.editing
         assert any("control characters" in str(n.message) for n in pilot.app._notifications)
     assert (tmp_path / "MEMORY.md").read_bytes() == original
+
+
+async def test_memory_items_are_counted_in_english(tmp_path: Path, open_app) -> None:
+    import shutil
+
+    from memtui.ui.screens.memory_items import MemoryItemsScreen
+
+    store = tmp_path / "jsonl"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "jsonl_store", store)
+    async with open_app(store, size=(120, 30)) as pilot:
+        await pilot.press("i")
+        from memtui.ui.screenshots import settle
+
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, MemoryItemsScreen)
+        assert str(pilot.app.screen.query_one("#items-pane").border_subtitle) == "3 history entries"

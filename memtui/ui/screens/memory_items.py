@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
+from memtui.core.display import counted
 from memtui.core.memory_source import Capability
 from memtui.core.model import MemoryItem
 from memtui.ui.commands import bindings
@@ -35,6 +36,10 @@ from memtui.resources import screen_css
 KIND_TITLES: dict[str, str] = {"fact": "Key facts", "snippet": "Key snippets", "note": "Research notes",
                                "history": "History"}
 """Section titles, in the order the sections are shown."""
+COUNTED: dict[str, tuple[str, str]] = {"fact": ("key fact", "key facts"), "snippet": ("key snippet", "key snippets"),
+                                       "note": ("research note", "research notes"),
+                                       "history": ("history entry", "history entries")}
+"""How the pane's subtitle counts each kind: "1 key fact", "3 history entries"."""
 
 CURATABLE = frozenset({"fact", "snippet", "note"})
 HIGHLIGHT_LIMIT = 20_000
@@ -140,7 +145,7 @@ class MemoryItemsScreen(MemtuiScreen[None]):
             group = [i for i in event.items if i.kind == kind]
             if not group:
                 continue
-            counts.append(f"{len(group)} {title.lower()}")
+            counts.append(counted(len(group), *COUNTED[kind]))
             if rows:
                 rows.append(None)
             rows.append(Option(Content.styled(f"{title} ({len(group)})", "bold underline"), disabled=True))
