@@ -244,6 +244,10 @@ def _root_of(store: MemorySource, root: str | Path | None, task_id: Id) -> Path:
     if not folder.is_dir():
         raise RollbackError(f"task {task_id}'s session worked in {folder}, which is not a folder on this machine;"
                             " give a copy of that project with --root DIR")
+    if folder.resolve() in (Path(folder.anchor), Path.home().resolve()):
+        # Every file of the machine (or of the user) would be inside: not a project to restore under.
+        raise RollbackError(f"task {task_id}'s session worked in {folder}, which is no project folder;"
+                            " give the project folder with --root DIR")
     return folder
 
 

@@ -6,6 +6,7 @@ the root used, never suggesting the --root just given."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -128,3 +129,23 @@ def test_a_codex_task_rolls_back_under_its_session_folder(tmp_path, capsys):
         assert "would-restore  myapp/hoge.py" in out.replace("   ", "  ") and "outside" not in out
     assert main(["rollback", str(home), "--task", CODEX_HOGE_TASK, "--yes"]) == 0
     assert not (project / "myapp" / "hoge.py").exists()
+
+
+@pytest.mark.parametrize("where", ["home", "filesystem root"])
+def test_a_session_begun_in_the_home_or_root_folder_needs_root(tmp_path, capsys, monkeypatch, where):
+    """A session started in ~ (or /) would make every file of the user a rollback target:
+    without --root the rollback is refused; the folder given with --root is the user's choice."""
+    user = tmp_path / "user"
+    (user / "myapp").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(user))
+    home = claude_home(tmp_path)
+    cwd_to(home, AGTRACE, user if where == "home" else Path("/"))
+    project = tmp_path / "spotter"
+    project.mkdir()
+    moved(home, SPOTTER, project)
+    assert main(["rollback", str(home), "--task", HOGE_TASK, "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "no project folder" in err and "--root DIR" in err
+    if where == "home":
+        assert main(["rollback", str(home), "--task", HOGE_TASK, "--dry-run", "--root", str(user)]) in (0, 1)
+        assert "no project folder" not in capsys.readouterr().err
