@@ -142,8 +142,7 @@ class MemtuiApp(App[int]):
             source.withhold(WRITING, "memtui was started with --read-only")
         self.source = source
         self.store = source if is_store(source) else None
-        self.workspace = source.workspace or (
-            self.path if self.path.is_dir() else self.path.parent)
+        self.workspace = source.workspace or (self.path if self.path.is_dir() else self.path.parent)
         for screen in self.screen_stack:
             screen.refresh_bindings()  # the footer offers what this source can do
         if self.store is not None and self.store.needs_upgrade:
@@ -362,10 +361,11 @@ class MemtuiApp(App[int]):
         self.reload_source(announce=True)
 
     def action_quit(self, return_code: int = 0) -> None:  # type: ignore[override]
-        """Close the store and leave (return code 129: the terminal went away)."""
-        self.follower.close()
-        self._close_source()
-        self.exit(0, return_code=return_code)
+        """Close the store and leave (129: the terminal went away); once leaving, a second call changes nothing."""
+        if self.return_code is None:  # not leaving yet (the terminal may close just after q)
+            self.follower.close()
+            self._close_source()
+            self.exit(0, return_code=return_code)
 
     def _close_source(self) -> None:
         if self.source is not None:

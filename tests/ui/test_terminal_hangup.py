@@ -39,3 +39,16 @@ def test_without_a_terminal_to_read_keys_from_the_app_is_refused_in_one_line(dem
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "standard input is not one" in done.stderr, done.stderr
     assert not (tmp_path / "demo").exists()  # nothing built either
+
+
+async def test_a_hangup_while_leaving_keeps_the_quit_code(demo_path, open_app):
+    """q, then the terminal closes before the app is gone (a window closed right after q): the
+    hangup's quit comes second and must not turn the user's quit into 129 (seen on a pty with
+    the terminal closed 1 ms after q)."""
+    from memtui.ui.terminal_driver import HANGUP
+
+    async with open_app(demo_path) as pilot:
+        app = pilot.app
+        app.action_quit()  # q
+        app.action_quit(return_code=HANGUP)  # the hangup watcher's call, a moment later
+    assert app.return_code == 0
