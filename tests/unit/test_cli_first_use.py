@@ -19,7 +19,7 @@ from real_support import real_home
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    return build_demo(tmp_path_factory.mktemp("nc2") / "demo", seed=1)
+    return build_demo(tmp_path_factory.mktemp("first_use") / "demo", seed=1)
 
 
 def _run(capsys, *argv):
