@@ -264,3 +264,11 @@ def test_resume_names_both_what_is_missing_the_binary_and_the_folder(tmp_path):
         entry.close()
     assert "claude is not on PATH" in plan.problem
     assert "/home/marco/projects/spotter is not on this machine" in plan.problem
+
+
+def test_a_diff_of_an_absolute_path_names_it_as_git_does():
+    from memtui.core.diff.rows import unified_diff
+
+    diff = unified_diff(b"a\n", b"b\n", "/home/USER/project/README.md")
+    assert diff.startswith("--- a/home/USER/project/README.md\n+++ b/home/USER/project/README.md\n"), diff
+    assert unified_diff(b"a\n", b"b\n", "src/x.py").startswith("--- a/src/x.py\n+++ b/src/x.py\n")

@@ -252,8 +252,8 @@ def _mostly_crlf(text: str) -> bool:
 def unified_diff(before: bytes | None, after: bytes | None, path: str) -> str:
     """The unified diff of one file change, with a/ b/ names (/dev/null for an absent side);
     binary or undecodable content is one line saying so."""
-    old_name = "/dev/null" if before is None else f"a/{path}"
-    new_name = "/dev/null" if after is None else f"b/{path}"
+    old_name = "/dev/null" if before is None else f"a/{path.lstrip('/')}"  # /abs/p: a/abs/p, as git writes it
+    new_name = "/dev/null" if after is None else f"b/{path.lstrip('/')}"
     old_text = "" if before is None else decode_text(before)
     new_text = "" if after is None else decode_text(after)
     if old_text is None or new_text is None:
