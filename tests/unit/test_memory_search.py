@@ -446,3 +446,25 @@ def test_an_index_another_process_is_updating_is_left_to_it(tmp_path, monkeypatc
         assert index.conn.execute("SELECT value FROM meta WHERE key = 'other'").fetchone() == ("refresh",)
         index.refresh()
         assert sorted(h.text for h in index.search("pytest")) == sorted(["- pytest -x first", *(h.text for h in found)])
+
+
+def test_an_open_search_keeps_no_lock_on_the_index(tmp_path):
+    """A search screen left open after a search holds no lock on the index: another process
+    refreshes it at once (it used to wait out the busy timeout, then give up)."""
+    root = make_workspace(tmp_path / "ws")
+    with SearchIndex(root) as shown:
+        shown.refresh()
+        assert shown.search("flaky")  # the screen's search: nothing stays open after it
+        assert not shown.conn.in_transaction
+        with open(root / "MEMORY.md", "a") as memory:
+            memory.write("- the marmot line\n")
+        child = textwrap.dedent(f"""
+            import time
+            from memtui.core.memory.search import SearchIndex
+            started = time.perf_counter()
+            with SearchIndex({str(root)!r}) as index:
+                index.refresh()
+                print(len(index.search("marmot")), time.perf_counter() - started < 4)
+        """)
+        assert subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True).stdout == "1 True\n"
+        assert shown.search("marmot")

@@ -124,6 +124,7 @@ class SearchIndex:
         self._edges: dict[str, tuple[int, int]] = {}  # (lowest, highest) rowid of each kind, as read or written
         try:
             with self.conn:
+                self.conn.execute("BEGIN")
                 self._refresh_files(cancelled)
                 if self.store is not None and not cancelled():
                     self._refresh_store(cancelled)
@@ -341,7 +342,9 @@ class SearchIndex:
     def _open(self, path: str) -> sqlite3.Connection:
         if path not in UNSAVED:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, check_same_thread=False)
+        # Autocommit: a search writes only its scratch words (temp), and a transaction left open
+        # by it would keep other processes from refreshing the index. refresh() opens its own.
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, check_same_thread=False, isolation_level=None)
         try:
             conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # only a new file takes it
             conn.execute("PRAGMA synchronous = NORMAL")
