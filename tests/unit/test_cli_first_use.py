@@ -272,3 +272,15 @@ def test_a_diff_of_an_absolute_path_names_it_as_git_does():
     diff = unified_diff(b"a\n", b"b\n", "/home/USER/project/README.md")
     assert diff.startswith("--- a/home/USER/project/README.md\n+++ b/home/USER/project/README.md\n"), diff
     assert unified_diff(b"a\n", b"b\n", "src/x.py").startswith("--- a/src/x.py\n+++ b/src/x.py\n")
+
+
+def test_a_query_of_punctuation_beginning_with_a_dash_says_how_to_give_it(demo, capsys):
+    """'->' is read by argparse as an unknown option; the one-line error says to put it after --,
+    and after -- it is searched (the demo's steps hold Python arrows)."""
+    with pytest.raises(SystemExit) as refused:
+        main(["search", str(demo), "->"])
+    err = capsys.readouterr().err
+    assert refused.value.code == 2 and "'->' was read as an option" in err and "after --" in err
+    code, out, err = _run(capsys, "search", str(demo), "--json", "--", "->")
+    hits = json.loads(out)
+    assert code == 0 and hits and all("->" in json.dumps(h, ensure_ascii=False) for h in hits), err
