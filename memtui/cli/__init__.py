@@ -52,13 +52,17 @@ class _OneLineErrors(argparse.ArgumentParser):
     """Usage errors as one line on stderr and exit 2, like every other error of the CLI
     (argparse would print the whole usage first)."""
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._given: list[str] = []
+
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         self._given = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
         # A value such as the query '->' is read as an unknown option: say how to give it.
-        dashed = next((a for a in getattr(self, "_given", ()) if a[:1] == "-" and a[1:2] and not a[1].isalnum()
+        dashed = next((a for a in self._given if a[:1] == "-" and a[1:2] and not a[1].isalnum()
                        and a[1] != "-" and a not in self._option_string_actions), None)
         if dashed is not None and "--" not in self._given:
             message += f"; {dashed!r} was read as an option: give values that begin with '-' after --"
