@@ -58,7 +58,7 @@ async def test_the_cleanup_preview_tells_the_worktrees_apart(spotter: Path, tmp_
         assert title.startswith("Clean up …") and title.rstrip().endswith(
             "/claude — nothing changes until you archive (a) or delete (x)")
         tree = "\n".join(_pane_lines(app, "#cleanup-tree"))
-        assert "spotter-worktrees/spotter-gqc" in tree and "spotter-worktrees/spotter-4te" in tree
+        assert "worktrees/spotter-gqc  " in tree and "worktrees/spotter-4te  " in tree  # then the figures
 
 
 async def test_the_header_keeps_the_end_of_a_long_workspace_path(demo_master: Path, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ colours through component classes (tcss/cleanup.tcss).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -19,7 +20,8 @@ from textual.widgets.tree import TreeNode
 
 from memtui.core.cleanup import Decision, Manifest, OrphanRecord, ProjectPreview, SessionRecord
 from memtui.core.display import human_bytes
-from memtui.ui.text import kept_end, safe_text
+from memtui.ui.text import safe_text
+from memtui.ui.widgets.fitted_row import fit_row, label_room
 from memtui.ui.widgets.kept_view import KeptView
 
 BAR_WIDTH = 12
@@ -89,6 +91,12 @@ class CleanupTree(Tree[Row]):
     | `cleanup-tree--note` | Counts and bytes beside a project or session. |
     """
 
+    DEFAULT_CSS = """
+    CleanupTree { scrollbar-gutter: stable; }
+    """
+    """The scrollbar's column is kept: lines are fitted to a width that a scrollbar appearing
+    (a group opened) does not narrow after they were drawn."""
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("cleanup", id=id, classes=classes)
         self.show_root = False
@@ -139,25 +147,36 @@ class CleanupTree(Tree[Row]):
         note = cls("cleanup-tree--note", partial=True)
         title = node.label.copy()
         title.stylize(style)
-        if isinstance(row, (ProjectPreview, ArchivedGroup)):
-            icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
-            if isinstance(row, ProjectPreview) and row.project:  # a folder: its end names the project
-                title = kept_end(title, 40)
-            title.truncate(40, overflow="ellipsis")
-            if isinstance(row, ArchivedGroup):
-                size = sum(m.bytes for m in row.manifests)
-                return Text.assemble((icon, base_style), title, (f"  {len(row.manifests)} sessions · {human_bytes(size)}"
-                                                                 " before archiving", note))
-            count = len(row.sessions) + len(row.orphans)
-            return Text.assemble(
-                (icon, base_style), title, ("  ", base_style),
-                (size_bar(row.going_bytes, row.bytes), cls("cleanup-tree--bar", partial=True)),
-                (f"  {human_bytes(row.going_bytes)} of {human_bytes(row.bytes)} going · {row.going} of {count}", note))
-        title.truncate(44, overflow="ellipsis")
+        room = label_room(self, node)
+        if isinstance(row, ArchivedGroup):
+            icon = Text(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style)
+            size = human_bytes(sum(m.bytes for m in row.manifests))
+            counted = f"  {len(row.manifests)} sessions"
+            forms = [f"{counted} · {size} before archiving", f"{counted} · {size}", counted]
+            return fit_row(room, icon, title, [Text(form, note) for form in forms], most=40)
+        if isinstance(row, ProjectPreview):
+            icon = Text(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style)
+            # a folder: its end names the project
+            return fit_row(room, icon, title, project_forms(row, cls, base_style), least=16, most=40,
+                           end_kept=bool(row.project))
         if isinstance(row, Manifest):
-            return Text.assemble(("archived ", cls("cleanup-tree--archived", partial=True)), title,
-                                 (f"  {human_bytes(row.bytes)} → {human_bytes(row.archive_bytes)}", note))
+            head = Text("archived ", cls("cleanup-tree--archived", partial=True))
+            forms = [f"  {human_bytes(row.bytes)} → {human_bytes(row.archive_bytes)}", f"  {human_bytes(row.archive_bytes)}"]
+            return fit_row(room, head, title, [Text(form, note) for form in forms], least=8, most=44)
         decision = row.decision
         size = row.session.bytes if isinstance(row, SessionRow) else row.orphan.bytes
         mark = cls("cleanup-tree--keep" if decision.action == "keep" else "cleanup-tree--going", partial=True)
-        return Text.assemble((f"{decision.action:<8}", mark), title, (f"  {human_bytes(size)}", note))
+        return fit_row(room, Text(f"{decision.action:<8}", mark), title, [Text(f"  {human_bytes(size)}", note)],
+                       least=8, most=44)
+
+
+def project_forms(row: ProjectPreview, cls: Callable[..., Style], gap: Style) -> list[Text]:
+    """What stands beside a project's folder, longest first: the size bar shrinks, then goes;
+    then the count of sessions going; the bytes going of the project's stay whole."""
+    note, bar = cls("cleanup-tree--note", partial=True), cls("cleanup-tree--bar", partial=True)
+    count = len(row.sessions) + len(row.orphans)
+    going = f"  {human_bytes(row.going_bytes)} of {human_bytes(row.bytes)} going"
+    figures = [f"{going} · {row.going} of {count}", going]
+    bars = [Text.assemble(("  ", gap), (size_bar(row.going_bytes, row.bytes, width), bar), (figures[0], note))
+            for width in (BAR_WIDTH, BAR_WIDTH // 2)]
+    return [*bars, *(Text(text, note) for text in figures)]

@@ -10,6 +10,7 @@ when it is expanded, so a store with 100,000 tasks opens quickly.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.style import Style
@@ -19,6 +20,7 @@ from textual.widgets.tree import TreeNode
 
 from memtui.core.gc import GcSessionRow, GcTaskRow
 from memtui.ui.text import human_bytes, safe_text
+from memtui.ui.widgets.fitted_row import fit_row, label_room
 from memtui.ui.widgets.kept_view import KeptView
 
 Row = GcSessionRow | GcTaskRow
@@ -48,6 +50,12 @@ class GcTree(Tree[Row]):
     | `gc-tree--bytes` | The byte count of a task or session. |
     | `gc-tree--session-note` | The live/reclaimable summary beside a session. |
     """
+
+    DEFAULT_CSS = """
+    GcTree { scrollbar-gutter: stable; }
+    """
+    """The scrollbar's column is kept: lines are fitted to a width that a scrollbar appearing
+    (a group opened) does not narrow after they were drawn."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("GC", id=id, classes=classes)
@@ -98,28 +106,30 @@ class GcTree(Tree[Row]):
         if row is None:
             return super().render_label(node, base_style, style)
         cls = self.get_component_rich_style
+        title = node.label.copy()
+        title.stylize(style)
+        room = label_room(self, node)
         if isinstance(row, GcSessionRow):
             icon = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE) if node.allow_expand else "  "
-            live = row.count("root") + row.count("live")
-            note = f"  {row.status} · {live} live · {row.count('reclaimable')} reclaimable"
-            size = f" · {human_bytes(row.reclaimable_bytes)}" if row.reclaimable_bytes else ""
-            title = self._title(node, style, len(icon) + len(note) + len(size))
-            parts: list = [(icon, base_style), title, (note, cls("gc-tree--session-note", partial=True))]
-            if size:
-                parts.append((size, cls("gc-tree--bytes", partial=True)))
-            return Text.assemble(*parts)
-        size = f"  {human_bytes(row.bytes)}" if row.bytes else ""
-        title = self._title(node, style, len(f"#{row.task}   {row.label}{size}") + self.guide_depth)
-        mark_style = cls(f"gc-tree--{row.state}", partial=True)
-        parts = [(f"#{row.task} ", base_style), title, ("  ", base_style), (row.label, mark_style)]
-        if size:
-            parts.append((size, cls("gc-tree--bytes", partial=True)))
-        return Text.assemble(*parts)
+            return fit_row(room, Text(icon, base_style), title, session_forms(row, cls))
+        return fit_row(room, Text(f"#{row.task} ", base_style), title, task_forms(row, cls, base_style), least=8)
 
-    def _title(self, node: TreeNode[Row], style: Style, beside: int) -> Text:
-        """The node's title, cut with … so that what stands beside it (the mark, the counts,
-        the bytes) stays in view: the width decides, down to 12 characters."""
-        title = node.label.copy()
-        title.truncate(max(12, self.scrollable_content_region.width - beside - 5), overflow="ellipsis")
-        title.stylize(style)
-        return title
+
+def session_forms(row: GcSessionRow, cls: Callable[..., Style]) -> list[Text]:
+    """What stands beside a session's title, longest first: its status goes first, then the
+    counts; the bytes that would go stay to the last."""
+    note, size = cls("gc-tree--session-note", partial=True), cls("gc-tree--bytes", partial=True)
+    live, gone = row.count("root") + row.count("live"), row.count("reclaimable")
+    figure = [(f" · {human_bytes(row.reclaimable_bytes)}", size)] if row.reclaimable_bytes else []
+    notes = [f"  {row.status} · {live} live · {gone} reclaimable", f"  {live} live · {gone} reclaimable",
+             f"  {gone} reclaimable" if gone else f"  {live} live"]
+    return [Text.assemble((text, note), *figure) for text in notes]
+
+
+def task_forms(row: GcTaskRow, cls: Callable[..., Style], gap: Style) -> list[Text]:
+    """What stands beside a task's title, longest first: the mark loses its detail ("live via
+    #8 (handoff)" → "live via #8" → "live"); the byte figure stays whole."""
+    mark = cls(f"gc-tree--{row.state}", partial=True)
+    size = [("  ", gap), (human_bytes(row.bytes), cls("gc-tree--bytes", partial=True))] if row.bytes else []
+    labels = dict.fromkeys((row.label, row.label.split(" (")[0], row.state))
+    return [Text.assemble(("  ", gap), (label, mark), *size) for label in labels]
