@@ -34,16 +34,28 @@ def safe_text(value: object, style: str | Style = "", multiline: bool = False) -
 class EndKept:
     """One line whose end tells it apart (a path: `…/projects/-home-ann-work-api`): when it
     is wider than the room it is drawn in, it loses its START behind `…`, not its end.
-    Rich only cuts at the end, and a table cell learns its width only when drawn."""
+    Rich only cuts at the end, and a table cell learns its width only when drawn.
+    `middle=True` keeps both ends instead (`checkpo…after_blob`: a name whose start says what
+    it belongs to and whose end tells it from its siblings)."""
 
-    def __init__(self, text: Text) -> None:
+    def __init__(self, text: Text, *, middle: bool = False) -> None:
         self.text = text
+        self.middle = middle
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(1, self.text.cell_len)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield kept_end(self.text, options.max_width)
+        width = options.max_width
+        if not self.middle or self.text.cell_len <= width or width < 5:
+            yield kept_end(self.text, width)
+            return
+        head = self.text.copy()
+        head.truncate((width - 1) * 2 // 5, overflow="crop")  # the start, in cells
+        head.rstrip()  # a wide character cut in two leaves a space
+        line = head + kept_end(self.text, width - head.cell_len)
+        line.no_wrap, line.overflow, line.end = True, "crop", ""
+        yield line
 
 
 def kept_end(text: Text, width: int) -> Text:

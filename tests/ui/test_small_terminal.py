@@ -54,3 +54,26 @@ async def test_the_sessions_count_reads_like_the_other_figures(tmp_path: Path, o
     async with open_app(tmp_path, size=(120, 30)) as pilot:
         subtitle = str(pilot.app.screen.query_one("#sessions-pane", Pane).border_subtitle)
         assert subtitle == "1,001 + 1 orphan", subtitle
+
+
+async def test_statistics_at_80x24_tell_every_table_apart(demo_path: Path, open_app, shown) -> None:
+    """The tables pane is narrow there: a name loses its middle, never its end, and the share
+    gives way before the name does ('checkpo…' stood for four different tables and indexes)."""
+    import sqlite3
+
+    from memtui.ui.screenshots import settle
+
+    with sqlite3.connect(f"file:{demo_path / '.agent' / 'agent.db'}?mode=ro", uri=True) as conn:
+        names = [n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')"
+                                            " AND name NOT LIKE 'sqlite_autoindex%'")] + ["sqlite_schema"]
+    async with open_app(demo_path, size=SMALL) as pilot:
+        await pilot.press("s")
+        await settle(pilot)
+        rows = [line.split("││", 1)[1] for line in shown(pilot.app).splitlines() if "││" in line]
+        cells = [row.strip(" │▁▂▃▄▅▆▇█▍").split("  ")[0].strip() for row in rows[1:]]
+        shown_names = [c for c in cells if c]
+        assert len(set(shown_names)) == len(shown_names), shown_names  # no two rows read the same
+        for cell in shown_names:
+            head, _, tail = cell.partition("…")
+            matches = [n for n in names if n.startswith(head) and n.endswith(tail)]
+            assert matches, f"{cell!r} is no table or index of the store"

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from memtui.core.stats import DbStats
 from memtui.core.display import percent
-from memtui.ui.text import human_bytes, safe_text
+from memtui.ui.text import EndKept, human_bytes, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
 
@@ -36,7 +36,8 @@ def space_rows(stats: DbStats) -> list[SpaceRow]:
 
 class StatsTable(RecordTable[SpaceRow]):
     """Name, rows, bytes, share, kind and (for an index) its table. The figures have fixed
-    widths; on a narrow terminal the index's table is left out first (index names carry it)."""
+    widths; on a narrow terminal the index's table is left out first (index names carry it), then
+    the kind and the share (the bytes stay): the name keeps room to tell tables apart."""
 
     COLUMNS = (
         ("name", "name", None),
@@ -48,7 +49,7 @@ class StatsTable(RecordTable[SpaceRow]):
     )
     FLEX = {"name": 2.0, "table": 1.0}
     RIGHT = frozenset({"rows", "bytes", "share"})
-    SHED = ("table",)
+    SHED = ("table", "kind", "share")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -86,7 +87,7 @@ class StatsTable(RecordTable[SpaceRow]):
     def row_cells(self, record: SpaceRow) -> Iterable[Any]:
         share = percent(record.bytes / self.total) if record.bytes is not None else "—"
         return (
-            safe_text(record.name),
+            EndKept(safe_text(record.name), middle=True),  # both a name's table and its kind stay
             self.number(f"{record.rows:,}" if record.rows is not None else ""),
             self.number(human_bytes(record.bytes)),
             self.number(share),
