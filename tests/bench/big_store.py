@@ -4,7 +4,7 @@
     python tests/bench/big_store.py --scale 5000    # a smaller one
 
 `make_big_store(scale)` returns the workspace of `memtui demo DIR --scale N`, cached under
-$MEMTUI_BENCH_CACHE (default ~/.cache/memtui-bench) as demo-<scale>-s<schema>. Building the
+$MEMTUI_BENCH_CACHE (default ~/.cache/memtui-bench) as demo-<scale>-seed<seed>. Building the
 100k store takes about a minute on an idle machine; every later run reuses it. A store of an
 older schema left in the cache is upgraded in place by opening it for writing once.
 Benchmarks only read it; one that writes (GC apply) works on a copy (`copy_store`).
@@ -26,6 +26,16 @@ if str(ROOT) not in sys.path:
 from memtui.core.demo import build_demo  # noqa: E402
 from memtui.core.store import AgentStore  # noqa: E402
 from memtui.core.store.schema import SCHEMA_VERSION  # noqa: E402
+
+
+def add_store_option(ap: argparse.ArgumentParser) -> None:
+    """`--store DIR`: a workspace to measure instead of the cached 100k store."""
+    ap.add_argument("--store", help="a workspace (default: the cached 100k demo)")
+
+
+def chosen_store(args: argparse.Namespace) -> Path:
+    """The workspace `--store` names, else the cached 100k store (built if missing)."""
+    return Path(args.store) if args.store else make_big_store()
 
 
 def cache_dir() -> Path:

@@ -340,16 +340,13 @@ def p95(values: list[float]) -> float:
 
 
 def main() -> int:
+    from big_store import add_store_option, chosen_store
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--store", help="a workspace (default: the cached 100k demo)")
+    add_store_option(ap)
     ap.add_argument("--moves", type=int, default=30, help="moves per pane")
     args = ap.parse_args()
-    if args.store:
-        root = Path(args.store)
-    else:
-        from big_store import make_big_store
-
-        root = make_big_store()
+    root = chosen_store(args)
     out = asyncio.run(browse(root, args.moves))
     db = root / ".agent" / "agent.db"
     from textual.constants import MAX_FPS

@@ -113,16 +113,13 @@ def sqlite_listing(db: Path) -> float:
 
 
 def main() -> int:
+    from big_store import add_store_option, chosen_store
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--store", help="a workspace (default: the cached 100k demo)")
+    add_store_option(ap)
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
-    if args.store:
-        root = Path(args.store)
-    else:
-        from big_store import make_big_store
-
-        root = make_big_store()
+    root = chosen_store(args)
     db = root / ".agent" / "agent.db"
     from memtui.core.store import AgentStore
 

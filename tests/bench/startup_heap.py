@@ -91,16 +91,13 @@ def one_run(root: Path, mode: str, out: Path) -> dict:
 
 
 def main() -> int:
+    from big_store import add_store_option, chosen_store
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--store", help="a workspace (default: the cached 100k demo)")
+    add_store_option(ap)
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
-    if args.store:
-        root = Path(args.store)
-    else:
-        from big_store import make_big_store
-
-        root = make_big_store()
+    root = chosen_store(args)
     runs: dict[str, list[dict]] = {"shipped": [], "collect": []}
     out = Path(tempfile.mkdtemp()) / "heap.json"
     for i in range(args.runs):

@@ -24,36 +24,28 @@ def notices(app) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
-async def test_memtuis_own_store_does_not_offer_cleanup(tmp_path):
-    app = make_app(build_demo(tmp_path / "demo", seed=1))
+async def press_c(app, *, offered: bool) -> str:
+    """Open `app`, check the help lists C as `offered`, press C; what the notices said."""
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        assert "Clean up the Claude Code" not in help_text(app)
+        assert ("Clean up the Claude Code" in help_text(app)) == offered
         await pilot.press("C")
         await settle(pilot)
-        assert not isinstance(app.screen, CleanupScreen)
-        assert any("can't clean up an agent home" in n for n in notices(app)), notices(app)
+        assert isinstance(app.screen, CleanupScreen) == offered
+        return " ".join(notices(app))
+
+
+async def test_memtuis_own_store_does_not_offer_cleanup(tmp_path):
+    said = await press_c(make_app(build_demo(tmp_path / "demo", seed=1)), offered=False)
+    assert "can't clean up an agent home" in said, said
 
 
 async def test_a_home_opened_read_only_says_cleanup_is_off_for_that_reason(tmp_path):
     home = shutil.copytree(FIXTURES / "claude_home", tmp_path / "claude")
-    app = make_app(home, read_only=True)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        assert "Clean up the Claude Code" not in help_text(app)
-        await pilot.press("C")
-        await settle(pilot)
-        assert not isinstance(app.screen, CleanupScreen)
-        said = " ".join(notices(app))
-        assert "--read-only" in said and "open ~/.claude" not in said, said
+    said = await press_c(make_app(home, read_only=True), offered=False)
+    assert "--read-only" in said and "open ~/.claude" not in said, said
 
 
 async def test_a_home_offers_cleanup_and_c_opens_it(tmp_path):
     home = shutil.copytree(FIXTURES / "claude_home", tmp_path / "claude")
-    app = make_app(home)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        assert "Clean up the Claude Code" in help_text(app)
-        await pilot.press("C")
-        await settle(pilot)
-        assert isinstance(app.screen, CleanupScreen)
+    await press_c(make_app(home), offered=True)
