@@ -25,12 +25,17 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "stores" / "schema3
 V4_TABLES = {"blob", "path", "checkpoint_entry"}
 
 
-def _tables(db: Path) -> set[str]:
+def _column(db: Path, sql: str, at: int = 0) -> set:
+    """The values in position `at` of the rows `sql` reads from `db` (opened read-only)."""
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+        return {r[at] for r in con.execute(sql)}
     finally:
         con.close()
+
+
+def _tables(db: Path) -> set[str]:
+    return _column(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")
 
 
 def _digest(db: Path) -> str:
@@ -119,11 +124,7 @@ def test_a_schema_4_store_reads_the_same_then_finds_contents_by_the_hash_prefix(
 
 
 def _entry_columns(db: Path) -> set[str]:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        return {r[1] for r in con.execute("PRAGMA table_info(checkpoint_entry)")}
-    finally:
-        con.close()
+    return _column(db, "PRAGMA table_info(checkpoint_entry)", at=1)
 
 
 def test_a_schema_5_store_reads_the_same_and_its_entries_name_paths_by_id_after_the_upgrade(tmp_path):
