@@ -88,11 +88,7 @@ def test_a_store_written_by_schema_3_reads_the_same_after_the_upgrade(tmp_path):
 
 
 def test_a_schema_4_store_reads_the_same_then_finds_contents_by_the_hash_prefix(tmp_path):
-    root = build_demo(tmp_path / "demo", scale=0)
-    db = root / ".agent" / "agent.db"
-    with AgentStore.open(root, readonly=True) as store:
-        want = everything(store)
-    as_schema_4(db)
+    root, db, want = _demo_as(tmp_path, as_schema_4)
     before = _digest(db)
     with AgentStore.open(root, readonly=True) as old:  # browsed as it is: nothing written
         assert old.schema_version == 4 and old.needs_upgrade
@@ -123,16 +119,23 @@ def test_a_schema_4_store_reads_the_same_then_finds_contents_by_the_hash_prefix(
         assert store.read_entry(store.checkpoint_entries(cp)[0].id) == (None, other)
 
 
+def _demo_as(tmp_path: Path, downgrade) -> tuple[Path, Path, object]:
+    """A demo workspace, its database turned into an older schema by `downgrade`, and what the
+    current schema read from it before (`everything`)."""
+    root = build_demo(tmp_path / "demo", scale=0)
+    db = root / ".agent" / "agent.db"
+    with AgentStore.open(root, readonly=True) as store:
+        want = everything(store)
+    downgrade(db)
+    return root, db, want
+
+
 def _entry_columns(db: Path) -> set[str]:
     return _column(db, "PRAGMA table_info(checkpoint_entry)", at=1)
 
 
 def test_a_schema_5_store_reads_the_same_and_its_entries_name_paths_by_id_after_the_upgrade(tmp_path):
-    root = build_demo(tmp_path / "demo", scale=0)
-    db = root / ".agent" / "agent.db"
-    with AgentStore.open(root, readonly=True) as store:
-        want = everything(store)
-    as_schema_5(db)
+    root, db, want = _demo_as(tmp_path, as_schema_5)
     assert "path" in _entry_columns(db) and "path_id" not in _entry_columns(db)
     before = _digest(db)
     with AgentStore.open(root, readonly=True) as old:  # browsed as it is: nothing written
