@@ -220,7 +220,7 @@ class SearchIndex:
         # FTS5 writes out its pending index whenever a rowid is lower than the one before:
         # rows go in in ascending order.
         self.conn.executemany("INSERT INTO records(rowid, owner, text) VALUES (?, ?, ?)",
-                              ((number, owner, text) for number, (_, owner, text) in zip(count(start), rows)))
+                              zip(count(start), map(itemgetter(1), rows), map(itemgetter(2), rows)))
         end = start + len(rows) - 1
         self._edges[kind] = (min(low, start), max(high, end))
         spans, at = [], start

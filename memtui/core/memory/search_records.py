@@ -130,7 +130,9 @@ def step_rows(steps: list[tuple]) -> list[tuple]:
     """(task id, owner, text) of (task_id, id, seq, tool, args, result, error) rows: the tool,
     then `json_text` of the arguments and result, then the error, no newlines at either end.
     (Calling `json_text` per value costs no more than inlining its common cases: measured.)"""
-    return [(task, f"{task}:{step}:{seq}", f"{tool}\n{json_text(args)}\n{json_text(result)}\n{error or ''}".strip("\n"))
+    # Without an error there is no "\n" to add (and `strip` to copy the text to drop it again).
+    return [(task, f"{task}:{step}:{seq}", (f"{tool}\n{json_text(args)}\n{json_text(result)}\n{error}" if error
+                                           else f"{tool}\n{json_text(args)}\n{json_text(result)}").strip("\n"))
             for task, step, seq, tool, args, result, error in steps]
 
 
