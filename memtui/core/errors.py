@@ -23,6 +23,10 @@ class SchemaTooNew(MemtuiError):
     """The database was written by a newer memtui."""
 
 
+class UpgradeFailed(MemtuiError):
+    """Upgrading an older store to this schema failed; the transaction was rolled back."""
+
+
 class ReadOnlyStore(MemtuiError):
     """A write was attempted on a store opened read-only."""
 

@@ -240,3 +240,25 @@ def test_kill_9_at_statements_of_the_upgrade_leaves_old_or_new(tmp_path):
     # Killed before its COMMIT: the old schema; after it (the last statement turns foreign keys
     # back on): the new one.
     assert left[total - 1] == 3 and left[total] == SCHEMA_VERSION
+
+
+def test_an_upgrade_that_finds_broken_references_changes_nothing_and_says_so(tmp_path, capsys):
+    """A schema-5 store whose entry points at a checkpoint that is gone (damaged by hand or by
+    another tool): the upgrade rolls back, the file is as it was, and the user reads one line."""
+    from memtui.cli import main
+    from memtui.core.errors import UpgradeFailed
+
+    root, db, want = _demo_as(tmp_path, as_schema_5)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE checkpoint_entry SET checkpoint_id = 999999 WHERE id = (SELECT MIN(id) FROM checkpoint_entry)")
+    con.commit()
+    con.close()
+    with AgentStore.open(root, readonly=True) as old:
+        seen = everything(old)
+    with pytest.raises(UpgradeFailed, match="schema 5: 1 reference"):
+        AgentStore.open(root)
+    assert main(["gc", str(root), "--apply", "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot upgrade the store from schema 5" in err and "Traceback" not in err
+    with AgentStore.open(root, readonly=True) as old:  # as it was: the upgrade rolled back
+        assert old.schema_version == 5 and everything(old) == seen

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from peewee import SqliteDatabase
 
+from memtui.core.errors import UpgradeFailed
 from memtui.core.store.schema import COUNTERS, INDEXES, SCHEMA_VERSION, recount
 
 # Indexes of schema 2–5 that schema 6 replaces or no longer needs (the blob's own key index
@@ -55,7 +56,10 @@ def upgrade(db: SqliteDatabase, models, version: int) -> None:
                 db.execute_sql(statement)
             broken = db.execute_sql("PRAGMA foreign_key_check").fetchall()
             if broken:
-                raise RuntimeError(f"upgrade left {len(broken)} broken references (first: {broken[0]}); rolled back")
+                table, row, parent, _ = broken[0]
+                raise UpgradeFailed(f"cannot upgrade the store from schema {version}: {len(broken)} reference(s) point"
+                                    f" at rows that do not exist (first: {table} row {row} → {parent}); nothing"
+                                    " was changed — it still opens read-only (--read-only)")
             db.execute_sql(f"PRAGMA user_version = {SCHEMA_VERSION}")
     finally:
         db.execute_sql("PRAGMA foreign_keys = ON")
