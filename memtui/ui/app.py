@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from pathlib import Path
 from time import monotonic
@@ -25,6 +25,7 @@ from textual import on, work
 from textual.app import App
 from textual.worker import Worker, WorkerState
 
+from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import WRITING, Capability, MemorySource, Unsupported
 from memtui.resources import tcss_dir
@@ -216,6 +217,10 @@ class MemtuiApp(App[int]):
         self._errors_shown[(title, text)] = now
         self.notify(text, title=title, severity="error", timeout=ERROR_SECONDS, markup=False)
 
+    def notify(self, message: str, *, title: str = "", **kw: Any) -> None:  # type: ignore[override]
+        """Every toast, whoever raises it, shows its text literally: a path or reason in it shows ESC as ␛."""
+        super().notify(sanitize(message, multiline=True), title=sanitize(title), **kw)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The app's own workers and the rollback flow's (screens report theirs)."""
         if event.state == WorkerState.ERROR:
@@ -369,19 +374,14 @@ class MemtuiApp(App[int]):
 
     def _close_source(self) -> None:
         if self.source is not None:
-            try:
+            with suppress(Exception):  # closing on exit must never raise over the user's terminal
                 self.source.close()
-            except Exception:  # closing on exit must never raise over the user's terminal
-                pass
 
 
-def make_app(path: Path | str, readonly: bool = True, *, root: Path | None = None,
-             clock: Clock | None = None, source: Any | None = None,
-             opener: Callable[[], Any] | None = None, shown_path: str | None = None,
-             read_only: bool = False) -> MemtuiApp:
-    """The app on a workspace directory or agent.db (shared by the CLI and the tests)."""
-    return MemtuiApp(path, root=root, readonly=readonly, clock=clock, source=source, opener=opener,
-                     shown_path=shown_path, read_only=read_only)
+def make_app(path: Path | str, readonly: bool = True, **kw: Any) -> MemtuiApp:
+    """The app on a workspace directory or agent.db (shared by the CLI and the tests);
+    `kw`: MemtuiApp's keyword arguments (root, clock, source, opener, shown_path, read_only)."""
+    return MemtuiApp(path, readonly=readonly, **kw)
 
 
 def run_app(path: Path | str, root: Path | None = None, read_only: bool = False, opened: Any | None = None) -> int:

@@ -1,0 +1,100 @@
+"""Hostile text in every field a user sees, on every screen: what is drawn shows the Rich
+markup as typed and each control character, escape and bidi override as a visible symbol.
+No raw control character ever reaches the terminal (an ESC[2J would clear it, an OSC retitle
+it, a U+202E reverse what follows)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import screen_text
+from memtui.core.memory.decisions import add_decision
+from memtui.core.store import AgentStore
+from memtui.ui.screenshots import settle
+
+H = ("[bold red]X[/] [link=file:///etc]y[/link] \x1b[2J \x1b]0;title\x07 \x1b[31m c1\x9b "
+     "bidi\u202e nul\x00 cr\r end")
+MARKUP = "[bold red]X[/]"
+RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+SIZE = (200, 50)
+
+
+def hostile_store(root: Path) -> Path:
+    root.mkdir(parents=True)
+    with AgentStore.open(root) as store:
+        tid = store.start_task(store.start_session("S " + H), "T " + H)
+        store.add_message(tid, "user", "M " + H)
+        step = store.record_step(tid, "tool " + H, {"path": H, "note": H}, "R " + H, error="E " + H)
+        store.record_checkpoint(tid, step, {f"src/f {H.replace(chr(0), '')}.py": (b"old\n", f"new {H}\n".encode())})
+        store.finish_task(tid, "completed", summary="sum " + H)
+    (root / "MEMORY.md").write_text("mem " + H + "\n")
+    add_decision(root, root / "DECISIONS.md", "D " + H.replace("\x00", ""), "p", "o", "c", "why " + H, date="2026-01-01")
+    return root
+
+
+def clean(text: str, where: str) -> None:
+    raw = sorted({f"U+{ord(c):04X}" for c in RAW.findall(text)})
+    assert not raw, f"{where}: raw {raw} drawn:\n{text}"
+
+
+async def visit(pilot, *keys: str) -> str:
+    await pilot.press(*keys)
+    await settle(pilot)
+    return screen_text(pilot.app)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return hostile_store(tmp_path / "ws")
+
+
+async def test_main_panes_and_step_detail(store, open_app):
+    async with open_app(store, size=SIZE) as pilot:
+        text = await visit(pilot, "3")
+        clean(text, "main")
+        assert MARKUP in text and "␛[2J" in text, text
+        text = await visit(pilot, "o")
+        clean(text, "step detail")
+        assert MARKUP in text and "␛]0;title␇" in text, text
+        text = await visit(pilot, "escape", "5")
+        clean(text, "diff")
+        text = await visit(pilot, "f")
+        clean(text, "whole file")
+
+
+@pytest.mark.parametrize("keys", [["g"], ["s"], ["m"], ["D"], ["S"], ["question_mark"], ["ctrl+p"],
+                                  ["3", "r"], ["3", "x"], ["ctrl+f", *"end"]],
+                         ids=lambda keys: "+".join(keys))
+async def test_screen(store, open_app, keys):
+    async with open_app(store, size=SIZE) as pilot:
+        text = await visit(pilot, *keys)
+        clean(text, "+".join(keys))
+
+
+async def test_a_notification_naming_hostile_text_shows_it_literally(store, app_for):
+    """Toasts (a failed read naming its path, a rollback's per-file result) hold data: every
+    one shows it literally, whichever screen raises it."""
+    app = app_for(store)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        app.notify_error(OSError(2, "No such file or directory", f"/w/{H}.py"))
+        app.notify(f"src/{H}: failed", title=f"Roll back {H}", markup=False, timeout=30)
+        await pilot.pause(0.3)
+        toasts = "\n".join(str(toast.render()) for toast in app.screen.query("Toast"))
+        clean(screen_text(app), "notifications")
+        assert toasts.count(MARKUP) == 3, toasts
+        assert f"Roll back {MARKUP} [link=file:///etc]y[/link] ␛[2J ␛]0;title␇" in toasts, toasts
+
+
+@pytest.mark.parametrize("verb", [["show", "--step", "1", "--diff"], ["export", "--format", "md", "--session", "1"],
+                                  ["search", "end"], ["log"]], ids=" ".join)
+def test_cli_text_output(store, capsys, verb):
+    from memtui.cli import main
+
+    assert main([verb[0], str(store), *verb[1:]]) == 0
+    out = capsys.readouterr().out
+    clean(out, " ".join(verb))
+    assert MARKUP in out and "␛[2J" in out, out
