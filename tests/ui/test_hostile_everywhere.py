@@ -28,7 +28,8 @@ def hostile_store(root: Path) -> Path:
         tid = store.start_task(store.start_session("S " + H), "T " + H)
         store.add_message(tid, "user", "M " + H)
         step = store.record_step(tid, "tool " + H, {"path": H, "note": H}, "R " + H, error="E " + H)
-        store.record_checkpoint(tid, step, {f"src/f {H.replace(chr(0), '')}.py": (b"old\n", f"new {H}\n".encode())})
+        text = H.replace("\x00", "")  # a NUL makes a file binary: no text diff to show
+        store.record_checkpoint(tid, step, {f"src/f {text}.py": (b"old\n", f"new {text}\n".encode())})
         store.finish_task(tid, "completed", summary="sum " + H)
     (root / "MEMORY.md").write_text("mem " + H + "\n")
     add_decision(root, root / "DECISIONS.md", "D " + H.replace("\x00", ""), "p", "o", "c", "why " + H, date="2026-01-01")
@@ -61,8 +62,12 @@ async def test_main_panes_and_step_detail(store, open_app):
         assert MARKUP in text and "␛]0;title␇" in text, text
         text = await visit(pilot, "escape", "5")
         clean(text, "diff")
+        assert f"new {MARKUP}" in text and "new [bold red]X[/] [link=file:///etc]y[/link] ␛[2J ␛]0;title␇" in text, text
         text = await visit(pilot, "f")
         clean(text, "whole file")
+        assert f"new {MARKUP}" in text, text
+        text = await visit(pilot, "v")
+        clean(text, "side by side")
 
 
 @pytest.mark.parametrize("keys", [["g"], ["s"], ["m"], ["D"], ["S"], ["question_mark"], ["ctrl+p"],
@@ -98,3 +103,41 @@ def test_cli_text_output(store, capsys, verb):
     out = capsys.readouterr().out
     clean(out, " ".join(verb))
     assert MARKUP in out and "␛[2J" in out, out
+
+
+REAL = Path(__file__).parents[1] / "fixtures" / "real" / "claude-2.1.38-spotter-small"
+TEXT_KEYS = {"text", "content", "command", "description", "summary", "prompt"}
+
+
+def rewritten(value):
+    """A transcript record with every free text (prompts, replies, tool inputs and outputs)
+    given the hostile string, structure and ids kept."""
+    if isinstance(value, dict):
+        return {k: (v + " " + H if k in TEXT_KEYS and isinstance(v, str) else rewritten(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rewritten(v) for v in value]
+    return value
+
+
+@pytest.fixture
+def claude_home(tmp_path):
+    import json
+    import shutil
+
+    home = tmp_path / "claude"
+    shutil.copytree(REAL, home)
+    for transcript in home.rglob("*.jsonl"):
+        lines = transcript.read_text().splitlines()
+        transcript.write_text("".join(json.dumps(rewritten(json.loads(line))) + "\n" for line in lines if line.strip()))
+    return home
+
+
+@pytest.mark.parametrize("keys", [["3"], ["3", "o"], ["S"], ["C"], ["question_mark"], ["3", "x"], ["ctrl+f", *"end"]],
+                         ids=lambda keys: "+".join(keys))
+async def test_claude_code_transcript(claude_home, open_app, keys):
+    """The cleanup preview and the search start with no transcript text on screen: only
+    nothing raw is asserted there."""
+    async with open_app(claude_home, size=SIZE) as pilot:
+        text = await visit(pilot, *keys)
+        clean(text, "claude " + "+".join(keys))
+        assert keys[0] in ("C", "ctrl+f") or MARKUP in text, text
