@@ -141,3 +141,32 @@ async def test_claude_code_transcript(claude_home, open_app, keys):
         text = await visit(pilot, *keys)
         clean(text, "claude " + "+".join(keys))
         assert keys[0] in ("C", "ctrl+f") or MARKUP in text, text
+
+
+async def test_memory_dialogs_name_a_hostile_document_literally(store, open_screen):
+    """A memory file may be named with any byte but '/': the save-conflict and history dialogs
+    show its name (and the two versions) literally."""
+    from memtui.ui.screens.conflict import ConflictScreen
+    from memtui.ui.screens.memory_history import HistoryScreen
+
+    name = H.replace("\x00", "") + ".md"
+    async with open_screen(store, lambda: ConflictScreen(name, "It changed", f"disk {H}\n".encode(), f"mine {H}\n"),
+                           size=SIZE) as pilot:
+        text = screen_text(pilot.app)
+        clean(text, "conflict dialog")
+        assert f"{MARKUP} [link=file:///etc]y[/link] ␛[2J" in text, text
+        text = await visit(pilot, "d")
+        clean(text, "conflict diff")
+        assert f"+mine {MARKUP} [link=file:///etc]y[/link] ␛[2J" in text, text
+    from datetime import datetime, timezone
+
+    from memtui.core.memory.save import HistoryEntry
+
+    kept = store / "kept.bak"  # a version the agent wrote, kept when the user saved over it
+    kept.write_text(f"old {H}\n")
+    entry = HistoryEntry(1, kept, datetime(2026, 1, 1, tzinfo=timezone.utc), "save", kept.stat().st_size, "ab12")
+    async with open_screen(store, lambda: HistoryScreen(name, [entry]), size=SIZE) as pilot:
+        text = screen_text(pilot.app)
+        clean(text, "history dialog")
+        assert f"History of {MARKUP} [link=file:///etc]y[/link] ␛[2J" in text, text
+        assert f"old {MARKUP} [link=file:///etc]y[/link] ␛[2J" in text, text

@@ -8,8 +8,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Static
 
+from memtui.core.display import shown_lines
 from memtui.core.memory.save import conflict_diff
 from memtui.ui.screens.base import MemtuiModal
+from memtui.ui.text import safe_text
 from memtui.resources import screen_css
 
 
@@ -38,7 +40,7 @@ class ConflictScreen(MemtuiModal[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="conflict-dialog"):
-            yield Static(f"{self.doc_name} changed on disk", id="conflict-title", markup=False)
+            yield Static(safe_text(f"{self.doc_name} changed on disk"), id="conflict-title")
             yield Static(
                 f"{self.what}. Saving now would overwrite that change (probably the agent's).\n"
                 "Reload takes the disk version (your edit is kept in the document's history); "
@@ -78,7 +80,7 @@ class ConflictScreen(MemtuiModal[str]):
 def diff_content(diff: str) -> Content:
     """A unified diff with removed lines in the error colour and added ones in success."""
     lines = []
-    for line in diff.splitlines():
+    for line in shown_lines(diff).splitlines():
         if line.startswith(("+++", "---")):
             lines.append(Content.styled(line, "bold"))
         elif line.startswith("+"):

@@ -19,10 +19,12 @@ from textual.widgets import DataTable, Static, TextArea
 from textual.worker import get_current_worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
+from memtui.core.display import shown_lines
 from memtui.core.errors import MemtuiError
 from memtui.core.memory.save import HistoryEntry, list_history, restore_version, undo_last_save
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiModal
+from memtui.ui.text import safe_text
 from memtui.resources import screen_css
 
 if TYPE_CHECKING:
@@ -52,8 +54,8 @@ class HistoryScreen(MemtuiModal[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="history-dialog"):
-            yield Static(f"History of {self.doc_name} — {len(self.entries)} kept version(s)",
-                         id="history-title", markup=False)
+            yield Static(safe_text(f"History of {self.doc_name} — {len(self.entries)} kept version(s)"),
+                         id="history-title")
             yield DataTable(id="history-table", cursor_type="row")
             yield TextArea(id="history-preview", read_only=True, soft_wrap=True)
         yield KeyFooter()
@@ -79,7 +81,7 @@ class HistoryScreen(MemtuiModal[int | None]):
     @work(thread=True, exclusive=True, group="history-preview", exit_on_error=False,
           description="read a kept version")
     def _preview(self, entry: HistoryEntry) -> None:
-        text = entry.read().decode("utf-8", "replace")
+        text = shown_lines(entry.read().decode("utf-8", "replace"))  # a kept version may hold an ESC
         if not get_current_worker().is_cancelled:  # a later highlight asked for another one
             self.app.call_from_thread(self.query_one("#history-preview", TextArea).load_text, text)
 
