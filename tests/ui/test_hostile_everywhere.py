@@ -170,3 +170,14 @@ async def test_memory_dialogs_name_a_hostile_document_literally(store, open_scre
         clean(text, "history dialog")
         assert f"History of {MARKUP} [link=file:///etc]y[/link] ␛[2J" in text, text
         assert f"old {MARKUP} [link=file:///etc]y[/link] ␛[2J" in text, text
+
+
+async def test_a_memory_document_named_with_hostile_text(store, open_memory):
+    """The memory screen's title line names the file: literally, whatever its name."""
+    name = H.replace("\x00", "").replace("/", "") + ".md"
+    (store / ".agent" / "init.d").mkdir(parents=True, exist_ok=True)
+    (store / ".agent" / "init.d" / name).write_text("# notes\n")
+    async with open_memory(store, size=SIZE, select=f".agent/init.d/{name}") as pilot:
+        text = screen_text(pilot.app)
+        clean(text, "memory title")
+        assert "init.d/[bold red]X[] [link=file:etc]y[link] ␛[2J" in text, text

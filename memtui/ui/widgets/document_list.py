@@ -9,6 +9,7 @@ from textual.widgets.option_list import Option
 
 from memtui.core.memory.discover import KINDS, MemoryDocument
 from memtui.core.memory.lint import Finding
+from memtui.ui.text import sanitize
 
 
 class DocumentList(OptionList):
@@ -76,7 +77,7 @@ class DocumentList(OptionList):
 
     def _prompt(self, doc: MemoryDocument) -> Content:
         # A skill is named by its folder: every one of them is SKILL.md.
-        name = f"{doc.path.parent.name}/{doc.name}" if doc.kind == "skills" else doc.name
+        name = sanitize(f"{doc.path.parent.name}/{doc.name}" if doc.kind == "skills" else doc.name)
         count = self._findings.get(doc.rel, 0)
         if count:
             return Content.from_markup("  $name [b $warning]⚠ $count[/]", name=name, count=str(count))

@@ -18,7 +18,7 @@ from memtui.core.display import shown_lines
 from memtui.core.memory.documents import JsonlDocument
 from memtui.core.memory.front_matter import FrontMatter, split_front_matter
 from memtui.core.memory.lint import Finding
-from memtui.ui.text import sanitize
+from memtui.ui.text import safe_text, sanitize
 from memtui.ui.widgets.chain_text import ChainText
 from memtui.ui.widgets.jsonl_table import JsonlTable
 
@@ -64,19 +64,19 @@ class DocumentView(Vertical):
 
     def title(self, text: str) -> None:
         """The line above the document (path, size, modified)."""
-        self.query_one("#memory-title", Static).update(text)
+        self.query_one("#memory-title", Static).update(safe_text(text))  # a file may be named with an ESC
 
     def notice(self, text: str) -> None:
         """A warning line under the title ("" hides it)."""
         notice = self.query_one("#memory-notice", Static)
-        notice.update(text)
+        notice.update(safe_text(text, multiline=True))
         notice.display = bool(text)
 
     def findings(self, findings: list[Finding]) -> None:
         """The document's lint findings under it (none: hidden)."""
         panel = self.query_one("#memory-findings", Static)
-        panel.update("\n".join(f"⚠ {f'line {f.line}' if f.line else 'file'}: {f.message}  [{f.rule}]"
-                               for f in findings))
+        panel.update(safe_text("\n".join(f"⚠ {f'line {f.line}' if f.line else 'file'}: {f.message}  [{f.rule}]"
+                                          for f in findings), multiline=True))
         panel.display = bool(findings)
 
     async def show(self, text: str, markdown: bool, jsonl: JsonlDocument | None) -> None:
