@@ -125,6 +125,7 @@ class MemtuiApp(App[int]):
         except (MemtuiError, OSError) as exc:
             self.post_message(SourceFailed(*opening_failure(self.path, exc)))
             return
+        self.follower.opened(source)
         try:  # the main screen's first frame lists them (its own load says why it can't)
             first = SessionsLoaded(*pane_reads.first_sessions(source))
         except Exception:
@@ -186,9 +187,8 @@ class MemtuiApp(App[int]):
             self.refresh_data()
 
     def reopen_source(self) -> None:
-        """After a write through a connection of its own (rollback, GC): open the read-only
-        store again and reload. Thread workers run on pooled threads, and a read-only
-        connection kept by one of them would go on reading the pages it cached before."""
+        """After a write through a connection of its own (rollback, GC): open the read-only store
+        again and reload (a read-only connection a pooled worker thread kept reads stale pages)."""
         store = self.store
         if store is None or not store.readonly:
             self.refresh_data()

@@ -59,6 +59,16 @@ class Follower:
         if self._watch_for(source).poll():
             self.app.call_from_thread(self.changed)
 
+    def opened(self, source: MemorySource) -> None:
+        """`source` was just opened, before anything is read from it: what is written from now
+        on is a change (else the first poll, up to POLL_SECONDS after the first read, would
+        take a write made in between as its baseline and never show it). In the opening worker."""
+        if source.can(Capability.LIVE):
+            try:
+                self.reloaded(self.seen(source))
+            except Exception:  # the first poll takes the baseline (and its worker says what failed)
+                return
+
     def seen(self, source: MemorySource) -> Hashable:
         """The source as it is now: taken before a reload opens a fresh connection."""
         return self._watch_for(source).token()

@@ -116,3 +116,21 @@ async def test_a_write_right_after_a_reopen_is_not_lost(demo_copy, open_app) -> 
             agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
         app.follower.enabled = True
         assert await _within_a_second(pilot, lambda: len(steps.records) == before + 1)
+
+
+async def test_a_write_before_the_first_look_is_not_lost(demo_copy, app_for) -> None:
+    """An agent writes after memtui read the store at start and before the follower first
+    looked at it: the look's baseline is from before the first read, so the write shows."""
+    app = app_for(demo_copy)
+    app.follower.enabled = False  # no look until after the write (no timing luck)
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        task = app.screen.query_one(TaskTree).current_task()
+        steps = app.screen.query_one(StepTimeline)
+        await settle(pilot)
+        before = len(steps.records)
+        with AgentStore.open(demo_copy) as agent:
+            agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
+        app.follower.enabled = True
+        assert await _within_a_second(pilot, lambda: len(steps.records) == before + 1)
