@@ -108,18 +108,22 @@ async def test_a_step_an_agent_adds_to_the_next_task_shows_after_the_poll(demo_c
 
 
 async def test_ctrl_r_forgets_what_was_read_ahead(demo_copy, open_app, settled, shown) -> None:
+    """The next session's tasks and its current task's first steps were read ahead; an agent
+    adds a step to that task; after ctrl+r a move onto the session shows it."""
     async with open_app(demo_copy, size=SIZE) as pilot:
         pilot.app.follower.enabled = False  # only ctrl+r reloads here
         screen = pilot.app.screen
         neighbour = screen.query_one(SessionsTable).around_cursor()[-1]
         assert screen.tasks_ahead.take(session_key(neighbour)) is not None
         with AgentStore.open(demo_copy) as agent:
-            agent.start_task(neighbour.id, NEW_TASK)
+            agent.record_step(neighbour.current_task_id, "bash", {"command": "echo after-ctrl-r"}, "ok")
         await pilot.press("ctrl+r")
         await settled(pilot)
         await pilot.press(onto(screen, neighbour.id))
         await settled(pilot)
-        assert NEW_TASK in task_titles(screen.query_one(TaskTree)) and NEW_TASK in shown(pilot.app)
+        steps = screen.query_one(StepTimeline)
+        assert steps.task_id == neighbour.current_task_id
+        assert steps.records[-1].args == {"command": "echo after-ctrl-r"} and "after-ctrl-r" in shown(pilot.app)
 
 
 async def test_a_task_collected_from_the_gc_screen_shows_no_steps(demo_copy, open_app, settled, shown) -> None:
@@ -149,3 +153,39 @@ async def test_a_task_collected_from_the_gc_screen_shows_no_steps(demo_copy, ope
         steps = screen.query_one(StepTimeline)
         assert steps.task_id == other.id
         assert steps.records == []
+
+
+async def test_switching_source_shows_nothing_read_ahead_from_the_old_one(demo_copy, open_app, settled,
+                                                                          monkeypatch, tmp_path) -> None:
+    """A workspace with memtui's store and RA.Aid's (both number their sessions 1, 2, …): after
+    the switch, a move onto the next session shows that session's tasks in the new source."""
+    import shutil
+
+    from textual.widgets import DataTable
+
+    from sources_support import FIXTURES
+
+    shutil.copytree(FIXTURES / "ra_aid_project" / ".ra-aid", demo_copy / ".ra-aid")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex"))
+    async with open_app(demo_copy, size=SIZE) as pilot:
+        app, screen = pilot.app, pilot.app.screen
+        assert app.source.kind == "memtui"
+        assert screen.tasks_ahead.take(session_key(screen.query_one(SessionsTable).around_cursor()[-1]))
+        await pilot.press("S")
+        await settled(pilot)
+        rows = app.screen.rows
+        app.screen.query_one(DataTable).move_cursor(row=next(i for i, r in enumerate(rows)
+                                                             if r.source.kind == "ra-aid"))
+        await pilot.press("enter")
+        await settled(pilot)
+        assert app.source.kind == "ra-aid"
+        table = screen.query_one(SessionsTable)
+        assert table.cursor_row + 1 < len(table.matching), "RA.Aid's store lists one session"
+        await pilot.press("1", "down")
+        await settled(pilot)
+        session = table.current_record()
+        tree = screen.query_one(TaskTree)
+        assert tree.session_id == session.id
+        titles = task_titles(tree)
+        assert titles and sorted(titles) == sorted(t.title for t in app.source.tasks(session.id))
