@@ -10,11 +10,14 @@ from __future__ import annotations
 from textual.widget import Widget
 from textual.worker import Worker
 
+from memtui.core.display import sanitize
+
 
 def failure_reason(worker: Worker) -> str:
-    """The worker's error in one line, for a pane that waited on it."""
+    """The worker's error in one line, for a pane that waited on it: shown literally (an error
+    may name a path or quote text holding an ESC sequence)."""
     error = worker.error
-    return (str(error) or type(error).__name__) if error is not None else "unknown error"
+    return sanitize(str(error) or type(error).__name__) if error is not None else "unknown error"
 
 
 def forward_worker_state(widget: Widget, event: Worker.StateChanged) -> None:

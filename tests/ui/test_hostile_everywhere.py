@@ -181,3 +181,23 @@ async def test_a_memory_document_named_with_hostile_text(store, open_memory):
         text = screen_text(pilot.app)
         clean(text, "memory title")
         assert "init.d/[bold red]X[] [link=file:etc]y[link] ␛[2J" in text, text
+
+
+@pytest.mark.parametrize("screen, group", [("search", "search"), ("cleanup", "cleanup-plan")])
+async def test_a_failed_read_naming_hostile_text(store, open_app, screen, group):
+    """A read that fails with an error naming a file (a transcript, an index) shows the reason
+    where the result would have been, literally."""
+    from memtui.core.errors import MemtuiError
+    from memtui.ui.screens.cleanup import CleanupScreen
+    from memtui.ui.screens.search import SearchScreen
+
+    def fail() -> None:
+        raise MemtuiError(f"s1 {H}.jsonl: not JSON")
+
+    async with open_app(store, size=SIZE) as pilot:
+        pilot.app.push_screen(SearchScreen(store) if screen == "search" else CleanupScreen(store))
+        await settle(pilot)
+        pilot.app.screen.run_worker(fail, group=group, thread=True, exit_on_error=False)
+        text = await visit(pilot)
+        clean(text, f"{screen} failure")
+        assert "[link=file:///etc]y[/link] ␛[2J" in text and "␛]0;title␇" in text, text
