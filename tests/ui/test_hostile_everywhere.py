@@ -201,3 +201,18 @@ async def test_a_failed_read_naming_hostile_text(store, open_app, screen, group)
         text = await visit(pilot)
         clean(text, f"{screen} failure")
         assert "[link=file:///etc]y[/link] ␛[2J" in text and "␛]0;title␇" in text, text
+
+
+SESSION = "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
+TURN = f"{SESSION}:5440873c-2d59-4c8c-88ec-c0a8c38a027d"
+
+
+@pytest.mark.parametrize("verb", [["log"], ["show", "--task", TURN], ["export", "--format", "md", "--session", SESSION]],
+                         ids=lambda verb: verb[0])
+def test_cli_on_a_claude_code_transcript(claude_home, capsys, verb):
+    from memtui.cli import main
+
+    assert main([verb[0], str(claude_home), *verb[1:]]) == 0
+    out = capsys.readouterr().out
+    clean(out, " ".join(verb))
+    assert MARKUP in out, out
