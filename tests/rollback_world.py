@@ -71,3 +71,20 @@ class World:
                 continue
             out[rel] = p.read_bytes()
         return out
+
+
+def handoff_world(tmp_path, child_edits: dict[str, bytes]) -> World:
+    """A parent task editing app.py that handed off to a sub-agent's task (in a closed session
+    of its own) making `child_edits`; the store is closed for an app to open."""
+    w = World(tmp_path)
+    w.write("app.py", b"print('v0')\n")
+    w.write("notes.md", b"# notes 0\n")
+    w.parent = w.task("Refactor the app")
+    w.edit(w.parent, {"app.py": b"print('v1')\n"})
+    sub = w.store.start_session("Sub-agent")
+    w.child = w.task("Write the notes", session=sub, parent=w.parent)
+    w.edit(w.child, child_edits)
+    w.store.finish_task(w.child, "completed")
+    w.store.close_session(sub)
+    w.store.close()
+    return w

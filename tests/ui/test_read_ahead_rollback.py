@@ -4,7 +4,7 @@ the cursor after its steps were read ahead; a move onto that task shows the undo
 from __future__ import annotations
 
 import pytest
-from rollback_world import FIXED, World
+from rollback_world import FIXED, handoff_world
 
 from memtui.ui.screenshots import settle
 from memtui.ui.widgets.step_timeline import StepTimeline
@@ -15,18 +15,7 @@ SIZE = (150, 45)
 
 @pytest.fixture
 def world(tmp_path):
-    w = World(tmp_path)
-    w.write("app.py", b"print('v0')\n")
-    w.write("notes.md", b"# notes 0\n")
-    w.parent = w.task("Refactor the app")
-    w.edit(w.parent, {"app.py": b"print('v1')\n"})
-    sub = w.store.start_session("Sub-agent")
-    w.child = w.task("Write the notes", session=sub, parent=w.parent)
-    w.edit(w.child, {"notes.md": b"# notes 1\n"})
-    w.store.finish_task(w.child, "completed")
-    w.store.close_session(sub)
-    w.store.close()
-    return w
+    return handoff_world(tmp_path, {"notes.md": b"# notes 1\n"})
 
 
 async def test_an_undo_in_the_next_task_shows_on_a_move_onto_it(world, open_app, shown) -> None:

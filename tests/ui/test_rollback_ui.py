@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rollback_world import FIXED, World
+from rollback_world import FIXED, handoff_world
 from textual.app import App
 
 from memtui.core import rollback as rb
@@ -21,18 +21,7 @@ SIZE = (150, 45)
 
 @pytest.fixture
 def world(tmp_path):
-    w = World(tmp_path)
-    w.write("app.py", b"print('v0')\n")
-    w.write("notes.md", b"# notes 0\n")
-    w.parent = w.task("Refactor the app")
-    w.edit(w.parent, {"app.py": b"print('v1')\n"})
-    sub = w.store.start_session("Sub-agent")
-    w.child = w.task("Write the notes", session=sub, parent=w.parent)
-    w.edit(w.child, {"notes.md": b"# notes 1\n", "new.txt": b"made by the sub-agent\n"})
-    w.store.finish_task(w.child, "completed")
-    w.store.close_session(sub)
-    w.store.close()
-    return w
+    return handoff_world(tmp_path, {"notes.md": b"# notes 1\n", "new.txt": b"made by the sub-agent\n"})
 
 
 def tree_tasks(tree) -> list:
