@@ -47,7 +47,7 @@ def _pin_session(args, agent: str) -> int:
 
     home = Path(args.path).expanduser().resolve()
     known = {s.id for s in take_inventory(home, agent, cache=cache_dir()).sessions}
-    known |= {m.id for m in list_archived(archive_dir(), agent) if m.kind == "session"}
+    known |= {m.id for m in list_archived(archive_dir(), agent, home=home) if m.kind == "session"}
     if args.unpin:  # a pin whose session is gone for good can still go
         known |= load_pins().get(agent, set())
     session = resolve_session(args.task, known, agent, home)

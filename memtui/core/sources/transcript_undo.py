@@ -29,7 +29,7 @@ from memtui.core.cleanup.places import state_dir
 from memtui.core.memory_source import UnknownId
 from memtui.core.model import CheckpointInfo, Id
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo
-from memtui.core.sources.timestamps import parse_time
+from memtui.core.sources.timestamps import parse_time, sort_key
 
 PREFIX = "undo-"
 BLOB_NAME = re.compile(r"[0-9a-f]{64}")
@@ -234,7 +234,7 @@ class UndoRecorder:
     def rollback_checkpoints(self, limit: int = 20) -> list[CheckpointInfo]:
         """The rollback and undo checkpoints recorded for this workspace, newest first."""
         found = [cp for log in self.undo_logs() if log.folder.is_dir() for cp in log.newest(limit)]
-        return sorted(found, key=lambda cp: str(cp.created_at), reverse=True)[:limit]
+        return sorted(found, key=lambda cp: sort_key(cp.created_at), reverse=True)[:limit]
 
     def transaction(self):
         return nullcontext()
