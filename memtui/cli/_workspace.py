@@ -45,13 +45,15 @@ def open_store_if_any(path: str | Path) -> Iterator["AgentStore | None"]:
     """The store at PATH opened read-only — the agent.db given, or the workspace's — or None
     if it has none (memory documents work without one; store-dependent lint rules and store
     search are then skipped)."""
-    p = Path(path).expanduser().resolve()
-    if not p.is_file():
-        p = p / ".agent" / "agent.db"
-    if not p.is_file():
+    from memtui.core.errors import StoreNotFound
+    from memtui.core.store.paths import locate
+
+    try:
+        db, _ = locate(Path(path).expanduser().resolve(), create=False)
+    except StoreNotFound:
         yield None
         return
-    with open_store(p) as store:
+    with open_store(db) as store:
         yield store
 
 
