@@ -23,7 +23,6 @@ from textual.worker import Worker, WorkerState
 
 from memtui.ui import frames
 from memtui.ui.commands import action_offered, command_for, refusal
-from memtui.ui.text import sanitize
 
 T = TypeVar("T")
 
@@ -72,7 +71,7 @@ class MemtuiScreen(Screen[T]):
         why = refusal(self.COMMAND_SCOPE, event.key, self.app.source, self.focused_pane())  # type: ignore[attr-defined]
         if why is not None:
             event.stop()
-            self.notify(sanitize(why[:1].upper() + why[1:]), severity="warning", timeout=10, markup=False)
+            self.notify(why[:1].upper() + why[1:], severity="warning", timeout=10, markup=False)
 
     def focused_pane(self) -> str | None:
         """The name of the pane the focus is in (screens with panes say; None elsewhere)."""

@@ -32,8 +32,7 @@ def read_tasks(source: Any, key: tuple[Id | None, Id | None], keep_task: Id | No
     forest = pane_reads.task_forest(source, session_id, cancelled)
     target = forest.target(current_task_id, keep_task)
     try:
-        first = None if target is None or cancelled() else StepsLoaded(
-            target, 0, *pane_reads.step_page(source, target, 0, STEP_PAGE, True))
+        first = None if target is None or cancelled() else read_steps(source, target)
     except Exception:  # the steps pane's own load reads again and says what failed
         first = None
     return TasksLoaded(session_id, forest, current_task_id, first)

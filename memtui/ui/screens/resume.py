@@ -83,7 +83,7 @@ def resume_session(app: Any, session_id: Id | None) -> None:
         app.notify(str(exc), title="Resume", severity="error", markup=False)
         return
     except MemtuiError as exc:  # an archived session: restore it first (the message says how)
-        app.notify(sanitize(str(exc)), title="Resume", severity="warning", timeout=10, markup=False)
+        app.notify(str(exc), title="Resume", severity="warning", timeout=10, markup=False)
         return
     if app.is_web:
         app.push_screen(ResumeScreen(plan, IN_BROWSER))

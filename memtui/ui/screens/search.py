@@ -17,7 +17,7 @@ from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.memory.search import SearchHit, SearchIndex
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
-from memtui.ui.text import safe_text, sanitize
+from memtui.ui.text import safe_text
 from memtui.ui.workers import failure_reason
 from memtui.resources import screen_css
 
@@ -192,4 +192,4 @@ def open_search_hit(app, workspace: Path, hit: SearchHit | None) -> None:
     if isinstance(app.screen, MainScreen):
         app.screen.show_task(task_id, step_seq=hit.line if hit.kind == "step" else None)
     else:
-        app.notify(sanitize(f"{describe_location(hit)}: {hit.text}"), markup=False)
+        app.notify(f"{describe_location(hit)}: {hit.text}", markup=False)

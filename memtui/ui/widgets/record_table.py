@@ -76,9 +76,6 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
     def _theme_changed(self, theme: object) -> None:
         self.call_after_refresh(self.set_records, self.records, True)
 
-    def on_resize(self) -> None:
-        self._fit_columns()
-
     def _size_updated(self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
         # Textual sets a widget's size as it lays the screen out, then draws, then sends Resize:
         # fitting the columns here already (not only on Resize) draws the first frame with the
