@@ -4,7 +4,7 @@ session is listed, filterable and reachable."""
 
 from __future__ import annotations
 
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -68,13 +68,16 @@ async def test_a_key_typed_before_the_main_screen_is_up_does_not_keep_it_away(de
     that (here ? for help) must not leave the user, once it is closed, on an empty screen."""
     from memtui.ui.screens.main import MainScreen
 
-    def slow_open():
-        time.sleep(0.3)
+    key_typed = threading.Event()
+
+    def slow_open():  # the store opens only once the key has been typed
+        key_typed.wait(10)
         return AgentStore.open(demo_path, readonly=True)
 
     app = app_for(demo_path, opener=slow_open)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
+        key_typed.set()
         await settled(pilot)
         await pilot.press("escape")
         await settled(pilot)
