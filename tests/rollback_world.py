@@ -88,3 +88,19 @@ def handoff_world(tmp_path, child_edits: dict[str, bytes]) -> World:
     w.store.close_session(sub)
     w.store.close()
     return w
+
+
+async def open_on_task(pilot, task_id: int):
+    """The app's main screen with the handoff world's first session and `task_id` selected."""
+    from memtui.ui.screens.main import MainScreen
+    from memtui.ui.screenshots import settle
+
+    screen = pilot.app.screen
+    assert isinstance(screen, MainScreen)
+    assert screen.query_one("#sessions").select_key("1")  # the session the parent task lives in
+    await settle(pilot)
+    await pilot.press("2")
+    tree = screen.query_one("#tasks")
+    assert tree.select_task(task_id)
+    await settle(pilot)
+    return screen

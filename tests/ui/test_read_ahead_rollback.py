@@ -4,7 +4,7 @@ the cursor after its steps were read ahead; a move onto that task shows the undo
 from __future__ import annotations
 
 import pytest
-from rollback_world import FIXED, handoff_world
+from rollback_world import FIXED, handoff_world, open_on_task
 
 from memtui.ui.screenshots import settle
 from memtui.ui.widgets.step_timeline import StepTimeline
@@ -21,13 +21,8 @@ def world(tmp_path):
 async def test_an_undo_in_the_next_task_shows_on_a_move_onto_it(world, open_app, shown) -> None:
     async with open_app(world.root, size=SIZE, clock=lambda: FIXED) as pilot:
         app = pilot.app
-        screen = app.screen
-        assert screen.query_one("#sessions").select_key("1")  # the session of the parent task
-        await settle(pilot)
-        await pilot.press("2")
+        screen = await open_on_task(pilot, world.child)
         tree = screen.query_one(TaskTree)
-        assert tree.select_task(world.child)
-        await settle(pilot)
         await pilot.press("r")  # roll the sub-agent's task back
         await settle(pilot)
         await pilot.press("y")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rollback_world import FIXED, handoff_world
+from rollback_world import FIXED, handoff_world, open_on_task
 from textual.app import App
 
 from memtui.core import rollback as rb
@@ -31,18 +31,6 @@ def tree_tasks(tree) -> list:
         out.append(node.data)
         stack.extend(node.children)
     return out
-
-
-async def open_on_task(pilot, task_id: int) -> MainScreen:
-    screen = pilot.app.screen
-    assert isinstance(screen, MainScreen)
-    assert screen.query_one("#sessions").select_key("1")  # the session the parent task lives in
-    await settle(pilot)
-    await pilot.press("2")
-    tree = screen.query_one("#tasks")
-    assert tree.select_task(task_id)
-    await settle(pilot)
-    return screen
 
 
 async def test_r_on_a_task_confirms_and_rolls_back_with_sub_agents(world, open_app):
