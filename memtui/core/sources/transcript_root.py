@@ -34,14 +34,24 @@ class RecordedRoot:
     @property
     def capabilities(self) -> frozenset[Capability]:
         found = transcript_capabilities(self)  # type: ignore[arg-type]
-        if self.workspace is None and any(Path(cwd).is_dir() for cwd in self._cwds()):
+        if self.workspace is None and self._folders()[1]:
             # Sessions worked in different folders: a task rolls back under its own session's.
             return found | {Capability.ROLLBACK}
         return found
 
-    def _cwds(self) -> set[str]:
+    def _cwds(self) -> frozenset[str]:
+        return self._folders()[0]
+
+    def _folders(self) -> tuple[frozenset[str], bool]:
+        """The sessions' working directories, and whether one is a folder here: worked out once
+        per index (capabilities are asked at every key the footer shows)."""
         self._load()  # type: ignore[attr-defined]
-        return {s.cwd for s in self._sessions.values() if s.cwd}  # type: ignore[attr-defined]
+        sessions = self._sessions  # type: ignore[attr-defined]
+        known = self.__dict__.get("_folders_of")
+        if known is None or known[0] is not sessions:  # a reload indexes into a new dict
+            cwds = frozenset(s.cwd for s in sessions.values() if s.cwd)
+            known = self._folders_of = (sessions, cwds, any(Path(cwd).is_dir() for cwd in cwds))
+        return known[1], known[2]
 
     def _turn(self, task_id: Id):
         return self._find("_turns", task_id, "turn")  # type: ignore[attr-defined]
@@ -59,7 +69,7 @@ class RecordedRoot:
         """The one working directory all sessions recorded (entry paths are relative to
         it), or None when they differ — then entry paths stay absolute."""
         cwds = self._cwds()
-        return Path(cwds.pop()) if len(cwds) == 1 else None
+        return Path(next(iter(cwds))) if len(cwds) == 1 else None
 
     def workspace_root(self, task_id: Id) -> Path | None:
         """The cwd the task's session recorded: entry paths are relative to it."""
