@@ -59,6 +59,10 @@ class ContentTooLarge(ContentError):
     """Declared or actual size of a content object exceeds the configured limit."""
 
 
+class RollbackError(MemtuiError):
+    """A rollback cannot be planned: unknown id, no scope, nothing recorded to undo, no root."""
+
+
 class PathEscape(MemtuiError, ValueError):
     """A path resolves outside the workspace root."""
 

@@ -20,7 +20,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Sequence
 
-from memtui.core.errors import MemtuiError
+from memtui.core.errors import MemtuiError, RollbackError
 from memtui.core.model import (
     CheckpointInfo,
     EntryInfo,
@@ -213,9 +213,29 @@ class MemorySource(ABC):
         raise Unsupported(self, Capability.ROLLBACK)
         yield  # pragma: no cover (a generator, for the context manager)
 
-    def rollback_note(self, task_id: Id | None = None) -> str:
-        """A line for a rollback plan (of `task_id`) saying where recorded paths are restored
-        ("" for none)."""
+    def rollback_root(self, task_id: Id, root: str | Path | None = None) -> Path:
+        """The folder a rollback of `task_id` writes under: `root` when given (--root), else
+        the source's workspace, else (a transcript home whose sessions worked in different
+        folders) the task's session folder. RollbackError when that folder is unknown, not
+        on this machine, or / or ~ (every file would be inside: no project to restore under)."""
+        if root is not None:
+            return Path(root)
+        if self.workspace is not None:
+            return Path(self.workspace)
+        folder = self.workspace_root(task_id)
+        if folder is None:
+            raise RollbackError(f"task {task_id} recorded no working directory: give the project folder with --root DIR")
+        if not folder.is_dir():
+            raise RollbackError(f"task {task_id}'s session worked in {folder}, which is not a folder on this machine;"
+                                " give a copy of that project with --root DIR")
+        if folder.resolve() in (Path(folder.anchor), Path.home().resolve()):
+            raise RollbackError(f"task {task_id}'s session worked in {folder}, which is no project folder;"
+                                " give the project folder with --root DIR")
+        return folder
+
+    def rollback_note(self, task_id: Id, root: Path) -> str:
+        """A line for a rollback plan of `task_id` saying where recorded paths are restored:
+        under `root` (its `rollback_root`); "" for nothing to say."""
         return ""
 
     def restore_path(self, path: str, task_id: Id, root: Path) -> str:

@@ -39,7 +39,7 @@ from typing import Any, Iterable, Sequence
 from memtui.core.atomic import write_atomic
 from memtui.core.containment import PathCheck, check_path
 from memtui.core.paths import normalise_path
-from memtui.core.errors import ContentError, MemtuiError, PathEscape
+from memtui.core.errors import ContentError, PathEscape, RollbackError
 from memtui.core.memory_source import MemorySource
 from memtui.core.model import CheckpointInfo, EntryInfo, Id
 
@@ -59,10 +59,6 @@ __all__ = [
 ]
 
 ROLLBACK_LABELS = ("rollback", "undo")
-
-
-class RollbackError(MemtuiError):
-    """A rollback cannot be planned: unknown id, no scope, nothing recorded to undo."""
 
 
 # --------------------------------------------------------------------------- records
@@ -220,35 +216,15 @@ def plan_rollback(store: MemorySource, *, entry: Id | None = None, checkpoint: I
         if len(tasks) > 1:
             notes.append(f"includes {len(tasks) - 1} sub-agent task(s) by handoff: "
                          + ", ".join(str(t) for t in tasks[1:]))
-    root_path = _root_of(store, root, task_id)
+    root_path = store.rollback_root(task_id, root)
     if root is None or root_path == store.workspace:  # a transcript store says where its paths are restored
-        notes[:0] = [n for n in (store.rollback_note(task_id),) if n]
+        notes[:0] = [n for n in (store.rollback_note(task_id, root_path),) if n]
     # A home whose sessions worked in different folders records absolute paths: each is made
     # relative to its task's session folder (or to the root) when it lies under it.
     entries = [_restored(store, e, t, root_path) for t, e in entries]
     plan = plan_entries(store, entries, root=root_path, force=force, scope=scope, scope_id=scope_id,
                         task_id=task_id)
     return replace(plan, tasks=tuple(tasks), checkpoints=tuple(cps), notes=tuple(notes) + plan.notes)
-
-
-def _root_of(store: MemorySource, root: str | Path | None, task_id: Id) -> Path:
-    """The folder a rollback writes under: the one given, else the source's workspace, else
-    (a transcript home whose sessions worked in different folders) the task's session folder."""
-    if root is not None:
-        return Path(root)
-    if store.workspace is not None:
-        return Path(store.workspace)
-    folder = store.workspace_root(task_id)
-    if folder is None:
-        raise RollbackError(f"task {task_id} recorded no working directory: give the project folder with --root DIR")
-    if not folder.is_dir():
-        raise RollbackError(f"task {task_id}'s session worked in {folder}, which is not a folder on this machine;"
-                            " give a copy of that project with --root DIR")
-    if folder.resolve() in (Path(folder.anchor), Path.home().resolve()):
-        # Every file of the machine (or of the user) would be inside: not a project to restore under.
-        raise RollbackError(f"task {task_id}'s session worked in {folder}, which is no project folder;"
-                            " give the project folder with --root DIR")
-    return folder
 
 
 def _restored(store: MemorySource, entry: EntryInfo, task_id: Id, root: Path) -> EntryInfo:

@@ -149,3 +149,32 @@ def test_a_session_begun_in_the_home_or_root_folder_needs_root(tmp_path, capsys,
     if where == "home":
         assert main(["rollback", str(home), "--task", HOGE_TASK, "--dry-run", "--root", str(user)]) in (0, 1)
         assert "no project folder" not in capsys.readouterr().err
+
+
+def test_the_undo_stays_with_the_task_after_its_session_folder_is_gone(home, capsys):
+    """The undo of a rollback under the session folder is kept for that folder: once the
+    folder is gone the task still lists it, and undoing it asks for a copy with --root."""
+    home, project = home
+    assert main(["rollback", str(home), "--task", PLAN_TASK, "--yes"]) == 0, capsys.readouterr()
+    capsys.readouterr()
+    undo = [c for c in ClaudeCodeSource.from_path(home).checkpoints(PLAN_TASK) if c.label == "rollback"]
+    assert len(undo) == 1
+    (project.parent / "agent-sample").mkdir()
+    cwd_to(home, AGTRACE, project.parent / "agent-sample")  # another session's folder is here: rollback is offered
+    project.rename(project.with_name("elsewhere"))
+    assert [c.id for c in ClaudeCodeSource.from_path(home).checkpoints(PLAN_TASK) if c.label == "rollback"] == [undo[0].id]
+    assert main(["rollback", str(home), "--undo", str(undo[0].id), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert f"worked in {project}" in err and "not a folder on this machine" in err and "--root DIR" in err
+
+
+def test_a_session_that_recorded_no_folder_needs_root(tmp_path, capsys):
+    home = claude_home(tmp_path)
+    project = tmp_path / "spotter"
+    project.mkdir()
+    moved(home, SPOTTER, project)  # the other spotter sessions' folder is here: rollback is offered
+    transcript = next(home.rglob(f"{PLAN_TASK.split(':')[0]}.jsonl"))
+    transcript.write_text(transcript.read_text(encoding="utf-8").replace(f'"cwd":"{project}"', '"cwd":""')
+                          .replace(f'"cwd": "{project}"', '"cwd": ""'), encoding="utf-8")
+    assert main(["rollback", str(home), "--task", PLAN_TASK, "--dry-run"]) == 2
+    assert "recorded no working directory" in capsys.readouterr().err

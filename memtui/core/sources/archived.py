@@ -81,8 +81,8 @@ class WithArchived(MemorySource):
     def writer(self) -> ContextManager[Any]:
         return self.live.writer()
 
-    def rollback_note(self, task_id: Id | None = None) -> str:
-        return self.live.rollback_note(task_id)
+    def rollback_note(self, task_id: Id, root: Path) -> str:
+        return self.live.rollback_note(task_id, root)
 
     def rollback_checkpoints(self, limit: int = 20) -> Sequence[CheckpointInfo]:
         return self.live.rollback_checkpoints(limit)

@@ -120,20 +120,18 @@ class RecordedRoot:
     def workspace(self, value: Path | str | None) -> None:
         self._root = Path(value).expanduser() if value is not None else None
 
-    def rollback_note(self, task_id: Id | None = None) -> str:
-        """One line for the rollback dialog: which folder recorded paths are restored under
-        (the sessions' one working directory, else the task's session's)."""
-        recorded, whose = self.recorded_workspace, "the working directory the sessions recorded"
-        if recorded is None and task_id is not None:
-            recorded, whose = self.workspace_root(task_id), "the working directory of this task's session"
+    def rollback_note(self, task_id: Id, root: Path) -> str:
+        """One line for the rollback dialog: the folder recorded paths are restored under
+        (`root`, the task's `rollback_root`): the one given with --root, else the sessions'
+        one working directory, else the task's session's."""
         if self._root is not None:
-            if recorded is not None and self._root != recorded:
-                return f"Paths recorded under {recorded} are restored under {self._root} (--root)."
-            return f"Paths are restored under {self._root} (--root)."
-        if recorded is not None:
-            return (f"Paths are restored under {recorded}, {whose}; "
-                    "to restore into another copy of the project, open it with --root DIR.")
-        return ""
+            recorded = self.recorded_workspace or self.workspace_root(task_id)
+            if recorded is not None and root != recorded:
+                return f"Paths recorded under {recorded} are restored under {root} (--root)."
+            return f"Paths are restored under {root} (--root)."
+        whose = ("the working directory the sessions recorded" if self.recorded_workspace is not None
+                 else "the working directory of this task's session")
+        return f"Paths are restored under {root}, {whose}; to restore into another copy of the project, open it with --root DIR."
 
     def instead(self, capability: Capability) -> str:
         if capability in (Capability.ROLLBACK, Capability.EDIT_MEMORY) and capability not in getattr(self, "withheld", ()):

@@ -26,6 +26,7 @@ from typing import Any, Iterator
 
 from memtui.core.atomic import check_writes_allowed, fsync_dir, remove_stale_temps, write_atomic
 from memtui.core.cleanup.places import state_dir
+from memtui.core.errors import RollbackError
 from memtui.core.memory_source import UnknownId
 from memtui.core.model import CheckpointInfo, Id
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo
@@ -202,13 +203,13 @@ class UndoRecorder:
     kind: str
     undo_kept_in = "state"  # the undo is not in the agent's store: there is no task to pin
 
-    def undo_log(self, task_id: Id | None = None) -> UndoLog | None:
-        """The log of the folder rollbacks write under: the workspace, else (sessions worked in
-        different folders) the folder of `task_id`'s session."""
-        root = getattr(self, "workspace", None)
-        if root is None and task_id is not None:
-            root = self.workspace_root(task_id)  # type: ignore[attr-defined]
-        return UndoLog(self.kind, root) if root is not None else None
+    def undo_log(self, task_id: Id) -> UndoLog | None:
+        """The log of the folder a rollback of `task_id` writes under (`rollback_root`)."""
+        try:
+            folder = self.rollback_root(task_id)  # type: ignore[attr-defined]
+        except RollbackError:  # no root to write under now; a folder gone since keeps its log
+            folder = self.workspace_root(task_id)  # type: ignore[attr-defined]
+        return UndoLog(self.kind, folder) if folder is not None else None
 
     def undo_logs(self) -> list[UndoLog]:
         """Every log this store's rollbacks may be in: the workspace's, else one per session folder."""
