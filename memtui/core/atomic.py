@@ -4,9 +4,10 @@ A reader (or the agent) sees the old file or the new one, never a half-written o
 bytes go to a temp file in the same directory, are fsynced, and renamed over the target;
 the directory is fsynced so the rename survives a power cut.
 
-A process killed mid-write leaves at most its temp file, `.<name>.<pid>-<8 hex>.memtui-tmp`.
-The next write into that directory (and the opening of a workspace, `sweep_workspace`)
-removes such leftovers: only names of exactly that pattern, regular files of this user,
+A process killed mid-write leaves at most its temp file, `.<name>.<pid>-<8 hex>.memtui-tmp`
+(a new store is built as such a temp database: it may leave SQLite's `-wal`, `-shm` or
+`-journal` beside it too). The next write into that directory (the opening of a workspace,
+`sweep_workspace`; of a store for writing) removes such leftovers: only names of exactly that pattern, regular files of this user,
 whose writer is gone (its pid is not alive) — or, for the pid-less names of older versions
 and pids that may have been reused, older than an hour. Nothing else is ever removed.
 """
@@ -23,7 +24,8 @@ from typing import Callable, Iterable
 
 TEMP_SUFFIX = ".memtui-tmp"
 STALE_AFTER = 3600.0  # seconds: no write holds its temp file anywhere near this long
-_TEMP_NAME = re.compile(r"\A\..+\.(?:(?P<pid>[0-9]+)-)?[0-9a-f]{8}\.memtui-tmp\Z", re.DOTALL)
+_TEMP_NAME = re.compile(r"\A\..+\.(?:(?P<pid>[0-9]+)-)?[0-9a-f]{8}\.memtui-tmp(?:-wal|-shm|-journal)?\Z", re.DOTALL)
+_SIDE_SUFFIXES = (TEMP_SUFFIX, TEMP_SUFFIX + "-wal", TEMP_SUFFIX + "-shm", TEMP_SUFFIX + "-journal")
 
 
 _forbidden: str | None = None
@@ -145,7 +147,7 @@ def remove_stale_temps(directory: Path) -> list[Path]:
         return []
     removed: list[Path] = []
     try:
-        names = [n for n in os.listdir(directory) if n.endswith(TEMP_SUFFIX)]
+        names = [n for n in os.listdir(directory) if n.endswith(_SIDE_SUFFIXES)]
     except OSError:
         return removed  # a missing or unreadable directory has nothing of ours to clean
     now = time.time()

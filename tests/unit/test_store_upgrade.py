@@ -200,46 +200,60 @@ def test_a_content_already_missing_stays_an_error_and_comes_back_when_recorded_a
         assert store.read_entry(entry.id)[1] == b"content that will be lost\n" * 20
 
 
-def _upgrade_world(tmp_path: Path) -> tuple[Path, dict]:
+OLDER = {3: as_schema_3, 5: as_schema_5}
+"""The older layouts a kill -9 test upgrades from: 3 (every step of the upgrade) and the last one."""
+
+
+def _upgrade_world(tmp_path: Path, old: int = 3) -> tuple[Path, dict]:
     root = build_demo(tmp_path / "template", scale=60)
     with AgentStore.open(root, readonly=True) as store:
         want = everything(store)
-    as_schema_3(root / ".agent" / "agent.db")
+    OLDER[old](root / ".agent" / "agent.db")
     return root, want
+
+
+def _layout(db: Path) -> int:
+    """Which layout the file's tables are in (3, 5 or SCHEMA_VERSION), whatever user_version says."""
+    tables = _tables(db)
+    if "path_version" in tables or "blob_v3" in tables or "entry_v3" in tables:
+        assert "path_version" in tables and "path" not in tables and "blob_v3" not in tables, tables
+        return 3
+    assert "entry_v5" not in tables, tables
+    return 5 if "path_id" not in _entry_columns(db) else SCHEMA_VERSION
 
 
 def _kill_and_check(template: Path, dest: Path, want: dict, kill_at: int = 0,
                     kill_after: float | None = None) -> tuple[str, int]:
     """Upgrade a copy of `template` in a child killed as asked; check what is left. Returns
     ("killed" or the number of statements the upgrade ran, the schema version left behind)."""
+    old = _layout(template / ".agent" / "agent.db")
     shutil.copytree(template, dest)
     db = dest / ".agent" / "agent.db"
     killed, output, _ = upgrade_in_child(dest, kill_at=kill_at, kill_after=kill_after)
     with AgentStore.open(dest, readonly=True) as store:  # the old schema or the new, never a mix
         version = store.schema_version
         assert everything(store) == want, output
-    tables = _tables(db)
-    if version == 3:
-        assert "path_version" in tables and "path" not in tables and "blob_v3" not in tables
-    else:
-        assert version == SCHEMA_VERSION and "path_version" not in tables
+    assert version in (old, SCHEMA_VERSION) and _layout(db) == version
     _check_upgraded(dest, want)  # and the next writer finishes the job
+    assert sorted(p.name for p in db.parent.iterdir() if p.name.endswith(".memtui-tmp")) == []
     return ("killed" if killed else output.split()[-1]), version
 
 
-def test_kill_9_at_statements_of_the_upgrade_leaves_old_or_new(tmp_path):
-    template, want = _upgrade_world(tmp_path)
+@pytest.mark.parametrize("old", sorted(OLDER))
+def test_kill_9_at_statements_of_the_upgrade_leaves_old_or_new(tmp_path, old):
+    template, want = _upgrade_world(tmp_path, old)
     # A run that is not killed says how many statements the upgrade runs.
     statements, version = _kill_and_check(template, tmp_path / "full", want)
     total = int(statements)
-    assert total > 20 and version == SCHEMA_VERSION
+    assert total > 10 and version == SCHEMA_VERSION
     left = {}
-    for n in sorted({2, total // 3, total // 2, total - 2, total - 1, total}):
+    points = {2, total // 3, total // 2, total - 2, total - 1, total} if old == 3 else {total // 2, total - 1, total}
+    for n in sorted(points):
         outcome, left[n] = _kill_and_check(template, tmp_path / f"k{n}", want, kill_at=n)
         assert outcome == "killed"
     # Killed before its COMMIT: the old schema; after it (the last statement turns foreign keys
     # back on): the new one.
-    assert left[total - 1] == 3 and left[total] == SCHEMA_VERSION
+    assert left[total - 1] == old and left[total] == SCHEMA_VERSION
 
 
 def test_an_upgrade_that_finds_broken_references_changes_nothing_and_says_so(tmp_path, capsys):

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from memtui.core import content as codec
-from memtui.core.atomic import check_writes_allowed
+from memtui.core.atomic import check_writes_allowed, remove_stale_temps
 from memtui.core.errors import NotAStore, ReadOnlyStore, StoreNotFound
 from memtui.core.memory_source import WRITING, Capability, UnknownId
 from memtui.core.store import migrate, schema
@@ -99,6 +99,9 @@ class AgentStore(Recorder, ContentWriter, ReadModel):
         self.content_limit = content_limit
         self._clock = clock or _utcnow
         if not readonly:
+            # A creation killed before it cleaned up leaves its temp database (and SQLite's log of
+            # it) beside agent.db; the next writer removes it once that process is gone.
+            remove_stale_temps(db_path.parent)
             if create and not db_path.exists():
                 schema.create_file(db_path)
             # Refuse a file that is not a store before the write pragmas run: journal_mode=wal

@@ -25,7 +25,6 @@ opened for writing (memtui.core.store.migrate: one transaction, old schema or ne
 from __future__ import annotations
 
 import os
-import secrets
 import sqlite3
 from pathlib import Path
 from typing import NamedTuple
@@ -34,7 +33,7 @@ from urllib.parse import quote
 import peewee
 from peewee import SqliteDatabase
 
-from memtui.core.atomic import TEMP_SUFFIX, fsync_dir
+from memtui.core.atomic import fsync_dir, temp_path
 from memtui.core.content import MAX_CHAIN, RUN
 from memtui.core.errors import MemtuiError, NotAStore, ReadOnlyStore, SchemaTooNew, StoreLocked, StoreNotFound
 from memtui.core.sqlite_readonly import BUSY_TIMEOUT_MS, is_sqlite, readonly_uri
@@ -248,7 +247,7 @@ def create_file(db_path: Path) -> None:
     store meanwhile, theirs stays."""
     from memtui.core.store.models import build_models
 
-    tmp = db_path.parent / f".{db_path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    tmp = temp_path(db_path)  # with the pid: the next open for writing sweeps it once this process is gone
     try:
         db = connect(tmp, readonly=False, create=True)
         try:
