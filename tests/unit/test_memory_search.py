@@ -298,6 +298,26 @@ def test_an_excerpt_is_cut_around_the_first_match_of_any_term():
     assert excerpt("short  line\nof text", ["zzz"]) == "short line of text"
 
 
+def test_step_text_is_indexed_with_its_json_escapes_undone(tmp_path):
+    """A result kept as a JSON string is searched as the text it stands for: words after a
+    `\\n` or a `\\"` are words, `\\u` escapes are the letters they name; a value that is not
+    one JSON string (a lone surrogate escape) is indexed as stored, not an error."""
+    from memtui.core.memory.search_records import json_text
+
+    root = make_workspace(tmp_path / "ws")
+    with AgentStore.open(root) as store:
+        task = store.start_task(store.start_session("escapes"), "escapes")
+        store.record_step(task, "read_file", {"path": "a.py"}, 'line one\nwombat said "hi"\tété 😀')
+    with AgentStore.open(root, readonly=True) as store:
+        hits = search_workspace(root, "wombat", store)
+        assert [h.text for h in hits] == ['read_file {"path": "a.py"} line one wombat said "hi" été 😀']
+        assert [h.kind for h in search_workspace(root, '"hi" été', store)] == ["step"]
+    assert json_text('"a\\nb \\u00e9\\ud83d\\ude00"') == "a\nb é😀"
+    assert json_text('"\\ud800 x"') == '"\\ud800 x"'  # not decodable to text SQLite takes: as stored
+    assert json_text('{"k": "a\\nb \\"c\\""}') == '{"k": "a\nb "c""}'
+    assert json_text("null") == "" and json_text('"' + "x" * 40_000 + '"') == "x" * 32_000
+
+
 def test_batches_split_by_steps_index_the_same_records(tmp_path, monkeypatch):
     """A refresh reads the store a batch at a time (so many tasks or steps): however the
     batches fall, the same hits come in the same order."""
