@@ -299,7 +299,7 @@ class SearchIndex:
                 if counted >= cap:
                     break
         finder = term_finder(terms)
-        hits = [owned_hit(kind, owner, excerpt(text, terms, finder=finder)) for kind, _, owner, text in rows]
+        hits = [owned_hit(kind, owner, excerpt(text, terms, finder=finder), terms) for kind, _, owner, text in rows]
         return hits, counted
 
     def _select(self, plan: Plan, kind: str, columns: str, limit: int, after: int | None = None) -> list[tuple]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 TOKENIZER = "unicode61 remove_diacritics 0"
 """Letters and digits make words, case folded; accents are kept (as the trigram index did)."""
@@ -160,6 +160,22 @@ def excerpt(text: str, terms: list[str], width: int = 160, finder: Callable[[str
     return ("…" if more_before else "") + flat[start:end] + ("…" if more_after else "")
 
 
+def match_spans(text: str, terms: Iterable[str]) -> tuple[tuple[int, int], ...]:
+    """Where the terms occur in `text` (an excerpt: whitespace runs are one space), as
+    (start, end) character offsets in order, overlapping ones merged; case-insensitive."""
+    words = sorted({" ".join(t.split()) for t in terms} - {""}, key=len, reverse=True)
+    if not words:
+        return ()
+    spans: list[tuple[int, int]] = []
+    for found in re.finditer("|".join(map(re.escape, words)), text, re.IGNORECASE):
+        start, end = found.span()
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return tuple(spans)
+
+
 @dataclass(frozen=True)
 class SearchHit:
     kind: str
@@ -168,6 +184,7 @@ class SearchHit:
     task: str | None = None
     step: str | None = None
     line: int = 0
+    spans: tuple[tuple[int, int], ...] = field(default=(), compare=False)  # where the terms are in `text`
 
     def to_json(self) -> dict[str, Any]:
         """{kind, file or task, line, text} (+ step for step hits)."""
@@ -188,12 +205,14 @@ def _id(value: str) -> int | str:
     return int(value) if value.isdigit() else value
 
 
-def owned_hit(kind: str, owner: str, text: str) -> SearchHit:
-    """The hit of a record of `kind` from its `owner` (search.OWNER)."""
+def owned_hit(kind: str, owner: str, text: str, terms: Iterable[str] = ()) -> SearchHit:
+    """The hit of a record of `kind` from its `owner` (search.OWNER), `text` being its
+    excerpt, with where `terms` are in it."""
+    spans = match_spans(text, terms)
     if kind == "file":
         line, _, rel = owner.partition(":")
-        return SearchHit(kind, text, file=rel, line=int(line))
+        return SearchHit(kind, text, file=rel, line=int(line), spans=spans)
     if kind == "step":
         task, step, seq = owner.split(":")
-        return SearchHit(kind, text, task=task, step=step, line=int(seq))
-    return SearchHit(kind, text, task=owner)
+        return SearchHit(kind, text, task=task, step=step, line=int(seq), spans=spans)
+    return SearchHit(kind, text, task=owner, spans=spans)

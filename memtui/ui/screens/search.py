@@ -17,7 +17,7 @@ from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.memory.search import SearchHit, SearchIndex
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
-from memtui.ui.text import safe_text
+from memtui.ui.widgets.search_results import SearchResults, describe_location
 from memtui.ui.workers import failure_reason
 from memtui.resources import screen_css
 
@@ -67,14 +67,10 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         placeholder = "search memory documents" if self.documents_only else "search memory, tasks, steps, messages"
         yield Input(self.initial_query, placeholder=placeholder, id="search-input")
         yield Static("", id="search-status", markup=False)
-        yield DataTable(id="search-results", cursor_type="row", zebra_stripes=True)
+        yield SearchResults(id="search-results")
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_column("kind", key="kind", width=7)
-        table.add_column("where", key="where", width=36)
-        table.add_column("text", key="text")
         self.query_one(Input).focus()
         self.run_search(self.initial_query)
 
@@ -131,10 +127,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
             return
         found = event.found
         self.hits = event.hits[:SHOWN]
-        table = self.query_one(DataTable)
-        table.clear()
-        for number, hit in enumerate(self.hits):
-            table.add_row(hit.kind, safe_text(describe_location(hit)), safe_text(hit.text), key=str(number))
+        self.query_one(SearchResults).show_hits(self.hits)
         status = self.query_one("#search-status", Static)
         if self._index is None:
             status.update("indexing…")
@@ -149,7 +142,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
 
     def action_focus_results(self) -> None:
         if self.hits:
-            self.query_one(DataTable).focus()
+            self.query_one(SearchResults).focus()
 
     @on(DataTable.RowSelected, "#search-results")
     def _selected(self, event: DataTable.RowSelected) -> None:
@@ -162,17 +155,6 @@ def count_line(shown: int, found: int) -> str:
         return f"{shown:,} match{'es' if shown != 1 else ''}"
     total = f"{COUNT_CAP:,}+" if found > COUNT_CAP else f"{found:,}"
     return f"{shown:,} of {total} matches"
-
-
-def describe_location(hit: SearchHit) -> str:
-    """Where a hit is, as people read it: `MEMORY.md:12`, `task 8 · step 3`, `task 8`."""
-    if hit.kind == "file":
-        return f"{hit.file}:{hit.line}"
-    if hit.kind == "step":
-        return f"task {hit.task} · step {hit.line}"
-    if hit.kind == "message":
-        return f"task {hit.task} · message"
-    return f"task {hit.task}"
 
 
 def open_search_hit(app, workspace: Path, hit: SearchHit | None) -> None:

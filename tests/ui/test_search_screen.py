@@ -1,0 +1,79 @@
+"""The search screen as a user meets it: the matched text in view and marked at every width,
+hostile text literal."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+
+from conftest import screen_text
+from memtui.ui.screens.search import SearchScreen
+
+
+def result_lines(app) -> list[str]:
+    """The text column of every result row on screen."""
+    table = app.screen.query_one("#search-results")
+    lines = screen_text(app).splitlines()[table.region.y:table.region.bottom]
+    start = lines[0].index(" text") + 1  # the column's label, after its padding
+    return [line[start:table.region.right - 2] for line in lines[1:] if line.strip()]
+
+
+def marked(app) -> list[str]:
+    """The text drawn reversed (the match's mark), row by row."""
+    table = app.screen.query_one("#search-results")
+    strips = app.screen._compositor.render_strips()[table.region.y + 1:table.region.bottom]
+    return ["".join(s.text for s in strip if s.style and s.style.reverse and s.text.strip()) for strip in strips]
+
+
+async def search(pilot, query: str) -> None:
+    await pilot.press("ctrl+f")
+    await pilot.pause()
+    pilot.app.screen.query_one(Input).value = query
+    from memtui.ui.screenshots import settle
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("query", ["router", "->", "tinyhttp parser"])
+async def test_every_hit_shows_its_match(demo_path, open_app, size, query):
+    """However narrow the text column, each row shows (one of) the query's terms, marked."""
+    async with open_app(demo_path, size=size) as pilot:
+        await search(pilot, query)
+        assert isinstance(pilot.app.screen, SearchScreen) and pilot.app.screen.hits
+        rows = result_lines(pilot.app)
+        assert len(rows) == min(len(pilot.app.screen.hits), size[1] - 6), rows
+        terms = query.lower().split()
+        for row in rows:
+            assert any(term in row.lower() for term in terms), (query, row)
+        for row, mark in zip(rows, marked(pilot.app)):
+            assert mark and any(term == mark.lower() or term in mark.lower() for term in terms), (row, mark)
+
+
+async def test_hostile_text_in_a_hit_stays_literal_and_marked(tmp_path, open_app):
+    """A hit whose text holds Rich markup and escapes: shown as typed, the match marked in it."""
+    from test_hostile_everywhere import MARKUP, clean, hostile_store
+
+    root = hostile_store(tmp_path / "ws")
+    async with open_app(root, size=(80, 24)) as pilot:
+        await search(pilot, "[bold")
+        text = screen_text(pilot.app)
+        clean(text, "search [bold")
+        rows = result_lines(pilot.app)
+        assert rows and all("[bold" in row for row in rows), rows
+        assert any(MARKUP in row for row in rows), rows
+        assert all(mark.startswith("[bold") for mark in marked(pilot.app)[:len(rows)]), marked(pilot.app)
+
+
+def test_snapshot_search_at_80x24(snap_compare, app_for, demo_path):
+    """The hits of `router` at 80×24: the where column as wide as its content allows, each
+    text cut around its marked match."""
+
+    async def run(pilot):
+        from memtui.ui.screenshots import settle
+
+        await settle(pilot)
+        await search(pilot, "router")
+        pilot.app.screen.query_one(Input).cursor_blink = False
+        await settle(pilot)
+
+    assert snap_compare(app_for(demo_path), terminal_size=(80, 24), run_before=run)
