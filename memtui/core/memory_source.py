@@ -308,11 +308,13 @@ class MemorySource(ABC):
         raise UnknownId(f"no step {step_id!r} in {self.path}")
 
     def step_totals(self, task_id: Id) -> dict[str, float]:
-        """Steps, tokens in/out, cost and duration summed over every step of a task."""
+        """Steps, tokens in/out, cost and duration summed over every step of a task (the
+        duration over the steps whose duration is known; None when none is)."""
         steps = self.steps(task_id)
+        durations = [s.duration_ms for s in steps if s.duration_ms is not None]
         return {"steps": len(steps), "tokens_in": sum(s.tokens_in for s in steps),
                 "tokens_out": sum(s.tokens_out for s in steps), "cost": sum(s.cost for s in steps),
-                "duration_ms": sum(s.duration_ms for s in steps)}
+                "duration_ms": sum(durations) if durations else None}
 
     def checkpoints(self, task_id: Id) -> Sequence[CheckpointInfo]:
         """The checkpoints (file edits of one step) of a task."""

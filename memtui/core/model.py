@@ -81,7 +81,7 @@ class StepInfo:
     tokens_in: int = 0
     tokens_out: int = 0
     cost: float = 0.0
-    duration_ms: int = 0
+    duration_ms: int | None = None  # None: the source did not record how long the step took
     created_at: datetime | None = None
     checkpoint_id: Id | None = None
 

@@ -203,7 +203,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
             return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="reply", args=None, result=block.get("text", ""),
                             tokens_in=item.tokens_in, tokens_out=item.tokens_out, created_at=item.created_at)
         result: Any = None
-        duration = 0
+        duration = None  # no result recorded: how long it took is not known
         if item.result_offset is not None:
             res = read_record_at(item.transcript, item.result_offset) or {}
             for b in _blocks(res):

@@ -136,7 +136,7 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
             result = payload.get("action")  # the search is its own record: query and what was opened
         failed = item.patch is not None and item.applied is False
         done = item.output_offset is not None or item.status == "completed"
-        duration = 0
+        duration = None  # no result recorded: how long it took is not known
         if item.output_at is not None and item.created_at is not None:
             duration = max(0, int((sort_key(item.output_at) - sort_key(item.created_at)) * 1000))
         return StepInfo(

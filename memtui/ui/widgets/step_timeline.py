@@ -143,5 +143,5 @@ def totals_line(totals: dict[str, float] | None, loaded: int) -> Text:
     parts.append(f"{human_tokens(tokens_in)} tokens in / {human_tokens(tokens_out)} out"
                  if tokens_in or tokens_out else "tokens —")  # none recorded: unknown, as each row says
     parts.append(human_cost(float(totals.get("cost", 0.0))) if totals.get("cost") else "no cost")
-    parts.append(human_duration(totals.get("duration_ms", 0)))
+    parts.append(human_duration(totals.get("duration_ms")))
     return Text(" · ".join(parts))

@@ -1,0 +1,28 @@
+"""What the step timeline says about a real Claude Code transcript (tests/fixtures/real):
+a duration the transcript does not record reads as unknown, not as 0ms."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from memtui.ui.app import make_app
+from memtui.ui.screenshots import settle
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
+from real_support import real_home  # noqa: E402
+
+
+async def test_a_reply_and_a_checkpoint_show_no_made_up_duration(tmp_path, shown) -> None:
+    app = make_app(real_home("claude-2.1.39-spotter", tmp_path))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("1", "down")  # the older session: its current task is "did you push?"
+        await settle(pilot)
+        screen = shown(app)
+        assert "Steps · did you push?" in screen
+        rows = [line for line in screen.splitlines() if line.startswith("│    ") and (" checkpoint " in line or " reply " in line)]
+        assert len(rows) == 2, rows
+        assert all("0ms" not in row for row in rows), rows
+        total = next(line for line in screen.splitlines() if "2 steps · " in line)
+        assert "0ms" not in total and total.rstrip(" │").endswith("—"), total

@@ -1,0 +1,41 @@
+"""Figures memtui shows for the transcripts real tools wrote (tests/fixtures/real): a figure
+the transcript does not hold is shown as unknown, never as a made-up zero."""
+
+from __future__ import annotations
+
+import json
+
+from memtui.core.sources.claude_code import ClaudeCodeSource
+from memtui.core.sources.codex import CodexSource
+
+from real_support import real_home
+
+GQC = "258c7280-ae70-4798-800f-63464d01a85d"
+PUSHED = f"{GQC}:41fc1786-c22e-45ab-89c6-527c89c66d26"  # "did you push?": a checkpoint and a reply
+
+
+def test_claude_code_steps_without_a_result_have_no_duration(tmp_path) -> None:
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    source = ClaudeCodeSource.from_path(home)
+    steps = source.steps(PUSHED)
+    assert [s.tool for s in steps] == ["checkpoint", "reply"]
+    assert [s.duration_ms for s in steps] == [None, None]  # the transcript times neither
+    assert source.step_totals(PUSHED)["duration_ms"] is None
+    # a tool call with its result: the time between the two records
+    task = f"{GQC}:1a2252ee-fde8-4a8f-a103-4028c39c47ce"
+    calls = [s for s in source.steps(task) if s.tool == "Bash" and s.status == "ok"]
+    assert calls and all(isinstance(s.duration_ms, int) for s in calls)
+    assert source.step_totals(task)["duration_ms"] == sum(s.duration_ms for s in source.steps(task)
+                                                          if s.duration_ms is not None)
+
+
+def test_codex_replies_have_no_duration(tmp_path) -> None:
+    home = real_home("codex-0.66.0-agtrace", tmp_path)
+    rollout = next(home.rglob("rollout-*.jsonl"))
+    calls = sum(1 for line in rollout.read_text().splitlines()
+                if json.loads(line).get("payload", {}).get("type") in ("function_call", "custom_tool_call"))
+    source = CodexSource.from_path(home)
+    steps = [s for t in source.tasks(source.sessions()[0].id) for s in source.steps(t.id)]
+    timed = [s for s in steps if s.duration_ms is not None]
+    assert len(timed) == calls  # each call with its output; the replies carry no duration
+    assert all(s.duration_ms is None for s in steps if s.tool == "reply")
