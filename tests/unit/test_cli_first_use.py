@@ -284,3 +284,30 @@ def test_a_query_of_punctuation_beginning_with_a_dash_says_how_to_give_it(demo, 
     code, out, err = _run(capsys, "search", str(demo), "--json", "--", "->")
     hits = json.loads(out)
     assert code == 0 and hits and all("->" in json.dumps(h, ensure_ascii=False) for h in hits), err
+
+
+def _user_home(tmp_path, monkeypatch) -> Path:
+    """A user's home folder holding the agents' homes as the tools lay them out: ~/.claude
+    (real Claude Code transcripts) and ~/.codex (a real Codex rollout)."""
+    home = tmp_path / "me"
+    home.mkdir()
+    shutil.move(str(real_home("claude-2.1.39-spotter", tmp_path / "c")), home / ".claude")
+    shutil.move(str(real_home("codex-0.66.0-agtrace", tmp_path / "x")), home / ".codex")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    return home
+
+
+def test_the_home_folder_lists_every_session_of_the_agents_kept_there(tmp_path, monkeypatch, capsys):
+    home = _user_home(tmp_path, monkeypatch)
+    monkeypatch.chdir(home)  # `cd ~ && memtui sources`: no session worked in ~ itself
+    code, out, err = _run(capsys, "sources", "--json")
+    assert code == 0, err
+    found = {s["kind"]: s for s in json.loads(out)["sources"]}
+    assert found["claude-code"]["path"] == str(home / ".claude")
+    assert found["claude-code"]["counts"]["sessions"] == 2
+    assert found["codex"]["path"] == str(home / ".codex")
+    assert found["codex"]["counts"]["sessions"] == 1
+    code, out, _ = _run(capsys, "log", str(home))
+    assert code == 0 and "Implement spotter-gqc" in out

@@ -210,17 +210,34 @@ def discover(path: Path | str, *, env: dict[str, str] | None = None) -> list[Sou
         found.append(_ra_aid(ra))
     if is_jsonl_store(path):
         found.append(_jsonl(path))
+    # The user's own home folder is where the agents keep their homes, not one project:
+    # every session of ~/.claude and ~/.codex is "for" it (`cd ~ && memtui`).
+    whole = _user_home(env) == path
     home = _home(env, "CLAUDE_CONFIG_DIR", ".claude")
-    if home is not None:
+    if home is not None and whole and home.is_dir():
+        found += _store_at(home.resolve(), env) or []
+    elif home is not None:
         transcripts = claude_code.transcripts_for_workspace(path, home)
         if transcripts or _archived_here(home, "claude-code", mine):
             found.append(_claude(home / "projects", transcripts, home, mine))
     home = _home(env, "CODEX_HOME", ".codex")
-    if home is not None:
+    if home is not None and whole and home.is_dir():
+        found += _store_at(home.resolve(), env) or []
+    elif home is not None:
         rollouts = codex.rollouts_for_workspace(path, home)
         if rollouts or _archived_here(home, "codex", mine):
             found.append(_codex(home / "sessions", rollouts, home, mine))
     return found
+
+
+def _user_home(env: dict[str, str]) -> Path | None:
+    value = env.get("HOME")
+    if not value:
+        return None
+    try:
+        return Path(value).expanduser().resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _home(env: dict[str, str], variable: str, default: str) -> Path | None:

@@ -1,0 +1,61 @@
+"""`cd ~ && memtui`: the user's home folder opens the agents' homes kept there (~/.claude,
+~/.codex), not a "no store here" notice beside them."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from memtui.ui.app import make_app
+from memtui.ui.screenshots import settle
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
+from real_support import real_home  # noqa: E402
+
+
+async def test_the_home_folder_opens_the_claude_code_home_in_it(tmp_path, monkeypatch, shown) -> None:
+    home = tmp_path / "me"
+    home.mkdir()
+    shutil.move(str(real_home("claude-2.1.39-spotter", tmp_path / "c")), home / ".claude")
+    shutil.move(str(real_home("codex-0.66.0-agtrace", tmp_path / "x")), home / ".codex")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    app = make_app(home)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = shown(app)
+        assert "No memtui store here" not in screen
+        assert "Implement spotter-gqc" in screen and "Work on bead spotter-4te" in screen
+
+
+async def test_enter_on_a_chain_file_of_a_home_that_cannot_edit_opens_no_editor(tmp_path, monkeypatch) -> None:
+    """A home whose sessions worked in folders not on this machine can't save memory: Enter on
+    its CLAUDE.md in "loaded at start" says so, instead of an editor whose ctrl+s refuses."""
+    from memtui.ui.screens.memory import MemoryScreen
+    from memtui.ui.widgets.chain_panel import ChainPanel
+
+    claude = real_home("claude-2.1.39-spotter", tmp_path)
+    (claude / "CLAUDE.md").write_text("# My rules\n\n- small commits\n")
+    monkeypatch.setenv("HOME", str(tmp_path / "me"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    app = make_app(claude)
+    notes: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        panel = app.screen.query_one(ChainPanel)
+        assert panel.list.select_path(claude / "CLAUDE.md")
+        await settle(pilot)
+        app.notify = lambda message, **kw: notes.append(str(message))  # what the toast would say
+        panel.list.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryScreen) and not app.screen.editing
+        assert any("can't edit memory documents" in n for n in notes), notes
+    assert (claude / "CLAUDE.md").read_text() == "# My rules\n\n- small commits\n"
