@@ -373,7 +373,7 @@ class MemoryScreen(MemtuiScreen[None]):
 
     @on(ChainList.FileChosen)
     def _chain_file_chosen(self) -> None:
-        self.action_edit()
+        self.loaded.chosen()
 
     @on(ChainPanel.Loaded)
     def _chains_loaded(self) -> None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from memtui.core.memory.chain import ChainFile
 from memtui.core.memory.lint import Finding
+from memtui.ui.commands import refusal
 from memtui.ui.widgets.chain_panel import ChainPanel
 from memtui.ui.widgets.document_list import DocumentList
 
@@ -86,6 +87,17 @@ class LoadedAtStart:
         if key != screen.current or screen.opened is None:
             screen.current, screen.opened = key, None
             screen.open_document(key)
+
+    def chosen(self) -> None:
+        """Enter on a chain file edits it as `e` does: only where the source can, else say why
+        (an editor that cannot save would take the user's typing and refuse it after)."""
+        screen = self.screen
+        if screen.check_action("edit", ()):
+            screen.action_edit()
+            return
+        why = refusal(screen.COMMAND_SCOPE, "e", screen.app.source, screen.focused_pane())
+        if why is not None:
+            screen.notify(why, severity="warning", markup=False)
 
     def loaded(self) -> None:
         """Fresh chains are shown: reopen the highlighted file if it changed, else re-mark it."""
