@@ -24,7 +24,7 @@ def run(args) -> int:
     root = Path(args.archive_dir).expanduser() if args.archive_dir else archive_dir()
     results = restore_session(args.session, root, agent=args.agent)
     report = {
-        "session": args.session,
+        "session": results[0].id,  # the whole id, also when its start was given
         "agent": results[0].agent,
         "files": sum(r.files for r in results),
         "bytes": sum(r.bytes for r in results),

@@ -311,3 +311,26 @@ def test_the_home_folder_lists_every_session_of_the_agents_kept_there(tmp_path, 
     assert found["codex"]["counts"]["sessions"] == 1
     code, out, _ = _run(capsys, "log", str(home))
     assert code == 0 and "Implement spotter-gqc" in out
+
+
+def test_restore_takes_the_id_as_cleanup_prints_it(tmp_path, capsys):
+    """`memtui cleanup` prints each session's id shortened; that id restores the session."""
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    old = 1_770_000_000  # 2026-02-02: inactive, as the transcripts' own times say
+    transcripts = sorted(home.rglob("*.jsonl"))
+    before = {p: p.read_bytes() for p in transcripts}
+    for p in transcripts:
+        os.utime(p, (old, old))
+    short = "d6e0bada-1959"
+    listing = _run(capsys, "cleanup", str(home), "--dry-run", "--keep-last", "0", "--keep-days", "0")[1]
+    assert f" {short} " in listing and "d6e0bada-1959-4eec" not in listing, listing  # as cleanup names it
+    code, out, err = _run(capsys, "cleanup", str(home), "--archive", "--keep-last", "0", "--keep-days", "0", "--yes")
+    assert code == 0, err
+    back = home / "projects" / "-home-marco-projects-spotter" / "d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl"
+    assert not back.exists()
+    code, out, err = _run(capsys, "restore", "--session", short)
+    assert code == 0, err
+    assert out.startswith("restored d6e0bada-1959-4eec-a9d2-0bfade768d8f (claude-code): 1 file")
+    assert back.read_bytes() == before[back]
+    code, _, err = _run(capsys, "restore", "--session", "d6e0bada")  # restored already: no longer archived
+    assert code == 2 and "no archived session d6e0bada" in err

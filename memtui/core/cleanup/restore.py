@@ -135,6 +135,19 @@ def _place(path: Path, stream, entry, dirs: dict[str, int]) -> None:
     fsync_dir(path.parent)
 
 
+def archived_id(given: str, root: Path, agent: str | None = None) -> str:
+    """The one archived session id that starts with `given` (`memtui cleanup` prints ids
+    shortened); ArchiveError when none or several do."""
+    from memtui.core.cleanup.archive_read import list_archived
+
+    matches = sorted({m.id for m in list_archived(root, agent) if given and m.id.startswith(given)})
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise ArchiveError(f"{given!r} starts {len(matches)} archived sessions ({', '.join(matches[:3])}): give more of the id")
+    raise ArchiveError(f"no archived session {given} in {root}")
+
+
 def restore_session(session_id: str, root: Path, *, agent: str | None = None,
                     on_bytes: Callable[[int], None] | None = None) -> list[RestoreResult]:
     """Restore a session (and the orphans archived under its id) from the archive at `root`.
@@ -143,7 +156,8 @@ def restore_session(session_id: str, root: Path, *, agent: str | None = None,
 
     units = find_units(Path(root), session_id, agent)
     if not units:
-        raise ArchiveError(f"no archived session {session_id} in {root}")
+        session_id = archived_id(session_id, Path(root), agent)  # the start of one, as cleanup prints it
+        units = find_units(Path(root), session_id, agent)
     agents = sorted({m.agent for _p, m in units})
     if len(agents) > 1:
         raise ArchiveError(f"{session_id} is archived for {' and '.join(agents)}: pass --agent")
