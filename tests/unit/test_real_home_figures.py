@@ -39,3 +39,41 @@ def test_codex_replies_have_no_duration(tmp_path) -> None:
     timed = [s for s in steps if s.duration_ms is not None]
     assert len(timed) == calls  # each call with its output; the replies carry no duration
     assert all(s.duration_ms is None for s in steps if s.tool == "reply")
+
+
+def _requests(rollout) -> list[tuple[int, int]]:
+    """(input, output) tokens of each model request, by the raw rollout: the last_token_usage
+    of each token_count event whose cumulative total grew."""
+    out, previous = [], None
+    for line in rollout.read_text().splitlines():
+        payload = json.loads(line).get("payload") or {}
+        info = payload.get("info") if payload.get("type") == "token_count" else None
+        if info and info["total_token_usage"] != previous:
+            previous = info["total_token_usage"]
+            out.append((info["last_token_usage"]["input_tokens"], info["last_token_usage"]["output_tokens"]))
+    return out
+
+
+def test_codex_steps_carry_the_tokens_of_the_request_that_made_them(tmp_path) -> None:
+    home = real_home("codex-0.66.0-agtrace", tmp_path)
+    rollout = next(home.rglob("rollout-*.jsonl"))
+    source = CodexSource.from_path(home)
+    tasks = source.tasks(source.sessions()[0].id)
+    first = source.steps(tasks[0].id)  # mkdir, the patch, the reply: three requests
+    assert [(s.tool, s.tokens_in, s.tokens_out) for s in first] == [
+        ("shell_command", *_requests(rollout)[0]), ("apply_patch", *_requests(rollout)[1]), ("reply", *_requests(rollout)[2])]
+    steps = [s for t in tasks for s in source.steps(t.id)]
+    assert [(s.tokens_in, s.tokens_out) for s in steps if s.tokens_in or s.tokens_out] == _requests(rollout)
+
+
+def test_codex_token_totals_are_the_rollouts_own(tmp_path) -> None:
+    home = real_home("codex-0.104-localpush", tmp_path)
+    source = CodexSource.from_path(home)
+    for session in source.sessions():
+        rollout = next(home.rglob(f"rollout-*{session.id}.jsonl"))
+        final = [json.loads(line)["payload"]["info"]["total_token_usage"] for line in rollout.read_text().splitlines()
+                 if '"token_count"' in line and json.loads(line)["payload"].get("info")][-1]
+        steps = [s for t in source.tasks(session.id) for s in source.steps(t.id)]
+        assert sum(s.tokens_in for s in steps) == final["input_tokens"]
+        assert sum(s.tokens_out for s in steps) == final["output_tokens"]
+        assert len([s for s in steps if s.tokens_in]) > len(source.tasks(session.id))  # per request, not per turn

@@ -240,9 +240,13 @@ class RolloutIndex(IndexedSource):
         if kind == "event_msg" and ptype == "token_count":
             total = typed_field(payload, "info", "total_token_usage", kind=dict)
             if total is not None:
-                session.total_tokens = total
+                previous, session.total_tokens = session.total_tokens or {}, total
                 if self._current is not None:
                     self._current.total_at_end = total
+                    if self._current.items:  # the request that made the last step: its tokens
+                        last = self._current.items[-1]
+                        last.tokens_in += _grown(previous, total, "input_tokens")
+                        last.tokens_out += _grown(previous, total, "output_tokens")
             return
         if self._current is None and self._opens_turn(kind, payload):
             self._current = self._new_turn(session, f"{session.id}:start", "(before the first prompt)", "", when)
@@ -294,17 +298,18 @@ class RolloutIndex(IndexedSource):
                                             name="compacted" if kind == "compacted" else "compaction"))
 
     def _settle(self, session: RolloutSession, path: Path) -> None:
-        """Per-turn tokens (each turn: its last cumulative total − the previous turn's, on its
-        first step) and the applied patches as file changes."""
+        """Per-turn tokens (each turn: its last cumulative total − the previous turn's): each
+        step has what the cumulative total grew by right after it (the request that made it);
+        what grew before the turn's first step goes to that step. And the applied patches as
+        file changes."""
         previous: dict = {}
         for turn_id in session.turns:
             t = self._turns[turn_id]
             if t.total_at_end is None or not t.items:
                 continue
             first = t.items[0]
-            first.tokens_in, first.tokens_out = (
-                max(0, _count(t.total_at_end, key) - _count(previous, key)) for key in ("input_tokens", "output_tokens")
-            )
+            first.tokens_in += max(0, _grown(previous, t.total_at_end, "input_tokens") - sum(i.tokens_in for i in t.items))
+            first.tokens_out += max(0, _grown(previous, t.total_at_end, "output_tokens") - sum(i.tokens_out for i in t.items))
             previous = t.total_at_end
         for turn_id in session.turns:
             t = self._turns[turn_id]
@@ -328,6 +333,11 @@ class RolloutIndex(IndexedSource):
         self._turns[turn_id] = turn
         session.turns.append(turn_id)
         return turn
+
+
+def _grown(before: dict, after: dict, key: str) -> int:
+    """How much a cumulative token count grew (0 if it did not, e.g. after a reset)."""
+    return max(0, _count(after, key) - _count(before, key))
 
 
 def _count(totals: dict, key: str) -> int:
