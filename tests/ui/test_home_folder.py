@@ -59,3 +59,23 @@ async def test_enter_on_a_chain_file_of_a_home_that_cannot_edit_opens_no_editor(
         assert isinstance(app.screen, MemoryScreen) and not app.screen.editing
         assert any("can't edit memory documents" in n for n in notes), notes
     assert (claude / "CLAUDE.md").read_text() == "# My rules\n\n- small commits\n"
+
+
+async def test_cleanup_offers_cancel_only_while_a_run_goes(tmp_path, shown) -> None:
+    """The cleanup preview's footer names `c Cancel` while an archive runs, not before one
+    (pressing it then did nothing)."""
+    from memtui.ui.screens.cleanup import CleanupScreen
+
+    app = make_app(real_home("claude-2.1.39-spotter", tmp_path))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("C")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CleanupScreen)
+        footer = shown(app).splitlines()[-1]
+        assert "Archive" in footer and "Cancel" not in footer, footer
+        screen.working = True  # as while a run goes
+        await pilot.pause()
+        assert "c Cancel" in shown(app).splitlines()[-1]
+        screen.working = False

@@ -22,6 +22,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Label, ProgressBar, Static, Tree
 from textual.worker import Worker
 
@@ -66,6 +67,9 @@ def _files(n: int) -> str:
 class CleanupScreen(MemtuiScreen[None]):
     """Preview, archive, delete and restore sessions of an agent home."""
 
+    working: reactive[bool] = reactive(False, bindings=True)
+    """True while an archive, delete or restore runs."""
+
     CSS_PATH = screen_css("cleanup.tcss")
 
     COMMAND_SCOPE = "cleanup"
@@ -97,11 +101,15 @@ class CleanupScreen(MemtuiScreen[None]):
         self.archive_root = archive_root or archive_dir()
         self.fixed_now = now
         self.plan: CleanupPlan | None = None
-        self.working = False
         self._cancel = threading.Event()
 
     def now(self) -> datetime:
         return self.fixed_now or self.app.now()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_cleanup" and not self.working:
+            return False  # `c` is in the footer while a run goes, not before
+        return super().check_action(action, parameters)
 
     def compose(self) -> ComposeResult:
         yield Static(_title(self.home), id="cleanup-title")
