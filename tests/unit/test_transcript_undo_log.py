@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from hashlib import sha256
 
+import pytest
+
+from memtui.core.memory_source import UnknownId
 from memtui.core.sources.transcript_undo import UndoLog
 
 
@@ -37,6 +40,17 @@ def test_removing_entries_deletes_the_contents_no_entry_uses_any_more(tmp_path):
     assert log.remove_entries(first, ["a.txt"]) == 1
     assert blob_names(log) == set()
     assert not [p for p in log.folder.rglob("*") if p.name.endswith(".memtui-tmp")]
+
+
+def test_removing_entries_of_an_unknown_rollback_writes_nothing(tmp_path):
+    log = UndoLog("claude-code", tmp_path / "ws", folder=tmp_path / "state")
+    for name in ("undo-0123456789ab", "../undo-x", "rollback-1"):
+        with pytest.raises(UnknownId, match="no rollback checkpoint"):
+            log.remove_entries(name, ["a.txt"])
+    assert not (tmp_path / "state").exists()  # not even the log's folder
+    kept = log.record("task-1", {"a.txt": (b"a now\n", b"a before\n")}, "rollback")
+    assert log.remove_entries(kept, ["other.txt"]) == 0
+    assert [e.path for e in log.entries(kept)] == ["a.txt"]
 
 
 def test_contents_left_by_a_killed_write_go_with_the_next_write(tmp_path):

@@ -49,9 +49,10 @@ class UndoLog:
         self.folder = Path(folder or state_dir()) / "undo" / key
 
     @contextmanager
-    def _locked(self) -> Iterator[Path]:
+    def _locked(self, sweep: bool = True) -> Iterator[Path]:
         """The folder's lock (released by the kernel if the process dies); yields blobs/,
-        swept first of the blobs no manifest names and of dead writers' temp files."""
+        swept first (unless the caller sweeps after) of the blobs no manifest names and of dead
+        writers' temp files."""
         check_writes_allowed(self.folder)
         blobs = self.folder / "blobs"
         blobs.mkdir(parents=True, exist_ok=True)
@@ -59,7 +60,8 @@ class UndoLog:
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
-            self._drop_unused(blobs)
+            if sweep:
+                self._drop_unused(blobs)
             yield blobs
         finally:
             os.close(fd)
@@ -121,13 +123,18 @@ class UndoLog:
         out = [m for path in sorted(self.folder.glob(f"{PREFIX}*.json")) if (m := self._load(path)) is not None]
         return sorted(out, key=lambda m: str(m.get("created_at")))
 
+    def _manifest_file(self, checkpoint_id: Id) -> Path:
+        """The file `record` wrote `checkpoint_id`'s manifest to (UnknownId when there is none)."""
+        name = str(checkpoint_id)
+        path = self.folder / f"{name}.json"
+        if not (name.startswith(PREFIX) and Path(name).name == name and path.is_file()):
+            raise UnknownId(f"no rollback checkpoint {checkpoint_id!r} in {self.folder}")
+        return path
+
     def _manifest(self, checkpoint_id: Id) -> dict[str, Any]:
         """The manifest `record` wrote for `checkpoint_id`: its own file, read alone."""
-        name = str(checkpoint_id)
-        found = None
-        if name.startswith(PREFIX) and Path(name).name == name:
-            found = self._load(self.folder / f"{name}.json")
-        if found is None or found.get("id") != name:
+        found = self._load(self._manifest_file(checkpoint_id))
+        if found is None:  # _load checks the manifest names itself
             raise UnknownId(f"no rollback checkpoint {checkpoint_id!r} in {self.folder}")
         return found
 
@@ -150,13 +157,14 @@ class UndoLog:
     def remove_entries(self, checkpoint_id: Id, paths: list[str]) -> int:
         """Drop the entries of `paths` from a checkpoint, then the blobs no entry uses now
         (killed in between: the next write of the folder deletes them)."""
-        self._manifest(checkpoint_id)  # an unknown id raises before anything is written
-        with self._locked() as blobs:
+        manifest = self._manifest_file(checkpoint_id)  # an unknown id raises before anything is written
+        with self._locked(sweep=False) as blobs:  # swept once, after the manifest is written
             m = self._manifest(checkpoint_id)
-            kept = [e for e in m["entries"] if e.get("path") not in set(paths)]
+            dropped = set(paths)
+            kept = [e for e in m["entries"] if e.get("path") not in dropped]
             if len(kept) == len(m["entries"]):
                 return 0
-            write_atomic(self.folder / f"{m['id']}.json", (json.dumps({**m, "entries": kept}, indent=1) + "\n").encode())
+            write_atomic(manifest, (json.dumps({**m, "entries": kept}, indent=1) + "\n").encode())
             self._drop_unused(blobs)
         return len(m["entries"]) - len(kept)
 
