@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
 
 SMALL = (80, 24)
@@ -26,6 +28,27 @@ async def test_a_narrow_header_never_cuts_a_figure(demo_path: Path, open_app, sh
         assert gc is not None, header
         assert gc.group(1) == "10", header  # the demo's 10 reclaimable tasks, not a cut "1"
         assert "live 8" in header
+
+
+@pytest.mark.parametrize("width", [60, 75, 80, 100, 200])
+async def test_the_header_leaves_gc_figures_out_whole_as_it_narrows(demo_path: Path, open_app, shown,
+                                                                     width: int) -> None:
+    """The widest header shows every GC figure; a narrower one drops the task count, then the
+    bytes, then shortens 'reclaimable', and what it shows is never a cut number."""
+    async with open_app(demo_path, size=(width, 24)) as pilot:
+        header = shown(pilot.app).splitlines()[0]
+    gc = re.search(r"(?:(\S+) tasks · )?live (\S+) · (reclaimable|recl\.) (\S+)(?: \(([^)]*)\))?", header)
+    if gc is None:
+        assert width <= 60 and "live" not in header, header  # no room: left out whole
+        return
+    assert (gc.group(2), gc.group(4)) == ("8", "10"), header  # the demo's 8 live, 10 reclaimable tasks
+    assert gc.group(1) in (None, "18"), header
+    if width == 75:
+        assert gc.group(3) == "recl.", header
+    if width == 200:
+        assert gc.group(1) == "18" and gc.group(3) == "reclaimable" and gc.group(5), header
+    if gc.group(5):
+        assert re.fullmatch(r"[\d.]+ (B|KiB|MiB)", gc.group(5)), header
 
 
 async def test_a_store_without_gc_shows_no_gc_figures(tmp_path: Path, open_app, shown) -> None:

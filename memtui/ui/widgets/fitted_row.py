@@ -26,12 +26,8 @@ def fit_row(width: int, head: Text, title: Text, forms: Sequence[Text], *, least
     """`head` + `title` + the first of `forms` that leaves the title `least` cells (or its
     whole width, when shorter) within `width`; past the last form, the last form and what is
     left for the title (at least its `…`). The title is cut to that room, and to `most`."""
-    beside = forms[-1] if forms else Text()
     room = width - head.cell_len
-    for form in forms:
-        if room - form.cell_len >= min(least, title.cell_len):
-            beside = form
-            break
+    beside = richest_form(forms, room - min(least, title.cell_len))
     room = max(1, room - beside.cell_len)
     if most is not None:
         room = min(room, most)
@@ -42,6 +38,12 @@ def fit_row(width: int, head: Text, title: Text, forms: Sequence[Text], *, least
             title = title.copy()
             title.truncate(room, overflow="ellipsis")
     return Text.assemble(head, title, beside, no_wrap=True, end="")
+
+
+def richest_form(forms: Sequence[Text], room: int) -> Text:
+    """The first of `forms` (richest first) at most `room` cells wide; past the last form, the
+    last (an empty Text when there are none)."""
+    return next((form for form in forms if form.cell_len <= room), forms[-1] if forms else Text())
 
 
 def label_room(tree: Tree[Any], node: TreeNode[Any]) -> int:

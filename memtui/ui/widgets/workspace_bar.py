@@ -13,6 +13,7 @@ from textual.widgets import Label
 from memtui.ui.labels import KIND_LABELS, workspace_label
 from memtui.ui.opening import is_store
 from memtui.ui.text import EndKept, human_bytes, safe_text
+from memtui.ui.widgets.fitted_row import richest_form
 
 
 PATH_MIN = 8
@@ -26,7 +27,7 @@ class WorkspaceBar(Horizontal):
     then the bytes), never by cutting a number short.
     """
 
-    _gc_forms: tuple[str, ...] = ("",)
+    _gc_forms: tuple[Text, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Label("memtui", id="ws-name")
@@ -57,7 +58,7 @@ class WorkspaceBar(Horizontal):
         badge.update(Text("read-only" + (" · older schema" if old else "")) if readonly else Text(""))
         badge.set_class(readonly, "-readonly")
         self.query_one("#ws-follow", Label).update(Text("● following" if app.follower.enabled else ""))
-        self._gc_forms = gc_forms(measured, is_store(source))
+        self._gc_forms = tuple(Text(form) for form in gc_forms(measured, is_store(source)))
         self._fit_gc()
 
     def on_resize(self) -> None:
@@ -68,8 +69,7 @@ class WorkspaceBar(Horizontal):
         others = sum(cell_len(str(self.query_one(f"#{name}", Label).content)) + 2
                      for name in ("ws-name", "ws-size", "ws-badge", "ws-follow"))
         room = self.size.width - others - (PATH_MIN + 2) - 2  # the path and this label: padding 1+1
-        form = next((f for f in self._gc_forms if cell_len(f) <= room), self._gc_forms[-1])
-        self.query_one("#ws-gc", Label).update(Text(form))
+        self.query_one("#ws-gc", Label).update(richest_form(self._gc_forms, room))
 
 
 def gc_forms(measured: Any, collectable: bool) -> tuple[str, ...]:
