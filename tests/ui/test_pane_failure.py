@@ -30,3 +30,22 @@ async def test_a_failure_reason_is_shown_as_written(shown) -> None:
             pane.failed(reason)
             await pilot.pause()
             assert f"unreadable: {reason}" in shown(app), shown(app)
+
+
+async def test_the_title_follows_what_the_pane_shows(shown) -> None:
+    """The title names what the pane shows as it changes, back to a title shown before, and
+    a failed load names what it was for; the detail is store text: shown as written."""
+    app = OnePane()
+    async with app.run_test(size=(160, 8)) as pilot:
+        pane = app.query_one(Pane)
+        for detail in ("session 1", None, "session 1", "[bold]Fix[/] it", "[bold]Fix[/] it", None):
+            pane.show_title(detail)
+            await pilot.pause()
+            top = shown(app).splitlines()[0]
+            assert ("Tasks" if detail is None else f"Tasks · {detail}") in top, top
+            assert detail is not None or "·" not in top, top
+        pane.pending("session 2", lambda: True)
+        await pilot.pause(0.3)
+        pane.failed("gone")
+        await pilot.pause()
+        assert "Tasks · session 2" in shown(app).splitlines()[0] and "unreadable: gone" in shown(app)

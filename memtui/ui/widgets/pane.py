@@ -15,7 +15,6 @@ LOADING_AFTER = 0.1
 """Seconds a pane shows what it showed before while its load is under way, before it says
 "loading…" (memtui.ui.widgets.pane.Pane.pending)."""
 
-_TITLE = Widget.__dict__["border_title"]
 _SUBTITLE = Widget.__dict__["border_subtitle"]
 _UNSET = object()
 
@@ -33,14 +32,15 @@ class Pane(Vertical):
         """The pane's name ("Steps"); the border title adds what it shows."""
         self.unfiltered_subtitle = ""
         """The count shown before a filter replaced it with "3 of 11"."""
+        self._title_text: str | None = None  # the text of the title shown (show_title)
         self.show_title()
 
     def show_title(self, detail: object | None = None) -> None:
         """"Steps · <detail>": the detail comes from the store, so it is never markup."""
         self.waiting_for = None
         text = self.label if detail is None else f"{self.label} · {one_line(detail, 70)}"
-        if self.__dict__.get("_title_text") != text:  # (comparing two Contents costs more)
-            self.__dict__["_title_text"] = text
+        if self._title_text != text:  # (comparing two Contents costs more)
+            self._title_text = text
             self.border_title = Content(text)
 
     def pending(self, detail: object, waiting: Callable[[], bool]) -> None:
@@ -63,19 +63,10 @@ class Pane(Vertical):
             self.show_title(self.waiting_for)
         self.border_subtitle = Content("unreadable" if reason is None else f"unreadable: {one_line(reason, 120)}")
 
-    # Setting a border title repaints the whole pane (every line of its border and background),
-    # and the panes set theirs at each cursor move, often to what they already show: the same
-    # value again is not set (a pane skips that repaint).
-    @property
-    def border_title(self) -> str | None:  # type: ignore[override]
-        return _TITLE.__get__(self, type(self))
-
-    @border_title.setter
-    def border_title(self, value: object) -> None:
-        if self.__dict__.get("_title_given", _UNSET) != value:
-            self.__dict__["_title_given"] = value
-            _TITLE.__set__(self, value)
-
+    # Setting a border title or subtitle repaints the whole pane (every line of its border and
+    # background), and the panes set theirs at each cursor move, often to what they already show:
+    # the same value again is not set (a pane skips that repaint). The title is set by
+    # show_title alone, which compares its text; a subtitle is set from many places, compared here.
     @property
     def border_subtitle(self) -> str | None:  # type: ignore[override]
         return _SUBTITLE.__get__(self, type(self))
