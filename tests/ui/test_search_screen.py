@@ -77,3 +77,27 @@ def test_snapshot_search_at_80x24(snap_compare, app_for, demo_path):
         await settle(pilot)
 
     assert snap_compare(app_for(demo_path), terminal_size=(80, 24), run_before=run)
+
+
+async def test_while_a_query_runs_the_older_hits_are_not_taken_for_its_own(demo_path, open_app):
+    """Typing on while a search runs (a scan of a big store takes a while): the status does
+    not show the older query's count as the new one's, and enter opens the first hit of the
+    query typed once it is found, never the older query's first hit."""
+    from memtui.ui.screens.memory import MemoryScreen
+
+    async with open_app(demo_path, size=(80, 24)) as pilot:
+        await search(pilot, "router")
+        screen = pilot.app.screen
+        status = screen.query_one("#search-status")
+        assert str(status.render()).startswith("65 matches"), status.render()
+        with screen._index_lock:  # the index is busy: the next search waits for it
+            screen.query_one(Input).value = "split parser"
+            await pilot.pause(0.4)
+            assert str(status.render()) == "searching…"
+            await pilot.press("enter")
+            await pilot.pause(0.1)
+            assert pilot.app.screen is screen  # not the first hit of "router"
+        from memtui.ui.screenshots import settle
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, MemoryScreen)
+        assert pilot.app.screen.current == "HISTORY.jsonl", pilot.app.screen.current

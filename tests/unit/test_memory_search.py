@@ -489,3 +489,25 @@ def test_an_open_search_keeps_no_lock_on_the_index(tmp_path):
         done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
         assert (done.returncode, done.stdout) == (0, "1\n"), done.stderr
         assert shown.search("marmot")
+
+
+def test_a_search_cancelled_while_it_runs_stops_and_the_next_one_answers(tmp_path):
+    """A scan of every row (`<=>`: no word to look up) is abandoned as soon as its caller
+    says so (a newer query was typed), not run to the end; the index answers the next
+    search as before."""
+    root = make_workspace(tmp_path / "ws")
+    (root / "MEMORY.md").write_text("".join(f"- rule {n}: a <=> b\n" for n in range(3_000)))
+    with SearchIndex(root) as index:
+        index.refresh()
+        looks = []
+
+        def cancelled() -> bool:
+            looks.append(1)
+            return len(looks) > 2  # a newer query comes while this one scans
+
+        assert index.search_counted("<=>", 200, 1_001, cancelled=cancelled) == ([], 0)
+        assert len(looks) >= 3
+        hits, found = index.search_counted("<=>", 200, 1_001, cancelled=lambda: False)
+        assert len(hits) == 200 and found == 1_001
+        assert hits[0].text == "- rule 0: a <=> b" and hits[0].spans == ((12, 15),)
+        assert index.search_counted("rule", 5, 10)[1] == 10

@@ -29,8 +29,8 @@ from typing import Any, Callable, Iterable
 
 from memtui.core.errors import StoreLocked
 from memtui.core.memory.discover import discover_documents
-from memtui.core.memory.search_plan import (TOKENIZER, Plan, SearchHit, excerpt, like_escape, owned_hit, plan_query,
-                                            prepare, query_terms, term_finder)
+from memtui.core.memory.search_plan import (TOKENIZER, Plan, SearchHit, excerpt, given_up_when, like_escape, owned_hit,
+                                            plan_query, prepare, query_terms, term_finder)
 from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, file_records, reading_once,
                                                split_older, store_batches, store_signature, task_rows)
 
@@ -275,11 +275,16 @@ class SearchIndex:
         Case-insensitive; a term matches inside words too."""
         return self.search_counted(query, limit, 0, kinds)[0]
 
-    def search_counted(self, query: str, shown: int, cap: int,
-                       kinds: Iterable[str] = KINDS) -> tuple[list[SearchHit], int]:
-        """The first `shown` hits, and how many there are counted up to `cap` (at least
-        len(hits)). Only the shown rows' text is read out; the rest are counted in SQLite, on
-        from the last shown row (a row checked with LIKE is checked once)."""
+    def search_counted(self, query: str, shown: int, cap: int, kinds: Iterable[str] = KINDS,
+                       cancelled: Callable[[], bool] | None = None) -> tuple[list[SearchHit], int]:
+        """The first `shown` hits, and how many there are counted up to `cap` (at least len(hits)).
+        Only the shown rows' text is read out; the rest are counted in SQLite, on from the last shown
+        row (a row checked with LIKE is checked once). Once `cancelled()`, it stops at once: ([], 0)."""
+        with given_up_when(self.conn, cancelled):
+            return self._counted(query, shown, cap, kinds)
+        return [], 0
+
+    def _counted(self, query: str, shown: int, cap: int, kinds: Iterable[str]) -> tuple[list[SearchHit], int]:
         terms = query_terms(query)
         plan = plan_query(self.conn, terms) if terms else None
         if plan is None or plan.empty or shown <= 0:

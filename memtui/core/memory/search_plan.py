@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 TOKENIZER = "unicode61 remove_diacritics 0"
 """Letters and digits make words, case folded; accents are kept (as the trigram index did)."""
 MAX_EXPANSION = 200
 """Indexed words one term may stand for; above it the term is checked by scanning."""
+CHECK_EVERY = 1_000
+"""SQLite virtual-machine steps between two looks at whether a search was cancelled (~0.1 ms)."""
 
 
 @dataclass
@@ -74,6 +77,24 @@ def plan_query(conn: sqlite3.Connection, terms: list[str]) -> Plan:
             elif last is not None:
                 plan.groups.append(_any(_quote(w) for w in last))
     return plan
+
+
+@contextmanager
+def given_up_when(conn: sqlite3.Connection, cancelled: Callable[[], bool] | None) -> Iterator[None]:
+    """Run the statements inside until `cancelled()` turns true, then abort the one running
+    and leave the block quietly (a scan of every row for `<=>` takes a while; the query typed
+    since should not wait for it)."""
+    if cancelled is None:
+        yield
+        return
+    conn.set_progress_handler(lambda: 1 if cancelled() else 0, CHECK_EVERY)
+    try:
+        yield
+    except sqlite3.OperationalError:
+        if not cancelled():
+            raise
+    finally:
+        conn.set_progress_handler(None, 0)
 
 
 def like_escape(text: str) -> str:

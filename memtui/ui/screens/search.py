@@ -26,6 +26,8 @@ SHOWN = 200
 """Hits listed."""
 COUNT_CAP = 1_000
 """Hits counted: above it the count says "1,000+"."""
+SEARCHING_AFTER = 0.15
+"""Seconds a query may take before the status says it is still searching."""
 NOT_INDEXED = "this agent's sessions are not indexed"
 
 
@@ -42,8 +44,9 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     class ResultsFound(Message):
         """Hits for a query (posted from a worker)."""
 
-        def __init__(self, query: str, hits: list[SearchHit], found: int = 0) -> None:
+        def __init__(self, query: str, hits: list[SearchHit], found: int = 0, indexing: bool = False) -> None:
             super().__init__()
+            self.indexing = indexing  # no hits yet: the index is being built
             self.query = query
             self.hits = hits
             self.found = max(found, len(hits))  # counted up to COUNT_CAP + 1
@@ -53,6 +56,9 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self.workspace = Path(workspace).resolve()
         self.initial_query = query
         self.hits: list[SearchHit] = []
+        self.hits_for: str | None = None
+        """The query the listed hits answer (the one typed may be newer: its search runs)."""
+        self._open_first = False  # enter was pressed before the hits of the query typed came
         self._index: SearchIndex | None = None
         self._stale = False  # set when the app reloaded its source
         self._index_lock = threading.Lock()  # a cancelled worker may still be running
@@ -82,12 +88,23 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
 
     @on(Input.Changed, "#search-input")
     def _changed(self, event: Input.Changed) -> None:
+        self._open_first = False
         self.run_search(event.value)
+        self.set_timer(SEARCHING_AFTER, self._still_searching)
+
+    def _still_searching(self) -> None:
+        """Say so when the hits shown are not yet those of the query typed (no flicker for a
+        search that answers at once)."""
+        if self.hits_for is not None and self.hits_for != self.query_one(Input).value:
+            self.query_one("#search-status", Static).update("searching…")
 
     @on(Input.Submitted, "#search-input")
     def _submitted(self) -> None:
-        """Enter in the query box opens the first hit (down goes to the list)."""
-        if self.hits:
+        """Enter in the query box opens the first hit of the query typed, once it is found
+        (down goes to the list)."""
+        if self.hits_for != self.query_one(Input).value:
+            self._open_first = True
+        elif self.hits:
             self.dismiss(self.hits[0])
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
@@ -96,7 +113,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         with self._index_lock:
             if self._index is None or self._stale:
                 if self._index is None:
-                    self.post_message(self.ResultsFound(query, []))  # shows "indexing…"
+                    self.post_message(self.ResultsFound(query, [], indexing=True))
                 with self.app.reading() if self.app.store is not None else nullcontext() as source:
                     if self._index is None:
                         self._index = SearchIndex(self.workspace, source)
@@ -106,7 +123,10 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
                     self._stale = True  # the next search goes on with the refresh (not a half index)
                     return
                 self._stale = False
-            hits, found = self._index.search_counted(query, SHOWN, COUNT_CAP + 1) if query.strip() else ([], 0)
+            if worker.is_cancelled:  # a newer query came while an older one held the index
+                return
+            hits, found = ([], 0) if not query.strip() else self._index.search_counted(
+                query, SHOWN, COUNT_CAP + 1, cancelled=lambda: worker.is_cancelled)
         if not worker.is_cancelled:
             self.post_message(self.ResultsFound(query, hits, found))
 
@@ -123,15 +143,17 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
 
     @on(ResultsFound)
     def _found(self, event: ResultsFound) -> None:
+        status = self.query_one("#search-status", Static)
+        if event.indexing:
+            status.update("indexing…")
+            return
         if event.query != self.query_one(Input).value:
             return
         found = event.found
         self.hits = event.hits[:SHOWN]
+        self.hits_for = event.query
         self.query_one(SearchResults).show_hits(self.hits)
-        status = self.query_one("#search-status", Static)
-        if self._index is None:
-            status.update("indexing…")
-        elif not event.query.strip():
+        if not event.query.strip():
             status.update(f"type to search memory documents only: {NOT_INDEXED}" if self.documents_only
                           else "type to search memory documents and the store")
         elif found:
@@ -139,6 +161,10 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         else:
             status.update(f"no matches in memory documents ({NOT_INDEXED})" if self.documents_only
                           else "no matches")
+        if self._open_first and self.hits_for is not None:
+            self._open_first = False
+            if self.hits:
+                self.dismiss(self.hits[0])
 
     def action_focus_results(self) -> None:
         if self.hits:

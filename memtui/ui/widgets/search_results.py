@@ -28,7 +28,7 @@ class SearchResults(RecordTable[Row]):
         ("text", "text", None),
     )
     SHED = ("kind",)  # the location says the kind too
-    MIN_FLEX = 8  # the where column is sized to its content: shed only when it has almost no room
+    MIN_FLEX = 4  # the where column is sized to its content: shed only when it has almost no room
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {"search-results--match"}
     """
     | Class | Description |
