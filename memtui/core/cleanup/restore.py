@@ -4,6 +4,7 @@ mode — refused, before anything is written, when a file exists there with othe
 Order: the manifest is marked "restoring" (a crash is finished by running restore again);
 each file is written to a temp file beside its target, hash-checked, given its mode and
 mtime, fsynced and linked into place without overwriting; then the tar and the manifest go.
+A restore killed after the tar went finds every file back and only removes the manifest.
 """
 
 from __future__ import annotations
@@ -63,9 +64,13 @@ def restore_unit(root: Path, manifest_path: Path, manifest: Manifest, *,
     """Put one archived unit back; see the module docstring for the order."""
     contained(manifest)
     tar_path, _ = unit_paths(root, manifest.agent, manifest.unit)
-    if not tar_path.is_file():
-        raise ArchiveError(f"the archive of {manifest.id} is missing ({tar_path}); nothing restored")
     bad, present = conflicts(manifest)
+    if not tar_path.is_file():
+        if manifest.state == "restoring" and not bad and len(present) == len(manifest.files):
+            # Killed between its last two steps: every file is back and the tar is gone; only
+            # the manifest is left to remove.
+            return _done(manifest_path, manifest, len(present))
+        raise ArchiveError(f"the archive of {manifest.id} is missing ({tar_path}); nothing restored")
     if bad:
         raise refuse(manifest.id, bad)
     # A restore killed mid-file left its temp file beside the target: drop it (ours, writer gone).
@@ -90,10 +95,15 @@ def restore_unit(root: Path, manifest_path: Path, manifest: Manifest, *,
         raise ArchiveError(f"the archive of {manifest.id} lacks {sorted(missing)[0]}; restore stopped (run it again after repair)")
     tar_path.unlink()
     fsync_dir(tar_path.parent)
+    return _done(manifest_path, manifest, len(present))
+
+
+def _done(manifest_path: Path, manifest: Manifest, already_present: int) -> RestoreResult:
+    """The last step of a restore: the manifest goes (the files are back, the tar gone)."""
     manifest_path.unlink()
     fsync_dir(manifest_path.parent)
-    return RestoreResult(manifest.id, manifest.agent, len(manifest.files), manifest.bytes, len(present), manifest.home,
-                         max((f.mtime_ns for f in manifest.files), default=0))
+    return RestoreResult(manifest.id, manifest.agent, len(manifest.files), manifest.bytes, already_present,
+                         manifest.home, max((f.mtime_ns for f in manifest.files), default=0))
 
 
 def _make_dirs(folder: Path, modes: dict[str, int]) -> None:
