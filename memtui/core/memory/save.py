@@ -21,13 +21,13 @@ import difflib
 import os
 import time
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote, unquote
 
 from memtui.core.atomic import check_writes_allowed, file_mode, sweep_directories, write_atomic
-from memtui.core.errors import NoHistory, PathEscape, SaveConflict
+from memtui.core.errors import MemtuiError, NoHistory, PathEscape, SaveConflict
 from memtui.core.memory.discover import discover_documents
 from memtui.core.paths import inside_workspace
 from memtui.core.memory.documents import DiskVersion, disk_version, hash_bytes
@@ -91,7 +91,30 @@ def list_history(root: Path, path: Path, outside: Collection[Path] = ()) -> list
         entries.append(
             HistoryEntry(len(entries) + 1, bak, saved_at, reason, bak.stat().st_size, replaced_by)
         )
+    if entries and _interrupted(entries[0].path, _disk_bytes(root, path, outside)):
+        return [replace(e, number=e.number - 1) for e in entries[1:]]
     return entries
+
+
+def _disk_bytes(root: Path, path: Path, outside: Collection[Path]) -> bytes | None:
+    try:
+        return disk_version(writable_path(Path(root).resolve(), path, outside))[0]
+    except (OSError, MemtuiError):
+        return None
+
+
+def _interrupted(newest: Path, disk: bytes | None) -> bool:
+    """True when the newest kept version is the leftover of a save killed after it kept the
+    document's bytes and before it replaced them: it holds exactly what is still on disk, and
+    names another content as the one written over it. Such a copy is neither listed nor kept
+    twice (the next save replaces it), so a re-run of a killed restore picks the same version."""
+    parsed = _parse_name(newest.name)
+    if disk is None or parsed is None or parsed[1] == "discarded" or hash_bytes(disk).startswith(parsed[2]):
+        return False
+    try:
+        return newest.stat().st_size == len(disk) and newest.read_bytes() == disk
+    except OSError:
+        return False
 
 
 def history_entry(root: Path, path: Path, number: int, outside: Collection[Path] = ()) -> HistoryEntry:
@@ -249,6 +272,9 @@ def _keep_version(root: Path, path: Path, data: bytes, *, replaced_by: str, reas
                   outside: Collection[Path] = ()) -> None:
     folder = history_dir(root, path, outside)
     folder.mkdir(parents=True, exist_ok=True)
+    kept = sorted(folder.glob("*.bak"))
+    if kept and _interrupted(kept[-1], data):
+        kept[-1].unlink()  # a killed save's copy of these same bytes: kept once, below
     micros = time.time_ns() // 1000
     while True:
         stamp = datetime.fromtimestamp(micros / 1e6, tz=timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")

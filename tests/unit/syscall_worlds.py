@@ -1,0 +1,122 @@
+"""The commands the syscall kill tests stop at every file-system call (syscall_kill.World):
+export, decisions --add, a memory document's history restore, pin of an agent's session and
+rollback of a Claude Code task — the last two with the agent's home watched: it must stay
+exactly as it was (bytes, modes, mtimes), whatever point the kill came at."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from syscall_kill import World
+
+from memtui.core.store import AgentStore
+
+REAL_HOME_CACHE: dict[str, Path] = {}
+
+
+def _store(ws: Path) -> None:
+    """A small memtui store: a session with a task that edited two files."""
+    with AgentStore.open(ws) as store:
+        session = store.start_session("Refactor the parser")
+        task = store.start_task(session, "Split the tokenizer out")
+        step = store.record_step(task, "edit_file", {"path": "parser.py"}, "ok")
+        store.record_checkpoint(task, step, {"parser.py": (b"old\n" * 200, b"new\n" * 200), "tok.py": (None, b"t\n")})
+        store.finish_task(task, "completed", summary="tokenizer in tok.py")
+
+
+def export_world(fmt: str) -> World:
+    def build(root: Path) -> list[str]:
+        _store(root / "ws")
+        (root / "out").mkdir()
+        return ["export", str(root / "ws"), "--task", "1", "--format", fmt, "-o", str(root / "out" / f"task.{fmt}")]
+
+    def again(root: Path, argv: list[str]) -> list[str] | None:
+        return None if Path(argv[-1]).exists() else argv  # export never overwrites: a whole file is the job done
+
+    # The document says when it was made: that time is not compared.
+    return World(f"export --format {fmt}", build, writes=("out",), watched=("ws",), again=again,
+                 normalize=lambda data: re.sub(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d[.\d]*(?:[+-]\d\d:\d\d|Z)?", b"<time>", data))
+
+
+def decisions_world() -> World:
+    def build(root: Path) -> list[str]:
+        log = root / "ws" / ".agent" / "DECISIONS.md"
+        log.parent.mkdir(parents=True)
+        log.write_text("# Decisions\n\n## 2026-01-02 Keep the parser\n- Why: it works\n" * 40)
+        return ["decisions", str(root / "ws"), "--file", str(log), "--add", "Split the tokenizer", "--problem", "p",
+                "--options", "a, b", "--chosen", "b", "--why", "w", "--date", "2026-03-04"]
+
+    def again(root: Path, argv: list[str]) -> list[str] | None:
+        text = (root / "ws" / ".agent" / "DECISIONS.md").read_text()
+        return None if "Split the tokenizer" in text else argv  # appended once, not twice
+
+    # The log is saved with a kept copy of its old text, named by the time it was kept.
+    return World("decisions --add", build, writes=("ws",), again=again, ignore=lambda rel: "/.memtui/history/" in rel)
+
+
+def memory_restore_world() -> World:
+    def build(root: Path) -> list[str]:
+        from memtui.core.memory import ANY, save_document
+
+        ws = root / "ws"
+        (ws / ".agent").mkdir(parents=True)
+        (ws / "MEMORY.md").write_text("# Memory v0\n" + "- a fact\n" * 500)
+        for i in (1, 2):
+            save_document(ws, ws / "MEMORY.md", f"# Memory v{i}\n" + "- a fact\n" * 500, ANY)
+        return ["memory-history", str(ws), "MEMORY.md", "--restore", "1"]
+
+    def again(root: Path, argv: list[str]) -> list[str] | None:
+        return None if (root / "ws" / "MEMORY.md").read_text().startswith("# Memory v1") else argv  # done: v1 is back
+
+    # The kept versions are named by the time they were kept: compared as present, not by bytes.
+    return World("memory-history --restore", build, writes=("ws",), again=again,
+                 ignore=lambda rel: "/.memtui/history/" in rel)
+
+
+def _claude_home(root: Path) -> tuple[Path, Path]:
+    """The real Claude Code home of tests/fixtures/real (mixed_homes), spotter-small's project
+    living in root/spotter with plan.md as the task's Write left it."""
+    from mixed_homes import SPOTTER, claude_home, moved
+    from test_rollback_mixed_home import written_plan
+
+    home = claude_home(root / "unpack")
+    shutil.move(home, root / "claude")
+    shutil.rmtree(root / "unpack", ignore_errors=True)
+    home = root / "claude"
+    project = root / "spotter"
+    project.mkdir()
+    moved(home, SPOTTER, project)
+    (project / "plan.md").write_bytes(written_plan(home))
+    (project / "keep.txt").write_text("untouched\n")
+    return home, project
+
+
+def pin_world() -> World:
+    from mixed_homes import PLAN_TASK
+
+    def build(root: Path) -> list[str]:
+        home, _project = _claude_home(root)
+        return ["pin", str(home), PLAN_TASK.split(":")[0]]
+
+    return World("pin (a Claude Code session)", build, writes=("xdg-state",), watched=("claude", "spotter"))
+
+
+def rollback_world() -> World:
+    from mixed_homes import PLAN_TASK
+
+    def build(root: Path) -> list[str]:
+        home, _project = _claude_home(root)
+        return ["rollback", str(home), "--task", PLAN_TASK, "--yes"]
+
+    def again(root: Path, argv: list[str]) -> list[str] | None:
+        return None if not (root / "spotter" / "plan.md").exists() else argv
+
+    # The undo's manifest is named by a fresh id and carries its time: compared as present, not by bytes.
+    return World("rollback (a Claude Code task)", build, writes=("spotter", "xdg-state"), watched=("claude",),
+                 again=again, ignore=lambda rel: rel.startswith("xdg-state/") and "/undo-" in rel)
+
+
+WORLDS = {w.name: w for w in (export_world("md"), export_world("html"), export_world("json"), decisions_world(),
+                              memory_restore_world(), pin_world(), rollback_world())}
