@@ -50,10 +50,28 @@ CREATE INDEX blob_hash_prefix ON blob (substr(hash, 1, 8));
 """
 
 
+def as_schema_6(db: Path) -> None:
+    """Rewrite a current store at `db` into the schema-6 layout (same rows), user_version 6: each
+    blob row holds its own frame (no packs: `pack`/`at` columns, the pack table and the loose
+    index are gone)."""
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("BEGIN")
+    con.execute("UPDATE blob SET data = (SELECT substr(p.data, blob.at + 1, blob.stored) FROM pack p"
+                " WHERE p.id = blob.pack) WHERE pack IS NOT NULL")
+    con.execute("DROP INDEX blob_loose")
+    for column in ("pack", "at"):
+        con.execute(f"ALTER TABLE blob DROP COLUMN {column}")
+    con.execute("DROP TABLE pack")
+    con.execute("PRAGMA user_version = 6")
+    con.execute("COMMIT")
+    con.close()
+
+
 def as_schema_5(db: Path) -> None:
     """Rewrite a current store at `db` into the schema-5 layout (same rows), user_version 5: the
     entries hold their path's text (the DDL memtui 5 wrote) instead of its id, every blob version
     is indexed, the path rows hold no counts, the hash prefix indexed is 8 bytes."""
+    as_schema_6(db)
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("PRAGMA foreign_keys = OFF")
     con.execute("BEGIN")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from memtui.core.gc.plan import GcPlan, live_set, plan_gc
+from memtui.core.store import packs
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -196,6 +197,8 @@ def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Call
     key, before, after = store.blob_cols
     if key is None:
         return
+    packed = store.schema_version >= 7
+    pack = "pack" if packed else "NULL"
     cond = (f" AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.{before} = blob.{key})"
             f" AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.{after} = blob.{key})"
             f" AND NOT EXISTS (SELECT 1 FROM blob d WHERE d.base = blob.{key})")
@@ -217,11 +220,13 @@ def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Call
                 chunk = hashes[start:start + batch]
                 with throttle, store.transaction():
                     gone = store.execute(f"DELETE FROM blob WHERE {key} IN ({','.join('?' * len(chunk))})"
-                                         + cond + f" RETURNING {key}, base, stored", chunk).fetchall()
-                deleted.update(h for h, _, _ in gone)
+                                         + cond + f" RETURNING {key}, base, stored, {pack}", chunk).fetchall()
+                    if packed:  # the packs that held their frames keep only the live ones
+                        packs.repack(store.execute, {p for *_, p in gone if p is not None})
+                deleted.update(h for h, *_ in gone)
                 result.blobs += len(gone)
-                result.bytes += sum(size for _, _, size in gone)
-                bases.update(base for _, base, _ in gone if base is not None)
+                result.bytes += sum(size for _, _, size, _ in gone)
+                bases.update(base for _, base, *_ in gone if base is not None)
                 report()
         # Re-examine a base once a dependent is gone, even if it was skipped this round.
         candidates = bases - deleted

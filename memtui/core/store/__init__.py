@@ -28,7 +28,7 @@ from memtui.core import content as codec
 from memtui.core.atomic import check_writes_allowed, remove_stale_temps
 from memtui.core.errors import NotAStore, ReadOnlyStore, StoreNotFound
 from memtui.core.memory_source import WRITING, Capability, UnknownId
-from memtui.core.store import migrate, schema
+from memtui.core.store import migrate, packs, schema
 from memtui.core.store.models import build_models
 from memtui.core.store.content_writer import ContentWriter
 from memtui.core.store.paths import AGENT_DIR, DB_NAME, locate, workspace_of
@@ -288,7 +288,9 @@ class AgentStore(Recorder, ContentWriter, ReadModel):
         if cached is not None:
             return cached
         by_id = self.blob_cols.key == "id"
-        if by_id:
+        if self.schema_version >= 7:  # loose or in a pack
+            rows = self._sql(packs.READ_SQL, (key,))
+        elif by_id:
             rows = self._sql("SELECT codec, data, size, base, hash FROM blob WHERE id = ?", (key,))
         else:
             rows = self._sql("SELECT codec, data, size, base, hash FROM blob WHERE hash = ?", (key,))

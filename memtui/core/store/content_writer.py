@@ -12,6 +12,7 @@ import posixpath
 from typing import Iterable
 
 from memtui.core import content as codec
+from memtui.core.store import packs
 from memtui.core.store.schema import BY_HASH, SHALLOW, by_hash
 
 KIN_TRIES = 3  # paths deleted in the same checkpoint, and paths of the same name, tried as bases
@@ -21,7 +22,8 @@ SIBLING_SCAN = 200  # paths of one folder looked at to find them
 
 class ContentWriter:
     """`_path_id(path)` → the id entries and blobs name a path by (schema 6); `_put(path,
-    path_id, data, kin)` → the blob id entries and deltas reference (schema ≥ 4)."""
+    path_id, data, kin)` → the blob id entries and deltas reference (schema ≥ 4), its frame
+    written loose; `_seal()` once the contents of a checkpoint are in (schema 7)."""
 
     def _path_id(self, path: str) -> int:
         """The id of `path` in the path table, added on first use (each path is kept once)."""
@@ -38,8 +40,8 @@ class ContentWriter:
         row = self._sql(f"SELECT id, codec FROM blob WHERE {BY_HASH}", by_hash(h))
         if row and row[0][1] == codec.CODEC_MISSING:  # a content lost before an upgrade comes back
             enc = codec.encode(data)
-            self._db.execute_sql("UPDATE blob SET codec = ?, data = ?, size = ?, stored = ?, depth = 1, base = NULL"
-                                 " WHERE id = ?", (enc.codec, enc.data, len(data), len(enc.data), row[0][0]))
+            self._db.execute_sql("UPDATE blob SET codec = ?, data = ?, size = ?, stored = ?, depth = 1, base = NULL,"
+                                 " pack = NULL, at = NULL WHERE id = ?", (enc.codec, enc.data, len(data), len(enc.data), row[0][0]))
         if row:
             return row[0][0]
         version, newest = self._sql("SELECT versions, newest_blob FROM path WHERE id = ?", (path_id,))[0]
@@ -56,6 +58,11 @@ class ContentWriter:
                              (version + 1, blob_id, path_id))
         self._cache.put(blob_id, data)
         return blob_id
+
+    def _seal(self) -> None:
+        """Once the loose frames add up to a pack, seal them (store.packs), in the caller's
+        transaction."""
+        packs.seal_if_full(self._db.execute_sql)
 
     def _version(self, path_id: int, version: int, newest: int | None) -> list[tuple[int, int]]:
         """[(id, depth)] of the path's blob of `version` if it is still kept: the newest one

@@ -5,7 +5,8 @@ transactional and the version number is written in the same transaction.
 Plain SQL: the 2/3 → 4 step rebuilds `blob` and `checkpoint_entry` (a column that is a
 foreign key cannot be dropped in place), which playhouse.migrate would do one column at a
 time with a table copy each. The 4 → 5 step swaps the whole-hash index for the prefix one;
-5 → 6 rebuilds `checkpoint_entry` with a path id where it held the path's text.
+5 → 6 rebuilds `checkpoint_entry` with a path id where it held the path's text; 6 → 7 adds
+the pack columns in place and seals every frame into packs.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from peewee import SqliteDatabase
 
 from memtui.core.errors import UpgradeFailed
+from memtui.core.store import packs
 from memtui.core.store.schema import COUNTERS, INDEXES, SCHEMA_VERSION, recount
 
 # Indexes of schema 2–5 that schema 6 replaces or no longer needs (the blob's own key index
@@ -49,11 +51,13 @@ def upgrade(db: SqliteDatabase, models, version: int) -> None:
                 for column in COUNTERS:
                     db.execute_sql(f"ALTER TABLE task ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
                 recount(db)
+            _pack_columns(db, models)
             for name in _OLD_INDEXES:
                 db.execute_sql(f"DROP INDEX IF EXISTS {name}")
             db.create_tables([models.Entry], safe=True)  # the checkpoint_id index if it was missing
             for statement in INDEXES:
                 db.execute_sql(statement)
+            packs.seal(db.execute_sql)
             broken = db.execute_sql("PRAGMA foreign_key_check").fetchall()
             if broken:
                 table, row, parent, _ = broken[0]
@@ -142,3 +146,15 @@ def _path_versions(db: SqliteDatabase, version: int) -> None:
     db.execute_sql("UPDATE path SET versions = v.n, newest_blob = v.newest FROM (SELECT path_id, MAX(version) + 1"
                    " AS n, id AS newest FROM blob WHERE path_id IS NOT NULL GROUP BY path_id) AS v"
                    " WHERE v.path_id = path.id")
+
+
+def _pack_columns(db: SqliteDatabase, models) -> None:
+    """Schema ≤ 6 → 7: blobs get their pack and offset (in place: new columns only; a blob table
+    the steps above made from the models has them already) and the pack table is made."""
+    if "blob" not in {r[0] for r in db.execute_sql("SELECT name FROM sqlite_master WHERE type = 'table'")}:
+        return
+    columns = {r[1] for r in db.execute_sql("PRAGMA table_info(blob)")}
+    for column in ("pack", "at"):
+        if column not in columns:
+            db.execute_sql(f"ALTER TABLE blob ADD COLUMN {column} INTEGER")
+    db.create_tables([models.Pack], safe=True)

@@ -123,15 +123,30 @@ def build_models(db: Database) -> SimpleNamespace:
         base = ForeignKeyField("self", null=True, column_name="base", on_delete="RESTRICT", index=False)
         depth = IntegerField(default=1)  # objects read to reconstruct, itself included
         size = IntegerField()  # raw bytes
-        stored = IntegerField()  # payload bytes
-        data = BlobField()
+        stored = IntegerField()  # payload bytes: the frame's length
+        data = BlobField()  # the frame while loose; X'' once in a pack (schema 7: store.packs)
         # The n-th distinct content of a path (picks delta bases: content.base_versions); NULL
         # for a placeholder.
         path = ForeignKeyField(Path, null=True, column_name="path_id", on_delete="RESTRICT", index=False)
         version = IntegerField(null=True)
+        # Where the frame is once sealed into a pack: the pack's id and the byte offset in it
+        # (schema 7; NULL while loose). Not a foreign key: GC rewrites packs (store.packs.repack).
+        pack = IntegerField(null=True)
+        at = IntegerField(null=True)
 
         class Meta:
             table_name = "blob"
+
+    class Pack(Base):
+        """The frames of consecutive blobs back to back (schema 7; store.packs)."""
+
+        id = AutoField()
+        first_blob = IntegerField()  # the lowest and highest id of a blob whose frame is here
+        last_blob = IntegerField()
+        data = BlobField()
+
+        class Meta:
+            table_name = "pack"
 
     class Checkpoint(Base):
         id = AutoField()
@@ -186,8 +201,8 @@ def build_models(db: Database) -> SimpleNamespace:
             indexes = ((("task",), False),)
 
     ns = SimpleNamespace(
-        Session=Session, Task=Task, TaskRef=TaskRef, Step=Step, Path=Path, Blob=Blob,
+        Session=Session, Task=Task, TaskRef=TaskRef, Step=Step, Path=Path, Blob=Blob, Pack=Pack,
         Checkpoint=Checkpoint, Entry=Entry, Message=Message, Question=Question,
     )
-    ns.all = [Session, Task, TaskRef, Step, Path, Blob, Checkpoint, Entry, Message, Question]
+    ns.all = [Session, Task, TaskRef, Step, Path, Blob, Pack, Checkpoint, Entry, Message, Question]
     return ns

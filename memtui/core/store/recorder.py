@@ -119,6 +119,7 @@ class Recorder:
                     " after_blob) VALUES (?, ?, ?, ?, ?, ?)",
                     (cp, path_id, None if before is None else len(before), None if after is None else len(after),
                      bh, ah))
+            self._seal()
             self._touch(task_id, now, add={"checkpoint_count": 1, "entry_count": len(normalised),
                                            "entry_bytes": content})
         return cp
