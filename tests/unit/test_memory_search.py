@@ -511,3 +511,21 @@ def test_a_search_cancelled_while_it_runs_stops_and_the_next_one_answers(tmp_pat
         assert len(hits) == 200 and found == 1_001
         assert hits[0].text == "- rule 0: a <=> b" and hits[0].spans == ((12, 15),)
         assert index.search_counted("rule", 5, 10)[1] == 10
+
+
+def test_a_refresh_leaves_the_cycle_collector_as_it_found_it(ws):
+    """The collector pauses while the index is built (its passes only walk the rows being
+    indexed), then is back on; one that was off (the app's start-up pause) stays off."""
+    import gc
+
+    assert gc.isenabled()
+    with AgentStore.open(ws, readonly=True) as store, SearchIndex(ws, store, path=":memory:") as index:
+        index.refresh()
+        assert gc.isenabled() and [h.kind for h in index.search("quokka")] == ["step"]
+        gc.disable()
+        try:
+            with SearchIndex(ws, store, path=":memory:") as again:
+                again.refresh()
+            assert not gc.isenabled()
+        finally:
+            gc.enable()

@@ -31,8 +31,8 @@ from memtui.core.errors import StoreLocked
 from memtui.core.memory.discover import discover_documents
 from memtui.core.memory.search_plan import (TOKENIZER, Plan, SearchHit, excerpt, given_up_when, like_escape, owned_hit,
                                             plan_query, prepare, query_terms, term_finder)
-from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, file_records, reading_once,
-                                               split_older, store_batches, store_signature, task_rows)
+from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, collector_paused, file_records,
+                                               reading_once, split_older, store_batches, store_signature, task_rows)
 
 __all__ = ["INDEX_NAME", "KINDS", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchRecord",
            "default_index_path", "excerpt", "query_terms", "search_workspace", "store_signature"]
@@ -123,7 +123,7 @@ class SearchIndex:
         self._added: list[tuple[int, int]] = []
         self._edges: dict[str, tuple[int, int]] = {}  # (lowest, highest) rowid of each kind, as read or written
         try:
-            with self.conn:
+            with collector_paused(), self.conn:
                 self.conn.execute("BEGIN")
                 self._refresh_files(cancelled)
                 if self.store is not None and not cancelled():
