@@ -7,6 +7,8 @@ from pathlib import Path
 
 from memtui.ui.screens.notice import NoticeScreen
 
+from sources_support import copy_fixture
+
 
 async def test_a_folder_of_memory_documents_points_at_them(tmp_path: Path, open_app, shown) -> None:
     (tmp_path / "MEMORY.md").write_text("# Memory\n- prefers pytest\n")
@@ -105,12 +107,9 @@ async def test_the_source_view_shows_escapes_and_editing_such_a_file_is_left_to_
 
 
 async def test_memory_items_are_counted_in_english(tmp_path: Path, open_app) -> None:
-    import shutil
-
     from memtui.ui.screens.memory_items import MemoryItemsScreen
 
-    store = tmp_path / "jsonl"
-    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "jsonl_store", store)
+    store = copy_fixture("jsonl_store", tmp_path / "jsonl")
     async with open_app(store, size=(120, 30)) as pilot:
         await pilot.press("i")
         from memtui.ui.screenshots import settle

@@ -10,6 +10,8 @@ import pytest
 
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
 
+from sources_support import copy_fixture
+
 SMALL = (80, 24)
 
 
@@ -52,10 +54,7 @@ async def test_the_header_leaves_gc_figures_out_whole_as_it_narrows(demo_path: P
 
 
 async def test_a_store_without_gc_shows_no_gc_figures(tmp_path: Path, open_app, shown) -> None:
-    import shutil
-
-    home = tmp_path / "jsonl"
-    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "jsonl_store", home)
+    home = copy_fixture("jsonl_store", tmp_path / "jsonl")
     async with open_app(home, size=(120, 30)) as pilot:
         bar = pilot.app.screen.query_one(WorkspaceBar)
         header = shown(pilot.app).splitlines()[0]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from memtui.core.demo import build_demo
@@ -14,7 +12,7 @@ from memtui.core.sources.claude_code import ClaudeCodeSource
 from memtui.core.sources.codex import CodexSource
 from memtui.core.store import AgentStore
 
-from sources_support import FIXTURES, agent_homes, discovered
+from sources_support import agent_homes, copy_fixture, discovered
 
 # What each kind of source can do (in a workspace its sessions recorded as their cwd).
 EXPECTED: dict[str, set[C]] = {
@@ -39,8 +37,8 @@ def sources(tmp_path_factory) -> dict[str, MemorySource]:
 
     found = {
         "memtui": AgentStore.open(demo, readonly=True),
-        "ra-aid": one(shutil.copytree(FIXTURES / "ra_aid_project", tmp / "ra"), "ra-aid"),
-        "jsonl-sessions": one(shutil.copytree(FIXTURES / "jsonl_store", tmp / "jsonl"), "jsonl-sessions"),
+        "ra-aid": one(copy_fixture("ra_aid_project", tmp / "ra"), "ra-aid"),
+        "jsonl-sessions": one(copy_fixture("jsonl_store", tmp / "jsonl"), "jsonl-sessions"),
         "claude-code": discovered(workspace, env, "claude-code").open(),
         "codex": discovered(workspace, env, "codex").open(),
         "memory-files": one(demo, "memory-files"),
@@ -84,7 +82,7 @@ def test_gc_on_a_foreign_store_points_at_memtuis_own_store(sources):
 def test_a_home_opened_directly_cannot_roll_back(tmp_path, adapter, fixture):
     """An agent home mixes projects, or records a folder not on this machine: no workspace
     to restore into, so rollback is not offered (it would refuse every file)."""
-    home = shutil.copytree(FIXTURES / fixture, tmp_path / fixture)
+    home = copy_fixture(fixture, tmp_path / fixture)
     source = adapter.from_path(home)
     assert source.capabilities == frozenset({C.DIFF, C.RESUME, C.LIVE, C.CLEANUP})  # its home can be cleaned up
     with pytest.raises(Unsupported, match="open the project folder"):
@@ -92,7 +90,7 @@ def test_a_home_opened_directly_cannot_roll_back(tmp_path, adapter, fixture):
 
 
 def test_sources_json_lists_capabilities(tmp_path):
-    root = shutil.copytree(FIXTURES / "ra_aid_project", tmp_path / "ra")
+    root = copy_fixture("ra_aid_project", tmp_path / "ra")
     [ra] = [s for s in discover(root, env={"HOME": str(tmp_path)}) if s.kind == "ra-aid"]
     assert ra.to_json()["capabilities"] == ["curate", "edit-memory", "items", "live"]
 

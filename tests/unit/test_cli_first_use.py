@@ -15,6 +15,7 @@ from memtui.cli import main
 from memtui.core.demo import build_demo
 
 from real_support import real_home
+from sources_support import copy_fixture
 
 
 @pytest.fixture(scope="module")
@@ -130,8 +131,7 @@ def test_counts_in_summaries_agree_in_number(tmp_path, capsys):
 
 @pytest.mark.parametrize("fmt", ["md", "html"])
 def test_export_counts_one_step_as_one_step(tmp_path, capsys, fmt):
-    store = tmp_path / "jsonl"
-    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "jsonl_store", store)
+    store = copy_fixture("jsonl_store", tmp_path / "jsonl")
     code, out, err = _run(capsys, "export", str(store), "--session", "cli:1717000000", "--format", fmt)
     assert code == 0, err
     assert "(completed, 1 step)" in out and "1 steps" not in out
@@ -204,8 +204,7 @@ def test_a_negative_demo_scale_is_refused_before_anything_is_written(tmp_path, c
 
 
 def test_curate_on_a_jsonl_store_does_not_send_the_user_to_a_jsonl_store(tmp_path, capsys):
-    store = tmp_path / "jsonl"
-    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "jsonl_store", store)
+    store = copy_fixture("jsonl_store", tmp_path / "jsonl")
     code, out, err = _run(capsys, "curate", str(store), "--fact", "1")
     assert code == 2 and err.count("\n") == 1
     assert "JSONL sessions store" in err and "JSONL session stores" not in err and "RA.Aid" in err, err

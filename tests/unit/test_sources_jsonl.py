@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from memtui.core.memory_source import MemorySource
 from memtui.core.sources import discover
 from memtui.core.sources.jsonl_sessions import JsonlSessionsSource
 
-from sources_support import FIXTURES, tree_state
+from sources_support import copy_fixture, tree_state
 
 
 @pytest.fixture
 def root(tmp_path):
-    return shutil.copytree(FIXTURES / "jsonl_store", tmp_path / "workspace")
+    return copy_fixture("jsonl_store", tmp_path / "workspace")
 
 
 def test_detected_from_the_workspace(root):
