@@ -15,7 +15,7 @@ import time
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
 
@@ -169,6 +169,15 @@ def screen_text(app: Any) -> str:
     """The screen as the terminal shows it, as plain text lines."""
     strips = app.screen._compositor.render_strips()
     return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+def tree_nodes(tree: Any) -> Iterator[Any]:
+    """Every node of a Textual tree below its root, each before its children."""
+    stack = list(reversed(tree.root.children))
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.children))
 
 
 @pytest.fixture

@@ -5,10 +5,17 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RECORDED_CWD = "/home/dev/tally"  # the cwd every transcript fixture records
+
+
+def damaged(*_: Any, **__: Any) -> Any:
+    """Stands in for a source's read (monkeypatched): fails as a damaged SQLite database does."""
+    raise sqlite3.DatabaseError("database disk image is malformed")
 
 
 def tree_state(root: Path) -> dict[str, tuple[str, int, int]]:

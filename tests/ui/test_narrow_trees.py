@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import tree_nodes
 from memtui.core.display import human_bytes
 from memtui.core.gc import GcSessionRow, GcTaskRow
 from memtui.ui.app import make_app
@@ -45,12 +46,6 @@ async def preview(app, size, key: str, kind):
         yield pilot, app.screen.query_one(kind)
 
 
-def nodes(tree):
-    for parent in tree.root.children:
-        yield parent
-        yield from parent.children
-
-
 @pytest.mark.parametrize("size", SIZES)
 async def test_gc_rows_keep_their_figures_whole(demo_path: Path, app_for, size) -> None:
     app = app_for(demo_path)
@@ -61,7 +56,7 @@ async def test_gc_rows_keep_their_figures_whole(demo_path: Path, app_for, size) 
         assert tree.virtual_size.width <= tree.scrollable_content_region.width  # nothing runs off the right
         lines = shown_lines(app, tree)
         tasks = sessions = 0
-        for node in nodes(tree):
+        for node in tree_nodes(tree):
             line = lines.get(node.line)
             if line is None:
                 continue

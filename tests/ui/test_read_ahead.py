@@ -4,18 +4,15 @@ read ahead that fails says nothing, and the move then reads and reports as befor
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from memtui.ui.screenshots import ROUTING, open_session, open_step
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.step_timeline import StepTimeline
 
+from sources_support import damaged
+
 SIZE = (140, 40)
-
-
-def damaged(*_: Any, **__: Any) -> Any:
-    raise sqlite3.DatabaseError("database disk image is malformed")
 
 
 async def on_a_step_with_a_checkpoint_next(pilot: Any, settled: Any) -> tuple[Any, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import tree_nodes
 from rollback_world import FIXED, handoff_world, open_on_task
 from textual.app import App
 
@@ -22,15 +23,6 @@ SIZE = (150, 45)
 @pytest.fixture
 def world(tmp_path):
     return handoff_world(tmp_path, {"notes.md": b"# notes 1\n", "new.txt": b"made by the sub-agent\n"})
-
-
-def tree_tasks(tree) -> list:
-    out, stack = [], list(tree.root.children)
-    while stack:
-        node = stack.pop()
-        out.append(node.data)
-        stack.extend(node.children)
-    return out
 
 
 async def test_r_on_a_task_confirms_and_rolls_back_with_sub_agents(world, open_app):
@@ -57,7 +49,7 @@ async def test_r_on_a_task_confirms_and_rolls_back_with_sub_agents(world, open_a
         assert steps.records[-1].tool == "↶ rollback" and steps.records[-1].checkpoint_id == newest.id
         # Reloaded from the store: the task shows pinned (the undo survives GC until unpinned).
         tree = app.screen.query_one("#tasks")
-        assert next(t for t in tree_tasks(tree) if t.id == world.parent).pinned
+        assert next(n.data for n in tree_nodes(tree) if n.data.id == world.parent).pinned
 
         await pilot.press("u")
         await settle(pilot)

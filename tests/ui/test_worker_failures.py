@@ -9,7 +9,6 @@ screen as the terminal shows it.
 from __future__ import annotations
 
 import inspect
-import sqlite3
 from typing import Any, Callable
 
 import pytest
@@ -19,15 +18,11 @@ import memtui.ui.screens as screens_pkg
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.screenshots import ROUTING, open_step
 
-from sources_support import FIXTURES
+from sources_support import FIXTURES, damaged
 
 SIZE = (140, 40)
 WAITING = ("loading…", "reading the database…", "computing the live set…", "indexing…", "Reading…", "opening…")
 """What a pane says while it waits: none of it may stay once its worker failed."""
-
-
-def damaged(*_: Any, **__: Any) -> Any:
-    raise sqlite3.DatabaseError("database disk image is malformed")
 
 
 def unreadable(*_: Any, **__: Any) -> Any:
