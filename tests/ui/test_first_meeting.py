@@ -7,6 +7,7 @@ from pathlib import Path
 
 from memtui.ui.screens.notice import NoticeScreen
 
+from hostile_text import HOSTILE, SHOWN, assert_no_raw, assert_unstyled, drawn
 from sources_support import copy_fixture
 
 
@@ -54,7 +55,8 @@ async def test_a_damaged_database_leaves_no_header_saying_opening(demo_copy: Pat
         assert any("Failed: measure the workspace" in str(n.title) for n in pilot.app._notifications)
 
 
-HOSTILE = "[bold red]HX[/] \x1b[31mred\x1b[0m \u202eevil\u202c bell\x07 \x1b[2J"
+CLEARING = f"{HOSTILE} \x1b[2J"
+"""Hostile text ending in ESC [2J, which clears the terminal it reaches."""
 
 
 async def test_a_jsonl_memory_document_shows_hostile_text_literally(tmp_path: Path, open_memory, shown) -> None:
@@ -64,41 +66,41 @@ async def test_a_jsonl_memory_document_shows_hostile_text_literally(tmp_path: Pa
 
     from textual.widgets import DataTable
 
-    record = {"cursor": 1, "content": HOSTILE, "[b]key[/b]\x1b[31m": "v"}
+    record = {"cursor": 1, "content": CLEARING, "[b]key[/b]\x1b[31m": "v"}
     (tmp_path / "HISTORY.jsonl").write_text(json.dumps(record) + "\n")
     async with open_memory(tmp_path, select="HISTORY.jsonl") as pilot:
         table = pilot.app.screen.query_one("#jsonl-records", DataTable)
         assert table.row_count == 1
-        lines = ["".join(s.text for s in table.render_line(y)) for y in range(table.size.height)]
-        held = [s for y in range(table.size.height) for s in table.render_line(y) if "HX" in s.text]
-        text = "\n".join(lines)
+        lines = drawn(table)
+        text = "\n".join(t for t, _ in lines)
         assert "[bold red]HX[/]" in text and "␛[31mred" in text and "[b]key[/b]␛[31m" in text, text
-        assert not any(c in text for c in "\x1b\x07\u202e\u202c")
-        assert held and all("[bold red]HX" in s.text for s in held)  # no markup became a style
-        assert "\x1b" not in shown(pilot.app)
+        assert_no_raw(text)
+        assert_unstyled(lines)  # no markup became a style
+        assert_no_raw(shown(pilot.app))
 
 
 async def test_a_markdown_memory_document_shows_escapes_and_bidi_literally(tmp_path: Path, open_memory, shown) -> None:
     """The rendered markdown turned `ESC[31m` into red text and passed a bidi override through."""
-    (tmp_path / "MEMORY.md").write_text(f"# Memory {HOSTILE}\n\n- note {HOSTILE}\n")
+    (tmp_path / "MEMORY.md").write_text(f"# Memory {CLEARING}\n\n- note {CLEARING}\n")
     async with open_memory(tmp_path, select="MEMORY.md") as pilot:
         text = shown(pilot.app)
         assert "note [bold red]HX[/]" in text and "␛[31mred␛[0m �evil�" in text and "bell␇ ␛[2J" in text, text
-        assert not any(c in text for c in "\x1b\x07\u202e\u202c")
+        assert_no_raw(text)
 
 
 async def test_the_source_view_shows_escapes_and_editing_such_a_file_is_left_to_editor(
         tmp_path: Path, open_memory, shown) -> None:
     """The source view (v) passed ESC[2J to the terminal, which cleared the screen; the in-app
     editor would too, so a file holding control characters is edited in $EDITOR only."""
-    original = f"# Memory\r\n- note {HOSTILE}\r\n".encode()
+    original = f"# Memory\r\n- note {CLEARING}\r\n".encode()
     (tmp_path / "MEMORY.md").write_bytes(original)
     async with open_memory(tmp_path, select="MEMORY.md") as pilot:
         await pilot.press("v")
         await pilot.pause()
         text = shown(pilot.app)
-        assert "- note [bold red]HX[/] ␛[31mred␛[0m �evil� bell␇ ␛[2J" in text, text
-        assert not any(c in text for c in "\x1b\x07\u202e\u202c\r␍")
+        assert f"- note {SHOWN} ␛[2J" in text, text
+        assert_no_raw(text)
+        assert "␍" not in text  # CRLF read as a line break, not shown as a CR
         await pilot.press("e")
         await pilot.pause()
         assert not pilot.app.screen.editing

@@ -5,12 +5,12 @@ it, a U+202E reverse what follows)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from conftest import screen_text
+from hostile_text import assert_no_raw
 from memtui.core.memory.decisions import add_decision
 from memtui.core.store import AgentStore
 from memtui.ui.screenshots import settle
@@ -18,7 +18,6 @@ from memtui.ui.screenshots import settle
 H = ("[bold red]X[/] [link=file:///etc]y[/link] \x1b[2J \x1b]0;title\x07 \x1b[31m c1\x9b "
      "bidi\u202e nul\x00 cr\r end")
 MARKUP = "[bold red]X[/]"
-RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 SIZE = (200, 50)
 
 
@@ -36,11 +35,6 @@ def hostile_store(root: Path) -> Path:
     return root
 
 
-def clean(text: str, where: str) -> None:
-    raw = sorted({f"U+{ord(c):04X}" for c in RAW.findall(text)})
-    assert not raw, f"{where}: raw {raw} drawn:\n{text}"
-
-
 async def visit(pilot, *keys: str) -> str:
     await pilot.press(*keys)
     await settle(pilot)
@@ -55,19 +49,19 @@ def store(tmp_path):
 async def test_main_panes_and_step_detail(store, open_app):
     async with open_app(store, size=SIZE) as pilot:
         text = await visit(pilot, "3")
-        clean(text, "main")
+        assert_no_raw(text, "main")
         assert MARKUP in text and "␛[2J" in text, text
         text = await visit(pilot, "o")
-        clean(text, "step detail")
+        assert_no_raw(text, "step detail")
         assert MARKUP in text and "␛]0;title␇" in text, text
         text = await visit(pilot, "escape", "5")
-        clean(text, "diff")
+        assert_no_raw(text, "diff")
         assert f"new {MARKUP}" in text and "new [bold red]X[/] [link=file:///etc]y[/link] ␛[2J ␛]0;title␇" in text, text
         text = await visit(pilot, "f")
-        clean(text, "whole file")
+        assert_no_raw(text, "whole file")
         assert f"new {MARKUP}" in text, text
         text = await visit(pilot, "v")
-        clean(text, "side by side")
+        assert_no_raw(text, "side by side")
 
 
 @pytest.mark.parametrize("keys", [["g"], ["s"], ["m"], ["D"], ["S"], ["question_mark"], ["ctrl+p"],
@@ -76,7 +70,7 @@ async def test_main_panes_and_step_detail(store, open_app):
 async def test_screen(store, open_app, keys):
     async with open_app(store, size=SIZE) as pilot:
         text = await visit(pilot, *keys)
-        clean(text, "+".join(keys))
+        assert_no_raw(text, "+".join(keys))
 
 
 async def test_a_notification_naming_hostile_text_shows_it_literally(store, app_for):
@@ -89,7 +83,7 @@ async def test_a_notification_naming_hostile_text_shows_it_literally(store, app_
         app.notify(f"src/{H}: failed", title=f"Roll back {H}", markup=False, timeout=30)
         await pilot.pause(0.3)
         toasts = "\n".join(str(toast.render()) for toast in app.screen.query("Toast"))
-        clean(screen_text(app), "notifications")
+        assert_no_raw(screen_text(app), "notifications")
         assert toasts.count(MARKUP) == 3, toasts
         assert f"Roll back {MARKUP} [link=file:///etc]y[/link] ␛[2J ␛]0;title␇" in toasts, toasts
 
@@ -101,7 +95,7 @@ def test_cli_text_output(store, capsys, verb):
 
     assert main([verb[0], str(store), *verb[1:]]) == 0
     out = capsys.readouterr().out
-    clean(out, " ".join(verb))
+    assert_no_raw(out, " ".join(verb))
     assert MARKUP in out and "␛[2J" in out, out
 
 
@@ -139,7 +133,7 @@ async def test_claude_code_transcript(claude_home, open_app, keys):
     nothing raw is asserted there."""
     async with open_app(claude_home, size=SIZE) as pilot:
         text = await visit(pilot, *keys)
-        clean(text, "claude " + "+".join(keys))
+        assert_no_raw(text, "claude " + "+".join(keys))
         assert keys[0] in ("C", "ctrl+f") or MARKUP in text, text
 
 
@@ -153,10 +147,10 @@ async def test_memory_dialogs_name_a_hostile_document_literally(store, open_scre
     async with open_screen(store, lambda: ConflictScreen(name, "It changed", f"disk {H}\n".encode(), f"mine {H}\n"),
                            size=SIZE) as pilot:
         text = screen_text(pilot.app)
-        clean(text, "conflict dialog")
+        assert_no_raw(text, "conflict dialog")
         assert f"{MARKUP} [link=file:///etc]y[/link] ␛[2J" in text, text
         text = await visit(pilot, "d")
-        clean(text, "conflict diff")
+        assert_no_raw(text, "conflict diff")
         assert f"+mine {MARKUP} [link=file:///etc]y[/link] ␛[2J" in text, text
     from datetime import datetime, timezone
 
@@ -167,7 +161,7 @@ async def test_memory_dialogs_name_a_hostile_document_literally(store, open_scre
     entry = HistoryEntry(1, kept, datetime(2026, 1, 1, tzinfo=timezone.utc), "save", kept.stat().st_size, "ab12")
     async with open_screen(store, lambda: HistoryScreen(name, [entry]), size=SIZE) as pilot:
         text = screen_text(pilot.app)
-        clean(text, "history dialog")
+        assert_no_raw(text, "history dialog")
         assert f"History of {MARKUP} [link=file:///etc]y[/link] ␛[2J" in text, text
         assert f"old {MARKUP} [link=file:///etc]y[/link] ␛[2J" in text, text
 
@@ -179,7 +173,7 @@ async def test_a_memory_document_named_with_hostile_text(store, open_memory):
     (store / ".agent" / "init.d" / name).write_text("# notes\n")
     async with open_memory(store, size=SIZE, select=f".agent/init.d/{name}") as pilot:
         text = screen_text(pilot.app)
-        clean(text, "memory title")
+        assert_no_raw(text, "memory title")
         assert "init.d/[bold red]X[] [link=file:etc]y[link] ␛[2J" in text, text
 
 
@@ -199,7 +193,7 @@ async def test_a_failed_read_naming_hostile_text(store, open_app, screen, group)
         await settle(pilot)
         pilot.app.screen.run_worker(fail, group=group, thread=True, exit_on_error=False)
         text = await visit(pilot)
-        clean(text, f"{screen} failure")
+        assert_no_raw(text, f"{screen} failure")
         assert "[link=file:///etc]y[/link] ␛[2J" in text and "␛]0;title␇" in text, text
 
 
@@ -214,5 +208,5 @@ def test_cli_on_a_claude_code_transcript(claude_home, capsys, verb):
 
     assert main([verb[0], str(claude_home), *verb[1:]]) == 0
     out = capsys.readouterr().out
-    clean(out, " ".join(verb))
+    assert_no_raw(out, " ".join(verb))
     assert MARKUP in out, out

@@ -7,14 +7,13 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
+from hostile_text import HOSTILE, SHOWN, assert_literal, assert_no_raw, assert_unstyled, drawn
 from memtui.core.memory.decisions import add_decision
 from memtui.core.store import AgentStore
 from memtui.ui.screens.decisions import DecisionsScreen
 from memtui.ui.screens.search import SearchScreen
 from memtui.ui.screenshots import settle
 
-HOSTILE = "[bold red]HX[/] \x1b[31mred\x1b[0m \u202eevil\u202c bell\x07"
-SHOWN = "[bold red]HX[/] ␛[31mred␛[0m �evil� bell␇"
 SIZE = (160, 30)
 
 
@@ -28,25 +27,6 @@ def hostile_workspace(root: Path) -> Path:
     return root
 
 
-def seen(table: DataTable) -> list[tuple[str, list]]:
-    """Each drawn line of `table`: its text and the segments holding 'HX'."""
-    lines = []
-    for y in range(table.size.height):
-        strip = table.render_line(y)
-        lines.append(("".join(s.text for s in strip), [s for s in strip if "HX" in s.text]))
-    return lines
-
-
-def assert_literal(lines: list[tuple[str, list]]) -> None:
-    text = "\n".join(t for t, _ in lines)
-    assert "[bold red]HX[/]" in text and "␛[31mred␛[0m" in text and "�evil�" in text
-    assert not any(c in text for c in "\x1b\x07\u202e\u202c")
-    held = [seg for _, segs in lines for seg in segs]
-    # the markup is drawn in the same style as the word it would have styled, which is not red
-    assert held and all("[bold red]HX" in seg.text for seg in held)
-    assert not any(seg.style and seg.style.color and seg.style.color.name == "red" for seg in held)
-
-
 async def test_search_hits_show_hostile_text_literally(tmp_path, open_screen):
     root = hostile_workspace(tmp_path / "ws")
     async with open_screen(root, lambda: SearchScreen(root), size=SIZE) as pilot:
@@ -55,7 +35,7 @@ async def test_search_hits_show_hostile_text_literally(tmp_path, open_screen):
         table = pilot.app.screen.query_one(DataTable)
         kinds = {str(table.get_cell_at((row, 0))) for row in range(table.row_count)}
         assert {"file", "task", "step"} <= kinds
-        assert_literal(seen(table))
+        assert_literal(drawn(table))
 
 
 async def test_decision_titles_show_hostile_text_literally(tmp_path, open_screen):
@@ -65,9 +45,10 @@ async def test_decision_titles_show_hostile_text_literally(tmp_path, open_screen
     async with open_screen(root, lambda: DecisionsScreen(root), size=SIZE) as pilot:
         table = pilot.app.screen.query_one(DataTable)
         assert table.row_count == 1
-        assert_literal(seen(table))
+        assert_literal(drawn(table))
         entry = str(pilot.app.screen.query_one("#decisions-entry").render())
-        assert SHOWN in entry and "\x1b" not in entry
+        assert SHOWN in entry
+        assert_no_raw(entry)
 
 
 async def test_gc_preview_titles_show_hostile_text_literally(tmp_path, open_screen):
@@ -79,12 +60,11 @@ async def test_gc_preview_titles_show_hostile_text_literally(tmp_path, open_scre
         tree = pilot.app.screen.query_one(GcTree)
         tree.root.expand_all()
         await settle(pilot)
-        lines = [("".join(s.text for s in tree.render_line(y)), [s for s in tree.render_line(y) if "HX" in s.text])
-                 for y in range(tree.size.height)]
+        lines = drawn(tree)
         text = "\n".join(t for t, _ in lines)
         assert "#1 task [bold red]HX[/] ␛[3" in text and "▼ [bold red]HX[/] ␛[3" in text, text  # then cut with …
-        assert not any(c in text for c in "\x1b\x07\u202e\u202c")
-        assert all("[bold red]HX" in seg.text for _, segs in lines for seg in segs)
+        assert_no_raw(text)
+        assert_unstyled(lines)
 
 
 async def test_cleanup_explains_a_hostile_session_id_literally(tmp_path):
@@ -110,5 +90,6 @@ async def test_cleanup_explains_a_hostile_session_id_literally(tmp_path):
         tree.move_cursor(project.children[0])
         await settle(pilot)
         shown = screen_text(app)
-        assert "id s1␛[31mred" in shown and "\x1b" not in shown and "\u202e" not in shown
+        assert "id s1␛[31mred" in shown
+        assert_no_raw(shown)
         assert "claude-code: 1 session, 0 to go, 0 orphan groups;" in shown  # counted in English

@@ -51,13 +51,14 @@ async def test_every_hit_shows_its_match(demo_path, open_app, size, query):
 
 async def test_hostile_text_in_a_hit_stays_literal_and_marked(tmp_path, open_app):
     """A hit whose text holds Rich markup and escapes: shown as typed, the match marked in it."""
-    from test_hostile_everywhere import MARKUP, clean, hostile_store
+    from hostile_text import assert_no_raw
+    from test_hostile_everywhere import MARKUP, hostile_store
 
     root = hostile_store(tmp_path / "ws")
     async with open_app(root, size=(80, 24)) as pilot:
         await search(pilot, "[bold")
         text = screen_text(pilot.app)
-        clean(text, "search [bold")
+        assert_no_raw(text, "search [bold")
         rows = result_lines(pilot.app)
         assert rows and all("[bold" in row for row in rows), rows
         assert any(MARKUP in row for row in rows), rows

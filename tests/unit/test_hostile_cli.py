@@ -7,13 +7,9 @@ import json
 
 import pytest
 
+from hostile_text import HOSTILE, SHOWN, assert_no_raw
 from memtui.cli import main
 from memtui.core.store import AgentStore
-
-HOSTILE = "[bold red]HX[/] \x1b[31mred\x1b[0m \u202eevil\u202c bell\x07"
-SHOWN = "[bold red]HX[/] ␛[31mred␛[0m �evil� bell␇"
-RAW = ("\x1b", "\x07", "\u202e", "\u202c")
-
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
@@ -40,7 +36,7 @@ def test_text_output_shows_hostile_text_literally(hostile, capsys, verb):
     main([verb[0], str(hostile), *verb[1:]])
     out = capsys.readouterr().out
     assert SHOWN in out, out
-    assert not any(c in out for c in RAW)
+    assert_no_raw(out)
 
 
 def strings(value) -> list[str]:
@@ -57,7 +53,7 @@ def test_json_output_keeps_the_text_exact_and_writes_no_control_raw(hostile, cap
     control character nor bidi override (both \\u-escaped)."""
     main([verb[0], str(hostile), *verb[1:]])
     out = capsys.readouterr().out
-    assert not any(c in out for c in RAW)
+    assert_no_raw(out)
     assert any(HOSTILE in s for s in strings(json.loads(out)))
 
 
@@ -67,4 +63,4 @@ def test_an_error_line_shows_hostile_text_literally(hostile, capsys):
     assert main(["log", str(hostile / f"gone {HOSTILE}")]) == 2
     err = capsys.readouterr().err
     assert SHOWN in err, err
-    assert not any(c in err for c in RAW)
+    assert_no_raw(err)
