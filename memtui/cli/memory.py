@@ -57,13 +57,15 @@ def _text(docs) -> str:
     if not docs:
         return "no memory documents"
     out = []
+    width = max(44, *(len(d["file"]) for d in docs))  # a long path keeps the figures in their columns
     for kind, label in KINDS.items():
         members = [d for d in docs if d["kind"] == kind]
         if not members:
             continue
         out.append(f"{label}:")
         for d in members:
-            out.append(f"  {d['file']:<44} {d['size']:>8} B {d['lines']:>5} lines  {d['mtime']:%Y-%m-%d %H:%M}")
+            lines = f"{d['lines']:>5} line" + (" " if d["lines"] == 1 else "s")
+            out.append(f"  {d['file']:<{width}} {d['size']:>8} B {lines}  {d['mtime']:%Y-%m-%d %H:%M}")
     return "\n".join(out)
 
 

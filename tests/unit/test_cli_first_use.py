@@ -333,3 +333,38 @@ def test_restore_takes_the_id_as_cleanup_prints_it(tmp_path, capsys):
     assert back.read_bytes() == before[back]
     code, _, err = _run(capsys, "restore", "--session", "d6e0bada")  # restored already: no longer archived
     assert code == 2 and "no archived session d6e0bada" in err
+
+
+def test_a_claude_code_home_lists_its_rules_and_each_projects_auto_memory(tmp_path, capsys):
+    """`memtui memory ~/.claude`: besides CLAUDE.md, the user's rules and the auto memory
+    Claude Code keeps per project (projects/<project>/memory/) — searchable, linted."""
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    (home / "history.jsonl").write_text("")  # what a used home holds beside projects/
+    (home / "CLAUDE.md").write_text("# Mine\n")
+    (home / "rules").mkdir()
+    (home / "rules" / "style.md").write_text("- British spelling\n")
+    memory = home / "projects" / "-home-USER-projects-spotter-worktrees-spotter-gqc" / "memory"
+    memory.mkdir()
+    (memory / "MEMORY.md").write_text("# Spotter\n\n- mix test needs the otel collector running\n")
+    (memory / "debugging.md").write_text("topic file\n")
+    code, out, err = _run(capsys, "memory", str(home), "--json")
+    assert code == 0, err
+    files = {d["file"]: d["kind"] for d in json.loads(out)}
+    rel = "projects/-home-USER-projects-spotter-worktrees-spotter-gqc/memory"
+    assert files == {"CLAUDE.md": "instructions", "rules/style.md": "instructions",
+                     f"{rel}/MEMORY.md": "memory", f"{rel}/debugging.md": "memory"}
+    code, out, err = _run(capsys, "search", str(home), "collector")
+    assert code == 0 and f"{rel}/MEMORY.md:3:" in out, (out, err)
+    rows = [line for line in _run(capsys, "memory", str(home))[1].splitlines() if line.startswith("  ")]
+    assert len({line.index(" B ") for line in rows}) == 1, rows  # sizes in one column, long paths too
+    assert any(line.startswith("  rules/style.md") and " 1 line  " in line for line in rows), rows
+
+
+def test_a_folder_named_projects_in_a_workspace_is_not_taken_for_auto_memory(tmp_path, capsys):
+    workspace = tmp_path / "monorepo"
+    notes = workspace / "projects" / "api" / "memory"
+    notes.mkdir(parents=True)
+    (notes / "notes.md").write_text("not an agent's memory\n")
+    (workspace / "MEMORY.md").write_text("# Memory\n")
+    code, out, _ = _run(capsys, "memory", str(workspace), "--json")
+    assert code == 0 and [d["file"] for d in json.loads(out)] == ["MEMORY.md"]

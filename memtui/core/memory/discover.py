@@ -49,6 +49,12 @@ _GLOBS: tuple[tuple[str, str], ...] = (
     (".agent/init.d/*.md", "init.d"),
     (".agent/skills/*/SKILL.md", "skills"),
 )
+# A Claude Code home (~/.claude) given as the workspace: its user rules, and each project's
+# auto memory (the MEMORY.md index Claude Code loads at start, and the topic files beside it).
+_CLAUDE_HOME_GLOBS: tuple[tuple[str, str], ...] = (
+    ("rules/**/*.md", "instructions"),
+    ("projects/*/memory/*.md", "memory"),
+)
 
 
 @dataclass(frozen=True)
@@ -112,7 +118,7 @@ def discover_documents(root: Path) -> list[MemoryDocument]:
     found: dict[Path, str] = {}
     for rel, kind in _FIXED:
         found.setdefault(root / rel, kind)
-    for pattern, kind in _GLOBS:
+    for pattern, kind in _GLOBS + (_CLAUDE_HOME_GLOBS if is_claude_home(root) else ()):
         for path in sorted(root.glob(pattern)):
             found.setdefault(path, kind)
     order = list(KINDS)
@@ -155,6 +161,13 @@ def resolve_document(root: Path, name: str) -> Path:
         listing = ", ".join(str(p.relative_to(root)) for p in matches)
         raise DocumentNotFound(f"{name} is ambiguous: {listing}")
     raise DocumentNotFound(f"no memory document {name} in {root}")
+
+
+def is_claude_home(root: Path) -> bool:
+    """Whether `root` is a Claude Code home (`~/.claude`, `$CLAUDE_CONFIG_DIR`): transcripts
+    under projects/ beside the files Claude Code keeps there."""
+    return (root / "projects").is_dir() and (
+        root.name == ".claude" or (root / "settings.json").is_file() or (root / "history.jsonl").is_file())
 
 
 def _is_workspace_file(root: Path, path: Path) -> bool:
