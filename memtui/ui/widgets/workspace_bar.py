@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
+from memtui.core.memory_source import WRITING
 from memtui.ui.labels import KIND_LABELS, workspace_label
 from memtui.ui.opening import is_store
 from memtui.ui.text import EndKept, human_bytes, safe_text
@@ -52,11 +53,12 @@ class WorkspaceBar(Horizontal):
         self.query_one("#ws-size", Label).update(
             Text(f"DB {human_bytes(measured.db_bytes)}" if measured.db_bytes is not None else ""))
         badge = self.query_one("#ws-badge", Label)
-        store = app.store
-        readonly = store.readonly if store is not None else True
-        old = store is not None and store.needs_upgrade
-        badge.update(Text("read-only" + (" · older schema" if old else "")) if readonly else Text(""))
-        badge.set_class(readonly, "-readonly")
+        # "read-only" when nothing here can write (`--read-only`, a store with no writing
+        # capability), not merely because browsing reads through a read-only connection.
+        readonly = source is None or not any(source.can(c) for c in WRITING)
+        old = app.store is not None and app.store.needs_upgrade  # browsed as is; a write upgrades it
+        badge.update(Text(" · ".join(w for w, on in (("read-only", readonly), ("older schema", old)) if on)))
+        badge.set_class(readonly or old, "-readonly")
         self.query_one("#ws-follow", Label).update(Text("● following" if app.follower.enabled else ""))
         self._gc_forms = tuple(Text(form) for form in gc_forms(measured, is_store(source)))
         self._fit_gc()
