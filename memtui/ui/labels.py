@@ -43,6 +43,7 @@ def workspace_label(app: Any) -> str:
         return app.shown_path
     where = app.workspace if app.workspace is not None and Path(app.workspace).is_dir() else app.path
     try:
-        return "~/" + str(Path(where).resolve().relative_to(Path.home()))
+        inside = Path(where).resolve().relative_to(Path.home())
     except (ValueError, OSError, RuntimeError):
         return str(where)
+    return "~" if inside == Path(".") else f"~/{inside}"

@@ -27,6 +27,7 @@ async def test_the_home_folder_opens_the_claude_code_home_in_it(tmp_path, monkey
         await settle(pilot)
         screen = shown(app)
         assert "No memtui store here" not in screen
+        assert screen.splitlines()[0].split()[4] == "~", screen.splitlines()[0]  # the home folder: "~", not "~/."
         assert "Implement spotter-gqc" in screen and "Work on bead spotter-4te" in screen
 
 
