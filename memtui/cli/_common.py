@@ -63,3 +63,16 @@ def open_store(path: str | Path) -> "AgentStore":
     from memtui.core.store import AgentStore
 
     return AgentStore.open(Path(path), readonly=True)
+
+
+def root_folder(value: str | None) -> Path | None:
+    """`--root DIR` as a folder that exists (None when not given): a mistyped one is one line,
+    not a rollback that says to pass the --root it was given."""
+    from memtui.core.errors import MemtuiError
+
+    if not value:
+        return None
+    root = Path(value).expanduser()
+    if not root.is_dir():
+        raise MemtuiError(f"--root {value}: {'not a folder' if root.exists() else 'no such folder'}")
+    return root

@@ -9,7 +9,8 @@ from typing import Any
 def register(sub) -> None:
     p = sub.add_parser("open", help="open the app on a workspace or store (the default verb)")
     p.add_argument("path", nargs="?", default=".", help="workspace directory or agent.db")
-    p.add_argument("--root", help="workspace root, for an agent.db outside its workspace")
+    p.add_argument("--root", help="workspace root: for an agent.db outside its workspace, or the folder a Claude "
+                                  "Code / Codex store's recorded paths are restored under")
     p.add_argument("--read-only", action="store_true",
                    help="no writing action at all: no pin, rollback, GC, vacuum, edit or cleanup")
     p.set_defaults(func=run)
@@ -52,10 +53,12 @@ def run(args) -> int:
     from memtui.ui.collector import pause
 
     pause()  # no cycle collection while the app starts: it resumes after the first paint
+    from memtui.cli._common import root_folder
     from memtui.core.errors import MemtuiError
     from memtui.ui.terminal_driver import keys_missing
 
     path = Path(args.path).expanduser()
+    root = root_folder(args.root)
     store = check_openable(path)
     if why := keys_missing():
         if store is not None:
@@ -63,5 +66,5 @@ def run(args) -> int:
         raise MemtuiError(why)
     from memtui.ui.app import run_app
 
-    return run_app(path, root=Path(args.root) if args.root else None, read_only=args.read_only,
+    return run_app(path, root=root, read_only=args.read_only,
                    opened=store)

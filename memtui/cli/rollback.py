@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memtui.cli._common import add_json_flag, emit, open_store
+from memtui.cli._common import add_json_flag, emit, open_store, root_folder
 from memtui.cli._confirm import add_yes_flag, confirmed
 from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import Capability
@@ -42,17 +42,17 @@ def run(args) -> int:
     # Planning only reads (and never creates a store where there is none); apply_rollback
     # writes through the store's writer(), which records the undo.
     scope = {k: getattr(args, k) for k in ("entry", "checkpoint", "task", "undo")}
+    root = root_folder(args.root)
     foreign = _transcript_store(Path(args.path))
     store = foreign if foreign is not None else open_store(args.path)
     try:
         if foreign is not None:
-            if args.root:
-                store.workspace = Path(args.root)
+            if root is not None:
+                store.workspace = root
             store.require(Capability.ROLLBACK)
             plan = plan_rollback(store, **scope, force=args.force)
         else:
-            plan = plan_rollback(store, **{k: _number(k, v) for k, v in scope.items()},
-                                 root=Path(args.root) if args.root else None, force=args.force)
+            plan = plan_rollback(store, **{k: _number(k, v) for k, v in scope.items()}, root=root, force=args.force)
         if not args.dry_run and plan.files and not plan.refused and not confirmed(
                 _text(preview_rollback(plan).to_json()), f"Write these {len(plan.files)} file(s)?", yes=args.yes):
             return 1

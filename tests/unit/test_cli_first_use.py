@@ -368,3 +368,13 @@ def test_a_folder_named_projects_in_a_workspace_is_not_taken_for_auto_memory(tmp
     (workspace / "MEMORY.md").write_text("# Memory\n")
     code, out, _ = _run(capsys, "memory", str(workspace), "--json")
     assert code == 0 and [d["file"] for d in json.loads(out)] == ["MEMORY.md"]
+
+
+@pytest.mark.parametrize("verb", [["rollback", "--checkpoint", "x"], ["open"]])
+def test_a_root_that_is_no_folder_is_named(verb, tmp_path, capsys, monkeypatch):
+    """`--root` mistyped: one line naming it, not 'open this store with --root DIR'."""
+    home = real_home("claude-2.0.28-agtrace", tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    code, out, err = _run(capsys, verb[0], str(home), *verb[1:], "--root", str(tmp_path / "no-such-copy"))
+    assert code == 2 and out == ""
+    assert err.strip() == f"memtui: --root {tmp_path / 'no-such-copy'}: no such folder", err
