@@ -20,6 +20,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Label, ProgressBar, Static, Tree
 from textual.worker import Worker
 
@@ -62,12 +63,19 @@ class GcScreen(MemtuiScreen[None]):
         result: GcResult | None
         error: str | None = None
 
+    applying: reactive[bool] = reactive(False, bindings=True)
+    """True while a collection runs (`c` cancels it: in the footer then, not before)."""
+
     def __init__(self) -> None:
         super().__init__()
         self.plan: GcPlan | None = None
         self.table_rows: dict[str, int] = {}
-        self.applying = False
         self._cancel = threading.Event()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_gc" and not self.applying:
+            return False
+        return super().check_action(action, parameters)
 
     def compose(self) -> ComposeResult:
         source = self.app.source
