@@ -77,3 +77,22 @@ def test_codex_token_totals_are_the_rollouts_own(tmp_path) -> None:
         assert sum(s.tokens_in for s in steps) == final["input_tokens"]
         assert sum(s.tokens_out for s in steps) == final["output_tokens"]
         assert len([s for s in steps if s.tokens_in]) > len(source.tasks(session.id))  # per request, not per turn
+
+
+def test_a_codex_command_that_exited_non_zero_is_an_error(tmp_path) -> None:
+    """`python hoge.py` failed twice ("Exit code: 1" in the rollout) before `python3` worked:
+    those steps read as errors, as Claude Code marks a failing Bash call."""
+    home = real_home("codex-0.66.0-agtrace", tmp_path)
+    rollout = next(home.rglob("rollout-*.jsonl"))
+    codes = {}
+    for line in rollout.read_text().splitlines():
+        payload = json.loads(line).get("payload") or {}
+        if payload.get("type") == "function_call_output" and payload["output"].startswith("Exit code: "):
+            codes[payload["call_id"]] = int(payload["output"].split()[2])
+    assert sorted(codes.values()) == [0, 0, 1, 1]
+    source = CodexSource.from_path(home)
+    steps = [s for t in source.tasks(source.sessions()[0].id) for s in source.steps(t.id) if s.tool == "shell_command"]
+    assert len(steps) == len(codes)
+    for step in steps:
+        code = codes[str(step.id).split(":", 1)[1]]
+        assert (step.status, step.error) == (("error", f"exit code {code}") if code else ("ok", None)), step

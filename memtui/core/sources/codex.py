@@ -21,6 +21,7 @@ from typing import Any
 from memtui.core.model import CheckpointInfo, Id, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import UnknownId
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page
+from memtui.core.sources.codex_patches import SHELL_TOOLS, exit_code
 from memtui.core.sources.codex_rollouts import (
     PatchFile,
     RolloutIndex,
@@ -135,14 +136,15 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         elif item.name == "web_search":
             result = payload.get("action")  # the search is its own record: query and what was opened
         failed = item.patch is not None and item.applied is False
+        code = exit_code(result) if item.patch is None and item.name in SHELL_TOOLS else None
         done = item.output_offset is not None or item.status == "completed"
         duration = None  # no result recorded: how long it took is not known
         if item.output_at is not None and item.created_at is not None:
             duration = max(0, int((sort_key(item.output_at) - sort_key(item.created_at)) * 1000))
         return StepInfo(
             tool=item.name, args=args, result=result,
-            status="error" if failed else ("ok" if done else "no result"),
-            error="patch not applied" if failed else None, duration_ms=duration,
+            status="error" if failed or code else ("ok" if done else "no result"),
+            error="patch not applied" if failed else (f"exit code {code}" if code else None), duration_ms=duration,
             checkpoint_id=step_id if item.patch is not None and item.applied else None, **common,
         )
 

@@ -136,3 +136,26 @@ def output_succeeded(output: Any) -> bool | None:
     if head.startswith(("error", "Error", "Failed", "failed")) or "verification failed" in head[:300]:
         return False
     return None
+
+
+SHELL_TOOLS = frozenset({"shell", "shell_command", "exec_command", "write_stdin", "container.exec", "local_shell"})
+"""Calls that run a command: their output names the command's exit code."""
+
+
+def exit_code(output: Any) -> int | None:
+    """The exit code a command's output reports: JSON metadata.exit_code (`shell`), "Exit code:
+    N" (`shell_command`) or "Process exited with code N" (`exec_command`); None when it says none."""
+    if isinstance(output, dict):
+        output = output.get("content", output)
+    if not isinstance(output, str):
+        return None
+    try:
+        data = json.loads(output)
+    except (json.JSONDecodeError, RecursionError):
+        data = None
+    if isinstance(data, dict):
+        metadata = data.get("metadata")
+        code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+        return code if isinstance(code, int) and not isinstance(code, bool) else None
+    found = _EXIT.search(output.lstrip()[:400])
+    return int(found.group(1)) if found is not None else None
