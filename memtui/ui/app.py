@@ -355,11 +355,9 @@ class MemtuiApp(App[int]):
 
     def action_search(self) -> None:
         """Search memory documents (and the store when the app reads one); Enter shows the hit."""
-        from memtui.ui.screens.search import SearchScreen, open_search_hit
+        from memtui.ui.screens.search import open_search
 
-        if not isinstance(self.screen, SearchScreen):
-            root = self._memory_root()
-            self.push_screen(SearchScreen(root), lambda hit: open_search_hit(self, root, hit))
+        open_search(self, self._memory_root())
 
     def action_refresh_data(self) -> None:
         """Reload from the store and say what changed."""

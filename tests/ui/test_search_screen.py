@@ -102,3 +102,31 @@ async def test_while_a_query_runs_the_older_hits_are_not_taken_for_its_own(demo_
         await settle(pilot)
         assert isinstance(pilot.app.screen, MemoryScreen)
         assert pilot.app.screen.current == "HISTORY.jsonl", pilot.app.screen.current
+
+
+async def test_the_next_search_starts_from_the_query_last_typed(demo_path, open_app):
+    """Back from a hit, ctrl+f shows the same query and hits (to open the next one); the
+    query is selected, so typing replaces it. Up on the first hit goes back to the query."""
+    from memtui.ui.screens.main import MainScreen
+    from memtui.ui.screenshots import settle
+
+    async with open_app(demo_path, size=(80, 24)) as pilot:
+        await search(pilot, "fuzz corpus")
+        first = pilot.app.screen.hits
+        await pilot.press("down", "down", "enter")  # the second hit (a memory file): opened
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, SearchScreen)
+        await pilot.press("escape", "escape")  # the source view at the line, the rendered one, back
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, MainScreen), pilot.app.screen_stack
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, SearchScreen)
+        assert screen.query_one(Input).value == "fuzz corpus" and screen.hits == first
+        assert str(screen.query_one("#search-status").render()).startswith(f"{len(first)} match")
+        await pilot.press("down", "down", "up", "up")
+        assert screen.focused is screen.query_one(Input)
+        await pilot.press("ctrl+f", *"router")
+        await settle(pilot)
+        assert screen.query_one(Input).value == "router"

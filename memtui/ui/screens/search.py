@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from contextlib import nullcontext
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -29,6 +30,8 @@ COUNT_CAP = 1_000
 SEARCHING_AFTER = 0.15
 """Seconds a query may take before the status says it is still searching."""
 NOT_INDEXED = "this agent's sessions are not indexed"
+LAST_QUERY: WeakKeyDictionary = WeakKeyDictionary()
+"""The query last typed in each app: the next search starts from it."""
 
 
 class SearchScreen(MemtuiScreen[SearchHit | None]):
@@ -89,6 +92,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     @on(Input.Changed, "#search-input")
     def _changed(self, event: Input.Changed) -> None:
         self._open_first = False
+        LAST_QUERY[self.app] = event.value
         self.run_search(event.value)
         self.set_timer(SEARCHING_AFTER, self._still_searching)
 
@@ -170,6 +174,10 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         if self.hits:
             self.query_one(SearchResults).focus()
 
+    @on(SearchResults.LeftAtTop)
+    def _back_to_query(self) -> None:
+        self.query_one(Input).focus()
+
     @on(DataTable.RowSelected, "#search-results")
     def _selected(self, event: DataTable.RowSelected) -> None:
         self.dismiss(self.hits[int(event.row_key.value)])
@@ -181,6 +189,15 @@ def count_line(shown: int, found: int) -> str:
         return f"{shown:,} match{'es' if shown != 1 else ''}"
     total = f"{COUNT_CAP:,}+" if found > COUNT_CAP else f"{found:,}"
     return f"{shown:,} of {total} matches"
+
+
+def open_search(app, root: Path) -> None:
+    """Push the search screen, its query the one last typed (selected: typing replaces it);
+    on the search screen already, go back to its query."""
+    if isinstance(app.screen, SearchScreen):
+        app.screen.query_one(Input).focus()
+        return
+    app.push_screen(SearchScreen(root, LAST_QUERY.get(app, "")), lambda hit: open_search_hit(app, root, hit))
 
 
 def open_search_hit(app, workspace: Path, hit: SearchHit | None) -> None:

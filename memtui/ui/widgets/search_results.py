@@ -9,6 +9,7 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.text import Text
+from textual.message import Message
 
 from memtui.core.memory.search import SearchHit
 from memtui.ui.text import EndKept, safe_text
@@ -43,6 +44,15 @@ class SearchResults(RecordTable[Row]):
         longest = max((cell_len(describe_location(hit)) for _, hit in self.records), default=8)
         where = max(8, min(longest, room // 3))
         return {"where": where, "text": max(8, room - where)}
+
+    class LeftAtTop(Message):
+        """Up was pressed on the first hit: back to the query."""
+
+    def action_cursor_up(self) -> None:
+        if self.cursor_row <= 0:
+            self.post_message(self.LeftAtTop())
+        else:
+            super().action_cursor_up()
 
     def show_hits(self, hits: list[SearchHit]) -> None:
         """List `hits` (the cursor back at the first)."""
