@@ -529,3 +529,13 @@ def test_a_refresh_leaves_the_cycle_collector_as_it_found_it(ws):
             assert not gc.isenabled()
         finally:
             gc.enable()
+
+
+def test_the_store_is_mapped_only_while_a_refresh_reads_it(ws):
+    """A refresh maps agent.db into memory for its reads (read-only or writable store), and
+    leaves the store's connection reading as before."""
+    for readonly in (True, False):
+        with AgentStore.open(ws, readonly=readonly) as store, SearchIndex(ws, store, path=":memory:") as index:
+            index.refresh()
+            assert [h.kind for h in index.search("quokka")] == ["step"]
+            assert store.query("PRAGMA mmap_size") == [(0,)]
