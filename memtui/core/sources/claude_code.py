@@ -37,8 +37,10 @@ from memtui.core.sources.claude_code_transcripts import (
     claude_home,
     find_session_transcripts,
     looks_like_transcript,
+    session_lister,
     transcript_cwd,
     transcripts_for_workspace,
+    workspace_lister,
 )
 from memtui.core.sources.claude_code_checkpoints import LABEL, SUFFIX, snapshot_contents, snapshot_files
 from memtui.core.sources.claude_code_contents import edit_contents
@@ -54,8 +56,10 @@ __all__ = [
     "claude_home",
     "find_session_transcripts",
     "looks_like_transcript",
+    "session_lister",
     "transcript_cwd",
     "transcripts_for_workspace",
+    "workspace_lister",
 ]
 
 
@@ -96,21 +100,25 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
     resume_argv = ("claude", "--resume")
 
     def watched_files(self) -> list[Path]:
-        """Each transcript, its project folder (a new session is a new file there) and the path
-        opened (a new project under a home)."""
-        return [*files_and_folders(self.transcripts), Path(self.path)]
+        """Each transcript, its project folder (a new session is a new file there), the projects
+        folder (a new project) and the path opened."""
+        projects = [self.home / "projects"] if self.home is not None else []
+        return [*files_and_folders(self.transcripts), *projects, Path(self.path)]
 
     @classmethod
     def from_path(cls, path: Path) -> "ClaudeCodeSource":
-        """A transcript file, a project dir, a projects dir or a Claude home."""
+        """A transcript file, a project dir, a projects dir or a Claude home (its sessions listed
+        again at each reload)."""
         path = Path(path)
         if path.is_file():
             home = next((p.parent for p in path.parents if p.name == "projects"), None)
             return cls([path], home=home, path=path)
         if (path / "projects").is_dir():
-            return cls(find_session_transcripts(path / "projects"), home=path, path=path)
+            relist = session_lister(path / "projects")
+            return cls(relist(), home=path, path=path, relist=relist)
         home = path.parent if path.name == "projects" else next((p.parent for p in path.parents if p.name == "projects"), None)
-        return cls(find_session_transcripts(path), home=home, path=path)
+        relist = session_lister(path)
+        return cls(relist(), home=home, path=path, relist=relist)
 
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from memtui.core.model import Problem
 from memtui.core.sources.base import IndexedSource
@@ -20,10 +20,12 @@ from memtui.core.sources.claude_code_reader import AGENT_TOOLS, TranscriptReader
 from memtui.core.sources.claude_code_records import block_text, is_compaction_summariser, message_blocks, reply_usage
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
+from memtui.core.sources.relist import Folders, Parts, merge_part, recorded_in, stat_key
 from memtui.core.sources.titles import claude_history_titles
 
 __all__ = ["TranscriptIndex", "TranscriptItem", "TranscriptSession", "Turn", "claude_home", "find_session_transcripts",
-           "looks_like_transcript", "message_blocks", "transcript_cwd", "transcripts_for_workspace"]
+           "looks_like_transcript", "message_blocks", "session_lister", "transcript_cwd", "transcripts_for_workspace",
+           "workspace_lister"]
 
 
 def claude_home(env: dict[str, str] | None = None) -> Path:
@@ -53,30 +55,38 @@ def looks_like_transcript(path: Path) -> bool:
     )
 
 
-def find_session_transcripts(projects: Path) -> list[Path]:
+def find_session_transcripts(projects: Path, folders: Folders | None = None) -> list[Path]:
     """The sessions in a projects dir or one project dir: each session's transcript, or —
-    when only its sub-agents are left — its `<session>/subagents` folder."""
-    if not projects.is_dir():
-        return []
-    dirs = [projects] + [c for c in sorted(projects.iterdir()) if c.is_dir() and c.name != "memory"]
+    when only its sub-agents are left — its `<session>/subagents` folder. `folders`: listings
+    kept from the last time (a folder whose mtime is unchanged is not listed again)."""
+    folders = folders or Folders()
     found: list[Path] = []
-    for folder in dirs:
-        found += [p for p in folder.glob("*.jsonl") if not p.name.startswith("agent-")]
-        for sub in folder.glob("*/subagents"):
-            if not (folder / f"{sub.parent.name}.jsonl").exists() and _first_subagent(sub):
-                found.append(sub)
+    for folder in [projects] + [c for c in folders.folders(projects) if c.name != "memory"]:
+        files = folders.files(folder, ".jsonl")
+        found += [p for p in files if not p.name.startswith("agent-")]
+        names = {p.name for p in files}
+        for sub in folders.folders(folder):
+            if f"{sub.name}.jsonl" not in names and _first_subagent(sub / "subagents"):
+                found.append(sub / "subagents")
     return sorted(set(found))
 
 
-def transcripts_for_workspace(workspace: Path, home: Path) -> list[Path]:
-    """The session transcripts whose recorded cwd is `workspace`."""
-    target = os.path.realpath(workspace)
-    out = []
-    for path in find_session_transcripts(home / "projects"):
-        cwd = transcript_cwd(path)
-        if cwd is not None and os.path.realpath(cwd) == target:
-            out.append(path)
-    return out
+def transcripts_for_workspace(workspace: Path, home: Path, cwds: dict[Path, str] | None = None,
+                              folders: Folders | None = None) -> list[Path]:
+    """The session transcripts whose recorded cwd is `workspace` (`cwds`: as found before)."""
+    return recorded_in(workspace, find_session_transcripts(home / "projects", folders), transcript_cwd, cwds)
+
+
+def session_lister(projects: Path) -> Callable[[], list[Path]]:
+    """`find_session_transcripts(projects)` at each call, listing only the folders that changed."""
+    folders = Folders()
+    return lambda: find_session_transcripts(projects, folders)
+
+
+def workspace_lister(workspace: Path, home: Path) -> Callable[[], list[Path]]:
+    """`transcripts_for_workspace(workspace, home)` at each call, reading each new file's cwd once."""
+    folders, cwds = Folders(), {}  # type: ignore[var-annotated]
+    return lambda: transcripts_for_workspace(workspace, home, cwds, folders)
 
 
 def _subagent_files(session_file: Path, session_id: str) -> list[Path]:
@@ -89,6 +99,31 @@ def _subagent_files(session_file: Path, session_id: str) -> list[Path]:
             if record and record.get("sessionId") == session_id:
                 found.append(path)
     return found
+
+
+class _Signature:
+    """What a session's part was read from, as sizes and mtimes: its transcript (or orphaned
+    `subagents` folder), the files in its `<session>/subagents` folder, and (2.0.x) the
+    `agent-*.jsonl` files beside it. One per index, so a folder's siblings are looked at once."""
+
+    def __init__(self) -> None:
+        self._beside: dict[Path, tuple] = {}
+
+    def __call__(self, path: Path) -> tuple | None:
+        own = stat_key(path)
+        if own is None:
+            return None  # gone since it was listed (archived or deleted by a cleanup)
+        subagents = path if path.is_dir() else path.parent / path.stem / "subagents"
+        if path.is_dir():
+            return own, _stats(subagents, ""), ()
+        if path.parent not in self._beside:
+            self._beside[path.parent] = _stats(path.parent, ".jsonl", "agent-")
+        return own, _stats(subagents, ""), self._beside[path.parent]
+
+
+def _stats(folder: Path, suffix: str, prefix: str = "") -> tuple:
+    names = sorted(p.name for p in folder.glob(f"{prefix}*{suffix}")) if folder.is_dir() else []
+    return tuple((name, stat_key(folder / name)) for name in names)
 
 
 @dataclass
@@ -155,48 +190,60 @@ class TranscriptIndex(IndexedSource):
     """Sessions, turns and steps of a set of transcripts, as offsets; the read model is
     ClaudeCodeSource."""
 
-    def __init__(self, transcripts: Iterable[Path], *, home: Path | None = None, path: Path | None = None) -> None:
+    def __init__(self, transcripts: Iterable[Path], *, home: Path | None = None, path: Path | None = None,
+                 relist: Callable[[], Iterable[Path]] | None = None) -> None:
         self.transcripts = sorted(Path(p) for p in transcripts)
         super().__init__(path or (self.transcripts[0].parent if self.transcripts else Path(".")))
         self.home = home
+        self._relist = relist  # the transcripts as they are now: listed again at each reload
+        self._parts = Parts()  # what each transcript gave the index, read again when it changed
+        self._indexed = False
 
     # -- indexing --------------------------------------------------------------------------
-    def _index(self) -> None:
+    def _begin(self) -> None:
         self._sessions: dict[str, TranscriptSession] = {}
         self._turns: dict[str, Turn] = {}
         self._calls: dict[str, tuple[str, TranscriptItem]] = {}  # "<session>:<tool_use id>" → (turn id, item)
         self._agent_calls: dict[tuple[str, str], str] = {}  # (session, agentId) → Task/Agent call id
         self._compactions: dict[str, list[TranscriptItem]] = {}  # session → its compaction steps, in order
         self._counts = {"sessions": 0, "prompts": 0, "tool_calls": 0, "file_changes": 0, "malformed_lines": 0}
-        for path in self.transcripts:
-            if not path.exists():  # gone since it was listed (archived or deleted by cleanup)
-                continue
-            session = self._index_session(path)
-            if session is None:
-                continue
-            for sub in _subagent_files(path, session.id):
-                if is_compaction_summariser(sub.stem):
-                    self._summariser(sub, session)
-                else:
-                    self._index_transcript(sub, session, subagent=True)
-            self._link_subagents(session)
-            if session.orphaned:
-                self._orphan_dates(session)
+
+    def _index(self) -> None:
+        """Each transcript listed now (again after a reload: a new session shows up, a removed one
+        goes), read only when it or its sub-agents' files changed since the last index."""
+        if self._relist is not None and self._indexed:
+            self.transcripts = sorted(Path(p) for p in self._relist())
+        self._indexed = True  # the first index reads the transcripts listed when the store was opened
+        self._begin()
+        for part in self._parts.each(self.transcripts, _Signature(), self._read_part):
+            merge_part(self, part, ("_sessions", "_turns", "_calls", "_agent_calls", "_compactions"))
         untitled = [s for s in self._sessions.values() if not s.title]
         for session_id, title in claude_history_titles(self.home, untitled, self._problems).items():
             self._sessions[session_id].title = title
         self._counts["sessions"] = len(self._sessions)
         self._counts["malformed_lines"] = count_malformed(self._problems)
 
-    def _index_session(self, path: Path) -> TranscriptSession | None:
+    def _read_part(self, path: Path) -> "TranscriptIndex":
+        """One session's transcript and its sub-agents', as an index of their own."""
+        part = TranscriptIndex([], home=self.home, path=self.path)
+        part._begin()
+        session = part._index_session(path)
+        for sub in _subagent_files(path, session.id):
+            if is_compaction_summariser(sub.stem):
+                part._summariser(sub, session)
+            else:
+                part._index_transcript(sub, session, subagent=True)
+        part._link_subagents(session)
+        if session.orphaned:
+            part._orphan_dates(session)
+        return part
+
+    def _index_session(self, path: Path) -> TranscriptSession:
         orphaned = path.is_dir()
         record = first_record(_first_subagent(path) if orphaned else path, max_lines=40)
         session_id = path.parent.name if orphaned else path.stem
         if record is not None and isinstance(record.get("sessionId"), str):
             session_id = record["sessionId"]
-        if session_id in self._sessions:
-            self._problems.append(Problem(str(path), None, f"session {session_id} already read from another file"))
-            return None
         session = TranscriptSession(session_id, path, orphaned=orphaned)
         self._sessions[session_id] = session
         if orphaned:

@@ -32,8 +32,10 @@ from memtui.core.sources.codex_rollouts import (
     looks_like_rollout,
     message_text,
     parse_patch,
+    rollout_lister,
     rollouts_for_workspace,
     session_meta,
+    workspace_lister,
 )
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.sources.timestamps import file_time, sort_key
@@ -47,8 +49,10 @@ __all__ = [
     "find_rollouts",
     "looks_like_rollout",
     "parse_patch",
+    "rollout_lister",
     "rollouts_for_workspace",
     "session_meta",
+    "workspace_lister",
 ]
 
 
@@ -60,16 +64,21 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
     resume_argv = ("codex", "resume")
 
     def watched_files(self) -> list[Path]:
-        """Each rollout, and the day, month and year folders above it (sessions/YYYY/MM/DD):
-        a new session is a new file, perhaps in a new folder."""
+        """Each rollout, the day, month and year folders above it (sessions/YYYY/MM/DD) and the
+        home's sessions folder: a new session is a new file, perhaps in a new folder."""
         folders = {p for r in self.rollouts for p in (r.parent, r.parent.parent, r.parent.parent.parent)}
+        if self.home is not None:
+            folders.add(self.home / "sessions")
         return [*self.rollouts, *sorted(folders), Path(self.path)]
 
     @classmethod
     def from_path(cls, path: Path) -> "CodexSource":
         path = Path(path)
         home = path if (path / "sessions").is_dir() else next((p.parent for p in path.parents if p.name in ("sessions", "archived_sessions")), None)
-        return cls(find_rollouts(path), home=home, path=path)
+        if path.is_file():
+            return cls([path], home=home, path=path)
+        relist = rollout_lister(path)  # listed again at each reload
+        return cls(relist(), home=home, path=path, relist=relist)
 
     # -- summary ---------------------------------------------------------------------------
     def token_usage(self, session_id: Id) -> dict | None:

@@ -11,13 +11,14 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from memtui.core.model import Problem
 from memtui.core.sources.base import IndexedSource, preview
 from memtui.core.sources.codex_patches import PatchFile, output_succeeded, parse_patch, patch_text
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
+from memtui.core.sources.relist import Folders, Parts, merge_part, recorded_in, stat_key
 from memtui.core.sources.timestamps import parse_time
 from memtui.core.sources.titles import codex_titles
 
@@ -27,7 +28,8 @@ FLAT_ITEMS = CALLS | OUTPUTS | {"message", "reasoning"}
 _CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
 
 __all__ = ["PatchFile", "RolloutIndex", "RolloutItem", "RolloutSession", "Turn", "codex_home", "find_rollouts",
-           "looks_like_rollout", "message_text", "parse_patch", "rollout_cwd", "rollouts_for_workspace", "session_meta"]
+           "looks_like_rollout", "message_text", "parse_patch", "rollout_cwd", "rollout_lister", "rollouts_for_workspace",
+           "session_meta", "workspace_lister"]
 
 
 def codex_home(env: dict[str, str] | None = None) -> Path:
@@ -37,17 +39,32 @@ def codex_home(env: dict[str, str] | None = None) -> Path:
     return Path(value).expanduser() if value else Path("~/.codex").expanduser()
 
 
-def find_rollouts(root: Path) -> list[Path]:
-    """Rollout files under a Codex home, a sessions folder, or any folder of them."""
+def find_rollouts(root: Path, folders: Folders | None = None) -> list[Path]:
+    """Rollout files under a Codex home, a sessions folder, or any folder of them. `folders`:
+    listings kept from the last time (a folder whose mtime is unchanged is not listed again)."""
     root = Path(root)
     if root.is_file():
         return [root]
+    folders = folders or Folders()
     bases = [root / "sessions", root / "archived_sessions"] if (root / "sessions").is_dir() else [root]
     found: list[Path] = []
-    for base in bases:
-        if base.is_dir():
-            found += base.rglob("rollout-*.jsonl")
+    while bases:
+        base = bases.pop()
+        found += [p for p in folders.files(base, ".jsonl") if p.name.startswith("rollout-")]
+        bases += folders.folders(base)
     return sorted(set(found))
+
+
+def rollout_lister(root: Path) -> Callable[[], list[Path]]:
+    """`find_rollouts(root)` at each call, listing only the folders that changed."""
+    folders = Folders()
+    return lambda: find_rollouts(root, folders)
+
+
+def workspace_lister(workspace: Path, home: Path) -> Callable[[], list[Path]]:
+    """`rollouts_for_workspace(workspace, home)` at each call, reading each new rollout's cwd once."""
+    folders, cwds = Folders(), {}  # type: ignore[var-annotated]
+    return lambda: rollouts_for_workspace(workspace, home, cwds, folders)
 
 
 def session_meta(path: Path) -> dict | None:
@@ -86,15 +103,10 @@ def rollout_cwd(path: Path, meta: dict | None = None) -> str | None:
     return found.group(1).strip() if found else None
 
 
-def rollouts_for_workspace(workspace: Path, home: Path) -> list[Path]:
-    """Rollouts whose recorded cwd is `workspace`."""
-    target = os.path.realpath(workspace)
-    out = []
-    for path in find_rollouts(home) if home.is_dir() else []:
-        cwd = rollout_cwd(path)
-        if cwd is not None and os.path.realpath(cwd) == target:
-            out.append(path)
-    return out
+def rollouts_for_workspace(workspace: Path, home: Path, cwds: dict[Path, str] | None = None,
+                           folders: Folders | None = None) -> list[Path]:
+    """Rollouts whose recorded cwd is `workspace` (`cwds`: as found before)."""
+    return recorded_in(workspace, find_rollouts(home, folders) if home.is_dir() else [], rollout_cwd, cwds)
 
 
 def message_text(payload: dict) -> str:
@@ -164,25 +176,45 @@ class RolloutSession:
 class RolloutIndex(IndexedSource):
     """Sessions, turns and steps of a set of rollouts, as offsets; the read model is CodexSource."""
 
-    def __init__(self, rollouts: Iterable[Path], *, home: Path | None = None, path: Path | None = None) -> None:
+    def __init__(self, rollouts: Iterable[Path], *, home: Path | None = None, path: Path | None = None,
+                 relist: Callable[[], Iterable[Path]] | None = None) -> None:
         self.rollouts = sorted(Path(p) for p in rollouts)
         super().__init__(path or (self.rollouts[0].parent if self.rollouts else Path(".")))
         self.home = home
+        self._relist = relist  # the rollouts as they are now: listed again at each reload
+        self._parts = Parts()  # what each rollout gave the index, read again when it changed
+        self._indexed = False
 
     # -- indexing --------------------------------------------------------------------------
-    def _index(self) -> None:
+    def _begin(self) -> None:
         self._sessions: dict[str, RolloutSession] = {}
         self._turns: dict[str, Turn] = {}
         self._changes: dict[str, tuple[Turn, RolloutItem, PatchFile, Path]] = {}
         self._counts = {"sessions": 0, "prompts": 0, "function_calls": 0, "patches": 0, "file_changes": 0, "malformed_lines": 0}
+
+    def _index(self) -> None:
+        """Each rollout listed now (again after a reload: a new session shows up, a removed one
+        goes), read only when it changed since the last index; names from the home every time."""
+        if self._relist is not None and self._indexed:
+            self.rollouts = sorted(Path(p) for p in self._relist())
+        self._indexed = True  # the first index reads the rollouts listed when the store was opened
+        self._begin()
         titles = codex_titles(self.home, self._problems)
-        for path in self.rollouts:
-            if path.exists():  # else gone since it was listed (archived or deleted by a cleanup)
-                self._index_rollout(path, titles)
+        for part in self._parts.each(self.rollouts, stat_key, self._read_part):
+            merge_part(self, part, ("_sessions", "_turns", "_changes"))
+        for session in self._sessions.values():
+            session.title = titles.get(session.id)
         self._counts["sessions"] = len(self._sessions)
         self._counts["malformed_lines"] = count_malformed(self._problems)
 
-    def _index_rollout(self, path: Path, titles: dict[str, str]) -> None:
+    def _read_part(self, path: Path) -> "RolloutIndex":
+        """One rollout, as an index of its own."""
+        part = RolloutIndex([], home=self.home, path=self.path)
+        part._begin()
+        part._index_rollout(path)
+        return part
+
+    def _index_rollout(self, path: Path) -> None:
         problems: list[Problem] = []
         rows: list[tuple[int, int, str, dict, datetime | None]] = []  # (line, offset, kind, payload, time)
         meta: dict = {}
@@ -204,11 +236,7 @@ class RolloutIndex(IndexedSource):
                 meta = rec
             # other record types (turn_context without payload, unknown ones) are skipped
         session_id = meta.get("id") if isinstance(meta.get("id"), str) else path.stem
-        if session_id in self._sessions:
-            problems.append(Problem(str(path), None, f"session {session_id} already read from another file"))
-            self._problems += problems
-            return
-        session = RolloutSession(session_id, path, meta, titles.get(session_id), created_at=parse_time(meta.get("timestamp")))
+        session = RolloutSession(session_id, path, meta, None, created_at=parse_time(meta.get("timestamp")))
         session.cwd = rollout_cwd(path, meta)
         self._sessions[session_id] = session
         self._current: Turn | None = None

@@ -111,16 +111,18 @@ class _Archive:
     project: Path | None = None
 
 
-def _claude(path: Path, transcripts: list[Path], home: Path | None, archive: _Archive | None = None) -> Source:
+def _claude(path: Path, transcripts: list[Path], home: Path | None, archive: _Archive | None = None,
+            relist: Callable[[], list[Path]] | None = None) -> Source:
     def opener():
-        live = claude_code.ClaudeCodeSource(transcripts, home=home, path=path)
+        live = claude_code.ClaudeCodeSource(transcripts, home=home, path=path, relist=relist)
         return _with_archived(live, home, archive, claude_code.ClaudeCodeSource.from_path)
     return Source("claude-code", path, opener, label="Claude Code")
 
 
-def _codex(path: Path, rollouts: list[Path], home: Path | None, archive: _Archive | None = None) -> Source:
+def _codex(path: Path, rollouts: list[Path], home: Path | None, archive: _Archive | None = None,
+           relist: Callable[[], list[Path]] | None = None) -> Source:
     def opener():
-        live = codex.CodexSource(rollouts, home=home, path=path)
+        live = codex.CodexSource(rollouts, home=home, path=path, relist=relist)
         return _with_archived(live, home, archive, codex.CodexSource.from_path)
     return Source("codex", path, opener, label="Codex")
 
@@ -167,19 +169,23 @@ def _store_at(path: Path, env: dict[str, str]) -> list[Source] | None:
         return [_native(path / "agent.db")]
     if (path / "pk.db").is_file() and is_ra_aid_db(path / "pk.db"):  # --project-state-dir DIR
         return [_ra_aid(path / "pk.db")]
+    # The stores below list their sessions again at each reload (`relist`).
     if (path / "projects").is_dir():
-        transcripts = claude_code.find_session_transcripts(path / "projects")
+        relist = claude_code.session_lister(path / "projects")
+        transcripts = relist()
         if any(claude_code.looks_like_transcript(t) for t in transcripts[:5]) or _archived_here(path, "claude-code", whole):
-            return [_claude(path, transcripts, path, whole)]
+            return [_claude(path, transcripts, path, whole, relist)]
     if path.name == "projects" or path.parent.name == "projects":
-        transcripts = claude_code.find_session_transcripts(path)
+        relist = claude_code.session_lister(path)
+        transcripts = relist()
         if any(claude_code.looks_like_transcript(t) for t in transcripts[:5]):
             home = path.parent if path.name == "projects" else path.parent.parent
-            return [_claude(path, transcripts, home, whole if path.name == "projects" else None)]
-    rollouts = codex.find_rollouts(path) if ((path / "sessions").is_dir() or path.name in ("sessions", "archived_sessions")) else []
+            return [_claude(path, transcripts, home, whole if path.name == "projects" else None, relist)]
+    relist = codex.rollout_lister(path)
+    rollouts = relist() if ((path / "sessions").is_dir() or path.name in ("sessions", "archived_sessions")) else []
     if rollouts or ((path / "sessions").is_dir() and _archived_here(path, "codex", whole)):
         home = path if (path / "sessions").is_dir() else path.parent
-        return [_codex(path, rollouts, home, whole if home == path else None)]
+        return [_codex(path, rollouts, home, whole if home == path else None, relist)]
     return None
 
 
@@ -217,16 +223,18 @@ def discover(path: Path | str, *, env: dict[str, str] | None = None) -> list[Sou
     if home is not None and whole and home.is_dir():
         found += _store_at(home.resolve(), env) or []
     elif home is not None:
-        transcripts = claude_code.transcripts_for_workspace(path, home)
+        relist = claude_code.workspace_lister(path, home)  # listed again at each reload
+        transcripts = relist()
         if transcripts or _archived_here(home, "claude-code", mine):
-            found.append(_claude(home / "projects", transcripts, home, mine))
+            found.append(_claude(home / "projects", transcripts, home, mine, relist))
     home = _home(env, "CODEX_HOME", ".codex")
     if home is not None and whole and home.is_dir():
         found += _store_at(home.resolve(), env) or []
     elif home is not None:
-        rollouts = codex.rollouts_for_workspace(path, home)
+        relist = codex.workspace_lister(path, home)
+        rollouts = relist()
         if rollouts or _archived_here(home, "codex", mine):
-            found.append(_codex(home / "sessions", rollouts, home, mine))
+            found.append(_codex(home / "sessions", rollouts, home, mine, relist))
     return found
 
 

@@ -22,6 +22,7 @@ from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo,
 from memtui.core.memory_source import Capability, UnknownId
 from memtui.core.sources.base import SourceAdapter, page, preview
 from memtui.core.sources.jsonl import first_record, iter_records
+from memtui.core.sources.relist import Folders, Parts, stat_key
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 
 
@@ -104,6 +105,8 @@ class JsonlSessionsSource(SourceAdapter):
         self._problems: list[Problem] = []
         self._sessions: dict[str, _Session] | None = None
         self._history: list[MemoryItem] | None = None
+        self._folders = Folders()  # the sessions folder, listed again when it changed
+        self._parts = Parts()  # each session file, parsed again when it changed
 
     # -- loading ---------------------------------------------------------------------------
     def _load(self) -> dict[str, _Session]:
@@ -114,38 +117,48 @@ class JsonlSessionsSource(SourceAdapter):
                 self._index()
         return self._sessions
 
+    def reload(self) -> None:
+        """Read the store again as it is now: a new session file shows up, a removed one goes;
+        only new or changed files are parsed again."""
+        with self._index_lock:
+            self._sessions = None
+
     def _index(self) -> None:
         sessions: dict[str, _Session] = {}
+        problems: list[Problem] = []
         folder = self.path / "sessions"
-        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-            session = self._read_session(path)
+        for session, found in self._parts.each(self._folders.files(folder, ".jsonl"), stat_key, self._read_session):
+            problems += found
             if session.key in sessions:
-                self._problems.append(Problem(str(path), 1, f"duplicate session key {session.key!r}, kept the first"))
+                problems.append(Problem(str(session.path), 1, f"duplicate session key {session.key!r}, kept the first"))
                 continue
             sessions[session.key] = session
-        self._load_history()
+        self._load_history(problems)
+        self._problems = problems
         self._sessions = sessions  # last: other threads take a non-None value as "indexed"
 
-    def _read_session(self, path: Path) -> _Session:
+    def _read_session(self, path: Path) -> tuple[_Session, list[Problem]]:
+        """One session file, and what was wrong in it."""
+        problems: list[Problem] = []
         meta: dict = {}
         key = path.stem
         turns: list[_Turn] = []
         count = 0
-        for lineno, _offset, record in iter_records(path, self._problems):
+        for lineno, _offset, record in iter_records(path, problems):
             if lineno == 1 and _is_meta(record):
                 meta = record
                 named = record.get("key")
                 if isinstance(named, str) and named and "#" not in named:  # "#" separates key and turn in ids
                     key = named
                 else:
-                    self._problems.append(Problem(str(path), 1, f"session key {str(named)[:40]!r} is not usable text;"
-                                                                f" the file name is used"))
+                    problems.append(Problem(str(path), 1, f"session key {str(named)[:40]!r} is not usable text;"
+                                                          f" the file name is used"))
                 continue
             if lineno == 1:
-                self._problems.append(Problem(str(path), 1, "first line is not session metadata"))
+                problems.append(Problem(str(path), 1, "first line is not session metadata"))
             if "role" not in record:
                 if "type" not in record:  # records of other types are future extensions: skip quietly
-                    self._problems.append(Problem(str(path), lineno, "record without a role, skipped"))
+                    problems.append(Problem(str(path), lineno, "record without a role, skipped"))
                 continue
             count += 1
             when = parse_time(record.get("timestamp"))
@@ -155,20 +168,20 @@ class JsonlSessionsSource(SourceAdapter):
                 title = preview(_text(record.get("content"))) if is_user else "(before the first prompt)"
                 turns.append(_Turn(turn_id, key, title or "(empty prompt)", when))
             turns[-1].records.append(record)
-        return _Session(key, path, meta, turns, count)
+        return _Session(key, path, meta, turns, count), problems
 
-    def _load_history(self) -> None:
+    def _load_history(self, problems: list[Problem]) -> None:
         items: list[MemoryItem] = []
         path = self.path / "memory" / "history.jsonl"
         last: int | None = None
         if path.is_file():
-            for lineno, _offset, record in iter_records(path, self._problems):
+            for lineno, _offset, record in iter_records(path, problems):
                 cursor = record.get("cursor")
                 if not isinstance(cursor, int) or isinstance(cursor, bool):
-                    self._problems.append(Problem(str(path), lineno, "history row without an integer cursor, skipped"))
+                    problems.append(Problem(str(path), lineno, "history row without an integer cursor, skipped"))
                     continue
                 if last is not None and cursor <= last:
-                    self._problems.append(Problem(str(path), lineno, f"cursor {cursor} does not increase (previous {last})"))
+                    problems.append(Problem(str(path), lineno, f"cursor {cursor} does not increase (previous {last})"))
                 last = cursor if last is None else max(last, cursor)
                 items.append(MemoryItem(id=cursor, kind="history", content=_text(record.get("content")),
                                         created_at=parse_time(record.get("at"))))
@@ -176,9 +189,9 @@ class JsonlSessionsSource(SourceAdapter):
         if marker.is_file():
             text = marker.read_text(encoding="utf-8", errors="replace").strip()
             if not text.isdigit():
-                self._problems.append(Problem(str(marker), 1, f"not a cursor: {text[:40]!r}"))
+                problems.append(Problem(str(marker), 1, f"not a cursor: {text[:40]!r}"))
             elif last is not None and int(text) != last:
-                self._problems.append(Problem(str(marker), 1, f".cursor says {text}, history.jsonl ends at {last}"))
+                problems.append(Problem(str(marker), 1, f".cursor says {text}, history.jsonl ends at {last}"))
         self._history = items
 
     # -- summary ---------------------------------------------------------------------------

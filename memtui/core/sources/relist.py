@@ -1,0 +1,119 @@
+"""A transcript store read again as it is now, cheaply: its files listed again at each reload
+(an agent started a session while memtui was open; a cleanup archived or restored one), and
+only what is new or changed read again.
+
+`Folders` lists a folder again only when its mtime changed (a file added, removed or renamed
+in it changes it); `Parts` keeps what each listed file gave the index while the file — and
+what it names (a session's sub-agent transcripts) — keeps its size and mtime.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Hashable, Iterable
+
+from memtui.core.model import Problem
+
+RACY_NS = 1_000_000_000
+"""A folder changed less than this long before it was listed is listed again next time: a file
+added in the same tick of the file system's clock would leave its mtime as it was."""
+
+
+def stat_key(path: Path) -> tuple[int, int] | None:
+    """(size, mtime in ns), or None when the path is gone."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+class Folders:
+    """Folder listings, each kept while the folder's mtime is unchanged."""
+
+    def __init__(self) -> None:
+        self._known: dict[Path, tuple[int, list[tuple[str, bool]]]] = {}
+
+    def entries(self, folder: Path) -> list[tuple[str, bool]]:
+        """(name, is a folder) of each entry, sorted by name; [] when `folder` is not one."""
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+            known = self._known.get(folder)
+            if known is not None and known[0] == mtime:
+                return known[1]
+            with os.scandir(folder) as found:
+                entries = sorted((e.name, e.is_dir()) for e in found)
+        except OSError:  # gone, or not a folder
+            self._known.pop(folder, None)
+            return []
+        if time.time_ns() - mtime > RACY_NS:
+            self._known[folder] = (mtime, entries)
+        return entries
+
+    def files(self, folder: Path, suffix: str = "") -> list[Path]:
+        return [folder / name for name, is_dir in self.entries(folder)
+                if not is_dir and name.endswith(suffix) and not name.startswith(".")]
+
+    def folders(self, folder: Path) -> list[Path]:
+        return [folder / name for name, is_dir in self.entries(folder) if is_dir and not name.startswith(".")]
+
+
+class Parts:
+    """What each listed file gave an index: read again only when its signature (the sizes and
+    mtimes of what the read looked at) changed; a file no longer listed is forgotten."""
+
+    def __init__(self) -> None:
+        self._kept: dict[Path, tuple[Hashable, Any]] = {}
+        self.reads = 0
+        """Files read so far (a reload that finds nothing changed reads none)."""
+
+    def each(self, paths: Iterable[Path], signature: Callable[[Path], Hashable | None],
+             read: Callable[[Path], Any]) -> list[Any]:
+        """The part of each path still there, in order (`signature` None: gone since listed)."""
+        kept: dict[Path, tuple[Hashable, Any]] = {}
+        for path in paths:
+            sign = signature(path)
+            if sign is None:
+                continue
+            known = self._kept.get(path)
+            if known is None or known[0] != sign:
+                known = (sign, read(path))
+                self.reads += 1
+            kept[path] = known
+        self._kept = kept
+        return [part for _sign, part in kept.values()]
+
+
+def merge_part(index: Any, part: Any, tables: tuple[str, ...]) -> None:
+    """Add one file's part (its `_sessions` and the other `tables`, its counts and problems) to
+    `index`; a session already read from another file is reported, not read twice."""
+    clash = next((s for s in part._sessions.values() if s.id in index._sessions), None)
+    if clash is not None:
+        index._problems.append(Problem(str(clash.file), None, f"session {clash.id} already read from another file"))
+        return
+    index._problems.extend(part._problems)
+    for table in tables:
+        getattr(index, table).update(getattr(part, table))
+    for name, count in part._counts.items():
+        index._counts[name] = index._counts.get(name, 0) + count
+
+
+def recorded_in(workspace: Path, paths: Iterable[Path], cwd_of: Callable[[Path], str | None],
+                cwds: dict[Path, str] | None = None) -> list[Path]:
+    """The `paths` whose recorded working directory (`cwd_of`) is `workspace`. `cwds`: what was
+    found before (resolved), for a listing made again: each file's cwd is read once (a file
+    that records none yet is asked again)."""
+    target = os.path.realpath(workspace)
+    cwds = {} if cwds is None else cwds
+    out = []
+    for path in paths:
+        if path not in cwds:
+            cwd = cwd_of(path)
+            if cwd is None:
+                continue
+            cwds[path] = os.path.realpath(cwd)
+        if cwds[path] == target:
+            out.append(path)
+    return out
