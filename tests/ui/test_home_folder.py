@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -11,17 +10,11 @@ from memtui.ui.app import make_app
 from memtui.ui.screenshots import settle
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
-from real_support import real_home  # noqa: E402
+from real_support import real_home, user_home  # noqa: E402
 
 
 async def test_the_home_folder_opens_the_claude_code_home_in_it(tmp_path, monkeypatch, shown) -> None:
-    home = tmp_path / "me"
-    home.mkdir()
-    shutil.move(str(real_home("claude-2.1.39-spotter", tmp_path / "c")), home / ".claude")
-    shutil.move(str(real_home("codex-0.66.0-agtrace", tmp_path / "x")), home / ".codex")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.delenv("CODEX_HOME", raising=False)
+    home = user_home(tmp_path, monkeypatch)
     app = make_app(home)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)

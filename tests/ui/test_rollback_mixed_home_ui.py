@@ -13,8 +13,7 @@ from memtui.ui.screens.rollback import start_rollback
 from memtui.ui.screenshots import settle
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
-from mixed_homes import PLAN_TASK, SPOTTER, claude_home, moved  # noqa: E402
-from test_rollback_mixed_home import written_plan  # noqa: E402
+from mixed_homes import PLAN_TASK, SPOTTER, claude_home, moved, written_plan  # noqa: E402
 
 
 def files(folder: Path) -> dict[Path, bytes]:

@@ -59,3 +59,24 @@ def cwd_to(home: Path, old: str, new: Path) -> None:
         lines = f.read_text(encoding="utf-8").splitlines()
         f.write_text("".join((json.dumps(fix(json.loads(line))) if line.strip() else line) + "\n" for line in lines),
                      encoding="utf-8")
+
+
+def written_plan(home) -> bytes:
+    """The content spotter-small's Write left in plan.md, read from the transcript."""
+    for f in home.rglob("*.jsonl"):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            content = json.loads(line).get("message", {}).get("content")
+            for block in content if isinstance(content, list) else []:
+                if block.get("name") == "Write" and block["input"]["file_path"].endswith("/plan.md"):
+                    return block["input"]["content"].encode()
+    raise AssertionError("no Write in the transcripts")
+
+
+def spotter_project(home: Path, project: Path) -> Path:
+    """spotter-small's project living in `project` (made here; `home` rewritten to say so), with
+    plan.md as the task's Write left it and an untouched keep.txt."""
+    project.mkdir()
+    moved(home, SPOTTER, project)
+    (project / "plan.md").write_bytes(written_plan(home))
+    (project / "keep.txt").write_text("untouched\n")
+    return project

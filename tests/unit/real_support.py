@@ -32,6 +32,20 @@ def real_home(name: str, dest: Path) -> Path:
     return root
 
 
+def user_home(tmp_path: Path, monkeypatch) -> Path:
+    """A user's home folder (HOME) holding the agents' homes as the tools lay them out: ~/.claude
+    (real Claude Code transcripts) and ~/.codex (a real Codex rollout); no agent home is named
+    by CLAUDE_CONFIG_DIR or CODEX_HOME."""
+    home = tmp_path / "me"
+    home.mkdir()
+    shutil.move(str(real_home("claude-2.1.39-spotter", tmp_path / "c")), home / ".claude")
+    shutil.move(str(real_home("codex-0.66.0-agtrace", tmp_path / "x")), home / ".codex")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    return home
+
+
 def records(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 

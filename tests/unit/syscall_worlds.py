@@ -78,19 +78,13 @@ def memory_restore_world() -> World:
 def _claude_home(root: Path) -> tuple[Path, Path]:
     """The real Claude Code home of tests/fixtures/real (mixed_homes), spotter-small's project
     living in root/spotter with plan.md as the task's Write left it."""
-    from mixed_homes import SPOTTER, claude_home, moved
-    from test_rollback_mixed_home import written_plan
+    from mixed_homes import claude_home, spotter_project
 
     home = claude_home(root / "unpack")
     shutil.move(home, root / "claude")
     shutil.rmtree(root / "unpack", ignore_errors=True)
     home = root / "claude"
-    project = root / "spotter"
-    project.mkdir()
-    moved(home, SPOTTER, project)
-    (project / "plan.md").write_bytes(written_plan(home))
-    (project / "keep.txt").write_text("untouched\n")
-    return home, project
+    return home, spotter_project(home, root / "spotter")
 
 
 def pin_world() -> World:

@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 
 from memtui.cli import main
 from memtui.core.demo import build_demo
 
-from real_support import real_home
+from real_support import real_home, user_home
 from sources_support import copy_fixture
 
 
@@ -285,21 +284,8 @@ def test_a_query_of_punctuation_beginning_with_a_dash_says_how_to_give_it(demo, 
     assert code == 0 and hits and all("->" in json.dumps(h, ensure_ascii=False) for h in hits), err
 
 
-def _user_home(tmp_path, monkeypatch) -> Path:
-    """A user's home folder holding the agents' homes as the tools lay them out: ~/.claude
-    (real Claude Code transcripts) and ~/.codex (a real Codex rollout)."""
-    home = tmp_path / "me"
-    home.mkdir()
-    shutil.move(str(real_home("claude-2.1.39-spotter", tmp_path / "c")), home / ".claude")
-    shutil.move(str(real_home("codex-0.66.0-agtrace", tmp_path / "x")), home / ".codex")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    return home
-
-
 def test_the_home_folder_lists_every_session_of_the_agents_kept_there(tmp_path, monkeypatch, capsys):
-    home = _user_home(tmp_path, monkeypatch)
+    home = user_home(tmp_path, monkeypatch)
     monkeypatch.chdir(home)  # `cd ~ && memtui sources`: no session worked in ~ itself
     code, out, err = _run(capsys, "sources", "--json")
     assert code == 0, err

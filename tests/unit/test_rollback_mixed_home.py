@@ -5,7 +5,6 @@ the root used, never suggesting the --root just given."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -15,30 +14,14 @@ from memtui.core.sources.claude_code import ClaudeCodeSource
 from memtui.core.sources.codex import CodexSource
 
 from mixed_homes import (AGTRACE, CODEX_HOGE_TASK, HOGE_TASK, PLAN_TASK, SPOTTER, claude_home, codex_home, cwd_to,
-                         moved)
-
-
-def written_plan(home) -> bytes:
-    """The content spotter-small's Write left in plan.md, read from the transcript."""
-    for f in home.rglob("*.jsonl"):
-        for line in f.read_text(encoding="utf-8").splitlines():
-            content = json.loads(line).get("message", {}).get("content")
-            for block in content if isinstance(content, list) else []:
-                if block.get("name") == "Write" and block["input"]["file_path"].endswith("/plan.md"):
-                    return block["input"]["content"].encode()
-    raise AssertionError("no Write in the transcripts")
+                         moved, spotter_project, written_plan)
 
 
 @pytest.fixture
 def home(tmp_path):
     """The Claude home, spotter-small's project living in tmp/spotter with plan.md as its Write left it."""
     home = claude_home(tmp_path)
-    project = tmp_path / "spotter"
-    project.mkdir()
-    moved(home, SPOTTER, project)
-    (project / "plan.md").write_bytes(written_plan(home))
-    (project / "keep.txt").write_text("untouched\n")
-    return home, project
+    return home, spotter_project(home, tmp_path / "spotter")
 
 
 def test_the_home_is_mixed_and_keeps_entry_paths_absolute(home):
