@@ -1,5 +1,5 @@
 """A fast slice of the reliability harness (tests/reliability, run with `pytest tests/reliability`):
-one kill -9 trial of each operation, a writer during GC, the planted-fault checks."""
+one kill -9 trial of each operation (VACUUM too), a writer during GC, the planted-fault checks."""
 
 from __future__ import annotations
 
@@ -102,3 +102,10 @@ def test_read_only_use_creates_no_side_files(tmp_path):
     assert library_reads(root) > 50
     assert cli_reads(root, (("gc", "{ws}"), ("stats", "{ws}", "--json"), ("rollback", "{ws}", "--task", "1", "--dry-run"))) == []
     assert changes(before, root) == []
+
+
+def test_kill_during_vacuum(tmp_path):
+    from vacuum_kill import vacuum_template, vacuum_trial
+
+    tally = h.Tally("vacuum")
+    _sound(vacuum_trial(vacuum_template(tmp_path / "template", tasks=200), tmp_path / "t", (), 0.7, tally), tally)
