@@ -9,7 +9,9 @@ A process killed mid-write leaves at most its temp file, `.<name>.<pid>-<8 hex>.
 `-journal` beside it too). The next write into that directory (the opening of a workspace,
 `sweep_workspace`; of a store for writing) removes such leftovers: only names of exactly that pattern, regular files of this user,
 whose writer is gone (its pid is not alive) — or, for the pid-less names of older versions
-and pids that may have been reused, older than an hour. Nothing else is ever removed.
+and pids that may have been reused, older than an hour. A whole tree built before it is renamed
+into place goes to a `temp_dir` (`.<name>.<pid>-<8 hex>.memtui-tmpdir`), which
+`remove_stale_temp_dirs` removes on the same terms. Nothing else is ever removed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shutil
 import stat
 import time
 from pathlib import Path
@@ -26,6 +29,8 @@ TEMP_SUFFIX = ".memtui-tmp"
 STALE_AFTER = 3600.0  # seconds: no write holds its temp file anywhere near this long
 _TEMP_NAME = re.compile(r"\A\..+\.(?:(?P<pid>[0-9]+)-)?[0-9a-f]{8}\.memtui-tmp(?:-wal|-shm|-journal)?\Z", re.DOTALL)
 _SIDE_SUFFIXES = (TEMP_SUFFIX, TEMP_SUFFIX + "-wal", TEMP_SUFFIX + "-shm", TEMP_SUFFIX + "-journal")
+TEMP_DIR_SUFFIX = ".memtui-tmpdir"
+_TEMP_DIR_NAME = re.compile(r"\A\..+\.(?P<pid>[0-9]+)-[0-9a-f]{8}\.memtui-tmpdir\Z", re.DOTALL)
 
 
 _forbidden: str | None = None
@@ -167,4 +172,39 @@ def sweep_directories(directories: Iterable[Path]) -> list[Path]:
     removed: list[Path] = []
     for directory in dict.fromkeys(Path(d) for d in directories):
         removed += remove_stale_temps(directory)
+    return removed
+
+
+def temp_dir(path: Path) -> Path:
+    """A fresh folder name beside `path` for building a whole tree that is then renamed into
+    place (`.<name>.<pid>-<8 hex>.memtui-tmpdir`): `remove_stale_temp_dirs` removes it once its
+    process is gone."""
+    path = Path(path)
+    return path.parent / f".{path.name[:96]}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_DIR_SUFFIX}"
+
+
+def remove_stale_temp_dirs(directory: Path) -> list[Path]:
+    """Remove the folders `temp_dir` named directly in `directory` whose process is gone (or
+    that are older than STALE_AFTER): only real folders of this user with exactly that name
+    pattern, never a symlink. The paths removed (none in a process that must not write)."""
+    if _forbidden is not None:
+        return []
+    removed: list[Path] = []
+    try:
+        names = [n for n in os.listdir(directory) if n.endswith(TEMP_DIR_SUFFIX)]
+    except OSError:
+        return removed
+    now = time.time()
+    for name in names:
+        m = _TEMP_DIR_NAME.match(name)
+        candidate = Path(directory) / name
+        try:
+            st = os.lstat(candidate)
+        except OSError:
+            continue
+        if m is None or not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+            continue
+        if now - st.st_mtime > STALE_AFTER or not _pid_alive(int(m.group("pid"))):
+            shutil.rmtree(candidate, ignore_errors=True)
+            removed.append(candidate)
     return removed

@@ -56,8 +56,12 @@ def writes(file, mode="r", *a, **k):
 hook(builtins, "open", writes)
 hook(io, "open", writes)
 print("ready", flush=True)
-from memtui.cli import main
-code = main(argv)
+if isinstance(argv, dict):  # a few lines of library calls instead of a command
+    exec(argv["code"], {"__name__": "__main__"})
+    code = 0
+else:
+    from memtui.cli import main
+    code = main(argv)
 print("points", seen[0], flush=True)
 sys.exit(code)
 """
@@ -66,7 +70,7 @@ sys.exit(code)
 @dataclass
 class World:
     """A command and where it may write. `build(root)` makes the world under `root` and returns
-    the argv of `memtui` (its paths inside root)."""
+    the argv of `memtui` (its paths inside root), or {"code": "..."}: Python to run instead."""
 
     name: str
     build: Callable[[Path], list[str]]

@@ -114,3 +114,35 @@ def rollback_world() -> World:
 
 WORLDS = {w.name: w for w in (export_world("md"), export_world("html"), export_world("json"), decisions_world(),
                               memory_restore_world(), pin_world(), rollback_world())}
+
+
+def archived_view_world() -> World:
+    """Browsing archived sessions unpacks each into memtui's cache (a temp folder renamed into
+    place): the home and the archive are watched, untouched."""
+
+    def build(root: Path) -> dict:
+        import subprocess
+        import sys
+
+        from cleanup_homes import build_bulky_claude_home
+        from syscall_kill import env
+
+        template = root.parent / "archived-template"  # built once: the archive names its home's absolute path
+        if not template.exists():
+            build_bulky_claude_home(root / "claude", sessions=2, kib=16)
+            subprocess.run([sys.executable, "-m", "memtui", "cleanup", str(root / "claude"), "--agent", "claude-code",
+                            "--archive", "--archive-dir", str(root / "archive"), "--keep-days", "0", "--keep-last", "0"],
+                           env=env(root, WORLDS["archived sessions unpacked for browsing"]), check=True,
+                           capture_output=True)
+            shutil.copytree(root, template, symlinks=True)
+        else:
+            shutil.copytree(template, root, symlinks=True)
+        return {"code": "from memtui.core.cleanup import list_archived, unpacked_view\n"
+                        f"for m in list_archived({str(root / 'archive')!r}):\n"
+                        f"    unpacked_view({str(root / 'archive')!r}, m, {str(root / 'cache')!r})\n"}
+
+    return World("archived sessions unpacked for browsing", build, writes=("cache",), watched=("claude", "archive"))
+
+
+_view = archived_view_world()
+WORLDS[_view.name] = _view

@@ -115,3 +115,28 @@ def test_a_rollback_sweeps_the_folders_it_restores_even_when_all_is_done(tmp_pat
 def test_a_long_file_name_still_gets_a_temp_name(tmp_path, name):
     write_atomic(tmp_path / name, b"x")
     assert (tmp_path / name).read_bytes() == b"x"
+
+
+def test_a_crashed_builders_temp_folder_goes_and_nothing_else(tmp_path):
+    from memtui.core.atomic import remove_stale_temp_dirs, temp_dir
+
+    gone = dead_pid()
+    crashed = tmp_path / f".view.{gone}-1a2b3c4d.memtui-tmpdir"
+    (crashed / "deep").mkdir(parents=True)
+    (crashed / "deep" / "half.jsonl").write_bytes(b"half a file")
+    live = temp_dir(tmp_path / "view")  # this process's own: kept
+    live.mkdir()
+    keep = [tmp_path / n for n in (f"view.{gone}-1a2b3c4d.memtui-tmpdir", f".view.{gone}-1a2b3c4.memtui-tmpdir",
+                                   ".view.1a2b3c4d.memtui-tmpdir")]
+    for p in keep:
+        p.mkdir()
+    as_file = tmp_path / f".f.{gone}-1a2b3c4d.memtui-tmpdir"
+    as_file.write_bytes(b"user data")
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "x").write_text("keep me")
+    as_link = tmp_path / f".l.{gone}-1a2b3c4d.memtui-tmpdir"
+    as_link.symlink_to(target)
+    assert remove_stale_temp_dirs(tmp_path) == [crashed]
+    assert live.is_dir() and all(p.is_dir() for p in keep) and as_file.read_bytes() == b"user data"
+    assert as_link.is_symlink() and (target / "x").read_text() == "keep me"

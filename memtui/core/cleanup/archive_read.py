@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 import shutil
 from pathlib import Path
 from typing import Iterator
 
+from memtui.core.atomic import remove_stale_temp_dirs, temp_dir
 from memtui.core.cleanup.archive import open_members
 from memtui.core.cleanup.manifest import INNER_MANIFEST, ArchivedFile, ArchiveError, Manifest, read_manifest, unit_paths
 from memtui.core.errors import CorruptContent
@@ -94,7 +94,8 @@ def unpacked_view(root: Path, manifest: Manifest, cache: Path) -> Path:
     target = Path(cache) / manifest.agent / f"{manifest.unit}-{key}"
     if (target / ".complete").is_file():
         return target
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    remove_stale_temp_dirs(target.parent)  # views a killed reader was unpacking
+    tmp = temp_dir(target)
     try:
         for entry, data in iter_files(root, manifest):
             path = tmp / entry.name
