@@ -10,6 +10,7 @@ benchmarks. Everything is deterministic for a given seed.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import tempfile
@@ -18,6 +19,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
+from memtui.core.atomic import fsync_dir, remove_stale_temp_dirs, temp_dir
 from memtui.core.demo_data import files as F
 from memtui.core.demo_data import memory as M
 from memtui.core.errors import MemtuiError
@@ -134,7 +136,14 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
                           " choose a new or empty folder (or pass --force)")
     if root.exists() and not root.is_dir():
         raise DemoRefused(f"{root} is a file, not a folder")
-    root.mkdir(parents=True, exist_ok=True)
+    # A new or empty folder gets the demo whole or not at all: it is built in a temp folder
+    # beside it and renamed into place (a build killed midway leaves nothing the next one keeps).
+    whole = not root.exists() or not any(root.iterdir())
+    root.parent.mkdir(parents=True, exist_ok=True)
+    if whole:
+        remove_stale_temp_dirs(root.parent)
+    final, root = root, temp_dir(root) if whole else root
+    root.mkdir(exist_ok=True)
     start = demo_start(before or datetime.now(timezone.utc), scale)
     clock = clock or DemoClock(start, seed=seed)
     rng = random.Random(seed)
@@ -149,7 +158,12 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
             _scaled(agent, scale, progress)
     _write_files(root, agent.files)
     _write_memory(root, start - DEMO_START)
-    return root
+    if root != final:
+        if final.exists():
+            final.rmdir()  # the empty folder given (or made by mkdtemp)
+        os.rename(root, final)
+        fsync_dir(final.parent)
+    return final
 
 
 class DemoRefused(MemtuiError):

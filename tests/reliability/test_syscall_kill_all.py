@@ -1,6 +1,7 @@
 """kill -9 just before every file-system call of file-writing commands (tests/unit/syscall_kill.py
 and syscall_worlds.py): export md/html/json, decisions --add, memory-history --restore, pin of a
-Claude Code session, rollback of a Claude Code task (its home watched: untouched)."""
+Claude Code session, rollback of a Claude Code task (its home watched: untouched), archived sessions
+unpacked for browsing, the demo."""
 
 from __future__ import annotations
 
@@ -46,3 +47,18 @@ def test_the_checks_see_a_torn_file_and_a_written_home(tmp_path):
 
     planted = replace(world, build=writes_home, again=lambda root, argv: (root / "claude" / "x").write_text("") or None)
     assert any("must not touch" in p for p in trial(tmp_path, planted, points // 2, after))
+
+
+def test_kill_before_every_file_system_call_of_the_demo(tmp_path):
+    from demo_kill import demo_trial, uninterrupted
+
+    points, whole = uninterrupted(tmp_path)
+    tally = h.tally(f"demo --no-open (each of {points} calls)")
+    left = {"none": 0, "whole": 0}
+    for n in range(1, points + 1):
+        left[demo_trial(tmp_path, n, whole)] += 1  # asserts the checks
+        tally.trials += 1
+        tally.mid += 1
+        tally.reruns += 1
+        tally.reruns_ok += 1
+    tally.notes.append(f"left {left}")

@@ -1,0 +1,60 @@
+"""kill -9 of `memtui demo PATH --no-open` just before one of its file-system calls (syscall_kill):
+PATH is then absent or a whole demo (the files of an uninterrupted run, a sound store with the
+same counts); the re-run builds it; no temp file or folder stays beside it. Used by
+tests/unit/test_demo_kill.py and tests/reliability/test_syscall_kill_all.py."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from syscall_kill import World, fresh, run_at, temps
+
+def _build(root: Path) -> list[str]:
+    (root / "parent").mkdir(parents=True)
+    return ["demo", str(root / "parent" / "demo"), "--no-open"]
+
+
+WORLD = World("demo --no-open", _build, writes=("parent",))
+
+
+def shape(demo: Path) -> tuple[list[str], tuple]:
+    """(the demo's file names, the store's row counts) — after integrity and foreign-key checks."""
+    names = sorted(str(p.relative_to(demo)) for p in demo.rglob("*") if p.is_file() and p.name != "agent.db-wal"
+                   and p.name != "agent.db-shm")
+    con = sqlite3.connect(f"file:{demo / '.agent' / 'agent.db'}?mode=ro", uri=True)
+    try:
+        assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+        counts = tuple(con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                       for t in ("session", "task", "step", "checkpoint", "checkpoint_entry"))
+    finally:
+        con.close()
+    return names, counts
+
+
+def uninterrupted(tmp: Path) -> tuple[int, tuple]:
+    root = fresh(tmp)
+    argv = WORLD.build(root)
+    killed, points, out = run_at(root, WORLD, argv, 0)
+    assert not killed and points > 0, out
+    return points, shape(root / "parent" / "demo")
+
+
+def demo_trial(tmp: Path, kill_at: int, whole: tuple) -> str:
+    """Kill the demo at point `kill_at`, check, re-run, check; what the kill left ("none" or
+    "whole"); AssertionError on a problem."""
+    root = fresh(tmp)
+    argv = WORLD.build(root)
+    killed, _points, out = run_at(root, WORLD, argv, kill_at)
+    assert killed, out
+    demo = root / "parent" / "demo"
+    left = "whole" if demo.exists() else "none"
+    if left == "whole":
+        assert shape(demo) == whole
+    else:
+        run_at(root, WORLD, argv, 0)  # the re-run builds it
+        assert shape(demo) == whole
+    assert sorted(p.name for p in (root / "parent").iterdir()) == ["demo"]
+    assert temps(root) == []
+    return left
