@@ -1,7 +1,7 @@
 """kill -9 just before every file-system call of file-writing commands (tests/unit/syscall_kill.py
 and syscall_worlds.py): export md/html/json, decisions --add, memory-history --restore, pin of a
 Claude Code session, rollback of a Claude Code task (its home watched: untouched), archived sessions
-unpacked for browsing, the demo."""
+unpacked for browsing, the demo; and every SQL statement of curate on RA.Aid's database."""
 
 from __future__ import annotations
 
@@ -57,6 +57,21 @@ def test_kill_before_every_file_system_call_of_the_demo(tmp_path):
     left = {"none": 0, "whole": 0}
     for n in range(1, points + 1):
         left[demo_trial(tmp_path, n, whole)] += 1  # asserts the checks
+        tally.trials += 1
+        tally.mid += 1
+        tally.reruns += 1
+        tally.reruns_ok += 1
+    tally.notes.append(f"left {left}")
+
+
+def test_kill_at_every_statement_of_a_curate(tmp_path):
+    from curate_kill import curate_trial
+
+    statements = int(curate_trial(tmp_path, 0))
+    tally = h.tally(f"curate RA.Aid (each of {statements} statements)")
+    left = {"old": 0, "new": 0}
+    for n in range(1, statements + 1):
+        left[curate_trial(tmp_path, n)] += 1  # asserts the checks
         tally.trials += 1
         tally.mid += 1
         tally.reruns += 1
