@@ -146,3 +146,28 @@ def archived_view_world() -> World:
 
 _view = archived_view_world()
 WORLDS[_view.name] = _view
+
+
+def cleanup_preview_world() -> World:
+    """`cleanup --dry-run` of a real Claude Code home writes only memtui's cache of session
+    summaries: the home is watched, untouched."""
+
+    def build(root: Path) -> list[str]:
+        home, _project = _claude_home(root)
+        return ["cleanup", str(home), "--agent", "claude-code", "--dry-run", "--keep-days", "0", "--keep-last", "0"]
+
+    def whole(data: bytes) -> bytes:  # the cache holds the files' mtimes, new each build: whole JSON is what counts
+        import json
+
+        try:
+            json.loads(data)
+        except ValueError:
+            return data
+        return b"whole JSON"
+
+    return World("cleanup --dry-run (summary cache)", build, writes=("xdg-cache",), watched=("claude", "spotter"),
+                 normalize=whole)
+
+
+_preview = cleanup_preview_world()
+WORLDS[_preview.name] = _preview
