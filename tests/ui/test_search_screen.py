@@ -130,3 +130,39 @@ async def test_the_next_search_starts_from_the_query_last_typed(demo_path, open_
         await pilot.press("ctrl+f", *"router")
         await settle(pilot)
         assert screen.query_one(Input).value == "router"
+
+
+async def test_leaving_while_the_index_is_busy_does_not_freeze_the_app(demo_path, open_app):
+    """Escape while a refresh still holds the index (the first build of a big store takes
+    minutes, and a batch a while to notice it was cancelled): the app goes on at once; the
+    search opened again waits in its worker, then answers."""
+    import threading
+
+    from memtui.ui.screens.main import MainScreen
+    from memtui.ui.screenshots import settle
+
+    async with open_app(demo_path, size=(80, 24)) as pilot:
+        await search(pilot, "router")
+        lock = pilot.app.screen._index_lock
+        held, done, stuck = threading.Event(), threading.Event(), []
+
+        def busy_refresh() -> None:  # another thread holds the index, as a refresh does
+            with lock:
+                held.set()
+                stuck.append(not done.wait(10))  # 10 s: only if the app never came back
+
+        holder = threading.Thread(target=busy_refresh)
+        holder.start()
+        held.wait()
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert isinstance(pilot.app.screen, MainScreen)
+        await pilot.press("ctrl+f")
+        await pilot.pause(0.2)
+        screen = pilot.app.screen
+        assert isinstance(screen, SearchScreen) and screen.query_one(Input).value == "router"
+        done.set()
+        holder.join()
+        assert stuck == [False], "the event loop waited for the index"
+        await settle(pilot)
+        assert str(screen.query_one("#search-status").render()).startswith("65 matches")

@@ -32,6 +32,10 @@ SEARCHING_AFTER = 0.15
 NOT_INDEXED = "this agent's sessions are not indexed"
 LAST_QUERY: WeakKeyDictionary = WeakKeyDictionary()
 """The query last typed in each app: the next search starts from it."""
+INDEX_LOCKS: WeakKeyDictionary = WeakKeyDictionary()
+"""One lock per app over its search index file: a search screen opened again waits (in its
+worker) for the previous one's refresh to stop, instead of for SQLite's lock, which reads as
+another process's."""
 
 
 class SearchScreen(MemtuiScreen[SearchHit | None]):
@@ -64,7 +68,8 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self._open_first = False  # enter was pressed before the hits of the query typed came
         self._index: SearchIndex | None = None
         self._stale = False  # set when the app reloaded its source
-        self._index_lock = threading.Lock()  # a cancelled worker may still be running
+        self._index_lock = threading.Lock()  # the app's (on_mount): a cancelled worker may still be running
+        self._gone = False  # unmounted: the worker holding the index closes it
 
     @property
     def documents_only(self) -> bool:
@@ -80,14 +85,24 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        self._index_lock = INDEX_LOCKS.setdefault(self.app, self._index_lock)
         self.query_one(Input).focus()
         self.run_search(self.initial_query)
 
     def on_unmount(self) -> None:
-        with self._index_lock:
-            if self._index is not None:
-                self._index.close()
-                self._index = None
+        """Close the index, or leave that to the worker still refreshing it (a batch of a big
+        store may take a while to notice it was cancelled: the screen never waits for it)."""
+        self._gone = True
+        if self._index_lock.acquire(blocking=False):
+            try:
+                self._close_index()
+            finally:
+                self._index_lock.release()
+
+    def _close_index(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
 
     @on(Input.Changed, "#search-input")
     def _changed(self, event: Input.Changed) -> None:
@@ -115,22 +130,30 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     def run_search(self, query: str) -> None:
         worker = get_current_worker()
         with self._index_lock:
-            if self._index is None or self._stale:
+            try:
+                self._search(query, worker)
+            finally:
+                if self._gone:
+                    self._close_index()
+
+    def _search(self, query: str, worker: Worker) -> None:
+        """run_search's work, the index held."""
+        if worker.is_cancelled:  # a newer query came (or the screen went) while another held the index
+            return
+        if self._index is None or self._stale:
+            if self._index is None:
+                self.post_message(self.ResultsFound(query, [], indexing=True))
+            with self.app.reading() if self.app.store is not None else nullcontext() as source:
                 if self._index is None:
-                    self.post_message(self.ResultsFound(query, [], indexing=True))
-                with self.app.reading() if self.app.store is not None else nullcontext() as source:
-                    if self._index is None:
-                        self._index = SearchIndex(self.workspace, source)
-                    self._index.store = source  # the store of now (a reload opens a new one)
-                    self._index.refresh(cancelled=lambda: worker.is_cancelled)
-                if worker.is_cancelled:
-                    self._stale = True  # the next search goes on with the refresh (not a half index)
-                    return
-                self._stale = False
-            if worker.is_cancelled:  # a newer query came while an older one held the index
+                    self._index = SearchIndex(self.workspace, source)
+                self._index.store = source  # the store of now (a reload opens a new one)
+                self._index.refresh(cancelled=lambda: worker.is_cancelled)
+            if worker.is_cancelled:
+                self._stale = True  # the next search goes on with the refresh (not a half index)
                 return
-            hits, found = ([], 0) if not query.strip() else self._index.search_counted(
-                query, SHOWN, COUNT_CAP + 1, cancelled=lambda: worker.is_cancelled)
+            self._stale = False
+        hits, found = ([], 0) if not query.strip() else self._index.search_counted(
+            query, SHOWN, COUNT_CAP + 1, cancelled=lambda: worker.is_cancelled)
         if not worker.is_cancelled:
             self.post_message(self.ResultsFound(query, hits, found))
 
