@@ -171,3 +171,19 @@ def cleanup_preview_world() -> World:
 
 _preview = cleanup_preview_world()
 WORLDS[_preview.name] = _preview
+
+
+def settings_world() -> World:
+    """The app's settings (theme, panes) saved to $XDG_CONFIG_HOME/memtui/config.toml."""
+
+    def build(root: Path) -> dict:
+        (root / "xdg-config" / "memtui").mkdir(parents=True)
+        (root / "xdg-config" / "memtui" / "config.toml").write_text('theme = "textual-light"\n')
+        return {"code": "from memtui.ui.settings import save_settings\n"
+                        "save_settings({'theme': 'nord', 'sessions_pane': False, 'tail': True})\n"}
+
+    return World("settings saved by the app", build, writes=("xdg-config",))
+
+
+_settings = settings_world()
+WORLDS[_settings.name] = _settings
