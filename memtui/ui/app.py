@@ -111,9 +111,15 @@ class MemtuiApp(App[int]):
             self.open_source()
 
     def _show_main(self, first: SessionsLoaded | None = None) -> None:
+        """The main screen, with the newest sessions when the opening read them; when it came
+        up before them (an opening slower than MAIN_HOLD), they are handed to it."""
         from memtui.ui.screens.main import MainScreen
 
-        if not any(isinstance(screen, MemtuiScreen) for screen in self.screen_stack):
+        shown = next((screen for screen in self.screen_stack if isinstance(screen, MainScreen)), None)
+        if shown is not None:
+            if first is not None:
+                shown.opened(first)
+        elif not any(isinstance(screen, MemtuiScreen) for screen in self.screen_stack):
             self.push_screen(MainScreen(first))
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open the store")

@@ -64,17 +64,28 @@ def first_sessions(source: MemorySource, first: int | None = None) -> SessionPar
     return sessions, titles, orphans, 0, len(sessions) < first
 
 
-def session_parts(source: MemorySource, first: int | None = None, read: SessionPart | None = None
+SessionExtent = tuple[int, int, bool]
+"""(sessions listed, orphan count, complete) of a first part read already."""
+
+
+def extent(part: SessionPart) -> SessionExtent:
+    """Where a part of the sessions ends: what reading on from it needs, not its rows."""
+    sessions, _titles, orphans, offset, complete = part
+    return offset + len(sessions), orphans, complete
+
+
+def session_parts(source: MemorySource, first: int | None = None, after: SessionExtent | None = None
                   ) -> Iterator[SessionPart]:
-    """The newest `first` sessions, then (if there are more) all the others; after `read`
-    (a first part read already, e.g. by the opening worker), only the others."""
-    part = read or first_sessions(source, first)
-    if read is None:
+    """The newest `first` sessions, then (if there are more) all the others; `after` a first
+    part read already (by the opening worker: its extent), only the others."""
+    if after is None:
+        part = first_sessions(source, first)
         yield part
-    sessions, _, orphans, _, complete = part
+        after = extent(part)
+    listed, orphans, complete = after
     if not complete:
-        rest, titles, _ = sessions_with_titles(source, len(sessions), None)
-        yield rest, titles, orphans, len(sessions), True
+        rest, titles, _ = sessions_with_titles(source, listed, None)
+        yield rest, titles, orphans, listed, True
 
 
 @dataclass

@@ -38,8 +38,8 @@ async def test_every_session_is_listed_though_read_a_page_first(many_sessions, a
         seen_parts.append((part[3], len(part[0])))
         return part
 
-    def spy(source, first=None, read=None):  # the main screen reads the others
-        for part in real_parts(source, first, read):
+    def spy(source, first=None, after=None):  # the main screen reads the others
+        for part in real_parts(source, first, after):
             seen_parts.append((part[3], len(part[0])))
             yield part
 

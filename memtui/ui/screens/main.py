@@ -21,6 +21,7 @@ from memtui.ui.commands import bindings
 from memtui.ui.debounce import Debounce
 from memtui.ui.collector import keep_out_of_collections
 from memtui.ui.messages import SessionsLoaded, StepsLoaded, TasksLoaded
+from memtui.ui.pane_reads import SessionExtent, extent
 from memtui.ui.screens import jump, main_keys
 from memtui.ui.read_ahead import ReadAhead
 from memtui.ui.screens.base import MemtuiScreen
@@ -52,7 +53,10 @@ class MainScreen(MemtuiScreen[None]):
 
     def __init__(self, first: SessionsLoaded | None = None) -> None:
         super().__init__()
-        self.first = first  # the newest sessions, read with the opening: the first frame shows them
+        self._first = first
+        """The newest sessions the opening read: the first frame shows them (dropped once shown)."""
+        self._after: SessionExtent | None = extent(first.part) if first is not None else None
+        """Where the sessions the opening read end: the adopting refresh reads on from there."""
         self.session_id: Id | None | str = None
         """The highlighted session (ORPHANS_KEY for the orphans pseudo-session)."""
         self.task_id: Id | None = None
@@ -83,10 +87,21 @@ class MainScreen(MemtuiScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#sessions-pane").display = self.app.settings.get("sessions_pane", True)
         self.query_one(SessionsTable).focus()
-        if self.first is not None:
-            self._sessions_loaded(self.first)
+        first, self._first = self._first, None
+        if first is not None:
+            self._sessions_loaded(first)
         else:
             self.query_one(SessionsTable).loading = True
+
+    def opened(self, first: SessionsLoaded) -> None:
+        """The newest sessions the opening read, come after this screen (an opening slower than
+        MAIN_HOLD): shown now (at mount, if not mounted yet); the refresh that follows as the
+        source is adopted reads only the sessions after them."""
+        self._after = extent(first.part)
+        if self.is_mounted:
+            self._sessions_loaded(first)
+        else:
+            self._first = first
 
     # ================================================================== settling
     @property
@@ -123,8 +138,9 @@ class MainScreen(MemtuiScreen[None]):
 
     def refresh_data(self) -> None:
         """Reload the sessions (and so everything below them), keeping the selection."""
-        if self.first is not None and not self._loaded_once:  # came with the opening: read the others
-            self.load_sessions(self.first)
+        after, self._after = self._after, None
+        if after is not None:  # the opening read the newest sessions (shown, or shown at mount): read the others
+            self.load_sessions(after)
             return
         if self._loaded_once:
             jump.keep_selection(self)
@@ -148,12 +164,13 @@ class MainScreen(MemtuiScreen[None]):
 
     # ================================================================== sessions
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False, description="load sessions")
-    def load_sessions(self, read: SessionsLoaded | None = None) -> None:
-        """The newest page (unless `read`), the rest once that page is drawn (reading on would slow it)."""
-        if read is not None:
+    def load_sessions(self, after: SessionExtent | None = None) -> None:
+        """The newest page (unless it was read: `after`), the rest once that page is drawn (reading
+        on would slow it)."""
+        if after is not None:
             self.app.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
         with self.app.reading() as source:
-            for part in pane_reads.session_parts(source, read=read and read.part):
+            for part in pane_reads.session_parts(source, after=after):
                 if get_current_worker().is_cancelled:
                     return
                 self.post_message(SessionsLoaded(*part))
