@@ -1,25 +1,22 @@
 """Follow mode: an agent writing to the store while memtui is open.
 
 The writes come from a separate connection, as a running agent's would; the app is given
-no hint. Within a second the panes show them, and the selection stays where it was.
+no hint. At the follower's next look the panes show them, and the selection stays where it
+was. The tests drive that look (follow_support.look: what the timer calls every POLL_SECONDS)
+rather than wait on the clock for it; one waits for the timer's own look, on the reload.
 """
 
 from __future__ import annotations
+
+import asyncio
+
+from follow_support import look, next_reload
 
 from memtui.core.store import AgentStore
 from memtui.ui.screenshots import settle
 from memtui.ui.widgets.sessions_table import SessionsTable
 from memtui.ui.widgets.step_timeline import StepTimeline
 from memtui.ui.widgets.task_tree import TaskTree
-
-
-async def _within_a_second(pilot, check) -> bool:
-    for _ in range(10):
-        await pilot.pause(0.1)
-        if check():
-            await settle(pilot)
-            return True
-    return False
 
 
 async def test_new_steps_and_sessions_appear_and_the_cursor_stays(demo_copy, open_app) -> None:
@@ -36,7 +33,8 @@ async def test_new_steps_and_sessions_appear_and_the_cursor_stays(demo_copy, ope
         with AgentStore.open(demo_copy) as agent:
             agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
             agent.start_session("A session started while memtui was open")
-        assert await _within_a_second(pilot, lambda: len(steps.records) == before + 1)
+        await look(pilot)
+        assert len(steps.records) == before + 1
         assert steps.records[-1].tool == "bash" and steps.current_record().id == chosen.id
         assert screen.query_one(TaskTree).current_task().id == task.id
         titles = [getattr(r, "title", "") for r in screen.query_one(SessionsTable).records]
@@ -55,11 +53,13 @@ async def test_tail_stays_on_the_newest_step_and_F_turns_it_off(demo_copy, open_
         for n in range(2):
             with AgentStore.open(demo_copy) as agent:
                 new = agent.record_step(task.id, "read_file", {"path": f"f{n}.py"}, "…")
-            assert await _within_a_second(pilot, lambda: steps.current_record().id == new)
+            await look(pilot)
+            assert steps.current_record().id == new
         await pilot.press("F")
         with AgentStore.open(demo_copy) as agent:
             agent.record_step(task.id, "read_file", {"path": "g.py"}, "…")
-        assert await _within_a_second(pilot, lambda: steps.records[-1].args == {"path": "g.py"})
+        await look(pilot)
+        assert steps.records[-1].args == {"path": "g.py"}
         assert steps.current_record().id == new  # tail off: the cursor stays
 
 
@@ -114,8 +114,8 @@ async def test_a_write_right_after_a_reopen_is_not_lost(demo_copy, open_app) -> 
         await settle(pilot)  # the panes have read the reopened store
         with AgentStore.open(demo_copy) as agent:
             agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
-        app.follower.enabled = True
-        assert await _within_a_second(pilot, lambda: len(steps.records) == before + 1)
+        await look(pilot)
+        assert len(steps.records) == before + 1
 
 
 async def test_a_write_before_the_first_look_is_not_lost(demo_copy, app_for) -> None:
@@ -132,5 +132,23 @@ async def test_a_write_before_the_first_look_is_not_lost(demo_copy, app_for) -> 
         before = len(steps.records)
         with AgentStore.open(demo_copy) as agent:
             agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
-        app.follower.enabled = True
-        assert await _within_a_second(pilot, lambda: len(steps.records) == before + 1)
+        await look(pilot)
+        assert len(steps.records) == before + 1
+
+
+async def test_follow_mode_looks_by_itself(demo_copy, open_app) -> None:
+    """No key, no look driven by the test: the follower's own timer sees the agent's write and
+    the app reloads (the test waits on that reload, not on a time)."""
+    async with open_app(demo_copy) as pilot:
+        app = pilot.app
+        await pilot.press("2")
+        task = app.screen.query_one(TaskTree).current_task()
+        steps = app.screen.query_one(StepTimeline)
+        await settle(pilot)
+        before = len(steps.records)
+        reloaded = next_reload(app)
+        with AgentStore.open(demo_copy) as agent:
+            agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
+        await asyncio.wait_for(reloaded.wait(), timeout=60)  # bounds a follower that never looks
+        await settle(pilot)
+        assert len(steps.records) == before + 1

@@ -17,6 +17,7 @@ from memtui.ui.screenshots import settle
 from memtui.ui.widgets.sessions_table import SessionsTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
+from follow_support import look  # noqa: E402
 from mixed_homes import SPOTTER, moved  # noqa: E402
 from real_support import real_home  # noqa: E402
 
@@ -29,15 +30,6 @@ LOCALPUSH_ROLLOUT = f"rollout-2026-02-23T12-40-23-{LOCALPUSH}.jsonl"
 
 def _listed(app) -> set[str]:
     return {str(getattr(r, "id", "")) for r in app.screen.query_one(SessionsTable).records}
-
-
-async def _look(pilot) -> None:
-    """One look of follow mode (its timer is off in these tests), then the panes settled."""
-    follower = pilot.app.follower
-    follower.enabled = True
-    follower.poll()
-    follower.enabled = False
-    await settle(pilot)
 
 
 async def test_a_new_claude_session_shows_up_on_ctrl_r_and_a_removed_one_goes(tmp_path: Path, app_for) -> None:
@@ -69,15 +61,15 @@ async def test_follow_mode_shows_a_new_codex_session_in_a_new_days_folder_and_dr
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         assert _listed(app) == {CODEX_SESSION}
-        await _look(pilot)
+        await look(pilot)
         assert _listed(app) == {CODEX_SESSION}  # nothing written: nothing new
         day = home / "sessions" / "2026" / "02" / "23"
         day.mkdir(parents=True)
         shutil.copyfile(rollout, day / LOCALPUSH_ROLLOUT)
-        await _look(pilot)
+        await look(pilot)
         assert _listed(app) == {CODEX_SESSION, LOCALPUSH}
         (day / LOCALPUSH_ROLLOUT).unlink()
-        await _look(pilot)
+        await look(pilot)
         assert _listed(app) == {CODEX_SESSION}
 
 
@@ -101,5 +93,5 @@ async def test_follow_mode_shows_a_new_claude_session_of_the_project_opened(tmp_
         [folder] = (home / "projects").iterdir()
         for f in sample.iterdir():
             shutil.copyfile(f, folder / f.name)
-        await _look(pilot)
+        await look(pilot)
         assert _listed(app) == before | {AGTRACE_SESSION}

@@ -1,13 +1,16 @@
 """Reading ahead never shows what the store no longer holds (memtui.ui.read_ahead).
 
 The rows next to the cursor are read ahead once a pane shows its own; each test lets that read
-finish, changes the store behind it (an agent's connection under follow mode, ctrl+r, a GC
-applied from its screen), then moves one row and looks at what the panes show.
+finish, changes the store behind it (an agent's connection under follow mode — the follower's
+look driven by the test, follow_support.look —, ctrl+r, a GC applied from its screen), then
+moves one row and looks at what the panes show.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from follow_support import count_reloads, look
 
 from memtui.core.store import AgentStore
 from memtui.ui.screens.main_reads import session_key
@@ -20,26 +23,10 @@ SIZE = (140, 40)
 NEW_TASK = "A task an agent began while memtui was open"
 
 
-def count_reloads(app: Any) -> list[int]:
-    """The follower's reloads so far (a list that grows by one at each)."""
-    done: list[int] = []
-    changed = app.follower.changed
-
-    def counted() -> None:
-        done.append(1)
-        changed()
-    app.follower.changed = counted
-    return done
-
-
-async def reloaded(pilot: Any, done: list[int], settled: Any) -> None:
-    """Wait (up to five seconds) for the follower's poll to reload, then for the panes."""
-    for _ in range(50):
-        if done:
-            break
-        await pilot.pause(0.1)
+async def reloaded(pilot: Any, done: list[int]) -> None:
+    """The follower's next look (follow_support.look) reloads the store, and the panes settle."""
+    await look(pilot)
     assert done, "follow mode did not see the agent's write"
-    await settled(pilot)
 
 
 def onto(screen: Any, session_id: int) -> str:
@@ -81,7 +68,7 @@ async def test_a_task_an_agent_adds_to_the_next_session_shows_after_the_poll(dem
         done = count_reloads(pilot.app)
         with AgentStore.open(demo_copy) as agent:
             agent.start_task(neighbour.id, NEW_TASK)
-        await reloaded(pilot, done, settled)
+        await reloaded(pilot, done)
         await pilot.press(onto(screen, neighbour.id))
         await settled(pilot)
         tree = screen.query_one(TaskTree)
@@ -96,7 +83,7 @@ async def test_a_step_an_agent_adds_to_the_next_task_shows_after_the_poll(demo_c
         done = count_reloads(pilot.app)
         with AgentStore.open(demo_copy) as agent:
             agent.record_step(other.id, "bash", {"command": "echo fresh-after-read-ahead"}, "ok")
-        await reloaded(pilot, done, settled)
+        await reloaded(pilot, done)
         await pilot.press(key)
         await settled(pilot)
         steps = pilot.app.screen.query_one(StepTimeline)
