@@ -8,7 +8,8 @@ from typing import Any
 
 from memtui.core.diff import unified_diff
 from memtui.core.memory_source import Capability, MemorySource, UnknownId
-from memtui.core.model import CheckpointInfo, EntryInfo, Id, StepInfo, TaskInfo
+from memtui.core.errors import MemtuiError
+from memtui.core.model import CheckpointInfo, EntryInfo, Id, SessionInfo, StepInfo, TaskInfo
 
 ACTIONS = {"added": "create", "deleted": "delete", "modified": "modify"}
 
@@ -24,9 +25,7 @@ def log_sessions(source: MemorySource, session_id: Id | None = None) -> dict[str
     a session with id None and status "orphaned"."""
     sessions = list(source.sessions())
     if session_id is not None:
-        sessions = [s for s in sessions if str(s.id) == str(session_id)]
-        if not sessions:
-            raise UnknownId(f"no session {session_id!r} in {source.path}")
+        sessions = [find_session(source, session_id, sessions)]
     out = [{"id": s.id, "title": s.title, "status": s.status,
             "tasks": [_task_row(source, t) for t in source.tasks(s.id)]} for s in sessions]
     if session_id is None:
@@ -35,6 +34,23 @@ def log_sessions(source: MemorySource, session_id: Id | None = None) -> dict[str
             out.append({"id": None, "title": "tasks whose session was deleted", "status": "orphaned",
                         "tasks": [_task_row(source, t) for t in orphans]})
     return {"sessions": out}
+
+
+def find_session(source: MemorySource, given: Id, sessions: list[SessionInfo] | None = None) -> SessionInfo:
+    """The session `given` names: its id, or — for another agent's store, whose ids are long
+    (`memtui cleanup` prints them shortened) — the one id it starts. UnknownId if none does,
+    MemtuiError if several do."""
+    sessions = list(source.sessions()) if sessions is None else sessions
+    exact = next((s for s in sessions if str(s.id) == str(given)), None)
+    if exact is not None:
+        return exact
+    starting = [s for s in sessions if isinstance(s.id, str) and str(given) and s.id.startswith(str(given))]
+    if len(starting) == 1:
+        return starting[0]
+    if starting:
+        raise MemtuiError(f"{given!r} starts {len(starting)} sessions ({', '.join(str(s.id) for s in starting[:3])}):"
+                          " give more of the id")
+    raise UnknownId(f"no session {given!r} in {source.path}")
 
 
 def _step_row(step: StepInfo) -> dict[str, Any]:

@@ -364,3 +364,20 @@ def test_a_root_that_is_no_folder_is_named(verb, tmp_path, capsys, monkeypatch):
     code, out, err = _run(capsys, verb[0], str(home), *verb[1:], "--root", str(tmp_path / "no-such-copy"))
     assert code == 2 and out == ""
     assert err.strip() == f"memtui: --root {tmp_path / 'no-such-copy'}: no such folder", err
+
+
+def test_log_and_export_take_a_sessions_id_start_as_pin_and_restore_do(tmp_path, capsys):
+    """The id start `memtui cleanup` prints ('258c7280-ae70') names the session for log and
+    export too; a start two sessions share is refused, naming them."""
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    full = "258c7280-ae70-4798-800f-63464d01a85d"
+    code, out, err = _run(capsys, "log", str(home), "--session", "258c7280-ae70", "--json")
+    assert code == 0, err
+    assert [s["id"] for s in json.loads(out)["sessions"]] == [full]
+    code, out, err = _run(capsys, "export", str(home), "--session", "258c7280", "--format", "json", "-o",
+                          str(tmp_path / "s.json"))
+    assert code == 0, err
+    assert json.loads((tmp_path / "s.json").read_text())["scope"] == {"session": full}
+    both = real_home("codex-0.104-localpush", tmp_path)  # 019c8a59-… and 019c8a4c-…
+    code, _, err = _run(capsys, "log", str(both), "--session", "019c8a")
+    assert code == 2 and "'019c8a' starts 2 sessions" in err, err

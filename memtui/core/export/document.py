@@ -170,11 +170,9 @@ def build_export(source: Any, *, session_id: Id | None = None, task_id: Id | Non
         raise ValueError("export one session or one task")
     session = None
     if session_id is not None:
-        found = next((s for s in source.sessions() if str(s.id) == str(session_id)), None)
-        if found is None:
-            from memtui.core.memory_source import UnknownId
+        from memtui.core.listing import find_session
 
-            raise UnknownId(f"no session {session_id!r} in this source")
+        found = find_session(source, session_id)
         session = {"id": found.id, "title": found.title, "status": found.status,
                    "created_at": _when(found.created_at), "updated_at": _when(found.updated_at)}
         tree = build_task_tree(source, found.id)
