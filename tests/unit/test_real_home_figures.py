@@ -96,3 +96,18 @@ def test_a_codex_command_that_exited_non_zero_is_an_error(tmp_path) -> None:
     for step in steps:
         code = codes[str(step.id).split(":", 1)[1]]
         assert (step.status, step.error) == (("error", f"exit code {code}") if code else ("ok", None)), step
+
+
+def test_a_claude_code_sessions_size_counts_its_sub_agents(tmp_path) -> None:
+    """The sessions pane's "Stored": the transcript with its folder (sub-agents, compaction)
+    and 2.0.x sub-agent transcripts beside it — as `memtui cleanup` counts them."""
+    spotter = real_home("claude-2.1.39-spotter", tmp_path)
+    agtrace = real_home("claude-2.0.28-agtrace", tmp_path)
+    for home in (spotter, agtrace):
+        source = ClaudeCodeSource.from_path(home)
+        for session in source.sessions():
+            transcript = next(home.rglob(f"{session.id}.jsonl"))
+            files = [transcript, *[p for p in (transcript.parent / session.id).rglob("*") if p.is_file()],
+                     *[p for p in transcript.parent.glob("agent-*.jsonl") if session.id in p.read_text()]]
+            assert len(files) > 1  # every session of these has sub-agent transcripts
+            assert session.stored_bytes == sum(p.stat().st_size for p in files), session.id

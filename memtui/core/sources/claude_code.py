@@ -133,8 +133,21 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
             current = next((t.id for t in reversed(prompts) if not t.superseded), None)
             out.append(SessionInfo(id=s.id, title=title, status="closed", current_task_id=current,
                                    created_at=created, updated_at=s.updated_at or created,
-                                   task_count=len(s.turns), stored_bytes=_size(s.file)))
+                                   task_count=len(s.turns), stored_bytes=self._stored(s)))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
+
+    def _stored(self, session) -> int:
+        """Bytes of the session's transcripts: its own, its folder (sub-agents, tool results)
+        and 2.0.x sub-agent transcripts beside it — what cleanup counts of them too."""
+        if session.file.is_dir():  # only the sub-agents folder is left
+            return _size(session.file)
+        files = {session.file, *(self._turns[t].transcript for t in session.turns)}
+        folder = session.file.with_suffix("")
+        if folder.is_dir():
+            files.discard(folder)
+            files = {f for f in files if folder not in f.parents}
+            return sum(_size(f) for f in files) + _size(folder)
+        return sum(_size(f) for f in files)
 
     def _info(self, turn: Turn) -> TaskInfo:
         times = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
