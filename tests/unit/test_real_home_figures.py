@@ -111,3 +111,19 @@ def test_a_claude_code_sessions_size_counts_its_sub_agents(tmp_path) -> None:
                      *[p for p in transcript.parent.glob("agent-*.jsonl") if session.id in p.read_text()]]
             assert len(files) > 1  # every session of these has sub-agent transcripts
             assert session.stored_bytes == sum(p.stat().st_size for p in files), session.id
+
+
+def test_a_damaged_line_says_where_on_the_line(tmp_path) -> None:
+    """A line cut inside a string: 'Unterminated string starting at column 10', not a message
+    ending in 'starting at'."""
+    home = real_home("claude-2.0.28-agtrace", tmp_path)
+    transcript = next(home.rglob("7f2abd2d-*.jsonl"))
+    lines = len(transcript.read_text().splitlines())
+    with transcript.open("a") as out:
+        out.write('{"type": "user, "uuid": 1}\n')
+    problems = [p for p in ClaudeCodeSource.from_path(home).problems() if p.line == lines + 1]
+    assert [p.message for p in problems] == ["malformed JSON: Expecting ',' delimiter at column 18"]
+    with transcript.open("a") as out:
+        out.write('{"type": "us\n')
+    problems = [p for p in ClaudeCodeSource.from_path(home).problems() if p.line == lines + 2]
+    assert [p.message for p in problems] == ["malformed JSON: Unterminated string starting at column 10"]

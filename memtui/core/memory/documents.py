@@ -135,7 +135,7 @@ def parse_jsonl(text: str, file: str = "") -> JsonlDocument:
         except RecursionError:  # deeper than the parser's stack: reported like any other bad line
             problems.append(Problem(file, number, "malformed JSON: nested too deeply"))
         except ValueError as exc:
-            message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            message = f"{exc.msg.removesuffix(' at')} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
             problems.append(Problem(file, number, f"malformed JSON: {message}"))
     return JsonlDocument(records, problems)
 

@@ -65,7 +65,8 @@ def parse_line(
         if last and not raw.endswith(b"\n"):
             problems.append(Problem(str(path), lineno, "truncated last line (incomplete write), skipped"))
         else:
-            message = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+            # "Unterminated string starting at" names a place: the column says which
+            message = f"{exc.msg.removesuffix(' at')} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
             problems.append(Problem(str(path), lineno, f"malformed JSON: {message}"))
         return None
 
