@@ -76,7 +76,7 @@ def run(args) -> int:
         elif row["action"] != "keep" and row["id"] not in gone:
             row["action"], row["reason"] = "keep", "not reached: cancelled"
     report["reclaimable_bytes"] = result.bytes_removed
-    emit(report, args.json, lambda r: result_text(r, result, gone, root))
+    emit(report, args.json, lambda r: result_text(r, result, gone, root, plan.action))
     return 0
 
 
@@ -110,11 +110,15 @@ def plan_text(report: dict, unfinished=None, preview: bool = True) -> str:
     return "\n".join(lines)
 
 
-def result_text(report: dict, result, gone: set[str], root: Path) -> str:
-    verb = "archived" if any(r["action"] == "archive" for r in report["sessions"]) or report["archive_bytes"] else "deleted"
+def result_text(report: dict, result, gone: set[str], root: Path, action: str) -> str:
+    verb = "archived" if action == "archive" else "deleted"
     sessions = sum(1 for r in report["sessions"] if r["id"] in gone)
-    lines = [f"{verb} {sessions} session{'' if sessions == 1 else 's'} and the files of {len(gone) - sessions} gone one(s):"
-             f" {human_bytes(result.bytes_removed)} removed from {report['home']}"]
+    if gone:
+        lines = [f"{verb} {counted(sessions, 'session')}"
+                 + (f" and the files of {counted(len(gone) - sessions, 'gone session')}" if len(gone) > sessions else "")
+                 + f": {human_bytes(result.bytes_removed)} removed from {report['home']}"]
+    else:
+        lines = [f"nothing to {action}: every session of {report['home']} is kept (--dry-run says why)"]
     if report["archive_bytes"]:
         lines.append(f"archive: {human_bytes(report['archive_bytes'])} in {root} (memtui restore --session ID puts one back)")
     for unit, why in result.skipped:

@@ -381,3 +381,17 @@ def test_log_and_export_take_a_sessions_id_start_as_pin_and_restore_do(tmp_path,
     both = real_home("codex-0.104-localpush", tmp_path)  # 019c8a59-… and 019c8a4c-…
     code, _, err = _run(capsys, "log", str(both), "--session", "019c8a")
     assert code == 2 and "'019c8a' starts 2 sessions" in err, err
+
+
+def test_cleanup_archive_with_nothing_to_go_says_so(tmp_path, capsys):
+    """`--archive` when every session is kept (here: just written, so live) said 'deleted 0
+    sessions and the files of 0 gone one(s)'."""
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    code, out, err = _run(capsys, "cleanup", str(home), "--archive", "--yes")
+    assert code == 0, err
+    assert out.strip() == f"nothing to archive: every session of {home} is kept (--dry-run says why)"
+    for p in home.rglob("*.jsonl"):
+        os.utime(p, (1_770_000_000, 1_770_000_000))
+    code, out, err = _run(capsys, "cleanup", str(home), "--archive", "--keep-last", "1", "--keep-days", "0", "--yes")
+    assert code == 0, err
+    assert out.startswith("archived 2 sessions: "), out
