@@ -395,3 +395,20 @@ def test_cleanup_archive_with_nothing_to_go_says_so(tmp_path, capsys):
     code, out, err = _run(capsys, "cleanup", str(home), "--archive", "--keep-last", "1", "--keep-days", "0", "--yes")
     assert code == 0, err
     assert out.startswith("archived 2 sessions: "), out
+
+
+def test_the_home_folder_lists_the_agents_user_level_memory(tmp_path, monkeypatch, capsys):
+    """`cd ~ && memtui memory`: ~/.claude's CLAUDE.md and each project's auto memory, and
+    ~/.codex/AGENTS.md — the user-level memory the agents kept there."""
+    home = user_home(tmp_path, monkeypatch)
+    (home / ".claude" / "CLAUDE.md").write_text("# Mine\n")
+    memory = home / ".claude" / "projects" / "-home-USER-projects-spotter-worktrees-spotter-gqc" / "memory"
+    memory.mkdir()
+    (memory / "MEMORY.md").write_text("- the otel collector must run for mix test\n")
+    (home / ".codex" / "AGENTS.md").write_text("Always run tests.\n")
+    monkeypatch.chdir(home)
+    code, out, err = _run(capsys, "memory", "--json")
+    assert code == 0, err
+    assert sorted(d["file"] for d in json.loads(out)) == [
+        ".claude/CLAUDE.md", ".claude/projects/-home-USER-projects-spotter-worktrees-spotter-gqc/memory/MEMORY.md",
+        ".codex/AGENTS.md"]

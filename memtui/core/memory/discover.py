@@ -118,7 +118,7 @@ def discover_documents(root: Path) -> list[MemoryDocument]:
     found: dict[Path, str] = {}
     for rel, kind in _FIXED:
         found.setdefault(root / rel, kind)
-    for pattern, kind in _GLOBS + (_CLAUDE_HOME_GLOBS if is_claude_home(root) else ()):
+    for pattern, kind in _GLOBS + _agent_home_globs(root):
         for path in sorted(root.glob(pattern)):
             found.setdefault(path, kind)
     order = list(KINDS)
@@ -161,6 +161,19 @@ def resolve_document(root: Path, name: str) -> Path:
         listing = ", ".join(str(p.relative_to(root)) for p in matches)
         raise DocumentNotFound(f"{name} is ambiguous: {listing}")
     raise DocumentNotFound(f"no memory document {name} in {root}")
+
+
+def _agent_home_globs(root: Path) -> tuple[tuple[str, str], ...]:
+    """The Claude Code home's documents when `root` is one, or the user's home folder holding
+    one (`cd ~ && memtui`), with Codex's global AGENTS.md beside it."""
+    if is_claude_home(root):
+        return _CLAUDE_HOME_GLOBS
+    globs: tuple[tuple[str, str], ...] = ()
+    if is_claude_home(root / ".claude"):
+        globs += tuple((f".claude/{pattern}", kind) for pattern, kind in _CLAUDE_HOME_GLOBS)
+    if (root / ".codex" / "sessions").is_dir():
+        globs += ((".codex/AGENTS.md", "instructions"), (".codex/AGENTS.override.md", "instructions"))
+    return globs
 
 
 def is_claude_home(root: Path) -> bool:
