@@ -13,13 +13,15 @@ import os
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, ContextManager, Sequence
+from typing import Callable, ContextManager, Sequence
 
 from memtui.core.cleanup.archive_read import list_archived, unpacked_view
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
 from memtui.core.memory_source import Capability, MemorySource, UnknownId
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, MessageInfo, Problem, Reference, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.timestamps import parse_time, sort_key
+from memtui.core.sources.transcript_root import folder_capabilities, restore_note
+from memtui.core.sources.transcript_undo import UndoRecorder
 
 
 def _when(text: str | None) -> datetime:
@@ -29,7 +31,12 @@ def _when(text: str | None) -> datetime:
 class WithArchived(MemorySource):
     """`live` (a Claude Code or Codex adapter) plus the archived sessions of its home
     (of `project` only, when the source is one project's). It answers the MemorySource
-    protocol and nothing else: what the live adapter offers beyond it is not reachable here."""
+    protocol and nothing else: what the live adapter offers beyond it is not reachable here.
+
+    Where a rollback writes is decided over all its sessions, live and archived: the folder
+    given with --root, else the one folder they all worked in, else the task's own session's
+    folder — so an archived session's task never restores under the folder the live ones
+    share. Its undo is recorded in that folder's log (`_Undo`, its writer)."""
 
     def __init__(self, live: MemorySource, manifests: list[Manifest], archive_root: Path, cache: Path,
                  open_view: Callable[[Path], MemorySource],
@@ -42,6 +49,8 @@ class WithArchived(MemorySource):
         self._archived: set[str] | None = None
         self._lock = threading.RLock()
         self._problems: list[Problem] = []
+        self._root: Path | None = None  # --root: where recorded paths are restored
+        self._undo = _Undo(self)
 
     # -- identity: the live source's --------------------------------------------------------
     @property
@@ -58,15 +67,28 @@ class WithArchived(MemorySource):
 
     @property
     def workspace(self) -> Path | None:  # type: ignore[override]
-        return self.live.workspace
+        """The folder given with --root, else the one folder every session (live or archived)
+        worked in; None when they worked in different ones."""
+        if self._root is not None:
+            return self._root
+        cwds = self._cwds()
+        return Path(next(iter(cwds))) if len(cwds) == 1 else None
 
     @workspace.setter
-    def workspace(self, root: Path | None) -> None:  # --root: where recorded paths are restored
-        self.live.workspace = root
+    def workspace(self, root: Path | str | None) -> None:  # --root: where recorded paths are restored
+        self._root = Path(root).expanduser() if root is not None else None
+        with self._lock:
+            for source in (self.live, *self._views.values()):
+                source.workspace = self._root
+
+    def _cwds(self) -> frozenset[str]:
+        """The folders the sessions worked in: the live ones' and the archived ones'."""
+        archived = {self.manifests[i].project for i in self._archived_ids()}
+        return frozenset({*self.live._cwds(), *(p for p in archived if p)})  # type: ignore[attr-defined]
 
     @property
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
-        return self.live.capabilities
+        return folder_capabilities(self, any(Path(cwd).is_dir() for cwd in self._cwds()))
 
     def instead(self, capability: Capability) -> str:
         if capability in self.withheld:
@@ -78,14 +100,16 @@ class WithArchived(MemorySource):
     def undo_kept_in(self) -> str:  # type: ignore[override]
         return self.live.undo_kept_in
 
-    def writer(self) -> ContextManager[Any]:
-        return self.live.writer()
-
-    def rollback_note(self, task_id: Id, root: Path) -> str:
-        return self.live.rollback_note(task_id, root)
+    def writer(self) -> ContextManager["_Undo"]:
+        return self._undo.writer()
 
     def rollback_checkpoints(self, limit: int = 20) -> Sequence[CheckpointInfo]:
-        return self.live.rollback_checkpoints(limit)
+        return self._undo.rollback_checkpoints(limit)
+
+    def rollback_note(self, task_id: Id, root: Path) -> str:
+        cwds = self._cwds()
+        recorded = Path(next(iter(cwds))) if len(cwds) == 1 else None
+        return restore_note(root, self._root, recorded, self.workspace_root(task_id))
 
     def counts(self) -> dict[str, int]:
         return {**self.live.counts(), "archived_sessions": len(self._archived_ids())}
@@ -126,7 +150,10 @@ class WithArchived(MemorySource):
                     folder = unpacked_view(self.archive_root, manifest, self.cache)
                 except (ArchiveError, OSError) as exc:
                     raise ArchiveError(f"archived session {session_id} cannot be opened: {exc}") from None
-                self._views[session_id] = self.open_view(folder)
+                view = self.open_view(folder)
+                if self._root is not None:
+                    view.workspace = self._root
+                self._views[session_id] = view
             return self._views[session_id]
 
     def _for(self, some_id: Id) -> MemorySource:
@@ -168,15 +195,23 @@ class WithArchived(MemorySource):
         return self._for(task_id).checkpoints(task_id)
 
     def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
+        if self._undo.is_undo(checkpoint_id):  # a rollback's undo: in the log of the folder it wrote under
+            return self._undo.undo_checkpoint(checkpoint_id)
         return self._for(checkpoint_id).checkpoint(checkpoint_id)
 
     def checkpoint_entries(self, checkpoint_id: Id) -> Sequence[EntryInfo]:
+        if self._undo.is_undo(checkpoint_id):  # a rollback's undo: in the log of the folder it wrote under
+            return self._undo.undo_entries(checkpoint_id)
         return self._for(checkpoint_id).checkpoint_entries(checkpoint_id)
 
     def entry(self, entry_id: Id) -> EntryInfo:
+        if self._undo.is_undo(entry_id):  # a rollback's undo: in the log of the folder it wrote under
+            return self._undo.undo_entry(entry_id)
         return self._for(entry_id).entry(entry_id)
 
     def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
+        if self._undo.is_undo(entry_id):  # a rollback's undo: in the log of the folder it wrote under
+            return self._undo.undo_read(entry_id)
         return self._for(entry_id).read_entry(entry_id)
 
     def messages(self, task_id: Id) -> Sequence[MessageInfo]:
@@ -197,6 +232,32 @@ class WithArchived(MemorySource):
 
     def token_usage(self, session_id: Id) -> dict | None:
         return self._for(session_id).token_usage(session_id)
+
+
+class _Undo(UndoRecorder):
+    """The writer of a WithArchived source: records a rollback's undo in the log of the folder
+    the source's `rollback_root` picks for the task, and finds undo checkpoints in the logs of
+    every folder its sessions (live and archived) worked in."""
+
+    def __init__(self, source: WithArchived) -> None:
+        self.source = source
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.source.kind
+
+    @property
+    def workspace(self) -> Path | None:
+        return self.source.workspace
+
+    def rollback_root(self, task_id: Id) -> Path:
+        return self.source.rollback_root(task_id)
+
+    def workspace_root(self, task_id: Id) -> Path | None:
+        return self.source.workspace_root(task_id)
+
+    def _cwds(self) -> frozenset[str]:
+        return self.source._cwds()
 
 
 def with_archived(live: MemorySource, home: Path | None, open_view: Callable[[Path], MemorySource], *,

@@ -21,6 +21,30 @@ from memtui.core.resume import ResumeCommand
 from memtui.core.sources.base import transcript_capabilities
 
 
+def folder_capabilities(source, some_folder_here: bool) -> frozenset[Capability]:
+    """A transcript store's capabilities: those of its one workspace (`transcript_capabilities`),
+    plus rollback when its sessions worked in different folders and one of them is here (a task
+    then rolls back under its own session's folder)."""
+    found = transcript_capabilities(source)
+    if source.workspace is None and some_folder_here:
+        return found | {Capability.ROLLBACK}
+    return found
+
+
+def restore_note(root: Path, given: Path | None, recorded: Path | None, task_folder: Path | None) -> str:
+    """The rollback dialog's line on where recorded paths are restored: under `root` (the task's
+    `rollback_root`), the folder `given` with --root, else the one folder every session
+    `recorded`, else the task's own session folder."""
+    if given is not None:
+        recorded = recorded or task_folder
+        if recorded is not None and root != recorded:
+            return f"Paths recorded under {recorded} are restored under {root} (--root)."
+        return f"Paths are restored under {root} (--root)."
+    whose = ("the working directory the sessions recorded" if recorded is not None
+             else "the working directory of this task's session")
+    return f"Paths are restored under {root}, {whose}; to restore into another copy of the project, open it with --root DIR."
+
+
 class RecordedRoot:
     """Mixin for transcript adapters: `workspace` is the `--root` folder if one was given,
     else the recorded working directory (`recorded_workspace`, the one `cwd` all indexed
@@ -33,11 +57,7 @@ class RecordedRoot:
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        found = transcript_capabilities(self)  # type: ignore[arg-type]
-        if self.workspace is None and self._folders()[1]:
-            # Sessions worked in different folders: a task rolls back under its own session's.
-            return found | {Capability.ROLLBACK}
-        return found
+        return folder_capabilities(self, self._folders()[1])  # type: ignore[arg-type]
 
     def _cwds(self) -> frozenset[str]:
         return self._folders()[0]
@@ -121,17 +141,8 @@ class RecordedRoot:
         self._root = Path(value).expanduser() if value is not None else None
 
     def rollback_note(self, task_id: Id, root: Path) -> str:
-        """One line for the rollback dialog: the folder recorded paths are restored under
-        (`root`, the task's `rollback_root`): the one given with --root, else the sessions'
-        one working directory, else the task's session's."""
-        if self._root is not None:
-            recorded = self.recorded_workspace or self.workspace_root(task_id)
-            if recorded is not None and root != recorded:
-                return f"Paths recorded under {recorded} are restored under {root} (--root)."
-            return f"Paths are restored under {root} (--root)."
-        whose = ("the working directory the sessions recorded" if self.recorded_workspace is not None
-                 else "the working directory of this task's session")
-        return f"Paths are restored under {root}, {whose}; to restore into another copy of the project, open it with --root DIR."
+        """One line for the rollback dialog: the folder recorded paths are restored under."""
+        return restore_note(root, self._root, self.recorded_workspace, self.workspace_root(task_id))
 
     def instead(self, capability: Capability) -> str:
         if capability in (Capability.ROLLBACK, Capability.EDIT_MEMORY) and capability not in getattr(self, "withheld", ()):
