@@ -12,18 +12,13 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from memtui.core.errors import NotAStore, StoreNotFound
+from memtui.core.errors import StoreNotFound
 from memtui.core.memory_source import Capability, MemorySource, Unsupported
-
-
-def not_a_store(path: Path) -> NotAStore:
-    """The one wording for a file given as a store that is none."""
-    return NotAStore(f"{path} is not a SQLite database or a transcript memtui can read"
-                     " (an agent.db, an RA.Aid pk.db, a Claude Code transcript, a Codex rollout)")
 
 
 def _found(path: Path):
     from memtui.core.sources import discover
+    from memtui.core.sources.discovery import not_a_store
 
     found = discover(path)
     if not found and path.is_file():
@@ -84,16 +79,12 @@ def open_capable(path: str | Path, capability: Capability) -> Iterator[MemorySou
 
 @contextmanager
 def open_first(path: str | Path) -> Iterator[MemorySource]:
-    """The first store at PATH that keeps sessions (memtui's own before other agents'),
+    """The store `memtui PATH` shows (memtui's own before other agents'; `open_source`),
     closed after; StoreNotFound when PATH holds none."""
-    path = Path(path).expanduser()
-    found = [s for s in _found(path) if s.kind != "memory-files"]
-    if not found:
-        raise StoreNotFound(f"no agent store in {path} (`memtui sources PATH` lists what a folder holds)")
-    try:
-        yield found[0].open()
-    finally:
-        found[0].close()
+    from memtui.core.sources import open_source
+
+    with open_source(path) as source:
+        yield source
 
 
 def parse_id(text: str) -> int | str:

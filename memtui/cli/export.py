@@ -32,15 +32,9 @@ def _format(args) -> str:
 def open_source_at(path: Path, kind: str | None):
     """The store at or for PATH: the one of `kind`, else memtui's own, else the first other
     agent's store found (as the app chooses)."""
-    from memtui.core.sources import discover
+    from memtui.core.sources import find_source
 
-    found = [s for s in discover(path) if s.kind != "memory-files"]
-    if kind is not None:
-        found = [s for s in found if s.kind == kind]
-    if not found:
-        what = f"no {kind} store" if kind else "no agent store"
-        raise MemtuiError(f"{what} found at or for {path} (see: memtui sources {path})")
-    return found[0]
+    return find_source(path, kind)
 
 
 def run(args) -> int:

@@ -22,7 +22,7 @@ def check_openable(path: Path) -> Any | None:
     still opens: the app says what it found and how to make a demo.) One page of one session
     is enough to prove the database readable: the app reads the rest behind its first paint.
     Returns memtui's own store, open (the app reads it without opening it again), else None."""
-    from memtui.cli._source import not_a_store
+    from memtui.core.sources.discovery import not_a_store
 
     native = path / ".agent" / "agent.db"
     if path.is_dir() and not native.is_file():

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._source import not_a_store
 
 
 def register(sub) -> None:
@@ -46,6 +45,7 @@ def _require_a_store(sources) -> None:
 
 def run(args) -> int:
     from memtui.core.sources import discover
+    from memtui.core.sources.discovery import not_a_store
 
     path = Path(args.path).expanduser()
     sources = discover(path)

@@ -7,7 +7,7 @@ the CLI ask `source.can(Capability.GC)` — they never probe attributes — and 
 source cannot do is not offered; asked for anyway (a CLI verb), `source.require(...)` raises
 `Unsupported`, whose one-line message says what the source can't do and what to do instead.
 
-    source = AgentStore.open(path, readonly=True)      # or discover(path)[0].open()
+    source = memtui.open(path)                          # AgentStore.open(path, readonly=True), or another agent's
     if source.can(Capability.ROLLBACK): ...
     source.require(Capability.GC)                      # Unsupported: "… can't …; …"
 """
@@ -195,6 +195,12 @@ class MemorySource(ABC):
 
     def close(self) -> None:
         """Release open handles (SQLite connections)."""
+
+    def __enter__(self) -> "MemorySource":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def reload(self) -> None:
         """Forget what was read, so the next read sees the store as it is now."""

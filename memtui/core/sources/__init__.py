@@ -5,6 +5,8 @@
         store = source.open()          # a MemorySource
         print(source.kind, source.counts(), store.sessions()[:1])
 
+    source = open_source("~/code/project")   # the one `memtui PATH` shows (memtui.open)
+
 Kinds: memtui (native agent.db), memory-files, ra-aid, jsonl-sessions, claude-code, codex.
 Adapters never write; curation of RA.Aid memory is the explicit `ra_aid.plan_curate` /
 `ra_aid.apply_curate` pair.
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from memtui.core.memory_source import Capability, MemorySource, Unsupported
 from memtui.core.sources.base import SourceAdapter, SourceEntryInfo
-from memtui.core.sources.discovery import KINDS, Source, discover
+from memtui.core.sources.discovery import KINDS, Source, discover, find_source, open_source
 
-__all__ = ["KINDS", "Capability", "MemorySource", "Source", "SourceAdapter", "SourceEntryInfo", "Unsupported", "discover"]
+__all__ = ["KINDS", "Capability", "MemorySource", "Source", "SourceAdapter", "SourceEntryInfo", "Unsupported", "discover", "find_source",
+           "open_source"]

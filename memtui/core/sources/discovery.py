@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from memtui.core.errors import MemtuiError
+from memtui.core.errors import MemtuiError, NotAStore, StoreNotFound
 from memtui.core.model import Problem
 from memtui.core.sources import claude_code, codex
 from memtui.core.memory_source import Capability, MemorySource
@@ -236,6 +236,32 @@ def discover(path: Path | str, *, env: dict[str, str] | None = None) -> list[Sou
         if rollouts or _archived_here(home, "codex", mine):
             found.append(_codex(home / "sessions", rollouts, home, mine, relist))
     return found
+
+
+def not_a_store(path: Path) -> NotAStore:
+    """The one wording for a file given as a store that is none."""
+    return NotAStore(f"{path} is not a SQLite database or a transcript memtui can read"
+                     " (an agent.db, an RA.Aid pk.db, a Claude Code transcript, a Codex rollout)")
+
+
+def find_source(path: Path | str, kind: str | None = None, *, env: dict[str, str] | None = None) -> Source:
+    """The store memtui shows for `path` (as `memtui PATH` does): the one of `kind` if given,
+    else memtui's own, else the first other agent's store that keeps sessions. StoreNotFound
+    when there is none; NotAStore for a file that is no store."""
+    found = discover(path, env=env)
+    if not found and Path(path).expanduser().is_file():
+        raise not_a_store(Path(path).expanduser())
+    found = [s for s in found if s.kind != "memory-files" and kind in (None, s.kind)]
+    if not found:
+        raise StoreNotFound(f"no {kind + ' ' if kind else 'agent '}store in {path}"
+                            " (`memtui sources PATH` lists what a folder holds)")
+    return found[0]
+
+
+def open_source(path: Path | str, kind: str | None = None, *, env: dict[str, str] | None = None) -> MemorySource:
+    """`find_source(path, kind).open()`: the MemorySource for `path`, read-only. Close it when
+    done (`with open_source(path) as source:`)."""
+    return find_source(path, kind, env=env).open()
 
 
 def _user_home(env: dict[str, str]) -> Path | None:
