@@ -39,6 +39,14 @@ def _agtrace_into(home: Path, tmp: Path) -> Path:
     return home / "projects" / "-Users-zawakin-agent-sample" / f"{AGTRACE_SESSION}.jsonl"
 
 
+def _localpush_into(home: Path, tmp: Path) -> Path:
+    """A localpush rollout copied into the Codex `home`, in a new day's (month's, year's) folder."""
+    day = home / "sessions" / "2026" / "02" / "23"
+    day.mkdir(parents=True)
+    unpacked = real_home("codex-0.104-localpush", tmp / "unpacked-codex")
+    return Path(shutil.copyfile(unpacked / "sessions" / "2026" / "02" / "23" / LOCALPUSH_ROLLOUT, day / LOCALPUSH_ROLLOUT))
+
+
 def test_a_claude_session_started_while_open_shows_up_at_reload_and_a_removed_one_goes(tmp_path: Path) -> None:
     home = real_home("claude-2.1.38-spotter-small", tmp_path)
     [found] = discover(home)
@@ -112,10 +120,7 @@ def test_a_codex_rollout_written_in_new_folders_shows_up_at_reload_and_goes(tmp_
     [found] = discover(home)
     source = found.open()
     assert _ids(source) == {"019b04ae-b1c6-7c72-a134-a4c2de66058c"}
-    day = home / "sessions" / "2026" / "02" / "23"
-    day.mkdir(parents=True)
-    unpacked = real_home("codex-0.104-localpush", tmp_path / "unpacked")
-    shutil.copyfile(unpacked / "sessions" / "2026" / "02" / "23" / LOCALPUSH_ROLLOUT, day / LOCALPUSH_ROLLOUT)
+    day = _localpush_into(home, tmp_path).parent
     source.reload()
     assert _ids(source) == {"019b04ae-b1c6-7c72-a134-a4c2de66058c", "019c8a4c-ed82-79a1-aa28-7738fc5ab61a"}
     assert _live(source)._parts.reads == 2
@@ -131,6 +136,25 @@ def test_the_folders_a_new_session_lands_in_are_watched(tmp_path: Path) -> None:
     codex = real_home("codex-0.66.0-agtrace", tmp_path)
     assert claude / "projects" in discover(claude)[0].open().watched_files()
     assert codex / "sessions" in discover(codex)[0].open().watched_files()
+
+
+def test_follow_mode_sees_a_new_session_once(tmp_path: Path) -> None:
+    """The change watch (follow mode's look) reports a new session file once: the reload that
+    reads it is not taken for another change at the next look."""
+    from memtui.core.live import watch_source
+
+    for name, add in (("claude-2.1.38-spotter-small", lambda home: _agtrace_into(home, tmp_path)),
+                      ("codex-0.66.0-agtrace", lambda home: _localpush_into(home, tmp_path))):
+        home = real_home(name, tmp_path)
+        source = discover(home)[0].open()
+        before = _ids(source)
+        watch = watch_source(source)
+        assert watch.poll() is False  # the baseline
+        add(home)
+        assert watch.poll() is True
+        source.reload()
+        assert len(_ids(source)) == len(before) + 1
+        assert watch.poll() is False
 
 
 def test_a_jsonl_session_store_lists_a_new_session_file_at_reload(tmp_path: Path) -> None:

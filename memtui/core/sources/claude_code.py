@@ -100,10 +100,12 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
     resume_argv = ("claude", "--resume")
 
     def watched_files(self) -> list[Path]:
-        """Each transcript, its project folder (a new session is a new file there), the projects
-        folder (a new project) and the path opened."""
+        """Each transcript as listed now (the next reload's, so a reload that read a new one is
+        not taken for another change), its project folder (a new session is a new file there),
+        the projects folder (a new project) and the path opened."""
         projects = [self.home / "projects"] if self.home is not None else []
-        return [*files_and_folders(self.transcripts), *projects, Path(self.path)]
+        listed = list(self._relist()) if self._relist is not None else self.transcripts
+        return [*files_and_folders(listed), *projects, Path(self.path)]
 
     @classmethod
     def from_path(cls, path: Path) -> "ClaudeCodeSource":

@@ -64,12 +64,14 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
     resume_argv = ("codex", "resume")
 
     def watched_files(self) -> list[Path]:
-        """Each rollout, the day, month and year folders above it (sessions/YYYY/MM/DD) and the
-        home's sessions folder: a new session is a new file, perhaps in a new folder."""
-        folders = {p for r in self.rollouts for p in (r.parent, r.parent.parent, r.parent.parent.parent)}
+        """Each rollout as listed now (the next reload's, so a reload that read a new one is not
+        taken for another change), the day, month and year folders above it (sessions/YYYY/MM/DD)
+        and the home's sessions folder: a new session is a new file, perhaps in a new folder."""
+        listed = list(self._relist()) if self._relist is not None else self.rollouts
+        folders = {p for r in listed for p in (r.parent, r.parent.parent, r.parent.parent.parent)}
         if self.home is not None:
             folders.add(self.home / "sessions")
-        return [*self.rollouts, *sorted(folders), Path(self.path)]
+        return [*listed, *sorted(folders), Path(self.path)]
 
     @classmethod
     def from_path(cls, path: Path) -> "CodexSource":
