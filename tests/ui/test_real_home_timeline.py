@@ -25,4 +25,4 @@ async def test_a_reply_and_a_checkpoint_show_no_made_up_duration(tmp_path, shown
         assert len(rows) == 2, rows
         assert all("0ms" not in row for row in rows), rows
         total = next(line for line in screen.splitlines() if "2 steps · " in line)
-        assert "0ms" not in total and total.rstrip(" │").endswith("—"), total
+        assert "0ms" not in total and total.rstrip(" │").endswith("cost — · duration —"), total  # unknown, not free

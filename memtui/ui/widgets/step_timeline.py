@@ -142,6 +142,7 @@ def totals_line(totals: dict[str, float] | None, loaded: int) -> Text:
     tokens_in, tokens_out = int(totals.get("tokens_in", 0)), int(totals.get("tokens_out", 0))
     parts.append(f"{human_tokens(tokens_in)} tokens in / {human_tokens(tokens_out)} out"
                  if tokens_in or tokens_out else "tokens —")  # none recorded: unknown, as each row says
-    parts.append(human_cost(float(totals.get("cost", 0.0))) if totals.get("cost") else "no cost")
-    parts.append(human_duration(totals.get("duration_ms")))
+    parts.append(human_cost(float(totals.get("cost", 0.0))) if totals.get("cost") else "cost —")  # unknown, not free
+    duration = totals.get("duration_ms")
+    parts.append(human_duration(duration) if duration is not None else "duration —")
     return Text(" · ".join(parts))
