@@ -200,6 +200,32 @@ def test_a_content_already_missing_stays_an_error_and_comes_back_when_recorded_a
         assert store.read_entry(entry.id)[1] == b"content that will be lost\n" * 20
 
 
+def test_a_schema_6_frame_held_as_text_is_packed_as_its_bytes_and_the_store_upgrades(tmp_path):
+    """A blob row whose frame SQLite holds as TEXT (not UTF-8: a store written by another
+    SQLite client) must not stop the upgrade, and with it every write: the packs take its bytes
+    and every content reads byte-exact."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    good, texted = b"kept exactly as it was recorded\n" * 20, b"this frame is held as text\n" * 20
+    with AgentStore.open(root, create=True) as store:
+        task = store.start_task(store.start_session("s"), "t")
+        cp = store.record_checkpoint(task, None, {"bad.txt": (None, texted),
+                                                  "good.txt": (None, good)})
+        bad, kept = (e for e in sorted(store.checkpoint_entries(cp), key=lambda e: e.path))
+    db = root / ".agent" / "agent.db"
+    as_schema_6(db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE blob SET data = CAST(data AS TEXT) WHERE id = (SELECT after_blob FROM checkpoint_entry"
+                " WHERE id = ?)", (bad.id,))
+    con.commit()
+    con.close()
+    with AgentStore.open(root) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.query("SELECT COUNT(*) FROM blob WHERE pack IS NULL") == [(0,)]
+        assert store.read_entry(kept.id) == (None, good)
+        assert store.read_entry(bad.id) == (None, texted)
+
+
 OLDER = {3: as_schema_3, 5: as_schema_5, 6: as_schema_6}
 """The older layouts the kill -9 tests upgrade from (tests/reliability: each; here 3, every step
 of the upgrade, and the last one)."""

@@ -51,7 +51,9 @@ def seal(execute: Execute) -> int:
     packs = 0
     for group in _groups(rows):
         marks = ",".join("?" * len(group))
-        frames = dict(execute(f"SELECT id, data FROM blob WHERE id IN ({marks})", group).fetchall())
+        # As a BLOB: a frame SQLite holds as text (even not UTF-8) is packed as its bytes (the
+        # hash check on read judges them), instead of failing the seal and with it the upgrade.
+        frames = dict(execute(f"SELECT id, CAST(data AS BLOB) FROM blob WHERE id IN ({marks})", group).fetchall())
         _write_pack(execute, None, [(blob_id, bytes(frames[blob_id] or b"")) for blob_id in group])
         packs += 1
     return packs
