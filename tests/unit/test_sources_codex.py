@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memtui.core.memory_source import MemorySource
 from memtui.core.sources import discover
 from memtui.core.sources.base import ContentUnknown
-from memtui.core.sources.codex import CodexSource, parse_patch
+from memtui.core.sources.codex import CodexSource, find_rollouts, parse_patch
 
 from sources_support import FIXTURES, agent_homes, discovered, tree_state
 
@@ -47,6 +49,19 @@ def test_detected_from_the_store_path(where):
         if where == "":  # the home: with the sessions memtui's archive holds of it
             expected["archived_sessions"] = 0
         assert counts == expected
+
+
+def test_a_link_back_up_the_sessions_tree_lists_each_rollout_once(homes):
+    """A link to a folder above (made by hand, or a sync tool) is not walked into: each
+    rollout is one session, read once, with no 'already read from another file' problems;
+    two such links each level would otherwise list it 2^40 times."""
+    workspace, env = homes
+    day = Path(env["CODEX_HOME"]) / "sessions" / "2025" / "06" / "06"
+    (day / "back").symlink_to("..", target_is_directory=True)
+    source = discovered(workspace, env, "codex")
+    assert source.counts()["sessions"] == 1
+    assert not [p for p in source.problems() if "already read" in p.message]
+    assert len(find_rollouts(Path(env["CODEX_HOME"]))) == 2
 
 
 def test_problems_name_file_and_line(source):

@@ -51,7 +51,7 @@ def find_rollouts(root: Path, folders: Folders | None = None) -> list[Path]:
     while bases:
         base = bases.pop()
         found += [p for p in folders.files(base, ".jsonl") if p.name.startswith("rollout-")]
-        bases += folders.folders(base)
+        bases += folders.folders(base, links=False)  # as rglob walked: not into links
     return sorted(set(found))
 
 

@@ -34,17 +34,18 @@ class Folders:
     """Folder listings, each kept while the folder's mtime is unchanged."""
 
     def __init__(self) -> None:
-        self._known: dict[Path, tuple[int, list[tuple[str, bool]]]] = {}
+        self._known: dict[Path, tuple[int, list[tuple[str, bool, bool]]]] = {}
 
-    def entries(self, folder: Path) -> list[tuple[str, bool]]:
-        """(name, is a folder) of each entry, sorted by name; [] when `folder` is not one."""
+    def entries(self, folder: Path) -> list[tuple[str, bool, bool]]:
+        """(name, is a folder, is a symbolic link) of each entry, sorted by name; [] when
+        `folder` is not one."""
         try:
             mtime = os.stat(folder).st_mtime_ns
             known = self._known.get(folder)
             if known is not None and known[0] == mtime:
                 return known[1]
             with os.scandir(folder) as found:
-                entries = sorted((e.name, e.is_dir()) for e in found)
+                entries = sorted((e.name, e.is_dir(), e.is_symlink()) for e in found)
         except OSError:  # gone, or not a folder
             self._known.pop(folder, None)
             return []
@@ -53,11 +54,14 @@ class Folders:
         return entries
 
     def files(self, folder: Path, suffix: str = "") -> list[Path]:
-        return [folder / name for name, is_dir in self.entries(folder)
+        return [folder / name for name, is_dir, _ in self.entries(folder)
                 if not is_dir and name.endswith(suffix) and not name.startswith(".")]
 
-    def folders(self, folder: Path) -> list[Path]:
-        return [folder / name for name, is_dir in self.entries(folder) if is_dir and not name.startswith(".")]
+    def folders(self, folder: Path, links: bool = True) -> list[Path]:
+        """The sub-folders; `links` False leaves out links to folders (a walk down a tree must:
+        a link to a folder above would list the same files again under ever longer paths)."""
+        return [folder / name for name, is_dir, is_link in self.entries(folder)
+                if is_dir and not name.startswith(".") and (links or not is_link)]
 
 
 class Parts:
