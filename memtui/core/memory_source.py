@@ -154,6 +154,14 @@ class MemorySource(ABC):
         if not self.can(capability):
             raise Unsupported(self, capability)
 
+    def require_declared(self, capability: Capability) -> None:
+        """Raise `Unsupported` unless the source declares `capability`, withheld or not: the
+        guard of a core function only some stores serve (plan_gc, db_stats …), so another
+        agent's store gets one line, not an AttributeError; a write it then makes on a store
+        opened --read-only is refused by the store's writer."""
+        if capability not in self.capabilities:
+            raise Unsupported(self, capability)
+
     def withhold(self, capabilities: frozenset[Capability], why: str) -> None:
         """Turn capabilities off (not merely hide them): `can` says no and `require` raises,
         with `why` as the reason ("memtui was started with --read-only")."""

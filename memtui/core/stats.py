@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 import peewee
 
 from memtui.core.display import human_bytes
+from memtui.core.memory_source import Capability, MemorySource
 from memtui.core.store.schema import blob_columns
 
 if TYPE_CHECKING:
@@ -123,6 +124,8 @@ def db_stats(source: "AgentStore | str | Path", use_dbstat: bool = True) -> DbSt
 
     if isinstance(source, AgentStore):
         return _stats(source.query, source.db_path, use_dbstat)
+    if isinstance(source, MemorySource):  # another agent's store: one line, not a TypeError
+        source.require_declared(Capability.STATS)
     from memtui.core.store import locate
     from memtui.core.store.schema import connect, open_error, probe
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable
 
 from memtui.core.display import human_bytes
 from memtui.core.errors import MemtuiError
+from memtui.core.memory_source import Capability
 from memtui.core.stats import AUTO_VACUUM, DbStats
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ def vacuum(store: "AgentStore", progress: Callable[[float], None] | None = None,
     """VACUUM, then a TRUNCATE checkpoint so the file really shrinks (WAL mode writes the new
     copy through the log). `progress(fraction)` is an estimate from SQLite's progress
     handler; `cancel()` returning True aborts VACUUM, which leaves the database unchanged."""
+    store.require_declared(Capability.VACUUM)
     with store.writer() as writer:
         return _vacuum(writer, writer.connection(), progress, cancel)
 
@@ -122,6 +124,7 @@ def _vacuum(store: "AgentStore", conn: sqlite3.Connection, progress: Callable[[f
 def incremental_vacuum(store: "AgentStore", pages: int | None = None) -> VacuumResult:
     """Give up to `pages` freelist pages (all when None) back to the disk, then checkpoint.
     Only a database created with auto_vacuum=INCREMENTAL can do this."""
+    store.require_declared(Capability.VACUUM)
     with store.writer() as writer:
         return _incremental_vacuum(writer, writer.connection(), pages)
 
@@ -157,6 +160,7 @@ def wal_checkpoint(store: "AgentStore", mode: str = "TRUNCATE") -> VacuumResult:
     mode = mode.upper()
     if mode not in ("PASSIVE", "FULL", "RESTART", "TRUNCATE"):
         raise ValueError(f"unknown checkpoint mode {mode!r}")
+    store.require_declared(Capability.VACUUM)
     with store.writer() as writer:
         return _wal_checkpoint(writer.connection(), store.db_path, mode)
 

@@ -40,3 +40,20 @@ def test_what_is_no_store_is_one_line_of_memtui_error(tmp_path):
         memtui.open(tmp_path / "empty")
     with pytest.raises(memtui.MemtuiError, match="no such file or folder"):
         memtui.open(tmp_path / "missing")
+
+
+def test_a_core_function_another_agents_store_cannot_serve_says_so_in_one_line(tmp_path, monkeypatch):
+    """plan_gc, apply_gc, db_stats and vacuum on a Claude Code store: Unsupported naming the
+    store and what to do instead (an AttributeError from deep inside before), nothing written."""
+    from memtui.core.gc import apply_gc, plan_gc
+    from memtui.core.memory_source import Unsupported
+    from memtui.core.stats import db_stats
+    from memtui.core.vacuum import incremental_vacuum, vacuum, wal_checkpoint
+
+    home = user_home(tmp_path, monkeypatch)
+    before = sorted((p, p.stat().st_mtime_ns) for p in home.rglob("*"))
+    with memtui.open(home / ".claude") as claude:
+        for call in (plan_gc, apply_gc, db_stats, vacuum, incremental_vacuum, wal_checkpoint):
+            with pytest.raises(Unsupported, match=r"^the Claude Code store at .* can't .*: it works on memtui's own store"):
+                call(claude)
+    assert sorted((p, p.stat().st_mtime_ns) for p in home.rglob("*")) == before

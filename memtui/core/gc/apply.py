@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from memtui.core.gc.plan import GcPlan, live_set, plan_gc
+from memtui.core.memory_source import Capability
 from memtui.core.store import packs
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ def apply_gc(store: "AgentStore", plan: GcPlan | None = None, batch: int = 200,
     inside the task's transaction. The writes go through `store.writer()`: a store browsed
     read-only gets a write connection of its own for the pass.
     """
+    store.require_declared(Capability.GC)
     with store.writer() as writer:
         return _apply(writer, plan, batch, progress, cancel, max_tasks, hook, hold, pause)
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from memtui.core.gc.explain import WhyFacts
+from memtui.core.memory_source import Capability
 from memtui.core.store.schema import SUM_LEGACY_SQL
 
 if TYPE_CHECKING:
@@ -280,6 +281,7 @@ def plan_gc(store: "AgentStore", *, titles: bool = False) -> GcPlan:
     A pure read: works on a store opened read-only. All queries run in one read transaction,
     so the figures describe one consistent state of the database.
     """
+    store.require_declared(Capability.GC)
     with store.snapshot():  # a read transaction: one consistent state, no write lock
         return _plan(store, titles)
 
