@@ -50,9 +50,22 @@ def check_openable(path: Path) -> Any | None:
 
 
 def run(args) -> int:
-    from memtui.ui.collector import pause
+    from memtui.ui.collector import pause, resume
 
     pause()  # no cycle collection while the app starts: it resumes after the first paint
+    try:
+        path, root, store = _checked(args)
+    except BaseException:
+        resume()  # refused before the app started: nothing will be drawn
+        raise
+    from memtui.ui.app import run_app
+
+    return run_app(path, root=root, read_only=args.read_only,
+                   opened=store)
+
+
+def _checked(args):
+    """(path, root, the store opened if any) once every refusal before the app has had its say."""
     from memtui.cli._common import root_folder
     from memtui.core.errors import MemtuiError
     from memtui.ui.terminal_driver import keys_missing
@@ -64,7 +77,4 @@ def run(args) -> int:
         if store is not None:
             store.close()
         raise MemtuiError(why)
-    from memtui.ui.app import run_app
-
-    return run_app(path, root=root, read_only=args.read_only,
-                   opened=store)
+    return path, root, store

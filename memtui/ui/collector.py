@@ -30,6 +30,11 @@ def pause() -> None:
     gc.disable()
 
 
+def resume() -> None:
+    """Collect cycles again at once: nothing will be drawn (`memtui open` refused to start)."""
+    gc.enable()
+
+
 def resume_after(drawn: threading.Event, wait: float) -> None:
     """Collect cycles again once `drawn` is set (or after `wait` seconds, whatever happened)."""
     if gc.isenabled():

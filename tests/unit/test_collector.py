@@ -41,3 +41,17 @@ def test_the_collector_resumes_when_nothing_is_ever_drawn() -> None:
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+def test_memtui_open_refused_before_the_app_starts_leaves_the_collector_on(tmp_path, capsys) -> None:
+    """`memtui open` pauses the collector first; a refusal before the app starts (a --root that
+    is no folder, standard input not a terminal) turns it back on at once: a program calling
+    memtui's CLI in-process must not go on without cycle collection."""
+    from memtui.cli import main
+
+    gc.enable()
+    assert main(["open", str(tmp_path), "--root", str(tmp_path / "no-such-copy")]) == 2
+    assert gc.isenabled()
+    assert main(["open", str(tmp_path)]) != 0  # pytest's standard input is not a terminal
+    assert gc.isenabled()
+    assert "memtui:" in capsys.readouterr().err
