@@ -204,3 +204,22 @@ def test_a_session_restored_while_open_reads_live_and_archived_again_reads_archi
     assert archive_one() == going
     source.reload()
     assert {str(s.id): s.status for s in source.sessions()} == archived
+
+
+def test_a_session_file_removed_since_the_index_is_not_listed_before_the_reload(tmp_path: Path) -> None:
+    """A cleanup removes a session file between two reads of an index (no reload between): the
+    sessions are listed without it, and without an error (Codex and JSONL stores raised
+    FileNotFoundError reading its size)."""
+    claude = real_home("claude-2.1.38-spotter-small", tmp_path)
+    codex = real_home("codex-0.66.0-agtrace", tmp_path)
+    removed = _localpush_into(codex, tmp_path)
+    jsonl = tmp_path / "store" / "sessions"
+    jsonl.mkdir(parents=True)
+    for key in ("a", "b"):
+        (jsonl / f"{key}.jsonl").write_text(f'{{"key": "{key}", "title": "{key}"}}\n', encoding="utf-8")
+    for source, gone in ((discover(claude)[0].open(), next((claude / "projects").rglob("d6e0bada-*.jsonl"))),
+                         (discover(codex)[0].open(), removed),
+                         (JsonlSessionsSource(jsonl.parent), jsonl / "a.jsonl")):
+        before = _ids(source)
+        gone.unlink()
+        assert len(_ids(source)) == len(before) - 1

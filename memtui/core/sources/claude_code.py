@@ -47,6 +47,7 @@ from memtui.core.sources.claude_code_contents import edit_contents
 from memtui.core.sources.claude_code_records import block_text, message_blocks
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.jsonl import read_record_at
+from memtui.core.sources.relist import stat_key
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.sources.transcript_undo import UndoRecorder
@@ -127,6 +128,8 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         self._load()
         out = []
         for s in self._sessions.values():
+            if stat_key(s.file) is None:
+                continue  # removed since the index (a cleanup): gone at once, not at the next reload
             prompts = [self._turns[t] for t in s.turns if self._turns[t].agent_id is None]
             created = s.created_at or _mtime(s.file)
             title = s.title or (prompts[0].title if prompts else self._turns[s.turns[0]].title if s.turns else s.id)

@@ -38,6 +38,7 @@ from memtui.core.sources.codex_rollouts import (
     workspace_lister,
 )
 from memtui.core.sources.jsonl import read_record_at
+from memtui.core.sources.relist import stat_key
 from memtui.core.sources.timestamps import file_time, sort_key
 from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.sources.transcript_undo import UndoRecorder
@@ -94,6 +95,8 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         self._load()
         out = []
         for s in self._sessions.values():
+            if stat_key(s.file) is None:
+                continue  # removed since the index (a cleanup): gone at once, not at the next reload
             created = s.created_at or file_time(s.file)
             first = next((self._turns[t] for t in s.turns if self._turns[t].prompt), None)
             out.append(SessionInfo(id=s.id, title=s.title or (first.title if first else s.id), status="closed",

@@ -211,6 +211,8 @@ class JsonlSessionsSource(SourceAdapter):
     def sessions(self) -> list[SessionInfo]:
         out = []
         for s in self._load().values():
+            if stat_key(s.path) is None:
+                continue  # removed since the index: gone at once, not at the next reload
             created = parse_time(s.meta.get("created_at")) or (s.turns[0].created_at if s.turns else None) or file_time(s.path)
             updated = parse_time(s.meta.get("updated_at")) or file_time(s.path)
             out.append(
