@@ -1,9 +1,13 @@
 """`memtui search PATH QUERY`: search memory documents and the store.
 
-Exit status: 0 when something matched, 1 when nothing did (like grep), 2 on errors.
+Exit status: 0 when something matched, 1 when nothing did (like grep), 2 on errors. On a
+terminal the matches are marked in colour, as grep marks them (not with NO_COLOR set).
 """
 
 from __future__ import annotations
+
+import os
+import sys
 
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._workspace import open_store_if_any, workspace_root
@@ -36,7 +40,10 @@ def run(args) -> int:
         with SearchIndex(root, store) as index:
             index.refresh()
             hits = index.search(" ".join(args.query), args.limit, args.kind or KINDS)
-    emit([h.to_json() for h in hits], args.json, _text)
+    if hits and not args.json and sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+        sys.stdout.write("".join(_marked_line(h) + "\n" for h in hits))
+    else:
+        emit([h.to_json() for h in hits], args.json, _text)
     return 0 if hits else 1
 
 
@@ -54,18 +61,31 @@ def _require_something_to_search(path: str, root) -> None:
     require_workspace(root, documents)
 
 
+MARK, END = "\x1b[1;31m", "\x1b[0m"
+"""Bold red around a match, as grep --color draws it."""
+
+
 def _text(hits) -> str:
     if not hits:
         return "no matches"
-    lines = []
-    for h in hits:
-        if h["kind"] == "file":
-            where = f"{h['file']}:{h['line']}"
-        elif h["kind"] == "step":
-            where = f"task {h['task']} step {h['line']}"
-        elif h["kind"] == "task":
-            where = f"task {h['task']}"
-        else:
-            where = f"message (task {h.get('task', '-')})"
-        lines.append(sanitize(f"{where}: {h['text']}"))
-    return "\n".join(lines)
+    return "\n".join(sanitize(f"{_where(h)}: {h['text']}") for h in hits)
+
+
+def _where(h: dict) -> str:
+    if h["kind"] == "file":
+        return f"{h['file']}:{h['line']}"
+    if h["kind"] == "step":
+        return f"task {h['task']} step {h['line']}"
+    if h["kind"] == "task":
+        return f"task {h['task']}"
+    return f"message (task {h.get('task', '-')})"
+
+
+def _marked_line(hit) -> str:
+    """`_text`'s line of one hit with its matches marked: the stored text is made safe first
+    (one character for one, so the matches stay where they were), the marks added after."""
+    text, pieces, last = sanitize(hit.text), [], 0
+    for start, end in hit.spans:
+        pieces += [text[last:start], MARK, text[start:end], END]
+        last = end
+    return sanitize(f"{_where(hit.to_json())}: ") + "".join(pieces) + text[last:]

@@ -166,3 +166,44 @@ async def test_leaving_while_the_index_is_busy_does_not_freeze_the_app(demo_path
         assert stuck == [False], "the event loop waited for the index"
         await settle(pilot)
         assert str(screen.query_one("#search-status").render()).startswith("65 matches")
+
+
+async def test_the_match_stays_in_view_when_the_terminal_is_resized(demo_path, open_app):
+    from memtui.ui.screenshots import settle
+
+    async with open_app(demo_path, size=(160, 48)) as pilot:
+        await search(pilot, "->")
+        for size in ((80, 24), (120, 30)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            rows = result_lines(pilot.app)
+            assert rows and all("->" in row for row in rows), (size, rows)
+
+
+@pytest.mark.parametrize("no_color", [False, True], ids=["colour", "NO_COLOR"])
+def test_the_cli_marks_matches_on_a_terminal_and_stored_escapes_stay_visible(tmp_path, no_color):
+    """`memtui search` on a terminal marks each match as grep does; the hits' own escape
+    sequences (hostile text) are still shown as ␛, never sent; NO_COLOR leaves plain text."""
+    import os
+    import sys
+
+    from terminal_support import Terminal
+    from test_hostile_everywhere import hostile_store
+
+    from memtui.cli.search import END, MARK
+
+    root = hostile_store(tmp_path / "ws")
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | ({"NO_COLOR": "1"} if no_color else {})
+    term = Terminal([sys.executable, "-m", "memtui", "search", str(root), "title"], env, tmp_path)
+    for _ in range(600):
+        term.read(0.1)
+        if term.proc.poll() is not None:
+            break
+    term.read(0.2)
+    assert term.close(30) == 0
+    out = term.seen.decode()
+    if no_color:
+        assert "␛]0;title␇" in out and "\x1b" not in out, out
+    else:
+        assert f"␛]0;{MARK}title{END}␇" in out, out
+        assert "\x1b" not in out.replace(MARK, "").replace(END, ""), out
