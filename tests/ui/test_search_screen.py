@@ -3,6 +3,8 @@ hostile text literal."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from textual.widgets import Input
 
@@ -207,3 +209,39 @@ def test_the_cli_marks_matches_on_a_terminal_and_stored_escapes_stay_visible(tmp
     else:
         assert f"␛]0;{MARK}title{END}␇" in out, out
         assert "\x1b" not in out.replace(MARK, "").replace(END, ""), out
+
+
+async def test_a_long_first_indexing_counts_its_seconds(demo_path, open_app):
+    """While the index is built (minutes for a big store) the status says how long it has
+    been at it, so the screen never looks stuck; the hits follow when it is done."""
+    import threading
+
+    from memtui.ui.screenshots import settle
+
+    async with open_app(demo_path, size=(80, 24)) as pilot:
+        await search(pilot, "router")
+        lock = pilot.app.screen._index_lock
+        await pilot.press("escape")
+        await settle(pilot)
+        held, done = threading.Event(), threading.Event()
+
+        def busy_refresh() -> None:  # another refresh of the index, as after a reopen
+            with lock:
+                held.set()
+                done.wait(30)
+
+        holder = threading.Thread(target=busy_refresh)
+        holder.start()
+        held.wait()
+        try:
+            await pilot.press("ctrl+f")
+            status = pilot.app.screen.query_one("#search-status")
+            await pilot.pause(0.3)
+            assert str(status.render()) == "indexing…"
+            await pilot.pause(2.2)
+            assert re.match(r"indexing… [1-9][0-9]* s \(", str(status.render())), status.render()
+        finally:
+            done.set()
+            holder.join()
+        await settle(pilot)
+        assert str(status.render()).startswith("65 matches"), status.render()

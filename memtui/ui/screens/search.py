@@ -4,6 +4,7 @@ task; Enter dismisses with the chosen hit, and `open_search_hit` shows it."""
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import nullcontext
 from pathlib import Path
 from weakref import WeakKeyDictionary
@@ -11,6 +12,7 @@ from weakref import WeakKeyDictionary
 from textual import on, work
 from textual.app import ComposeResult
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 from textual.worker import Worker, get_current_worker
 
@@ -70,6 +72,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self._stale = False  # set when the app reloaded its source
         self._index_lock = threading.Lock()  # the app's (on_mount): a cancelled worker may still be running
         self._gone = False  # unmounted: the worker holding the index closes it
+        self._indexing: tuple[float, Timer] | None = None  # since when, and the timer saying so
 
     @property
     def documents_only(self) -> bool:
@@ -129,6 +132,8 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
     def run_search(self, query: str) -> None:
         worker = get_current_worker()
+        if self._index is None:  # built (or opened) first, perhaps after another screen's refresh
+            self.post_message(self.ResultsFound(query, [], indexing=True))
         with self._index_lock:
             try:
                 self._search(query, worker)
@@ -141,8 +146,6 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         if worker.is_cancelled:  # a newer query came (or the screen went) while another held the index
             return
         if self._index is None or self._stale:
-            if self._index is None:
-                self.post_message(self.ResultsFound(query, [], indexing=True))
             with self.app.reading() if self.app.store is not None else nullcontext() as source:
                 if self._index is None:
                     self._index = SearchIndex(self.workspace, source)
@@ -166,16 +169,20 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     def worker_failed(self, worker: Worker) -> None:
         super().worker_failed(worker)
         if worker.group == "search":
+            self._indexed()
             self.query_one("#search-status", Static).update(f"Search failed: {failure_reason(worker)}")
 
     @on(ResultsFound)
     def _found(self, event: ResultsFound) -> None:
         status = self.query_one("#search-status", Static)
         if event.indexing:
-            status.update("indexing…")
+            if self._indexing is None and self.hits_for is None:
+                self._indexing = (time.monotonic(), self.set_interval(1, self._still_indexing))
+                status.update("indexing…")
             return
         if event.query != self.query_one(Input).value:
             return
+        self._indexed()
         found = event.found
         self.hits = event.hits[:SHOWN]
         self.hits_for = event.query
@@ -192,6 +199,19 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
             self._open_first = False
             if self.hits:
                 self.dismiss(self.hits[0])
+
+    def _still_indexing(self) -> None:
+        """A first index of a big store takes minutes: the status counts them, so the screen
+        never looks stuck."""
+        if self._indexing is not None:
+            seconds = int(time.monotonic() - self._indexing[0])
+            self.query_one("#search-status", Static).update(
+                f"indexing… {seconds} s (a workspace's first search builds its index)")
+
+    def _indexed(self) -> None:
+        if self._indexing is not None:
+            self._indexing[1].stop()
+            self._indexing = None
 
     def action_focus_results(self) -> None:
         if self.hits:
