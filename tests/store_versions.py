@@ -50,10 +50,23 @@ CREATE INDEX blob_hash_prefix ON blob (substr(hash, 1, 8));
 """
 
 
+def as_schema_7(db: Path) -> None:
+    """Rewrite a current store at `db` into the schema-7 layout, user_version 7: `blob_shallow`
+    indexes every version shallow enough, not only the first of each run."""
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("BEGIN")
+    con.execute("DROP INDEX blob_shallow")
+    con.execute("CREATE UNIQUE INDEX blob_shallow ON blob (path_id, version) WHERE depth <= 8")
+    con.execute("PRAGMA user_version = 7")
+    con.execute("COMMIT")
+    con.close()
+
+
 def as_schema_6(db: Path) -> None:
     """Rewrite a current store at `db` into the schema-6 layout (same rows), user_version 6: each
     blob row holds its own frame (no packs: `pack`/`at` columns, the pack table and the loose
     index are gone)."""
+    as_schema_7(db)
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("BEGIN")
     con.execute("UPDATE blob SET data = (SELECT substr(p.data, blob.at + 1, blob.stored) FROM pack p"

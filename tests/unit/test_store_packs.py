@@ -1,6 +1,7 @@
 """Packs (schema 7): frames written loose are sealed into packs once they add up to one; every
 version reads back byte for byte from a pack, through a read-only browser too; GC rewrites a
-pack to its live frames or deletes it; a schema-6 store is upgraded into packs."""
+pack to its live frames or deletes it; a schema-6 store is upgraded into packs. Schema 8: only
+run-starting versions are indexed for base lookups, and a schema-7 store is upgraded to that."""
 
 from __future__ import annotations
 
@@ -117,9 +118,41 @@ def test_a_schema_6_store_is_upgraded_into_packs(tmp_path, small_packs):
         assert old.schema_version == 6
         _reads(old, want)
     with AgentStore.open(tmp_path / "ws") as store:
-        assert store.schema_version == SCHEMA_VERSION == 7
+        assert store.schema_version == SCHEMA_VERSION
         assert store.query("SELECT COUNT(*) FROM blob WHERE pack IS NULL") == [(0,)]
         _packed_bytes_match(store)
         assert healthy(store)
         _reads(store, want)
         assert os.path.getsize(db) > 0
+
+
+def test_a_schema_7_store_indexes_only_run_starts_after_the_upgrade(tmp_path):
+    from store_versions import as_schema_7
+
+    from memtui.core.content import RUN
+    from memtui.core.store.schema import SHALLOW
+
+    store = new_store(tmp_path)
+    want = _history(store, 3 * RUN + 2)
+    store.close()
+    db = tmp_path / "ws" / ".agent" / "agent.db"
+    as_schema_7(db)
+    with AgentStore.open(tmp_path / "ws", readonly=True) as old:
+        assert old.schema_version == 7
+        old_entries = old.query("SELECT COUNT(*) FROM blob INDEXED BY blob_shallow WHERE depth <= 8")[0][0]
+        _reads(old, want)
+    with AgentStore.open(tmp_path / "ws") as store:
+        assert store.schema_version == SCHEMA_VERSION == 8
+        indexed = store.query(f"SELECT version FROM blob INDEXED BY blob_shallow WHERE {SHALLOW}")
+        assert indexed and all(v % RUN == 0 for v, in indexed) and len(indexed) < old_entries
+        plan = store.query(f"EXPLAIN QUERY PLAN SELECT id, depth FROM blob WHERE path_id = ? AND version = ?"
+                           f" AND {SHALLOW}", (1, RUN))
+        assert "blob_shallow" in str(plan)
+        assert healthy(store)
+        _reads(store, want)
+        # And it records on: a new version of the edited file is a delta again.
+        task = store.start_task(store.start_session("after"), "edit")
+        cp = store.record_checkpoint(task, None, {"a.py": (version(3 * RUN + 1), version(3 * RUN + 2))})
+        (entry,) = store.checkpoint_entries(cp)
+        assert store.query("SELECT codec FROM blob WHERE id = (SELECT after_blob FROM checkpoint_entry"
+                           " WHERE id = ?)", (entry.id,)) == [("delta",)]

@@ -6,7 +6,8 @@ Plain SQL: the 2/3 → 4 step rebuilds `blob` and `checkpoint_entry` (a column t
 foreign key cannot be dropped in place), which playhouse.migrate would do one column at a
 time with a table copy each. The 4 → 5 step swaps the whole-hash index for the prefix one;
 5 → 6 rebuilds `checkpoint_entry` with a path id where it held the path's text; 6 → 7 adds
-the pack columns in place and seals every frame into packs.
+the pack columns in place and seals every frame into packs; 7 → 8 makes `blob_shallow` again
+with its narrower condition (as every upgrade does its partial indexes).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from memtui.core.store.schema import COUNTERS, INDEXES, SCHEMA_VERSION, recount
 # Indexes of schema 2–5 that schema 6 replaces or no longer needs (the blob's own key index
 # goes with its table; blob_hash, the whole-hash index, gives way to blob_hash_prefix, whose
 # 8-byte prefix of schema 5 becomes 4; blob_path_version to blob_shallow and the path's counts).
-_OLD_INDEXES = ("blob_hash", "blob_hash_prefix", "blob_base", "blob_path_version", "path_version_path_version", "path_version_hash", "checkpoint_entry_before_hash",
+_OLD_INDEXES = ("blob_hash", "blob_hash_prefix", "blob_base", "blob_shallow", "blob_path_version", "path_version_path_version", "path_version_hash", "checkpoint_entry_before_hash",
                 "checkpoint_entry_after_hash", "checkpoint_entry_path", "checkpoint_entry_checkpoint_id",
                 "step_task_id_created_at")
 
