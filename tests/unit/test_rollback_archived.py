@@ -17,9 +17,10 @@ import pytest
 from memtui.cli import main
 from memtui.core.memory_source import Capability
 from memtui.core.rollback import apply_rollback, plan_rollback
+from memtui import open as memtui_open
 from memtui.core.sources import discover
 
-from mixed_homes import AGTRACE, HOGE_TASK, PLAN_TASK, claude_home, moved, spotter_project
+from mixed_homes import AGTRACE, CODEX_HOGE_TASK, HOGE_TASK, PLAN_TASK, claude_home, codex_home, moved, spotter_project
 
 HOGE = b"print(1+1)\n"  # what the agtrace task's Write created in myapp/hoge.py
 AGTRACE_SESSION = HOGE_TASK.split(":")[0]
@@ -95,3 +96,28 @@ def test_with_every_session_archived_a_task_still_rolls_back(home, capsys, with_
     out = capsys.readouterr().out
     assert not (spotter / "plan.md").exists() and (spotter / "keep.txt").read_text() == "untouched\n"
     assert "undo recorded as checkpoint undo-" in out and f"restored under {spotter}" in out
+
+
+def test_a_codex_task_of_an_archived_rollout_rolls_back_with_its_undo(tmp_path, monkeypatch, capsys):
+    """Codex: the agtrace rollout (worked in agent-sample/) archived beside localpush's; its
+    apply_patch that added myapp/hoge.py rolls back from the CLI, and --undo brings it back."""
+    for name in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    home = codex_home(tmp_path)
+    project = tmp_path / "agent-sample"
+    (project / "myapp").mkdir(parents=True)
+    moved(home, AGTRACE, project)
+    with memtui_open(home) as codex:
+        added = next(e for c in codex.checkpoints(CODEX_HOGE_TASK) for e in codex.checkpoint_entries(c.id))
+        (project / "myapp" / "hoge.py").write_bytes(codex.read_entry(added.id)[1])
+    for f in home.rglob("*"):
+        os.utime(f, (1_600_000_000, 1_600_000_000))
+    assert main(["cleanup", str(home), "--archive", "--keep-days", "0", "--keep-last", "0", "--yes"]) == 0
+    assert not list(home.rglob("*.jsonl"))
+    capsys.readouterr()
+    assert main(["rollback", str(home), "--task", CODEX_HOGE_TASK, "--yes", "--json"]) == 0, capsys.readouterr()
+    result = json.loads(capsys.readouterr().out)
+    assert [f["status"] for f in result["files"]] == ["done"] and not (project / "myapp" / "hoge.py").exists()
+    assert main(["rollback", str(home), "--undo", result["undo_checkpoint"], "--yes"]) == 0, capsys.readouterr()
+    assert (project / "myapp" / "hoge.py").exists()
