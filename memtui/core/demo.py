@@ -139,10 +139,12 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     # A new or empty folder gets the demo whole or not at all: it is built in a temp folder
     # beside it and renamed into place (a build killed midway leaves nothing the next one keeps).
     whole = not root.exists() or not any(root.iterdir())
-    root.parent.mkdir(parents=True, exist_ok=True)
+    # A link to a new or empty folder: the folder it names gets the demo (the link stays).
+    place = root.resolve() if whole and root.is_symlink() else root
+    place.parent.mkdir(parents=True, exist_ok=True)
     if whole:
-        remove_stale_temp_dirs(root.parent)
-    final, root = root, temp_dir(root) if whole else root
+        remove_stale_temp_dirs(place.parent)
+    final, root = root, temp_dir(place) if whole else root
     root.mkdir(exist_ok=True)
     start = demo_start(before or datetime.now(timezone.utc), scale)
     clock = clock or DemoClock(start, seed=seed)
@@ -159,10 +161,10 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     _write_files(root, agent.files)
     _write_memory(root, start - DEMO_START)
     if root != final:
-        if final.exists():
-            final.rmdir()  # the empty folder given (or made by mkdtemp)
-        os.rename(root, final)
-        fsync_dir(final.parent)
+        if place.exists():
+            place.rmdir()  # the empty folder given (or made by mkdtemp)
+        os.rename(root, place)
+        fsync_dir(place.parent)
     return final
 
 

@@ -196,6 +196,19 @@ def test_a_stale_progress_file_written_the_same_minute_shows_seconds(tmp_path):
     assert "last written 2026-11-30 23:59:05 UTC, before the newest checkpoint (2026-11-30 23:59:40 UTC)" in finding.message
 
 
+def test_demo_into_a_link_to_an_empty_folder_fills_the_folder_it_names(tmp_path, capsys):
+    """The demo is built beside the folder and renamed into place: given a link, the folder it
+    names gets the demo (it built everything, then failed 'Not a directory' renaming over the
+    link, and left nothing in place)."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "here").symlink_to(tmp_path / "empty", target_is_directory=True)
+    code, _out, err = _run(capsys, "demo", str(tmp_path / "here"), "--no-open")
+    assert (code, err) == (0, "")
+    assert (tmp_path / "here").is_symlink()
+    assert (tmp_path / "empty" / ".agent" / "agent.db").is_file() and (tmp_path / "empty" / "MEMORY.md").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "here"]
+
+
 def test_a_negative_demo_scale_is_refused_before_anything_is_written(tmp_path, capsys):
     code, out, err = _run(capsys, "demo", str(tmp_path / "demo"), "--scale", "-5", "--no-open")
     assert code == 2 and err.count("\n") == 1 and "--scale" in err
