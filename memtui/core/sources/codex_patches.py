@@ -109,30 +109,40 @@ def parse_patch(text: str) -> list[PatchFile]:
     return files
 
 
-def output_succeeded(output: Any) -> bool | None:
-    """Whether an apply_patch output reports success: JSON with metadata.exit_code, or
-    plain text; None when it does not say (no output, or a redacted one)."""
+def _reported(output: Any) -> tuple[str | None, dict | None, int | None]:
+    """A call's output as text (None when it is none), the JSON object it holds if it is one,
+    and the exit code that object's metadata.exit_code gives (None when it gives none)."""
     if isinstance(output, dict):
         output = output.get("content", output)
     if not isinstance(output, str):
-        return None
-    text = output
+        return None, None, None
     try:
         data = json.loads(output)
     except (json.JSONDecodeError, RecursionError):
         data = None
-    if isinstance(data, dict):
-        metadata = data.get("metadata")
-        code = metadata.get("exit_code") if isinstance(metadata, dict) else None
-        if isinstance(code, int) and not isinstance(code, bool):
+    if not isinstance(data, dict):
+        return output, None, None
+    metadata = data.get("metadata")
+    code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+    return output, data, code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def output_succeeded(output: Any) -> bool | None:
+    """Whether an apply_patch output reports success: JSON with metadata.exit_code, or
+    plain text; None when it does not say (no output, or a redacted one)."""
+    text, data, code = _reported(output)
+    if text is None:
+        return None
+    if data is not None:
+        if code is not None:
             return code == 0
         text = str(data.get("output", ""))
     head = text.lstrip()
     if head.startswith("Success"):
         return True
-    code = _EXIT.search(head[:400])
-    if code is not None:
-        return code.group(1) == "0"
+    found = _EXIT.search(head[:400])
+    if found is not None:
+        return found.group(1) == "0"
     if head.startswith(("error", "Error", "Failed", "failed")) or "verification failed" in head[:300]:
         return False
     return None
@@ -145,17 +155,8 @@ SHELL_TOOLS = frozenset({"shell", "shell_command", "exec_command", "write_stdin"
 def exit_code(output: Any) -> int | None:
     """The exit code a command's output reports: JSON metadata.exit_code (`shell`), "Exit code:
     N" (`shell_command`) or "Process exited with code N" (`exec_command`); None when it says none."""
-    if isinstance(output, dict):
-        output = output.get("content", output)
-    if not isinstance(output, str):
-        return None
-    try:
-        data = json.loads(output)
-    except (json.JSONDecodeError, RecursionError):
-        data = None
-    if isinstance(data, dict):
-        metadata = data.get("metadata")
-        code = metadata.get("exit_code") if isinstance(metadata, dict) else None
-        return code if isinstance(code, int) and not isinstance(code, bool) else None
-    found = _EXIT.search(output.lstrip()[:400])
+    text, data, code = _reported(output)
+    if text is None or data is not None:
+        return code
+    found = _EXIT.search(text.lstrip()[:400])
     return int(found.group(1)) if found is not None else None
