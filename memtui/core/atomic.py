@@ -131,14 +131,21 @@ def _pid_alive(pid: int) -> bool:
 
 def is_stale_temp(path: Path, now: float | None = None) -> bool:
     """True for a temp file a crashed memtui write left behind (see the module docstring)."""
-    m = _TEMP_NAME.match(path.name)
+    return _is_stale(path, _TEMP_NAME, stat.S_ISREG, now)
+
+
+def _is_stale(path: Path, pattern: re.Pattern[str], of_kind: Callable[[int], bool], now: float | None) -> bool:
+    """`path` is named by `pattern`, is of the kind `of_kind` tells from its mode (never
+    followed if a link), is this user's, and its writer is gone (or it is older than
+    STALE_AFTER)."""
+    m = pattern.match(path.name)
     if m is None:
         return False
     try:
         st = os.lstat(path)
     except OSError:
         return False
-    if not stat.S_ISREG(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+    if not of_kind(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
         return False
     old = ((time.time() if now is None else now) - st.st_mtime) > STALE_AFTER
     pid = m.group("pid")
@@ -148,19 +155,26 @@ def is_stale_temp(path: Path, now: float | None = None) -> bool:
 def remove_stale_temps(directory: Path) -> list[Path]:
     """Remove the stale memtui temp files directly in `directory`; the paths removed (none
     in a process that must not write)."""
+    return _remove_stale(directory, _SIDE_SUFFIXES, _TEMP_NAME, stat.S_ISREG, os.unlink)
+
+
+def _remove_stale(directory: Path, suffixes: tuple[str, ...], pattern: re.Pattern[str],
+                  of_kind: Callable[[int], bool], remove: Callable[[Path], None]) -> list[Path]:
+    """`remove` each entry directly in `directory` that `_is_stale` names; the paths removed
+    (none in a process that must not write, or when `remove` failed)."""
     if _forbidden is not None:
         return []
     removed: list[Path] = []
     try:
-        names = [n for n in os.listdir(directory) if n.endswith(_SIDE_SUFFIXES)]
+        names = [n for n in os.listdir(directory) if n.endswith(suffixes)]
     except OSError:
         return removed  # a missing or unreadable directory has nothing of ours to clean
     now = time.time()
     for name in names:
         candidate = Path(directory) / name
-        if is_stale_temp(candidate, now):
+        if _is_stale(candidate, pattern, of_kind, now):
             try:
-                os.unlink(candidate)
+                remove(candidate)
             except OSError:
                 continue
             removed.append(candidate)
@@ -187,24 +201,5 @@ def remove_stale_temp_dirs(directory: Path) -> list[Path]:
     """Remove the folders `temp_dir` named directly in `directory` whose process is gone (or
     that are older than STALE_AFTER): only real folders of this user with exactly that name
     pattern, never a symlink. The paths removed (none in a process that must not write)."""
-    if _forbidden is not None:
-        return []
-    removed: list[Path] = []
-    try:
-        names = [n for n in os.listdir(directory) if n.endswith(TEMP_DIR_SUFFIX)]
-    except OSError:
-        return removed
-    now = time.time()
-    for name in names:
-        m = _TEMP_DIR_NAME.match(name)
-        candidate = Path(directory) / name
-        try:
-            st = os.lstat(candidate)
-        except OSError:
-            continue
-        if m is None or not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
-            continue
-        if now - st.st_mtime > STALE_AFTER or not _pid_alive(int(m.group("pid"))):
-            shutil.rmtree(candidate, ignore_errors=True)
-            removed.append(candidate)
-    return removed
+    return _remove_stale(directory, (TEMP_DIR_SUFFIX,), _TEMP_DIR_NAME, stat.S_ISDIR,
+                         lambda path: shutil.rmtree(path, ignore_errors=True))
