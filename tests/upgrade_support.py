@@ -4,12 +4,13 @@ a child process that upgrades a store and is killed (-9) at a chosen statement o
 from __future__ import annotations
 
 import hashlib
-import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import kill_points
 
 from memtui.core.errors import MemtuiError
 from memtui.core.gc import gc_figures, plan_gc
@@ -44,33 +45,18 @@ def everything(store: AgentStore) -> dict:
 # itself when the upgrade is about to run that statement (counted from `PRAGMA foreign_keys =
 # OFF`, the upgrade's first), so every step of it, the COMMIT included, can be the last.
 CHILD = r"""
-import os, signal, sys
-sys.path.insert(0, sys.argv[1])
-from memtui.core.store import AgentStore, schema
+import os, sys
+sys.path[:0] = [sys.argv[1], os.path.join(sys.argv[1], "tests")]
+from kill_points import kill_at_store_statement
+from memtui.core.store import AgentStore
 
-kill_at = int(sys.argv[3])
-seen = [0, False]
-connect = schema.connect
+started = [False]
 
-def traced(*args, **kwargs):
-    db = connect(*args, **kwargs)
-    hooks = db._add_conn_hooks
+def counts(db, sql):
+    started[0] = started[0] or sql.startswith("PRAGMA foreign_keys = OFF")
+    return started[0]
 
-    def add_hooks(conn):
-        hooks(conn)
-
-        def trace(sql):
-            if sql.startswith("PRAGMA foreign_keys = OFF"):
-                seen[1] = True
-            if seen[1]:
-                seen[0] += 1
-                if seen[0] == kill_at:
-                    os.kill(os.getpid(), signal.SIGKILL)
-        conn.set_trace_callback(trace)
-    db._add_conn_hooks = add_hooks
-    return db
-
-schema.connect = traced
+seen = kill_at_store_statement(int(sys.argv[3]), counts)
 print("ready", flush=True)
 AgentStore.open(sys.argv[2], create=False).close()
 print(f"done {seen[0]}", flush=True)
@@ -86,10 +72,6 @@ def upgrade_in_child(workspace: Path, kill_at: int = 0, kill_after: float | None
     first = proc.stdout.readline()
     t0 = time.perf_counter()
     if kill_after is not None and first.strip() == "ready":
-        time.sleep(kill_after)
-        try:
-            os.kill(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_points.kill_after(proc, kill_after)
     out, err = proc.communicate(timeout=120)
     return proc.returncode == -signal.SIGKILL, first + out + err, time.perf_counter() - t0

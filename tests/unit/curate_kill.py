@@ -21,17 +21,14 @@ FIXTURE = ROOT / "tests" / "fixtures" / "ra_aid_project"
 ARGS = ["--fact", "1", "--snippet", "1", "--yes"]
 
 CHILD = r"""
-import os, signal, sys
+import sys
 import memtui.core.sources.ra_aid as ra_aid
+from kill_points import kill_at_statement
 kill_at, seen = int(sys.argv[2]), [0]
 real = ra_aid.connect_readwrite
 def traced(path):
     conn = real(path)
-    def trace(sql):
-        seen[0] += 1
-        if seen[0] == kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)
-    conn.set_trace_callback(trace)
+    kill_at_statement(conn, kill_at, seen)
     return conn
 ra_aid.connect_readwrite = traced
 from memtui.cli import main
@@ -42,8 +39,9 @@ sys.exit(code)
 
 
 def curate_in_child(project: Path, kill_at: int) -> tuple[bool, str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
     proc = subprocess.run([sys.executable, "-c", CHILD, str(project), str(kill_at), *ARGS], cwd=ROOT, text=True,
-                          capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+                          capture_output=True, env=env, timeout=120)
     return proc.returncode == -signal.SIGKILL, proc.stdout + proc.stderr
 
 

@@ -12,8 +12,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from kill_points import kill_after
 
 from memtui.core.cleanup.archive import verify
 from memtui.core.cleanup.archive_read import list_archived
@@ -56,14 +57,10 @@ def cleanup_cmd(home: Path, archive: Path, mode: str = "--archive", agent: str =
 
 
 def run_child(cmd: list[str], state: Path, *, after: float | None = None) -> tuple[bool, str]:
-    """Run `cmd` (killed `after` s after it printed its first line, when given); (killed, output)."""
+    """Run `cmd` (killed `after` s after it started, when given); (killed, output)."""
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env(state), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if after is not None:
-        time.sleep(after)
-        try:
-            os.kill(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_after(proc, after)
     out, err = proc.communicate(timeout=300)
     return proc.returncode == -signal.SIGKILL, out + err
 

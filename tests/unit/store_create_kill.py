@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kill_points import kill_after
+
 from memtui.core.store import AgentStore
 from memtui.core.store.schema import SCHEMA_VERSION
 
@@ -22,27 +24,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # `linked` just after os.link put the finished file in place; `statement:0` only counts.
 CHILD = r"""
 import os, signal, sys
+from kill_points import kill_at_store_statement
 from memtui.core.store import AgentStore, schema
 where = sys.argv[2]
 seen = [0]
-if where.startswith("statement:"):
-    kill_at = int(where.split(":")[1])
-    connect = schema.connect
-    def traced(*args, **kwargs):
-        db = connect(*args, **kwargs)
-        hooks = db._add_conn_hooks
-        def add_hooks(conn):
-            hooks(conn)
-            def trace(sql):
-                if ".memtui-tmp" not in args[0].name:
-                    return  # only the statements that build the new file count
-                seen[0] += 1
-                if seen[0] == kill_at:
-                    os.kill(os.getpid(), signal.SIGKILL)
-            conn.set_trace_callback(trace)
-        db._add_conn_hooks = add_hooks
-        return db
-    schema.connect = traced
+if where.startswith("statement:"):  # only the statements that build the new file count
+    seen = kill_at_store_statement(int(where.split(":")[1]), lambda db, sql: ".memtui-tmp" in db.name)
 elif where == "linked":
     link = os.link
     def linked(*args, **kwargs):
@@ -60,16 +47,10 @@ def create_in_child(workspace: Path, where: str, after: float | None = None) -> 
     it is ready); (killed, what it printed)."""
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(workspace), where], cwd=ROOT, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])})
     first = proc.stdout.readline()
     if after is not None and first == "ready\n":
-        import time
-
-        time.sleep(after)
-        try:
-            os.kill(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_after(proc, after)
     out, err = proc.communicate(timeout=120)
     return proc.returncode == -signal.SIGKILL, first + out + err
 
