@@ -98,22 +98,33 @@ async def test_the_screenshot_run_leaves_the_demo_as_built(tmp_path):
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
 
 
+async def task_and_steps(pilot):
+    """The task tree focused (2): its selected task and the step timeline, settled."""
+    await pilot.press("2")
+    task = pilot.app.screen.query_one(TaskTree).current_task()
+    steps = pilot.app.screen.query_one(StepTimeline)
+    await settle(pilot)
+    return task, steps
+
+
+def agent_records_a_step(workspace, task) -> None:
+    """The agent records a step of `task` through its own connection."""
+    with AgentStore.open(workspace) as agent:
+        agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
+
+
 async def test_a_write_right_after_a_reopen_is_not_lost(demo_copy, open_app) -> None:
     """The store is reopened (after a write of memtui's own, or a reload), the panes read it,
     and an agent writes before the follower's next look: the follower's baseline is from
     before the reopen, so the write is a change and shows up."""
     async with open_app(demo_copy) as pilot:
         app = pilot.app
-        await pilot.press("2")
-        task = app.screen.query_one(TaskTree).current_task()
-        steps = app.screen.query_one(StepTimeline)
-        await settle(pilot)
+        task, steps = await task_and_steps(pilot)
         before = len(steps.records)
         app.follower.enabled = False  # the next look comes only after the write (no timing luck)
         app.reopen_source()
         await settle(pilot)  # the panes have read the reopened store
-        with AgentStore.open(demo_copy) as agent:
-            agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
+        agent_records_a_step(demo_copy, task)
         await look(pilot)
         assert len(steps.records) == before + 1
 
@@ -125,13 +136,9 @@ async def test_a_write_before_the_first_look_is_not_lost(demo_copy, app_for) -> 
     app.follower.enabled = False  # no look until after the write (no timing luck)
     async with app.run_test() as pilot:
         await settle(pilot)
-        await pilot.press("2")
-        task = app.screen.query_one(TaskTree).current_task()
-        steps = app.screen.query_one(StepTimeline)
-        await settle(pilot)
+        task, steps = await task_and_steps(pilot)
         before = len(steps.records)
-        with AgentStore.open(demo_copy) as agent:
-            agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
+        agent_records_a_step(demo_copy, task)
         await look(pilot)
         assert len(steps.records) == before + 1
 
@@ -141,14 +148,10 @@ async def test_follow_mode_looks_by_itself(demo_copy, open_app) -> None:
     the app reloads (the test waits on that reload, not on a time)."""
     async with open_app(demo_copy) as pilot:
         app = pilot.app
-        await pilot.press("2")
-        task = app.screen.query_one(TaskTree).current_task()
-        steps = app.screen.query_one(StepTimeline)
-        await settle(pilot)
+        task, steps = await task_and_steps(pilot)
         before = len(steps.records)
         reloaded = next_reload(app)
-        with AgentStore.open(demo_copy) as agent:
-            agent.record_step(task.id, "bash", {"command": "pytest -q"}, "1 passed")
+        agent_records_a_step(demo_copy, task)
         await asyncio.wait_for(reloaded.wait(), timeout=60)  # bounds a follower that never looks
         await settle(pilot)
         assert len(steps.records) == before + 1
