@@ -35,6 +35,16 @@ async def search(pilot, query: str) -> None:
     await settle(pilot)
 
 
+async def until(pilot, shown, bound: float = 60.0) -> None:
+    """Let the app run until `shown()` holds (a state, not a time: a loaded machine only makes
+    it later); `bound` only ends a wait for something that never comes (the assert after it fails)."""
+    import time
+
+    deadline = time.monotonic() + bound
+    while not shown() and time.monotonic() < deadline:
+        await pilot.pause(0.05)
+
+
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("query", ["router", "->", "tinyhttp parser"])
 async def test_every_hit_shows_its_match(demo_path, open_app, size, query):
@@ -95,7 +105,7 @@ async def test_while_a_query_runs_the_older_hits_are_not_taken_for_its_own(demo_
         assert str(status.render()).startswith("65 matches"), status.render()
         with screen._index_lock:  # the index is busy: the next search waits for it
             screen.query_one(Input).value = "split parser"
-            await pilot.pause(0.4)
+            await until(pilot, lambda: str(status.render()) == "searching…")  # once SEARCHING_AFTER has passed
             assert str(status.render()) == "searching…"
             await pilot.press("enter")
             await pilot.pause(0.1)
@@ -151,7 +161,7 @@ async def test_leaving_while_the_index_is_busy_does_not_freeze_the_app(demo_path
         def busy_refresh() -> None:  # another thread holds the index, as a refresh does
             with lock:
                 held.set()
-                stuck.append(not done.wait(10))  # 10 s: only if the app never came back
+                stuck.append(not done.wait(120))  # only bounds an app that never comes back
 
         holder = threading.Thread(target=busy_refresh)
         holder.start()
