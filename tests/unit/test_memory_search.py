@@ -204,22 +204,22 @@ def test_an_interrupted_first_index_is_rolled_back_and_rebuilt(tmp_path):
             task = store.start_task(session, f"task {number}")
             store.record_step(task, "bash", {"command": f"echo step {number}"}, f"marmot{number}")
     child = textwrap.dedent(f"""
-        import sys, time
+        import sys
         import memtui.core.memory.search as search
         import memtui.core.memory.search_records as records
         from memtui.core.store import AgentStore
         records.BATCH = 5
         real = search.store_batches
-        def slow(store, tasks):
+        def held(store, tasks):
             for batch in real(store, tasks):
                 yield batch
                 print("batch", flush=True)
-                time.sleep(0.2)
-        search.store_batches = slow
+                sys.stdin.readline()  # held here, mid-build, until the test kills it
+        search.store_batches = held
         with AgentStore.open({str(root)!r}, readonly=True) as store:
             search.search_workspace({str(root)!r}, "marmot", store)
     """)
-    proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", child], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline() == "batch\n"  # indexing has begun, nothing committed
         assert (root / ".agent/.memtui/search.db-journal").exists()
