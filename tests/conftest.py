@@ -63,10 +63,17 @@ def _heap_of_one_test():
     """The objects alive before a test (modules, session fixtures) are left out of the cycle
     collector's passes during it, as the app leaves its start-up heap out (memtui.ui.collector);
     after it they are handed back, so what the test froze or left in cycles is collected and a
-    worker's memory stays that of one test."""
+    worker's memory stays that of one test.
+
+    The collector is also left on if it was on before: `memtui open` pauses it for the app's
+    start and a process that fails to open exits, but a test that runs it in-process (a bad
+    --root) would leave it off for every later test in its worker."""
+    enabled = gc.isenabled()
     gc.freeze()
     yield
     gc.unfreeze()
+    if enabled:
+        gc.enable()
 
 
 @pytest.fixture
