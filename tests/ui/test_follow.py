@@ -22,6 +22,7 @@ from memtui.ui.widgets.task_tree import TaskTree
 async def test_new_steps_and_sessions_appear_and_the_cursor_stays(demo_copy, open_app) -> None:
     async with open_app(demo_copy) as pilot:
         app = pilot.app
+        app.follower.enabled = False  # only the looks below (no timer's look racing them)
         screen = app.screen
         await pilot.press("2")
         task = screen.query_one(TaskTree).current_task()
@@ -44,6 +45,7 @@ async def test_new_steps_and_sessions_appear_and_the_cursor_stays(demo_copy, ope
 async def test_tail_stays_on_the_newest_step_and_F_turns_it_off(demo_copy, open_app) -> None:
     async with open_app(demo_copy) as pilot:
         app = pilot.app
+        app.follower.enabled = False  # only the looks below (no timer's look racing them)
         screen = app.screen
         await pilot.press("2")
         task = screen.query_one(TaskTree).current_task()
