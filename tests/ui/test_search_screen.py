@@ -167,10 +167,10 @@ async def test_leaving_while_the_index_is_busy_does_not_freeze_the_app(demo_path
         holder.start()
         held.wait()
         await pilot.press("escape")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: isinstance(pilot.app.screen, MainScreen))
         assert isinstance(pilot.app.screen, MainScreen)
         await pilot.press("ctrl+f")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: isinstance(pilot.app.screen, SearchScreen))
         screen = pilot.app.screen
         assert isinstance(screen, SearchScreen) and screen.query_one(Input).value == "router"
         done.set()
