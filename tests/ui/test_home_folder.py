@@ -73,3 +73,27 @@ async def test_cleanup_offers_cancel_only_while_a_run_goes(tmp_path, shown) -> N
         await pilot.pause()
         assert "c Cancel" in shown(app).splitlines()[-1]
         screen.working = False
+
+
+async def test_cleanup_offers_no_cancel_while_a_restore_goes(tmp_path, shown) -> None:
+    """A restore can't be cancelled: its footer names no `c Cancel` (pressing it said
+    "cancelling…" and the restore went on), and esc says to wait, not to press c."""
+    from memtui.ui.screens.cleanup import CleanupScreen
+
+    app = make_app(real_home("claude-2.1.39-spotter", tmp_path))
+    notes: list[str] = []
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("C")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CleanupScreen)
+        screen.restoring, screen.working = True, True  # as action_restore sets them while a restore runs
+        await pilot.pause()
+        assert "Cancel" not in shown(app).splitlines()[-1], shown(app).splitlines()[-1]
+        app.notify = lambda message, **kw: notes.append(str(message))  # what the toast would say
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, CleanupScreen)
+        assert notes and "press c" not in notes[-1], notes
+        screen.working = False

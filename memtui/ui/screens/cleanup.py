@@ -69,6 +69,9 @@ class CleanupScreen(MemtuiScreen[None]):
 
     working: reactive[bool] = reactive(False, bindings=True)
     """True while an archive, delete or restore runs."""
+    restoring = False
+    """True while the run is a restore: it cannot be cancelled (restore_session takes no
+    cancel), so `c` is not offered for it."""
 
     CSS_PATH = screen_css("cleanup.tcss")
 
@@ -107,8 +110,8 @@ class CleanupScreen(MemtuiScreen[None]):
         return self.fixed_now or self.app.now()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cancel_cleanup" and not self.working:
-            return False  # `c` is in the footer while a run goes, not before
+        if action == "cancel_cleanup" and (not self.working or self.restoring):
+            return False  # `c` is in the footer while an archive or delete goes, not before
         return super().check_action(action, parameters)
 
     def compose(self) -> ComposeResult:
@@ -253,6 +256,7 @@ class CleanupScreen(MemtuiScreen[None]):
         if plan.action != action:  # the same decisions, carried out the other way
             plan = plan_cleanup(plan.inventory, keep_days=plan.keep_days, keep_last=plan.keep_last, action=action,
                                 pins=load_pins(), now=self.now())
+        self.restoring = False
         self.working = True
         self._cancel.clear()
         self.add_class("-working")
@@ -312,6 +316,7 @@ class CleanupScreen(MemtuiScreen[None]):
             return
         if self.working:
             return
+        self.restoring = True  # before `working`: the footer it refreshes offers no cancel
         self.working = True
         self.add_class("-working")
         self.query_one("#cleanup-run-text", Label).update(Text(f"restoring {row.id}…"))
@@ -328,7 +333,8 @@ class CleanupScreen(MemtuiScreen[None]):
 
     def action_close(self) -> None:
         if self.working:
-            self.notify("A cleanup is running: press c to cancel it first.", markup=False)
+            self.notify("A restore is running: wait for it to finish." if self.restoring
+                        else "A cleanup is running: press c to cancel it first.", markup=False)
             return
         self.dismiss()
 
