@@ -14,6 +14,12 @@ def tcss_dir() -> Path:
     raise FileNotFoundError("memtui's tcss/ folder is missing from this installation")
 
 
+def app_css() -> list[Path]:
+    """The app's stylesheet, app.tcss: the main screen and shared rules (other screens:
+    CSS_PATH = screen_css(...))."""
+    return [tcss_dir() / "app.tcss"]
+
+
 def screen_css(name: str) -> list[Path]:
     """A screen's own stylesheet (its `CSS_PATH`): Textual reads it when the screen first opens,
     so the main screen's first paint parses only app.tcss."""

@@ -28,7 +28,7 @@ from textual.worker import Worker, WorkerState
 from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import WRITING, Capability, MemorySource, Unsupported
-from memtui.resources import tcss_dir
+from memtui.resources import app_css
 from memtui.ui.collector import resume_after
 from memtui.ui.commands import CommandTable, action_offered, bindings
 from memtui.ui.follow import Follower, describe_changes
@@ -46,11 +46,6 @@ Clock = Callable[[], datetime]
 ERROR_SECONDS = 10  # how long an error toast stays up
 
 
-def css_paths() -> list[Path]:
-    """app.tcss: the main screen and shared rules (other screens: CSS_PATH = screen_css(...))."""
-    return [tcss_dir() / "app.tcss"]
-
-
 class MemtuiApp(App[int]):
     """Browse (and, through explicit actions, curate) an agent's external memory."""
 
@@ -65,7 +60,7 @@ class MemtuiApp(App[int]):
         """`path`: a workspace directory or an agent.db. `source`: an already-open source
         (tests, foreign sources); `opener`: a callable that opens one (run in a worker);
         `shown_path`: how the header names the workspace (default: its path, ~ for home)."""
-        super().__init__(css_path=css_paths(), driver_class=web_driver.web_driver_class()
+        super().__init__(css_path=app_css(), driver_class=web_driver.web_driver_class()
                          or terminal_driver.terminal_driver_class())
         user_environment()  # textual has read TEXTUAL_FPS: children get the user's environment
         self.shown_path = shown_path

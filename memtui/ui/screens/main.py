@@ -2,7 +2,8 @@
 
 A session loads its task tree, a task its steps, a step its checkpoint's files, a file its diff:
 each a thread worker (one group per pane) reading through ui.pane_reads. Elsewhere: the bottom
-row (widgets.checkpoint_panes), jumps and dialogs (.jump), some keys (.main_keys), rollback.
+row (widgets.checkpoint_panes), jumps and dialogs (.jump), some keys and the list filter
+(.main_keys), rollback.
 """
 
 from __future__ import annotations
@@ -26,21 +27,16 @@ from memtui.ui.screens import jump, main_keys
 from memtui.ui.read_ahead import ReadAhead
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.screens.main_reads import read_steps, read_tasks, session_key
-from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.checkpoint_panes import GROUPS as CHECKPOINT_GROUPS
 from memtui.ui.widgets.checkpoint_panes import CheckpointPanes
 from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.ui.widgets.list_filter import ListFilter
-from memtui.ui.widgets.pane import Pane, focus_now, pane_name, toggle_zoom
+from memtui.ui.widgets.pane import Pane, pane_name, toggle_zoom
 from memtui.ui.widgets.sessions_table import ORPHANS_KEY, OrphansRow, SessionsTable
 from memtui.ui.widgets.step_timeline import STEP_PAGE, StepTimeline, totals_line
 from memtui.ui.widgets.task_tree import TaskTree
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
 from memtui.ui.workers import failure_reason
-
-PANES = ("sessions", "tasks", "steps", "files", "diff")
-"""The panes `focus_pane` knows; each one's focusable widget has the pane's name as its id."""
-
 
 class MainScreen(MemtuiScreen[None]):
     """Browse sessions, tasks, steps and checkpoint diffs."""
@@ -353,10 +349,7 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_focus_pane(self, name: str) -> None:
         """Focus one pane by name (sessions, tasks, steps, files, diff)."""
-        if name in PANES:
-            if self.maximized is not None:
-                self.minimize()
-            focus_now(self.query_one(f"#{name}"))
+        main_keys.focus_pane(self, name)
 
     def action_zoom(self) -> None:
         """Give the focused pane the whole screen (again: back to all panes)."""
@@ -381,18 +374,11 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_filter(self) -> None:
         """Filter the focused list (sessions, tasks, steps or files) as you type."""
-        self.query_one(ListFilter).open_on(self.focused, [self.query_one(kind) for kind in (
-            SessionsTable, TaskTree, StepTimeline, CheckpointFiles)])
+        main_keys.open_filter(self)
 
     def action_clear_filter(self) -> None:
         """Escape: close the filter box, else clear the focused list's filter, else leave a zoomed pane."""
-        box = self.query_one(ListFilter)
-        if box.active:
-            box.close(clear=True)
-        elif self.focused is not None and ListFilter.clear_on(self.focused):
-            box.target = self.focused
-        elif self.maximized is not None:
-            self.minimize()
+        main_keys.clear_filter(self)
 
     def action_toggle_split(self) -> None:
         """Unified or side-by-side diff."""
