@@ -255,3 +255,25 @@ async def test_a_long_first_indexing_counts_its_seconds(demo_path, open_app):
             holder.join()
         await settle(pilot)
         assert str(status.render()).startswith("65 matches"), status.render()
+
+
+async def test_the_query_last_typed_is_searched_once_on_reopening(demo_path, open_app, monkeypatch):
+    """ctrl+f again searches the last query once: the screen's mount and the query box's
+    first value each started a search of it (the second cancelling or repeating the first)."""
+    from memtui.ui.screenshots import settle
+
+    async with open_app(demo_path, size=(80, 24)) as pilot:
+        await search(pilot, "router")
+        await pilot.press("escape")
+        await settle(pilot)
+        started: list[str] = []
+        run_search = SearchScreen.run_search
+        monkeypatch.setattr(SearchScreen, "run_search", lambda screen, query: (started.append(query),
+                                                                              run_search(screen, query)))
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert screen.query_one(Input).value == "router" and screen.hits
+        assert started == ["router"], started

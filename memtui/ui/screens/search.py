@@ -68,6 +68,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self.hits_for: str | None = None
         """The query the listed hits answer (the one typed may be newer: its search runs)."""
         self._open_first = False  # enter was pressed before the hits of the query typed came
+        self._asked: str | None = None  # the query the latest search (run_search) was started for
         self._index: SearchIndex | None = None
         self._stale = False  # set when the app reloaded its source
         self._index_lock = threading.Lock()  # the app's (on_mount): a cancelled worker may still be running
@@ -90,6 +91,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     def on_mount(self) -> None:
         self._index_lock = INDEX_LOCKS.setdefault(self.app, self._index_lock)
         self.query_one(Input).focus()
+        self._asked = self.initial_query
         self.run_search(self.initial_query)
 
     def on_unmount(self) -> None:
@@ -109,6 +111,9 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
 
     @on(Input.Changed, "#search-input")
     def _changed(self, event: Input.Changed) -> None:
+        if event.value == self._asked:  # the box's first value (the last query): searched at mount
+            return
+        self._asked = event.value
         self._open_first = False
         LAST_QUERY[self.app] = event.value
         self.run_search(event.value)
