@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from memtui.core.memory.chain import ChainFile
 from memtui.core.memory.lint import Finding
-from memtui.ui.commands import refusal
+from memtui.ui.commands import command_for, refusal
 from memtui.ui.widgets.chain_panel import ChainPanel
 from memtui.ui.widgets.document_list import DocumentList
 
@@ -95,8 +95,9 @@ class LoadedAtStart:
         if screen.check_action("edit", ()):
             screen.action_edit()
             return
-        why = refusal(screen.COMMAND_SCOPE, "e", screen.app.source, screen.focused_pane())
-        if why is not None:
+        edit = command_for(screen.COMMAND_SCOPE, "edit")  # its key, as the table defines it
+        why = edit and refusal(screen.COMMAND_SCOPE, edit.key.split(",")[0], screen.app.source, screen.focused_pane())
+        if why:
             screen.notify(why, severity="warning", markup=False)
 
     def loaded(self) -> None:
