@@ -15,6 +15,7 @@ from memtui.core.store import AgentStore
 from memtui.ui.app import make_app
 from memtui.ui.commands import commands_for, screen_scopes
 from memtui.ui.screenshots import settle
+from memtui.ui.widgets.step_timeline import StepTimeline
 from conftest import screen_text
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -48,6 +49,9 @@ async def test_memtuis_own_store_offers_gc_stats_rollback_and_pin(demo):
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         assert {"g", "s", "u"} <= footer_keys(app)
+        steps = app.screen.query_one(StepTimeline)  # a step that changed files: the diff pane shows one
+        steps.move_cursor(row=next(i for i, s in enumerate(steps.records) if s.checkpoint_id is not None))
+        await settle(pilot)
         await pilot.press("5")  # the diff pane: its keys and the file's rollback are offered there
         await settle(pilot)
         assert {"r", "v"} <= footer_keys(app)
@@ -62,6 +66,11 @@ async def test_a_claude_code_home_offers_no_gc_stats_pin_or_rollback(tmp_path):
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         assert not {"g", "s", "r", "u"} & footer_keys(app)
+        app.screen.show_task("5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21:u1")  # a task whose Edits changed files
+        await settle(pilot)
+        steps = app.screen.query_one(StepTimeline)  # a step that changed files: the diff pane shows one
+        steps.move_cursor(row=next(i for i, s in enumerate(steps.records) if s.checkpoint_id is not None))
+        await settle(pilot)
         await pilot.press("5")  # the diff pane: its file changes can be diffed, not rolled back
         await settle(pilot)
         keys = footer_keys(app)

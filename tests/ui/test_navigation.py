@@ -413,10 +413,33 @@ async def test_the_footer_follows_the_focused_pane(demo_path: Path, open_app, sh
         assert "p Pin" in footer() and "r Roll back" in footer() and "Split" not in footer()
         await pilot.press("3")
         assert "o Step" in footer() and "p Pin" not in footer()
-        await pilot.press("5")
-        assert "v Split" in footer() and "] Hunk" in footer() and "R Checkpoint" in footer()
+        await pilot.press("5")  # the first step changed no files: no diff keys (below, a step that did)
+        assert "R Checkpoint" in footer() and "Split" not in footer(), footer()
         await pilot.press("1", "v")  # not run where it does not apply
         assert not app.screen.bottom.diff.split
+
+
+async def test_the_diff_keys_are_offered_only_where_a_diff_is_shown(demo_path: Path, settled, open_app, shown) -> None:
+    """On a step that changed no files the diff pane says so: its footer offers no Split, Hunk
+    or Whole file (pressing them only rang the bell); back on a step with a checkpoint, it does."""
+    async with open_app(demo_path) as pilot:
+        screen = pilot.app.screen
+        steps = screen.query_one(StepTimeline)
+
+        async def on_step(with_checkpoint: bool) -> str:
+            await pilot.press("3")
+            row = next(i for i, s in enumerate(steps.records) if (s.checkpoint_id is not None) == with_checkpoint)
+            steps.move_cursor(row=row)
+            await settled(pilot)
+            await pilot.press("5")
+            await pilot.pause()
+            return shown(pilot.app).splitlines()[-1]
+
+        footer = await on_step(with_checkpoint=False)
+        assert "changed no files" in shown(pilot.app)
+        assert "Split" not in footer and "Hunk" not in footer and "Whole file" not in footer, footer
+        footer = await on_step(with_checkpoint=True)
+        assert "v Split" in footer and "] Hunk" in footer, footer
 
 
 async def test_the_chosen_theme_and_layout_are_kept_for_the_next_run(demo_path: Path, open_app) -> None:

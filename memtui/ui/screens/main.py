@@ -2,8 +2,7 @@
 
 A session loads its task tree, a task its steps, a step its checkpoint's files, a file its diff:
 each a thread worker (one group per pane) reading through ui.pane_reads. Elsewhere: the bottom
-row (widgets.checkpoint_panes), jumps and dialogs (.jump), some keys and the list filter
-(.main_keys), rollback.
+row (widgets.checkpoint_panes), jumps and dialogs (.jump), keys and filter (.main_keys), rollback.
 """
 
 from __future__ import annotations
@@ -123,6 +122,9 @@ class MainScreen(MemtuiScreen[None]):
             return False
         step = self.query_one(StepTimeline).current_record()
         return step is None or (self.step is not None and step.id == self.step.id)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return main_keys.offered_here(self, action) and super().check_action(action, parameters)
 
     def focused_pane(self) -> str | None:
         return pane_name(self.focused)

@@ -19,6 +19,14 @@ if TYPE_CHECKING:
 
 PANES = ("sessions", "tasks", "steps", "files", "diff")
 """The panes `focus_pane` knows; each one's focusable widget has the pane's name as its id."""
+DIFF_ACTIONS = frozenset({"toggle_split", "next_hunk", "previous_hunk", "cycle_file_view"})
+"""The keys that act on a file's diff (v ] [ f)."""
+
+
+def offered_here(screen: MainScreen, action: str) -> bool:
+    """False for the diff's keys while the diff pane shows no file's diff ("This step changed
+    no files", a file the store kept no contents of): they would only ring the bell."""
+    return action not in DIFF_ACTIONS or screen.bottom.diff.entry is not None
 
 
 def toggle_pin(screen: MainScreen) -> None:

@@ -28,9 +28,20 @@ class DiffPane(Vertical):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.entry: EntryInfo | None = None
-        """The entry shown (or being read); None while a message is shown."""
+        self._entry: EntryInfo | None = None
         self._shown_message: Text | None = None
+
+    @property
+    def entry(self) -> EntryInfo | None:
+        """The entry shown (or being read); None while a message is shown."""
+        return self._entry
+
+    @entry.setter
+    def entry(self, entry: EntryInfo | None) -> None:
+        shown = self._entry is not None
+        self._entry = entry
+        if shown != (entry is not None) and self.is_mounted:
+            self.screen.refresh_bindings()  # the diff's keys are offered while there is a diff
 
     def compose(self) -> ComposeResult:
         with ContentSwitcher(initial="diff-message"):
