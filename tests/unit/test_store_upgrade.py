@@ -174,6 +174,24 @@ def test_a_read_only_browser_follows_an_upgrade_made_through_its_writer(tmp_path
         assert everything(store)["entries"] == want["entries"]
 
 
+def test_a_read_only_browser_follows_an_upgrade_another_process_made(tmp_path):
+    """A browser of a schema-6 store whose file another writer (the agent, a CLI verb) upgrades
+    meanwhile reads the contents byte-exact: it read every packed frame as an empty one and
+    called it corrupt until it was opened again."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    files = {f"f{i}.txt": (None, (f"file {i} " * 400).encode()) for i in range(8)}
+    with AgentStore.open(root, create=True) as store:
+        cp = store.record_checkpoint(store.start_task(store.start_session("s"), "t"), None, files)
+        entries = {e.path: e.id for e in store.checkpoint_entries(cp)}
+    as_schema_6(root / ".agent" / "agent.db")
+    with AgentStore.open(root, readonly=True) as browser:
+        assert browser.schema_version == 6
+        AgentStore.open(root).close()  # another writer upgrades the file
+        assert {path: browser.read_entry(i)[1] for path, i in entries.items()} == {p: a for p, (_, a) in files.items()}
+        assert browser.schema_version == SCHEMA_VERSION
+
+
 def test_a_content_already_missing_stays_an_error_and_comes_back_when_recorded_again(tmp_path):
     root = build_demo(tmp_path / "demo", scale=0)
     db = root / ".agent" / "agent.db"

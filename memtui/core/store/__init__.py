@@ -125,8 +125,20 @@ class AgentStore(Recorder, ContentWriter, ReadModel):
         self._set_schema(version)
 
     def _set_schema(self, version: int) -> None:
-        self.schema_version = version
+        self._schema = version
         self.blob_cols = schema.blob_columns(version)  # how entries and deltas reference contents
+
+    @property
+    def schema_version(self) -> int:
+        """The schema the file has. A store browsed read-only at an older schema asks the file
+        again each time (a header read) and follows an upgrade another process made meanwhile:
+        its reads would otherwise ask the old layout (a packed frame read as an empty one)."""
+        if self.readonly and self._schema < schema.SCHEMA_VERSION:
+            version = self._sql("PRAGMA user_version", ())[0][0]
+            if version != self._schema:
+                self._cache.clear()  # contents were keyed by hash before schema 4
+                self._set_schema(version)
+        return self._schema
 
     # ----------------------------------------------------------------- opening
     @classmethod

@@ -147,6 +147,7 @@ class _ReadOnlyDatabase(SqliteDatabase):
         conn = sqlite3.connect(readonly_uri(self.db_path, immutable=immutable), timeout=self._timeout,
                                isolation_level=None, factory=_Connection, **self.connect_params)
         conn.immutable = immutable
+        conn.file_key = _file_key(self.db_path)
         try:
             self._add_conn_hooks(conn)
         except Exception:
@@ -159,12 +160,22 @@ class _ReadOnlyDatabase(SqliteDatabase):
         has started (a log appeared), so the next read sees it through `mode=ro` instead of
         reading a file that is changing under an immutable view."""
         conn = self._state.conn
-        if conn is not None and conn.immutable and not self.in_transaction() and reads_log(self.db_path):
-            self.close()
+        if conn is not None and conn.immutable and not self.in_transaction() and (
+                reads_log(self.db_path) or conn.file_key != _file_key(self.db_path)):
+            self.close()  # a log appeared, or a writer came and went since (the file changed)
 
 
 class _Connection(sqlite3.Connection):
     immutable = False
+    file_key: tuple[int, int] | None = None  # the file's (size, mtime) when it was opened
+
+
+def _file_key(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 def reads_log(db_path: Path) -> bool:
