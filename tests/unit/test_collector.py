@@ -27,7 +27,7 @@ def test_the_collector_resumes_once_the_first_frame_is_drawn() -> None:
         time.sleep(0.05)
         assert not gc.isenabled()  # still starting
         drawn.set()
-        assert _enabled_within(5)
+        assert _enabled_within(60)  # only bounds a collector that never comes back
     finally:
         gc.enable()
         gc.unfreeze()
@@ -37,7 +37,7 @@ def test_the_collector_resumes_when_nothing_is_ever_drawn() -> None:
     pause()
     try:
         resume_after(threading.Event(), 0.1)
-        assert _enabled_within(5)
+        assert _enabled_within(60)  # only bounds a collector that never comes back
     finally:
         gc.enable()
         gc.unfreeze()
