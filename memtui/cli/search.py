@@ -1,4 +1,4 @@
-"""`memtui search PATH QUERY`: search memory documents and the store.
+"""`memtui search PATH QUERY`: search memory documents and the store (or an agent home's sessions).
 
 Exit status: 0 when something matched, 1 when nothing did (like grep), 2 on errors. On a
 terminal the matches are marked in colour, as grep marks them (not with NO_COLOR set).
@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import ExitStack
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._workspace import open_store_if_any, workspace_root
+from memtui.cli._workspace import agent_home_at, open_store_if_any, workspace_root
 from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
 
@@ -28,14 +29,21 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from memtui.core.memory.search import KINDS, SearchIndex
+    from memtui.core.memory_source import Capability
+    from memtui.core.sources import open_source
 
     if not " ".join(args.query).strip():
         raise MemtuiError("search needs words to find (an empty query matches nothing)")
     if args.limit < 1:
         raise MemtuiError("--limit must be at least 1")
     root = workspace_root(args.path)
-    with open_store_if_any(args.path) as store:
-        if store is None:
+    with open_store_if_any(args.path) as store, ExitStack() as opened:
+        if store is None and agent_home_at(root) is not None:
+            # Another agent's home: its sessions, read as the panes read them (the index is
+            # then PRIVATE: nothing is written into that home).
+            store = opened.enter_context(open_source(root, agent_home_at(root)))
+            store.require(Capability.SEARCH)
+        elif store is None:
             _require_something_to_search(args.path, root)
         with SearchIndex(root, store) as index:
             index.refresh()

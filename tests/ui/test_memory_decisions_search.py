@@ -147,19 +147,25 @@ async def test_search_finds_steps_recorded_after_it_opened(tmp_path, open_app):
         assert str(app.screen.query_one("#search-status").render()).startswith("1 match —")
 
 
-async def test_search_on_an_agent_home_says_its_sessions_are_not_searched(tmp_path):
-    """A real Codex home: ctrl+f indexes its memory documents only, so the hint does not
-    promise the store, and a word of its session ("hoge.py" was created in it) reads as not
-    found in the documents, with the reason, rather than a bare "no matches"."""
+async def test_search_on_an_agent_home_finds_a_step_and_enter_selects_it(tmp_path):
+    """A real Codex home: ctrl+f searches its sessions too; a word of one command's output
+    ("shellenv", in 3 outputs of the rollout) lists those steps, and Enter on one selects that
+    task and step in the main panes. Nothing is written into the home."""
+    import hashlib
     import sys
     from pathlib import Path
 
     from memtui.ui.app import make_app
+    from memtui.ui.screens.main import MainScreen
+    from memtui.ui.widgets.step_timeline import StepTimeline
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
     from real_support import real_home
 
-    app = make_app(real_home("codex-0.66.0-agtrace", tmp_path))
+    home = real_home("codex-0.66.0-agtrace", tmp_path)
+    files = lambda: {str(p): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "" for p in home.rglob("*")}
+    before = files()
+    app = make_app(home)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.source.kind == "codex" and app.store is None
@@ -167,9 +173,22 @@ async def test_search_on_an_agent_home_says_its_sessions_are_not_searched(tmp_pa
         await settle(pilot)
         assert isinstance(app.screen, SearchScreen)
         status = str(app.screen.query_one("#search-status").render())
-        assert status == "type to search memory documents only: this agent's sessions are not indexed"
-        assert "tasks" not in app.screen.query_one(Input).placeholder
-        app.screen.query_one(Input).value = "hoge"
+        assert status == "type to search memory documents and this agent's sessions"
+        app.screen.query_one(Input).value = "shellenv"
         await settle(pilot)
         status = str(app.screen.query_one("#search-status").render())
-        assert status == "no matches in memory documents (this agent's sessions are not indexed)"
+        assert status.startswith("3 matches")
+        hits = app.screen.hits
+        assert [h.kind for h in hits] == ["step"] * 3
+        await pilot.press("down", "down")  # the list, its second hit
+        await settle(pilot)
+        chosen = hits[1]
+        await pilot.press("enter")
+        await settle(pilot)
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        step = app.screen.query_one(StepTimeline).current_record()
+        assert step is not None and str(step.id) == chosen.step and step.seq == chosen.line
+        assert str(app.screen.query_one(StepTimeline).task_id) == chosen.task
+        assert "shellenv" in str(step.result)
+    assert files() == before

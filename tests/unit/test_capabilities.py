@@ -19,8 +19,8 @@ EXPECTED: dict[str, set[C]] = {
     "memtui": {C.DIFF, C.ROLLBACK, C.GC, C.PIN, C.STATS, C.VACUUM, C.SEARCH, C.EDIT_MEMORY, C.LIVE},
     "ra-aid": {C.ITEMS, C.CURATE, C.EDIT_MEMORY, C.LIVE},
     "jsonl-sessions": {C.ITEMS, C.EDIT_MEMORY, C.LIVE},
-    "claude-code": {C.DIFF, C.RESUME, C.ROLLBACK, C.EDIT_MEMORY, C.LIVE, C.CLEANUP},
-    "codex": {C.DIFF, C.RESUME, C.ROLLBACK, C.EDIT_MEMORY, C.LIVE, C.CLEANUP},
+    "claude-code": {C.DIFF, C.RESUME, C.ROLLBACK, C.EDIT_MEMORY, C.LIVE, C.CLEANUP, C.SEARCH},
+    "codex": {C.DIFF, C.RESUME, C.ROLLBACK, C.EDIT_MEMORY, C.LIVE, C.CLEANUP, C.SEARCH},
     "memory-files": {C.EDIT_MEMORY, C.LIVE},
 }
 
@@ -84,7 +84,7 @@ def test_a_home_opened_directly_cannot_roll_back(tmp_path, adapter, fixture):
     to restore into, so rollback is not offered (it would refuse every file)."""
     home = copy_fixture(fixture, tmp_path / fixture)
     source = adapter.from_path(home)
-    assert source.capabilities == frozenset({C.DIFF, C.RESUME, C.LIVE, C.CLEANUP})  # its home can be cleaned up
+    assert source.capabilities == frozenset({C.DIFF, C.RESUME, C.LIVE, C.CLEANUP, C.SEARCH})  # its home can be cleaned up, its sessions searched
     with pytest.raises(Unsupported, match="open the project folder"):
         source.require(C.ROLLBACK)
 

@@ -207,15 +207,16 @@ def test_an_interrupted_first_index_is_rolled_back_and_rebuilt(tmp_path):
         import sys
         import memtui.core.memory.search as search
         import memtui.core.memory.search_records as records
+        import memtui.core.memory.search_sessions as search_sessions
         from memtui.core.store import AgentStore
         records.BATCH = 5
-        real = search.store_batches
+        real = search_sessions.store_batches  # what the store's reader calls
         def held(store, tasks):
             for batch in real(store, tasks):
                 yield batch
                 print("batch", flush=True)
                 sys.stdin.readline()  # held here, mid-build, until the test kills it
-        search.store_batches = held
+        search_sessions.store_batches = held
         with AgentStore.open({str(root)!r}, readonly=True) as store:
             search.search_workspace({str(root)!r}, "marmot", store)
     """)
@@ -347,8 +348,8 @@ def test_a_first_index_cancelled_part_way_goes_on_to_the_same_hits(tmp_path, mon
     """A first index goes newest task first; cancelled after a few batches and then finished,
     it finds the same hits in the same order as one built in one go (the older tasks go after
     the ones indexed, not before)."""
-    import memtui.core.memory.search as search
     import memtui.core.memory.search_records as records
+    import memtui.core.memory.search_sessions as search_sessions
 
     root = make_workspace(tmp_path / "ws")
     with AgentStore.open(root) as store:
@@ -371,7 +372,7 @@ def test_a_first_index_cancelled_part_way_goes_on_to_the_same_hits(tmp_path, mon
                 yield batch
                 read.append(batch)
 
-        monkeypatch.setattr(search, "store_batches", counted)
+        monkeypatch.setattr(search_sessions, "store_batches", counted)  # what the store's reader calls
         with SearchIndex(root, store, path=tmp_path / "resumed.db") as index:
             index.refresh(cancelled=lambda: len(read) >= 2)  # two batches, then cancelled
             part = index.search("heron", limit=1_000)

@@ -1,5 +1,5 @@
-"""Full-text search over memory documents and the store: files line by line, task titles
-and summaries, messages, step arguments and results.
+"""Full-text search over memory documents and the store (or an agent's own sessions, see
+search_sessions): files line by line, task titles and summaries, messages, step arguments, results.
 
 The index is its own SQLite file, `<store dir>/.memtui/search.db` (normally
 `.agent/.memtui/search.db`); agent.db is only ever read. It holds each record once in an FTS5
@@ -31,8 +31,8 @@ from memtui.core.errors import StoreLocked
 from memtui.core.memory.discover import discover_documents
 from memtui.core.memory.search_plan import (TOKENIZER, Plan, SearchHit, excerpt, given_up_when, like_escape, owned_hit,
                                             plan_query, prepare, query_terms, term_finder)
-from memtui.core.memory.search_records import (MAX_FIELD_CHARS, SearchRecord, collector_paused, file_records,
-                                               reading_once, split_older, store_batches, store_signature, task_rows)
+from memtui.core.memory.search_records import MAX_FIELD_CHARS, SearchRecord, collector_paused, file_records, split_older
+from memtui.core.memory.search_sessions import records_reader, store_signature
 
 __all__ = ["INDEX_NAME", "KINDS", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchRecord",
            "default_index_path", "excerpt", "query_terms", "search_workspace", "store_signature"]
@@ -73,7 +73,7 @@ CONTENT_COLUMNS = {"rowid": "id", "owner": "c0", "text": "c1"}
 """FTS5 keeps the rows of `records` in `records_content(id, c0, c1…)`, the columns in order."""
 
 OWNER = {"file": "LINE:REL", "task": "TASK", "message": "TASK", "step": "TASK:STEP:SEQ"}
-"""What a record's `owner` holds, by kind (ids as text)."""
+"""What a record's `owner` holds, by kind (ids as text; a session step's: TASK<TAB>STEP<TAB>SEQ)."""
 
 BAND = 1 << 40
 BANDS = {"file": 1, "task": 2, "message": 3, "step": 4}
@@ -153,29 +153,29 @@ class SearchIndex:
             self.conn.execute("INSERT INTO files(rel, size, mtime_ns) VALUES (?, ?, ?)", (rel, doc.size, mtime_ns))
 
     def _refresh_store(self, cancelled: Callable[[], bool]) -> None:
-        """Re-index only the tasks whose signature changed since the last refresh (a
-        running agent touches a few tasks; a full build of a large store takes seconds)."""
-        signature = store_signature(self.store)
+        """Re-index only the tasks (of an agent's own home: sessions) whose signature changed since
+        the last refresh (a running agent touches a few; a full build of a large store takes seconds)."""
+        reader = records_reader(self.store)
+        signature = reader.signature()
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'store'").fetchone()
         if row and row[0] == signature:
             return
-        with reading_once(self.store):
-            rows = task_rows(self.store)
+        with reader.reading():
+            rows = reader.rows()
             known = dict(self.conn.execute("SELECT task, sig FROM tasks"))
             changed = [t for t in rows if known.get(t.key) != t.signature]
             for key in set(known) - {t.key for t in rows}:
                 self._drop("task", key)
                 self.conn.execute("DELETE FROM tasks WHERE task = ?", (key,))
             older, newer = split_older(changed, known)
-            # Tasks older than every indexed one (all of them, the first time) go after the
-            # indexed records, newest first, each row above the one before: FTS5 writes its
-            # pending index out when a rowid is lower than the last, so the steps go in first
-            # and the titles and messages of the tasks read so far after them (also when
-            # cancelled: a task is indexed whole or not at all). Other tasks go in before the
-            # indexed records, a batch below the one before.
+            # Tasks older than every indexed one (all of them, the first time) go after the indexed
+            # records, newest first, each row above the one before: FTS5 writes its pending index out
+            # when a rowid is lower than the last, so the steps go in first and the titles and messages
+            # of the tasks read so far after them (also when cancelled: a task is indexed whole or not
+            # at all). Other tasks (sessions) go in before the indexed records, a batch below the last.
             later: dict[str, list[tuple]] = {"task": [], "message": []}
             for up, tasks in ((True, older[::-1]), (False, newer)):
-                for batch, records in store_batches(self.store, tasks):
+                for batch, records in reader.batches(tasks):
                     if cancelled():
                         break
                     for task in batch:
@@ -376,8 +376,8 @@ def search_workspace(root: Path, query: str, store=None, limit: int = 200) -> li
 
 
 def default_index_path(root: Path, store=None) -> str:
-    """The index file beside the store, or PRIVATE where that folder is not writable or
-    the process must not write (--read-only)."""
+    """The index file beside the store, or PRIVATE where that folder is not writable, the process
+    must not write (--read-only) or `store` is an agent's own sessions (nothing written near them)."""
     from memtui.core.atomic import check_writes_allowed
     from memtui.core.errors import WritesForbidden
 
@@ -386,7 +386,7 @@ def default_index_path(root: Path, store=None) -> str:
     except WritesForbidden:
         return PRIVATE
     folder = Path(getattr(store, "db_path", root / ".agent" / "agent.db")).parent
-    if not folder.is_dir():
+    if not folder.is_dir() or (store is not None and not hasattr(store, "db_path")):
         return PRIVATE
     target = folder / INDEX_NAME
     if target.exists():

@@ -234,6 +234,6 @@ def owned_hit(kind: str, owner: str, text: str, terms: Iterable[str] = ()) -> Se
         line, _, rel = owner.partition(":")
         return SearchHit(kind, text, file=rel, line=int(line), spans=spans)
     if kind == "step":
-        task, step, seq = owner.split(":")
+        task, step, seq = owner.split("\t" if "\t" in owner else ":")  # a session's ids hold ":"
         return SearchHit(kind, text, task=task, step=step, line=int(seq), spans=spans)
     return SearchHit(kind, text, task=owner, spans=spans)

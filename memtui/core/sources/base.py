@@ -47,10 +47,11 @@ class SourceAdapter(MemorySource):
 
 
 def transcript_capabilities(source: MemorySource) -> frozenset[Capability]:
-    """Claude Code and Codex: file changes, following them, resuming a session in the agent and
-    cleaning up the agent's home always; rollback and memory edits only with the one workspace
-    every session worked in (their recorded paths are relative to it), on this machine."""
-    always = {Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.CLEANUP}
+    """Claude Code and Codex: file changes, following them, resuming a session in the agent,
+    cleaning up the agent's home and searching its sessions (core.memory.search_sessions) always;
+    rollback and memory edits only with the one workspace every session worked in (their
+    recorded paths are relative to it), on this machine."""
+    always = {Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.CLEANUP, Capability.SEARCH}
     if source.workspace is None or not source.workspace.is_dir():
         return frozenset(always)
     return frozenset({*always, Capability.ROLLBACK, Capability.EDIT_MEMORY})

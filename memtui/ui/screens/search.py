@@ -1,5 +1,5 @@
-"""Search across memory documents and the store (ctrl+f): results by file and line or by
-task; Enter dismisses with the chosen hit, and `open_search_hit` shows it."""
+"""Search across memory documents and the store, or an agent's sessions (ctrl+f): results by
+file and line or by task; Enter dismisses with the chosen hit, and `open_search_hit` shows it."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from textual.worker import Worker, get_current_worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.memory.search import SearchHit, SearchIndex
+from memtui.core.memory_source import Capability
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.widgets.search_results import SearchResults, describe_location
@@ -77,9 +78,10 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
 
     @property
     def documents_only(self) -> bool:
-        """True when only memory documents are indexed: the app reads an agent's own home
-        (Claude Code, Codex…), whose sessions the index does not hold."""
-        return self.app.store is None
+        """True when only memory documents are indexed: the app reads no store, and no source
+        that can search its sessions (Claude Code, Codex: core.memory.search_sessions)."""
+        source = self.app.source
+        return self.app.store is None and (source is None or not source.can(Capability.SEARCH))
 
     def compose(self) -> ComposeResult:
         placeholder = "search memory documents" if self.documents_only else "search memory, tasks, steps, messages"
@@ -151,7 +153,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         if worker.is_cancelled:  # a newer query came (or the screen went) while another held the index
             return
         if self._index is None or self._stale:
-            with self.app.reading() if self.app.store is not None else nullcontext() as source:
+            with nullcontext() if self.documents_only else self.app.reading() as source:
                 if self._index is None:
                     self._index = SearchIndex(self.workspace, source)
                 self._index.store = source  # the store of now (a reload opens a new one)
@@ -194,7 +196,8 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self.query_one(SearchResults).show_hits(self.hits)
         if not event.query.strip():
             status.update(f"type to search memory documents only: {NOT_INDEXED}" if self.documents_only
-                          else "type to search memory documents and the store")
+                          else "type to search memory documents and the store" if self.app.store is not None
+                          else "type to search memory documents and this agent's sessions")
         elif found:
             status.update(count_line(len(self.hits), found) + " — enter opens the first, ↓ the list")
         else:

@@ -1,0 +1,132 @@
+"""`memtui search` on an agent's own home: its sessions' steps are found, counted as the raw
+transcripts say (read here with json, independently of memtui), and nothing is written into
+the home."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from memtui.cli import main
+from memtui.core.memory.search import PRIVATE, SearchIndex, default_index_path
+from memtui.core.memory.search_records import TaskRow, split_older
+from memtui.core.sources import open_source
+
+from real_support import real_home, records
+
+
+def tree_bytes(home: Path) -> dict[str, str]:
+    """Every file and folder under `home`, files with a digest of their bytes."""
+    return {str(p.relative_to(home)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+            for p in sorted(home.rglob("*"))}
+
+
+def _text(content) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return ""
+
+
+def claude_results_holding(home: Path, word: str) -> int:
+    """tool_result blocks of the home's transcripts holding `word`; the word must be in no other
+    part of them (prompts, replies, tool calls), so that each such result is one step hit."""
+    found = 0
+    for path in sorted(home.rglob("*.jsonl")):
+        for rec in records(path):
+            content = (rec.get("message") or {}).get("content")
+            if isinstance(content, str):
+                assert word not in content.lower()
+                continue
+            for block in content or []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    found += word in _text(block.get("content")).lower()
+                else:
+                    assert word not in json.dumps(block, ensure_ascii=False).lower()
+    return found
+
+
+def codex_outputs_holding(home: Path, word: str) -> int:
+    """function_call_output items of the home's rollouts holding `word` (in no call's arguments
+    nor message)."""
+    found = 0
+    for path in sorted(home.rglob("rollout-*.jsonl")):
+        for rec in records(path):
+            payload = rec.get("payload") or {}
+            if rec.get("type") != "response_item":
+                continue
+            if payload.get("type") == "function_call_output":
+                found += word in str(payload.get("output")).lower()
+            else:
+                assert word not in json.dumps(payload, ensure_ascii=False).lower()
+    return found
+
+
+def search_json(capsys, home: Path, *words: str) -> tuple[int, list[dict]]:
+    code = main(["search", str(home), *words, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_search_on_a_claude_home_finds_its_steps_as_the_transcripts_count_them(tmp_path, capsys):
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    expected = claude_results_holding(home, "elixirforum")
+    assert expected == 4  # the fixture as published (PROVENANCE.md)
+    before = tree_bytes(home)
+    code, hits = search_json(capsys, home, "elixirforum")
+    assert code == 0
+    assert len(hits) == expected and {h["kind"] for h in hits} == {"step"}
+    assert all("elixirforum" in h["text"].lower() for h in hits)
+    # Each hit names a task and step of the source, as its panes list them.
+    with open_source(home) as source:
+        for hit in hits:
+            steps = source.steps(hit["task"])
+            assert any(str(s.id) == hit["step"] and s.seq == hit["line"] for s in steps)
+    code, again = search_json(capsys, home, "elixirforum")
+    assert again == hits
+    assert tree_bytes(home) == before  # nothing written into the agent's home
+
+
+def test_search_on_a_codex_home_finds_its_command_output(tmp_path, capsys):
+    home = real_home("codex-0.66.0-agtrace", tmp_path)
+    expected = codex_outputs_holding(home, "shellenv")
+    assert expected == 3
+    before = tree_bytes(home)
+    code, hits = search_json(capsys, home, "shellenv", "--kind", "step")
+    assert code == 0 and len(hits) == expected
+    assert all(h["task"].startswith("019b04ae-b1c6-7c72-a134-a4c2de66058c:") for h in hits)
+    code = main(["search", str(home), "shellenv"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.count(" step ") == expected
+    assert tree_bytes(home) == before
+
+
+def test_an_agents_sessions_are_indexed_privately_and_again_only_when_a_session_changed(tmp_path):
+    home = real_home("codex-0.66.0-agtrace", tmp_path)
+    rollout = next(home.rglob("rollout-*.jsonl"))
+    with open_source(home) as source:
+        assert default_index_path(home, source) == PRIVATE
+        with SearchIndex(home, source, path=tmp_path / "index.db") as index:
+            index.refresh()
+            assert len(index.search("shellenv", kinds=["step"])) == 3
+            assert index.search("quetzalcoatl") == []
+            # The agent goes on: a new prompt and a command whose output holds a new word.
+            lines = rollout.read_text(encoding="utf-8").splitlines()
+            call = next(json.loads(x) for x in lines if json.loads(x).get("payload", {}).get("type") == "function_call")
+            out = next(json.loads(x) for x in lines
+                       if json.loads(x).get("payload", {}).get("type") == "function_call_output")
+            out["payload"] = {**out["payload"], "call_id": "call_new", "output": "quetzalcoatl shellenv"}
+            call["payload"] = {**call["payload"], "call_id": "call_new"}
+            with rollout.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(call) + "\n" + json.dumps(out) + "\n")
+            source.reload()
+            index.refresh()
+            assert len(index.search("quetzalcoatl")) == 1
+            assert len(index.search("shellenv", kinds=["step"])) == 4  # the session's records once, not twice
+
+
+def test_split_older_leaves_session_keys_in_their_order():
+    rows = [TaskRow("session:019b04ae-b1c6", "", "", "a"), TaskRow("session:d6e0bada", "", "", "b")]
+    assert split_older(rows, {}) == ([], rows)
+    assert split_older(rows, {"session:d6e0bada": "x"}) == ([], rows)
