@@ -1,0 +1,24 @@
+"""`memtui open`'s check of memtui's own store (before the app starts) imports no reader of
+other agents' formats (Claude Code, Codex, RA.Aid, JSONL): importing them cost ~30 ms of a
+~350 ms first paint on a 100k-task store (tests/bench/startup.py: 1.78x -> 1.97x the anchor)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+OTHER_AGENTS = ("memtui.core.sources.claude_code", "memtui.core.sources.codex", "memtui.core.sources.ra_aid",
+                "memtui.core.sources.jsonl_sessions", "memtui.core.sources.discovery")
+
+
+def test_opening_memtuis_own_store_imports_no_other_agents_reader(demo_path):
+    code = (
+        "import sys\nfrom pathlib import Path\n"
+        "from memtui.cli.open import check_openable\n"
+        f"store = check_openable(Path({str(demo_path)!r}))\n"
+        "assert store is not None and store.session_page(0, 1)\n"
+        f"print([m for m in {OTHER_AGENTS!r} if m in sys.modules])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
