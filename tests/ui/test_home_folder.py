@@ -55,18 +55,23 @@ async def test_enter_on_a_chain_file_of_a_home_that_cannot_edit_opens_no_editor(
     assert (claude / "CLAUDE.md").read_text() == "# My rules\n\n- small commits\n"
 
 
+async def open_cleanup(pilot):
+    """The cleanup preview of the home the app opened (C), once it is on screen."""
+    from memtui.ui.screens.cleanup import CleanupScreen
+
+    await settle(pilot)
+    await pilot.press("C")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, CleanupScreen)
+    return pilot.app.screen
+
+
 async def test_cleanup_offers_cancel_only_while_a_run_goes(tmp_path, shown) -> None:
     """The cleanup preview's footer names `c Cancel` while an archive runs, not before one
     (pressing it then did nothing)."""
-    from memtui.ui.screens.cleanup import CleanupScreen
-
     app = make_app(real_home("claude-2.1.39-spotter", tmp_path))
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await pilot.press("C")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, CleanupScreen)
+        screen = await open_cleanup(pilot)
         footer = shown(app).splitlines()[-1]
         assert "Archive" in footer and "Cancel" not in footer, footer
         screen.working = True  # as while a run goes
@@ -78,22 +83,16 @@ async def test_cleanup_offers_cancel_only_while_a_run_goes(tmp_path, shown) -> N
 async def test_cleanup_offers_no_cancel_while_a_restore_goes(tmp_path, shown) -> None:
     """A restore can't be cancelled: its footer names no `c Cancel` (pressing it said
     "cancelling…" and the restore went on), and esc says to wait, not to press c."""
-    from memtui.ui.screens.cleanup import CleanupScreen
-
     app = make_app(real_home("claude-2.1.39-spotter", tmp_path))
     notes: list[str] = []
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await pilot.press("C")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, CleanupScreen)
+        screen = await open_cleanup(pilot)
         screen.restoring, screen.working = True, True  # as action_restore sets them while a restore runs
         await pilot.pause()
         assert "Cancel" not in shown(app).splitlines()[-1], shown(app).splitlines()[-1]
         app.notify = lambda message, **kw: notes.append(str(message))  # what the toast would say
         await pilot.press("escape")
         await pilot.pause()
-        assert isinstance(app.screen, CleanupScreen)
+        assert app.screen is screen  # still the cleanup preview
         assert notes and "press c" not in notes[-1], notes
         screen.working = False
