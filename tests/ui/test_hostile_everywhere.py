@@ -99,7 +99,6 @@ def test_cli_text_output(store, capsys, verb):
     assert MARKUP in out and "␛[2J" in out, out
 
 
-REAL = Path(__file__).parents[1] / "fixtures" / "real" / "claude-2.1.38-spotter-small"
 TEXT_KEYS = {"text", "content", "command", "description", "summary", "prompt"}
 
 
@@ -116,11 +115,16 @@ def rewritten(value):
 @pytest.fixture
 def claude_home(tmp_path):
     import json
-    import shutil
+    import sys
 
-    home = tmp_path / "claude"
-    shutil.copytree(REAL, home)
-    for transcript in home.rglob("*.jsonl"):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
+    from real_support import REAL, real_home  # every transcript, the zstd-compressed ones decompressed
+
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    transcripts = sorted(home.rglob("*.jsonl"))
+    # every transcript of the fixture is made hostile (a copy kept one compressed, never rewritten)
+    assert len(transcripts) == len(list((REAL / "claude-2.1.38-spotter-small").rglob("*.jsonl*"))), transcripts
+    for transcript in transcripts:
         lines = transcript.read_text().splitlines()
         transcript.write_text("".join(json.dumps(rewritten(json.loads(line))) + "\n" for line in lines if line.strip()))
     return home
