@@ -59,13 +59,17 @@ def open_store_if_any(path: str | Path) -> Iterator["AgentStore | None"]:
 
 
 def agent_home_at(path: Path) -> str | None:
-    """"claude-code" / "codex" when PATH is that agent's home (and holds no memtui store)."""
+    """"claude-code" / "codex" when PATH is that agent's home (and holds no memtui store): laid
+    out as one (core.cleanup.detect_agent) and holding its sessions or archived ones
+    (discovery.store_kind_at), not a project that has a `projects/` or `sessions/` folder."""
     from memtui.core.cleanup import detect_agent
     from memtui.core.errors import MemtuiError
+    from memtui.core.sources.discovery import store_kind_at
 
     if not path.is_dir() or (path / ".agent" / "agent.db").is_file():
         return None
     try:
-        return detect_agent(path)
+        kind = detect_agent(path)
     except MemtuiError:
         return None
+    return kind if store_kind_at(path) == kind else None

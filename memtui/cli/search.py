@@ -38,10 +38,11 @@ def run(args) -> int:
         raise MemtuiError("--limit must be at least 1")
     root = workspace_root(args.path)
     with open_store_if_any(args.path) as store, ExitStack() as opened:
-        if store is None and agent_home_at(root) is not None:
+        agent = agent_home_at(root) if store is None else None
+        if agent is not None:
             # Another agent's home: its sessions, read as the panes read them (the index is
             # then PRIVATE: nothing is written into that home).
-            store = opened.enter_context(open_source(root, agent_home_at(root)))
+            store = opened.enter_context(open_source(root, agent))
             store.require(Capability.SEARCH)
         elif store is None:
             _require_something_to_search(args.path, root)

@@ -434,3 +434,20 @@ def test_the_home_folder_lists_the_agents_user_level_memory(tmp_path, monkeypatc
     assert sorted(d["file"] for d in json.loads(out)) == [
         ".claude/CLAUDE.md", ".claude/projects/-home-USER-projects-spotter-worktrees-spotter-gqc/memory/MEMORY.md",
         ".codex/AGENTS.md"]
+
+
+@pytest.mark.parametrize("folder", ["projects", "sessions"])
+def test_a_project_with_a_projects_or_sessions_folder_is_no_agent_home(folder, tmp_path, capsys):
+    """A project that happens to have a `projects/` or `sessions/` folder (no transcripts in it)
+    is searched and takes decisions as a project: it was taken for a Claude Code / Codex home,
+    and search answered 'no store' while decisions --add refused it."""
+    project = tmp_path / "webapp"
+    (project / folder).mkdir(parents=True)
+    (project / folder / "README.md").write_text("user sessions live here\n")
+    (project / "MEMORY.md").write_text("- the quokka cache needs redis\n")
+    code, out, err = _run(capsys, "search", str(project), "quokka")
+    assert code == 0, err
+    assert "MEMORY.md" in out and "quokka" in out
+    code, out, err = _run(capsys, "decisions", str(project), "--add", "Use redis", "--chosen", "redis")
+    assert code == 0, err
+    assert "Use redis" in (project / "DECISIONS.md").read_text()

@@ -189,6 +189,14 @@ def _store_at(path: Path, env: dict[str, str]) -> list[Source] | None:
     return None
 
 
+def store_kind_at(path: Path | str, *, env: dict[str, str] | None = None) -> str | None:
+    """The kind of store `path` itself is ("claude-code" for a Claude Code home holding
+    transcripts, "codex", "memtui" for an agent.db…), or None where it is a workspace: a project
+    with a `projects/` or `sessions/` folder of its own is no agent's home."""
+    found = _store_at(Path(path).expanduser().resolve(), dict(os.environ if env is None else env))
+    return found[0].kind if found else None
+
+
 def discover(path: Path | str, *, env: dict[str, str] | None = None) -> list[Source]:
     """Every agent store at or for `path`, in the order memtui, memory-files, ra-aid,
     jsonl-sessions, claude-code, codex. Empty when nothing is found.
