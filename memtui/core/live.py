@@ -18,22 +18,14 @@ closed when the log goes.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Hashable
 
 from memtui.core.memory_source import Capability, MemorySource
+from memtui.core.paths import stat_key
 from memtui.core.sqlite_readonly import readonly_uri
-
-
-def _stat(path: Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns)
 
 
 class _DataVersion:
@@ -80,7 +72,7 @@ class ChangeWatch:
             for db in self._databases:
                 files += [db.path, db.wal]
             return (tuple(db.read() for db in self._databases),
-                    tuple((str(p), _stat(p)) for p in files))
+                    tuple((str(p), stat_key(p)) for p in files))
 
     def poll(self) -> bool:
         """True when the source changed since the previous poll (False on the first)."""

@@ -7,9 +7,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memtui.core.errors import PathEscape
+
+
+def stat_key(path: Path | str) -> tuple[int, int] | None:
+    """A file's (size, mtime in ns): what changes when it is written. None when it is gone."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 def relative_parts(path: str, root: Path | None = None) -> list[str]:

@@ -47,7 +47,7 @@ from memtui.core.sources.claude_code_contents import edit_contents
 from memtui.core.sources.claude_code_records import block_text, message_blocks
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.jsonl import read_record_at
-from memtui.core.sources.relist import stat_key
+from memtui.core.paths import stat_key
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.sources.transcript_undo import UndoRecorder

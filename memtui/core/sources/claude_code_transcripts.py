@@ -20,7 +20,8 @@ from memtui.core.sources.claude_code_reader import AGENT_TOOLS, TranscriptReader
 from memtui.core.sources.claude_code_records import block_text, is_compaction_summariser, message_blocks, reply_usage
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
-from memtui.core.sources.relist import Folders, Parts, merge_part, recorded_in, stat_key
+from memtui.core.paths import stat_key
+from memtui.core.sources.relist import Folders, Parts, merge_part, recorded_in
 from memtui.core.sources.titles import claude_history_titles
 
 __all__ = ["TranscriptIndex", "TranscriptItem", "TranscriptSession", "Turn", "claude_home", "find_session_transcripts",

@@ -38,7 +38,7 @@ from memtui.core.sources.codex_rollouts import (
     workspace_lister,
 )
 from memtui.core.sources.jsonl import read_record_at
-from memtui.core.sources.relist import stat_key
+from memtui.core.paths import stat_key
 from memtui.core.sources.timestamps import file_time, sort_key
 from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.sources.transcript_undo import UndoRecorder

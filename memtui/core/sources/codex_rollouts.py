@@ -18,7 +18,8 @@ from memtui.core.sources.base import IndexedSource, preview
 from memtui.core.sources.codex_patches import PatchFile, output_succeeded, parse_patch, patch_text
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
-from memtui.core.sources.relist import Folders, Parts, merge_part, recorded_in, stat_key
+from memtui.core.paths import stat_key
+from memtui.core.sources.relist import Folders, Parts, merge_part, recorded_in
 from memtui.core.sources.timestamps import parse_time
 from memtui.core.sources.titles import codex_titles
 

@@ -22,7 +22,8 @@ from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo,
 from memtui.core.memory_source import Capability, UnknownId
 from memtui.core.sources.base import SourceAdapter, page, preview
 from memtui.core.sources.jsonl import first_record, iter_records
-from memtui.core.sources.relist import Folders, Parts, stat_key
+from memtui.core.paths import stat_key
+from memtui.core.sources.relist import Folders, Parts
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 
 

@@ -21,15 +21,6 @@ RACY_NS = 1_000_000_000
 added in the same tick of the file system's clock would leave its mtime as it was."""
 
 
-def stat_key(path: Path) -> tuple[int, int] | None:
-    """(size, mtime in ns), or None when the path is gone."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns
-
-
 class Folders:
     """Folder listings, each kept while the folder's mtime is unchanged."""
 

@@ -42,6 +42,7 @@ from peewee import SqliteDatabase
 from memtui.core.atomic import fsync_dir, temp_path
 from memtui.core.content import MAX_CHAIN, RUN
 from memtui.core.errors import MemtuiError, NotAStore, ReadOnlyStore, SchemaTooNew, StoreLocked, StoreNotFound
+from memtui.core.paths import stat_key
 from memtui.core.sqlite_readonly import BUSY_TIMEOUT_MS, is_sqlite, readonly_uri
 
 SCHEMA_VERSION = 8
@@ -147,7 +148,7 @@ class _ReadOnlyDatabase(SqliteDatabase):
         conn = sqlite3.connect(readonly_uri(self.db_path, immutable=immutable), timeout=self._timeout,
                                isolation_level=None, factory=_Connection, **self.connect_params)
         conn.immutable = immutable
-        conn.file_key = _file_key(self.db_path)
+        conn.file_key = stat_key(self.db_path)
         try:
             self._add_conn_hooks(conn)
         except Exception:
@@ -161,21 +162,13 @@ class _ReadOnlyDatabase(SqliteDatabase):
         reading a file that is changing under an immutable view."""
         conn = self._state.conn
         if conn is not None and conn.immutable and not self.in_transaction() and (
-                reads_log(self.db_path) or conn.file_key != _file_key(self.db_path)):
+                reads_log(self.db_path) or conn.file_key != stat_key(self.db_path)):
             self.close()  # a log appeared, or a writer came and went since (the file changed)
 
 
 class _Connection(sqlite3.Connection):
     immutable = False
     file_key: tuple[int, int] | None = None  # the file's (size, mtime) when it was opened
-
-
-def _file_key(path: Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns
 
 
 def reads_log(db_path: Path) -> bool:
