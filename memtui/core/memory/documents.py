@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.model import Problem
-from memtui.core.sources.jsonl import MAX_DEPTH, nesting_depth
+from memtui.core.sources.jsonl import MAX_DEPTH, malformed, nesting_depth
 
 
 @dataclass(frozen=True)
@@ -132,11 +132,8 @@ def parse_jsonl(text: str, file: str = "") -> JsonlDocument:
             continue
         try:
             records.append(JsonlRecord(number, json.loads(line)))
-        except RecursionError:  # deeper than the parser's stack: reported like any other bad line
-            problems.append(Problem(file, number, "malformed JSON: nested too deeply"))
-        except ValueError as exc:
-            message = f"{exc.msg.removesuffix(' at')} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-            problems.append(Problem(file, number, f"malformed JSON: {message}"))
+        except (ValueError, RecursionError) as exc:  # too deep for the parser's stack: like any other bad line
+            problems.append(Problem(file, number, malformed(exc)))
     return JsonlDocument(records, problems)
 
 

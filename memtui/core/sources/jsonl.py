@@ -65,10 +65,16 @@ def parse_line(
         if last and not raw.endswith(b"\n"):
             problems.append(Problem(str(path), lineno, "truncated last line (incomplete write), skipped"))
         else:
-            # "Unterminated string starting at" names a place: the column says which
-            message = f"{exc.msg.removesuffix(' at')} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-            problems.append(Problem(str(path), lineno, f"malformed JSON: {message}"))
+            problems.append(Problem(str(path), lineno, malformed(exc)))
         return None
+
+
+def malformed(exc: Exception) -> str:
+    """What is wrong with a line json.loads refused: "malformed JSON: Unterminated string
+    starting at column 10" (the parser's message ends "at": the column says where)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"malformed JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}"
+    return "malformed JSON: nested too deeply" if isinstance(exc, RecursionError) else f"malformed JSON: {exc}"
 
 
 def iter_records(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int, Any]]:
