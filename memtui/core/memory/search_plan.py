@@ -26,6 +26,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 TOKENIZER = "unicode61 remove_diacritics 0"
 """Letters and digits make words, case folded; accents are kept (as the trigram index did)."""
+OWNER_SEP = "\t"
+"""Between the task, step and seq of a session step's owner (their ids hold `:`)."""
 MAX_EXPANSION = 200
 """Indexed words one term may stand for; above it the term is checked by scanning."""
 CHECK_EVERY = 1_000
@@ -234,6 +236,6 @@ def owned_hit(kind: str, owner: str, text: str, terms: Iterable[str] = ()) -> Se
         line, _, rel = owner.partition(":")
         return SearchHit(kind, text, file=rel, line=int(line), spans=spans)
     if kind == "step":
-        task, step, seq = owner.split("\t" if "\t" in owner else ":")  # a session's ids hold ":"
+        task, step, seq = owner.split(OWNER_SEP if OWNER_SEP in owner else ":")  # a session's ids hold ":"
         return SearchHit(kind, text, task=task, step=step, line=int(seq), spans=spans)
     return SearchHit(kind, text, task=owner, spans=spans)

@@ -18,11 +18,10 @@ from typing import Any, Iterator
 
 from orjson import OPT_NON_STR_KEYS, dumps
 
+from memtui.core.memory.search_plan import OWNER_SEP
 from memtui.core.memory.search_records import (MAX_FIELD_CHARS, TaskRow, json_text, reading_once, store_batches, store_signature,
                                                task_rows)
 
-OWNER_SEP = "\t"
-"""Between the task, step and seq of a session step's owner (their ids hold `:`)."""
 
 
 class StoreReader:
