@@ -73,7 +73,7 @@ def _groups(rows: list[tuple[int, int]]) -> Iterable[list[int]]:
         yield group
 
 
-def _write_pack(execute: Execute, pack_id: int | None, frames: list[tuple[int, bytes]]) -> int:
+def _write_pack(execute: Execute, pack_id: int | None, frames: list[tuple[int, bytes]]) -> None:
     """Write `frames` [(blob id, frame)] as pack `pack_id` (a new one if None) and point their
     blob rows at it (a loose frame's own copy is emptied)."""
     data = b"".join(frame for _, frame in frames)
@@ -86,26 +86,19 @@ def _write_pack(execute: Execute, pack_id: int | None, frames: list[tuple[int, b
     for blob_id, frame in frames:
         execute("UPDATE blob SET pack = ?, at = ?, data = X'' WHERE id = ?", (pack_id, at, blob_id))
         at += len(frame)
-    return pack_id
 
 
-def repack(execute: Execute, pack_ids: Iterable[int]) -> int:
+def repack(execute: Execute, pack_ids: Iterable[int]) -> None:
     """After blobs were deleted: each of `pack_ids` keeps only the frames of blobs still there
-    (its blob ids lie between its `first_blob` and `last_blob`), or is deleted with none left; the bytes
-    given back."""
-    freed = 0
+    (its blob ids lie between its `first_blob` and `last_blob`), or is deleted with none left."""
     for pack_id in sorted(set(pack_ids)):
-        row = execute("SELECT first_blob, last_blob, length(data) FROM pack WHERE id = ?", (pack_id,)).fetchone()
+        row = execute("SELECT first_blob, last_blob FROM pack WHERE id = ?", (pack_id,)).fetchone()
         if row is None:
             continue
-        first, last, old = row
+        first, last = row
         frames = execute("SELECT b.id, CAST(substr(p.data, b.at + 1, b.stored) AS BLOB) FROM blob b JOIN pack p ON p.id = b.pack"
                          " WHERE b.id BETWEEN ? AND ? AND b.pack = ? ORDER BY b.at", (first, last, pack_id)).fetchall()
         if not frames:
             execute("DELETE FROM pack WHERE id = ?", (pack_id,))
-            freed += old
             continue
-        kept = [(blob_id, bytes(frame)) for blob_id, frame in frames]
-        _write_pack(execute, pack_id, kept)
-        freed += old - sum(len(frame) for _, frame in kept)
-    return freed
+        _write_pack(execute, pack_id, [(blob_id, bytes(frame)) for blob_id, frame in frames])
