@@ -27,7 +27,8 @@ AFTER = 0.03
 
 
 class ReadAhead:
-    """Results of `read(source, key)` for keys near the cursor, read in a worker of `node`."""
+    """Results of `read(source, key, cancelled=…)` for keys near the cursor, read in a worker of
+    `node` (a cleared or superseded read stops mid-way where `read` looks at `cancelled`)."""
 
     def __init__(self, node: DOMNode, loads: str, read: Callable[[Any, Any], Any]) -> None:
         self.node = node
@@ -44,7 +45,7 @@ class ReadAhead:
     def show_or_load(self, key: Hashable, show: Callable[[Any], None], load: Callable[[], None]) -> None:
         """`show` the result read ahead for `key` at once (a load still under way for where the
         cursor was is cancelled), or `load` it as before."""
-        ready = self._kept.get(key)
+        ready = self.take(key)
         if ready is None:
             load()
         else:
@@ -74,7 +75,7 @@ class ReadAhead:
                 for key in keys:
                     if worker.is_cancelled:
                         return
-                    result = self.read(source, key)
+                    result = self.read(source, key, cancelled=lambda: worker.is_cancelled)  # stops mid-read
                     if not worker.is_cancelled:
                         kept[key] = result
                         while len(kept) > KEEP:

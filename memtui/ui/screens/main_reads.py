@@ -19,8 +19,9 @@ def session_key(record: Any) -> tuple[Id | None, Id | None]:
     return (None, None) if isinstance(record, OrphansRow) else (record.id, record.current_task_id)
 
 
-def read_steps(source: Any, task_id: Id) -> StepsLoaded:
-    """The first page of a task's steps with the task's totals (what a task move shows)."""
+def read_steps(source: Any, task_id: Id, cancelled: Callable[[], bool] = lambda: False) -> StepsLoaded:
+    """The first page of a task's steps with the task's totals (what a task move shows); one
+    page is read whole (`cancelled` is taken as the other reads take it)."""
     return StepsLoaded(task_id, 0, *pane_reads.step_page(source, task_id, 0, STEP_PAGE, True))
 
 
