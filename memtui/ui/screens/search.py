@@ -72,7 +72,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self._asked: str | None = None  # the query the latest search (run_search) was started for
         self._index: SearchIndex | None = None
         self._stale = False  # set when the app reloaded its source
-        self._index_lock = threading.Lock()  # the app's (on_mount): a cancelled worker may still be running
+        self._index_lock: threading.Lock | None = None  # the app's (on_mount): a cancelled worker may still be running
         self._gone = False  # unmounted: the worker holding the index closes it
         self._indexing: tuple[float, Timer] | None = None  # since when, and the timer saying so
 
@@ -91,7 +91,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self._index_lock = INDEX_LOCKS.setdefault(self.app, self._index_lock)
+        self._index_lock = INDEX_LOCKS.setdefault(self.app, threading.Lock())
         self.query_one(Input).focus()
         self._asked = self.initial_query
         self.run_search(self.initial_query)
