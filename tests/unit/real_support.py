@@ -228,3 +228,47 @@ def codex_counts(home: Path) -> dict[str, int]:
                   if p.get("type") == "token_count" and isinstance(p.get("info"), dict)]
         out["output_tokens"] += totals[-1] if totals else 0
     return out
+
+
+# -- counts of one word, for search ------------------------------------------------------
+
+def _text(content) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return ""
+
+
+def claude_results_holding(home: Path, word: str) -> int:
+    """tool_result blocks of the home's transcripts holding `word`; the word must be in no other
+    part of them (prompts, replies, tool calls), so that each such result is one step hit."""
+    found = 0
+    for path in sorted(home.rglob("*.jsonl")):
+        for rec in records(path):
+            content = (rec.get("message") or {}).get("content")
+            if isinstance(content, str):
+                assert word not in content.lower()
+                continue
+            for block in content or []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    found += word in _text(block.get("content")).lower()
+                else:
+                    assert word not in json.dumps(block, ensure_ascii=False).lower()
+    return found
+
+
+def codex_outputs_holding(home: Path, word: str) -> int:
+    """function_call_output items of the home's rollouts holding `word` (in no call's arguments
+    nor message)."""
+    found = 0
+    for path in sorted(home.rglob("rollout-*.jsonl")):
+        for rec in records(path):
+            payload = rec.get("payload") or {}
+            if rec.get("type") != "response_item":
+                continue
+            if payload.get("type") == "function_call_output":
+                found += word in str(payload.get("output")).lower()
+            else:
+                assert word not in json.dumps(payload, ensure_ascii=False).lower()
+    return found

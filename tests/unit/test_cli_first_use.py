@@ -13,7 +13,7 @@ import pytest
 from memtui.cli import main
 from memtui.core.demo import build_demo
 
-from real_support import real_home, user_home
+from real_support import claude_results_holding, real_home, user_home
 from sources_support import copy_fixture
 
 
@@ -42,11 +42,12 @@ def test_search_reads_an_agent_db_given_outside_its_workspace(demo, tmp_path, ca
 
 def test_search_of_a_claude_code_home_searches_its_sessions(tmp_path, capsys):
     """(It used to say it can't: most users point memtui at ~/.claude.) Counted against the
-    raw transcripts in test_search_sessions."""
+    raw transcripts (real_support.claude_results_holding)."""
     home = real_home("claude-2.1.38-spotter-small", tmp_path)
     code, out, err = _run(capsys, "search", str(home), "elixirforum")
     assert code == 0 and err == ""
-    assert len(out.splitlines()) == 4 and all(" step " in line for line in out.splitlines())
+    expected = claude_results_holding(home, "elixirforum")
+    assert expected and len(out.splitlines()) == expected and all(" step " in line for line in out.splitlines())
 
 
 def test_search_of_a_folder_that_is_no_workspace_is_an_error(tmp_path, capsys):
