@@ -13,6 +13,7 @@ from store_create_kill import check_after_kill, create_in_child
 
 def test_kill_at_every_statement_of_the_creation(tmp_path):
     statements = int(create_in_child(tmp_path / "full", "statement:0")[1].split()[-1])
+    assert statements > 0  # the statement count works: else no kill would be tried
     tally = h.tally("store creation (each statement, then linked)")
     for n in range(1, statements + 1):
         killed, out = create_in_child(tmp_path / f"s{n}", f"statement:{n}")
@@ -40,3 +41,4 @@ def test_kill_at_moments_during_the_creation(tmp_path):
         tally.reruns += 1
         tally.reruns_ok += 1
     tally.notes.append(f"left {left}")
+    assert tally.mid > 0  # some kill landed while the store was being created

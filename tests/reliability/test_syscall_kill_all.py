@@ -68,6 +68,7 @@ def test_kill_at_every_statement_of_a_curate(tmp_path):
     from curate_kill import curate_trial
 
     statements = int(curate_trial(tmp_path, 0))
+    assert statements > 0  # the statement count works: else no kill would be tried
     tally = h.tally(f"curate RA.Aid (each of {statements} statements)")
     left = {"old": 0, "new": 0}
     for n in range(1, statements + 1):
