@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memtui.core.memory_source import Capability
+from memtui.ui.commands import COMMANDS
 from memtui.ui.settings import remember
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.list_filter import ListFilter
@@ -19,8 +21,8 @@ if TYPE_CHECKING:
 
 PANES = ("sessions", "tasks", "steps", "files", "diff")
 """The panes `focus_pane` knows; each one's focusable widget has the pane's name as its id."""
-DIFF_ACTIONS = frozenset({"toggle_split", "next_hunk", "previous_hunk", "cycle_file_view"})
-"""The keys that act on a file's diff (v ] [ f)."""
+DIFF_ACTIONS = frozenset(c.action for c in COMMANDS if c.scope == "main" and c.needs is Capability.DIFF)
+"""The keys that act on a file's diff (v ] [ f): the main screen's commands that need DIFF."""
 
 
 def offered_here(screen: MainScreen, action: str) -> bool:
