@@ -16,7 +16,7 @@ from typing import NoReturn
 from memtui import __version__
 from memtui.cli._errors import describe, failures
 from memtui.cli._source import check_capability
-from memtui.core.errors import NotAStore, StoreNotFound
+from memtui.core.errors import StoreNotFound, damaged
 from memtui.core.memory_source import Capability
 
 # Verb modules, in the order `memtui --help` lists them.
@@ -92,7 +92,7 @@ def check_path(path: Path) -> None:
     db = path / ".agent" / "agent.db" if path.is_dir() else path
     damage = truncation(db)
     if damage:
-        raise NotAStore(f"{db} is damaged ({damage}); a copy from before the damage is needed")
+        raise damaged(db, damage)
 
 
 def main(argv: list[str] | None = None) -> int:

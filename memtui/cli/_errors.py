@@ -8,7 +8,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from memtui.core.errors import MemtuiError
+from memtui.core.errors import MemtuiError, damaged
 from memtui.core.sqlite_readonly import is_sqlite
 
 
@@ -51,7 +51,7 @@ def describe(exc: BaseException, path: str | Path | None = None) -> str:
     if "malformed" in text or "not a database" in text:
         if db is not None and db.is_file() and not is_sqlite(db):
             return f"{db} is not a SQLite database"
-        return f"{db or 'the database'} is damaged ({text}); a copy from before the damage is needed"
+        return str(damaged(db or "the database", text))
     if "unable to open" in text:
         return f"cannot open {db or 'the database'} ({text})"
     return f"database error: {text}"

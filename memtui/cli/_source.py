@@ -10,20 +10,12 @@ from __future__ import annotations
 
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from memtui.core.errors import StoreNotFound
 from memtui.core.memory_source import Capability, MemorySource, Unsupported
 
-
-def _found(path: Path):
-    from memtui.core.sources import discover
-    from memtui.core.sources.discovery import not_a_store
-
-    found = discover(path)
-    if not found and path.is_file():
-        raise not_a_store(path)
-    return found
+if TYPE_CHECKING:
+    from memtui.core.sources.discovery import Source
 
 
 def _holds_memtui_store(path: Path) -> bool:
@@ -41,29 +33,35 @@ def _holds_memtui_store(path: Path) -> bool:
 
 def check_capability(path: str | Path, capability: Capability) -> None:
     """Unsupported when PATH holds only other agents' stores and none of them can do it."""
+    from memtui.core.sources.discovery import discover_given
+
     if _holds_memtui_store(Path(path).expanduser()):
         return  # the usual case, answered without importing every adapter
-    found = _found(Path(path).expanduser())
+    found = discover_given(Path(path).expanduser())
     if not found or any(s.kind == "memtui" for s in found):
         return  # memtui's own store (or none): the verb words its own errors
-    with ExitStack() as opened:
-        sources = []
-        for entry in found:
-            opened.callback(entry.close)
-            sources.append(entry.open())
-        if not any(source.can(capability) for source in sources):
-            stores = [s for s in sources if s.kind != "memory-files"] or sources
-            raise Unsupported(stores[0], capability)
+    with _first_capable(found, capability):
+        pass
 
 
 @contextmanager
 def open_capable(path: str | Path, capability: Capability) -> Iterator[MemorySource]:
     """The first store at PATH that can do `capability` (closed after); Unsupported naming
     what the store there can't do, or StoreNotFound when PATH holds none."""
+    from memtui.core.sources.discovery import discover_given, no_store
+
     path = Path(path).expanduser()
-    found = _found(path)
+    found = discover_given(path)
     if not found:
-        raise StoreNotFound(f"no agent store in {path} (`memtui sources PATH` lists what a folder holds)")
+        raise no_store(path)
+    with _first_capable(found, capability) as source:
+        yield source
+
+
+@contextmanager
+def _first_capable(found: list[Source], capability: Capability) -> Iterator[MemorySource]:
+    """The first of `found` that can do `capability`, opened (every store opened is closed
+    after); Unsupported naming the first that is not a folder of memory files."""
     with ExitStack() as opened:
         sources = []
         for entry in found:

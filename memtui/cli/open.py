@@ -35,7 +35,7 @@ def check_openable(path: Path) -> Any | None:
         from memtui.core.sources.discovery import discover, not_a_store
 
         found = discover(path)
-        if not found:
+        if not found:  # a file (or a device, a pipe) holding no store
             raise not_a_store(path)
         source = found[0].open()
     try:

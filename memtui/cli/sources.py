@@ -44,13 +44,10 @@ def _require_a_store(sources) -> None:
 
 
 def run(args) -> int:
-    from memtui.core.sources import discover
-    from memtui.core.sources.discovery import not_a_store
+    from memtui.core.sources.discovery import discover_given
 
     path = Path(args.path).expanduser()
-    sources = discover(path)
-    if path.is_file() and not sources:
-        raise not_a_store(path)
+    sources = discover_given(path)
     try:
         if path.is_file():
             _require_a_store(sources)

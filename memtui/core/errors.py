@@ -15,6 +15,11 @@ class NotAStore(MemtuiError):
     """The file is not a SQLite database, or not one memtui understands."""
 
 
+def damaged(path: object, why: str) -> NotAStore:
+    """The one wording for a database damaged past reading (`why`: what SQLite or the check said)."""
+    return NotAStore(f"{path} is damaged ({why}); a copy from before the damage is needed")
+
+
 class StoreLocked(MemtuiError):
     """Another process holds a lock on the database for longer than the busy timeout."""
 

@@ -252,17 +252,28 @@ def not_a_store(path: Path) -> NotAStore:
                      " (an agent.db, an RA.Aid pk.db, a Claude Code transcript, a Codex rollout)")
 
 
+def no_store(path: Path | str, kind: str | None = None) -> StoreNotFound:
+    """The one wording for a folder given as a store that holds none (of `kind`)."""
+    return StoreNotFound(f"no {kind + ' ' if kind else 'agent '}store in {path}"
+                         " (`memtui sources PATH` lists what a folder holds)")
+
+
+def discover_given(path: Path | str, *, env: dict[str, str] | None = None) -> list[Source]:
+    """`discover(path)` for a PATH the user gave: a file that holds no store is refused
+    (`not_a_store`); a folder may hold none (empty list)."""
+    found = discover(path, env=env)
+    if not found and Path(path).expanduser().is_file():
+        raise not_a_store(Path(path).expanduser())
+    return found
+
+
 def find_source(path: Path | str, kind: str | None = None, *, env: dict[str, str] | None = None) -> Source:
     """The store memtui shows for `path` (as `memtui PATH` does): the one of `kind` if given,
     else memtui's own, else the first other agent's store that keeps sessions. StoreNotFound
     when there is none; NotAStore for a file that is no store."""
-    found = discover(path, env=env)
-    if not found and Path(path).expanduser().is_file():
-        raise not_a_store(Path(path).expanduser())
-    found = [s for s in found if s.kind != "memory-files" and kind in (None, s.kind)]
+    found = [s for s in discover_given(path, env=env) if s.kind != "memory-files" and kind in (None, s.kind)]
     if not found:
-        raise StoreNotFound(f"no {kind + ' ' if kind else 'agent '}store in {path}"
-                            " (`memtui sources PATH` lists what a folder holds)")
+        raise no_store(path, kind)
     return found[0]
 
 

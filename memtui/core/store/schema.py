@@ -41,7 +41,7 @@ from peewee import SqliteDatabase
 
 from memtui.core.atomic import fsync_dir, temp_path
 from memtui.core.content import MAX_CHAIN, RUN
-from memtui.core.errors import MemtuiError, NotAStore, ReadOnlyStore, SchemaTooNew, StoreLocked, StoreNotFound
+from memtui.core.errors import MemtuiError, NotAStore, ReadOnlyStore, SchemaTooNew, StoreLocked, StoreNotFound, damaged
 from memtui.core.paths import stat_key
 from memtui.core.sqlite_readonly import BUSY_TIMEOUT_MS, is_sqlite, readonly_uri
 
@@ -217,8 +217,7 @@ def probe(db: SqliteDatabase, db_path: Path) -> tuple[int, set[str]]:
     except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:
         raise open_error(exc, db_path) from None
     except UnicodeDecodeError:  # a damaged page of the schema table: names that are not text
-        raise NotAStore(f"{db_path} is damaged (its table names do not read as text); a copy from"
-                        " before the damage is needed") from None
+        raise damaged(db_path, "its table names do not read as text") from None
     if version > SCHEMA_VERSION:
         raise SchemaTooNew(
             f"{db_path} was written by a newer memtui (schema {version}, this one reads up to "
@@ -245,7 +244,7 @@ def open_error(exc: Exception, db_path: Path) -> MemtuiError:
         return StoreLocked(f"{db_path} is locked by another process")
     if "not a database" in text or "malformed" in text:
         if is_sqlite(db_path):  # SQLite's own header, then pages it cannot read
-            return NotAStore(f"{db_path} is damaged ({text}); a copy from before the damage is needed")
+            return damaged(db_path, text)
         return NotAStore(f"{db_path} is not a SQLite database")
     if "unable to open" in text:
         if db_path.exists() and not (os.access(db_path, os.W_OK) and os.access(db_path.parent, os.W_OK)):
