@@ -16,11 +16,21 @@ from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
 
 
+LIMIT = 200
+"""Hits listed unless --limit, --all or --json says otherwise."""
+COUNT_CAP = 10_001
+"""Matches counted after the last one listed (above it: "10,000+ more")."""
+
+
 def register(sub) -> None:
     p = sub.add_parser("search", help="search memory documents, tasks, steps and messages")
     p.add_argument("path", help="workspace directory or agent.db")
     p.add_argument("query", nargs="+", help='words to find (all must match; "quote phrases")')
-    p.add_argument("--limit", type=int, default=200, help="at most this many hits (default 200)")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--limit", type=int, metavar="N",
+                       help=f"at most N hits (default {LIMIT}, or every hit with --json); when more match,"
+                            " a line on stderr says how many")
+    shown.add_argument("--all", action="store_true", help="every hit, however many")
     p.add_argument("--kind", action="append", choices=["file", "task", "step", "message"],
                    help="only hits of this kind (repeatable)")
     add_json_flag(p)
@@ -34,8 +44,9 @@ def run(args) -> int:
 
     if not " ".join(args.query).strip():
         raise MemtuiError("search needs words to find (an empty query matches nothing)")
-    if args.limit < 1:
+    if args.limit is not None and args.limit < 1:
         raise MemtuiError("--limit must be at least 1")
+    limit = None if args.all or (args.json and args.limit is None) else args.limit or LIMIT
     root = workspace_root(args.path)
     with open_store_if_any(args.path) as store, ExitStack() as opened:
         agent = agent_home_at(root) if store is None else None
@@ -48,11 +59,15 @@ def run(args) -> int:
             _require_something_to_search(args.path, root)
         with SearchIndex(root, store) as index:
             index.refresh()
-            hits = index.search(" ".join(args.query), args.limit, args.kind or KINDS)
+            page = index.page(" ".join(args.query), limit, COUNT_CAP, args.kind or KINDS)
+    hits = page.hits
     if hits and not args.json and sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
         sys.stdout.write("".join(_marked_line(h) + "\n" for h in hits))
     else:
         emit([h.to_json() for h in hits], args.json, _text)
+    if page.more:
+        more = f"{page.more - 1:,}+" if page.more == COUNT_CAP else f"{page.more:,}"
+        print(f"{more} more matches not shown (--limit N or --all lists them)", file=sys.stderr)
     return 0 if hits else 1
 
 

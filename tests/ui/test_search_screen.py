@@ -278,3 +278,41 @@ async def test_the_query_last_typed_is_searched_once_on_reopening(demo_path, ope
         screen = pilot.app.screen
         assert screen.query_one(Input).value == "router" and screen.hits
         assert started == ["router"], started
+
+
+async def test_every_hit_is_reachable_past_the_first_page(demo_path, open_app):
+    """`e` matches 377 records of the demo: the list starts with a page of 200 and says so;
+    end / page-down on the last one lists the next page (the count stays the one found), and a
+    hit past 200 opens as any other: its task and step selected on the main screen."""
+    from memtui.ui.screens.main import MainScreen
+    from memtui.ui.screenshots import settle
+    from memtui.ui.widgets.step_timeline import StepTimeline
+
+    PAGE = 200
+
+    async with open_app(demo_path, size=(80, 24)) as pilot:
+        await search(pilot, "e")
+        screen = pilot.app.screen
+        status = screen.query_one("#search-status")
+        total = len(screen._index.search("e", 10_000))
+        assert total > PAGE + 100
+        assert str(status.render()).startswith(f"{PAGE} of {total:,} matches"), status.render()
+        results = screen.query_one("#search-results")
+        await pilot.press("down")  # into the list
+        for key in ["end", "pagedown"] * 3:
+            await pilot.press(key)
+            await settle(pilot)
+        assert results.cursor_row >= PAGE and len(screen.hits) == results.row_count == total
+        assert str(status.render()).startswith(f"{total:,} matches"), status.render()
+        await pilot.press("end")
+        await settle(pilot)
+        chosen = screen.hits[results.cursor_row]
+        assert results.cursor_row == total - 1 and chosen == screen._index.search("e", 10_000)[-1]
+        assert chosen.kind == "step"
+        await pilot.press("enter")
+        await settle(pilot)
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, MainScreen)
+        step = pilot.app.screen.query_one(StepTimeline).current_record()
+        assert str(pilot.app.screen.query_one(StepTimeline).task_id) == chosen.task
+        assert step is not None and step.seq == chosen.line

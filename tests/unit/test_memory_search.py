@@ -290,6 +290,17 @@ def test_paths_identifiers_punctuation_and_substrings_are_counted_on_from_the_sh
                 hits, counted = index.search_counted(query, shown, cap)
                 assert hits == everything[:shown], (query, shown)
                 assert counted == min(total, max(cap, len(hits))), (query, shown, cap)
+            for size in (1, 2, 5):  # page after page (across kinds): every hit once, the rest counted
+                listed, after = [], None
+                while True:
+                    page = index.page(query, size, 3, after=after)
+                    assert page.more == min(3, total - len(listed) - len(page.hits)), (query, size, len(listed))
+                    if not page.hits:
+                        break
+                    listed += page.hits
+                    after = page.after
+                assert listed == everything, (query, size)
+            assert index.search(query, None) == everything
 
 
 def test_an_excerpt_is_cut_around_the_first_match_of_any_term():

@@ -12,9 +12,9 @@ the folder is not writable, the workspace has no `.agent` folder (another agent'
 process must not write (--read-only), the index is built for the one search in SQLite's private
 temporary database (PRIVATE).
 
-Hits come files first (in document order), then task titles and summaries, messages, steps,
-each newest first: every kind is a rowid band of its own, so a query reads only the rows it
-returns (ranking tens of thousands of matches by relevance would take longer than a keystroke).
+Hits are read out a page at a time by memtui.core.memory.search_query, each kind from a
+rowid band of its own (ranking tens of thousands of matches by relevance would take longer than
+a keystroke).
 """
 
 from __future__ import annotations
@@ -25,16 +25,16 @@ from collections import Counter
 from itertools import count
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 from memtui.core.errors import StoreLocked
 from memtui.core.memory.discover import discover_documents
-from memtui.core.memory.search_plan import (TOKENIZER, Plan, SearchHit, excerpt, given_up_when, like_escape, owned_hit,
-                                            plan_query, prepare, query_terms, term_finder)
+from memtui.core.memory.search_plan import TOKENIZER, SearchHit, excerpt, given_up_when, prepare, query_terms
+from memtui.core.memory.search_query import BANDS, KINDS, Position, SearchPage, band, search_page
 from memtui.core.memory.search_records import MAX_FIELD_CHARS, SearchRecord, collector_paused, file_records, split_older
 from memtui.core.memory.search_sessions import records_reader, store_signature
 
-__all__ = ["INDEX_NAME", "KINDS", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchRecord",
+__all__ = ["INDEX_NAME", "KINDS", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchPage", "SearchRecord",
            "default_index_path", "excerpt", "query_terms", "search_workspace", "store_signature"]
 
 SCHEMA_VERSION = "6"  # 6: one `owner` column; 5: rows from the middle of their bands, either way
@@ -44,7 +44,6 @@ stays on disk, even after kill -9) and its pages live there, not in memory — a
 large store would not fit. For one search where no index file may be written."""
 UNSAVED = (PRIVATE, ":memory:")
 INDEX_NAME = ".memtui/search.db"
-KINDS = ("file", "task", "step", "message")
 BUSY_TIMEOUT = 5.0
 """Seconds a write of the index waits for another process's refresh of it to end."""
 PAGE_SIZE = 16_384  # records of 0.5-2 KiB fill 16 KiB pages well (4 KiB pages: a fifth unused)
@@ -69,25 +68,8 @@ rowids of each file's and task's records of one kind (`file:REL`, `step:ID`…: 
 inserted together), so they are removed as a rowid range. `terms`: every word indexed so far,
 with trigrams (`terms_tri`) to find the words containing a term."""
 
-CONTENT_COLUMNS = {"rowid": "id", "owner": "c0", "text": "c1"}
-"""FTS5 keeps the rows of `records` in `records_content(id, c0, c1…)`, the columns in order."""
-
 OWNER = {"file": "LINE:REL", "task": "TASK", "message": "TASK", "step": "TASK:STEP:SEQ"}
 """What a record's `owner` holds, by kind (ids as text; a session step's: TASK<TAB>STEP<TAB>SEQ)."""
-
-BAND = 1 << 40
-BANDS = {"file": 1, "task": 2, "message": 3, "step": 4}
-"""A record of kind K has a rowid in [BANDS[K] * BAND, (BANDS[K] + 1) * BAND). Files are
-numbered up from the start of their band (document order). Tasks, messages and steps start in
-the middle of theirs and are kept newest first: a task indexed later goes below the records
-there are (a batch at a time), a task older than all of them (a first index) above. Every band
-is then read in ascending rowid order, files in document order and the others newest first:
-FTS5 seeks straight to the start of a band when reading up, while reading a band down walks
-back over every row above it (~4 ms for an empty band at 5,000 tasks)."""
-
-
-def band(kind: str) -> tuple[int, int]:
-    return BANDS[kind] * BAND, (BANDS[kind] + 1) * BAND - 1
 
 
 class SearchIndex:
@@ -269,66 +251,26 @@ class SearchIndex:
 
     # -- querying -----------------------------------------------------------------------------
 
-    def search(self, query: str, limit: int = 200, kinds: Iterable[str] = KINDS) -> list[SearchHit]:
+    def search(self, query: str, limit: int | None = 200, kinds: Iterable[str] = KINDS) -> list[SearchHit]:
         """Records containing every term of `query` (quoted phrases kept together): files
-        first in document order, then task titles, messages and steps, newest first.
-        Case-insensitive; a term matches inside words too."""
-        return self.search_counted(query, limit, 0, kinds)[0]
+        first in document order, then task titles, messages and steps, newest first (at most
+        `limit`; None: every one). Case-insensitive; a term matches inside words too."""
+        return search_page(self.conn, query, limit, 0, kinds).hits
 
     def search_counted(self, query: str, shown: int, cap: int, kinds: Iterable[str] = KINDS,
                        cancelled: Callable[[], bool] | None = None) -> tuple[list[SearchHit], int]:
         """The first `shown` hits, and how many there are counted up to `cap` (at least len(hits)).
-        Only the shown rows' text is read out; the rest are counted in SQLite, on from the last shown
-        row (a row checked with LIKE is checked once). Once `cancelled()`, it stops at once: ([], 0)."""
+        Once `cancelled()`, it stops at once: ([], 0)."""
+        page = self.page(query, shown, max(0, cap - shown), kinds, cancelled=cancelled)
+        return page.hits, len(page.hits) + page.more
+
+    def page(self, query: str, shown: int | None, cap: int, kinds: Iterable[str] = KINDS,
+             after: Position | None = None, cancelled: Callable[[], bool] | None = None) -> SearchPage:
+        """search_query.search_page: `shown` hits after `after`, the matches after them counted up
+        to `cap`. Once `cancelled()`, it stops at once: an empty page."""
         with given_up_when(self.conn, cancelled):
-            return self._counted(query, shown, cap, kinds)
-        return [], 0
-
-    def _counted(self, query: str, shown: int, cap: int, kinds: Iterable[str]) -> tuple[list[SearchHit], int]:
-        terms = query_terms(query)
-        plan = plan_query(self.conn, terms) if terms else None
-        if plan is None or plan.empty or shown <= 0:
-            return [], 0
-        kinds = [k for k in BANDS if k in set(kinds)]
-        rows: list[tuple] = []
-        for kind in kinds:
-            if len(rows) >= shown:
-                break
-            rows.extend((kind, *row) for row in self._select(plan, kind, "rowid, owner, text",
-                                                             shown - len(rows)))
-        counted = len(rows)
-        if counted == shown and cap > counted:
-            last_kind, after = rows[-1][0], rows[-1][1]
-            for kind in kinds[kinds.index(last_kind):]:
-                counted += self._count(plan, kind, cap - counted, after if kind == last_kind else None)
-                if counted >= cap:
-                    break
-        finder = term_finder(terms)
-        hits = [owned_hit(kind, owner, excerpt(text, terms, finder=finder), terms) for kind, _, owner, text in rows]
-        return hits, counted
-
-    def _select(self, plan: Plan, kind: str, columns: str, limit: int, after: int | None = None) -> list[tuple]:
-        """Rows of one kind matching the plan, files in document order, others newest first
-        (those after rowid `after` in that order, if given). Text checked alone (no word to
-        look up: `->`) is scanned in FTS5's table of the rows itself, not through FTS5: a
-        third of the time per row (a band of 100,000 titles: 12 ms instead of 40)."""
-        low, high = band(kind)
-        if after is not None:
-            low = after + 1
-        table, names = ("records", {}) if plan.groups else ("records_content", CONTENT_COLUMNS)
-        rowid, text = names.get("rowid", "rowid"), names.get("text", "text")
-        where = [f"{rowid} BETWEEN ? AND ?"] + [f"{text} LIKE ? ESCAPE '\\'" for _ in plan.checks]
-        params: list[Any] = [low, high, *(f"%{like_escape(c)}%" for c in plan.checks), limit]
-        if plan.groups:
-            where.insert(0, "records MATCH ?")
-            params.insert(0, plan.match)
-        selected = ", ".join(names.get(c, c) for c in map(str.strip, columns.split(",")))
-        return self.conn.execute(f"SELECT {selected} FROM {table} WHERE {' AND '.join(where)}"
-                                 f" ORDER BY {rowid} LIMIT ?", params).fetchall()
-
-    def _count(self, plan: Plan, kind: str, limit: int, after: int | None) -> int:
-        """How many rows `_select` would give (no text read out)."""
-        return len(self._select(plan, kind, "rowid", limit, after))
+            return search_page(self.conn, query, shown, cap, kinds, after)
+        return SearchPage(after=after)
 
     # -- setup --------------------------------------------------------------------------------
 

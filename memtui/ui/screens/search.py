@@ -17,7 +17,8 @@ from textual.widgets import DataTable, Input, Static
 from textual.worker import Worker, get_current_worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
-from memtui.core.memory.search import SearchHit, SearchIndex
+from memtui.core.memory.search import SearchHit, SearchIndex, SearchPage
+from memtui.core.memory.search_query import Position
 from memtui.core.memory_source import Capability
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
@@ -26,10 +27,13 @@ from memtui.ui.workers import failure_reason
 from memtui.resources import screen_css
 
 
-SHOWN = 200
-"""Hits listed."""
+PAGE = 200
+"""Hits read at a time: the first page, then the next as the cursor nears the last hit listed."""
 COUNT_CAP = 1_000
-"""Hits counted: above it the count says "1,000+"."""
+"""Matches counted with the first page: above it the count says "1,000+" (each further page
+counts as far again beyond itself)."""
+COUNT_AHEAD = COUNT_CAP - PAGE + 1
+"""Matches counted after a page's last hit: one more than a count of COUNT_CAP leaves."""
 SEARCHING_AFTER = 0.15
 """Seconds a query may take before the status says it is still searching."""
 NOT_INDEXED = "this agent's sessions are not indexed"
@@ -54,18 +58,23 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     class ResultsFound(Message):
         """Hits for a query (posted from a worker)."""
 
-        def __init__(self, query: str, hits: list[SearchHit], found: int = 0, indexing: bool = False) -> None:
+        def __init__(self, query: str, page: SearchPage | None = None, listed: int = 0,
+                     indexing: bool = False) -> None:
             super().__init__()
             self.indexing = indexing  # no hits yet: the index is being built
             self.query = query
-            self.hits = hits
-            self.found = max(found, len(hits))  # counted up to COUNT_CAP + 1
+            self.page = page or SearchPage()
+            self.listed = listed  # hits listed before this page (0: the first page)
 
     def __init__(self, workspace: Path | str, query: str = "") -> None:
         super().__init__()
         self.workspace = Path(workspace).resolve()
         self.initial_query = query
         self.hits: list[SearchHit] = []
+        """Every hit listed so far (a page at a time)."""
+        self.more = 0
+        """Matches after the last hit listed, counted up to COUNT_AHEAD."""
+        self._after: Position | None = None  # where the last page ended
         self.hits_for: str | None = None
         """The query the listed hits answer (the one typed may be newer: its search runs)."""
         self._open_first = False  # enter was pressed before the hits of the query typed came
@@ -94,7 +103,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self._index_lock = INDEX_LOCKS.setdefault(self.app, threading.Lock())
         self.query_one(Input).focus()
         self._asked = self.initial_query
-        self.run_search(self.initial_query)
+        self._start_search(self.initial_query)
 
     def on_unmount(self) -> None:
         """Close the index, or leave that to the worker still refreshing it (a batch of a big
@@ -118,7 +127,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self._asked = event.value
         self._open_first = False
         LAST_QUERY[self.app] = event.value
-        self.run_search(event.value)
+        self._start_search(event.value)
         self.set_timer(SEARCHING_AFTER, self._still_searching)
 
     def _still_searching(self) -> None:
@@ -162,20 +171,46 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
                 self._stale = True  # the next search goes on with the refresh (not a half index)
                 return
             self._stale = False
-        hits, found = ([], 0) if not query.strip() else self._index.search_counted(
-            query, SHOWN, COUNT_CAP + 1, cancelled=lambda: worker.is_cancelled)
+        page = SearchPage() if not query.strip() else self._index.page(
+            query, PAGE, COUNT_AHEAD, cancelled=lambda: worker.is_cancelled)
         if not worker.is_cancelled:
-            self.post_message(self.ResultsFound(query, hits, found))
+            self.post_message(self.ResultsFound(query, page))
+
+    @on(SearchResults.NeedMore)
+    def _need_more(self, event: SearchResults.NeedMore) -> None:
+        if self.hits_for is not None and event.listed == len(self.hits) and self._after is not None:
+            self.more_hits(self.hits_for, self._after, len(self.hits))
+
+    @work(thread=True, exclusive=True, group="search-more", exit_on_error=False, description="search")
+    def more_hits(self, query: str, after: Position, listed: int) -> None:
+        """The page of hits after the `listed` ones (a newer query, or a refresh of the index,
+        cancels it: its search lists everything anew)."""
+        worker = get_current_worker()
+        with self._index_lock:
+            try:
+                if worker.is_cancelled or self._index is None or self._stale:
+                    return
+                page = self._index.page(query, PAGE, COUNT_AHEAD, after=after, cancelled=lambda: worker.is_cancelled)
+                if not worker.is_cancelled:
+                    self.post_message(self.ResultsFound(query, page, listed))
+            finally:
+                if self._gone:
+                    self._close_index()
 
     def refresh_data(self) -> None:
         """The store or the files changed (a reload, follow mode): bring the index up to date
         and search again."""
         self._stale = True
-        self.run_search(self.query_one(Input).value)
+        self._start_search(self.query_one(Input).value)
+
+    def _start_search(self, query: str) -> None:
+        """Search anew; a further page of the hits listed is no longer wanted."""
+        self.workers.cancel_group(self, "search-more")
+        self.run_search(query)
 
     def worker_failed(self, worker: Worker) -> None:
         super().worker_failed(worker)
-        if worker.group == "search":
+        if worker.group in ("search", "search-more"):
             self._indexed()
             self.query_one("#search-status", Static).update(f"Search failed: {failure_reason(worker)}")
 
@@ -189,17 +224,22 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
             return
         if event.query != self.query_one(Input).value:
             return
+        if event.listed:  # a further page: after the hits listed, if they are still those it follows
+            if event.query == self.hits_for and event.listed == len(self.hits):
+                self._listed(event.page)
+                self.query_one(SearchResults).add_hits(event.page.hits, bool(self.more))
+                status.update(self._count_line())
+            return
         self._indexed()
-        found = event.found
-        self.hits = event.hits[:SHOWN]
-        self.hits_for = event.query
-        self.query_one(SearchResults).show_hits(self.hits)
+        self.hits, self.hits_for = [], event.query
+        self._listed(event.page)
+        self.query_one(SearchResults).show_hits(self.hits, bool(self.more))
         if not event.query.strip():
             status.update(f"type to search memory documents only: {NOT_INDEXED}" if self.documents_only
                           else "type to search memory documents and the store" if self.app.store is not None
                           else "type to search memory documents and this agent's sessions")
-        elif found:
-            status.update(count_line(len(self.hits), found) + " — enter opens the first, ↓ the list")
+        elif self.hits:
+            status.update(self._count_line())
         else:
             status.update(f"no matches in memory documents ({NOT_INDEXED})" if self.documents_only
                           else "no matches")
@@ -207,6 +247,14 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
             self._open_first = False
             if self.hits:
                 self.dismiss(self.hits[0])
+
+    def _listed(self, page: SearchPage) -> None:
+        self.hits.extend(page.hits)
+        self.more, self._after = page.more, page.after
+
+    def _count_line(self) -> str:
+        return (count_line(len(self.hits), len(self.hits) + self.more, self.more >= COUNT_AHEAD)
+                + " — enter opens the first, ↓ the list")
 
     def _still_indexing(self) -> None:
         """A first index of a big store takes minutes: the status counts them, so the screen
@@ -234,11 +282,12 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self.dismiss(self.hits[int(event.row_key.value)])
 
 
-def count_line(shown: int, found: int) -> str:
-    """"12 matches", or "200 of 1,000+ matches" when the list shows only the first ones."""
+def count_line(shown: int, found: int, at_least: bool = False) -> str:
+    """"12 matches", or "200 of 1,000+ matches" while the list shows only the first ones
+    (`at_least`: `found` is one more than were counted: there may be more still)."""
     if found <= shown:
         return f"{shown:,} match{'es' if shown != 1 else ''}"
-    total = f"{COUNT_CAP:,}+" if found > COUNT_CAP else f"{found:,}"
+    total = f"{found - 1:,}+" if at_least else f"{found:,}"
     return f"{shown:,} of {total} matches"
 
 

@@ -48,16 +48,43 @@ class SearchResults(RecordTable[Row]):
     class LeftAtTop(Message):
         """Up was pressed on the first hit: back to the query."""
 
+    class NeedMore(Message):
+        """The cursor nears the last hit listed and more match: the screen asks for the
+        hits after the `listed` ones (`add_hits`)."""
+
+        def __init__(self, listed: int) -> None:
+            super().__init__()
+            self.listed = listed
+
+    more = False
+    """More hits match than are listed (set by the screen with each page)."""
+    _asked = -1  # the number of hits listed when the next page was last asked for
+
     def action_cursor_up(self) -> None:
         if self.cursor_row <= 0:
             self.post_message(self.LeftAtTop())
         else:
             super().action_cursor_up()
 
-    def show_hits(self, hits: list[SearchHit]) -> None:
-        """List `hits` (the cursor back at the first)."""
+    def show_hits(self, hits: list[SearchHit], more: bool = False) -> None:
+        """List `hits` (the cursor back at the first); `more`: further hits match."""
+        self.more, self._asked = more, -1
         self.set_records(list(enumerate(hits)))
         self._fit_columns()
+
+    def add_hits(self, hits: list[SearchHit], more: bool) -> None:
+        """List a further page of hits after the others (the cursor stays where it is)."""
+        self.more = more
+        self.extend_records(list(enumerate(hits, start=len(self.records))))
+        self._fit_columns()  # a longer location may widen its column
+
+    def more_available(self) -> bool:
+        return self.more
+
+    def request_more(self) -> None:
+        if self._asked != len(self.records):
+            self._asked = len(self.records)
+            self.post_message(self.NeedMore(len(self.records)))
 
     def row_key(self, record: Row) -> str:
         return str(record[0])
