@@ -7,11 +7,19 @@ the directory is fsynced so the rename survives a power cut.
 A process killed mid-write leaves at most its temp file, `.<name>.<pid>-<8 hex>.memtui-tmp`
 (a new store is built as such a temp database: it may leave SQLite's `-wal`, `-shm` or
 `-journal` beside it too). The next write into that directory (the opening of a workspace,
-`sweep_workspace`; of a store for writing) removes such leftovers: only names of exactly that pattern, regular files of this user,
-whose writer is gone (its pid is not alive) — or, for the pid-less names of older versions
-and pids that may have been reused, older than an hour. A whole tree built before it is renamed
-into place goes to a `temp_dir` (`.<name>.<pid>-<8 hex>.memtui-tmpdir`), which
+`sweep_workspace`; of a store for writing) removes such leftovers: only names of exactly that
+pattern, regular files of this user, whose writer is gone. A whole tree built before it is
+renamed into place goes to a `temp_dir` (`.<name>.<pid>-<8 hex>.memtui-tmpdir`), which
 `remove_stale_temp_dirs` removes on the same terms. Nothing else is ever removed.
+
+"Gone" is told by the pid in the name, never by age: a memtui that runs for days keeps its
+temp folder (an archived-session view, a big demo being built) however old it is. The pid is
+gone when no process has it, or only a zombie; a live pid counts as reused — the writer gone —
+when its process started after the entry last changed (st_ctime, which no utime can set back;
+psutil reads the start: /proc/PID/stat on Linux, the kernel's process table on macOS and
+Windows). Where a start time cannot be read, a live pid keeps its entry (a leftover of a
+reused pid then stays until that process ends). Only the pid-less names of older versions go
+by age, once older than STALE_AFTER.
 """
 
 from __future__ import annotations
@@ -26,7 +34,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 TEMP_SUFFIX = ".memtui-tmp"
-STALE_AFTER = 3600.0  # seconds: no write holds its temp file anywhere near this long
+STALE_AFTER = 3600.0  # seconds: the age at which a pid-less temp file (older versions) is taken as stale
+START_SLACK = 1.0  # seconds: a process's start is read to the boot second (btime), a file's time to a tick
 _TEMP_NAME = re.compile(r"\A\..+\.(?:(?P<pid>[0-9]+)-)?[0-9a-f]{8}\.memtui-tmp(?:-wal|-shm|-journal)?\Z", re.DOTALL)
 _SIDE_SUFFIXES = (TEMP_SUFFIX, TEMP_SUFFIX + "-wal", TEMP_SUFFIX + "-shm", TEMP_SUFFIX + "-journal")
 TEMP_DIR_SUFFIX = ".memtui-tmpdir"
@@ -117,16 +126,21 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
+def _writer_running(pid: int, changed: float) -> bool:
+    """The process that named an entry last changed at `changed` may still run: `pid` is alive
+    (not a zombie) and its process started before `changed`; True where that cannot be told."""
+    import psutil  # only here: most sweeps find no temp file to ask about
+
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return False  # killed, not yet reaped: it holds nothing any more
+        started = proc.create_time()
+    except psutil.NoSuchProcess:  # ZombieProcess too
         return False
-    except (PermissionError, OverflowError, ValueError, OSError):
-        return True  # someone else's live process, or not a pid we can ask about: keep
-    return True
+    except (psutil.Error, OSError, ValueError, OverflowError):
+        return True  # someone else's process, or not a pid we can ask about: keep
+    return changed >= started - START_SLACK  # else the pid was reused by a younger process
 
 
 def is_stale_temp(path: Path, now: float | None = None) -> bool:
@@ -136,8 +150,8 @@ def is_stale_temp(path: Path, now: float | None = None) -> bool:
 
 def _is_stale(path: Path, pattern: re.Pattern[str], of_kind: Callable[[int], bool], now: float | None) -> bool:
     """`path` is named by `pattern`, is of the kind `of_kind` tells from its mode (never
-    followed if a link), is this user's, and its writer is gone (or it is older than
-    STALE_AFTER)."""
+    followed if a link), is this user's, and its writer is gone (for a pid-less name of older
+    versions: it is older than STALE_AFTER)."""
     m = pattern.match(path.name)
     if m is None:
         return False
@@ -147,9 +161,10 @@ def _is_stale(path: Path, pattern: re.Pattern[str], of_kind: Callable[[int], boo
         return False
     if not of_kind(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
         return False
-    old = ((time.time() if now is None else now) - st.st_mtime) > STALE_AFTER
     pid = m.group("pid")
-    return old or (pid is not None and not _pid_alive(int(pid)))
+    if pid is None:
+        return ((time.time() if now is None else now) - st.st_mtime) > STALE_AFTER
+    return not _writer_running(int(pid), max(st.st_ctime, st.st_mtime))
 
 
 def remove_stale_temps(directory: Path) -> list[Path]:
@@ -198,8 +213,8 @@ def temp_dir(path: Path) -> Path:
 
 
 def remove_stale_temp_dirs(directory: Path) -> list[Path]:
-    """Remove the folders `temp_dir` named directly in `directory` whose process is gone (or
-    that are older than STALE_AFTER): only real folders of this user with exactly that name
+    """Remove the folders `temp_dir` named directly in `directory` whose process is gone
+    (whatever their age): only real folders of this user with exactly that name
     pattern, never a symlink. The paths removed (none in a process that must not write)."""
     return _remove_stale(directory, (TEMP_DIR_SUFFIX,), _TEMP_DIR_NAME, stat.S_ISDIR,
                          lambda path: shutil.rmtree(path, ignore_errors=True))
