@@ -149,3 +149,21 @@ def test_loaded_view_snapshot(snap_compare, world, app_for):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=codex_cut)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+async def test_at_80_columns_the_chain_leaves_the_file_half_the_screen(world, open_memory, width):
+    """The chain pane is wide where there is room (66 columns) but never more than half the
+    screen: at 80 columns it took 66, leaving the file — and its editor — 13 columns."""
+    async with open_memory(world.repo, size=(width, 24)) as pilot:
+        await open_loaded(pilot, path=world.claude_config / "CLAUDE.md")
+        screen = pilot.app.screen
+        side = screen.query_one("#memory-side").outer_size.width
+        main = screen.query_one("#memory-main").outer_size.width
+        assert side <= width // 2 and main >= width // 2, (side, main)
+        assert side == min(66, width // 2)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.editing
+        editor = screen.query_one("#memory-editor", TextArea)
+        assert editor.region.width >= width - 34, editor.region  # the chain steps aside while editing
