@@ -8,8 +8,8 @@
     source = open_source("~/code/project")   # the one `memtui PATH` shows (memtui.open)
 
 Kinds: memtui (native agent.db), memory-files, ra-aid, jsonl-sessions, claude-code, codex.
-Adapters never write; curation of RA.Aid memory is the explicit `ra_aid.plan_curate` /
-`ra_aid.apply_curate` pair.
+Adapters never write; curation of RA.Aid memory is the explicit `ra_aid_curate.plan_curate` /
+`ra_aid_curate.apply_curate` pair.
 """
 
 from __future__ import annotations

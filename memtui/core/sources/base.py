@@ -62,54 +62,61 @@ def files_and_folders(files: Sequence[Path]) -> list[Path]:
     return [*files, *sorted({Path(f).parent for f in files})]
 
 
-class IndexedSource(SourceAdapter):
-    """An adapter that reads its whole store into memory once, on first use.
+class Index:
+    """What an IndexedSource answers from: its tables (attributes of a subclass), counts and
+    problems. Built whole, then served: nothing changes it once a source serves it."""
 
-    Subclasses implement `_index()`, which fills `_counts` and `_problems` (and whatever
-    else they answer from); it runs at most once, under the index lock, and again only
-    after `_loaded` is reset.
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+        self._problems: list[Problem] = []
+
+
+class IndexedSource(SourceAdapter):
+    """An adapter that reads its whole store into memory (an `Index`) on first use.
+
+    Subclasses implement `_build()`, which returns a new Index; it runs at most once, under
+    the index lock, and again after `reload()`. The index served is swapped in with one
+    assignment once built, so a read never sees one half-built: a public read takes
+    `ix = self._load()` once and reads every table from that `ix` — the listing before a
+    reload or the one after it, never a mix (follow mode reloads while the app's workers
+    read).
     """
 
     def __init__(self, path) -> None:
         super().__init__(path)
-        self._counts: dict[str, int] = {}
-        self._problems: list[Problem] = []
-        self._loaded = False
+        self._current: Index | None = None
 
-    def _index(self) -> None:
+    def _build(self) -> Index:
         raise NotImplementedError
 
-    def _load(self) -> None:
-        if self._loaded:
-            return
+    def _load(self) -> Any:
+        """The index served now (built first when there is none)."""
+        current = self._current
+        if current is not None:
+            return current
         with self._index_lock:
-            if not self._loaded:
-                self._index()
-                self._loaded = True
+            if self._current is None:
+                self._current = self._build()
+            return self._current
 
     def reload(self) -> None:
         """Forget the index: the next read indexes the store again (its agent may have
         written since: a resumed session's new turns)."""
         with self._index_lock:
-            self._loaded = False
-            self._counts = {}
-            self._problems = []
+            self._current = None
 
-    def _find(self, table: str, key: object, what: str) -> Any:
-        """`self.<table>[str(key)]` once the index is loaded, or UnknownId naming `what`."""
-        self._load()
-        found = getattr(self, table).get(str(key))
+    def _find(self, ix: Any, table: str, key: object, what: str) -> Any:
+        """`ix.<table>[str(key)]`, or UnknownId naming `what`."""
+        found = getattr(ix, table).get(str(key))
         if found is None:
             raise UnknownId(f"no {what} {key!r} in {self.path}")
         return found
 
     def counts(self) -> dict[str, int]:
-        self._load()
-        return dict(self._counts)
+        return dict(self._load()._counts)
 
     def problems(self) -> list[Problem]:
-        self._load()
-        return list(self._problems)
+        return list(self._load()._problems)
 
 
 def preview(text: object, width: int = 80) -> str:

@@ -33,6 +33,7 @@ from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_
 from memtui.core.sources.claude_code_transcripts import (
     TranscriptIndex,
     TranscriptItem,
+    Transcripts,
     Turn,
     claude_home,
     find_session_transcripts,
@@ -105,7 +106,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         not taken for another change), its project folder (a new session is a new file there),
         the projects folder (a new project) and the path opened."""
         projects = [self.home / "projects"] if self.home is not None else []
-        listed = list(self._relist()) if self._relist is not None else self.transcripts
+        listed = self.listed_now()
         return [*files_and_folders(listed), *projects, Path(self.path)]
 
     @classmethod
@@ -125,28 +126,28 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
 
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
-        self._load()
+        ix = self._load()
         out = []
-        for s in self._sessions.values():
+        for s in ix._sessions.values():
             if stat_key(s.file) is None:
                 continue  # removed since the index (a cleanup): gone at once, not at the next reload
-            prompts = [self._turns[t] for t in s.turns if self._turns[t].agent_id is None]
+            prompts = [ix._turns[t] for t in s.turns if ix._turns[t].agent_id is None]
             created = s.created_at or _mtime(s.file)
-            title = s.title or (prompts[0].title if prompts else self._turns[s.turns[0]].title if s.turns else s.id)
+            title = s.title or (prompts[0].title if prompts else ix._turns[s.turns[0]].title if s.turns else s.id)
             if s.orphaned:
                 title = f"(transcript missing) {title}"
             current = next((t.id for t in reversed(prompts) if not t.superseded), None)
             out.append(SessionInfo(id=s.id, title=title, status="closed", current_task_id=current,
                                    created_at=created, updated_at=s.updated_at or created,
-                                   task_count=len(s.turns), stored_bytes=self._stored(s)))
+                                   task_count=len(s.turns), stored_bytes=self._stored(ix, s)))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
 
-    def _stored(self, session) -> int:
+    def _stored(self, ix, session) -> int:
         """Bytes of the session's transcripts: its own, its folder (sub-agents, tool results)
         and 2.0.x sub-agent transcripts beside it — what cleanup counts of them too."""
         if session.file.is_dir():  # only the sub-agents folder is left
             return _size(session.file)
-        files = {session.file, *(self._turns[t].transcript for t in session.turns)}
+        files = {session.file, *(ix._turns[t].transcript for t in session.turns)}
         folder = session.file.with_suffix("")
         if folder.is_dir():
             files.discard(folder)
@@ -185,13 +186,14 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
 
     def references(self, task_id: Id) -> list[Reference]:
         """Handoffs: the turn that called Task/Agent → the sub-agent's task (either end)."""
-        turn = self._turn(task_id)
+        ix = self._load()
+        turn = self._turn(ix, task_id)
         refs = []
-        for child_id in self._sessions[turn.session_id].turns:
-            child = self._turns[child_id]
+        for child_id in ix._sessions[turn.session_id].turns:
+            child = ix._turns[child_id]
             if child.parent_call is None:
                 continue
-            found = self._calls.get(f"{child.session_id}:{child.parent_call}")
+            found = ix._calls.get(f"{child.session_id}:{child.parent_call}")
             if found is None:
                 continue
             parent_id = found[0]
@@ -200,13 +202,14 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         return refs
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
-        turn = self._turn(task_id)
+        ix = self._load()
+        turn = self._turn(ix, task_id)
         out = []
         for seq, item in enumerate(page(turn.items, offset, limit), start=offset + 1):  # numbered from 1
-            out.append(self._step(turn, seq, item))
+            out.append(self._step(ix, turn, seq, item))
         return out
 
-    def _step(self, turn: Turn, seq: int, item: TranscriptItem) -> StepInfo:
+    def _step(self, ix: Transcripts, turn: Turn, seq: int, item: TranscriptItem) -> StepInfo:
         step_id = f"{turn.session_id}:{item.key}"
         rec = read_record_at(item.transcript, item.offset) or {}
         if item.kind == "compact":
@@ -215,7 +218,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
                             result=item.summary or rec.get("content"), tokens_in=item.tokens_in,
                             tokens_out=item.tokens_out, created_at=item.created_at)
         if item.kind == "snapshot":
-            files = snapshot_files(self, turn)
+            files = snapshot_files(ix, turn)
             return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="checkpoint", args={"files": len(files)},
                             result=f"{len(files)} file(s) as they were before this prompt (Claude Code's file history); "
                                    "rolling this checkpoint back restores them, as /rewind does",
@@ -249,25 +252,23 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         )
 
     def checkpoints(self, task_id: Id) -> list[CheckpointInfo]:
-        turn = self._turn(task_id)
+        turn = self._turn(self._load(), task_id)
         return [
             CheckpointInfo(id=f"{turn.session_id}:{i.key}", task_id=turn.id, step_id=f"{turn.session_id}:{i.key}",
                            created_at=i.created_at, entry_count=1)
             for i in turn.items if i.change
         ] + self.undo_checkpoints(turn.id)
 
-    def _change(self, checkpoint_id: Id) -> tuple[Turn, TranscriptItem]:
-        self._load()
-        found = self._calls.get(str(checkpoint_id))
+    def _change(self, ix: Transcripts, checkpoint_id: Id) -> tuple[Turn, TranscriptItem]:
+        found = ix._calls.get(str(checkpoint_id))
         if found is None or not found[1].change:
             raise UnknownId(f"no file change {checkpoint_id!r} in {self.path}")
-        return self._turns[found[0]], found[1]
+        return ix._turns[found[0]], found[1]
 
-    def _snapshot(self, checkpoint_id: Id) -> Turn:
+    def _snapshot(self, ix: Transcripts, checkpoint_id: Id) -> Turn:
         """The prompt turn of a "<session>:<prompt uuid>:before" checkpoint."""
-        self._load()
         key = str(checkpoint_id)
-        turn = self._turns.get(key.removesuffix(SUFFIX)) if key.endswith(SUFFIX) else None
+        turn = ix._turns.get(key.removesuffix(SUFFIX)) if key.endswith(SUFFIX) else None
         if turn is None or not turn.items or turn.items[0].kind != "snapshot":
             raise UnknownId(f"no checkpoint {checkpoint_id!r} in {self.path}")
         return turn
@@ -277,11 +278,12 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         checkpoint ("<session>:<prompt uuid>:before": every tracked file before the prompt)."""
         if self.is_undo(checkpoint_id):
             return self.undo_checkpoint(checkpoint_id)
+        ix = self._load()
         if str(checkpoint_id).endswith(SUFFIX):
-            turn = self._snapshot(checkpoint_id)
+            turn = self._snapshot(ix, checkpoint_id)
             return CheckpointInfo(id=str(checkpoint_id), task_id=turn.id, step_id=str(checkpoint_id),
-                                  created_at=turn.created_at, entry_count=len(snapshot_files(self, turn)), label=LABEL)
-        turn, item = self._change(checkpoint_id)
+                                  created_at=turn.created_at, entry_count=len(snapshot_files(ix, turn)), label=LABEL)
+        turn, item = self._change(ix, checkpoint_id)
         return CheckpointInfo(id=str(checkpoint_id), task_id=turn.id, step_id=str(checkpoint_id),
                               created_at=item.created_at, entry_count=1)
 
@@ -300,11 +302,12 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
     def checkpoint_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
         if self.is_undo(checkpoint_id):
             return self.undo_entries(checkpoint_id)
+        ix = self._load()
         if str(checkpoint_id).endswith(SUFFIX):
-            turn = self._snapshot(checkpoint_id)
-            return [self._entry_info(f"{checkpoint_id}:{n}", str(checkpoint_id), f.path, *snapshot_contents(self, turn, f))
-                    for n, f in enumerate(snapshot_files(self, turn))]
-        turn, item = self._change(checkpoint_id)
+            turn = self._snapshot(ix, checkpoint_id)
+            return [self._entry_info(f"{checkpoint_id}:{n}", str(checkpoint_id), f.path, *snapshot_contents(ix, turn, f))
+                    for n, f in enumerate(snapshot_files(ix, turn))]
+        turn, item = self._change(ix, checkpoint_id)
         return [self._entry_info(str(checkpoint_id), str(checkpoint_id), item.file_path or "", *self._contents(turn, item))]
 
     def _entry_info(self, entry_id: str, checkpoint_id: str, path: str, before: bytes | None, after: bytes | None,
@@ -323,17 +326,18 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         if self.is_undo(entry_id):
             return self.undo_read(entry_id)
         key = str(entry_id)
+        ix = self._load()
         if SUFFIX + ":" in key:
             checkpoint_id, n = key.rsplit(":", 1)
-            turn = self._snapshot(checkpoint_id)
-            files = snapshot_files(self, turn)
+            turn = self._snapshot(ix, checkpoint_id)
+            files = snapshot_files(ix, turn)
             if not n.isdigit() or int(n) >= len(files):
                 self._no(key)
             file = files[int(n)]
-            before, after, reason = snapshot_contents(self, turn, file)
+            before, after, reason = snapshot_contents(ix, turn, file)
             name = file.path
         else:
-            turn, item = self._change(entry_id)
+            turn, item = self._change(ix, entry_id)
             before, after, reason = self._contents(turn, item)
             name = item.file_path
         if not reason and after is None:  # an edit always leaves a file behind

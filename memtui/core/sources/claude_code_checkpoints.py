@@ -22,7 +22,7 @@ from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.timestamps import sort_key
 
 if TYPE_CHECKING:
-    from memtui.core.sources.claude_code_transcripts import TranscriptIndex, TranscriptItem, TranscriptSession, Turn
+    from memtui.core.sources.claude_code_transcripts import Transcripts, TranscriptItem, TranscriptSession, Turn
 
 LABEL = "before prompt"
 SUFFIX = ":before"
@@ -38,11 +38,11 @@ class SnapshotFile:
     first: "TranscriptItem | None" = None  # the prompt's own first edit of it (its before is the same state)
 
 
-def prompt_turns(index: "TranscriptIndex", session: "TranscriptSession") -> list["Turn"]:
+def prompt_turns(index: "Transcripts", session: "TranscriptSession") -> list["Turn"]:
     return [index._turns[t] for t in session.turns if index._turns[t].agent_id is None and index._turns[t].uuid]
 
 
-def add_checkpoint_steps(index: "TranscriptIndex", session: "TranscriptSession") -> None:
+def add_checkpoint_steps(index: "Transcripts", session: "TranscriptSession") -> None:
     """Open each prompt's turn with a checkpoint step when any file is tracked from it on."""
     from memtui.core.sources.claude_code_transcripts import TranscriptItem
 
@@ -54,7 +54,7 @@ def add_checkpoint_steps(index: "TranscriptIndex", session: "TranscriptSession")
                                                 f"{turn.uuid}{SUFFIX}", name="checkpoint"))
 
 
-def snapshot_files(index: "TranscriptIndex", turn: "Turn") -> list[SnapshotFile]:
+def snapshot_files(index: "Transcripts", turn: "Turn") -> list[SnapshotFile]:
     """The files of `turn`'s checkpoint: tracked at its prompt or at any later one (a file first
     tracked later was, at this prompt, as its first backup shows it)."""
     session = index._sessions[turn.session_id]
@@ -80,7 +80,7 @@ def snapshot_files(index: "TranscriptIndex", turn: "Turn") -> list[SnapshotFile]
     return [SnapshotFile(path, name, last.get(path), first.get(path)) for path, name in sorted(backups.items())]
 
 
-def snapshot_contents(index: "TranscriptIndex", turn: "Turn", file: SnapshotFile) -> tuple[bytes | None, bytes | None, str]:
+def snapshot_contents(index: "Transcripts", turn: "Turn", file: SnapshotFile) -> tuple[bytes | None, bytes | None, str]:
     """(before the prompt, as last recorded, reason-if-unknown) for one file."""
     folder = index.home / "file-history" / turn.session_id if index.home is not None else None
     before, reason = _backup(folder, file.backup)

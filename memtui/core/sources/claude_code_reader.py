@@ -23,7 +23,7 @@ from memtui.core.sources.jsonl import iter_records
 from memtui.core.sources.timestamps import parse_time
 
 if TYPE_CHECKING:
-    from memtui.core.sources.claude_code_transcripts import TranscriptIndex, TranscriptItem, TranscriptSession, Turn
+    from memtui.core.sources.claude_code_transcripts import Transcripts, TranscriptItem, TranscriptSession, Turn
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 AGENT_TOOLS = frozenset({"Task", "Agent"})
@@ -32,9 +32,9 @@ EVENT_STEPS = frozenset({"interrupt", "notification", "command output", "shell"}
 
 
 class TranscriptReader:
-    """Reads one transcript into `index` (a TranscriptIndex); `turn` is the open main turn."""
+    """Reads one transcript into `index` (a Transcripts); `turn` is the open main turn."""
 
-    def __init__(self, index: "TranscriptIndex", path: Path, session: "TranscriptSession", turn: "Turn | None") -> None:
+    def __init__(self, index: "Transcripts", path: Path, session: "TranscriptSession", turn: "Turn | None") -> None:
         self.index, self.path, self.session = index, path, session
         self.subagent = turn is not None
         self.turn = turn

@@ -9,22 +9,22 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
 from memtui.core.model import Problem
-from memtui.core.sources.base import IndexedSource
+from memtui.core.sources.base import Index
 from memtui.core.sources.claude_code_reader import AGENT_TOOLS, TranscriptReader, normalised
 from memtui.core.sources.claude_code_records import block_text, is_compaction_summariser, message_blocks, reply_usage
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
 from memtui.core.paths import stat_key
-from memtui.core.sources.relist import Folders, Parts, merge_part, recorded_in
+from memtui.core.sources.relist import Folders, ListedSource, merge_part, recorded_in
 from memtui.core.sources.titles import claude_history_titles
 
-__all__ = ["TranscriptIndex", "TranscriptItem", "TranscriptSession", "Turn", "claude_home", "find_session_transcripts",
+__all__ = ["TranscriptIndex", "TranscriptItem", "Transcripts", "TranscriptSession", "Turn", "claude_home", "find_session_transcripts",
            "looks_like_transcript", "message_blocks", "session_lister", "transcript_cwd", "transcripts_for_workspace",
            "workspace_lister"]
 
@@ -187,21 +187,15 @@ class TranscriptSession:
     orphaned: bool = False
 
 
-class TranscriptIndex(IndexedSource):
-    """Sessions, turns and steps of a set of transcripts, as offsets; the read model is
-    ClaudeCodeSource."""
+class Transcripts(Index):
+    """Sessions, turns and steps of transcripts, as offsets: one session's (a part, read from
+    its files) or the whole store's (the parts merged)."""
 
-    def __init__(self, transcripts: Iterable[Path], *, home: Path | None = None, path: Path | None = None,
-                 relist: Callable[[], Iterable[Path]] | None = None) -> None:
-        self.transcripts = sorted(Path(p) for p in transcripts)
-        super().__init__(path or (self.transcripts[0].parent if self.transcripts else Path(".")))
+    TABLES = ("_sessions", "_turns", "_calls", "_agent_calls", "_compactions")
+
+    def __init__(self, home: Path | None) -> None:
+        super().__init__()
         self.home = home
-        self._relist = relist  # the transcripts as they are now: listed again at each reload
-        self._parts = Parts()  # what each transcript gave the index, read again when it changed
-        self._indexed = False
-
-    # -- indexing --------------------------------------------------------------------------
-    def _begin(self) -> None:
         self._sessions: dict[str, TranscriptSession] = {}
         self._turns: dict[str, Turn] = {}
         self._calls: dict[str, tuple[str, TranscriptItem]] = {}  # "<session>:<tool_use id>" → (turn id, item)
@@ -209,25 +203,10 @@ class TranscriptIndex(IndexedSource):
         self._compactions: dict[str, list[TranscriptItem]] = {}  # session → its compaction steps, in order
         self._counts = {"sessions": 0, "prompts": 0, "tool_calls": 0, "file_changes": 0, "malformed_lines": 0}
 
-    def _index(self) -> None:
-        """Each transcript listed now (again after a reload: a new session shows up, a removed one
-        goes), read only when it or its sub-agents' files changed since the last index."""
-        if self._relist is not None and self._indexed:
-            self.transcripts = sorted(Path(p) for p in self._relist())
-        self._indexed = True  # the first index reads the transcripts listed when the store was opened
-        self._begin()
-        for part in self._parts.each(self.transcripts, _Signature(), self._read_part):
-            merge_part(self, part, ("_sessions", "_turns", "_calls", "_agent_calls", "_compactions"))
-        untitled = [s for s in self._sessions.values() if not s.title]
-        for session_id, title in claude_history_titles(self.home, untitled, self._problems).items():
-            self._sessions[session_id].title = title
-        self._counts["sessions"] = len(self._sessions)
-        self._counts["malformed_lines"] = count_malformed(self._problems)
-
-    def _read_part(self, path: Path) -> "TranscriptIndex":
-        """One session's transcript and its sub-agents', as an index of their own."""
-        part = TranscriptIndex([], home=self.home, path=self.path)
-        part._begin()
+    @classmethod
+    def read(cls, path: Path, home: Path | None) -> "Transcripts":
+        """One session's transcript and its sub-agents'."""
+        part = cls(home)
         session = part._index_session(path)
         for sub in _subagent_files(path, session.id):
             if is_compaction_summariser(sub.stem):
@@ -337,3 +316,20 @@ class TranscriptIndex(IndexedSource):
     def _merge_backups(self, turn: Turn, backups: dict[str, str | None], cwd: str | None) -> None:
         for key, name in backups.items():
             turn.backups.setdefault(normalised(key, cwd), name)
+
+
+class TranscriptIndex(ListedSource):
+    """A set of transcripts, indexed (`Transcripts`); the read model is ClaudeCodeSource."""
+
+    def _build(self) -> Transcripts:
+        """Each transcript listed now, read only when it or its sub-agents' files changed since
+        the last index."""
+        whole = Transcripts(self.home)
+        for part in self._parts.each(self._listed(), _Signature(), lambda path: Transcripts.read(path, self.home)):
+            merge_part(whole, part, Transcripts.TABLES)
+        untitled = [s for s in whole._sessions.values() if not s.title]
+        for session_id, title in claude_history_titles(self.home, untitled, whole._problems).items():
+            whole._sessions[session_id] = replace(whole._sessions[session_id], title=title)  # the part's is served now
+        whole._counts["sessions"] = len(whole._sessions)
+        whole._counts["malformed_lines"] = count_malformed(whole._problems)
+        return whole

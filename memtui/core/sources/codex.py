@@ -25,6 +25,7 @@ from memtui.core.sources.codex_patches import SHELL_TOOLS, exit_code
 from memtui.core.sources.codex_rollouts import (
     PatchFile,
     RolloutIndex,
+    Rollouts,
     RolloutItem,
     Turn,
     codex_home,
@@ -68,7 +69,7 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         """Each rollout as listed now (the next reload's, so a reload that read a new one is not
         taken for another change), the day, month and year folders above it (sessions/YYYY/MM/DD)
         and the home's sessions folder: a new session is a new file, perhaps in a new folder."""
-        listed = list(self._relist()) if self._relist is not None else self.rollouts
+        listed = self.listed_now()
         folders = {p for r in listed for p in (r.parent, r.parent.parent, r.parent.parent.parent)}
         if self.home is not None:
             folders.add(self.home / "sessions")
@@ -86,19 +87,18 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
     # -- summary ---------------------------------------------------------------------------
     def token_usage(self, session_id: Id) -> dict | None:
         """The session's last cumulative `total_token_usage` (None if never reported)."""
-        self._load()
-        session = self._sessions.get(str(session_id))
+        session = self._load()._sessions.get(str(session_id))
         return dict(session.total_tokens) if session and session.total_tokens else None
 
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
-        self._load()
+        ix = self._load()
         out = []
-        for s in self._sessions.values():
+        for s in ix._sessions.values():
             if stat_key(s.file) is None:
                 continue  # removed since the index (a cleanup): gone at once, not at the next reload
             created = s.created_at or file_time(s.file)
-            first = next((self._turns[t] for t in s.turns if self._turns[t].prompt), None)
+            first = next((ix._turns[t] for t in s.turns if ix._turns[t].prompt), None)
             out.append(SessionInfo(id=s.id, title=s.title or (first.title if first else s.id), status="closed",
                                    current_task_id=s.turns[-1] if s.turns else None, created_at=created,
                                    updated_at=s.updated_at or created, task_count=len(s.turns),
@@ -114,12 +114,10 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
                         step_count=len(turn.items),
                         checkpoint_count=sum(1 for i in turn.items if i.patch is not None and i.applied))
 
-    def _file(self, turn: Turn) -> Path:
-        return self._sessions[turn.session_id].file
-
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
-        turn = self._turn(task_id)
-        path = self._file(turn)
+        ix = self._load()
+        turn = self._turn(ix, task_id)
+        path = ix._sessions[turn.session_id].file
         return [self._step(turn, path, seq, item) for seq, item in enumerate(page(turn.items, offset, limit), start=offset + 1)]
 
     def _step(self, turn: Turn, path: Path, seq: int, item: RolloutItem) -> StepInfo:
@@ -163,15 +161,15 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         )
 
     def checkpoints(self, task_id: Id) -> list[CheckpointInfo]:
-        turn = self._turn(task_id)
+        turn = self._turn(self._load(), task_id)
         return [CheckpointInfo(id=f"{turn.session_id}:{i.key}", task_id=turn.id, step_id=f"{turn.session_id}:{i.key}",
                                created_at=i.created_at, entry_count=len(i.patch or []))
                 for i in turn.items if i.patch is not None and i.applied] + self.undo_checkpoints(turn.id)
 
-    def _relative(self, turn: Turn, path: str) -> str:
+    def _relative(self, ix: Rollouts, turn: Turn, path: str) -> str:
         """Patch paths are relative to the session's cwd: make them relative to the
         source's workspace, or absolute when there is no single one."""
-        cwd = self._sessions[turn.session_id].cwd
+        cwd = ix._sessions[turn.session_id].cwd
         absolute = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
         return self.relative_to_recorded(absolute)
 
@@ -179,9 +177,8 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         """An applied patch's checkpoint (its id is "<session>:<call id>")."""
         if self.is_undo(checkpoint_id):
             return self.undo_checkpoint(checkpoint_id)
-        self._load()
         prefix = f"{checkpoint_id}:"
-        for entry_id, (turn, item, _pf, _path) in self._changes.items():
+        for entry_id, (turn, item, _pf, _path) in self._load()._changes.items():
             if entry_id.startswith(prefix):
                 return CheckpointInfo(id=str(checkpoint_id), task_id=turn.id, step_id=str(checkpoint_id),
                                       created_at=item.created_at, entry_count=len(item.patch or []))
@@ -191,8 +188,7 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         """One file of an applied patch ("<session>:<call id>:<n>")."""
         if self.is_undo(entry_id):
             return self.undo_entry(entry_id)
-        self._load()
-        if str(entry_id) not in self._changes:
+        if str(entry_id) not in self._load()._changes:
             raise UnknownId(f"no file change {entry_id!r} in {self.path}")
         checkpoint_id = str(entry_id).rsplit(":", 1)[0]
         return next(e for e in self.checkpoint_entries(checkpoint_id) if e.id == str(entry_id))
@@ -200,16 +196,16 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
     def checkpoint_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
         if self.is_undo(checkpoint_id):
             return self.undo_entries(checkpoint_id)
-        self._load()
+        ix = self._load()
         out = []
         prefix = f"{checkpoint_id}:"
-        for entry_id, (turn, item, pf, _path) in self._changes.items():
+        for entry_id, (turn, item, pf, path) in ix._changes.items():
             if not entry_id.startswith(prefix):
                 continue
-            before, after, reason, diff = self._contents(turn, item, pf)
+            before, after, reason, diff = self._contents(ix, turn, item, pf, path)
             kind = {"add": "added", "delete": "deleted"}.get(pf.action, "modified")
             out.append(SourceEntryInfo(
-                id=entry_id, checkpoint_id=str(checkpoint_id), path=self._relative(turn, pf.move_to or pf.path), kind=kind,
+                id=entry_id, checkpoint_id=str(checkpoint_id), path=self._relative(ix, turn, pf.move_to or pf.path), kind=kind,
                 before_size=len(before) if before is not None else None,
                 after_size=len(after) if after is not None else None,
                 before_known=kind == "added" or before is not None,
@@ -223,26 +219,27 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         Raises ContentUnknown for what Codex did not record — see the entry's `diff`."""
         if self.is_undo(entry_id):
             return self.undo_read(entry_id)
-        self._load()
-        found = self._changes.get(str(entry_id))
+        ix = self._load()
+        found = ix._changes.get(str(entry_id))
         if found is None:
             raise UnknownId(f"no file change {entry_id!r} in {self.path}")
-        turn, item, pf, _path = found
-        before, after, reason, _diff = self._contents(turn, item, pf)
+        turn, item, pf, path = found
+        before, after, reason, _diff = self._contents(ix, turn, item, pf, path)
         if not reason and ((after is None and pf.action != "delete") or (before is None and pf.action != "add")):
             reason = "Codex did not record this side of the change"
         if reason:
             raise ContentUnknown(f"{pf.path}: {reason}")
         return before, after
 
-    def _contents(self, turn: Turn, item: RolloutItem, pf: PatchFile) -> tuple[bytes | None, bytes | None, str, str]:
+    def _contents(self, ix: Rollouts, turn: Turn, item: RolloutItem, pf: PatchFile,
+                  path: Path) -> tuple[bytes | None, bytes | None, str, str]:
         change: dict = {}
         if item.end_offset is not None:
-            rec = read_record_at(self._file(turn), item.end_offset) or {}
+            rec = read_record_at(path, item.end_offset) or {}
             payload = rec.get("payload")
             changes = payload.get("changes") if isinstance(payload, dict) else None
             if isinstance(changes, dict):
-                cwd = self._sessions[turn.session_id].cwd or ""
+                cwd = ix._sessions[turn.session_id].cwd or ""
                 change = changes.get(pf.path) or changes.get(os.path.join(cwd, pf.path)) or {}
                 change = change if isinstance(change, dict) else {}
         diff = "\n".join(pf.body)

@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
 from memtui.core.model import Problem
-from memtui.core.sources.base import IndexedSource, preview
+from memtui.core.sources.base import Index, preview
 from memtui.core.sources.codex_patches import PatchFile, output_succeeded, parse_patch, patch_text
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
 from memtui.core.paths import stat_key
-from memtui.core.sources.relist import Folders, Parts, merge_part, recorded_in
+from memtui.core.sources.relist import Folders, ListedSource, merge_part, recorded_in
 from memtui.core.sources.timestamps import parse_time
 from memtui.core.sources.titles import codex_titles
 
@@ -174,44 +174,23 @@ class RolloutSession:
     cwd: str | None = None
 
 
-class RolloutIndex(IndexedSource):
-    """Sessions, turns and steps of a set of rollouts, as offsets; the read model is CodexSource."""
+class Rollouts(Index):
+    """Sessions, turns and steps of rollouts, as offsets: one rollout's (a part) or the whole
+    store's (the parts merged)."""
 
-    def __init__(self, rollouts: Iterable[Path], *, home: Path | None = None, path: Path | None = None,
-                 relist: Callable[[], Iterable[Path]] | None = None) -> None:
-        self.rollouts = sorted(Path(p) for p in rollouts)
-        super().__init__(path or (self.rollouts[0].parent if self.rollouts else Path(".")))
-        self.home = home
-        self._relist = relist  # the rollouts as they are now: listed again at each reload
-        self._parts = Parts()  # what each rollout gave the index, read again when it changed
-        self._indexed = False
+    TABLES = ("_sessions", "_turns", "_changes")
 
-    # -- indexing --------------------------------------------------------------------------
-    def _begin(self) -> None:
+    def __init__(self) -> None:
+        super().__init__()
         self._sessions: dict[str, RolloutSession] = {}
         self._turns: dict[str, Turn] = {}
         self._changes: dict[str, tuple[Turn, RolloutItem, PatchFile, Path]] = {}
         self._counts = {"sessions": 0, "prompts": 0, "function_calls": 0, "patches": 0, "file_changes": 0, "malformed_lines": 0}
 
-    def _index(self) -> None:
-        """Each rollout listed now (again after a reload: a new session shows up, a removed one
-        goes), read only when it changed since the last index; names from the home every time."""
-        if self._relist is not None and self._indexed:
-            self.rollouts = sorted(Path(p) for p in self._relist())
-        self._indexed = True  # the first index reads the rollouts listed when the store was opened
-        self._begin()
-        titles = codex_titles(self.home, self._problems)
-        for part in self._parts.each(self.rollouts, stat_key, self._read_part):
-            merge_part(self, part, ("_sessions", "_turns", "_changes"))
-        for session in self._sessions.values():
-            session.title = titles.get(session.id)
-        self._counts["sessions"] = len(self._sessions)
-        self._counts["malformed_lines"] = count_malformed(self._problems)
-
-    def _read_part(self, path: Path) -> "RolloutIndex":
-        """One rollout, as an index of its own."""
-        part = RolloutIndex([], home=self.home, path=self.path)
-        part._begin()
+    @classmethod
+    def read(cls, path: Path) -> "Rollouts":
+        """One rollout."""
+        part = cls()
         part._index_rollout(path)
         return part
 
@@ -372,3 +351,20 @@ def _grown(before: dict, after: dict, key: str) -> int:
 def _count(totals: dict, key: str) -> int:
     value = totals.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+class RolloutIndex(ListedSource):
+    """A set of rollouts, indexed (`Rollouts`); the read model is CodexSource."""
+
+    def _build(self) -> Rollouts:
+        """Each rollout listed now, read only when it changed since the last index; names from
+        the home every time."""
+        whole = Rollouts()
+        titles = codex_titles(self.home, whole._problems)
+        for part in self._parts.each(self._listed(), stat_key, Rollouts.read):
+            merge_part(whole, part, Rollouts.TABLES)
+        for session in list(whole._sessions.values()):  # a copy: the part's session is in the index served now
+            whole._sessions[session.id] = replace(session, title=titles.get(session.id))
+        whole._counts["sessions"] = len(whole._sessions)
+        whole._counts["malformed_lines"] = count_malformed(whole._problems)
+        return whole

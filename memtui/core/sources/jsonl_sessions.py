@@ -20,7 +20,7 @@ from typing import Any
 from memtui.core.errors import NotAStore
 from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import Capability, UnknownId
-from memtui.core.sources.base import SourceAdapter, page, preview
+from memtui.core.sources.base import Index, IndexedSource, page, preview
 from memtui.core.sources.jsonl import first_record, iter_records
 from memtui.core.paths import stat_key
 from memtui.core.sources.relist import Folders, Parts
@@ -82,7 +82,16 @@ class _Session:
     message_count: int
 
 
-class JsonlSessionsSource(SourceAdapter):
+class _Tables(Index):
+    """The sessions (by key) and the history rows a read of the store gave."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sessions: dict[str, _Session] = {}
+        self._history: list[MemoryItem] = []
+
+
+class JsonlSessionsSource(IndexedSource):
     """A JSONL session store rooted at a workspace folder."""
 
     kind = "jsonl-sessions"
@@ -103,30 +112,15 @@ class JsonlSessionsSource(SourceAdapter):
         if not root.is_dir():
             raise NotAStore(f"no JSONL session store at {root}")
         super().__init__(root)
-        self._problems: list[Problem] = []
-        self._sessions: dict[str, _Session] | None = None
-        self._history: list[MemoryItem] | None = None
         self._folders = Folders()  # the sessions folder, listed again when it changed
         self._parts = Parts()  # each session file, parsed again when it changed
 
     # -- loading ---------------------------------------------------------------------------
-    def _load(self) -> dict[str, _Session]:
-        if self._sessions is not None:
-            return self._sessions
-        with self._index_lock:
-            if self._sessions is None:
-                self._index()
-        return self._sessions
-
-    def reload(self) -> None:
-        """Read the store again as it is now: a new session file shows up, a removed one goes;
-        only new or changed files are parsed again."""
-        with self._index_lock:
-            self._sessions = None
-
-    def _index(self) -> None:
-        sessions: dict[str, _Session] = {}
-        problems: list[Problem] = []
+    def _build(self) -> "_Tables":
+        """The store as it is now (again at each reload: a new session file shows up, a removed
+        one goes); only new or changed files are parsed again."""
+        ix = _Tables()
+        sessions, problems = ix._sessions, ix._problems
         folder = self.path / "sessions"
         for session, found in self._parts.each(self._folders.files(folder, ".jsonl"), stat_key, self._read_session):
             problems += found
@@ -134,9 +128,10 @@ class JsonlSessionsSource(SourceAdapter):
                 problems.append(Problem(str(session.path), 1, f"duplicate session key {session.key!r}, kept the first"))
                 continue
             sessions[session.key] = session
-        self._load_history(problems)
-        self._problems = problems
-        self._sessions = sessions  # last: other threads take a non-None value as "indexed"
+        ix._history = self._read_history(problems)
+        ix._counts = {"sessions": len(sessions), "messages": sum(s.message_count for s in sessions.values()),
+                      "history_entries": len(ix._history)}
+        return ix
 
     def _read_session(self, path: Path) -> tuple[_Session, list[Problem]]:
         """One session file, and what was wrong in it."""
@@ -171,7 +166,7 @@ class JsonlSessionsSource(SourceAdapter):
             turns[-1].records.append(record)
         return _Session(key, path, meta, turns, count), problems
 
-    def _load_history(self, problems: list[Problem]) -> None:
+    def _read_history(self, problems: list[Problem]) -> list[MemoryItem]:
         items: list[MemoryItem] = []
         path = self.path / "memory" / "history.jsonl"
         last: int | None = None
@@ -193,25 +188,12 @@ class JsonlSessionsSource(SourceAdapter):
                 problems.append(Problem(str(marker), 1, f"not a cursor: {text[:40]!r}"))
             elif last is not None and int(text) != last:
                 problems.append(Problem(str(marker), 1, f".cursor says {text}, history.jsonl ends at {last}"))
-        self._history = items
-
-    # -- summary ---------------------------------------------------------------------------
-    def counts(self) -> dict[str, int]:
-        sessions = self._load()
-        return {
-            "sessions": len(sessions),
-            "messages": sum(s.message_count for s in sessions.values()),
-            "history_entries": len(self._history or []),
-        }
-
-    def problems(self) -> list[Problem]:
-        self._load()
-        return list(self._problems)
+        return items
 
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
         out = []
-        for s in self._load().values():
+        for s in self._load()._sessions.values():
             if stat_key(s.path) is None:
                 continue  # removed since the index: gone at once, not at the next reload
             created = parse_time(s.meta.get("created_at")) or (s.turns[0].created_at if s.turns else None) or file_time(s.path)
@@ -232,7 +214,7 @@ class JsonlSessionsSource(SourceAdapter):
 
     def _turn(self, task_id: Id) -> _Turn:
         key = str(task_id).split("#", 1)[0]
-        session = self._load().get(key)
+        session = self._load()._sessions.get(key)
         for turn in session.turns if session else []:
             if turn.id == task_id:
                 return turn
@@ -253,7 +235,7 @@ class JsonlSessionsSource(SourceAdapter):
         )
 
     def tasks(self, session_id: Id | None) -> list[TaskInfo]:
-        session = self._load().get(str(session_id)) if session_id is not None else None
+        session = self._load()._sessions.get(str(session_id)) if session_id is not None else None
         return [self._info(t) for t in session.turns] if session else []
 
     def task(self, task_id: Id) -> TaskInfo:
@@ -300,5 +282,4 @@ class JsonlSessionsSource(SourceAdapter):
 
     def memory_items(self, kind: str | None = None) -> list[MemoryItem]:
         """Rows of memory/history.jsonl (kind "history"), oldest first."""
-        self._load()
-        return [i for i in self._history or [] if kind is None or i.kind == kind]
+        return [i for i in self._load()._history if kind is None or i.kind == kind]

@@ -18,12 +18,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Sequence
 
-from memtui.core.errors import MemtuiError, NotAStore
+from memtui.core.errors import NotAStore
 from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import Capability, UnknownId
-from memtui.core.sources.base import IndexedSource, page, preview
+from memtui.core.sources.base import Index, IndexedSource, page, preview
 from memtui.core.sources.ra_aid_columns import columns as _columns, json_or_text as _json, typed_row
-from memtui.core.sqlite_readonly import connect_readonly, connect_readwrite, is_sqlite, table_names
+from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
 from memtui.core.sources.timestamps import parse_time, sort_key
 
 TABLES: tuple[str, ...] = ("session", "human_input", "key_fact", "key_snippet", "research_note", "trajectory")
@@ -43,6 +43,15 @@ def is_ra_aid_db(path: Path) -> bool:
             conn.close()
     except sqlite3.DatabaseError:
         return False
+
+
+class _Tables(Index):
+    """What a read of pk.db gave (`RaAidSource._build`); steps are read again from the database."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._reported: set = set()  # wrong-typed cells already reported (steps are read again)
+        self.current_input_id: int | None = None
 
 
 @dataclass
@@ -75,7 +84,6 @@ class RaAidSource(IndexedSource):
         if not path.is_file():
             raise NotAStore(f"no RA.Aid database at {path}")
         super().__init__(path)
-        self._reported: set = set()  # wrong-typed cells already reported (steps are read again)
 
     # -- loading ---------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -84,41 +92,43 @@ class RaAidSource(IndexedSource):
         except sqlite3.DatabaseError as exc:
             raise NotAStore(f"{self.path}: {exc}") from exc
 
-    def _index(self) -> None:
+    def _build(self) -> "_Tables":
+        ix = _Tables()
         conn = self._connect()
         try:
             present = table_names(conn)
             for table in TABLES:
                 if table not in present:
-                    self._problems.append(Problem(str(self.path), None, f"table {table!r} is missing"))
-            self._counts = {
+                    ix._problems.append(Problem(str(self.path), None, f"table {table!r} is missing"))
+            ix._counts = {
                 t: (conn.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] if t in present else 0)
                 for t in TABLES
             }
-            self._read(conn, present)
+            self._read(ix, conn, present)
         except sqlite3.DatabaseError as exc:
             raise NotAStore(f"{self.path}: {exc}") from exc
         finally:
             conn.close()
+        return ix
 
-    def _rows(self, conn, table: str, present: set[str], wanted: Sequence[str]) -> list[dict]:
+    def _rows(self, ix: "_Tables", conn, table: str, present: set[str], wanted: Sequence[str]) -> list[dict]:
         if table not in present:
             return []
         have = _columns(conn, table)
         cols = ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in wanted)
-        rows = (typed_row(table, dict(row), self.path, self._problems, self._reported)
+        rows = (typed_row(table, dict(row), self.path, ix._problems, ix._reported)
                 for row in conn.execute(f'SELECT {cols} FROM "{table}" ORDER BY id'))
         return [row for row in rows if row is not None]
 
-    def _read(self, conn: sqlite3.Connection, present: set[str]) -> None:
-        self._sessions_raw = self._rows(
-            conn, "session", present,
+    def _read(self, ix: "_Tables", conn: sqlite3.Connection, present: set[str]) -> None:
+        ix._sessions_raw = self._rows(
+            ix, conn, "session", present,
             ["id", "created_at", "updated_at", "start_time", "command_line", "program_version", "status"],
         )
-        inputs = self._rows(conn, "human_input", present, ["id", "created_at", "content", "source", "session_id"])
-        traj = self._rows(conn, "trajectory", present, ["id", "created_at", "human_input_id", "session_id", "is_error", "record_type"])
+        inputs = self._rows(ix, conn, "human_input", present, ["id", "created_at", "content", "source", "session_id"])
+        traj = self._rows(ix, conn, "trajectory", present, ["id", "created_at", "human_input_id", "session_id", "is_error", "record_type"])
         starts = sorted(
-            ((parse_time(s["start_time"] or s["created_at"]), s["id"]) for s in self._sessions_raw),
+            ((parse_time(s["start_time"] or s["created_at"]), s["id"]) for s in ix._sessions_raw),
             key=lambda pair: sort_key(pair[0]),
         )
 
@@ -133,28 +143,28 @@ class RaAidSource(IndexedSource):
         for row in traj:
             if row["human_input_id"] is not None and row["session_id"] is not None:
                 via_traj.setdefault(row["human_input_id"], row["session_id"])
-        self._inputs: dict[int, _Input] = {}
+        ix._inputs: dict[int, _Input] = {}
         for row in inputs:
             created = parse_time(row["created_at"])
             sid = via_traj.get(row["id"], row["session_id"])
             if sid is None:
                 sid = session_at(created)
-            self._inputs[row["id"]] = _Input(row["id"], row["content"] or "", row["source"] or "", created, sid)
+            ix._inputs[row["id"]] = _Input(row["id"], row["content"] or "", row["source"] or "", created, sid)
         # RA.Aid's "current human input": the newest row by created_at in the whole DB.
-        newest = max(self._inputs.values(), key=lambda i: (sort_key(i.created_at), i.id), default=None)
-        self.current_input_id: int | None = newest.id if newest else None
+        newest = max(ix._inputs.values(), key=lambda i: (sort_key(i.created_at), i.id), default=None)
+        ix.current_input_id = newest.id if newest else None
 
         # Trajectory rows without an input (model_usage, file_write) belong to the latest
         # input of their session that precedes them; failing that, to the session itself.
         by_session: dict[int | None, list[_Input]] = {}
-        for inp in self._inputs.values():
+        for inp in ix._inputs.values():
             by_session.setdefault(inp.session_id, []).append(inp)
-        self._extra_tasks: dict[str, dict] = {}
-        self._step_task: dict[int, Id] = {}
-        self._task_steps: dict[Id, list[int]] = {}
-        self._step_errors: dict[int, bool] = {}
+        ix._extra_tasks: dict[str, dict] = {}
+        ix._step_task: dict[int, Id] = {}
+        ix._task_steps: dict[Id, list[int]] = {}
+        ix._step_errors: dict[int, bool] = {}
         for row in traj:
-            task_id: Id | None = row["human_input_id"] if row["human_input_id"] in self._inputs else None
+            task_id: Id | None = row["human_input_id"] if row["human_input_id"] in ix._inputs else None
             if task_id is None:
                 when = parse_time(row["created_at"])
                 candidates = [i for i in by_session.get(row["session_id"], []) if sort_key(i.created_at) <= sort_key(when)]
@@ -163,24 +173,24 @@ class RaAidSource(IndexedSource):
                 else:
                     sid = row["session_id"]
                     task_id = f"session-{sid}" if sid is not None else "unattached"
-                    extra = self._extra_tasks.setdefault(task_id, {"session_id": sid, "created_at": when})
+                    extra = ix._extra_tasks.setdefault(task_id, {"session_id": sid, "created_at": when})
                     extra["updated_at"] = when
-            self._step_task[row["id"]] = task_id
-            self._task_steps.setdefault(task_id, []).append(row["id"])
-            self._step_errors[row["id"]] = bool(row["is_error"]) or row["record_type"] == "error"
-        self._last_step_time: dict[Id, datetime | None] = {}
+            ix._step_task[row["id"]] = task_id
+            ix._task_steps.setdefault(task_id, []).append(row["id"])
+            ix._step_errors[row["id"]] = bool(row["is_error"]) or row["record_type"] == "error"
+        ix._last_step_time: dict[Id, datetime | None] = {}
         times = {row["id"]: parse_time(row["created_at"]) for row in traj}
-        for task_id, ids in self._task_steps.items():
-            self._last_step_time[task_id] = times.get(ids[-1])
+        for task_id, ids in ix._task_steps.items():
+            ix._last_step_time[task_id] = times.get(ids[-1])
 
-        self._items: list[MemoryItem] = []
+        ix._items: list[MemoryItem] = []
         for kind, table in ITEM_TABLES.items():
             wanted = ["id", "created_at", "human_input_id", "session_id"]
             wanted += ["filepath", "line_number", "snippet", "description"] if kind == "snippet" else ["content"]
-            for row in self._rows(conn, table, present, wanted):
+            for row in self._rows(ix, conn, table, present, wanted):
                 hi = row["human_input_id"]
-                inp = self._inputs.get(hi) if hi is not None else None
-                self._items.append(
+                inp = ix._inputs.get(hi) if hi is not None else None
+                ix._items.append(
                     MemoryItem(
                         id=row["id"],
                         kind=kind,
@@ -191,23 +201,21 @@ class RaAidSource(IndexedSource):
                         description=row.get("description"),
                         task_id=hi,
                         session_id=row["session_id"] if row["session_id"] is not None else (inp.session_id if inp else None),
-                        protected=hi is not None and hi == self.current_input_id,
+                        protected=hi is not None and hi == ix.current_input_id,
                     )
                 )
 
-    def reload(self) -> None:
-        """Forget what was read, so the next call reads the database again (after a curate)."""
-        with self._index_lock:
-            self._loaded = False
-            self._problems = []
-            self._reported = set()
-
     # -- read model ------------------------------------------------------------------------
+    @property
+    def current_input_id(self) -> int | None:
+        """RA.Aid's "current human input": the newest row by created_at in the whole DB."""
+        return self._load().current_input_id
+
     def sessions(self) -> list[SessionInfo]:
-        self._load()
+        ix = self._load()
         out = []
-        for s in self._sessions_raw:
-            tasks = self.tasks(s["id"])
+        for s in ix._sessions_raw:
+            tasks = self._tasks(ix, s["id"])
             created = parse_time(s["start_time"]) or parse_time(s["created_at"]) or datetime.min
             updated = max([created, parse_time(s["updated_at"]) or created] + [t.updated_at for t in tasks if t.updated_at], key=sort_key)
             first = next((t for t in tasks if isinstance(t.id, int)), None)
@@ -225,12 +233,12 @@ class RaAidSource(IndexedSource):
             )
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)  # newest first, as every store
 
-    def _task_info(self, task_id: Id) -> TaskInfo:
-        steps = self._task_steps.get(task_id, [])
-        failed = bool(steps) and self._step_errors.get(steps[-1], False)
+    def _task_info(self, ix: "_Tables", task_id: Id) -> TaskInfo:
+        steps = ix._task_steps.get(task_id, [])
+        failed = bool(steps) and ix._step_errors.get(steps[-1], False)
         if isinstance(task_id, int):
-            inp = self._inputs[task_id]
-            updated = self._last_step_time.get(task_id) or inp.created_at
+            inp = ix._inputs[task_id]
+            updated = ix._last_step_time.get(task_id) or inp.created_at
             return TaskInfo(
                 id=inp.id,
                 session_id=inp.session_id,
@@ -242,7 +250,7 @@ class RaAidSource(IndexedSource):
                 finished_at=updated,
                 step_count=len(steps),
             )
-        extra = self._extra_tasks[task_id]
+        extra = ix._extra_tasks[task_id]
         return TaskInfo(
             id=task_id,
             session_id=extra["session_id"],
@@ -254,21 +262,23 @@ class RaAidSource(IndexedSource):
         )
 
     def tasks(self, session_id: Id | None) -> list[TaskInfo]:
-        self._load()
-        ids: list[Id] = [i.id for i in self._inputs.values() if i.session_id == session_id]
-        ids += [t for t, extra in self._extra_tasks.items() if extra["session_id"] == session_id]
-        infos = [self._task_info(t) for t in ids]
+        return self._tasks(self._load(), session_id)
+
+    def _tasks(self, ix: "_Tables", session_id: Id | None) -> list[TaskInfo]:
+        ids: list[Id] = [i.id for i in ix._inputs.values() if i.session_id == session_id]
+        ids += [t for t, extra in ix._extra_tasks.items() if extra["session_id"] == session_id]
+        infos = [self._task_info(ix, t) for t in ids]
         return sorted(infos, key=lambda t: (sort_key(t.created_at), str(t.id)))
 
     def task(self, task_id: Id) -> TaskInfo:
-        self._load()
-        if task_id in self._inputs or task_id in self._extra_tasks:
-            return self._task_info(task_id)
+        ix = self._load()
+        if task_id in ix._inputs or task_id in ix._extra_tasks:
+            return self._task_info(ix, task_id)
         raise UnknownId(f"no human input #{task_id} in {self.path}")
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
-        self._load()
-        ids = page(self._task_steps.get(task_id, []), offset, limit)
+        ix = self._load()
+        ids = page(ix._task_steps.get(task_id, []), offset, limit)
         if not ids:
             return []
         conn = self._connect()
@@ -279,7 +289,7 @@ class RaAidSource(IndexedSource):
             have = _columns(conn, "trajectory")
             cols = ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in wanted)
             marks = ", ".join("?" for _ in ids)
-            rows = {r["id"]: typed_row("trajectory", dict(r), self.path, self._problems, self._reported)
+            rows = {r["id"]: typed_row("trajectory", dict(r), self.path, ix._problems, ix._reported)
                     for r in conn.execute(f"SELECT {cols} FROM trajectory WHERE id IN ({marks})", ids)}
         finally:
             conn.close()
@@ -313,86 +323,12 @@ class RaAidSource(IndexedSource):
         return out
 
     def messages(self, task_id: Id) -> list[MessageInfo]:
-        self._load()
-        inp = self._inputs.get(task_id) if isinstance(task_id, int) else None
+        ix = self._load()
+        inp = ix._inputs.get(task_id) if isinstance(task_id, int) else None
         if inp is None:
             return []
         return [MessageInfo(id=inp.id, task_id=inp.id, role=f"user ({inp.source})", content=inp.content, created_at=inp.created_at)]
 
     def memory_items(self, kind: str | None = None) -> list[MemoryItem]:
         """Key facts, key snippets and research notes (`kind` "fact" | "snippet" | "note")."""
-        self._load()
-        return [item for item in self._items if kind is None or item.kind == kind]
-
-
-# -- curation -------------------------------------------------------------------------------
-
-
-class CurateRefused(MemtuiError):
-    """Nothing to delete: every requested item was missing or protected."""
-
-
-@dataclass(frozen=True)
-class CuratePlan:
-    """What `apply_curate` would delete, and what it refuses and why."""
-
-    path: Path
-    current_input_id: int | None
-    delete: tuple[MemoryItem, ...]
-    refused: tuple[tuple[str, int, str], ...]  # (kind, id, reason)
-
-
-def plan_curate(path: Path, facts=(), snippets=(), notes=()) -> CuratePlan:
-    """Plan deleting RA.Aid key facts, snippets and research notes by id.
-
-    Items attached to the most recent human input are refused (RA.Aid's own GC protects
-    them); ids that do not exist are refused as not found. Reads only.
-    """
-    source = RaAidSource(path)
-    items = {(item.kind, item.id): item for item in source.memory_items()}
-    delete: list[MemoryItem] = []
-    refused: list[tuple[str, int, str]] = []
-    for kind, ids in (("fact", facts), ("snippet", snippets), ("note", notes)):
-        for raw in dict.fromkeys(ids):
-            item = items.get((kind, int(raw)))
-            if item is None:
-                refused.append((kind, int(raw), "not found"))
-            elif item.protected:
-                refused.append((kind, item.id, f"attached to the most recent human input #{source.current_input_id}"))
-            else:
-                delete.append(item)
-    return CuratePlan(Path(source.path), source.current_input_id, tuple(delete), tuple(refused))
-
-
-def apply_curate(plan: CuratePlan) -> int:
-    """Delete the planned items in one transaction; returns how many rows went.
-
-    The protection is checked again inside the transaction, so an input RA.Aid recorded
-    since the plan was made still protects its items; then nothing is deleted.
-    """
-    if not plan.delete:
-        return 0
-    conn = connect_readwrite(plan.path)
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            row = conn.execute("SELECT id FROM human_input ORDER BY created_at DESC, id DESC LIMIT 1").fetchone()
-            current = row[0] if row else None
-            deleted = 0
-            for item in plan.delete:
-                table = ITEM_TABLES[item.kind]
-                hit = conn.execute(f'SELECT human_input_id FROM "{table}" WHERE id = ?', (item.id,)).fetchone()
-                if hit is None:
-                    continue
-                if hit[0] is not None and hit[0] == current:
-                    raise CurateRefused(
-                        f"{item.kind} #{item.id} is now attached to the most recent human input #{current}; nothing deleted"
-                    )
-                deleted += conn.execute(f'DELETE FROM "{table}" WHERE id = ?', (item.id,)).rowcount
-            conn.execute("COMMIT")
-            return deleted
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-    finally:
-        conn.close()
+        return [item for item in self._load()._items if kind is None or item.kind == kind]

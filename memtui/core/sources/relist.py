@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable
 
 from memtui.core.model import Problem
+from memtui.core.sources.base import IndexedSource
 
 RACY_NS = 1_000_000_000
 """A folder changed less than this long before it was listed is listed again next time: a file
@@ -112,3 +113,29 @@ def recorded_in(workspace: Path, paths: Iterable[Path], cwd_of: Callable[[Path],
         if cwds[path] == target:
             out.append(path)
     return out
+
+
+class ListedSource(IndexedSource):
+    """An IndexedSource over a set of files (transcripts, rollouts): listed again by `relist` at
+    each reload, and each file's part of the index kept while it is unchanged (`_parts`)."""
+
+    def __init__(self, files: Iterable[Path], *, home: Path | None = None, path: Path | None = None,
+                 relist: Callable[[], Iterable[Path]] | None = None) -> None:
+        self.files = sorted(Path(p) for p in files)
+        super().__init__(path or (self.files[0].parent if self.files else Path(".")))
+        self.home = home
+        self._relist = relist  # the files as they are now: listed again at each reload
+        self._parts = Parts()  # what each file gave the index, read again when it changed
+        self._indexed = False
+
+    def _listed(self) -> list[Path]:
+        """The files to index: those listed when the store was opened, the first time; those
+        listed now after (a new session shows up, a removed one goes)."""
+        if self._relist is not None and self._indexed:
+            self.files = sorted(Path(p) for p in self._relist())
+        self._indexed = True
+        return self.files
+
+    def listed_now(self) -> list[Path]:
+        """The files as listed now: the next reload's (watched by follow mode)."""
+        return list(self._relist()) if self._relist is not None else self.files

@@ -48,7 +48,7 @@ def restore_note(root: Path, given: Path | None, recorded: Path | None, task_fol
 class RecordedRoot:
     """Mixin for transcript adapters: `workspace` is the `--root` folder if one was given,
     else the recorded working directory (`recorded_workspace`, the one `cwd` all indexed
-    sessions recorded). The adapter's index keeps `_sessions` (each with a `cwd` and its
+    sessions recorded). The adapter's index (`_load()`) keeps `_sessions` (each with a `cwd` and its
     `turns` ids) and `_turns` (each with its `session_id`, `prompt` and `replies`); the
     adapter makes a turn's TaskInfo (`_info(turn)`)."""
 
@@ -65,24 +65,24 @@ class RecordedRoot:
     def _folders(self) -> tuple[frozenset[str], bool]:
         """The sessions' working directories, and whether one is a folder here: worked out once
         per index (capabilities are asked at every key the footer shows)."""
-        self._load()  # type: ignore[attr-defined]
-        sessions = self._sessions  # type: ignore[attr-defined]
+        ix = self._load()  # type: ignore[attr-defined]
         known = self.__dict__.get("_folders_of")
-        if known is None or known[0] is not sessions:  # a reload indexes into a new dict
-            cwds = frozenset(s.cwd for s in sessions.values() if s.cwd)
-            known = self._folders_of = (sessions, cwds, any(Path(cwd).is_dir() for cwd in cwds))
+        if known is None or known[0] is not ix:  # a reload builds a new index
+            cwds = frozenset(s.cwd for s in ix._sessions.values() if s.cwd)
+            known = self._folders_of = (ix, cwds, any(Path(cwd).is_dir() for cwd in cwds))
         return known[1], known[2]
 
-    def _turn(self, task_id: Id):
-        return self._find("_turns", task_id, "turn")  # type: ignore[attr-defined]
+    def _turn(self, ix, task_id: Id):
+        """The turn `task_id` of the index `ix` (UnknownId when it has none)."""
+        return self._find(ix, "_turns", task_id, "turn")  # type: ignore[attr-defined]
 
     def tasks(self, session_id: Id | None) -> list[TaskInfo]:
-        self._load()  # type: ignore[attr-defined]
-        session = self._sessions.get(str(session_id)) if session_id is not None else None  # type: ignore[attr-defined]
-        return [self._info(self._turns[t]) for t in session.turns] if session else []  # type: ignore[attr-defined]
+        ix = self._load()  # type: ignore[attr-defined]
+        session = ix._sessions.get(str(session_id)) if session_id is not None else None
+        return [self._info(ix._turns[t]) for t in session.turns] if session else []  # type: ignore[attr-defined]
 
     def task(self, task_id: Id) -> TaskInfo:
-        return self._info(self._turn(task_id))  # type: ignore[attr-defined]
+        return self._info(self._turn(self._load(), task_id))  # type: ignore[attr-defined]
 
     @property
     def recorded_workspace(self) -> Path | None:
@@ -93,8 +93,8 @@ class RecordedRoot:
 
     def workspace_root(self, task_id: Id) -> Path | None:
         """The cwd the task's session recorded: entry paths are relative to it."""
-        turn = self._turn(task_id)  # type: ignore[attr-defined]
-        cwd = self._sessions[turn.session_id].cwd  # type: ignore[attr-defined]
+        ix = self._load()  # type: ignore[attr-defined]
+        cwd = ix._sessions[self._turn(ix, task_id).session_id].cwd
         return Path(cwd) if cwd else None
 
     def restore_path(self, path: str, task_id: Id, root: Path) -> str:
@@ -111,7 +111,7 @@ class RecordedRoot:
     def resume_command(self, session_id: Id) -> ResumeCommand:
         """The agent's resume command (`resume_argv` + the session id) in the directory the
         session recorded."""
-        session = self._find("_sessions", session_id, "session")  # type: ignore[attr-defined]
+        session = self._find(self._load(), "_sessions", session_id, "session")  # type: ignore[attr-defined]
         return ResumeCommand((*self.resume_argv, session.id), Path(session.cwd) if session.cwd else None)
 
     def relative_to_recorded(self, path: str) -> str:
@@ -124,7 +124,7 @@ class RecordedRoot:
 
     def messages(self, task_id: Id) -> list[MessageInfo]:
         """The turn's prompt, then its assistant replies."""
-        turn = self._turn(task_id)  # type: ignore[attr-defined]
+        turn = self._turn(self._load(), task_id)  # type: ignore[attr-defined]
         out = []
         if turn.prompt:
             out.append(MessageInfo(id=f"{turn.id}/prompt", task_id=turn.id, role="user", content=turn.prompt, created_at=turn.created_at))
