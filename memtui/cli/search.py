@@ -52,7 +52,7 @@ def run(args) -> int:
         agent = agent_home_at(root) if store is None else None
         if agent is not None:
             # Another agent's home: its sessions, read as the panes read them (the index is
-            # then PRIVATE: nothing is written into that home).
+            # kept in memtui's cache folder: nothing is written into that home).
             store = opened.enter_context(open_source(root, agent))
             store.require(Capability.SEARCH)
         elif store is None:

@@ -24,6 +24,10 @@ class StoreLocked(MemtuiError):
     """Another process holds a lock on the database for longer than the busy timeout."""
 
 
+class SearchIndexError(MemtuiError):
+    """A search index file can be neither used nor replaced."""
+
+
 class SchemaTooNew(MemtuiError):
     """The database was written by a newer memtui."""
 

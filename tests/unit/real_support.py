@@ -32,6 +32,22 @@ def real_home(name: str, dest: Path) -> Path:
     return root
 
 
+def many_sessions(name: str, dest: Path, copies: int) -> Path:
+    """A Claude Code home of `copies` times the sessions of fixtures/real/<name>: each top-level
+    transcript (projects/P/ID.jsonl) copied under new session ids (ID replaced in its lines too,
+    as the tool writes it); the originals kept."""
+    import uuid
+
+    home = real_home(name, dest)
+    originals = [p for p in sorted(home.glob("projects/*/*.jsonl"))]
+    for n in range(1, copies):
+        for number, path in enumerate(originals):
+            new = str(uuid.UUID(int=n << 16 | number))
+            path.with_name(f"{new}.jsonl").write_text(path.read_text(encoding="utf-8").replace(path.stem, new),
+                                                      encoding="utf-8")
+    return home
+
+
 def user_home(tmp_path: Path, monkeypatch) -> Path:
     """A user's home folder (HOME) holding the agents' homes as the tools lay them out: ~/.claude
     (real Claude Code transcripts) and ~/.codex (a real Codex rollout); no agent home is named

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from memtui.cli import main
-from memtui.core.memory.search import PRIVATE, SearchIndex, default_index_path
+from memtui.core.memory.search import SearchIndex, default_index_path
 from memtui.core.memory.search_records import TaskRow, split_older
 from memtui.core.sources import open_source
 
@@ -60,11 +60,14 @@ def test_search_on_a_codex_home_finds_its_command_output(tmp_path, capsys):
     assert tree_bytes(home) == before
 
 
-def test_an_agents_sessions_are_indexed_privately_and_again_only_when_a_session_changed(tmp_path):
+def test_an_agents_sessions_are_indexed_outside_its_home_and_again_only_when_a_session_changed(tmp_path):
+    import os
+
     home = real_home("codex-0.66.0-agtrace", tmp_path)
     rollout = next(home.rglob("rollout-*.jsonl"))
     with open_source(home) as source:
-        assert default_index_path(home, source) == PRIVATE
+        kept = Path(default_index_path(home, source))
+        assert kept.parent == Path(os.environ["XDG_CACHE_HOME"]) / "memtui" / "search"  # memtui's cache
         with SearchIndex(home, source, path=tmp_path / "index.db") as index:
             index.refresh()
             shellenv = codex_outputs_holding(home, "shellenv")

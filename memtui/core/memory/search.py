@@ -1,16 +1,15 @@
 """Full-text search over memory documents and the store (or an agent's own sessions, see
 search_sessions): files line by line, task titles and summaries, messages, step arguments, results.
 
-The index is its own SQLite file, `<store dir>/.memtui/search.db` (normally
-`.agent/.memtui/search.db`); agent.db is only ever read. It holds each record once in an FTS5
+The index is its own SQLite file, beside the store (`.agent/.memtui/search.db`) or, for an
+agent's own sessions, in memtui's cache folder (memtui.core.memory.search_location); agent.db
+is only ever read. It holds each record once in an FTS5
 `unicode61` table indexed by word without positions, and the vocabulary of indexed words with
 a trigram index, so that a term still matches as a substring (memtui.core.memory.search_plan).
 Files are re-indexed when their size or mtime changes; when agent.db (or its WAL) changed, the
 tasks whose signature changed. One refresh is one transaction: an interrupted one (kill -9)
-leaves SQLite's journal, which the next open rolls back, so the next refresh redoes it. Where
-the folder is not writable, the workspace has no `.agent` folder (another agent's), or the
-process must not write (--read-only), the index is built for the one search in SQLite's private
-temporary database (PRIVATE).
+leaves SQLite's journal, which the next open rolls back, so the next refresh redoes it; a
+damaged index file is started again.
 
 Hits are read out a page at a time by memtui.core.memory.search_query, each kind from a
 rowid band of its own (ranking tens of thousands of matches by relevance would take longer than
@@ -25,25 +24,20 @@ from collections import Counter
 from itertools import count
 from operator import itemgetter
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, TypeVar
 
-from memtui.core.errors import StoreLocked
+from memtui.core.errors import SearchIndexError, StoreLocked
 from memtui.core.memory.discover import discover_documents
+from memtui.core.memory.search_location import INDEX_NAME, PRIVATE, UNSAVED, default_index_path
 from memtui.core.memory.search_plan import TOKENIZER, SearchHit, excerpt, given_up_when, prepare, query_terms
 from memtui.core.memory.search_query import BANDS, KINDS, Position, SearchPage, band, search_page
 from memtui.core.memory.search_records import MAX_FIELD_CHARS, SearchRecord, collector_paused, file_records, split_older
 from memtui.core.memory.search_sessions import records_reader, store_signature
 
-__all__ = ["INDEX_NAME", "KINDS", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchPage", "SearchRecord",
+__all__ = ["INDEX_NAME", "KINDS", "PRIVATE", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchPage", "SearchRecord",
            "default_index_path", "excerpt", "query_terms", "search_workspace", "store_signature"]
 
 SCHEMA_VERSION = "6"  # 6: one `owner` column; 5: rows from the middle of their bands, either way
-PRIVATE = ""
-"""SQLite's private temporary database: its file is removed as soon as it is opened (nothing
-stays on disk, even after kill -9) and its pages live there, not in memory — an index of a
-large store would not fit. For one search where no index file may be written."""
-UNSAVED = (PRIVATE, ":memory:")
-INDEX_NAME = ".memtui/search.db"
 BUSY_TIMEOUT = 5.0
 """Seconds a write of the index waits for another process's refresh of it to end."""
 PAGE_SIZE = 16_384  # records of 0.5-2 KiB fill 16 KiB pages well (4 KiB pages: a fifth unused)
@@ -70,6 +64,9 @@ with trigrams (`terms_tri`) to find the words containing a term."""
 
 OWNER = {"file": "LINE:REL", "task": "TASK", "message": "TASK", "step": "TASK:STEP:SEQ"}
 """What a record's `owner` holds, by kind (ids as text; a session step's: TASK<TAB>STEP<TAB>SEQ)."""
+
+
+T = TypeVar("T")
 
 
 class SearchIndex:
@@ -102,6 +99,22 @@ class SearchIndex:
     def refresh(self, cancelled: Callable[[], bool] = lambda: False) -> None:
         """Re-index changed, new and removed documents, and the store if it changed. A
         cancelled refresh keeps what it indexed (the next one goes on from there)."""
+        self._undamaged(lambda: self._refresh(cancelled), cancelled)
+
+    def _undamaged(self, run: Callable[[], T], cancelled: Callable[[], bool] | None = None) -> T:
+        """`run()`; if it finds the index file damaged, the index is built again (it is only a
+        cache) and `run()` is run again."""
+        try:
+            return run()
+        except sqlite3.DatabaseError as exc:
+            if self.path in UNSAVED or not _is_damaged(exc):
+                raise
+        self.conn.close()
+        self.conn = self._started_again()
+        self._refresh(cancelled or (lambda: False))
+        return run()
+
+    def _refresh(self, cancelled: Callable[[], bool]) -> None:
         self._added: list[tuple[int, int]] = []
         self._edges: dict[str, tuple[int, int]] = {}  # (lowest, highest) rowid of each kind, as read or written
         try:
@@ -255,7 +268,7 @@ class SearchIndex:
         """Records containing every term of `query` (quoted phrases kept together): files
         first in document order, then task titles, messages and steps, newest first (at most
         `limit`; None: every one). Case-insensitive; a term matches inside words too."""
-        return search_page(self.conn, query, limit, 0, kinds).hits
+        return self.page(query, limit, 0, kinds).hits
 
     def search_counted(self, query: str, shown: int, cap: int, kinds: Iterable[str] = KINDS,
                        cancelled: Callable[[], bool] | None = None) -> tuple[list[SearchHit], int]:
@@ -268,9 +281,11 @@ class SearchIndex:
              after: Position | None = None, cancelled: Callable[[], bool] | None = None) -> SearchPage:
         """search_query.search_page: `shown` hits after `after`, the matches after them counted up
         to `cap`. Once `cancelled()`, it stops at once: an empty page."""
-        with given_up_when(self.conn, cancelled):
-            return search_page(self.conn, query, shown, cap, kinds, after)
-        return SearchPage(after=after)
+        def read() -> SearchPage:
+            with given_up_when(self.conn, cancelled):
+                return search_page(self.conn, query, shown, cap, kinds, after)
+            return SearchPage(after=after)
+        return self._undamaged(read, cancelled)
 
     # -- setup --------------------------------------------------------------------------------
 
@@ -282,9 +297,17 @@ class SearchIndex:
             # but not one another process is writing (its refresh would fail on a deleted file).
             if self.path in UNSAVED or _is_busy(exc):
                 raise self._busy(exc) from None
-            Path(self.path).unlink(missing_ok=True)
-            Path(self.path + "-journal").unlink(missing_ok=True)
-            return self._open(self.path)
+            return self._started_again()
+
+    def _started_again(self) -> sqlite3.Connection:
+        """A new, empty index in place of a damaged one (or one of an older layout)."""
+        try:
+            for path in (self.path, self.path + "-journal"):
+                Path(path).unlink(missing_ok=True)
+        except OSError as exc:
+            raise SearchIndexError(f"the search index {self.path} is damaged and cannot be removed"
+                                   f" ({exc.strerror or exc}): remove it, it is rebuilt") from None
+        return self._open(self.path)
 
     def _open(self, path: str) -> sqlite3.Connection:
         if path not in UNSAVED:
@@ -317,24 +340,9 @@ def search_workspace(root: Path, query: str, store=None, limit: int = 200) -> li
         return index.search(query, limit)
 
 
-def default_index_path(root: Path, store=None) -> str:
-    """The index file beside the store, or PRIVATE where that folder is not writable, the process
-    must not write (--read-only) or `store` is an agent's own sessions (nothing written near them)."""
-    from memtui.core.atomic import check_writes_allowed
-    from memtui.core.errors import WritesForbidden
-
-    try:
-        check_writes_allowed()
-    except WritesForbidden:
-        return PRIVATE
-    folder = Path(getattr(store, "db_path", root / ".agent" / "agent.db")).parent
-    if not folder.is_dir() or (store is not None and not hasattr(store, "db_path")):
-        return PRIVATE
-    target = folder / INDEX_NAME
-    if target.exists():
-        return str(target) if os.access(target, os.W_OK) and os.access(target.parent, os.W_OK) else PRIVATE
-    probe = target.parent if target.parent.is_dir() else folder
-    return str(target) if os.access(probe, os.W_OK) else PRIVATE
+def _is_damaged(exc: sqlite3.Error) -> bool:
+    """SQLite found the index file damaged (or no database at all)."""
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:

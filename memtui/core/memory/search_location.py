@@ -1,0 +1,72 @@
+"""Where a search index (memtui.core.memory.search) is kept.
+
+- A memtui store's: beside it, `<store dir>/.memtui/search.db` (normally `.agent/.memtui/`).
+- An agent's own sessions (a Claude Code or Codex home, any source that is not a memtui
+  store): in memtui's own cache folder, `$XDG_CACHE_HOME/memtui/search/` (`~/.cache/memtui`
+  by default; the folder 0700: the index holds the sessions' text), one file per home, named
+  by the home's resolved path and the kind of source. Nothing is written inside the home.
+- PRIVATE (SQLite's private temporary database, built for the one search) where no file may
+  be written: the process must not write (--read-only), the folder is not writable, or the
+  workspace has neither a store nor an `.agent` folder (memory documents only).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+PRIVATE = ""
+"""SQLite's private temporary database: its file is removed as soon as it is opened (nothing
+stays on disk, even after kill -9) and its pages live there, not in memory — an index of a
+large store would not fit. For one search where no index file may be written."""
+UNSAVED = (PRIVATE, ":memory:")
+INDEX_NAME = ".memtui/search.db"
+CACHE_FOLDER = "search"
+"""The folder of sessions' indexes under memtui's cache folder."""
+
+
+def default_index_path(root: Path, store=None) -> str:
+    """Where the index of workspace `root` (and `store`, if any) is kept: see the module."""
+    from memtui.core.atomic import check_writes_allowed
+    from memtui.core.errors import WritesForbidden
+
+    try:
+        check_writes_allowed()
+    except WritesForbidden:
+        return PRIVATE
+    if store is not None and not hasattr(store, "db_path"):
+        return cached_index_path(root, store)
+    folder = Path(getattr(store, "db_path", root / ".agent" / "agent.db")).parent
+    if not folder.is_dir():
+        return PRIVATE
+    return writable(folder / INDEX_NAME, folder)
+
+
+def cached_index_path(root: Path, source, cache: Path | None = None) -> str:
+    """The index of an agent's own sessions at `root`, in memtui's cache folder (made 0700 if
+    it is not there), or PRIVATE when that folder cannot be made or written."""
+    from memtui.core.cleanup.places import cache_dir
+
+    folder = (cache or cache_dir()) / CACHE_FOLDER
+    home = str(Path(root).resolve())
+    kind = str(getattr(source, "kind", None) or type(source).__name__)
+    key = hashlib.sha256(f"{kind}\0{home}".encode()).hexdigest()[:20]
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(home).name.lstrip(".") or "root")[:40]
+    try:
+        if not folder.is_dir():
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(mode=0o700, exist_ok=True)
+            os.chmod(folder, 0o700)  # mkdir's mode passes through the umask
+    except OSError:
+        return PRIVATE
+    return writable(folder / f"{kind}-{name}-{key}.db", folder)
+
+
+def writable(target: Path, folder: Path) -> str:
+    """`target` when it (or, not there yet, the folder it goes into) can be written, else PRIVATE."""
+    if target.exists():
+        return str(target) if os.access(target, os.W_OK) and os.access(target.parent, os.W_OK) else PRIVATE
+    probe = target.parent if target.parent.is_dir() else folder
+    return str(target) if os.access(probe, os.W_OK) else PRIVATE
