@@ -8,7 +8,7 @@ from typing import Any
 
 from memtui.core.diff import unified_diff
 from memtui.core.memory_source import Capability, MemorySource, UnknownId
-from memtui.core.errors import MemtuiError
+from memtui.core.ids import unique_start
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, SessionInfo, StepInfo, TaskInfo
 
 ACTIONS = {"added": "create", "deleted": "delete", "modified": "modify"}
@@ -41,16 +41,13 @@ def find_session(source: MemorySource, given: Id, sessions: list[SessionInfo] | 
     (`memtui cleanup` prints them shortened) — the one id it starts. UnknownId if none does,
     MemtuiError if several do."""
     sessions = list(source.sessions()) if sessions is None else sessions
-    exact = next((s for s in sessions if str(s.id) == str(given)), None)
-    if exact is not None:
-        return exact
-    starting = [s for s in sessions if isinstance(s.id, str) and str(given) and s.id.startswith(str(given))]
-    if len(starting) == 1:
-        return starting[0]
-    if starting:
-        raise MemtuiError(f"{given!r} starts {len(starting)} sessions ({', '.join(str(s.id) for s in starting[:3])}):"
-                          " give more of the id")
-    raise UnknownId(f"no session {given!r} in {source.path}")
+    by_id = {str(s.id): s for s in reversed(sessions)}  # the first of equal ids
+    if str(given) in by_id:
+        return by_id[str(given)]
+    named = unique_start(str(given), [s.id for s in sessions if isinstance(s.id, str)], "sessions")  # not 1 for 12
+    if named is None:
+        raise UnknownId(f"no session {given!r} in {source.path}")
+    return by_id[named]
 
 
 def _step_row(step: StepInfo) -> dict[str, Any]:

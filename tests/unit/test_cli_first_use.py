@@ -105,7 +105,7 @@ def test_a_prefix_naming_two_sessions_is_refused(tmp_path, capsys):
                     project / "55604662-0000-4331-851a-ec234028f8ca.jsonl")
     code, out, err = _run(capsys, "pin", str(home), "55604662")
     assert code == 2 and out == "" and err.count("\n") == 1, err
-    assert "names 2 claude-code sessions" in err and "55604662-cf2a-4331-851a-ec234028f8ca" in err
+    assert "starts 2 claude-code sessions" in err and "55604662-cf2a-4331-851a-ec234028f8ca" in err
     code, out, err = _run(capsys, "pin", str(home), "")
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert _pins(tmp_path) == {}

@@ -10,6 +10,7 @@ from typing import Iterable
 from memtui.core.atomic import write_atomic
 from memtui.core.cleanup.places import state_dir
 from memtui.core.errors import MemtuiError
+from memtui.core.ids import unique_start
 
 PINS_FILE = "pins.json"
 
@@ -42,14 +43,8 @@ def set_pinned(agent: str, session_id: str, pinned: bool, folder: Path | None = 
 def resolve_session(given: str, known: Iterable[str], agent: str, home: Path) -> str:
     """The one id of `known` that is `given` or starts with it (`memtui cleanup` prints ids
     shortened); MemtuiError when none or several are."""
-    known = set(known)
-    if given in known:
-        return given
-    matches = sorted(i for i in known if given and i.startswith(given))
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        shown = ", ".join(matches[:3]) + (", …" if len(matches) > 3 else "")
-        raise MemtuiError(f"{given!r} names {len(matches)} {agent} sessions in {home} ({shown}): give more of the id")
-    raise MemtuiError(f"no {agent} session {given!r} in {home} or memtui's archive"
-                      f" (`memtui log {home}` lists the session ids)")
+    named = unique_start(given, sorted(known), f"{agent} sessions in {home}")
+    if named is None:
+        raise MemtuiError(f"no {agent} session {given!r} in {home} or memtui's archive"
+                          f" (`memtui log {home}` lists the session ids)")
+    return named

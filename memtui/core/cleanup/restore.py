@@ -20,6 +20,7 @@ from memtui.core.cleanup.archive import CHUNK, existing, open_members
 from memtui.core.cleanup.files import file_sha256
 from memtui.core.cleanup.manifest import INNER_MANIFEST, ArchiveError, Manifest, contained, unit_paths, write_manifest
 from memtui.core.errors import CorruptContent, MemtuiError
+from memtui.core.ids import unique_start
 
 
 class RestoreConflict(MemtuiError):
@@ -150,12 +151,10 @@ def archived_id(given: str, root: Path, agent: str | None = None) -> str:
     shortened); ArchiveError when none or several do."""
     from memtui.core.cleanup.archive_read import list_archived
 
-    matches = sorted({m.id for m in list_archived(root, agent) if given and m.id.startswith(given)})
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        raise ArchiveError(f"{given!r} starts {len(matches)} archived sessions ({', '.join(matches[:3])}): give more of the id")
-    raise ArchiveError(f"no archived session {given} in {root}")
+    named = unique_start(given, sorted(m.id for m in list_archived(root, agent)), "archived sessions")
+    if named is None:
+        raise ArchiveError(f"no archived session {given} in {root}")
+    return named
 
 
 def restore_session(session_id: str, root: Path, *, agent: str | None = None,
