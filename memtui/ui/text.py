@@ -65,13 +65,18 @@ def kept_end(text: Text, width: int) -> Text:
     elif width <= 1:
         line = Text("…"[:width])
     else:
-        start, room = len(text.plain), width - 1
-        while start and cell_len(text.plain[start - 1]) <= room:
-            start -= 1
-            room -= cell_len(text.plain[start])
-        line = Text("…", style=text.style) + text[start:]
+        line = Text("…", style=text.style) + text[start_within(text.plain, len(text.plain), width - 1):]
     line.no_wrap, line.overflow, line.end = True, "crop", ""
     return line
+
+
+def start_within(plain: str, end: int, room: int) -> int:
+    """Where the longest run of `plain` that ends at `end` and fits in `room` cells starts."""
+    start = end
+    while start and cell_len(plain[start - 1]) <= room:
+        start -= 1
+        room -= cell_len(plain[start])
+    return start
 
 
 _SGR = re.compile(r"\x1b\[[0-9;]{0,32}m")

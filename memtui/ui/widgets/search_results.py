@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.message import Message
 
 from memtui.core.memory.search import SearchHit
-from memtui.ui.text import EndKept, safe_text
+from memtui.ui.text import EndKept, safe_text, start_within
 from memtui.ui.widgets.record_table import RecordTable
 
 Row = tuple[int, SearchHit]
@@ -131,15 +131,8 @@ def in_view(text: Text, span: tuple[int, int] | None, width: int) -> Text:
         return line
     plain = line.plain
     start, end = span
-    lead = max(0, width - 2 - cell_len(plain[start:end])) // 3
-    used = 0
-    while start and used + cell_len(plain[start - 1]) <= lead:
-        start -= 1
-        used += cell_len(plain[start])
-    tail = cell_len(plain[start:])
-    while start and 1 + tail + cell_len(plain[start - 1]) <= width:  # the text ends in view: show more before
-        start -= 1
-        tail += cell_len(plain[start])
+    start = start_within(plain, start, max(0, width - 2 - cell_len(plain[start:end])) // 3)
+    start = start_within(plain, start, width - 1 - cell_len(plain[start:]))  # the text ends in view: show more before
     if start:
         line = Text("…", style=line.style, no_wrap=True, overflow="ellipsis", end="") + line[start:]
     line.truncate(width, overflow="ellipsis")
