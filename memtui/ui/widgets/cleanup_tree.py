@@ -21,7 +21,7 @@ from textual.widgets.tree import TreeNode
 from memtui.core.cleanup import Decision, Manifest, OrphanRecord, ProjectPreview, SessionRecord
 from memtui.core.display import human_bytes
 from memtui.ui.text import safe_text
-from memtui.ui.widgets.fitted_row import fit_row, label_room
+from memtui.ui.widgets.fitted_row import FittedTree, fit_row, label_room
 from memtui.ui.widgets.kept_view import KeptView
 
 BAR_WIDTH = 12
@@ -71,7 +71,7 @@ def size_bar(part: int, whole: int, width: int = BAR_WIDTH) -> str:
     return ("█" * full + partial + "░" * width)[:width]
 
 
-class CleanupTree(Tree[Row]):
+class CleanupTree(FittedTree[Row]):
     """Projects → sessions with what cleanup does to each, and the archived sessions."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = Tree.COMPONENT_CLASSES | {
@@ -91,16 +91,8 @@ class CleanupTree(Tree[Row]):
     | `cleanup-tree--note` | Counts and bytes beside a project or session. |
     """
 
-    DEFAULT_CSS = """
-    CleanupTree { scrollbar-gutter: stable; }
-    """
-    """The scrollbar's column is kept: lines are fitted to a width that a scrollbar appearing
-    (a group opened) does not narrow after they were drawn."""
-
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("cleanup", id=id, classes=classes)
-        self.show_root = False
-        self.guide_depth = 2
 
     def show_rows(self, projects: list[ProjectPreview], archived: list[Manifest], home: Path | None = None) -> None:
         """Replace the tree (a reload: after an action, ctrl+r, or follow mode noticing the home
@@ -134,10 +126,6 @@ class CleanupTree(Tree[Row]):
             for manifest in archived:
                 add(group, safe_text(manifest.title), manifest, leaf=True)
         view.place(nodes)
-
-    def current_row(self) -> Row | None:
-        """The data of the highlighted line (None on an empty tree)."""
-        return self.cursor_node.data if self.cursor_node is not None else None
 
     def render_label(self, node: TreeNode[Row], base_style: Style, style: Style) -> Text:
         row = node.data

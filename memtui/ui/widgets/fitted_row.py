@@ -12,7 +12,7 @@ lesser part whole; the line takes the first form that leaves the title `least` c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual.widgets import Tree
@@ -54,3 +54,26 @@ def label_room(tree: Tree[Any], node: TreeNode[Any]) -> int:
         depth += 1
         parent = parent.parent
     return tree.scrollable_content_region.width - depth * tree.guide_depth
+
+
+RowT = TypeVar("RowT")
+
+
+class FittedTree(Tree[RowT]):
+    """A tree of groups and their rows (the root hidden), each line fitted to the pane."""
+
+    DEFAULT_CSS = """
+    FittedTree { scrollbar-gutter: stable; }
+    """
+    """The scrollbar's column is kept: lines are fitted to a width that a scrollbar appearing
+    (a group opened) does not narrow after they were drawn."""
+
+    def __init__(self, label: str, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(label, id=id, classes=classes)
+        self.show_root = False
+        self.guide_depth = 2
+
+    def current_row(self) -> RowT | None:
+        """The data of the highlighted line (None on an empty tree)."""
+        node = self.cursor_node
+        return None if node is None or node is self.root else node.data

@@ -20,7 +20,7 @@ from textual.widgets.tree import TreeNode
 
 from memtui.core.gc import GcSessionRow, GcTaskRow
 from memtui.ui.text import human_bytes, safe_text
-from memtui.ui.widgets.fitted_row import fit_row, label_room
+from memtui.ui.widgets.fitted_row import FittedTree, fit_row, label_room
 from memtui.ui.widgets.kept_view import KeptView
 
 Row = GcSessionRow | GcTaskRow
@@ -32,7 +32,7 @@ def row_key(row: Row) -> RowKey:
     return ("session", row.id) if isinstance(row, GcSessionRow) else ("task", row.task)
 
 
-class GcTree(Tree[Row]):
+class GcTree(FittedTree[Row]):
     """Sessions → tasks, each task marked root / live / reclaimable / collected."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = Tree.COMPONENT_CLASSES | {
@@ -51,16 +51,8 @@ class GcTree(Tree[Row]):
     | `gc-tree--session-note` | The live/reclaimable summary beside a session. |
     """
 
-    DEFAULT_CSS = """
-    GcTree { scrollbar-gutter: stable; }
-    """
-    """The scrollbar's column is kept: lines are fitted to a width that a scrollbar appearing
-    (a group opened) does not narrow after they were drawn."""
-
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("GC", id=id, classes=classes)
-        self.show_root = False
-        self.guide_depth = 2
 
     def show_rows(self, sessions: list[GcSessionRow], first_task: int | None = None) -> None:
         """Replace the tree (a reload: after a pin or a collection, ctrl+r, follow mode) as the
@@ -96,10 +88,6 @@ class GcTree(Tree[Row]):
 
     def _on_tree_node_expanded(self, event: Tree.NodeExpanded[Row]) -> None:
         self._fill(event.node)
-
-    def current_row(self) -> Row | None:
-        node = self.cursor_node
-        return None if node is None or node is self.root else node.data
 
     def render_label(self, node: TreeNode[Row], base_style: Style, style: Style) -> Text:
         row = node.data
