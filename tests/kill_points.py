@@ -1,8 +1,10 @@
 """Where the kill -9 tests stop a child process, shared by their harnesses (store creation,
 upgrade, curate, writes into an agent's home).
 
-In the parent: `kill_after` SIGKILLs a child a moment from now (a timed kill; the long loops
-spread such moments over an operation's measured span).
+In the parent: `child_env` is a child's environment (memtui and tests/ importable, memtui's
+own folders where the trial wants them); `kill_after` SIGKILLs a child a moment from now (a
+timed kill; the long loops spread such moments over an operation's measured span);
+`stray_temps` finds what a killed write may leave and the next write must remove.
 
 In the child (which has tests/ on its path): `kill_at_statement` makes the process SIGKILL
 itself as the N-th counted SQL statement on a connection is about to run (SQLite's trace
@@ -17,6 +19,24 @@ import subprocess
 import time
 from pathlib import Path
 from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+XDG = ("state", "data", "cache", "config")
+
+
+def child_env(xdg: Path | None = None, *, paths: tuple[Path, ...] = ()) -> dict[str, str]:
+    """This process's environment for a child: memtui, tests/ and `paths` importable; with
+    `xdg`, memtui's own folders under it (xdg/xdg-state, xdg-data, xdg-cache, xdg-config)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in (ROOT, ROOT / "tests", *paths))}
+    if xdg is not None:
+        env.update({f"XDG_{name.upper()}_HOME": str(xdg / f"xdg-{name}") for name in XDG})
+    return env
+
+
+def stray_temps(*roots: Path) -> list[Path]:
+    """memtui's temp files, their SQLite -wal/-shm/-journal and its temp folders anywhere under
+    `roots` (hidden folders included)."""
+    return sorted(p for root in roots for p in Path(root).rglob("*") if ".memtui-tmp" in p.name)
 
 
 def kill_after(proc: subprocess.Popen, seconds: float) -> None:

@@ -25,7 +25,8 @@ ROOT = HERE.parents[1]
 UNIT = ROOT / "tests" / "unit"  # shared fixtures (gc_fixtures, cleanup_homes)
 if str(UNIT) not in sys.path:
     sys.path.append(str(UNIT))
-TEMP_GLOB = "*.memtui-tmp"
+
+from kill_points import child_env, stray_temps  # noqa: E402  (trials call h.stray_temps)
 
 
 # ------------------------------------------------------------------------------- figures
@@ -77,8 +78,7 @@ def python() -> list[str]:
 
 
 def env() -> dict[str, str]:
-    e = dict(os.environ)
-    e["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(HERE), str(UNIT), e.get("PYTHONPATH", "")])
+    e = child_env(paths=(HERE, UNIT))
     e.pop("COLUMNS", None)
     return e
 
@@ -170,11 +170,6 @@ def db_checks(db: Path) -> list[str]:
     finally:
         conn.close()
     return problems
-
-
-def stray_temps(root: Path) -> list[Path]:
-    """memtui temp files anywhere under `root` (hidden folders included)."""
-    return sorted(p for p in Path(root).rglob(TEMP_GLOB))
 
 
 def entry_hashes(db: Path) -> dict[int, tuple[str | None, str | None]]:

@@ -65,6 +65,11 @@ def test_stray_temps_and_fingerprints_see_a_planted_file(tmp_path):
     os.utime(tmp_path / "a" / "x.txt", ns=(1, 1))  # same bytes, new mtime
     assert before.changes(h.Fingerprint.of(tmp_path)) == [
         "changed a/x.txt", "created a/.x.txt.1-0a0b0c0d.memtui-tmp"]
+    # what else a killed write leaves: a temp database's SQLite log, a tree's temp folder
+    (tmp_path / "a" / ".agent.db.1-0a0b0c0d.memtui-tmp-wal").write_bytes(b"log")
+    (tmp_path / ".demo.1-0a0b0c0d.memtui-tmpdir").mkdir()
+    assert [p.name for p in h.stray_temps(tmp_path)] == [
+        ".demo.1-0a0b0c0d.memtui-tmpdir", ".agent.db.1-0a0b0c0d.memtui-tmp-wal", ".x.txt.1-0a0b0c0d.memtui-tmp"]
 
 
 def test_entry_hashes_see_a_changed_content(tmp_path):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from kill_points import child_env, stray_temps
 from memtui.core.cleanup.archive import verify
 from memtui.core.cleanup.archive_read import list_archived
 from memtui.core.cleanup.manifest import unit_paths
@@ -54,15 +55,11 @@ def check_invariant(before: dict, home: Path, archive: Path) -> int:
     return sum(1 for p in before if p in archived and p not in now)
 
 
-def _temps(*roots: Path) -> list[str]:
-    return [os.path.join(d, n) for r in roots for d, _s, names in os.walk(r) for n in names if n.endswith(".memtui-tmp")]
-
-
 @pytest.mark.slow
 def test_kill_9_at_random_points_never_loses_a_file(tmp_path):
     template = tmp_path / "template"
     before_template = build_bulky_claude_home(template)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_STATE_HOME": str(tmp_path / "state")}
+    env = child_env(tmp_path)
     # Calibrate: how long an uninterrupted run takes here.
     calib = tmp_path / "calib"
     shutil.copytree(template, calib, symlinks=True)
@@ -84,7 +81,7 @@ def test_kill_9_at_random_points_never_loses_a_file(tmp_path):
         # The next run finishes the interrupted archive and leaves no temp file behind.
         assert _cleanup(home, archive, env).wait(timeout=300) == 0
         check_invariant(before, home, archive)
-        assert _temps(home, archive) == []
+        assert stray_temps(home, archive) == []
         for session_id in {m.id for m in list_archived(archive, home=home)}:
             restore_session(session_id, archive)
         after = snapshot(home)

@@ -12,14 +12,14 @@ import time
 import harness as h
 from cleanup_homes import build_bulky_claude_home, build_codex_home, snapshot
 from conftest import TRIALS
-from home_kill import archived, cleanup_cmd, in_place_or_archived, run_child, temps
-from test_home_kill import quiet_places, restore_kill_trial
+from home_kill import archived, cleanup_cmd, in_place_or_archived, run_child
+from kill_points import stray_temps
+from test_home_kill import restore_kill_trial
 
 from memtui.core.cleanup.archive_read import list_archived
 
 
-def test_kill_at_every_step_of_restores(tmp_path, monkeypatch, capsys):
-    quiet_places(tmp_path, monkeypatch)
+def test_kill_at_every_step_of_restores(tmp_path, capsys):
     steps = restore_kill_trial(tmp_path / "all", 0, sessions=2)[2]
     tally = h.tally(f"restore (each of {steps} journal steps)")
     for n in range(1, steps + 1):
@@ -55,7 +55,7 @@ def _cleanup_trials(tmp_path, name: str, template, mode: str, agent: str, seed: 
         finished = not again_killed and {p.replace(str(home), "", 1) for p, m in now.items() if m != ("dir",)} == {
             p.replace(str(probe / "home"), "", 1) for p, m in clean.items() if m != ("dir",)}
         problems += in_place_or_archived(before, now, archived(home, archive), deleted_ok=gone_ok)
-        stray = temps(home, archive)
+        stray = stray_temps(home, archive)
         tally.trials += 1
         tally.mid += killed and bool(set(before) - set(now))
         tally.reruns += 1

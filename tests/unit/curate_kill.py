@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kill_points import child_env
 from memtui.core.sqlite_readonly import connect_readonly
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,9 +40,8 @@ sys.exit(code)
 
 
 def curate_in_child(project: Path, kill_at: int) -> tuple[bool, str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
     proc = subprocess.run([sys.executable, "-c", CHILD, str(project), str(kill_at), *ARGS], cwd=ROOT, text=True,
-                          capture_output=True, env=env, timeout=120)
+                          capture_output=True, env=child_env(), timeout=120)
     return proc.returncode == -signal.SIGKILL, proc.stdout + proc.stderr
 
 

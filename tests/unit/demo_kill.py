@@ -8,7 +8,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from syscall_kill import World, fresh, run_at, temps
+from kill_points import stray_temps
+from syscall_kill import World, fresh, run_at
 
 def _build(root: Path) -> list[str]:
     (root / "parent").mkdir(parents=True)
@@ -56,5 +57,5 @@ def demo_trial(tmp: Path, kill_at: int, whole: tuple) -> str:
         run_at(root, WORLD, argv, 0)  # the re-run builds it
         assert shape(demo) == whole
     assert sorted(p.name for p in (root / "parent").iterdir()) == ["demo"]
-    assert temps(root) == []
+    assert stray_temps(root) == []
     return left

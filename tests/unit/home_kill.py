@@ -8,13 +8,12 @@ tests/reliability/test_home_write_kill.py (the long loops)."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from kill_points import kill_after
+from kill_points import child_env, kill_after
 
 from memtui.core.cleanup.archive import verify
 from memtui.core.cleanup.archive_read import list_archived
@@ -46,11 +45,6 @@ print("done", seen[0], flush=True)
 """
 
 
-def env(state: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), "XDG_STATE_HOME": str(state / "state"),
-            "XDG_DATA_HOME": str(state / "data"), "XDG_CACHE_HOME": str(state / "cache")}
-
-
 def cleanup_cmd(home: Path, archive: Path, mode: str = "--archive", agent: str = "claude-code") -> list[str]:
     return [sys.executable, "-m", "memtui", "cleanup", str(home), "--agent", agent, mode, "--archive-dir", str(archive),
             "--keep-days", "0", "--keep-last", "0"]
@@ -58,7 +52,7 @@ def cleanup_cmd(home: Path, archive: Path, mode: str = "--archive", agent: str =
 
 def run_child(cmd: list[str], state: Path, *, after: float | None = None) -> tuple[bool, str]:
     """Run `cmd` (killed `after` s after it started, when given); (killed, output)."""
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env(state), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=child_env(state), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if after is not None:
         kill_after(proc, after)
     out, err = proc.communicate(timeout=300)
@@ -79,12 +73,6 @@ def archived(home: Path, archive: Path) -> dict[str, str]:
         verify(tar, manifest.files)
         out.update({f.path: f.sha256 for f in manifest.files})
     return out
-
-
-def temps(*roots: Path) -> list[str]:
-    """memtui temp files (and SQLite logs of them) anywhere under `roots`, hidden folders included."""
-    return sorted(os.path.join(d, n) for r in roots for d, _s, names in os.walk(r) for n in names
-                  if ".memtui-tmp" in n)
 
 
 def in_place_or_archived(before: dict, now: dict, kept: dict[str, str], *, deleted_ok: set[str] = frozenset()

@@ -5,14 +5,13 @@ tests/reliability/test_store_create_kill.py)."""
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
-from kill_points import kill_after
+from kill_points import child_env, kill_after, stray_temps
 
 from memtui.core.store import AgentStore
 from memtui.core.store.schema import SCHEMA_VERSION
@@ -47,17 +46,12 @@ def create_in_child(workspace: Path, where: str, after: float | None = None) -> 
     it is ready); (killed, what it printed)."""
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(workspace), where], cwd=ROOT, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])})
+                            env=child_env())
     first = proc.stdout.readline()
     if after is not None and first == "ready\n":
         kill_after(proc, after)
     out, err = proc.communicate(timeout=120)
     return proc.returncode == -signal.SIGKILL, first + out + err
-
-
-def leftovers(workspace: Path) -> list[str]:
-    """Temp files of a creation (and their SQLite -wal/-shm/-journal) anywhere in the workspace."""
-    return sorted(str(p.relative_to(workspace)) for p in workspace.rglob("*") if ".memtui-tmp" in p.name)
 
 
 def check_after_kill(workspace: Path) -> str:
@@ -77,6 +71,6 @@ def check_after_kill(workspace: Path) -> str:
         store.start_task(store.start_session("after the crash"), "next")
     with AgentStore.open(workspace, readonly=True) as store:
         assert [s.title for s in store.sessions()] == ["after the crash"]
-    assert leftovers(workspace) == []
+    assert stray_temps(workspace) == []
     return left
 

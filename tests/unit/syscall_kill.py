@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-ROOT = Path(__file__).resolve().parents[2]
+from kill_points import child_env, stray_temps
+
 
 CHILD = r"""
 import builtins, io, json, os, signal, sys
@@ -83,9 +84,7 @@ class World:
 
 
 def env(root: Path, world: World) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), "XDG_STATE_HOME": str(root / "xdg-state"),
-            "XDG_DATA_HOME": str(root / "xdg-data"), "XDG_CACHE_HOME": str(root / "xdg-cache"),
-            "XDG_CONFIG_HOME": str(root / "xdg-config"), **world.env}
+    return {**child_env(root), **world.env}
 
 
 def run_at(root: Path, world: World, argv: list[str], kill_at: int) -> tuple[bool, int, str]:
@@ -112,11 +111,6 @@ def files(root: Path, folders: tuple[str, ...], normalize: Callable[[bytes], byt
                 if p.is_file() and not p.is_symlink():
                     out[p.relative_to(root).as_posix()] = hashlib.sha256(normalize(p.read_bytes())).hexdigest()
     return out
-
-
-def temps(root: Path) -> list[str]:
-    return sorted(str(Path(d, n).relative_to(root)) for d, _s, names in os.walk(root) for n in names
-                  if ".memtui-tmp" in n)
 
 
 def fingerprint(root: Path, folders: tuple[str, ...]) -> dict[str, tuple]:
@@ -183,7 +177,7 @@ def trial(tmp: Path, world: World, kill_at: int, after: dict[str, str]) -> list[
     # Files named by the time they were written: the same folders hold them as after a clean run.
     wrong += sorted(_folders(filter(world.ignore, final)) ^ _folders(filter(world.ignore, after)))
     problems += [f"{k}: not as an uninterrupted run leaves it after the re-run" for k in wrong]
-    problems += [f"stray temp file after the re-run: {t}" for t in temps(root)]
+    problems += [f"stray temp file after the re-run: {t}" for t in stray_temps(root)]
     if fingerprint(root, world.watched) != untouched:
         problems.append(f"the re-run changed a folder it must not touch: {world.watched}")
     return problems

@@ -7,7 +7,8 @@ Code and Codex homes: tests/reliability/test_home_write_kill.py."""
 from __future__ import annotations
 
 from cleanup_homes import build_bulky_claude_home, snapshot
-from home_kill import archived, in_place_or_archived, restore_in_child, temps
+from home_kill import archived, in_place_or_archived, restore_in_child
+from kill_points import stray_temps
 
 from memtui.cli import main
 from memtui.core.cleanup import restore_session
@@ -31,14 +32,8 @@ def restore_kill_trial(dest, kill_at: int, sessions: int = 1) -> tuple[bool, str
     assert list_archived(archive, home=home) == []
     now = snapshot(home)
     assert {p: m for p, m in now.items() if m != ("dir",)} == {p: m for p, m in before.items() if m != ("dir",)}
-    assert temps(home, archive) == []
+    assert stray_temps(home, archive) == []
     return killed, out, steps
-
-
-def quiet_places(tmp_path, monkeypatch) -> None:
-    """memtui's own folders (state, cache) of this test's, not the user's."""
-    for name in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / "xdg" / name))
 
 
 def journal_steps(archive, home) -> int:
@@ -47,9 +42,8 @@ def journal_steps(archive, home) -> int:
     return sum(len(m.files) + 2 for m in list_archived(archive, home=home))
 
 
-def test_kill_9_between_the_last_two_steps_of_a_restore(tmp_path, monkeypatch, capsys):
+def test_kill_9_between_the_last_two_steps_of_a_restore(tmp_path, capsys):
     """Killed after the last unit's tar was removed and before its manifest: the re-run finds
     every file back and finishes (it used to fail 'the archive is missing' for good)."""
-    quiet_places(tmp_path, monkeypatch)
     killed, out, _steps = restore_kill_trial(tmp_path / "k", -2)
     assert killed and out.split() == ["ready"], out

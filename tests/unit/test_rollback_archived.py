@@ -32,8 +32,6 @@ def home(tmp_path, monkeypatch):
     """A Claude Code home with spotter-small's sessions (in tmp/spotter) and the agtrace
     sample's (in tmp/agent-sample), every session archived by `memtui cleanup --archive`.
     Both projects hold a myapp/hoge.py as the agtrace task wrote it."""
-    for name in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / name.lower()))
     monkeypatch.setenv("HOME", str(tmp_path))
     home = claude_home(tmp_path)
     spotter = spotter_project(home, tmp_path / "spotter")
@@ -101,8 +99,6 @@ def test_with_every_session_archived_a_task_still_rolls_back(home, capsys, with_
 def test_a_codex_task_of_an_archived_rollout_rolls_back_with_its_undo(tmp_path, monkeypatch, capsys):
     """Codex: the agtrace rollout (worked in agent-sample/) archived beside localpush's; its
     apply_patch that added myapp/hoge.py rolls back from the CLI, and --undo brings it back."""
-    for name in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / name.lower()))
     monkeypatch.setenv("HOME", str(tmp_path))
     home = codex_home(tmp_path)
     project = tmp_path / "agent-sample"

@@ -4,7 +4,6 @@ back whole, and after the next write no content that no entry uses and no temp f
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
@@ -12,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
+from kill_points import child_env, stray_temps
 from memtui.core.sources.transcript_undo import BLOB_NAME, UndoLog
 
-ROOT = Path(__file__).resolve().parents[2]
 
 WRITER = r"""
 import random, sys
@@ -34,8 +33,7 @@ def kill_trial(tmp: Path, seed: int) -> None:
     """One writer killed at a random instant, then the checks (AssertionError on a failure)."""
     rng = random.Random(seed)
     workspace, state = tmp / "ws", tmp / "state"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(workspace), str(state), str(seed)], env=env,
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(workspace), str(state), str(seed)], env=child_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert proc.stdout.readline() == b"ready\n", proc.stderr.read()
@@ -51,7 +49,7 @@ def kill_trial(tmp: Path, seed: int) -> None:
     named = {name for info in log.newest(10_000) for e in log.entries(info.id) for name in _names(log, e.id)}
     stored = {p.name for p in (log.folder / "blobs").iterdir()}
     assert {n for n in stored if BLOB_NAME.fullmatch(n)} == named, "a content no entry uses was left"
-    assert not [p for p in log.folder.rglob("*") if p.name.endswith(".memtui-tmp")]
+    assert stray_temps(log.folder) == []
 
 
 def _names(log: UndoLog, entry_id: str) -> list[str]:
