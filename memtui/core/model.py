@@ -19,8 +19,10 @@ FINISHED: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 REFERENCE_KINDS: tuple[str, ...] = ("handoff", "supersedes", "depends")
 
 
-SESSION_STATUSES = ("open", "closed", "archived")
-"""What SessionInfo.status says ("archived": moved into memtui's archive by a cleanup)."""
+SESSION_STATUSES = ("open", "closed", "unknown", "archived")
+"""What SessionInfo.status says ("unknown": nothing on disk tells whether the agent still has the
+session open — Codex, JSONL stores, a Claude Code home without its process registry;
+"archived": moved into memtui's archive by a cleanup)."""
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,7 @@ def test_cleanup_names_a_session_begun_with_a_slash_command_by_that_command(tmp_
     # its first prompt: <command-name>/handgemacht:create-beads</command-name><command-args>websearch …
     assert titles["491e126e-1e71-469c-ade2-fcc8af567c74"].startswith("/handgemacht:create-beads websearch to learn")
     code, out, err = _run(capsys, "log", str(home))
-    assert "session 491e126e-1e71-469c-ade2-fcc8af567c74  closed  /handgemacht:create-beads websearch" in out
+    assert "session 491e126e-1e71-469c-ade2-fcc8af567c74  unknown  /handgemacht:create-beads websearch" in out
 
 
 def test_counts_in_summaries_agree_in_number(tmp_path, capsys):

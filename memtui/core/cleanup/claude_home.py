@@ -20,6 +20,7 @@ from memtui.core.cleanup.files import HEAD_BYTES, UUID, FileInfo, chunk_records,
 from memtui.core.cleanup.inventory import Inventory, OrphanRecord, SessionRecord
 from memtui.core.cleanup.summaries import SummaryCache
 from memtui.core.sources.claude_code_records import classify_user
+from memtui.core.sources.claude_processes import running_sessions
 from memtui.core.sources.timestamps import parse_time
 
 # Top-level folders holding one sub-folder per session, and what an orphan there is.
@@ -124,26 +125,6 @@ def cleanup_period_days(home: Path) -> int:
     except (OSError, ValueError, AttributeError):
         return 30
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 30
-
-
-def running_sessions(home: Path) -> set[str]:
-    """Session ids that `sessions/<pid>.json` names with a pid still running."""
-    out: set[str] = set()
-    folder = home / "sessions"
-    if not folder.is_dir():
-        return out
-    for entry in os.scandir(folder):
-        if not entry.name.endswith(".json"):
-            continue
-        try:
-            record = json.loads(Path(entry.path).read_text(encoding="utf-8", errors="replace"))
-            pid = int(record.get("pid") or entry.name.split(".")[0])
-            os.kill(pid, 0)
-        except (OSError, ValueError, AttributeError, json.JSONDecodeError):
-            continue  # unreadable, or the process is gone (ProcessLookupError)
-        if isinstance(record.get("sessionId"), str):
-            out.add(record["sessionId"])
-    return out
 
 
 def _first_session_id(path: Path) -> str | None:

@@ -44,6 +44,7 @@ from memtui.core.sources.claude_code_transcripts import (
     workspace_lister,
 )
 from memtui.core.sources.claude_code_checkpoints import LABEL, SUFFIX, snapshot_contents, snapshot_files
+from memtui.core.sources.claude_processes import running_sessions, session_status
 from memtui.core.sources.claude_code_contents import edit_contents
 from memtui.core.sources.claude_code_records import block_text, message_blocks
 from memtui.core.sources.fields import RECORD_ERRORS
@@ -128,6 +129,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
     def sessions(self) -> list[SessionInfo]:
         ix = self._load()
         out = []
+        running = running_sessions(self.home)  # transcripts record no end: the process registry tells
         for s in ix._sessions.values():
             if stat_key(s.file) is None:
                 continue  # removed since the index (a cleanup): gone at once, not at the next reload
@@ -137,7 +139,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
             if s.orphaned:
                 title = f"(transcript missing) {title}"
             current = next((t.id for t in reversed(prompts) if not t.superseded), None)
-            out.append(SessionInfo(id=s.id, title=title, status="closed", current_task_id=current,
+            out.append(SessionInfo(id=s.id, title=title, status=session_status(self.home, str(s.id), running), current_task_id=current,
                                    created_at=created, updated_at=s.updated_at or created,
                                    task_count=len(s.turns), stored_bytes=self._stored(ix, s)))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)

@@ -99,7 +99,8 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
                 continue  # removed since the index (a cleanup): gone at once, not at the next reload
             created = s.created_at or file_time(s.file)
             first = next((ix._turns[t] for t in s.turns if ix._turns[t].prompt), None)
-            out.append(SessionInfo(id=s.id, title=s.title or (first.title if first else s.id), status="closed",
+            # status: a rollout records no end of its session, and Codex registers no process
+            out.append(SessionInfo(id=s.id, title=s.title or (first.title if first else s.id), status="unknown",
                                    current_task_id=s.turns[-1] if s.turns else None, created_at=created,
                                    updated_at=s.updated_at or created, task_count=len(s.turns),
                                    stored_bytes=s.file.stat().st_size))

@@ -202,7 +202,7 @@ class JsonlSessionsSource(IndexedSource):
                 SessionInfo(
                     id=s.key,
                     title=str(s.meta.get("title") or s.meta.get("preview") or s.key),
-                    status="closed",
+                    status="unknown",  # a session file records no end of its session
                     current_task_id=s.turns[-1].id if s.turns else None,
                     created_at=created,
                     updated_at=updated,
