@@ -126,3 +126,25 @@ async def test_resuming_an_archived_session_says_to_restore_it_first(tmp_path):
         said = [n.message for n in app._notifications]
         assert said and f"restore it first (memtui restore --session {archived.id})" in said[-1]
         assert archived.id in ids.values()
+
+
+async def test_at_80x24_the_export_dialog_fits_with_its_buttons_on_screen(demo_path, tmp_path):
+    """At 80×24 the dialog was 84 columns wide and its Export and Cancel buttons were below the
+    screen's last row: a user saw a form with no way to send it."""
+    app = make_app(demo_path, clock=fixed_clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ExportScreen)
+        assert screen.query_one("#export-dialog").outer_size.width <= 80
+        for button in ("#export-go", "#export-cancel"):
+            region = screen.query_one(button).region
+            assert region.bottom <= 24 and region.right <= 80, (button, region)
+            assert screen.get_widget_at(*region.center)[0] is screen.query_one(button), button
+        target = tmp_path / "small.html"
+        screen.query_one("#export-path", Input).value = str(target)
+        await pilot.click("#export-go")
+        await settle(pilot)
+    assert target.exists()

@@ -14,7 +14,7 @@ from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static
 
@@ -56,7 +56,7 @@ class ExportScreen(MemtuiModal[str | None]):
 
     def compose(self) -> ComposeResult:
         web = self.app.is_web
-        with Vertical(id="export-dialog"):
+        with VerticalScroll(id="export-dialog"):
             yield Static(Content(sanitize(f"Export {self.scope} {self.ident}: {self.title_text}")),
                          id="export-title")
             with RadioSet(id="export-format"):
