@@ -117,6 +117,11 @@ def result_text(report: dict, result, gone: set[str], root: Path, action: str) -
         lines = [f"{verb} {counted(sessions, 'session')}"
                  + (f" and the files of {counted(len(gone) - sessions, 'gone session')}" if len(gone) > sessions else "")
                  + f": {human_bytes(result.bytes_removed)} removed from {report['home']}"]
+        # each by the id `memtui restore --session` takes (no plan was shown without a terminal)
+        titles = {r["id"]: r["title"] for r in report["sessions"]}
+        lines += [f"  {verb} {sanitize(unit)}  "
+                  + (one_line(titles[unit], 60) if unit in titles else "(files of a session whose transcript is gone)")
+                  for unit in result.done]
     else:
         lines = [f"nothing to {action}: every session of {report['home']} is kept (--dry-run says why)"]
     if report["archive_bytes"]:
