@@ -152,7 +152,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("export", "x", "Export the highlighted session (sessions pane) or task: Markdown, HTML, JSON",
             scope="main", footer="Export", show=False),
     Command("resume", "a", "Resume the highlighted session in its agent (claude --resume, codex resume)",
-            scope="main", footer="Resume", show=False),
+            scope="main", footer="Resume", show=False, needs=Capability.RESUME),
     Command("confirm", "y", "Roll back as listed", scope="rollback", needs=Capability.ROLLBACK),
     Command("toggle_force", "f", "Overwrite conflicting files / leave them alone", scope="rollback",
             footer="Force", needs=Capability.ROLLBACK),
@@ -262,7 +262,8 @@ def _parsed(action: str) -> tuple[str, tuple[object, ...]]:
 
 
 SCOPE_NEEDS: dict[str, Capability] = {"gc": Capability.STATS, "stats": Capability.STATS,
-                                       "rollback": Capability.ROLLBACK, "items": Capability.ITEMS}
+                                       "rollback": Capability.ROLLBACK, "items": Capability.ITEMS,
+                                       "cleanup": Capability.CLEANUP, "resume": Capability.RESUME}
 """Screens only a source with this capability opens: none of their commands is offered otherwise."""
 
 

@@ -49,3 +49,16 @@ async def test_a_home_opened_read_only_says_cleanup_is_off_for_that_reason(tmp_p
 async def test_a_home_offers_cleanup_and_c_opens_it(tmp_path):
     home = shutil.copytree(FIXTURES / "claude_home", tmp_path / "claude")
     await press_c(make_app(home), offered=True)
+
+
+async def test_the_help_lists_resume_and_the_cleanup_screen_only_where_the_store_can_do_them(demo_path, tmp_path):
+    """On memtui's own store the help listed "a Resume the highlighted session in its agent"
+    and the keys of the cleanup and resume screens, none of which that store can reach."""
+    for path, offered in ((demo_path, False), (shutil.copytree(FIXTURES / "claude_home", tmp_path / "claude"), True)):
+        app = make_app(path)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            text = help_text(app)
+        for shown in ("Resume the highlighted session in its agent", "Agent home cleanup",
+                      "Archive what the plan lets go", "Resume in agent", "Copy the command to the clipboard"):
+            assert (shown in text) == offered, (path, shown, text)
