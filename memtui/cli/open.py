@@ -8,7 +8,8 @@ from typing import Any
 
 def register(sub) -> None:
     p = sub.add_parser("open", help="open the app on a workspace or store (the default verb)")
-    p.add_argument("path", nargs="?", default=".", help="workspace directory or agent.db")
+    p.add_argument("path", nargs="?", default=".",
+                   help="workspace directory or a store (agent.db, .ra-aid, agent home, transcript, rollout)")
     p.add_argument("--root", help="workspace root: for an agent.db outside its workspace, or the folder a Claude "
                                   "Code / Codex store's recorded paths are restored under")
     p.add_argument("--read-only", action="store_true",

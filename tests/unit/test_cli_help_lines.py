@@ -1,0 +1,30 @@
+"""Every option of every verb says in --help what it is for; and `memtui open --help` (the
+verb `memtui PATH` runs) says that PATH may be any store memtui reads, not only a workspace or
+an agent.db — `memtui ~/.claude` opens a Claude Code home."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from memtui.cli import VERBS, build_parser, main
+
+
+def _verb_parser(verb: str) -> argparse.ArgumentParser:
+    parser = build_parser(verb)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[verb]
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_option_has_a_help_line(verb):
+    bare = [a.option_strings or [a.dest] for a in _verb_parser(verb)._actions if not a.help]
+    assert bare == [], f"memtui {verb} --help lists {bare} with no description"
+
+
+def test_open_help_names_the_stores_it_opens(capsys):
+    with pytest.raises(SystemExit):
+        main(["open", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "agent home" in out and "transcript" in out, out
