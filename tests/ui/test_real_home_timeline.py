@@ -26,3 +26,14 @@ async def test_a_reply_and_a_checkpoint_show_no_made_up_duration(tmp_path, shown
         assert all("0ms" not in row for row in rows), rows
         total = next(line for line in screen.splitlines() if "2 steps · " in line)
         assert "0ms" not in total and total.rstrip(" │").endswith("cost — · duration —"), total  # unknown, not free
+
+
+async def test_a_wide_timeline_shows_arguments_as_far_as_the_column_goes(tmp_path, shown) -> None:
+    """At 160 columns the Arguments column is ~85 wide, yet every step's arguments were cut at
+    60 characters ("… description=Check in-p…"), leaving the rest of the column empty."""
+    app = make_app(real_home("claude-2.1.39-spotter", tmp_path))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = shown(app)
+    assert "Steps · continue implementation" in screen
+    assert "command=bd list --status=in_progress description=Check in-progress tasks " in screen, screen

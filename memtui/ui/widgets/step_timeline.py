@@ -20,6 +20,9 @@ from memtui.ui.widgets.record_table import RecordTable
 
 STEP_PAGE = 500
 """Steps fetched from the store at a time."""
+ARGS_SHOWN = 300
+"""Characters of a step's arguments given to the Arguments column, which cuts them (…) at its
+width: a wide terminal shows more of them."""
 
 
 def short_args(args: Any, width: int = 60) -> str:
@@ -123,7 +126,7 @@ class StepTimeline(RecordTable[StepInfo]):
             self.number(record.seq) if record.seq >= 0 else Text(""),  # a rollback: no step of the agent
             Text(clock_time(record.created_at)),
             safe_text(record.tool),
-            safe_text(short_args(record.args)),
+            safe_text(short_args(record.args, ARGS_SHOWN)),  # the column cuts it to its width
             safe_text(record.status, style=status_style),
             self.number(human_duration(record.duration_ms)),
             self.number(human_tokens(tokens) if tokens else "—"),
