@@ -316,3 +316,22 @@ async def test_every_hit_is_reachable_past_the_first_page(demo_path, open_app):
         step = pilot.app.screen.query_one(StepTimeline).current_record()
         assert str(pilot.app.screen.query_one(StepTimeline).task_id) == chosen.task
         assert step is not None and step.seq == chosen.line
+
+
+async def test_two_apps_in_one_process_keep_their_own_query_and_index_lock(demo_path, open_app):
+    """A library user (or a test) running two apps at once: what was typed in one is not the
+    other's next query, and one app's search holding its index does not hold the other's."""
+    from memtui.ui.screenshots import settle
+
+    async with open_app(demo_path, size=(80, 24)) as first, open_app(demo_path, size=(80, 24)) as second:
+        await search(first, "router")
+        await first.press("escape")
+        await settle(first)
+        await second.press("ctrl+f")
+        await settle(second)
+        screen = second.app.screen
+        assert isinstance(screen, SearchScreen) and screen.query_one(Input).value == ""
+        with screen._index_lock:  # the second app's index held
+            await first.press("ctrl+f")
+            await until(first, lambda: isinstance(first.app.screen, SearchScreen) and first.app.screen.hits)
+            assert first.app.screen.query_one(Input).value == "router" and first.app.screen.hits
