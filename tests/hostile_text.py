@@ -5,6 +5,7 @@ that nothing of it reaches the terminal raw or styled."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 HOSTILE = "[bold red]HX[/] \x1b[31mred\x1b[0m \u202eevil\u202c bell\x07"
@@ -43,3 +44,24 @@ def assert_literal(lines: list[tuple[str, list]]) -> None:
     assert "[bold red]HX[/]" in text and "␛[31mred␛[0m" in text and "�evil�" in text, text
     assert_no_raw(text)
     assert_unstyled(lines)
+
+
+def hostile_workspace(root: Path, text: str = HOSTILE) -> Path:
+    """A memtui workspace at `root` with `text` in every field a user reads: the session's
+    title, its task's (title, a message, a step's tool, arguments, result and error, a file
+    change named with it and its contents, the summary), MEMORY.md and a decision."""
+    from memtui.core.memory.decisions import add_decision
+    from memtui.core.store import AgentStore
+
+    in_file = text.replace("\x00", "")  # a NUL makes a file binary: no text diff to show
+    root.mkdir(parents=True)
+    with AgentStore.open(root) as store:
+        tid = store.start_task(store.start_session(text), "task " + text)
+        store.add_message(tid, "user", "message " + text)
+        step = store.record_step(tid, "tool " + text, {"path": text, "note": text}, "result " + text,
+                                 error="err " + text)
+        store.record_checkpoint(tid, step, {f"src/f {in_file}.py": (b"old\n", f"new {in_file}\n".encode())})
+        store.finish_task(tid, "completed", summary="sum " + text)
+    (root / "MEMORY.md").write_text("mem " + text + "\n")
+    add_decision(root, root / "DECISIONS.md", "D " + in_file, "p", "o", "c", "why " + text, date="2026-01-01")
+    return root

@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import screen_text
-from hostile_text import assert_no_raw
-from memtui.core.memory.decisions import add_decision
-from memtui.core.store import AgentStore
+from hostile_text import assert_no_raw, hostile_workspace
 from memtui.ui.screenshots import settle
 
 H = ("[bold red]X[/] [link=file:///etc]y[/link] \x1b[2J \x1b]0;title\x07 \x1b[31m c1\x9b "
@@ -22,17 +20,7 @@ SIZE = (200, 50)
 
 
 def hostile_store(root: Path) -> Path:
-    root.mkdir(parents=True)
-    with AgentStore.open(root) as store:
-        tid = store.start_task(store.start_session("S " + H), "T " + H)
-        store.add_message(tid, "user", "M " + H)
-        step = store.record_step(tid, "tool " + H, {"path": H, "note": H}, "R " + H, error="E " + H)
-        text = H.replace("\x00", "")  # a NUL makes a file binary: no text diff to show
-        store.record_checkpoint(tid, step, {f"src/f {text}.py": (b"old\n", f"new {text}\n".encode())})
-        store.finish_task(tid, "completed", summary="sum " + H)
-    (root / "MEMORY.md").write_text("mem " + H + "\n")
-    add_decision(root, root / "DECISIONS.md", "D " + H.replace("\x00", ""), "p", "o", "c", "why " + H, date="2026-01-01")
-    return root
+    return hostile_workspace(root, H)
 
 
 async def visit(pilot, *keys: str) -> str:

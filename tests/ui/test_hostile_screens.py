@@ -3,28 +3,15 @@ decision log is shown literally: the markup visible and unstyled, ESC as ␛, bi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual.widgets import DataTable
 
-from hostile_text import HOSTILE, SHOWN, assert_literal, assert_no_raw, assert_unstyled, drawn
+from hostile_text import HOSTILE, SHOWN, assert_literal, assert_no_raw, assert_unstyled, drawn, hostile_workspace
 from memtui.core.memory.decisions import add_decision
-from memtui.core.store import AgentStore
 from memtui.ui.screens.decisions import DecisionsScreen
 from memtui.ui.screens.search import SearchScreen
 from memtui.ui.screenshots import settle
 
 SIZE = (160, 30)
-
-
-def hostile_workspace(root: Path) -> Path:
-    root.mkdir(parents=True)
-    with AgentStore.open(root) as store:
-        tid = store.start_task(store.start_session(HOSTILE), "task " + HOSTILE)
-        store.record_step(tid, "tool", {"path": "p"}, "result " + HOSTILE)
-        store.finish_task(tid, "completed")
-    (root / "MEMORY.md").write_text("mem " + HOSTILE + "\n")
-    return root
 
 
 async def test_search_hits_show_hostile_text_literally(tmp_path, open_screen):

@@ -7,24 +7,15 @@ import json
 
 import pytest
 
-from hostile_text import HOSTILE, SHOWN, assert_no_raw
+from hostile_text import HOSTILE, SHOWN, assert_no_raw, hostile_workspace
 from memtui.cli import main
 from memtui.core.store import AgentStore
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
-    root = tmp_path_factory.mktemp("hostile") / "ws"
-    root.mkdir()
+    root = hostile_workspace(tmp_path_factory.mktemp("hostile") / "ws")
     with AgentStore.open(root) as store:
-        tid = store.start_task(store.start_session(HOSTILE), "task " + HOSTILE)
-        step = store.record_step(tid, "tool", {"path": HOSTILE}, "result " + HOSTILE, error="err " + HOSTILE)
-        store.record_checkpoint(tid, step, {f"src/f{HOSTILE}.py": (b"old\n", f"new {HOSTILE}\n".encode())})
-        store.finish_task(tid, "completed", summary="sum " + HOSTILE)
-        store.start_task(store.start_session("other"), "live " + HOSTILE)
-    (root / "MEMORY.md").write_text("mem " + HOSTILE + "\n")
-    (root / ".agent" / "init.d").mkdir()
-    (root / ".agent" / "init.d" / "04-decision-log.md").write_text(
-        f"## 2026-11-02 Keep {HOSTILE}\n- Problem: p\n- Why: w\n")
+        store.start_task(store.start_session("other"), "live " + HOSTILE)  # GC's preview: a live task
     return root
 
 
