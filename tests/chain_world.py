@@ -113,3 +113,13 @@ def build_world(tmp: Path) -> ChainWorld:
     write(repo / ".agent" / "run-init.sh", "#!/bin/sh\nfor f in \"$(dirname \"$0\")\"/init.d/*.md; do cat \"$f\"; done\n")
     write(repo / "MEMORY.md", "# Memory\n- prefer small commits\n")
     return w
+
+
+def world_in_env(tmp: Path, monkeypatch) -> ChainWorld:
+    """`build_world(tmp)` with its variables set in this process (what the CLI and the app
+    read) and auto memory not turned off by the machine's environment."""
+    w = build_world(tmp)
+    for key, value in w.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", raising=False)
+    return w

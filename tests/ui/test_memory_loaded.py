@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from chain_world import build_world, memory_lines, write
+from chain_world import memory_lines, world_in_env, write
 from memory_workspace import FIXED_MTIME
 from textual.widgets import TextArea
 
@@ -22,11 +22,7 @@ SIZE = (130, 42)
 
 @pytest.fixture
 def world(tmp_path, monkeypatch):
-    w = build_world(tmp_path)
-    for key, value in w.env.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", raising=False)
-    return w
+    return world_in_env(tmp_path, monkeypatch)
 
 
 def _still(app) -> None:

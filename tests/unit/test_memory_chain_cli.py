@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from chain_world import build_world, write
+from chain_world import world_in_env, write
 
 from memtui.cli import main
 
@@ -15,11 +15,7 @@ FILE_KEYS = {"path", "scope", "order", "bytes", "lines", "tokens", "loaded_lines
 
 @pytest.fixture
 def world(tmp_path, monkeypatch):
-    w = build_world(tmp_path)
-    for key, value in w.env.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", raising=False)
-    return w
+    return world_in_env(tmp_path, monkeypatch)
 
 
 def loaded(capsys, *argv):
