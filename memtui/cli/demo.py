@@ -39,8 +39,19 @@ def run(args) -> int:
     def progress(done: int, total: int) -> None:
         print(f"  {done:,} / {total:,} generated tasks", file=sys.stderr)
 
-    root = build_demo(args.path, seed=args.seed, scale=args.scale, progress=progress, force=args.force)
     temporary = args.path is None
+    scratch = None
+    if temporary and not args.no_open and not args.keep:  # removed after the app; a killed memtui's by the next
+        from memtui.core.scratch import make_scratch
+
+        scratch = make_scratch("demo")
+    try:
+        root = build_demo(scratch / "demo" if scratch else args.path, seed=args.seed, scale=args.scale,
+                          progress=progress, force=args.force)
+    except BaseException:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
     with open_store(root) as store:
         counts = store.counts()
         size = store.db_path.stat().st_size
@@ -58,7 +69,7 @@ def run(args) -> int:
         return run_app(Path(root))
     finally:
         if temporary and not args.keep:
-            shutil.rmtree(root, ignore_errors=True)
+            shutil.rmtree(scratch or root, ignore_errors=True)
             print(f"removed the demo workspace {root} (memtui demo --keep keeps it)")
         elif temporary:
             print(f"kept the demo workspace {root}")

@@ -21,7 +21,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -135,11 +134,13 @@ class BrowserTerminal:
         executable = find_chromium()
         if executable is None:
             raise RuntimeError("no Chromium found (apt-get install chromium, or set MEMTUI_CHROMIUM)")
-        self._profile = tempfile.TemporaryDirectory(prefix="memtui-chromium-")
+        from memtui.core.scratch import make_scratch
+
+        self._profile = make_scratch("chromium")  # swept by the next memtui if this one is killed
         self._playwright = sync_playwright().start()
         try:
             self._context = self._playwright.chromium.launch_persistent_context(
-                self._profile.name, executable_path=executable, args=CHROMIUM_ARGS, headless=True,
+                str(self._profile), executable_path=executable, args=CHROMIUM_ARGS, headless=True,
                 viewport=self.viewport)
             origin = self.url.split("/", 3)[:3]
             here = "/".join(origin)
@@ -160,7 +161,7 @@ class BrowserTerminal:
             self._context.close()
         if self._playwright is not None:
             self._playwright.stop()
-        self._profile.cleanup()
+        shutil.rmtree(self._profile, ignore_errors=True)
 
     def text(self) -> str:
         """The terminal's screen as text, one line per row."""

@@ -1,7 +1,8 @@
 """Editing a memory document in the user's own editor ($VISUAL, $EDITOR, else vi).
 
-The app is suspended while the editor runs on a temporary copy; the text comes back to
-the memory screen, which saves it with the same conflict check as its own editor.
+The app is suspended while the editor runs on a copy in a scratch folder of memtui's own
+(core.scratch: removed afterwards, or by the next memtui once a killed one is gone); the text
+comes back to the memory screen, which saves it with the same conflict check as its own editor.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,24 +20,26 @@ class EditorUnavailable(Exception):
     """$EDITOR cannot run here (the message says why)."""
 
 
-def edit_externally(app: App, text: str, suffix: str) -> str | None:
-    """The text after the user edited it in $EDITOR, or None (the reason is notified).
-    Raises EditorUnavailable in a browser or a terminal that cannot be handed over."""
+def edit_externally(app: App, text: str, name: str) -> str | None:
+    """The text after the user edited it in $EDITOR (a copy named `name`), or None (the reason
+    is notified). Raises EditorUnavailable in a browser or a terminal that cannot be handed over."""
+    from memtui.core.scratch import scratch_folder
+
     if app.is_web:
         raise EditorUnavailable("memtui runs in a browser here: $EDITOR needs a terminal on this machine.")
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    with tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False, encoding="utf-8", newline="") as tmp:
-        tmp.write(text)
     try:
-        with app.suspend():
-            subprocess.call([*shlex.split(editor), tmp.name])
-        return Path(tmp.name).read_text(encoding="utf-8")
+        with scratch_folder("edit") as folder:
+            copy = folder / (name if name not in ("", ".", "..") else "document")
+            with open(copy, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+            with app.suspend():
+                subprocess.call([*shlex.split(editor), str(copy)])
+            return copy.read_text(encoding="utf-8")
     except SuspendNotSupported:
         raise EditorUnavailable("This terminal cannot hand itself over to $EDITOR.") from None
     except (OSError, UnicodeDecodeError) as exc:
         app.notify_error(f"editor failed: {exc}")
-    finally:
-        Path(tmp.name).unlink(missing_ok=True)
     return None
 
 
@@ -62,7 +64,7 @@ def edit_in_editor(screen: Any) -> None:
         screen.app.bell()
         return
     try:
-        text = edit_externally(screen.app, opened.text or "", Path(current).suffix)
+        text = edit_externally(screen.app, opened.text or "", Path(current).name)
     except EditorUnavailable as why:
         offer_builtin_editor(screen, str(why))
         return

@@ -60,9 +60,13 @@ def open_workspace(path: Path, *, readonly: bool = True, root: Path | None = Non
 
 
 def tidy_workspace(source: Any) -> None:
-    """Remove the temp files crashed memtui writes left in a native store's workspace. The
-    opening worker calls it once the sessions are drawn: importing the memory package and
-    walking its folders would otherwise hold the interpreter while the first frame is built."""
+    """Remove the temp files crashed memtui processes left: scratch folders ($EDITOR's copies)
+    and, in a native store's workspace, writes' temp files. The opening worker calls it once
+    the sessions are drawn: importing the memory package and walking its folders would
+    otherwise hold the interpreter while the first frame is built."""
+    from memtui.core.scratch import sweep_scratch
+
+    sweep_scratch()
     if is_store(source):
         from memtui.core.memory import sweep_workspace
 

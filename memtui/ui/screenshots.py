@@ -14,7 +14,6 @@ import asyncio
 import os
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -201,13 +200,14 @@ SHOTS: tuple[Shot, ...] = (
 async def take(workspace: Path, out: Path, shots: tuple[Shot, ...] = SHOTS) -> list[Path]:
     """Run the app on `workspace` once per shot and save each SVG into `out`."""
     from memtui.core.demo import DEMO_START
+    from memtui.core.scratch import scratch_folder
     from memtui.ui.app import make_app
 
     now = DEMO_START + timedelta(days=30)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for shot in shots:
-        with tempfile.TemporaryDirectory(prefix="memtui-shot-") as scratch:
+        with scratch_folder("shot") as scratch:
             here = shutil.copytree(workspace, Path(scratch) / workspace.name) if shot.writes else workspace
             app = make_app(here, clock=lambda: now, shown_path="~/demo")
             async with app.run_test(size=SIZE) as pilot:
@@ -244,8 +244,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["TZ"] = "UTC"  # wall-clock times in the panes are local time
     time.tzset()
     from memtui.core.demo import build_demo
+    from memtui.core.scratch import scratch_folder
 
-    with tempfile.TemporaryDirectory(prefix="memtui-shots-") as tmp:
+    with scratch_folder("shots") as tmp:
         workspace = Path(tmp) / "demo"
         build_demo(workspace, seed=1)
         for path in asyncio.run(take(workspace, out)):
