@@ -16,7 +16,8 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=1, help="random seed (the demo is deterministic per seed)")
     p.add_argument("--scale", type=int, default=None, metavar="N", help="add N generated tasks (benchmarks)")
     p.add_argument("--no-open", action="store_true", help="write the workspace and print a summary only")
-    p.add_argument("--force", action="store_true", help="write into a folder that is not empty (overwrites files)")
+    p.add_argument("--force", action="store_true",
+                   help="replace a folder that is not empty, and all it holds, with the demo")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder after the app closes")
     p.set_defaults(func=run)
 

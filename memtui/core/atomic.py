@@ -10,7 +10,8 @@ A process killed mid-write leaves at most its temp file, `.<name>.<pid>-<8 hex>.
 `sweep_workspace`; of a store for writing) removes such leftovers: only names of exactly that
 pattern, regular files of this user, whose writer is gone. A whole tree built before it is
 renamed into place goes to a `temp_dir` (`.<name>.<pid>-<8 hex>.memtui-tmpdir`), which
-`remove_stale_temp_dirs` removes on the same terms. Nothing else is ever removed.
+`remove_stale_temp_dirs` removes on the same terms; `put_in_place` swaps it with an existing
+folder whole. Nothing else is ever removed.
 
 "Gone" is told by the pid in the name, never by age: a memtui that runs for days keeps its
 temp folder (an archived-session view, a big demo being built) however old it is. The pid is
@@ -24,11 +25,13 @@ by age, once older than STALE_AFTER.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
 import shutil
 import stat
+import sys
 import time
 from pathlib import Path
 from typing import Callable, Iterable
@@ -218,3 +221,49 @@ def remove_stale_temp_dirs(directory: Path) -> list[Path]:
     pattern, never a symlink. The paths removed (none in a process that must not write)."""
     return _remove_stale(directory, (TEMP_DIR_SUFFIX,), _TEMP_DIR_NAME, stat.S_ISDIR,
                          lambda path: shutil.rmtree(path, ignore_errors=True))
+
+
+def put_in_place(built: Path, place: Path) -> None:
+    """Make the folder `built` (a `temp_dir` beside `place`) be `place`, whole.
+
+    A new `place` is one rename. An existing one (a folder) is swapped with `built` in one
+    rename where the system can (Linux's renameat2 RENAME_EXCHANGE): `place` is the old tree
+    or the new one at every instant, and the old one, now under `built`'s temp name, is
+    removed. Elsewhere the old one is first renamed aside to a temp name, then `built` in: a
+    kill between the two leaves no `place`, and running the job again builds it. Either way
+    what a kill leaves under a temp name goes with the next `remove_stale_temp_dirs` once
+    this process is gone. The new folder takes the old one's permission bits."""
+    built, place = Path(built), Path(place)
+    if not os.path.lexists(place):
+        os.rename(built, place)
+        fsync_dir(place.parent)
+        return
+    os.chmod(built, stat.S_IMODE(os.stat(place).st_mode))
+    if _exchange(built, place):
+        old = built
+    else:
+        old = temp_dir(place)
+        os.rename(place, old)
+        os.rename(built, place)
+    fsync_dir(place.parent)
+    shutil.rmtree(old)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the entries `a` and `b` in one rename (Linux 3.15+); False where the system or
+    the filesystem cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is None:  # a C library older than glibc 2.28
+        return False
+    renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # a filesystem or kernel without it
+        return False
+    raise OSError(err, os.strerror(err), str(b))

@@ -10,16 +10,16 @@ benchmarks. Everything is deterministic for a given seed.
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
-from memtui.core.atomic import fsync_dir, remove_stale_temp_dirs, temp_dir
+from memtui.core.atomic import put_in_place, remove_stale_temp_dirs, temp_dir
 from memtui.core.demo_data import files as F
 from memtui.core.demo_data import memory as M
 from memtui.core.errors import MemtuiError
@@ -126,26 +126,37 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     Every timestamp lies before `before` (default: now).
 
     The demo writes README.md, pyproject.toml, MEMORY.md and more: a folder that already
-    holds anything is refused (DemoRefused, nothing written) unless `force`; a folder with a
-    memtui store is refused even then."""
+    holds anything is refused (DemoRefused, nothing written) unless `force`, which replaces
+    the folder and all it holds; a folder with a memtui store is refused even then.
+
+    The demo is built in a temp folder beside `path` and put in place whole (`put_in_place`):
+    a build killed at any point leaves the folder as it was or the whole demo, and a temp
+    folder that the next build removes."""
     root = Path(path).expanduser() if path is not None else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
+    # A link to a folder: the folder it names gets the demo (the link stays).
+    place = root.resolve() if root.is_symlink() else root
+    remove_stale_temp_dirs(place.parent)  # what a killed build left: before any refusal
     if (root / ".agent" / "agent.db").exists():
         raise DemoRefused(f"{root} already holds a memtui store; choose a new or empty folder")
     if root.is_dir() and not force and any(root.iterdir()):
         raise DemoRefused(f"{root} is not empty: the demo would overwrite files such as README.md and MEMORY.md;"
-                          " choose a new or empty folder (or pass --force)")
+                          " choose a new or empty folder (or pass --force to replace all it holds)")
     if root.exists() and not root.is_dir():
         raise DemoRefused(f"{root} is a file, not a folder")
-    # A new or empty folder gets the demo whole or not at all: it is built in a temp folder
-    # beside it and renamed into place (a build killed midway leaves nothing the next one keeps).
-    whole = not root.exists() or not any(root.iterdir())
-    # A link to a new or empty folder: the folder it names gets the demo (the link stays).
-    place = root.resolve() if whole and root.is_symlink() else root
     place.parent.mkdir(parents=True, exist_ok=True)
-    if whole:
-        remove_stale_temp_dirs(place.parent)
-    final, root = root, temp_dir(place) if whole else root
-    root.mkdir(exist_ok=True)
+    built = temp_dir(place)
+    built.mkdir()
+    try:
+        _build(built, seed, scale, clock, progress, before)
+        put_in_place(built, place)
+    except BaseException:
+        shutil.rmtree(built, ignore_errors=True)
+        raise
+    return root
+
+
+def _build(root: Path, seed: int, scale: int | None, clock: Callable[[], datetime] | None,
+           progress: Callable[[int, int], None] | None, before: datetime | None) -> None:
     start = demo_start(before or datetime.now(timezone.utc), scale)
     clock = clock or DemoClock(start, seed=seed)
     rng = random.Random(seed)
@@ -160,12 +171,6 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
             _scaled(agent, scale, progress)
     _write_files(root, agent.files)
     _write_memory(root, start - DEMO_START)
-    if root != final:
-        if place.exists():
-            place.rmdir()  # the empty folder given (or made by mkdtemp)
-        os.rename(root, place)
-        fsync_dir(place.parent)
-    return final
 
 
 class DemoRefused(MemtuiError):

@@ -1,7 +1,8 @@
 """kill -9 just before every file-system call of file-writing commands (tests/unit/syscall_kill.py
 and syscall_worlds.py): export md/html/json, decisions --add, memory-history --restore, pin of a
 Claude Code session, rollback of a Claude Code task (its home watched: untouched), archived sessions
-unpacked for browsing, the app's settings, the demo; and every SQL statement of curate on RA.Aid's database."""
+unpacked for browsing, the app's settings, the demo (into a new folder, and --force over one
+holding files); and every SQL statement of curate on RA.Aid's database."""
 
 from __future__ import annotations
 
@@ -62,6 +63,22 @@ def test_kill_before_every_file_system_call_of_the_demo(tmp_path):
         tally.reruns += 1
         tally.reruns_ok += 1
     tally.notes.append(f"left {left}")
+
+
+def test_kill_before_every_file_system_call_of_demo_force(tmp_path):
+    from demo_kill import force_trial, force_uninterrupted
+
+    points, whole = force_uninterrupted(tmp_path)
+    tally = h.tally(f"demo --no-open --force over files (each of {points} calls)")
+    left = {"old": 0, "new": 0}
+    for n in range(1, points + 1):
+        left[force_trial(tmp_path, n, whole)] += 1  # asserts the checks
+        tally.trials += 1
+        tally.mid += 1
+        tally.reruns += 1
+        tally.reruns_ok += 1
+    tally.notes.append(f"left {left}")
+    assert left["old"] and left["new"]  # kills landed on both sides of the swap
 
 
 def test_kill_at_every_statement_of_a_curate(tmp_path):

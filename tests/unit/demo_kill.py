@@ -59,3 +59,56 @@ def demo_trial(tmp: Path, kill_at: int, whole: tuple) -> str:
     assert sorted(p.name for p in (root / "parent").iterdir()) == ["demo"]
     assert stray_temps(root) == []
     return left
+
+
+# `demo PATH --force` over a folder holding files: killed at any point, PATH holds the old files
+# exactly or the whole demo (never some of each); the re-run finishes; no temp folder stays.
+
+OLD = {"README.md": b"my own readme\n", "notes/todo.txt": b"keep the parser\n" * 50}
+
+
+def _build_force(root: Path) -> list[str]:
+    demo = root / "parent" / "demo"
+    for name, data in OLD.items():
+        (demo / name).parent.mkdir(parents=True, exist_ok=True)
+        (demo / name).write_bytes(data)
+    return ["demo", str(demo), "--no-open", "--force"]
+
+
+FORCE_WORLD = World("demo --no-open --force", _build_force, writes=("parent",))
+
+
+def _old(demo: Path) -> dict[str, bytes]:
+    return {p.relative_to(demo).as_posix(): p.read_bytes() for p in demo.rglob("*") if p.is_file()}
+
+
+def force_uninterrupted(tmp: Path) -> tuple[int, tuple]:
+    root = fresh(tmp)
+    argv = FORCE_WORLD.build(root)
+    killed, points, out = run_at(root, FORCE_WORLD, argv, 0)
+    assert not killed and points > 0, out
+    return points, shape(root / "parent" / "demo")
+
+
+def force_trial(tmp: Path, kill_at: int, whole: tuple) -> str:
+    """Kill `demo --force` at point `kill_at`, check, re-run, check; what the kill left at PATH
+    ("old" or "new"); AssertionError on a problem."""
+    root = fresh(tmp)
+    argv = FORCE_WORLD.build(root)
+    killed, _points, out = run_at(root, FORCE_WORLD, argv, kill_at)
+    assert killed, out
+    demo = root / "parent" / "demo"
+    left = "old" if _old(demo) == OLD else "new"
+    if left == "new":
+        assert shape(demo) == whole  # the whole demo, none of the old files
+        try:  # the re-run sweeps what the kill left beside it, and refuses: the store is there
+            run_at(root, FORCE_WORLD, argv, 0)
+            raise AssertionError("a re-run over the built demo was not refused")
+        except AssertionError as refused:
+            assert "exit 2" in str(refused) and "already holds a memtui store" in str(refused), refused
+    else:
+        run_at(root, FORCE_WORLD, argv, 0)  # the re-run builds it
+        assert shape(demo) == whole
+    assert sorted(p.name for p in (root / "parent").iterdir()) == ["demo"]
+    assert temps(root) == []
+    return left
