@@ -65,14 +65,16 @@ def test_kill_before_every_file_system_call_of_the_demo(tmp_path):
     tally.notes.append(f"left {left}")
 
 
-def test_kill_before_every_file_system_call_of_demo_force(tmp_path):
-    from demo_kill import force_trial, force_uninterrupted
+@pytest.mark.parametrize("aside", [False, True], ids=["exchange", "old aside"])
+def test_kill_before_every_file_system_call_of_demo_force(tmp_path, aside):
+    from demo_kill import ASIDE_WORLD, FORCE_WORLD, force_trial, force_uninterrupted
 
-    points, whole = force_uninterrupted(tmp_path)
-    tally = h.tally(f"demo --no-open --force over files (each of {points} calls)")
-    left = {"old": 0, "new": 0}
+    world = ASIDE_WORLD if aside else FORCE_WORLD
+    points, whole = force_uninterrupted(tmp_path, world)
+    tally = h.tally(f"{world.name} over files (each of {points} calls)")
+    left = {"old": 0, "new": 0, "none": 0}
     for n in range(1, points + 1):
-        left[force_trial(tmp_path, n, whole)] += 1  # asserts the checks
+        left[force_trial(tmp_path, n, whole, world)] += 1  # asserts the checks
         tally.trials += 1
         tally.mid += 1
         tally.reruns += 1

@@ -78,36 +78,48 @@ def _build_force(root: Path) -> list[str]:
 FORCE_WORLD = World("demo --no-open --force", _build_force, writes=("parent",))
 
 
+def _build_aside(root: Path) -> dict:
+    """The same, as on a system without RENAME_EXCHANGE: the old folder renamed aside, then the new in."""
+    argv = _build_force(root)
+    return {"code": "import sys\nfrom memtui.core import atomic\natomic._exchange = lambda a, b: False\n"
+                    f"from memtui.cli import main\nif main({argv!r}):\n    sys.exit(2)\n"}
+
+
+ASIDE_WORLD = World("demo --no-open --force, old folder aside", _build_aside, writes=("parent",))
+
+
 def _old(demo: Path) -> dict[str, bytes]:
     return {p.relative_to(demo).as_posix(): p.read_bytes() for p in demo.rglob("*") if p.is_file()}
 
 
-def force_uninterrupted(tmp: Path) -> tuple[int, tuple]:
+def force_uninterrupted(tmp: Path, world: World = FORCE_WORLD) -> tuple[int, tuple]:
     root = fresh(tmp)
-    argv = FORCE_WORLD.build(root)
-    killed, points, out = run_at(root, FORCE_WORLD, argv, 0)
+    argv = world.build(root)
+    killed, points, out = run_at(root, world, argv, 0)
     assert not killed and points > 0, out
     return points, shape(root / "parent" / "demo")
 
 
-def force_trial(tmp: Path, kill_at: int, whole: tuple) -> str:
+def force_trial(tmp: Path, kill_at: int, whole: tuple, world: World = FORCE_WORLD) -> str:
     """Kill `demo --force` at point `kill_at`, check, re-run, check; what the kill left at PATH
-    ("old" or "new"); AssertionError on a problem."""
+    ("old", "new", or — with the old folder aside — "none" between the two renames);
+    AssertionError on a problem."""
     root = fresh(tmp)
-    argv = FORCE_WORLD.build(root)
-    killed, _points, out = run_at(root, FORCE_WORLD, argv, kill_at)
+    argv = world.build(root)
+    killed, _points, out = run_at(root, world, argv, kill_at)
     assert killed, out
     demo = root / "parent" / "demo"
-    left = "old" if _old(demo) == OLD else "new"
+    left = "none" if not demo.exists() else "old" if _old(demo) == OLD else "new"
+    assert left != "none" or world is not FORCE_WORLD, "the folder was gone after a kill mid-swap"
     if left == "new":
         assert shape(demo) == whole  # the whole demo, none of the old files
         try:  # the re-run sweeps what the kill left beside it, and refuses: the store is there
-            run_at(root, FORCE_WORLD, argv, 0)
+            run_at(root, world, argv, 0)
             raise AssertionError("a re-run over the built demo was not refused")
         except AssertionError as refused:
             assert "exit 2" in str(refused) and "already holds a memtui store" in str(refused), refused
     else:
-        run_at(root, FORCE_WORLD, argv, 0)  # the re-run builds it
+        run_at(root, world, argv, 0)  # the re-run builds it
         assert shape(demo) == whole
     assert sorted(p.name for p in (root / "parent").iterdir()) == ["demo"]
     assert temps(root) == []

@@ -140,3 +140,32 @@ def test_a_crashed_builders_temp_folder_goes_and_nothing_else(tmp_path):
     assert remove_stale_temp_dirs(tmp_path) == [crashed]
     assert live.is_dir() and all(p.is_dir() for p in keep) and as_file.read_bytes() == b"user data"
     assert as_link.is_symlink() and (target / "x").read_text() == "keep me"
+
+
+def _tree(folder: Path, files: dict[str, bytes]) -> Path:
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    return folder
+
+
+def _read(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("exchange", ["renameat2", "old aside"])
+def test_put_in_place_swaps_a_whole_folder_and_leaves_nothing_beside_it(tmp_path, monkeypatch, exchange):
+    from memtui.core import atomic
+
+    if exchange == "old aside":  # what platforms without RENAME_EXCHANGE do
+        monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
+    place = _tree(tmp_path / "demo", {"README.md": b"mine\n", "notes/todo.txt": b"old\n"})
+    place.chmod(0o750)
+    built = _tree(atomic.temp_dir(place), {"README.md": b"demo\n", "src/a.py": b"x = 1\n"})
+    atomic.put_in_place(built, place)
+    assert _read(place) == {"README.md": b"demo\n", "src/a.py": b"x = 1\n"}
+    assert (place.stat().st_mode & 0o777) == 0o750
+    assert sorted(os.listdir(tmp_path)) == ["demo"]
+    new = _tree(atomic.temp_dir(tmp_path / "fresh"), {"x": b"1"})
+    atomic.put_in_place(new, tmp_path / "fresh")  # nothing there yet: one rename
+    assert _read(tmp_path / "fresh") == {"x": b"1"} and sorted(os.listdir(tmp_path)) == ["demo", "fresh"]
