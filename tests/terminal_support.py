@@ -53,6 +53,20 @@ class Terminal:
     def type(self, keys: str) -> None:
         os.write(self.master, keys.encode())
 
+    def run_editor(self, ran: Path) -> None:
+        """From the main screen: m opens the memory screen, E runs $EDITOR on the document
+        shown — until the file `ran` (which the stub editor writes) exists."""
+        deadline = time.monotonic() + 60
+        while b"$EDITOR" not in ESCAPES.sub(b"", self.seen):  # the memory screen's footer
+            assert time.monotonic() < deadline, f"m never opened memory; output: {self.seen[-800:]!r}"
+            self.type("m")  # keys do nothing until the main screen is up: again
+            self.read(2.0)
+        deadline = time.monotonic() + 60
+        while not ran.exists():  # E rings the bell until the document is loaded: again
+            assert time.monotonic() < deadline, f"$EDITOR never ran; output: {self.seen[-800:]!r}"
+            self.type("E")
+            self.read(2.0)
+
     def hang_up(self) -> None:
         """Close the terminal as a dropped connection or a killed emulator does. No SIGHUP
         reaches the child: it runs in a session of its own that never took this pty as its

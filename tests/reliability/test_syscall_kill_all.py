@@ -50,37 +50,22 @@ def test_the_checks_see_a_torn_file_and_a_written_home(tmp_path):
     assert any("must not touch" in p for p in trial(tmp_path, planted, points // 2, after))
 
 
-def test_kill_before_every_file_system_call_of_the_demo(tmp_path):
-    from demo_kill import demo_trial, uninterrupted
+@pytest.mark.parametrize("case", ["new folder", "--force", "--force, old folder aside"])
+def test_kill_before_every_file_system_call_of_the_demo(tmp_path, case):
+    from demo_kill import ASIDE_WORLD, FORCE_WORLD, WORLD, demo_trial, uninterrupted
 
-    points, whole = uninterrupted(tmp_path)
-    tally = h.tally(f"demo --no-open (each of {points} calls)")
-    left = {"none": 0, "whole": 0}
+    world = {"new folder": WORLD, "--force": FORCE_WORLD, "--force, old folder aside": ASIDE_WORLD}[case]
+    points, whole = uninterrupted(tmp_path, world)
+    tally = h.tally(f"{world.name} (each of {points} calls)")
+    left = {"none": 0, "old": 0, "whole": 0}
     for n in range(1, points + 1):
-        left[demo_trial(tmp_path, n, whole)] += 1  # asserts the checks
+        left[demo_trial(tmp_path, n, whole, world)] += 1  # asserts the checks
         tally.trials += 1
         tally.mid += 1
         tally.reruns += 1
         tally.reruns_ok += 1
     tally.notes.append(f"left {left}")
-
-
-@pytest.mark.parametrize("aside", [False, True], ids=["exchange", "old aside"])
-def test_kill_before_every_file_system_call_of_demo_force(tmp_path, aside):
-    from demo_kill import ASIDE_WORLD, FORCE_WORLD, force_trial, force_uninterrupted
-
-    world = ASIDE_WORLD if aside else FORCE_WORLD
-    points, whole = force_uninterrupted(tmp_path, world)
-    tally = h.tally(f"{world.name} over files (each of {points} calls)")
-    left = {"old": 0, "new": 0, "none": 0}
-    for n in range(1, points + 1):
-        left[force_trial(tmp_path, n, whole, world)] += 1  # asserts the checks
-        tally.trials += 1
-        tally.mid += 1
-        tally.reruns += 1
-        tally.reruns_ok += 1
-    tally.notes.append(f"left {left}")
-    assert left["old"] and left["new"]  # kills landed on both sides of the swap
+    assert left["whole"] and (left["old"] or world is WORLD)  # kills landed on both sides of the swap
 
 
 def test_kill_at_every_statement_of_a_curate(tmp_path):

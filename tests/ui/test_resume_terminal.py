@@ -12,7 +12,7 @@ import pytest
 
 from resume_support import path_with, recorded, stub_agent
 from sources_support import agent_homes
-from terminal_support import ESCAPES, Terminal
+from terminal_support import Terminal
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 
@@ -52,16 +52,7 @@ def test_e_runs_editor_with_the_users_own_textual_fps(demo_copy, tmp_path):
     try:
         term.wait_for(b"following")
         term.read(1.0)
-        deadline = time.monotonic() + 60
-        while b"$EDITOR" not in ESCAPES.sub(b"", term.seen):  # the memory screen's footer
-            assert time.monotonic() < deadline, f"m never opened memory; output: {term.seen[-800:]!r}"
-            term.type("m")  # keys do nothing until the main screen is up: again
-            term.read(2.0)
-        deadline = time.monotonic() + 60
-        while not record.exists():  # E rings the bell until the document is loaded: again
-            assert time.monotonic() < deadline, f"$EDITOR never ran; output: {term.seen[-800:]!r}"
-            term.type("E")
-            term.read(2.0)
+        term.run_editor(record)
         term.read(1.0)
         term.type("\x1b")
         term.read(1.0)

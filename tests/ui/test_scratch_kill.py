@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from terminal_support import ESCAPES, Terminal
+from terminal_support import Terminal
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 
@@ -63,16 +63,7 @@ def test_kill_9_while_the_editor_runs_leaves_no_copy_after_the_next_start(demo_c
     editing = None
     try:
         term.read(1.0)
-        deadline = time.monotonic() + 60
-        while b"$EDITOR" not in ESCAPES.sub(b"", term.seen):  # the memory screen's footer
-            assert time.monotonic() < deadline, f"m never opened memory; output: {term.seen[-800:]!r}"
-            term.type("m")  # keys do nothing until the main screen is up: again
-            term.read(2.0)
-        deadline = time.monotonic() + 60
-        while not record.exists():  # E rings the bell until the document is loaded: again
-            assert time.monotonic() < deadline, f"$EDITOR never ran; output: {term.seen[-800:]!r}"
-            term.type("E")
-            term.read(2.0)
+        term.run_editor(record)
         term.read(0.5)
         editing = json.loads(record.read_text())
         copy = Path(editing["path"])

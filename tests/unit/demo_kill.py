@@ -1,6 +1,7 @@
 """kill -9 of `memtui demo PATH --no-open` just before one of its file-system calls (syscall_kill):
-PATH is then absent or a whole demo (the files of an uninterrupted run, a sound store with the
-same counts); the re-run builds it; no temp file or folder stays beside it. Used by
+PATH is then as before (absent, or the old files with --force) or a whole demo (the files of an
+uninterrupted run, a sound store with the same counts); the re-run builds it, or refuses a
+built one; no temp file or folder stays beside it. Used by
 tests/unit/test_demo_kill.py and tests/reliability/test_syscall_kill_all.py."""
 
 from __future__ import annotations
@@ -34,31 +35,13 @@ def shape(demo: Path) -> tuple[list[str], tuple]:
     return names, counts
 
 
-def uninterrupted(tmp: Path) -> tuple[int, tuple]:
+def uninterrupted(tmp: Path, world: World = WORLD) -> tuple[int, tuple]:
+    """(the points of a run not killed, the demo's shape it leaves)."""
     root = fresh(tmp)
-    argv = WORLD.build(root)
-    killed, points, out = run_at(root, WORLD, argv, 0)
+    argv = world.build(root)
+    killed, points, out = run_at(root, world, argv, 0)
     assert not killed and points > 0, out
     return points, shape(root / "parent" / "demo")
-
-
-def demo_trial(tmp: Path, kill_at: int, whole: tuple) -> str:
-    """Kill the demo at point `kill_at`, check, re-run, check; what the kill left ("none" or
-    "whole"); AssertionError on a problem."""
-    root = fresh(tmp)
-    argv = WORLD.build(root)
-    killed, _points, out = run_at(root, WORLD, argv, kill_at)
-    assert killed, out
-    demo = root / "parent" / "demo"
-    left = "whole" if demo.exists() else "none"
-    if left == "whole":
-        assert shape(demo) == whole
-    else:
-        run_at(root, WORLD, argv, 0)  # the re-run builds it
-        assert shape(demo) == whole
-    assert sorted(p.name for p in (root / "parent").iterdir()) == ["demo"]
-    assert stray_temps(root) == []
-    return left
 
 
 # `demo PATH --force` over a folder holding files: killed at any point, PATH holds the old files
@@ -92,27 +75,20 @@ def _old(demo: Path) -> dict[str, bytes]:
     return {p.relative_to(demo).as_posix(): p.read_bytes() for p in demo.rglob("*") if p.is_file()}
 
 
-def force_uninterrupted(tmp: Path, world: World = FORCE_WORLD) -> tuple[int, tuple]:
-    root = fresh(tmp)
-    argv = world.build(root)
-    killed, points, out = run_at(root, world, argv, 0)
-    assert not killed and points > 0, out
-    return points, shape(root / "parent" / "demo")
-
-
-def force_trial(tmp: Path, kill_at: int, whole: tuple, world: World = FORCE_WORLD) -> str:
-    """Kill `demo --force` at point `kill_at`, check, re-run, check; what the kill left at PATH
-    ("old", "new", or — with the old folder aside — "none" between the two renames);
-    AssertionError on a problem."""
+def demo_trial(tmp: Path, kill_at: int, whole: tuple, world: World = WORLD) -> str:
+    """Kill the demo at point `kill_at`, check, re-run, check; what the kill left at PATH:
+    "none" (no folder: as before into a new PATH, or — with the old folder aside — between the
+    two renames), "old" (the old files exactly), "whole" (the whole demo, none of the old
+    files); AssertionError on a problem."""
     root = fresh(tmp)
     argv = world.build(root)
     killed, _points, out = run_at(root, world, argv, kill_at)
     assert killed, out
     demo = root / "parent" / "demo"
-    left = "none" if not demo.exists() else "old" if _old(demo) == OLD else "new"
+    left = "none" if not demo.exists() else "old" if _old(demo) == OLD else "whole"
     assert left != "none" or world is not FORCE_WORLD, "the folder was gone after a kill mid-swap"
-    if left == "new":
-        assert shape(demo) == whole  # the whole demo, none of the old files
+    if left == "whole":
+        assert shape(demo) == whole
         try:  # the re-run sweeps what the kill left beside it, and refuses: the store is there
             run_at(root, world, argv, 0)
             raise AssertionError("a re-run over the built demo was not refused")
@@ -122,5 +98,5 @@ def force_trial(tmp: Path, kill_at: int, whole: tuple, world: World = FORCE_WORL
         run_at(root, world, argv, 0)  # the re-run builds it
         assert shape(demo) == whole
     assert sorted(p.name for p in (root / "parent").iterdir()) == ["demo"]
-    assert temps(root) == []
+    assert stray_temps(root) == []
     return left
