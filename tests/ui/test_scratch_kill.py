@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from kill_points import stray_temps
 from terminal_support import Terminal
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
@@ -88,7 +89,7 @@ def test_kill_9_while_the_editor_runs_leaves_no_copy_after_the_next_start(demo_c
     finally:
         assert again.close() == 0
     assert documents(demo_copy) == before
-    assert [p for p in demo_copy.rglob("*") if "memtui-tmp" in p.name] == []
+    assert stray_temps(demo_copy, scratch) == []
 
 
 def test_the_temporary_demo_of_a_killed_memtui_goes_with_the_next(tmp_path):

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from memtui.core.atomic import remove_stale_temp_dirs, remove_stale_temps
+from kill_points import child_env
 
-ROOT = Path(__file__).resolve().parents[2]
 HOURS = 5 * 3600.0
 
 
@@ -107,7 +107,7 @@ def test_a_reused_pid_does_not_keep_what_the_dead_process_left(tmp_path):
     if not probe or probe.returncode != 0:
         pytest.skip("no unprivileged pid namespace here (unshare -Urpf): a pid cannot be made to be reused")
     run = subprocess.run([unshare, "-Urpf", "--mount-proc", sys.executable, "-c", REUSED, str(tmp_path)],
-                         capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                         capture_output=True, text=True, timeout=120, env=child_env())
     assert run.returncode == 0, run.stderr[-2000:]
     seen = json.loads(run.stdout.splitlines()[-1])
     pid = seen["left"][0].split(".")[-2].split("-")[0]
