@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import time
@@ -41,6 +42,10 @@ def run(args) -> int:
         print(f"  {done:,} / {total:,} generated tasks", file=sys.stderr)
 
     temporary = args.path is None
+    try:
+        replaces_here = not temporary and os.path.abspath(os.path.expanduser(args.path)) == os.getcwd()
+    except OSError:  # this process's folder is gone
+        replaces_here = False
     scratch = None
     if temporary and not args.no_open and not args.keep:  # removed after the app; a killed memtui's by the next
         from memtui.core.scratch import make_scratch
@@ -60,6 +65,8 @@ def run(args) -> int:
     print(f"demo workspace: {root}" + (" (a temporary folder)" if temporary else ""))
     print("  " + ", ".join(f"{v:,} {k}" for k, v in counts.items()) + f"; agent.db {human_bytes(size)}"
           f" (built in {took:.1f} s)")
+    if replaces_here:  # the folder this shell is in was swapped for the demo: the shell still sees the old one
+        print("  it replaced the folder this shell is in: run cd . to see it")
     if args.no_open:
         if temporary:
             print(f"  remove it when done: rm -r {root}")

@@ -9,9 +9,8 @@ benchmarks. Everything is deterministic for a given seed.
 
 from __future__ import annotations
 
-import json
+import os
 import random
-import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import Callable
 
 from memtui.core.atomic import put_in_place, remove_stale_temp_dirs, temp_dir
 from memtui.core.demo_data import files as F
-from memtui.core.demo_data import memory as M
+from memtui.core.demo_data.write import write_files, write_memory
 from memtui.core.errors import MemtuiError
 from memtui.core.store import AgentStore
 
@@ -133,6 +132,7 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     a build killed at any point leaves the folder as it was or the whole demo, and a temp
     folder that the next build removes."""
     root = Path(path).expanduser() if path is not None else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
+    root = Path(os.path.abspath(root))  # '.' or '..' by its name: the folder is swapped, not its alias
     # A link to a folder: the folder it names gets the demo (the link stays).
     place = root.resolve() if root.is_symlink() else root
     remove_stale_temp_dirs(place.parent)  # what a killed build left: before any refusal
@@ -169,8 +169,8 @@ def _build(root: Path, seed: int, scale: int | None, clock: Callable[[], datetim
         _story(agent, clock)
         if scale:
             _scaled(agent, scale, progress)
-    _write_files(root, agent.files)
-    _write_memory(root, start - DEMO_START)
+    write_files(root, agent.files)
+    write_memory(root, start)
 
 
 class DemoRefused(MemtuiError):
@@ -350,50 +350,3 @@ def _scaled(a: _Agent, n_tasks: int, progress: Callable[[int, int], None] | None
         if progress and (i + 1) % 500 == 0:
             progress(i + 1, n_tasks)
     a.files.update(contents)
-
-
-def _write_files(root: Path, files: dict[str, bytes]) -> None:
-    for rel, data in files.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-
-
-def _moved(text: str, shift: timedelta) -> str:
-    """The memory documents' dates (written for DEMO_START's week) moved with the story."""
-    if not shift:
-        return text
-    return re.sub(r"2026-11-0(\d)", lambda m: (DEMO_START + timedelta(days=int(m[1]) - 2) + shift).strftime("%Y-%m-%d"),
-                  text)
-
-
-def _write_memory(root: Path, shift: timedelta = timedelta(0)) -> None:
-    docs = {
-        "MEMORY.md": M.MEMORY_MD, "PROJECT_MEMORY.md": M.PROJECT_MEMORY_MD,
-        "SESSION_SUMMARY.md": M.SESSION_SUMMARY_MD,
-        ".agent/plan/PLAN.md": M.PLAN_MD, ".agent/plan/PROGRESS.md": M.PROGRESS_MD,
-        ".agent/init.d/01-navigation.md": M.NAVIGATION_MD, ".agent/init.d/02-principles.md": M.PRINCIPLES_MD,
-        ".agent/init.d/03-progress.md": M.INIT_PROGRESS_MD, ".agent/init.d/04-decision-log.md": M.DECISION_LOG_MD,
-        ".agent/run-init.sh": M.RUN_INIT_SH, ".agent/skills/bisect-flaky-test/SKILL.md": M.SKILL_MD,
-    }
-    for rel, text in docs.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(_moved(text, shift), encoding="utf-8")
-    (root / ".agent/run-init.sh").chmod(0o755)
-    session = [
-        {"role": "user", "content": "The suite takes 9 seconds; make it fast.", "at": "2026-11-05T16:02:11Z"},
-        {"role": "assistant", "content": "Profiling with --durations=10 first.", "at": "2026-11-05T16:02:30Z"},
-        {"role": "tool", "name": "bash", "content": "0.52s call tests/test_server.py::test_keepalive",
-         "at": "2026-11-05T16:03:02Z"},
-    ]
-    history = [
-        {"cursor": i + 1, "content": text, "at": f"2026-11-0{2 + i}T18:00:00Z"}
-        for i, text in enumerate([
-            "Routing: regex patterns, (handler, params) return.",
-            "Parser split; headers.py folds repeated fields.",
-            "Async server experiment abandoned (code size doubled).",
-        ])
-    ]
-    for name, records in (("SESSION.jsonl", session), ("HISTORY.jsonl", history)):
-        (root / name).write_text(_moved("".join(json.dumps(r) + "\n" for r in records), shift), encoding="utf-8")

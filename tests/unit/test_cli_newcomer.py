@@ -40,6 +40,24 @@ def test_demo_refuses_a_folder_holding_the_users_files(tmp_path, capsys):
     assert (mine / ".agent" / "agent.db").is_file()
 
 
+@pytest.mark.parametrize("force", [False, True])
+def test_demo_into_the_folder_the_shell_is_in(tmp_path, force):
+    """`cd here && memtui demo .`: the folder named '.' gets the demo (swapped in beside it,
+    nothing left in or beside it), and the user is told how the shell sees it."""
+    here = tmp_path / "here"
+    here.mkdir()
+    if force:
+        (here / "notes.txt").write_text("mine\n")
+    from kill_points import child_env
+
+    run = subprocess.run([sys.executable, "-m", "memtui", "demo", ".", "--no-open", *(["--force"] if force else [])],
+                         cwd=here, env=child_env(), capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert f"demo workspace: {here}\n" in run.stdout and "run cd . to see it" in run.stdout
+    assert (here / ".agent" / "agent.db").is_file() and not (here / "notes.txt").exists()
+    assert sorted(os.listdir(tmp_path)) == ["here"] and not [n for n in os.listdir(here) if "memtui-tmp" in n]
+
+
 def test_demo_without_a_path_says_where_and_how_to_remove_it(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
