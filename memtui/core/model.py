@@ -38,6 +38,7 @@ class SessionInfo:
     task_count: int = 0
     stored_bytes: int = 0  # bytes of step payloads and checkpoint content of its tasks
     current_title: str = ""  # the current task's title ("" without one)
+    files_key: str = ""  # a transcript store's: digest of its files' stat keys (paths.files_key), "" elsewhere
 
 
 @dataclass(frozen=True)

@@ -7,19 +7,35 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
+from typing import Iterable
 
 from memtui.core.errors import PathEscape
 
 
-def stat_key(path: Path | str) -> tuple[int, int] | None:
-    """A file's (size, mtime in ns): what changes when it is written. None when it is gone."""
+def stat_key(path: Path | str) -> tuple[int, int, int] | None:
+    """A file's (size, mtime in ns, inode): what changes when it is written, or replaced by
+    another file (a rename over it). None when it is gone."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_size, st.st_mtime_ns
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def files_key(paths: Iterable[Path | str]) -> tuple[int, str]:
+    """The bytes of the `paths` still there, and a digest of their stat keys: it changes when
+    any of them is written (even in place, keeping its size), replaced, added or removed."""
+    total = 0
+    digest = hashlib.blake2b(digest_size=16)
+    for path in paths:
+        key = stat_key(path)
+        if key is not None:
+            total += key[0]
+            digest.update(f"{path}\0{key}\0".encode("utf-8", "surrogateescape"))
+    return total, digest.hexdigest()
 
 
 def relative_parts(path: str, root: Path | None = None) -> list[str]:

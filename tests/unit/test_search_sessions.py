@@ -93,3 +93,32 @@ def test_split_older_leaves_session_keys_in_their_order():
     rows = [TaskRow("session:019b04ae-b1c6", "", "", "a"), TaskRow("session:d6e0bada", "", "", "b")]
     assert split_older(rows, {}) == ([], rows)
     assert split_older(rows, {"session:d6e0bada": "x"}) == ([], rows)
+
+
+def _rewrite_in_place(path: Path, old: bytes, new: bytes) -> int:
+    """Every `old` in the file overwritten by `new` (same length), in the same file (same inode,
+    same size): an editor's or a tool's in-place fix. How many were rewritten."""
+    assert len(old) == len(new)
+    data = path.read_bytes()
+    with path.open("r+b") as f:
+        f.write(data.replace(old, new))
+    return data.count(old)
+
+
+def test_a_same_length_edit_of_a_transcript_is_indexed_again(tmp_path):
+    """The session keeps its size, last activity, title and task count; the index still
+    takes the edit (the search screen refreshes the same index when follow mode reloads)."""
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    with open_source(home) as source, SearchIndex(home, source, path=tmp_path / "index.db") as index:
+        index.refresh()
+        before = claude_results_holding(home, "elixirforum")
+        assert len(index.search("elixirforum")) == before == 4
+        edited = next(p for p in sorted(home.rglob("*.jsonl")) if b"elixirforum" in p.read_bytes())
+        sizes = [(s.id, s.stored_bytes, s.updated_at, s.title, s.task_count) for s in source.sessions()]
+        assert _rewrite_in_place(edited, b"elixirforum", b"quetzalcoat") > 0
+        source.reload()
+        assert [(s.id, s.stored_bytes, s.updated_at, s.title, s.task_count) for s in source.sessions()] == sizes
+        index.refresh()
+        assert len(index.search("quetzalcoat")) == claude_results_holding(home, "quetzalcoat") > 0
+        assert len(index.search("elixirforum")) == claude_results_holding(home, "elixirforum") < before
+

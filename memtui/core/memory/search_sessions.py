@@ -4,8 +4,9 @@ step's tool, arguments and result, read through the source's public read model â
 `sessions`, `tasks`, `steps` and `messages` the panes show, never its files.
 
 A session is the unit of re-indexing: its signature is what the source says of it (last
-activity, bytes of its files, tasks, title), so an agent appending to one session re-indexes
-that session only. Every record of a session is kept under one key (`session:ID`, never all
+activity, bytes of its files, tasks, title, and the stat keys of its files: an edit in place
+that keeps the size changes them), so an agent appending to one session re-indexes that
+session only. Every record of a session is kept under one key (`session:ID`, never all
 digits: see search_records.split_older), its `owner` holding the real task and step ids â€”
 strings with `:` in them, so a step's owner is `TASK<TAB>STEP<TAB>SEQ` (search_plan.owned_hit).
 """
@@ -59,7 +60,8 @@ class SessionReader:
                 self._ids[f"session:{session.id}"] = session.id
                 at = session.updated_at.isoformat() if session.updated_at else ""
                 rows.append(TaskRow(f"session:{session.id}", "", "",
-                                    f"{at}|{session.stored_bytes}|{session.task_count}|{session.title}",
+                                    f"{at}|{session.stored_bytes}|{session.task_count}|{session.title}"
+                                    f"|{session.files_key}",
                                     session.task_count))
             self._rows = rows[::-1]
         return self._rows

@@ -49,7 +49,7 @@ from memtui.core.sources.claude_code_contents import edit_contents
 from memtui.core.sources.claude_code_records import block_text, message_blocks
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.jsonl import read_record_at
-from memtui.core.paths import stat_key
+from memtui.core.paths import files_key, stat_key
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.sources.transcript_undo import UndoRecorder
@@ -85,14 +85,12 @@ def _mtime(path: Path):
         return None
 
 
-def _size(path: Path) -> int:
-    """Bytes of a transcript, or of every file in a session folder."""
+def _walk(folder: Path) -> list[Path]:
+    """Every file under `folder` ([] when it is gone)."""
     try:
-        if path.is_dir():
-            return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-        return path.stat().st_size
+        return [p for p in folder.rglob("*") if p.is_file()]
     except OSError:
-        return 0
+        return []
 
 
 class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
@@ -139,23 +137,23 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
             if s.orphaned:
                 title = f"(transcript missing) {title}"
             current = next((t.id for t in reversed(prompts) if not t.superseded), None)
+            stored, key = files_key(self._session_files(ix, s))
             out.append(SessionInfo(id=s.id, title=title, status=session_status(self.home, str(s.id), running), current_task_id=current,
                                    created_at=created, updated_at=s.updated_at or created,
-                                   task_count=len(s.turns), stored_bytes=self._stored(ix, s)))
+                                   task_count=len(s.turns), stored_bytes=stored, files_key=key))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
 
-    def _stored(self, ix, session) -> int:
-        """Bytes of the session's transcripts: its own, its folder (sub-agents, tool results)
+    @staticmethod
+    def _session_files(ix: Transcripts, session) -> list[Path]:
+        """The session's files: its transcript, its folder's files (sub-agents, tool results)
         and 2.0.x sub-agent transcripts beside it — what cleanup counts of them too."""
         if session.file.is_dir():  # only the sub-agents folder is left
-            return _size(session.file)
+            return _walk(session.file)
         files = {session.file, *(ix._turns[t].transcript for t in session.turns)}
         folder = session.file.with_suffix("")
         if folder.is_dir():
-            files.discard(folder)
-            files = {f for f in files if folder not in f.parents}
-            return sum(_size(f) for f in files) + _size(folder)
-        return sum(_size(f) for f in files)
+            files = {f for f in files if folder not in f.parents} | set(_walk(folder))
+        return sorted(files)
 
     def _info(self, turn: Turn) -> TaskInfo:
         times = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]

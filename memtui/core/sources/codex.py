@@ -39,7 +39,7 @@ from memtui.core.sources.codex_rollouts import (
     workspace_lister,
 )
 from memtui.core.sources.jsonl import read_record_at
-from memtui.core.paths import stat_key
+from memtui.core.paths import files_key, stat_key
 from memtui.core.sources.timestamps import file_time, sort_key
 from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.sources.transcript_undo import UndoRecorder
@@ -99,11 +99,12 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
                 continue  # removed since the index (a cleanup): gone at once, not at the next reload
             created = s.created_at or file_time(s.file)
             first = next((ix._turns[t] for t in s.turns if ix._turns[t].prompt), None)
+            stored, key = files_key([s.file])
             # status: a rollout records no end of its session, and Codex registers no process
             out.append(SessionInfo(id=s.id, title=s.title or (first.title if first else s.id), status="unknown",
                                    current_task_id=s.turns[-1] if s.turns else None, created_at=created,
                                    updated_at=s.updated_at or created, task_count=len(s.turns),
-                                   stored_bytes=s.file.stat().st_size))
+                                   stored_bytes=stored, files_key=key))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
 
     def _info(self, turn: Turn) -> TaskInfo:

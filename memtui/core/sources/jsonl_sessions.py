@@ -22,7 +22,7 @@ from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo,
 from memtui.core.memory_source import Capability, UnknownId
 from memtui.core.sources.base import Index, IndexedSource, page, preview
 from memtui.core.sources.jsonl import first_record, iter_records
-from memtui.core.paths import stat_key
+from memtui.core.paths import files_key, stat_key
 from memtui.core.sources.relist import Folders, Parts
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 
@@ -198,6 +198,7 @@ class JsonlSessionsSource(IndexedSource):
                 continue  # removed since the index: gone at once, not at the next reload
             created = parse_time(s.meta.get("created_at")) or (s.turns[0].created_at if s.turns else None) or file_time(s.path)
             updated = parse_time(s.meta.get("updated_at")) or file_time(s.path)
+            stored, key = files_key([s.path])
             out.append(
                 SessionInfo(
                     id=s.key,
@@ -207,7 +208,8 @@ class JsonlSessionsSource(IndexedSource):
                     created_at=created,
                     updated_at=updated,
                     task_count=len(s.turns),
-                    stored_bytes=s.path.stat().st_size,
+                    stored_bytes=stored,
+                    files_key=key,
                 )
             )
         return sorted(out, key=lambda s: sort_key(s.updated_at), reverse=True)
