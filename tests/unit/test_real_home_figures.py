@@ -113,6 +113,26 @@ def test_a_claude_code_sessions_size_counts_its_sub_agents(tmp_path) -> None:
             assert session.stored_bytes == sum(p.stat().st_size for p in files), session.id
 
 
+def test_a_sessions_size_follows_its_files(tmp_path) -> None:
+    """Sizes are worked out once per listing (the sessions pane asks for them at each page):
+    a transcript the agent appended to is counted again at once, a sub-agent's file that grew
+    at the next reload (ctrl+r, follow mode) — never a size of before."""
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    source = ClaudeCodeSource.from_path(home)
+    sizes = {str(s.id): s.stored_bytes for s in source.sessions()}
+    session = sorted(sizes)[0]
+    transcript = next(home.rglob(f"{session}.jsonl"))
+    sub = next((transcript.parent / session / "subagents").glob("agent-*.jsonl"))
+    line = transcript.read_bytes().splitlines(keepends=True)[-1]
+    with transcript.open("ab") as out:
+        out.write(line)
+    assert {str(s.id): s.stored_bytes for s in source.sessions()} == {**sizes, session: sizes[session] + len(line)}
+    with sub.open("ab") as out:
+        out.write(b"\n")
+    source.reload()
+    assert {str(s.id): s.stored_bytes for s in source.sessions()} == {**sizes, session: sizes[session] + len(line) + 1}
+
+
 def test_a_damaged_line_says_where_on_the_line(tmp_path) -> None:
     """A line cut inside a string: 'Unterminated string starting at column 10', not a message
     ending in 'starting at'."""

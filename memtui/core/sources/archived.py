@@ -47,6 +47,7 @@ class WithArchived(MemorySource):
         self._relist = relist  # the manifests again (a cleanup archived more since)
         self._views: dict[str, MemorySource] = {}
         self._archived: set[str] | None = None
+        self._folders_of: tuple[frozenset[str], frozenset[str], bool] | None = None
         self._lock = threading.RLock()
         self._problems: list[Problem] = []
         self._root: Path | None = None  # --root: where recorded paths are restored
@@ -83,12 +84,22 @@ class WithArchived(MemorySource):
 
     def _cwds(self) -> frozenset[str]:
         """The folders the sessions worked in: the live ones' and the archived ones'."""
-        archived = {self.manifests[i].project for i in self._archived_ids()}
-        return frozenset({*self.live._cwds(), *(p for p in archived if p)})  # type: ignore[attr-defined]
+        return self._folders()[0]
+
+    def _folders(self) -> tuple[frozenset[str], bool]:
+        """The sessions' folders and whether one is a folder here: worked out once per listing
+        (the live index's, the manifests'), not at each of the footer's capability checks."""
+        live = self.live._cwds()  # type: ignore[attr-defined]  # the same set while its index is
+        known = self._folders_of
+        if known is None or known[0] is not live:
+            archived = {self.manifests[i].project for i in self._archived_ids()}
+            cwds = frozenset({*live, *(p for p in archived if p)})
+            known = self._folders_of = (live, cwds, any(Path(cwd).is_dir() for cwd in cwds))
+        return known[1], known[2]
 
     @property
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
-        return folder_capabilities(self, any(Path(cwd).is_dir() for cwd in self._cwds()))
+        return folder_capabilities(self, self._folders()[1])
 
     def instead(self, capability: Capability) -> str:
         if capability in self.withheld:
@@ -133,6 +144,7 @@ class WithArchived(MemorySource):
         if self._relist is not None:
             self.manifests = {m.id: m for m in self._relist() if m.kind == "session"}
         self._archived = None
+        self._folders_of = None
 
     # -- routing ------------------------------------------------------------------------------
     def _archived_ids(self) -> set[str]:

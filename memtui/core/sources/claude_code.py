@@ -129,7 +129,8 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         out = []
         running = running_sessions(self.home)  # transcripts record no end: the process registry tells
         for s in ix._sessions.values():
-            if stat_key(s.file) is None:
+            own = stat_key(s.file)
+            if own is None:
                 continue  # removed since the index (a cleanup): gone at once, not at the next reload
             prompts = [ix._turns[t] for t in s.turns if ix._turns[t].agent_id is None]
             created = s.created_at or _mtime(s.file)
@@ -137,11 +138,19 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
             if s.orphaned:
                 title = f"(transcript missing) {title}"
             current = next((t.id for t in reversed(prompts) if not t.superseded), None)
-            stored, key = files_key(self._session_files(ix, s))
+            stored, key = self._stored(ix, s, own)
             out.append(SessionInfo(id=s.id, title=title, status=session_status(self.home, str(s.id), running), current_task_id=current,
                                    created_at=created, updated_at=s.updated_at or created,
                                    task_count=len(s.turns), stored_bytes=stored, files_key=key))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
+
+    def _stored(self, ix: Transcripts, session, own: tuple) -> tuple[int, str]:
+        """Bytes and files key (paths.files_key) of the session's files: walked once per index
+        while the transcript keeps its stat key `own` (a reload builds a new index)."""
+        known = ix.stored.get(session.id)
+        if known is None or known[0] != own:
+            known = ix.stored[session.id] = (own, files_key(self._session_files(ix, session)))
+        return known[1]
 
     @staticmethod
     def _session_files(ix: Transcripts, session) -> list[Path]:

@@ -202,6 +202,7 @@ class Transcripts(Index):
         self._agent_calls: dict[tuple[str, str], str] = {}  # (session, agentId) → Task/Agent call id
         self._compactions: dict[str, list[TranscriptItem]] = {}  # session → its compaction steps, in order
         self._counts = {"sessions": 0, "prompts": 0, "tool_calls": 0, "file_changes": 0, "malformed_lines": 0}
+        self.stored: dict[str, tuple] = {}  # session → (its transcript's stat key, its bytes and files key)
 
     @classmethod
     def read(cls, path: Path, home: Path | None) -> "Transcripts":
