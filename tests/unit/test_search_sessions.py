@@ -122,3 +122,18 @@ def test_a_same_length_edit_of_a_transcript_is_indexed_again(tmp_path):
         assert len(index.search("quetzalcoat")) == claude_results_holding(home, "quetzalcoat") > 0
         assert len(index.search("elixirforum")) == claude_results_holding(home, "elixirforum") < before
 
+
+
+def test_memtui_search_finds_a_transcript_line_rewritten_in_place(tmp_path, capsys):
+    """`memtui search` keeps a home's index between runs (in the cache folder): a line of a
+    transcript rewritten with a word of the same length is found by its new word, no longer by
+    its old one."""
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    code, hits = search_json(capsys, home, "elixirforum")
+    assert code == 0 and len(hits) == claude_results_holding(home, "elixirforum") == 4
+    edited = next(p for p in sorted(home.rglob("*.jsonl")) if b"elixirforum" in p.read_bytes())
+    assert _rewrite_in_place(edited, b"elixirforum", b"quetzalcoat") > 0
+    code, hits = search_json(capsys, home, "quetzalcoat")
+    assert code == 0 and len(hits) == claude_results_holding(home, "quetzalcoat") > 0
+    code, hits = search_json(capsys, home, "elixirforum")
+    assert len(hits) == claude_results_holding(home, "elixirforum") < 4
