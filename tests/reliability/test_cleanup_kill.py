@@ -18,12 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from home_kill import archived, in_place_or_archived
 from kill_points import child_env, stray_temps
-from memtui.core.cleanup.archive import verify
 from memtui.core.cleanup.archive_read import list_archived
-from memtui.core.cleanup.manifest import unit_paths
 from memtui.core.cleanup.restore import restore_session
-from tests.unit.cleanup_homes import build_bulky_claude_home, snapshot
+from cleanup_homes import build_bulky_claude_home, snapshot
 
 TRIALS = int(os.environ.get("MEMTUI_KILL_TRIALS", "50"))
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,22 +36,12 @@ def _cleanup(home: Path, archive: Path, env: dict) -> subprocess.Popen:
 
 
 def check_invariant(before: dict, home: Path, archive: Path) -> int:
-    """Every file of `before` is at its path with its bytes, or in a committed archive that
-    verifies. Returns how many are in the archive."""
-    archived: dict[str, str] = {}
-    for manifest in list_archived(archive, home=home):
-        tar, _ = unit_paths(archive, manifest.agent, manifest.unit)
-        verify(tar, manifest.files)
-        archived.update({f.path: f.sha256 for f in manifest.files})
-    now = snapshot(home)
-    for path, meta in before.items():
-        if meta == ("dir",):
-            continue
-        if path in now:
-            assert now[path][3] == meta[3], f"{path} changed content"
-        else:
-            assert archived.get(path) == meta[3], f"{path} is neither at its path nor verified in the archive"
-    return sum(1 for p in before if p in archived and p not in now)
+    """Every file of `before` is at its path as it was, or in a committed archive that
+    verifies; none appeared. Returns how many are in the archive."""
+    kept, now = archived(home, archive), snapshot(home)
+    problems = in_place_or_archived(before, now, kept)
+    assert problems == [], problems[:5]
+    return sum(1 for p in before if p in kept and p not in now)
 
 
 @pytest.mark.slow
