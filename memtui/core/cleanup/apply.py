@@ -11,7 +11,7 @@ from typing import Callable
 
 from memtui.core.atomic import fsync_dir
 from memtui.core.cleanup.archive import LEVEL, SessionChanged, archive_unit
-from memtui.core.cleanup.files import FileInfo
+from memtui.core.cleanup.files import FileInfo, first_changed
 from memtui.core.cleanup.inventory import OrphanRecord
 from memtui.core.cleanup.manifest import ArchiveError, Manifest, manifest_bytes
 from memtui.core.cleanup.plan import CleanupPlan
@@ -132,13 +132,9 @@ def count_tasks(agent: str, home: Path, unit: _Unit) -> int | None:
 
 def delete_files(files: list[FileInfo], dirs: list[Path]) -> None:
     """Delete a session's files (none if any changed since the plan), then its empty folders."""
-    for info in files:
-        try:
-            st = os.lstat(info.path)
-        except FileNotFoundError:
-            continue
-        if st.st_size != info.size or st.st_mtime_ns != info.mtime_ns:
-            raise SessionChanged(f"{info.path} changed since the plan: the session is in use; nothing deleted")
+    changed = first_changed(files)
+    if changed is not None:
+        raise SessionChanged(f"{changed.path} changed since the plan: the session is in use; nothing deleted")
     for info in files:
         Path(info.path).unlink(missing_ok=True)
     for folder in {str(Path(i.path).parent) for i in files}:

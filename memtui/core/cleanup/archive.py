@@ -26,7 +26,7 @@ from typing import Callable, Iterator
 import zstandard
 
 from memtui.core.atomic import fsync_dir, remove_stale_temps, temp_path
-from memtui.core.cleanup.files import FileInfo, file_sha256
+from memtui.core.cleanup.files import FileInfo, file_sha256, first_changed
 from memtui.core.cleanup.manifest import (
     INNER_MANIFEST,
     ArchivedFile,
@@ -73,10 +73,6 @@ class _Hashing(io.RawIOBase):
         return data
 
 
-def _same(info: FileInfo, st: os.stat_result) -> bool:
-    return st.st_size == info.size and st.st_mtime_ns == info.mtime_ns
-
-
 def _pack(tmp: Path, home: Path, files: list[FileInfo], manifest: Manifest, level: int,
           cancel: Callable[[], bool] | None, on_bytes: Callable[[int], None] | None) -> list[ArchivedFile]:
     entries: list[ArchivedFile] = []
@@ -90,7 +86,7 @@ def _pack(tmp: Path, home: Path, files: list[FileInfo], manifest: Manifest, leve
                     except OSError as exc:
                         raise SessionChanged(f"{info.path}: {exc.strerror or exc} (changed while archiving)") from None
                     with handle:
-                        if not _same(info, os.fstat(handle.fileno())):
+                        if not info.unchanged(os.fstat(handle.fileno())):
                             raise SessionChanged(f"{info.path} changed since the plan: the session is in use")
                         member = tarfile.TarInfo(name)
                         member.size, member.mode, member.mtime = info.size, info.mode, info.mtime_ns / 1e9
@@ -99,7 +95,7 @@ def _pack(tmp: Path, home: Path, files: list[FileInfo], manifest: Manifest, leve
                             tar.addfile(member, reader)
                         except OSError:
                             raise SessionChanged(f"{info.path} shrank while archiving: the session is in use") from None
-                        if not _same(info, os.fstat(handle.fileno())):
+                        if not info.unchanged(os.fstat(handle.fileno())):
                             raise SessionChanged(f"{info.path} changed while archiving: the session is in use")
                     entries.append(ArchivedFile(str(info.path), name, info.size, info.mtime_ns, info.mode, reader.sha.hexdigest()))
                     if on_bytes is not None:
@@ -184,16 +180,12 @@ def _mode(path: Path) -> int:
 def remove_originals(manifest: Manifest, tar_path: Path, manifest_path: Path, files: list[FileInfo]) -> None:
     """Remove the archived originals. If one changed since it was packed, the whole archive
     is undone instead (the originals are all still there): the session is in use."""
-    for info in files:
-        try:
-            st = os.lstat(info.path)
-        except FileNotFoundError:
-            continue
-        if not _same(info, st):
-            manifest_path.unlink(missing_ok=True)
-            fsync_dir(manifest_path.parent)
-            tar_path.unlink(missing_ok=True)
-            raise SessionChanged(f"{info.path} changed while archiving: the session is in use; nothing removed")
+    changed = first_changed(files)
+    if changed is not None:
+        manifest_path.unlink(missing_ok=True)
+        fsync_dir(manifest_path.parent)
+        tar_path.unlink(missing_ok=True)
+        raise SessionChanged(f"{changed.path} changed while archiving: the session is in use; nothing removed")
     finish_removal(manifest)
 
 

@@ -28,6 +28,23 @@ class FileInfo:
     mtime_ns: int
     mode: int
 
+    def unchanged(self, st: os.stat_result) -> bool:
+        """The file `st` was read from still has the size and mtime listed here."""
+        return st.st_size == self.size and st.st_mtime_ns == self.mtime_ns
+
+
+def first_changed(files: list[FileInfo]) -> FileInfo | None:
+    """The first of `files` no longer of the size or mtime listed (one gone since is not
+    changed: nothing of it is left to lose); None when none is."""
+    for info in files:
+        try:
+            st = os.lstat(info.path)
+        except FileNotFoundError:
+            continue
+        if not info.unchanged(st):
+            return info
+    return None
+
 
 def file_sha256(path: Path) -> str:
     """The sha256 of a file's bytes, read in 1 MiB chunks."""
