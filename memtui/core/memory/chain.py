@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from memtui.core.errors import MemtuiError
+from memtui.core.memory.discover import count_lines
 
 AGENTS: dict[str, str] = {"claude-code": "Claude Code", "codex": "Codex", "memtui": "memtui (init.d)"}
 SCOPES = ("managed", "user", "project", "local", "import", "auto-memory", "global", "directory")
@@ -177,13 +178,6 @@ def read_bounded(path: Path, limit: int = READ_LIMIT) -> FileRead:
         os.close(fd)
     lines = newlines + (1 if total and last != b"\n" else 0)
     return FileRead(path, b"".join(kept), total, lines, complete=kept_size == total)
-
-
-def count_lines(data: bytes) -> int:
-    """Lines as an editor shows them: a final line without a newline still counts."""
-    if not data:
-        return 0
-    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
 def estimate_tokens(data: bytes) -> int:
