@@ -335,3 +335,27 @@ async def test_two_apps_in_one_process_keep_their_own_query_and_index_lock(demo_
             await first.press("ctrl+f")
             await until(first, lambda: isinstance(first.app.screen, SearchScreen) and first.app.screen.hits)
             assert first.app.screen.query_one(Input).value == "router" and first.app.screen.hits
+
+
+async def test_a_query_typed_while_the_next_page_is_read_lists_only_its_own_hits(demo_path, open_app):
+    """The next page of `e` is asked for while the index is busy; `router` typed meanwhile: the
+    list then holds router's hits only, counted as such (never e's page added to them)."""
+    from memtui.ui.screenshots import settle
+
+    async with open_app(demo_path, size=(80, 24)) as pilot:
+        await search(pilot, "router")
+        routers = list(pilot.app.screen.hits)
+        pilot.app.screen.query_one(Input).value = "e"
+        await settle(pilot)
+        screen = pilot.app.screen
+        results = screen.query_one("#search-results")
+        assert len(screen.hits) == 200
+        with screen._index_lock:  # the next page waits for the index
+            await pilot.press("down", "end")
+            await until(pilot, lambda: any(w.group == "search-more" for w in screen.workers))
+            assert any(w.group == "search-more" for w in screen.workers)
+            screen.query_one(Input).value = "router"
+            await pilot.pause(0.1)
+        await settle(pilot)
+        assert screen.hits == routers and results.row_count == len(routers)
+        assert str(screen.query_one("#search-status").render()).startswith(f"{len(routers)} matches")
