@@ -56,7 +56,11 @@ def run(args) -> int:
             store = opened.enter_context(open_source(root, agent))
             store.require(Capability.SEARCH)
         elif store is None:
-            _require_something_to_search(args.path, root)
+            # The home folder or a project: the agent's sessions `memtui PATH` shows there, as
+            # ctrl+f in that app searches them; a folder without any must hold memory documents.
+            store = _sessions_shown_at(root, opened)
+            if store is None:
+                _require_something_to_search(args.path, root)
         with SearchIndex(root, store) as index:
             index.refresh()
             page = index.page(" ".join(args.query), limit, COUNT_CAP, args.kind or KINDS)
@@ -69,6 +73,19 @@ def run(args) -> int:
         more = f"{page.more - 1:,}+" if page.more == COUNT_CAP else f"{page.more:,}"
         print(f"{more} more matches not shown (--limit N or --all lists them)", file=sys.stderr)
     return 0 if hits else 1
+
+
+def _sessions_shown_at(root, opened: ExitStack):
+    """The searchable agent store `memtui ROOT` opens (memtui.open's pick), open; None when
+    ROOT shows none or one that cannot be searched."""
+    from memtui.core.memory_source import Capability
+    from memtui.core.sources import find_source
+
+    try:
+        source = opened.enter_context(find_source(root).open())
+    except MemtuiError:
+        return None
+    return source if source.can(Capability.SEARCH) else None
 
 
 def _require_something_to_search(path: str, root) -> None:
