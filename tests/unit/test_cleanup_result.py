@@ -35,3 +35,15 @@ def test_the_archive_result_names_each_session_it_archived(tmp_path, capsys, mon
     code, out, err = _run(capsys, "restore", "--session", first)
     assert code == 0, err
     assert first in {p.stem for p in home.glob("projects/*/*.jsonl")}
+
+
+def test_a_long_session_title_is_cut_with_a_mark(tmp_path):
+    """The cleanup plan's titles were cut at 120 characters mid-word with nothing to say so
+    ("… find available subtasks. Star"): the cleanup screen's Why pane shows them whole."""
+    from memtui.core.cleanup import take_inventory
+
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    titles = {s.id: s.title for s in take_inventory(home, "claude-code").sessions}
+    long = titles["ae4a77f8-aedd-4bc1-888f-c94edc91af04"]
+    assert len(long) == 120 and long.endswith("…"), long
+    assert titles["258c7280-ae70-4798-800f-63464d01a85d"] == "Implement spotter-gqc"  # short ones whole

@@ -16,7 +16,7 @@ import json
 import os
 from pathlib import Path
 
-from memtui.core.cleanup.files import HEAD_BYTES, UUID, FileInfo, chunk_records, file_info, newest_records, read_head, records_with, walk_files
+from memtui.core.cleanup.files import HEAD_BYTES, UUID, short_title, FileInfo, chunk_records, file_info, newest_records, read_head, records_with, walk_files
 from memtui.core.cleanup.inventory import Inventory, OrphanRecord, SessionRecord
 from memtui.core.cleanup.summaries import SummaryCache
 from memtui.core.sources.claude_code_records import classify_user
@@ -113,7 +113,7 @@ def read_session(path: Path, session_id: str, info: FileInfo) -> SessionRecord:
         title = record.get("customTitle") or record.get("aiTitle") or title
     if title is None:
         title = next((r["summary"] for r in chunk_records(head[:4096]) if r.get("type") == "summary" and isinstance(r.get("summary"), str)), None)
-    title = " ".join((title if isinstance(title, str) else prompt or session_id).split())[:120]
+    title = short_title(title if isinstance(title, str) else prompt or session_id)
     return SessionRecord("claude-code", session_id, cwd, title, [info], first, last or first, turn_open=turn_open(tail))
 
 

@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from memtui.core.cleanup.files import FileInfo, chunk_records, file_info, newest_records, read_head
+from memtui.core.cleanup.files import FileInfo, chunk_records, file_info, newest_records, read_head, short_title
 from memtui.core.cleanup.inventory import Inventory, SessionRecord
 from memtui.core.cleanup.summaries import SummaryCache
 from memtui.core.sources.timestamps import parse_time
@@ -103,7 +103,7 @@ def read_rollouts(thread: str, infos: list[FileInfo], titles: dict[str, str]) ->
                 or len(newest_first) > 100:
             break
     last = next((t for t in (parse_time(r.get("timestamp")) for r in newest_first) if t is not None), None)
-    title = " ".join((titles.get(thread) or prompt or thread).split())[:120]
+    title = short_title(titles.get(thread) or prompt or thread)
     return SessionRecord("codex", thread, cwd, title, infos, first, last or first, turn_open=turn_open(newest_first))
 
 
@@ -142,7 +142,7 @@ def inventory_codex(home: Path, cache: Path | None = None) -> Inventory:
         if infos:
             record = summaries.session("codex", thread, infos, lambda t=thread, i=infos: read_rollouts(t, i, titles))
             if thread in titles:  # renamed since it was cached
-                record.title = " ".join(titles[thread].split())[:120]
+                record.title = short_title(titles[thread])
             sessions.append(record)
     summaries.save()
     return Inventory("codex", home, sessions, [])

@@ -15,6 +15,14 @@ from typing import Any, Iterator
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 HEAD_BYTES = 16 * 1024
+TITLE_CHARS = 120
+
+
+def short_title(text: str) -> str:
+    """A session's title on one line, whitespace collapsed, at most TITLE_CHARS characters: a
+    longer one is cut with "…" (the text stays as recorded; the views sanitize it)."""
+    text = " ".join(text.split())
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
 TAIL_BYTES = 16 * 1024
 TAIL_LIMIT = 16 * 1024 * 1024  # a last line longer than this is not parsed
 

@@ -15,7 +15,7 @@ from memtui.core.atomic import write_atomic
 from memtui.core.cleanup.files import FileInfo
 from memtui.core.cleanup.inventory import SessionRecord
 
-VERSION = 2  # 2: a session begun with a slash command is titled by it
+VERSION = 3  # 2: a session begun with a slash command is titled by it; 3: a cut title ends in …
 
 
 class SummaryCache:
