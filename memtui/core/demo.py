@@ -131,11 +131,31 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     The demo is built in a temp folder beside `path` and put in place whole (`put_in_place`):
     a build killed at any point leaves the folder as it was or the whole demo, and a temp
     folder that the next build removes."""
-    root = Path(path).expanduser() if path is not None else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
-    root = Path(os.path.abspath(root))  # '.' or '..' by its name: the folder is swapped, not its alias
+    # Without a path the temporary folder is made once the demo is built: a build killed
+    # midway leaves no empty folder behind, only a temp folder the next build removes.
+    given = Path(path).expanduser() if path is not None else Path(tempfile.gettempdir()) / "memtui-demo"
+    root = Path(os.path.abspath(given))  # '.' or '..' by its name: the folder is swapped, not its alias
     # A link to a folder: the folder it names gets the demo (the link stays).
     place = root.resolve() if root.is_symlink() else root
     remove_stale_temp_dirs(place.parent)  # what a killed build left: before any refusal
+    if path is not None:
+        _refuse(root, force)
+    place.parent.mkdir(parents=True, exist_ok=True)
+    built = temp_dir(place)
+    built.mkdir()
+    try:
+        _build(built, seed, scale, clock, progress, before)
+        if path is None:
+            root = place = Path(tempfile.mkdtemp(prefix="memtui-demo-"))
+        put_in_place(built, place)
+    except BaseException:
+        shutil.rmtree(built, ignore_errors=True)
+        raise
+    return root
+
+
+def _refuse(root: Path, force: bool) -> None:
+    """DemoRefused unless the demo may go to `root` (see build_demo)."""
     if (root / ".agent" / "agent.db").exists():
         raise DemoRefused(f"{root} already holds a memtui store; choose a new or empty folder")
     if root.is_dir() and not force and any(root.iterdir()):
@@ -143,16 +163,6 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
                           " choose a new or empty folder (or pass --force to replace all it holds)")
     if root.exists() and not root.is_dir():
         raise DemoRefused(f"{root} is a file, not a folder")
-    place.parent.mkdir(parents=True, exist_ok=True)
-    built = temp_dir(place)
-    built.mkdir()
-    try:
-        _build(built, seed, scale, clock, progress, before)
-        put_in_place(built, place)
-    except BaseException:
-        shutil.rmtree(built, ignore_errors=True)
-        raise
-    return root
 
 
 def _build(root: Path, seed: int, scale: int | None, clock: Callable[[], datetime] | None,

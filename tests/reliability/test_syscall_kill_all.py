@@ -50,22 +50,24 @@ def test_the_checks_see_a_torn_file_and_a_written_home(tmp_path):
     assert any("must not touch" in p for p in trial(tmp_path, planted, points // 2, after))
 
 
-@pytest.mark.parametrize("case", ["new folder", "--force", "--force, old folder aside"])
+@pytest.mark.parametrize("case", ["new folder", "--force", "--force, old folder aside", "no PATH"])
 def test_kill_before_every_file_system_call_of_the_demo(tmp_path, case):
-    from demo_kill import ASIDE_WORLD, FORCE_WORLD, WORLD, demo_trial, uninterrupted
+    from demo_kill import ASIDE_WORLD, FORCE_WORLD, TEMPORARY, WORLD, demo_trial, temporary_trial, uninterrupted
 
-    world = {"new folder": WORLD, "--force": FORCE_WORLD, "--force, old folder aside": ASIDE_WORLD}[case]
+    world = {"new folder": WORLD, "--force": FORCE_WORLD, "--force, old folder aside": ASIDE_WORLD,
+             "no PATH": TEMPORARY}[case]
     points, whole = uninterrupted(tmp_path, world)
     tally = h.tally(f"{world.name} (each of {points} calls)")
     left = {"none": 0, "old": 0, "whole": 0}
     for n in range(1, points + 1):
-        left[demo_trial(tmp_path, n, whole, world)] += 1  # asserts the checks
+        trial = temporary_trial(tmp_path, n, whole) if world is TEMPORARY else demo_trial(tmp_path, n, whole, world)
+        left[trial] += 1  # asserts the checks
         tally.trials += 1
         tally.mid += 1
         tally.reruns += 1
         tally.reruns_ok += 1
     tally.notes.append(f"left {left}")
-    assert left["whole"] and (left["old"] or world is WORLD)  # kills landed on both sides of the swap
+    assert left["whole"] and (left["old"] or world in (WORLD, TEMPORARY))  # kills landed on both sides of the swap
 
 
 def test_kill_at_every_statement_of_a_curate(tmp_path):

@@ -20,6 +20,20 @@ def _build(root: Path) -> list[str]:
 WORLD = World("demo --no-open", _build, writes=("parent",))
 
 
+def _build_temporary(root: Path) -> list[str]:
+    (root / "parent").mkdir(parents=True)
+    return ["demo", "--no-open"]
+
+
+# No PATH: a temporary folder (TMPDIR is parent, relative to the child's folder, root).
+TEMPORARY = World("demo --no-open, a temporary folder", _build_temporary, writes=("parent",), env={"TMPDIR": "parent"})
+
+
+def made(root: Path) -> list[Path]:
+    """The temporary demo folders under root/parent."""
+    return sorted((root / "parent").glob("memtui-demo-*"))
+
+
 def shape(demo: Path) -> tuple[list[str], tuple]:
     """(the demo's file names, the store's row counts) — after integrity and foreign-key checks."""
     names = sorted(str(p.relative_to(demo)) for p in demo.rglob("*") if p.is_file() and p.name != "agent.db-wal"
@@ -41,7 +55,7 @@ def uninterrupted(tmp: Path, world: World = WORLD) -> tuple[int, tuple]:
     argv = world.build(root)
     killed, points, out = run_at(root, world, argv, 0)
     assert not killed and points > 0, out
-    return points, shape(root / "parent" / "demo")
+    return points, shape(made(root)[0] if world is TEMPORARY else root / "parent" / "demo")
 
 
 # `demo PATH --force` over a folder holding files: killed at any point, PATH holds the old files
@@ -100,3 +114,20 @@ def demo_trial(tmp: Path, kill_at: int, whole: tuple, world: World = WORLD) -> s
     assert sorted(p.name for p in (root / "parent").iterdir()) == ["demo"]
     assert stray_temps(root) == []
     return left
+
+
+def temporary_trial(tmp: Path, kill_at: int, whole: tuple) -> str:
+    """Kill `demo --no-open` (no PATH) at point `kill_at`: no temporary demo folder ("none") or
+    a whole one ("whole"), never an empty or half-built one; a re-run makes a whole one; nothing
+    else stays in the temp folder."""
+    root = fresh(tmp)
+    argv = TEMPORARY.build(root)
+    killed, _points, out = run_at(root, TEMPORARY, argv, kill_at)
+    assert killed, out
+    left = made(root)
+    assert len(left) <= 1 and all(shape(demo) == whole for demo in left)
+    run_at(root, TEMPORARY, argv, 0)  # the re-run makes a temporary demo of its own
+    assert len(made(root)) == len(left) + 1 and all(shape(demo) == whole for demo in made(root))
+    assert sorted((root / "parent").iterdir()) == made(root)  # no temp folder
+    assert stray_temps(root) == []
+    return "whole" if left else "none"

@@ -18,3 +18,11 @@ def test_kill_9_of_demo_force_leaves_the_old_folder_or_the_whole_demo(tmp_path):
     points, whole = uninterrupted(tmp_path, FORCE)
     assert demo_trial(tmp_path, points // 2, whole, FORCE) == "old"  # mid-build: the user's files as they were
     assert demo_trial(tmp_path, points, whole, FORCE) == "whole"  # removing the old, swapped out: the whole demo
+
+
+def test_kill_9_of_demo_without_a_path_leaves_no_empty_or_half_folder(tmp_path):
+    from demo_kill import TEMPORARY, temporary_trial
+
+    points, whole = uninterrupted(tmp_path, TEMPORARY)
+    assert temporary_trial(tmp_path, points // 2, whole) == "none"
+    assert temporary_trial(tmp_path, points, whole) == "whole"
