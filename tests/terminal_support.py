@@ -56,16 +56,25 @@ class Terminal:
     def run_editor(self, ran: Path) -> None:
         """From the main screen: m opens the memory screen, E runs $EDITOR on the document
         shown — until the file `ran` (which the stub editor writes) exists."""
+        def footer() -> bool:  # the memory screen's
+            return b"$EDITOR" in ESCAPES.sub(b"", self.seen)
+
         deadline = time.monotonic() + 60
-        while b"$EDITOR" not in ESCAPES.sub(b"", self.seen):  # the memory screen's footer
+        while not footer():
             assert time.monotonic() < deadline, f"m never opened memory; output: {self.seen[-800:]!r}"
-            self.type("m")  # keys do nothing until the main screen is up: again
-            self.read(2.0)
+            self.type("m")  # keys do nothing until the main screen is up: again after 2 s
+            self.read_until(footer, 2.0)
         deadline = time.monotonic() + 60
-        while not ran.exists():  # E rings the bell until the document is loaded: again
+        while not ran.exists():  # E rings the bell until the document is loaded: again after 2 s
             assert time.monotonic() < deadline, f"$EDITOR never ran; output: {self.seen[-800:]!r}"
             self.type("E")
-            self.read(2.0)
+            self.read_until(ran.exists, 2.0)
+
+    def read_until(self, done, seconds: float) -> None:
+        """Read what the child prints until `done()` or `seconds` have passed."""
+        deadline = time.monotonic() + seconds
+        while not done() and time.monotonic() < deadline:
+            self.read(0.05)
 
     def hang_up(self) -> None:
         """Close the terminal as a dropped connection or a killed emulator does. No SIGHUP
