@@ -35,7 +35,8 @@ def edit_externally(app: App, text: str, name: str) -> str | None:
                 handle.write(text)
             with app.suspend():
                 subprocess.call([*shlex.split(editor), str(copy)])
-            return copy.read_text(encoding="utf-8")
+            with open(copy, encoding="utf-8", newline="") as handle:  # line ends as the editor left them
+                return handle.read()
     except SuspendNotSupported:
         raise EditorUnavailable("This terminal cannot hand itself over to $EDITOR.") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -324,3 +324,22 @@ async def test_history_with_nothing_kept_says_so(tmp_path, open_memory):
         assert isinstance(pilot.app.screen, MemoryScreen)
         assert [n.message for n in pilot.app._notifications] == [
             "No kept versions of MEMORY.md yet: memtui keeps one at every save."]
+
+
+async def test_an_editor_that_changes_nothing_saves_nothing_and_keeps_crlf(tmp_path, monkeypatch, open_memory):
+    """A CRLF document left as it was in $EDITOR (quit without a change) is not saved again:
+    it read back with its line ends turned into LF, counted as an edit and rewritten."""
+    import sys
+
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    path.write_bytes(b"# Memory\r\n\r\n- kept with CRLF\r\n")
+    script = tmp_path / "editor.py"
+    script.write_text("import sys\n")  # opens the file, changes nothing
+    monkeypatch.setenv("VISUAL", f"{sys.executable} {script}")
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        pilot.app.suspend = _no_suspend
+        await pilot.press("E")
+        await settle(pilot)
+        assert path.read_bytes() == b"# Memory\r\n\r\n- kept with CRLF\r\n"
+        assert [h.reason for h in list_history(root, path)] == []
