@@ -163,3 +163,21 @@ async def test_at_80_columns_the_chain_leaves_the_file_half_the_screen(world, op
         assert screen.editing
         editor = screen.query_one("#memory-editor", TextArea)
         assert editor.region.width >= width - 34, editor.region  # the chain steps aside while editing
+
+
+async def test_leaving_the_editor_goes_back_to_the_chain(world, open_memory):
+    """Escape out of a chain file's editor puts the cursor back in the chain: it went to the
+    document list, hidden in this view, so no key of the chain (a: next agent, ↑↓) answered."""
+    async with open_memory(world.repo, size=SIZE) as pilot:
+        panel = await open_loaded(pilot, path=world.claude_config / "CLAUDE.md")
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert screen.editing
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not screen.editing
+        assert pilot.app.focused is panel.list
+        await pilot.press("a")
+        await settle(pilot)
+        assert panel.agent == "codex"

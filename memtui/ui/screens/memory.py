@@ -317,7 +317,7 @@ class MemoryScreen(MemtuiScreen[None]):
         self.editing = False
         self.view.notice("")
         self.opened = None
-        (self.loaded.panel.list if self.loaded.active else self.query_one(DocumentList)).focus()
+        self.loaded.focus_list()
         self.refresh_data()
 
     def action_back(self) -> None:
@@ -335,7 +335,7 @@ class MemoryScreen(MemtuiScreen[None]):
                 self.notify("Edit discarded (kept in the document's history).", markup=False)
             self.editing = False
             self.view.notice("")
-            self.query_one(DocumentList).focus()
+            self.loaded.focus_list()
             return
         filter_input = self.query_one("#memory-filter", Input)
         if filter_input.display:

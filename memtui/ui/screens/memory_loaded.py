@@ -58,6 +58,11 @@ class LoadedAtStart:
         screen.current = screen.opened = None
         screen.refresh_data()
 
+    def focus_list(self) -> None:
+        """Put the cursor in the list shown on the left: the chain in this view, else the
+        documents (hidden while the chain shows)."""
+        (self.panel.list if self.active else self.screen.query_one(DocumentList)).focus()
+
     def refresh(self) -> None:
         """Build the chains again (after a save, or when the open file changed on disk)."""
         if self.active:
