@@ -145,10 +145,10 @@ def _killed_search(home: Path, kill_at: int) -> tuple[int, str]:
     import subprocess
     import sys
 
-    tests = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests.parent), str(tests), str(tests / "unit")])}
+    from kill_points import child_env
+
     proc = subprocess.run([sys.executable, "-c", KILLED_CHILD, str(home), str(kill_at)], capture_output=True,
-                          text=True, env=env, timeout=300)
+                          text=True, env=child_env(), timeout=300)
     return proc.returncode, proc.stderr
 
 

@@ -57,6 +57,7 @@ def _hammered(source, root: Path, reloads: int) -> list[str]:
     assert expected[0], "the fixture lists sessions"
     done = threading.Event()
     seen: list[str] = []
+    reads = [0]  # reads finished while the reloads ran
 
     def reader() -> None:
         while not done.is_set():
@@ -67,6 +68,7 @@ def _hammered(source, root: Path, reloads: int) -> list[str]:
                 continue
             if got != expected:
                 seen.append(f"another listing: {got!r:.300}")
+            reads[0] += not done.is_set()
 
     thread = threading.Thread(target=reader)
     interval = sys.getswitchinterval()
@@ -82,6 +84,7 @@ def _hammered(source, root: Path, reloads: int) -> list[str]:
         thread.join()
         sys.setswitchinterval(interval)
     assert _view(source) == expected
+    assert reads[0] > 0, "the reader never read while the source reloaded: nothing was checked"
     return seen
 
 
