@@ -223,3 +223,22 @@ def test_a_session_file_removed_since_the_index_is_not_listed_before_the_reload(
         before = _ids(source)
         gone.unlink()
         assert len(_ids(source)) == len(before) - 1
+
+
+def test_a_homes_rollback_is_offered_once_a_sessions_folder_is_there_after_reload(tmp_path: Path) -> None:
+    """A home's capabilities are worked out once per listing (the footer asks at every key):
+    a reload takes a folder made since — here the project one of its sessions worked in."""
+    from mixed_homes import SPOTTER, claude_home, moved
+
+    from memtui.core.memory_source import Capability
+
+    home = claude_home(tmp_path)
+    project = tmp_path / "spotter"
+    moved(home, SPOTTER, project)
+    [found] = discover(home)
+    source = found.open()
+    assert source is not _live(source)  # the home with memtui's archive beside it
+    assert not source.can(Capability.ROLLBACK)  # no folder any session worked in is here
+    project.mkdir()
+    source.reload()
+    assert source.can(Capability.ROLLBACK)
