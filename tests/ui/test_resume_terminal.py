@@ -51,13 +51,11 @@ def test_e_runs_editor_with_the_users_own_textual_fps(demo_copy, tmp_path):
     term = Terminal([sys.executable, "-m", "memtui", "open", str(demo_copy)], env, tmp_path)
     try:
         term.wait_for(b"following")
-        term.read(1.0)
-        term.run_editor(record)
+        term.run_editor(record)  # types m and E again until each is taken
         term.read(1.0)
         term.type("\x1b")
         term.read(1.0)
-        term.type("q")
-        term.read(2.0)
+        term.type("q")  # close() waits for the exit
     finally:
         code = term.close()
     assert code == 0
