@@ -29,3 +29,13 @@ def test_kill_9_of_demo_without_a_path_leaves_no_empty_or_half_folder(tmp_path):
     points, whole = uninterrupted(tmp_path, TEMPORARY)
     assert temporary_trial(tmp_path, points // 2, whole) == "none"
     assert temporary_trial(tmp_path, points, whole) == "whole"
+
+
+def test_kill_9_between_the_two_renames_of_the_old_folder_aside_is_finished_by_the_re_run(tmp_path):
+    """Without RENAME_EXCHANGE the old folder is renamed aside, then the new one in: killed
+    between the two (5 calls from the end: the second rename, before the fsync and the old
+    folder's 4 removals) PATH is gone for a moment; the re-run builds it."""
+    from demo_kill import ASIDE_WORLD as ASIDE
+
+    points, whole = uninterrupted(tmp_path, ASIDE)
+    assert demo_trial(tmp_path, points - 5, whole, ASIDE) == "none"
