@@ -126,7 +126,8 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
 
     The demo writes README.md, pyproject.toml, MEMORY.md and more: a folder that already
     holds anything is refused (DemoRefused, nothing written) unless `force`, which replaces
-    the folder and all it holds; a folder with a memtui store is refused even then.
+    the folder and all it holds; a folder with a memtui store, the user's home, a folder
+    holding it and an agent's home or store (`_refuse_replacing`) are refused even then.
 
     The demo is built in a temp folder beside `path` and put in place whole (`put_in_place`):
     a build killed at any point leaves the folder as it was or the whole demo, and a temp
@@ -139,7 +140,7 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     place = root.resolve() if root.is_symlink() else root
     remove_stale_temp_dirs(place.parent)  # what a killed build left: before any refusal
     if path is not None:
-        _refuse(root, force)
+        _refuse(root, place, force)
     place.parent.mkdir(parents=True, exist_ok=True)
     built = temp_dir(place)
     built.mkdir()
@@ -154,8 +155,10 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     return root
 
 
-def _refuse(root: Path, force: bool) -> None:
-    """DemoRefused unless the demo may go to `root` (see build_demo)."""
+def _refuse(root: Path, place: Path, force: bool) -> None:
+    """DemoRefused unless the demo may go to `root` (`place`: the folder it names; see build_demo)."""
+    if place.exists():
+        _refuse_replacing(Path(os.path.realpath(place)))
     if (root / ".agent" / "agent.db").exists():
         raise DemoRefused(f"{root} already holds a memtui store; choose a new or empty folder")
     if root.is_dir() and not force and any(root.iterdir()):
@@ -163,6 +166,22 @@ def _refuse(root: Path, force: bool) -> None:
                           " choose a new or empty folder (or pass --force to replace all it holds)")
     if root.exists() and not root.is_dir():
         raise DemoRefused(f"{root} is a file, not a folder")
+
+
+def _refuse_replacing(place: Path) -> None:
+    """The demo replaces `place` and all it holds: never the user's home or a folder holding
+    it, nor an agent's home (Claude Code's, Codex's) or a folder holding one or an RA.Aid store."""
+    from memtui.core.sources.claude_code_transcripts import claude_home
+    from memtui.core.sources.codex_rollouts import codex_home
+
+    for kept, what in ((Path.home(), "your home folder"), (claude_home(), "Claude Code's home"),
+                       (codex_home(), "Codex's home")):
+        kept = Path(os.path.realpath(kept))
+        if place == kept or place in kept.parents:
+            raise DemoRefused(f"{place} is or holds {what} ({kept}): not replaced; choose a new or empty folder")
+    held = next((name for name in (".claude", ".codex", ".ra-aid") if (place / name).exists()), None)
+    if held is not None:
+        raise DemoRefused(f"{place} holds an agent's files ({held}): not replaced; choose a new or empty folder")
 
 
 def _build(root: Path, seed: int, scale: int | None, clock: Callable[[], datetime] | None,

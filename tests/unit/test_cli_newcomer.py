@@ -40,6 +40,31 @@ def test_demo_refuses_a_folder_holding_the_users_files(tmp_path, capsys):
     assert (mine / ".agent" / "agent.db").is_file()
 
 
+@pytest.mark.parametrize("given", ["home", "above home", "claude home", "holds .codex", "holds .ra-aid"])
+def test_demo_force_never_replaces_a_home_or_an_agents_store(tmp_path, monkeypatch, capsys, given):
+    """--force replaces a folder and all it holds: pointed at the user's home (or a folder
+    holding it, or an agent's home or store) it refuses in one line and removes nothing."""
+    home = tmp_path / "users" / "me"
+    (home / ".claude" / "projects").mkdir(parents=True)
+    (home / "notes.txt").write_text("mine\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    project = tmp_path / "project"
+    (project / ".codex").mkdir(parents=True)
+    (project / ".ra-aid").mkdir()
+    target = {"home": home, "above home": tmp_path / "users", "claude home": home / ".claude",
+              "holds .codex": project, "holds .ra-aid": project}[given]
+    if given == "holds .ra-aid":
+        shutil.rmtree(project / ".codex")
+    before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    assert main(["demo", str(target), "--no-open", "--force"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not replaced" in err, err
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == before
+    assert (home / "notes.txt").read_text() == "mine\n"
+
+
 @pytest.mark.parametrize("force", [False, True])
 def test_demo_into_the_folder_the_shell_is_in(tmp_path, force):
     """`cd here && memtui demo .`: the folder named '.' gets the demo (swapped in beside it,
