@@ -129,11 +129,14 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _writer_running(pid: int, changed: float) -> bool:
-    """The process that named an entry last changed at `changed` may still run: `pid` is alive
-    (not a zombie) and its process started before `changed`; True where that cannot be told."""
+def writer_running(pid: int, changed: float) -> bool:
+    """The process that wrote an entry last changed at `changed` may still run: `pid` is alive
+    (not a zombie) and its process started before `changed` (else the pid was reused); True
+    where that cannot be told (another user's process). Out of range: False."""
     import psutil  # only here: most sweeps find no temp file to ask about
 
+    if pid < 1:
+        return False  # 0 and -1 name process groups, no one writer
     try:
         proc = psutil.Process(pid)
         if proc.status() == psutil.STATUS_ZOMBIE:
@@ -141,8 +144,8 @@ def _writer_running(pid: int, changed: float) -> bool:
         started = proc.create_time()
     except psutil.NoSuchProcess:  # ZombieProcess too
         return False
-    except (psutil.Error, OSError, ValueError, OverflowError):
-        return True  # someone else's process, or not a pid we can ask about: keep
+    except (psutil.Error, OSError, OverflowError):
+        return True  # someone else's process: keep
     return changed >= started - START_SLACK  # else the pid was reused by a younger process
 
 
@@ -167,7 +170,7 @@ def _is_stale(path: Path, pattern: re.Pattern[str], of_kind: Callable[[int], boo
     pid = m.group("pid")
     if pid is None:
         return ((time.time() if now is None else now) - st.st_mtime) > STALE_AFTER
-    return not _writer_running(int(pid), max(st.st_ctime, st.st_mtime))
+    return not writer_running(int(pid), max(st.st_ctime, st.st_mtime))
 
 
 def remove_stale_temps(directory: Path) -> list[Path]:

@@ -56,3 +56,14 @@ def test_codex_and_jsonl_sessions_are_unknown(tmp_path: Path) -> None:
     assert set(_statuses(codex, "codex").values()) == {"unknown"}
     jsonl = copy_fixture("jsonl_store", tmp_path / "jsonl")
     assert set(_statuses(jsonl, "jsonl-sessions").values()) == {"unknown"}
+
+
+def test_a_registry_naming_no_process_one_can_ask_about_says_closed(tmp_path: Path) -> None:
+    """A registry file whose pid is out of range, of the wrong type, or 0 / -1 (which name a
+    process group, not a process): the sessions are listed, "closed", without a traceback."""
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    (home / "sessions").mkdir()
+    for n, pid in enumerate([2**31, 2**70, [1], {"a": 1}, -1, 0, "x", None, True]):
+        (home / "sessions" / f"{n + 10**7}.json").write_text(json.dumps({"pid": pid, "sessionId": SPOTTER[0]}))
+    (home / "sessions" / "-1.json").write_text(json.dumps({"sessionId": SPOTTER[1]}))
+    assert _statuses(home, "claude-code") == {s: "closed" for s in SPOTTER}

@@ -12,6 +12,8 @@ import json
 import os
 from pathlib import Path
 
+from memtui.core.atomic import writer_running
+
 
 def registry(home: Path | None) -> Path | None:
     """The home's process registry folder, or None when this home has none (Claude Code
@@ -21,23 +23,28 @@ def registry(home: Path | None) -> Path | None:
 
 
 def running_sessions(home: Path | None) -> set[str]:
-    """Session ids that `sessions/<pid>.json` names with a pid still running."""
+    """Session ids that `sessions/<pid>.json` names with its process still running (a pid
+    reused by a process started after the file was written does not count)."""
     out: set[str] = set()
     folder = registry(home)
     if folder is None:
         return out
-    for entry in os.scandir(folder):
-        if not entry.name.endswith(".json"):
-            continue
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
+    except OSError:
+        return out  # removed or unreadable since registry() looked
+    for entry in entries:
         try:
             record = json.loads(Path(entry.path).read_text(encoding="utf-8", errors="replace"))
-            pid = int(record.get("pid") or entry.name.split(".")[0])
-            os.kill(pid, 0)
-        except PermissionError:
-            pass  # alive, another user's process
-        except (OSError, ValueError, AttributeError, json.JSONDecodeError):
-            continue  # unreadable, or the process is gone (ProcessLookupError)
-        if isinstance(record.get("sessionId"), str):
+            changed = entry.stat()
+        except (OSError, ValueError):
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("sessionId"), str):
+            continue
+        pid = record.get("pid")
+        if type(pid) is not int:  # bool or missing: the file's name is the pid
+            pid = int(entry.name[:-5]) if entry.name[:-5].isdigit() else 0
+        if writer_running(pid, max(changed.st_ctime, changed.st_mtime)):
             out.add(record["sessionId"])
     return out
 
