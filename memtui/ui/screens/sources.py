@@ -28,6 +28,9 @@ from memtui.resources import screen_css
 
 __all__ = ["SourceRow", "SourcesScreen"]
 
+SHOWN_PROBLEMS = 5
+"""Problems of the highlighted store listed under the table (`memtui sources` lists all)."""
+
 
 class SourcesScreen(MemtuiModal[Any]):
     """Pick the store the panes show; dismisses with a `memtui.core.sources.Source` or None."""
@@ -56,6 +59,7 @@ class SourcesScreen(MemtuiModal[Any]):
             yield Static(Text("Sources"), id="sources-title")
             yield Static(safe_text(f"Stores found at or for {self.path}"), id="sources-path")
             yield SourcesTable(self.path, self.current, id="sources-table")
+            yield Static(id="sources-problems")
             yield Static(Text("enter shows a source · escape keeps the current one"), id="sources-keys")
 
     def on_mount(self) -> None:
@@ -80,11 +84,11 @@ class SourcesScreen(MemtuiModal[Any]):
             if worker.is_cancelled:
                 return
             try:
-                counts, problems = source.counts(), len(source.problems())
+                counts, found_problems = source.counts(), source.problems()
+                rows.append(SourceRow(source, counts, len(found_problems), self._notes(found_problems)))
             except MemtuiError as exc:
-                counts, problems = {}, 1
+                rows.append(SourceRow(source, {}, 1, (str(exc),)))
                 self.app.call_from_thread(self.app.notify_error, exc, "Cannot read a source")
-            rows.append(SourceRow(source, counts, problems))
         self.post_message(self.Discovered(rows))
 
     @on(Discovered)
@@ -100,6 +104,28 @@ class SourcesScreen(MemtuiModal[Any]):
         here = next((table.row_key(row) for row in event.rows if table.is_current(row)), None)
         if here is not None:
             table.select_key(here)
+
+    def _notes(self, problems: list) -> tuple[str, ...]:
+        """The first SHOWN_PROBLEMS problems as "file:line: message" (the file relative to the
+        opened path when it lies inside it), then how many more `memtui sources` lists."""
+        lines = []
+        for problem in problems[:SHOWN_PROBLEMS]:
+            name = Path(problem.file)
+            if name.is_relative_to(self.path.resolve()):
+                name = name.relative_to(self.path.resolve())
+            lines.append(f"{name}{f':{problem.line}' if problem.line else ''}: {problem.message}")
+        if len(problems) > SHOWN_PROBLEMS:
+            lines.append(f"… and {len(problems) - SHOWN_PROBLEMS:,} more (memtui sources {self.path} lists every one)")
+        return tuple(lines)
+
+    @on(DataTable.RowHighlighted, "#sources-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Under the table: what the highlighted store's Problems count stands for."""
+        row = self.query_one(SourcesTable).current_record()
+        box = self.query_one("#sources-problems", Static)
+        box.display = bool(row is not None and row.notes)
+        if row is not None and row.notes:
+            box.update(safe_text("Skipped while reading it:\n" + "\n".join(row.notes), multiline=True))
 
     @on(DataTable.RowSelected, "#sources-table")
     def _chosen(self, event: DataTable.RowSelected) -> None:

@@ -20,6 +20,8 @@ class SourceRow:
     source: Any
     counts: dict[str, int]
     problems: int
+    notes: tuple[str, ...] = ()
+    """The first problems as lines ("file:line: message"), shown under the table."""
 
 
 class SourcesTable(RecordTable[SourceRow]):
