@@ -32,3 +32,21 @@ async def test_at_80_columns_the_history_dialog_fits_the_screen(demo_copy, open_
         await settle(pilot)
         dialog = pilot.app.screen.query_one("#history-dialog")
         assert dialog.outer_size.width <= 80 and dialog.region.bottom <= 24, (dialog.outer_size, dialog.region)
+
+
+async def test_with_no_document_the_keys_of_one_are_not_offered(tmp_path, open_memory, shown):
+    """A folder without memory documents: the footer offered h History, v Source and t; v
+    switched to an empty source view (a blank editor with a line number 1)."""
+    from textual.widgets import ContentSwitcher
+
+    (tmp_path / "empty").mkdir()
+    async with open_memory(tmp_path / "empty", size=(100, 24)) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        footer = shown(pilot.app).splitlines()[-1]
+        assert "History" not in footer and "Source" not in footer, footer
+        await pilot.press("v", "h", "t")
+        await settle(pilot)
+        assert screen.query_one("#memory-switcher", ContentSwitcher).current == "memory-markdown"
+        assert screen is pilot.app.screen  # no history dialog
+        assert "No memory documents" in shown(pilot.app)

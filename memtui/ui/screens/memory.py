@@ -40,6 +40,7 @@ from memtui.resources import screen_css
 
 WATCH_SECONDS = 0.5  # how often the open document is compared with the disk (one stat)
 CHANGED_ON_DISK = "The file changed on disk while you edit it: ctrl+s will show what changed."
+ON_A_DOCUMENT = ("edit", "undo_save", "history", "toggle_source", "toggle_toc", "edit_external")
 
 
 class MemoryScreen(MemtuiScreen[None]):
@@ -147,6 +148,7 @@ class MemoryScreen(MemtuiScreen[None]):
     @on(DocumentsLoaded)
     def _documents_loaded(self, event: DocumentsLoaded) -> None:
         self.docs = {d.rel: d for d in event.docs}
+        self.refresh_bindings()  # a document's keys are offered while there is one
         self.findings = event.findings
         keep = self._select or self.current
         self._select = None
@@ -242,6 +244,8 @@ class MemoryScreen(MemtuiScreen[None]):
             return self.editing
         if action == "filter" and self.loaded.active:
             return False
+        if not self.docs and not self.loaded.active and action in ON_A_DOCUMENT:
+            return False  # no document to edit, view or restore (the chain view has its files)
         return not (self.editing and action in ("edit", "undo_save", "history", "toggle_source",
                                                 "edit_external", "filter", "toggle_loaded"))
 
