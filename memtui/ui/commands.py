@@ -64,8 +64,9 @@ class Command:
 
     @property
     def shown_key(self) -> str:
-        """The key as people read it ("ctrl+p", "?", "]/[")."""
-        return self.key_display or self.key.split(",")[0]
+        """The key as people read it ("ctrl+p", "?", "]/["; escape as the footer writes it, "esc")."""
+        key = self.key_display or self.key.split(",")[0]
+        return "esc" if key == "escape" else key
 
     def binding(self) -> Binding:
         """This command as a Textual `Binding`."""

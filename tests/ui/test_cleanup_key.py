@@ -62,3 +62,15 @@ async def test_the_help_lists_resume_and_the_cleanup_screen_only_where_the_store
         for shown in ("Resume the highlighted session in its agent", "Agent home cleanup",
                       "Archive what the plan lets go", "Resume in agent", "Copy the command to the clipboard"):
             assert (shown in text) == offered, (path, shown, text)
+
+
+async def test_the_help_names_the_escape_key_one_way(demo_path):
+    """The footer says "esc"; the help said "escape" for most screens and "esc" for the export,
+    rollback and resume dialogs."""
+    from rich.text import Text
+
+    app = make_app(demo_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        keys = [str(cell) for cell in HelpScreen(app.screen)._table().columns[0]._cells if isinstance(cell, Text)]
+    assert "esc" in keys and "escape" not in keys, keys
