@@ -154,8 +154,10 @@ def _killed_search(home: Path, kill_at: int) -> tuple[int, str]:
 
 def test_kill_9_while_the_index_is_built_leaves_one_the_next_search_finishes(home, capsys):
     """kill -9 at a quarter, half and three quarters of the statements of a first build: the next
-    search finds every hit, and the cache folder holds the index file only (no journal)."""
+    search finds every hit, the cache folder holds the index file only (no journal), and the
+    agent's home is as it was."""
     expected = claude_results_holding(home, "elixirforum")
+    before = tree(home)
     code, err = _killed_search(home, 0)
     assert code == 0, err
     statements = int(err.split()[-1])
@@ -169,3 +171,4 @@ def test_kill_9_while_the_index_is_built_leaves_one_the_next_search_finishes(hom
         code, hits, err = search(capsys, home, "elixirforum")
         assert (code, len(hits), err) == (0, expected, ""), n
         assert [p.name for p in cache_folder().iterdir()] == [p.name for p in cache_folder().glob("*.db")]
+    assert tree(home) == before
