@@ -252,9 +252,36 @@ def put_in_place(built: Path, place: Path) -> None:
     shutil.rmtree(old)
 
 
+def rename_fresh(built: Path, prefix: str) -> Path:
+    """Rename the folder `built` to a fresh name beside it, `prefix` + 8 hex digits, never over
+    anything there; the new path. One rename where the system can (renameat2
+    RENAME_NOREPLACE); elsewhere a new empty folder that `built` is swapped into (a kill
+    between the two leaves that empty folder)."""
+    for _ in range(100):
+        target = built.parent / f"{prefix}{secrets.token_hex(4)}"
+        try:
+            if _renameat2(built, target, _NOREPLACE):
+                fsync_dir(built.parent)
+                return target
+            target.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        put_in_place(built, target)
+        return target
+    raise FileExistsError(f"no free name {prefix}… in {built.parent}")
+
+
+_NOREPLACE, _EXCHANGE = 1, 2  # renameat2 flags
+
+
 def _exchange(a: Path, b: Path) -> bool:
-    """Swap the entries `a` and `b` in one rename (Linux 3.15+); False where the system or
-    the filesystem cannot."""
+    """Swap the entries `a` and `b` in one rename; False where the system cannot."""
+    return _renameat2(a, b, _EXCHANGE)
+
+
+def _renameat2(a: Path, b: Path, flag: int) -> bool:
+    """renameat2(a, b, flag) (Linux 3.15+): True once done, False where the system or the
+    filesystem cannot; OSError for any other failure (FileExistsError: `b` exists, NOREPLACE)."""
     if not sys.platform.startswith("linux"):
         return False
     import ctypes
@@ -263,8 +290,8 @@ def _exchange(a: Path, b: Path) -> bool:
     if renameat2 is None:  # a C library older than glibc 2.28
         return False
     renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
-    at_fdcwd, rename_exchange = -100, 2
-    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+    at_fdcwd = -100
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), flag) == 0:
         return True
     err = ctypes.get_errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # a filesystem or kernel without it

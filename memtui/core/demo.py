@@ -18,7 +18,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
-from memtui.core.atomic import put_in_place, remove_stale_temp_dirs, temp_dir
+from memtui.core.atomic import put_in_place, remove_stale_temp_dirs, rename_fresh, temp_dir
 from memtui.core.demo_data import files as F
 from memtui.core.demo_data.write import write_files, write_memory
 from memtui.core.errors import MemtuiError
@@ -147,8 +147,10 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     try:
         _build(built, seed, scale, clock, progress, before)
         if path is None:
-            root = place = Path(tempfile.mkdtemp(prefix="memtui-demo-"))
-        put_in_place(built, place)
+            built.chmod(0o700)  # as private as a mkdtemp folder
+            root = rename_fresh(built, "memtui-demo-")
+        else:
+            put_in_place(built, place)
     except BaseException:
         shutil.rmtree(built, ignore_errors=True)
         raise

@@ -6,6 +6,7 @@ tests/unit/test_demo_kill.py and tests/reliability/test_syscall_kill_all.py."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -128,6 +129,13 @@ def temporary_trial(tmp: Path, kill_at: int, whole: tuple) -> str:
     assert len(left) <= 1 and all(shape(demo) == whole for demo in left)
     run_at(root, TEMPORARY, argv, 0)  # the re-run makes a temporary demo of its own
     assert len(made(root)) == len(left) + 1 and all(shape(demo) == whole for demo in made(root))
-    assert sorted((root / "parent").iterdir()) == made(root)  # no temp folder
+    assert [p for p in sorted((root / "parent").iterdir()) if not _probe(p)] == made(root)  # no temp folder
     assert stray_temps(root) == []
     return "whole" if left else "none"
+
+
+def _probe(path: Path) -> bool:
+    """The file Python's tempfile.gettempdir() writes and removes to test the temp folder, once
+    per process (8 characters, b'blat'): a kill between the two leaves it — the standard
+    library's, not memtui's."""
+    return re.fullmatch(r"[a-z0-9_]{8}", path.name) is not None and path.read_bytes() in (b"", b"blat")

@@ -169,3 +169,19 @@ def test_put_in_place_swaps_a_whole_folder_and_leaves_nothing_beside_it(tmp_path
     new = _tree(atomic.temp_dir(tmp_path / "fresh"), {"x": b"1"})
     atomic.put_in_place(new, tmp_path / "fresh")  # nothing there yet: one rename
     assert _read(tmp_path / "fresh") == {"x": b"1"} and sorted(os.listdir(tmp_path)) == ["demo", "fresh"]
+
+
+@pytest.mark.parametrize("system", ["renameat2", "without it"])
+def test_rename_fresh_never_lands_on_what_is_there(tmp_path, monkeypatch, system):
+    from memtui.core import atomic
+
+    if system == "without it":
+        monkeypatch.setattr(atomic, "_renameat2", lambda a, b, flag: False)
+    taken = [_tree(tmp_path / f"demo-{i:08x}", {"mine": b"keep"}) for i in range(3)]
+    built = _tree(atomic.temp_dir(tmp_path / "demo"), {"README.md": b"demo\n"})
+    names, real = ["00000000", "00000002", "0000abcd"], atomic.secrets.token_hex  # the first two are taken
+    monkeypatch.setattr(atomic.secrets, "token_hex", lambda n: names.pop(0) if names else real(n))
+    made = atomic.rename_fresh(built, "demo-")
+    assert made == tmp_path / "demo-0000abcd"
+    assert _read(made) == {"README.md": b"demo\n"} and all(_read(p) == {"mine": b"keep"} for p in taken)
+    assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in [*taken, made])
