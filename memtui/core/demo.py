@@ -136,8 +136,9 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     # midway leaves no empty folder behind, only a temp folder the next build removes.
     given = Path(path).expanduser() if path is not None else Path(tempfile.gettempdir()) / "memtui-demo"
     root = Path(os.path.abspath(given))  # '.' or '..' by its name: the folder is swapped, not its alias
-    # A link to a folder: the folder it names gets the demo (the link stays).
-    place = root.resolve() if root.is_symlink() else root
+    # A link given as PATH: the folder it names gets the demo (the link stays). Not without a
+    # PATH: a link in the shared temp folder may be anyone's.
+    place = root.resolve() if path is not None and root.is_symlink() else root
     remove_stale_temp_dirs(place.parent)  # what a killed build left: before any refusal
     if path is not None:
         _refuse(root, place, force)

@@ -95,6 +95,23 @@ def test_demo_without_a_path_says_where_and_how_to_remove_it(capsys, monkeypatch
     assert f"rm -r {made}" in out
 
 
+def test_demo_without_a_path_follows_no_link_planted_in_the_temp_folder(monkeypatch, tmp_path):
+    """The temp folder is shared with other users: a link named memtui-demo there (anyone may
+    make one) does not choose where the demo is built, nor make folders where it points."""
+    shared = tmp_path / "shared-tmp"
+    shared.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    (shared / "memtui-demo").symlink_to(elsewhere / "inside" / "demo")
+    monkeypatch.setenv("TMPDIR", str(shared))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    root = build_demo(None, seed=1)
+    assert root.parent == shared and (root / ".agent" / "agent.db").is_file()
+    assert not elsewhere.exists()
+    assert os.readlink(shared / "memtui-demo") == str(elsewhere / "inside" / "demo")
+
+
 def test_opening_a_missing_path_is_one_line_not_a_screen(tmp_path, capsys):
     assert main([str(tmp_path / "missing")]) == 2
     assert capsys.readouterr().err == f"memtui: {tmp_path / 'missing'} does not exist\n"
