@@ -64,7 +64,8 @@ def files_and_folders(files: Sequence[Path]) -> list[Path]:
 
 class Index:
     """What an IndexedSource answers from: its tables (attributes of a subclass), counts and
-    problems. Built whole, then served: nothing changes it once a source serves it."""
+    problems. Built whole, then served: its tables never change once a source serves it (a read
+    may still add what it meets on the way: a problem of a step read, a session's file sizes)."""
 
     def __init__(self) -> None:
         self._counts: dict[str, int] = {}
