@@ -1,0 +1,34 @@
+"""Dialogs in an 80x24 terminal: each fits the screen, its right border on it. The help (84
+columns) and the conflict dialog (90) ran off the right edge, the end of each line with them."""
+
+from __future__ import annotations
+
+import pytest
+
+from memtui.ui.screenshots import settle
+
+SMALL = (80, 24)
+
+
+def _help():
+    from memtui.ui.screens.help import HelpScreen
+
+    return HelpScreen(), "#help"
+
+
+def _conflict():
+    from memtui.ui.screens.conflict import ConflictScreen
+
+    return ConflictScreen("MEMORY.md", "It changed on disk since you opened it", b"disk\n", "mine\n"), "#conflict-dialog"
+
+
+@pytest.mark.parametrize("make", [_help, _conflict], ids=["help", "conflict"])
+async def test_the_dialog_fits_an_80_column_screen(demo_path, open_app, make):
+    screen, dialog_id = make()
+    async with open_app(demo_path, size=SMALL) as pilot:
+        await settle(pilot)
+        pilot.app.push_screen(screen)
+        await settle(pilot)
+        dialog = pilot.app.screen.query_one(dialog_id)
+        assert dialog.region.x >= 0 and dialog.region.right <= 80, dialog.region
+        assert dialog.outer_size.width <= 80, dialog.outer_size
