@@ -37,3 +37,17 @@ async def test_a_wide_timeline_shows_arguments_as_far_as_the_column_goes(tmp_pat
         screen = shown(app)
     assert "Steps · continue implementation" in screen
     assert "command=bd list --status=in_progress description=Check in-progress tasks " in screen, screen
+
+
+async def test_a_steps_arguments_share_the_column(tmp_path, shown) -> None:
+    """Each value was cut at 40 characters however wide the column: at 160 columns a Read's
+    'file_path=/home/USER/projects/spotter-worktrees/s… offset=1 limit=30' left ~17 columns
+    empty. The values share the column now: the short ones whole, the long one the rest."""
+    app = make_app(real_home("claude-2.1.39-spotter", tmp_path))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = shown(app)
+    assert "Steps · continue implementation" in screen
+    [read] = [line for line in screen.splitlines() if " Read " in line and "file_path=" in line]
+    assert "file_path=/home/USER/projects/spotter-worktrees/spotter-4te/mix." in read, read
+    assert "… offset=1 limit=30 " in read, read

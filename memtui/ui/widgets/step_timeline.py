@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.text import Text
 from textual.message import Message
 
@@ -23,6 +25,8 @@ STEP_PAGE = 500
 ARGS_SHOWN = 300
 """Characters of a step's arguments given to the Arguments column, which cuts them (…) at its
 width: a wide terminal shows more of them."""
+VALUE_LEAST = 8
+"""Characters of each later argument's value kept when an earlier one could take the room."""
 
 
 def short_args(args: Any, width: int = 60) -> str:
@@ -30,14 +34,48 @@ def short_args(args: Any, width: int = 60) -> str:
     if args is None:
         return ""
     if isinstance(args, dict):
-        parts = []
-        for key, value in args.items():
-            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            parts.append(f"{key}={one_line(text, 40)}")
-        return one_line(" ".join(parts), width)
+        return one_line(" ".join(f"{key}={one_line(value, 40)}" for key, value in arg_values(args)), width)
     if isinstance(args, str):
         return one_line(args, width)
     return one_line(json.dumps(args, ensure_ascii=False), width)
+
+
+def arg_values(args: dict) -> list[tuple[str, str]]:
+    """(key, value as text) of each argument."""
+    return [(str(key), value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+            for key, value in args.items()]
+
+
+class ArgsInView:
+    """A step's arguments fitted to the cell they are drawn in (`fitted_args`): a wide column
+    shows every argument, the first ones (a path, a command) given the room the others leave."""
+
+    def __init__(self, args: dict) -> None:
+        self.values = [(key, one_line(value, ARGS_SHOWN)) for key, value in arg_values(args)]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, sum(len(key) + len(value) + 2 for key, value in self.values))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield fitted_args(self.values, options.max_width)
+
+
+def fitted_args(values: list[tuple[str, str]], width: int) -> Text:
+    """`key=value key=value` in `width` characters: the values in order, each as whole as
+    the room allows while every later one keeps VALUE_LEAST characters; where they cannot all
+    be shown, the first ones are (a path, a command) and the line is cut with `…`."""
+    keys = [len(key) + 1 for key, _ in values]  # "key="
+    least = [min(len(value), VALUE_LEAST) for _, value in values]
+    room, parts = width, []
+    for i, (key, value) in enumerate(values):
+        room -= keys[i] + (1 if i else 0)
+        later = sum(keys[j] + 1 + least[j] for j in range(i + 1, len(values)))
+        give = max(0, min(len(value), room - later if room - later >= least[i] else room))
+        parts.append(f"{key}={one_line(value, give)}")
+        room -= give
+    text = safe_text(" ".join(parts))
+    text.truncate(width, overflow="ellipsis")
+    return text
 
 
 class StepTimeline(RecordTable[StepInfo]):
@@ -126,7 +164,8 @@ class StepTimeline(RecordTable[StepInfo]):
             self.number(record.seq) if record.seq >= 0 else Text(""),  # a rollback: no step of the agent
             Text(clock_time(record.created_at)),
             safe_text(record.tool),
-            safe_text(short_args(record.args, ARGS_SHOWN)),  # the column cuts it to its width
+            ArgsInView(record.args) if isinstance(record.args, dict)  # fitted to the column
+            else safe_text(short_args(record.args, ARGS_SHOWN)),  # the column cuts it to its width
             safe_text(record.status, style=status_style),
             self.number(human_duration(record.duration_ms)),
             self.number(human_tokens(tokens) if tokens else "—"),
