@@ -18,7 +18,7 @@ def register(sub) -> None:
     p.add_argument("--scale", type=int, default=None, metavar="N", help="add N generated tasks (benchmarks)")
     p.add_argument("--no-open", action="store_true", help="write the workspace and print a summary only")
     p.add_argument("--force", action="store_true",
-                   help="replace a folder that is not empty, and all it holds, with the demo")
+                   help="replace, whole, a folder an earlier memtui demo made (any other folder holding files is refused)")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder after the app closes")
     p.set_defaults(func=run)
 

@@ -25,6 +25,9 @@ from memtui.core.errors import MemtuiError
 from memtui.core.store import AgentStore
 
 DEMO_START = datetime(2026, 11, 2, 9, 0, tzinfo=timezone.utc)
+# Written last into every demo: the one kind of folder `--force` replaces whole (an earlier
+# demo); any other folder holding files is never replaced.
+DEMO_MARK = Path(".agent") / "memtui-demo"
 
 
 def demo_start(before: datetime, scale: int | None = None) -> datetime:
@@ -124,10 +127,10 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
     """Write the demo workspace at `path` (a new temporary directory when None); return it.
     Every timestamp lies before `before` (default: now).
 
-    The demo writes README.md, pyproject.toml, MEMORY.md and more: a folder that already
-    holds anything is refused (DemoRefused, nothing written) unless `force`, which replaces
-    the folder and all it holds; a folder with a memtui store, the user's home, a folder
-    holding it and an agent's home or store (`_refuse_replacing`) are refused even then.
+    The demo writes README.md, pyproject.toml, MEMORY.md and more into a new or empty folder.
+    `force` replaces, whole, a folder an earlier demo made (it holds DEMO_MARK); any other
+    folder that holds anything is refused (DemoRefused, nothing written), `force` or not: the
+    user's home, a folder holding it and an agent's home or store (`_refuse_replacing`) above all.
 
     The demo is built in a temp folder beside `path` and put in place whole (`put_in_place`):
     a build killed at any point leaves the folder as it was or the whole demo, and a temp
@@ -160,15 +163,18 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
 
 def _refuse(root: Path, place: Path, force: bool) -> None:
     """DemoRefused unless the demo may go to `root` (`place`: the folder it names; see build_demo)."""
-    if place.exists():
-        _refuse_replacing(Path(os.path.realpath(place)))
-    if (root / ".agent" / "agent.db").exists():
-        raise DemoRefused(f"{root} already holds a memtui store; choose a new or empty folder")
-    if root.is_dir() and not force and any(root.iterdir()):
-        raise DemoRefused(f"{root} is not empty: the demo would overwrite files such as README.md and MEMORY.md;"
-                          " choose a new or empty folder (or pass --force to replace all it holds)")
     if root.exists() and not root.is_dir():
         raise DemoRefused(f"{root} is a file, not a folder")
+    if not root.is_dir() or not any(root.iterdir()):
+        return
+    _refuse_replacing(Path(os.path.realpath(place)))
+    if not (place / DEMO_MARK).is_file():
+        what = "a memtui store" if (root / ".agent" / "agent.db").exists() else "files"
+        raise DemoRefused(f"{root} holds {what} an earlier memtui demo did not make: not replaced, even with"
+                          " --force; choose a new or empty folder")
+    if not force:
+        raise DemoRefused(f"{root} holds an earlier memtui demo; pass --force to replace it whole, or choose"
+                          " a new or empty folder")
 
 
 def _refuse_replacing(place: Path) -> None:
@@ -203,6 +209,8 @@ def _build(root: Path, seed: int, scale: int | None, clock: Callable[[], datetim
             _scaled(agent, scale, progress)
     write_files(root, agent.files)
     write_memory(root, start)
+    (root / DEMO_MARK).write_text("Made by `memtui demo`: `memtui demo PATH --force` may replace this folder"
+                                  " whole.\n", encoding="utf-8")
 
 
 class DemoRefused(MemtuiError):

@@ -1,8 +1,8 @@
 """kill -9 just before every file-system call of file-writing commands (tests/unit/syscall_kill.py
 and syscall_worlds.py): export md/html/json, decisions --add, memory-history --restore, pin of a
 Claude Code session, rollback of a Claude Code task (its home watched: untouched), archived sessions
-unpacked for browsing, the app's settings, the demo (into a new folder, and --force over one
-holding files); and every SQL statement of curate on RA.Aid's database."""
+unpacked for browsing, the app's settings, the demo (into a new folder, and --force over an
+earlier one); and every SQL statement of curate on RA.Aid's database."""
 
 from __future__ import annotations
 

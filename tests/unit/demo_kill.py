@@ -1,5 +1,5 @@
 """kill -9 of `memtui demo PATH --no-open` just before one of its file-system calls (syscall_kill):
-PATH is then as before (absent, or the old files with --force) or a whole demo (the files of an
+PATH is then as before (absent, or the earlier demo with --force) or a whole demo (the files of an
 uninterrupted run, a sound store with the same counts); the re-run builds it, or refuses a
 built one; no temp file or folder stays beside it. Used by
 tests/unit/test_demo_kill.py and tests/reliability/test_syscall_kill_all.py."""
@@ -59,10 +59,11 @@ def uninterrupted(tmp: Path, world: World = WORLD) -> tuple[int, tuple]:
     return points, shape(made(root)[0] if world is TEMPORARY else root / "parent" / "demo")
 
 
-# `demo PATH --force` over a folder holding files: killed at any point, PATH holds the old files
-# exactly or the whole demo (never some of each); the re-run finishes; no temp folder stays.
+# `demo PATH --force` over an earlier demo (its mark, and files of the user's in it): killed at
+# any point, PATH holds the old files exactly or the whole demo (never some of each); the re-run
+# finishes; no temp folder stays.
 
-OLD = {"README.md": b"my own readme\n", "notes/todo.txt": b"keep the parser\n" * 50}
+OLD = {".agent/memtui-demo": b"Made by `memtui demo`\n", "notes/todo.txt": b"keep the parser\n" * 50}
 
 
 def _build_force(root: Path) -> list[str]:
@@ -102,14 +103,15 @@ def demo_trial(tmp: Path, kill_at: int, whole: tuple, world: World = WORLD) -> s
     demo = root / "parent" / "demo"
     left = "none" if not demo.exists() else "old" if _old(demo) == OLD else "whole"
     assert left != "none" or world is not FORCE_WORLD, "the folder was gone after a kill mid-swap"
-    if left == "whole":
+    if left == "whole" and world is WORLD:
         assert shape(demo) == whole
-        try:  # the re-run sweeps what the kill left beside it, and refuses: the store is there
+        try:  # the re-run sweeps what the kill left beside it, and refuses: the demo is there
             run_at(root, world, argv, 0)
             raise AssertionError("a re-run over the built demo was not refused")
         except AssertionError as refused:
-            assert "exit 2" in str(refused) and "already holds a memtui store" in str(refused), refused
-    else:
+            assert "exit 2" in str(refused) and "holds an earlier memtui demo" in str(refused), refused
+    else:  # with --force a re-run over the whole demo builds it again
+        assert left != "whole" or shape(demo) == whole
         run_at(root, world, argv, 0)  # the re-run builds it
         assert shape(demo) == whole
     assert sorted(p.name for p in (root / "parent").iterdir()) == ["demo"]

@@ -33,11 +33,25 @@ def test_demo_refuses_a_folder_holding_the_users_files(tmp_path, capsys):
     (mine / "README.md").write_text("my readme\n")
     assert main(["demo", str(mine), "--no-open"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "not empty" in err and "--force" in err
+    assert err.count("\n") == 1 and "did not make" in err and "not replaced" in err
+    assert main(["demo", str(mine), "--no-open", "--force"]) == 2  # --force replaces only a demo
+    assert "not replaced, even with --force" in capsys.readouterr().err
     assert sorted(p.name for p in mine.iterdir()) == ["README.md"]
     assert (mine / "README.md").read_text() == "my readme\n"
-    assert main(["demo", str(mine), "--no-open", "--force"]) == 0
-    assert (mine / ".agent" / "agent.db").is_file()
+
+
+def test_demo_force_replaces_an_earlier_demo_whole(tmp_path, capsys):
+    demo = tmp_path / "demo"
+    assert main(["demo", str(demo), "--no-open"]) == 0
+    (demo / "scratch.txt").write_text("tried something\n")
+    assert main(["demo", str(demo), "--no-open"]) == 2
+    assert "earlier memtui demo" in capsys.readouterr().err and (demo / "scratch.txt").exists()
+    assert main(["demo", str(demo), "--no-open", "--force"]) == 0
+    assert (demo / ".agent" / "agent.db").is_file() and not (demo / "scratch.txt").exists()
+    (demo / ".agent" / "memtui-demo").unlink()  # no longer a folder the demo made: a store of the user's
+    assert main(["demo", str(demo), "--no-open", "--force"]) == 2
+    assert "holds a memtui store an earlier memtui demo did not make" in capsys.readouterr().err
+    assert (demo / ".agent" / "agent.db").is_file()
 
 
 @pytest.mark.parametrize("given", ["home", "above home", "claude home", "holds .codex", "holds .ra-aid"])
@@ -71,7 +85,8 @@ def test_demo_into_the_folder_the_shell_is_in(tmp_path, force):
     nothing left in or beside it), and the user is told how the shell sees it."""
     here = tmp_path / "here"
     here.mkdir()
-    if force:
+    if force:  # an earlier demo, a file added to it
+        build_demo(here, seed=2)
         (here / "notes.txt").write_text("mine\n")
     from kill_points import child_env
 
