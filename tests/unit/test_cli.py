@@ -54,7 +54,7 @@ def test_demo_files_on_disk_equal_latest_after_contents(tmp_path):
 def test_existing_demo_is_not_overwritten(tmp_path, capsys):
     main(["demo", str(tmp_path), "--no-open"])
     assert main(["demo", str(tmp_path), "--no-open"]) == 2
-    assert "already holds" in capsys.readouterr().err
+    assert "holds an earlier memtui demo; pass --force" in capsys.readouterr().err
 
 
 def test_errors_are_one_line_without_traceback(tmp_path):
