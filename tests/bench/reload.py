@@ -32,8 +32,8 @@ from memtui.core.sources.claude_code import ClaudeCodeSource  # noqa: E402
 MIB = 1 << 20
 
 
-def best(fn, repeat: int = 3) -> float:
-    """The best wall time of `repeat` runs (CPU time too: the machine may be shared)."""
+def best(fn, repeat: int = 3) -> tuple[float, float]:
+    """The best (wall, CPU) time of `repeat` runs (CPU time too: the machine may be shared)."""
     times = []
     for _ in range(repeat):
         start, cpu = time.perf_counter(), time.process_time()
@@ -42,17 +42,23 @@ def best(fn, repeat: int = 3) -> float:
     return min(times)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def replicated_home(description: str) -> Path:
+    """The command line's replicated Claude Code home (--cache, --fixtures, --quick), built once
+    by tests/bench/cleanup.py: the folder to copy as a working home."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "memtui-bench" / "cleanup-v1")
     parser.add_argument("--fixtures", type=Path, default=ROOT / "tests" / "fixtures" / "real")
     parser.add_argument("--quick", action="store_true", help="the small home (300 sessions)")
     args = parser.parse_args()
     cache = args.cache.with_name(args.cache.name + "-quick") if args.quick else args.cache
-    built = build(cache, args.fixtures, (60 if args.quick else 500) * MIB, 300 if args.quick else 2000)
+    return build(cache, args.fixtures, (60 if args.quick else 500) * MIB, 300 if args.quick else 2000) / "claude-list"
+
+
+def main() -> int:
+    built = replicated_home(__doc__.splitlines()[0])
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "claude"
-        shutil.copytree(built / "claude-list", home)
+        shutil.copytree(built, home)
         files = sorted((home / "projects").rglob("*.jsonl"))
         size = sum(f.stat().st_size for f in files)
 

@@ -19,47 +19,32 @@ one run:
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
-from cleanup import build  # noqa: E402
+from reload import best as best_of, replicated_home  # noqa: E402
 
 from memtui.core.sources.archived import with_archived  # noqa: E402
 from memtui.core.sources.claude_code import ClaudeCodeSource  # noqa: E402
 
-MIB = 1 << 20
 CALLS = 2000
 
 
-def best(fn, repeat: int = 5) -> tuple[float, float]:
-    """The best wall and CPU time of `repeat` runs (the machine may be shared)."""
-    times = []
-    for _ in range(repeat):
-        start, cpu = time.perf_counter(), time.process_time()
-        fn()
-        times.append((time.perf_counter() - start, time.process_time() - cpu))
-    return min(times)
+def best(fn) -> tuple[float, float]:
+    return best_of(fn, repeat=5)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "memtui-bench" / "cleanup-v1")
-    parser.add_argument("--fixtures", type=Path, default=ROOT / "tests" / "fixtures" / "real")
-    parser.add_argument("--quick", action="store_true", help="the small home (300 sessions)")
-    args = parser.parse_args()
-    cache = args.cache.with_name(args.cache.name + "-quick") if args.quick else args.cache
-    built = build(cache, args.fixtures, (60 if args.quick else 500) * MIB, 300 if args.quick else 2000)
+    built = replicated_home(__doc__.splitlines()[0])
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "claude"
-        shutil.copytree(built / "claude-list", home)
+        shutil.copytree(built, home)
         (Path(tmp) / "archive").mkdir()
         live = ClaudeCodeSource.from_path(home)
         source = with_archived(live, home, ClaudeCodeSource.from_path, archive_root=Path(tmp) / "archive",

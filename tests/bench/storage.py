@@ -155,14 +155,9 @@ def replay_memtui(plan: list, work: Path, breakdown: bool = False) -> dict:
     expected: list[tuple[int, str | None, str | None]] = []
     t0 = time.perf_counter()
     with AgentStore.open(work / "memtui") as store:
-        session = store.start_session("replay")
-        task = store.start_task(session, "replay")
-        with store.transaction():
-            for n, files in plan:
-                step = store.record_step(task, "commit", {"n": n}, None)
-                cp = store.record_checkpoint(task, step, {p: (b, a) for p, b, a in files})
-                for entry, (_, b, a) in zip(store.checkpoint_entries(cp), files, strict=True):
-                    expected.append((entry.id, b and hashlib.sha256(b).hexdigest(), a and hashlib.sha256(a).hexdigest()))
+        for cp, files in record(store, plan):
+            for entry, (_, b, a) in zip(store.checkpoint_entries(cp), files, strict=True):
+                expected.append((entry.id, b and hashlib.sha256(b).hexdigest(), a and hashlib.sha256(a).hexdigest()))
         write_s = time.perf_counter() - t0
         store_db = store.db_path
         stored = store.query("SELECT COALESCE(SUM(stored), 0) FROM blob")[0][0]
@@ -178,6 +173,17 @@ def replay_memtui(plan: list, work: Path, breakdown: bool = False) -> dict:
     file_bytes, parts = vacuumed(store_db, breakdown)
     return {"stored": stored, "file": file_bytes, "write_s": write_s, "read_s": read_s, "schema": schema,
             "entries": len(expected), "parts": parts}
+
+
+def record(store: AgentStore, plan: list):
+    """Record `plan` in `store` as one agent would: a step and a checkpoint per commit, in one
+    transaction; yields (checkpoint id, files) as each is recorded."""
+    session = store.start_session("replay")
+    task = store.start_task(session, "replay")
+    with store.transaction():
+        for n, files in plan:
+            step = store.record_step(task, "commit", {"n": n}, None)
+            yield store.record_checkpoint(task, step, {p: (b, a) for p, b, a in files}), files
 
 
 def vacuumed(db: Path, breakdown: bool) -> tuple[int, list[tuple[str, int]]]:

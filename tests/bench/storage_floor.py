@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from storage import Git, edits  # noqa: E402
+from storage import Git, edits, record  # noqa: E402
 
 from memtui.core.store import AgentStore  # noqa: E402
 
@@ -54,12 +54,8 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="memtui-floor-"))
     try:
         with AgentStore.open(work / "memtui") as store:
-            session = store.start_session("replay")
-            task = store.start_task(session, "replay")
-            with store.transaction():
-                for n, files in plan:
-                    step = store.record_step(task, "commit", {"n": n}, None)
-                    store.record_checkpoint(task, step, {p: (b, a) for p, b, a in files})
+            for _ in record(store, plan):
+                pass
             content = store.query("SELECT COALESCE(SUM(stored), 0) FROM blob")[0][0]
             db_path = store.db_path
         copy = work / "floor.db"
