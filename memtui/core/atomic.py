@@ -235,7 +235,8 @@ def put_in_place(built: Path, place: Path) -> None:
     removed. Elsewhere the old one is first renamed aside to a temp name, then `built` in: a
     kill between the two leaves no `place`, and running the job again builds it. Either way
     what a kill leaves under a temp name goes with the next `remove_stale_temp_dirs` once
-    this process is gone. The new folder takes the old one's permission bits."""
+    this process is gone, as does an old tree that cannot be removed now (the job has
+    succeeded: `place` is the new folder). The new folder takes the old one's permission bits."""
     built, place = Path(built), Path(place)
     if not os.path.lexists(place):
         os.rename(built, place)
@@ -249,7 +250,7 @@ def put_in_place(built: Path, place: Path) -> None:
         os.rename(place, old)
         os.rename(built, place)
     fsync_dir(place.parent)
-    shutil.rmtree(old)
+    shutil.rmtree(old, ignore_errors=True)  # the new folder is in place: what stays goes with the sweep
 
 
 def rename_fresh(built: Path, prefix: str) -> Path:

@@ -185,3 +185,32 @@ def test_rename_fresh_never_lands_on_what_is_there(tmp_path, monkeypatch, system
     assert made == tmp_path / "demo-0000abcd"
     assert _read(made) == {"README.md": b"demo\n"} and all(_read(p) == {"mine": b"keep"} for p in taken)
     assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in [*taken, made])
+
+
+def test_put_in_place_reports_success_when_the_old_tree_cannot_be_removed(tmp_path):
+    """The swap is done once the new folder is in place: an old tree that cannot be removed
+    (a read-only folder in it) stays under its temp name for the sweep, and the job succeeds.
+    Root may remove anything, so the swap runs as `nobody` when the tests run as root."""
+    import tempfile
+
+    as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    base = Path(tempfile.mkdtemp(dir="/tmp" if as_root else tmp_path))
+    place = _tree(base / "demo", {"README.md": b"mine\n", "locked/keep.txt": b"old\n"})
+    built = _tree(base / ".demo.1-0000abcd.memtui-tmpdir", {"README.md": b"demo\n"})
+    if as_root:
+        for p in [base, *base.rglob("*")]:
+            os.chown(p, 65534, 65534)
+    (place / "locked").chmod(0o555)
+    code = "import sys; from memtui.core.atomic import put_in_place; put_in_place(sys.argv[1], sys.argv[2])"
+    try:
+        run = subprocess.run([sys.executable, "-c", code, str(built), str(place)], capture_output=True, text=True,
+                             user=65534 if as_root else None, cwd=base, timeout=60)
+        assert run.returncode == 0, run.stderr
+        assert _read(place) == {"README.md": b"demo\n"}
+    finally:
+        for p in base.rglob("*"):
+            if p.is_dir():
+                p.chmod(0o755)
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
