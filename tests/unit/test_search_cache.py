@@ -81,6 +81,14 @@ def test_the_next_search_reads_only_the_sessions_that_changed(home, capsys, sess
     assert [p.name for p in cache_folder().iterdir()] == [index.name]
 
 
+def test_a_cache_folder_already_there_with_a_looser_mode_is_made_0700(home, capsys):
+    cache_folder().mkdir(parents=True)
+    cache_folder().chmod(0o755)  # made by an older memtui, or by hand under a loose umask
+    code, hits, _ = search(capsys, home, "elixirforum")
+    assert code == 0 and hits
+    assert stat.S_IMODE(cache_folder().stat().st_mode) == 0o700  # others cannot read the sessions' text
+
+
 @pytest.mark.parametrize("damage", ["garbage", "torn"])
 def test_a_damaged_index_is_built_again(home, capsys, damage):
     expected = search(capsys, home, "elixirforum")[1]

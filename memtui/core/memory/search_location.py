@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from pathlib import Path
 
 PRIVATE = ""
@@ -45,8 +46,8 @@ def default_index_path(root: Path, store=None) -> str:
 
 
 def cached_index_path(root: Path, source, cache: Path | None = None) -> str:
-    """The index of an agent's own sessions at `root`, in memtui's cache folder (made 0700 if
-    it is not there), or PRIVATE when that folder cannot be made or written."""
+    """The index of an agent's own sessions at `root`, in memtui's cache folder (made, or kept,
+    0700), or PRIVATE when that folder cannot be made or written."""
     from memtui.core.cleanup.places import cache_dir
 
     folder = (cache or cache_dir()) / CACHE_FOLDER
@@ -58,10 +59,20 @@ def cached_index_path(root: Path, source, cache: Path | None = None) -> str:
         if not folder.is_dir():
             folder.parent.mkdir(parents=True, exist_ok=True)
             folder.mkdir(mode=0o700, exist_ok=True)
-            os.chmod(folder, 0o700)  # mkdir's mode passes through the umask
+        keep_private(folder)
     except OSError:
         return PRIVATE
     return writable(folder / f"{kind}-{name}-{key}.db", folder)
+
+
+def keep_private(folder: Path) -> None:
+    """Make `folder` 0700 when it is memtui's own (a real folder of this user; mkdir's mode
+    passes through the umask, and one made before, or by hand, may be looser): never a
+    symlink's target or a folder of someone else."""
+    st = os.lstat(folder)
+    mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    if stat.S_ISDIR(st.st_mode) and mine and stat.S_IMODE(st.st_mode) != 0o700:
+        os.chmod(folder, 0o700)
 
 
 def writable(target: Path, folder: Path) -> str:
