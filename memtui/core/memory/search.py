@@ -56,7 +56,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS terms_tri USING fts5(term, content='terms', c
 """
 """`records`: one row per record, its words indexed without positions (detail=none: smaller
 and faster to build than a positional index; a term of several words is checked as a
-substring over the rows holding all its words). Its rowid says the kind (BANDS), `owner` whose
+substring over the rows holding all its words). Its rowid says the kind (search_query.BANDS), `owner` whose
 record it is (OWNER: one column: each column more cost a fifth more to insert). `spans`: the
 rowids of each file's and task's records of one kind (`file:REL`, `step:ID`…: they are
 inserted together), so they are removed as a rowid range. `terms`: every word indexed so far,

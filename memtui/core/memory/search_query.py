@@ -1,7 +1,7 @@
 """Reading hits out of the search index (memtui.core.memory.search), a page at a time.
 
 Hits come files first (in document order), then task titles and summaries, messages, steps,
-each newest first: every kind is a rowid band of its own (search.BANDS), so a query reads only
+each newest first: every kind is a rowid band of its own (BANDS, below), so a query reads only
 the rows it returns, and a further page starts where the one before ended (`SearchPage.after`,
 the last hit's kind and rowid): the thousandth hit costs what the first did.
 """
