@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._workspace import agent_home_at, workspace_root
+from memtui.cli._workspace import agent_home_at, require_workspace, workspace_root
 
 
 def register(sub) -> None:
@@ -39,6 +39,10 @@ def run(args) -> int:
     if args.add is not None:
         add_decision(root, path, args.add, args.problem, args.options, args.chosen, args.why, args.date)
     if not path.is_file():
+        if args.file is None:  # a folder that is no workspace (~) is an error, not "no decision log"
+            from memtui.core.memory.discover import discover_documents
+
+            require_workspace(root, discover_documents(root))
         emit([], args.json, lambda _: f"no decision log in {root}")
         return 0
     entries = [

@@ -330,6 +330,7 @@ def test_the_demo_keeps_its_fixed_dates_once_they_are_past(tmp_path):
     (["vacuum", "{demo}", "--incremental", "0"], "not a number of pages"),
     (["lint", "{plain}"], "is not a workspace"),
     (["memory", "{plain}"], "is not a workspace"),
+    (["decisions", "{plain}"], "is not a workspace"),
 ])
 def test_bad_input_is_one_line_and_exit_2_not_a_silent_default(demo, tmp_path, capsys, argv, says):
     plain = tmp_path / "just-a-folder"
@@ -344,6 +345,13 @@ def test_bad_input_is_one_line_and_exit_2_not_a_silent_default(demo, tmp_path, c
     captured = capsys.readouterr()
     assert says in captured.err and captured.err.strip().count("\n") == 0 and captured.out == ""
     assert (demo / ".agent/init.d/04-decision-log.md").read_bytes() == before
+
+
+def test_decisions_of_a_workspace_without_a_log_says_there_is_none(tmp_path, capsys):
+    (tmp_path / "MEMORY.md").write_text("# Memory\n- the quokka lives here\n")
+    assert main(["decisions", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == f"no decision log in {tmp_path.resolve()}\n" and captured.err == ""
 
 
 def test_vacuum_incremental_without_pages_returns_all(demo, capsys):
