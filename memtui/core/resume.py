@@ -26,6 +26,9 @@ class ResumeCommand:
 
     argv: tuple[str, ...]
     cwd: Path | None
+    open: bool = False
+    """A running process of the agent has the session open (a second one would write to the
+    same transcript)."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,10 @@ def plan_resume(source: MemorySource, session_id: Id, *, path: str | None = None
     command = source.resume_command(session_id)
     binary = command.argv[0]
     executable = shutil.which(binary, path=path)
-    problems = []  # both, when both: the command shown to copy would fail on either
+    problems = []  # each, when several: the command shown to copy would fail on any
+    if command.open:
+        problems.append(f"the session is open in a running {binary}: close it there first, "
+                        "or two would write to one transcript")
     if executable is None:
         problems.append(f"{binary} is not on PATH: install it, or run the command yourself")
     if command.cwd is not None and not command.cwd.is_dir():

@@ -148,3 +148,37 @@ async def test_at_80x24_the_export_dialog_fits_with_its_buttons_on_screen(demo_p
         await pilot.click("#export-go")
         await settle(pilot)
     assert target.exists()
+
+
+async def test_a_session_open_in_a_running_claude_is_not_resumed_beside_it(tmp_path, monkeypatch):
+    """The sessions pane says 'open' (a live process has the session in sessions/<pid>.json):
+    a pressed there started a second claude on the same transcript. It says why instead, with
+    the command to run once that one is closed."""
+    import json
+    import os
+
+    workspace, env = agent_homes(tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    session = "5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"
+    registry = Path(env["CLAUDE_CONFIG_DIR"]) / "sessions"
+    registry.mkdir()
+    (registry / f"{os.getpid()}.json").write_text(json.dumps({"pid": os.getpid(), "sessionId": session}))
+    ran = tmp_path / "claude-ran"
+    binaries = tmp_path / "bin"
+    binaries.mkdir()
+    (binaries / "claude").write_text(f"#!/bin/sh\ntouch {ran}\n")
+    (binaries / "claude").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{binaries}{os.pathsep}{os.environ['PATH']}")
+    app = make_app(workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.source.sessions()[0].status == "open"
+        await pilot.press("a")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ResumeScreen)
+        why = str(screen.query_one("#resume-why", Static).render())
+        assert "open in a running claude" in why, why
+        assert screen.query_one("#resume-command", Input).value == f"cd {workspace} && claude --resume {session}"
+    assert not ran.exists()

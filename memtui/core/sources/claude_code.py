@@ -144,6 +144,9 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
                                    task_count=len(s.turns), stored_bytes=stored, files_key=key))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
 
+    def session_open(self, session_id: Id) -> bool:
+        return str(session_id) in running_sessions(self.home)
+
     def _stored(self, ix: Transcripts, session, own: tuple) -> tuple[int, str]:
         """Bytes and files key (paths.files_key) of the session's files: walked once per index
         while the transcript keeps its stat key `own` (a reload builds a new index)."""

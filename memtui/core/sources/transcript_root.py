@@ -112,7 +112,13 @@ class RecordedRoot:
         """The agent's resume command (`resume_argv` + the session id) in the directory the
         session recorded."""
         session = self._find(self._load(), "_sessions", session_id, "session")  # type: ignore[attr-defined]
-        return ResumeCommand((*self.resume_argv, session.id), Path(session.cwd) if session.cwd else None)
+        return ResumeCommand((*self.resume_argv, session.id), Path(session.cwd) if session.cwd else None,
+                             open=self.session_open(session.id))
+
+    def session_open(self, session_id: Id) -> bool:
+        """True when a running process of the agent has the session open (the agent's
+        registry tells; without one, nothing on disk does)."""
+        return False
 
     def relative_to_recorded(self, path: str) -> str:
         """An absolute recorded path made relative to `recorded_workspace` when it lies under
