@@ -27,12 +27,13 @@ def test_a_resumes_the_highlighted_claude_session_in_its_directory(tmp_path):
         # The newest session is highlighted once its tasks are listed.
         term.wait_for(b"Add a --verbose flag")
         term.read(1.0)
+        term.seen = b""  # from here on: what memtui and the agent print after a
         term.type("a")
         deadline = time.monotonic() + 60
         while not record.exists():
             assert time.monotonic() < deadline, f"claude never ran; output: {term.seen[-800:]!r}"
             term.read(0.1)
-        term.seen = b""
+        # (Not emptied again here: the toast may arrive in the same read as the agent's record.)
         term.wait_for(b"claude exited")  # back in memtui, which says how the agent ended
         term.type("q")
         term.read(2.0)
