@@ -39,10 +39,11 @@ def run(args) -> int:
     if args.add is not None:
         add_decision(root, path, args.add, args.problem, args.options, args.chosen, args.why, args.date)
     if not path.is_file():
-        if args.file is None:  # a folder that is no workspace (~) is an error, not "no decision log"
-            from memtui.core.memory.discover import discover_documents
+        if args.file is not None:  # the log the user named is not there: an error, not "no decision log"
+            raise MemtuiError(f"{rel} is not a file in {root}")
+        from memtui.core.memory.discover import discover_documents
 
-            require_workspace(root, discover_documents(root))
+        require_workspace(root, discover_documents(root))  # a folder that is no workspace (~): an error
         emit([], args.json, lambda _: f"no decision log in {root}")
         return 0
     entries = [

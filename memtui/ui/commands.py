@@ -112,7 +112,7 @@ COMMANDS: tuple[Command, ...] = (
             needs=Capability.STATS),
     Command("memory", "m", "Memory documents (view, edit, lint)", footer="Memory"),
     Command("decisions", "D", "Decision log", footer="Decisions"),
-    Command("search", "ctrl+f", "Search memory and the store", footer="Search"),
+    Command("search", "ctrl+f", "Search memory and sessions", footer="Search"),
     Command("cleanup", "C", "Clean up the Claude Code / Codex home (preview, archive)",
             footer="Cleanup", show=False, needs=Capability.CLEANUP),
     # ---- main screen

@@ -331,6 +331,7 @@ def test_the_demo_keeps_its_fixed_dates_once_they_are_past(tmp_path):
     (["lint", "{plain}"], "is not a workspace"),
     (["memory", "{plain}"], "is not a workspace"),
     (["decisions", "{plain}"], "is not a workspace"),
+    (["decisions", "{demo}", "--file", "NOTES/decisions.md"], "NOTES/decisions.md is not a file in"),
 ])
 def test_bad_input_is_one_line_and_exit_2_not_a_silent_default(demo, tmp_path, capsys, argv, says):
     plain = tmp_path / "just-a-folder"
