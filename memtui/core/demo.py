@@ -129,8 +129,8 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
 
     The demo writes README.md, pyproject.toml, MEMORY.md and more into a new or empty folder.
     `force` replaces, whole, a folder an earlier demo made (it holds DEMO_MARK); any other
-    folder that holds anything is refused (DemoRefused, nothing written), `force` or not: the
-    user's home, a folder holding it and an agent's home or store (`_refuse_replacing`) above all.
+    folder that holds anything is refused (DemoRefused, nothing written), `force` or not: a
+    project, the user's home or a folder holding it, an agent's home or store.
 
     The demo is built in a temp folder beside `path` and put in place whole (`put_in_place`):
     a build killed at any point leaves the folder as it was or the whole demo, and a temp
@@ -167,7 +167,6 @@ def _refuse(root: Path, place: Path, force: bool) -> None:
         raise DemoRefused(f"{root} is a file, not a folder")
     if not root.is_dir() or not any(root.iterdir()):
         return
-    _refuse_replacing(Path(os.path.realpath(place)))
     if not (place / DEMO_MARK).is_file():
         what = "a memtui store" if (root / ".agent" / "agent.db").exists() else "files"
         raise DemoRefused(f"{root} holds {what} an earlier memtui demo did not make: not replaced, even with"
@@ -175,22 +174,6 @@ def _refuse(root: Path, place: Path, force: bool) -> None:
     if not force:
         raise DemoRefused(f"{root} holds an earlier memtui demo; pass --force to replace it whole, or choose"
                           " a new or empty folder")
-
-
-def _refuse_replacing(place: Path) -> None:
-    """The demo replaces `place` and all it holds: never the user's home or a folder holding
-    it, nor an agent's home (Claude Code's, Codex's) or a folder holding one or an RA.Aid store."""
-    from memtui.core.sources.claude_code_transcripts import claude_home
-    from memtui.core.sources.codex_rollouts import codex_home
-
-    for kept, what in ((Path.home(), "your home folder"), (claude_home(), "Claude Code's home"),
-                       (codex_home(), "Codex's home")):
-        kept = Path(os.path.realpath(kept))
-        if place == kept or place in kept.parents:
-            raise DemoRefused(f"{place} is or holds {what} ({kept}): not replaced; choose a new or empty folder")
-    held = next((name for name in (".claude", ".codex", ".ra-aid") if (place / name).exists()), None)
-    if held is not None:
-        raise DemoRefused(f"{place} holds an agent's files ({held}): not replaced; choose a new or empty folder")
 
 
 def _build(root: Path, seed: int, scale: int | None, clock: Callable[[], datetime] | None,
