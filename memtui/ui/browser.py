@@ -137,8 +137,8 @@ class BrowserTerminal:
         from memtui.core.scratch import make_scratch
 
         self._profile = make_scratch("chromium")  # swept by the next memtui if this one is killed
-        self._playwright = sync_playwright().start()
         try:
+            self._playwright = sync_playwright().start()
             self._context = self._playwright.chromium.launch_persistent_context(
                 str(self._profile), executable_path=executable, args=CHROMIUM_ARGS, headless=True,
                 viewport=self.viewport)

@@ -41,6 +41,7 @@ from memtui.resources import screen_css
 WATCH_SECONDS = 0.5  # how often the open document is compared with the disk (one stat)
 CHANGED_ON_DISK = "The file changed on disk while you edit it: ctrl+s will show what changed."
 ON_A_DOCUMENT = ("edit", "undo_save", "history", "toggle_source", "toggle_toc", "edit_external")
+WHILE_EDITING_NOT = (set(ON_A_DOCUMENT) - {"toggle_toc"}) | {"filter", "toggle_loaded"}  # while a document is edited
 
 
 class MemoryScreen(MemtuiScreen[None]):
@@ -246,8 +247,7 @@ class MemoryScreen(MemtuiScreen[None]):
             return False
         if not self.docs and not self.loaded.active and action in ON_A_DOCUMENT:
             return False  # no document to edit, view or restore (the chain view has its files)
-        return not (self.editing and action in ("edit", "undo_save", "history", "toggle_source",
-                                                "edit_external", "filter", "toggle_loaded"))
+        return not (self.editing and action in WHILE_EDITING_NOT)
 
     def action_edit(self) -> None:
         """Open the current document in the editor."""

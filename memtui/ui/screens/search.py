@@ -149,7 +149,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     def run_search(self, query: str) -> None:
         worker = get_current_worker()
         if self._index is None:  # built (or opened) first, perhaps after another screen's refresh
-            self.post_message(self.ResultsFound(query, [], indexing=True))
+            self.post_message(self.ResultsFound(query, indexing=True))
         with self._index_lock:
             try:
                 self._search(query, worker)

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from memtui.ui.commands import bindings
+from memtui.ui.labels import shown_path
 from memtui.ui.screens.base import MemtuiModal
 from memtui.ui.text import safe_text
 from memtui.ui.widgets.sources_table import SourceRow, SourcesTable
@@ -110,10 +111,8 @@ class SourcesScreen(MemtuiModal[Any]):
         opened path when it lies inside it), then how many more `memtui sources` lists."""
         lines = []
         for problem in problems[:SHOWN_PROBLEMS]:
-            name = Path(problem.file)
-            if name.is_relative_to(self.path.resolve()):
-                name = name.relative_to(self.path.resolve())
-            lines.append(f"{name}{f':{problem.line}' if problem.line else ''}: {problem.message}")
+            name = shown_path(Path(problem.file), self.path)
+            lines.append(f"{name}{f':{problem.line}' if problem.line is not None else ''}: {problem.message}")
         if len(problems) > SHOWN_PROBLEMS:
             lines.append(f"… and {len(problems) - SHOWN_PROBLEMS:,} more (memtui sources {self.path} lists every one)")
         return tuple(lines)
