@@ -248,7 +248,11 @@ def put_in_place(built: Path, place: Path) -> None:
     else:
         old = temp_dir(place)
         os.rename(place, old)
-        os.rename(built, place)
+        try:
+            os.rename(built, place)
+        except OSError:
+            os.rename(old, place)  # the old folder back: `built` is the caller's to remove
+            raise
     fsync_dir(place.parent)
     shutil.rmtree(old, ignore_errors=True)  # the new folder is in place: what stays goes with the sweep
 

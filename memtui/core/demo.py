@@ -147,7 +147,7 @@ def build_demo(path: str | Path | None = None, seed: int = 1, scale: int | None 
         _refuse(root, place, force)
     place.parent.mkdir(parents=True, exist_ok=True)
     built = temp_dir(place)
-    built.mkdir()
+    built.mkdir(mode=0o700 if path is None else 0o777)  # a temporary demo: this user's alone from the start
     try:
         _build(built, seed, scale, clock, progress, before)
         if path is None:

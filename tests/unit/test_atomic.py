@@ -171,6 +171,24 @@ def test_put_in_place_swaps_a_whole_folder_and_leaves_nothing_beside_it(tmp_path
     assert _read(tmp_path / "fresh") == {"x": b"1"} and sorted(os.listdir(tmp_path)) == ["demo", "fresh"]
 
 
+def test_put_in_place_puts_the_old_folder_back_when_the_new_one_cannot_go_in(tmp_path, monkeypatch):
+    """With the old folder aside (no RENAME_EXCHANGE), a new folder that cannot be renamed in
+    (here: on another file system) leaves the old one in place, not under a temp name."""
+    import tempfile
+
+    from memtui.core import atomic
+
+    monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
+    place = _tree(tmp_path / "demo", {"README.md": b"mine\n"})
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as other:
+        if os.stat(other).st_dev == os.stat(tmp_path).st_dev:
+            pytest.skip("/dev/shm is on the same file system as the test folder here")
+        built = _tree(Path(other) / "built", {"README.md": b"demo\n"})
+        with pytest.raises(OSError):
+            atomic.put_in_place(built, place)
+    assert _read(place) == {"README.md": b"mine\n"} and sorted(os.listdir(tmp_path)) == ["demo"]
+
+
 @pytest.mark.parametrize("system", ["renameat2", "without it"])
 def test_rename_fresh_never_lands_on_what_is_there(tmp_path, monkeypatch, system):
     from memtui.core import atomic

@@ -44,7 +44,7 @@ from memtui.core.sources.claude_code_transcripts import (
     workspace_lister,
 )
 from memtui.core.sources.claude_code_checkpoints import LABEL, SUFFIX, snapshot_contents, snapshot_files
-from memtui.core.sources.claude_processes import running_sessions, session_status
+from memtui.core.sources.claude_processes import registry, running_sessions, session_status
 from memtui.core.sources.claude_code_contents import edit_contents
 from memtui.core.sources.claude_code_records import block_text, message_blocks
 from memtui.core.sources.fields import RECORD_ERRORS
@@ -128,6 +128,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         ix = self._load()
         out = []
         running = running_sessions(self.home)  # transcripts record no end: the process registry tells
+        kept = registry(self.home) is not None
         for s in ix._sessions.values():
             own = stat_key(s.file)
             if own is None:
@@ -139,7 +140,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
                 title = f"(transcript missing) {title}"
             current = next((t.id for t in reversed(prompts) if not t.superseded), None)
             stored, key = self._stored(ix, s, own)
-            out.append(SessionInfo(id=s.id, title=title, status=session_status(self.home, str(s.id), running), current_task_id=current,
+            out.append(SessionInfo(id=s.id, title=title, status=session_status(str(s.id), running, kept), current_task_id=current,
                                    created_at=created, updated_at=s.updated_at or created,
                                    task_count=len(s.turns), stored_bytes=stored, files_key=key))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)

@@ -49,9 +49,10 @@ def running_sessions(home: Path | None) -> set[str]:
     return out
 
 
-def session_status(home: Path | None, session_id: str, running: set[str]) -> str:
-    """"open" when a live process registered the session; "closed" when this home keeps a
-    registry that does not name it; "unknown" when nothing on disk tells."""
+def session_status(session_id: str, running: set[str], kept: bool) -> str:
+    """"open" when a live process registered the session; "closed" when the home keeps a
+    registry (`kept`: `registry(home)` is not None) that does not name it; "unknown" when
+    nothing on disk tells."""
     if session_id in running:
         return "open"
-    return "closed" if registry(home) is not None else "unknown"
+    return "closed" if kept else "unknown"
