@@ -2,19 +2,22 @@
 
 textual-serve runs one `memtui open PATH` process per browser tab and relays its screen over
 a websocket. It comes with the `serve` extra (`pip install 'memtui[serve]'`): only people who
-serve need aiohttp and its friends.
+serve need aiohttp and its friends. memtui.web.guard stands in front of every route: the
+printed URL's token, the Origin check, the cap on tabs.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import shlex
 import socket
 import sys
 from pathlib import Path
 
 from memtui.core.errors import MemtuiError
+from memtui.web import is_loopback
+
+DEFAULT_MAX_TABS = 4
 
 
 def register(sub) -> None:
@@ -27,17 +30,11 @@ def register(sub) -> None:
                    help="no writing action at all: no pin, rollback, GC, vacuum, edit or cleanup")
     p.add_argument("--public-url", metavar="URL",
                    help="the address browsers use, when it differs from http://HOST:PORT (a proxy)")
+    p.add_argument("--allow-writes-from-network", action="store_true",
+                   help="serve a non-loopback --host without --read-only: whoever has the URL can change the memory")
+    p.add_argument("--max-tabs", type=int, default=DEFAULT_MAX_TABS, metavar="N",
+                   help=f"browser tabs open at once, each running its own memtui (default {DEFAULT_MAX_TABS})")
     p.set_defaults(func=run)
-
-
-def is_loopback(host: str) -> bool:
-    """Whether only this machine can reach `host` (127.0.0.0/8, ::1, localhost)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def app_command(path: Path, root: str | None, read_only: bool) -> str:
@@ -69,6 +66,8 @@ def run(args) -> int:
         from textual_serve.server import Server
     except ImportError:
         raise MemtuiError("serving needs textual-serve: pip install 'memtui[serve]'") from None
+    from memtui.web.guard import WebGuard
+
     # textual-serve ends a download when the app sends no chunk for 4 s; the app renders an export
     # in its own process, which on a busy machine can take longer, and the browser then reports the
     # download "canceled". A stalled app still ends the download, after a wait a person accepts.
@@ -78,17 +77,34 @@ def run(args) -> int:
         raise MemtuiError(f"{args.path} does not exist")
     if not 0 < args.port < 65536:
         raise MemtuiError(f"--port {args.port} is not a port number (1–65535)")
-    url = args.public_url or public_url(args.host, args.port)
-    if is_loopback(args.host):
-        print(f"memtui: serving {path} at {url} — loopback only: browsers on this machine can connect",
-              file=sys.stderr)
+    if args.max_tabs < 1:
+        raise MemtuiError(f"--max-tabs {args.max_tabs}: at least 1 tab must be allowed")
+    loopback = is_loopback(args.host)
+    if not loopback and not args.read_only and not args.allow_writes_from_network:
+        raise MemtuiError(f"--host {args.host} lets other machines in: add --read-only to let them browse only, "
+                          "or --allow-writes-from-network to let whoever has the URL change the memory")
+    base = args.public_url or public_url(args.host, args.port)
+    guard = WebGuard.for_address(args.host, args.port, args.public_url, max_apps=args.max_tabs)
+    url = guard.url(base)
+    if loopback:
+        print(f"memtui: serving {path} at {url} — loopback only: browsers on this machine that have "
+              "this address can connect", file=sys.stderr)
     else:
         can = "browse" if args.read_only else "browse and change (pin, roll back, GC, edit)"
-        print(f"memtui: WARNING: listening on {args.host}: anyone who can reach port {args.port} can {can} "
-              f"the agent memory at {path}" + ("" if args.read_only else "; add --read-only to allow browsing only"),
-              file=sys.stderr)
-    server = Server(app_command(path, args.root, args.read_only), host=args.host, port=args.port,
-                    title=f"memtui — {path.name or path}", public_url=url)
+        print(f"memtui: serving {path} at {url}", file=sys.stderr)
+        print(f"memtui: WARNING: listening on {args.host}: anyone who can reach port {args.port} and has "
+              f"this address can {can} the agent memory at {path}", file=sys.stderr)
+
+    class GuardedServer(Server):
+        """textual-serve's server with the guard in front of every route."""
+
+        async def on_startup(self, app) -> None:
+            # Called before aiohttp freezes the application: its middlewares can still be set.
+            # textual-serve's own banner is left out: it shows the address without the token.
+            app.middlewares.append(guard.middleware)
+
+    server = GuardedServer(app_command(path, args.root, args.read_only), host=args.host, port=args.port,
+                           title=f"memtui — {path.name or path}", public_url=base)
     # textual-serve runs on asyncio.get_event_loop(): give it a fresh one (a closed loop left by
     # an earlier run in this process, or none at all on newer Pythons, would fail).
     asyncio.set_event_loop(asyncio.new_event_loop())

@@ -3,7 +3,7 @@ script share this. Needs Playwright for Python (the `test` extra) and a Chromium
 by the system (`apt-get install chromium`): Playwright drives it through `executable_path`
 and never downloads a browser of its own.
 
-    with served(workspace) as url, BrowserTerminal(url) as term:
+    with served(workspace) as url, BrowserTerminal(url) as term:   # url: http://127.0.0.1:PORT/?token=…
         term.wait_for("Sessions")
         term.press("j")
         print(term.text())
@@ -17,12 +17,14 @@ on this machine.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -83,38 +85,49 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+SERVED_URL = re.compile(r"http://\S+/\?token=[0-9a-f]+")
+"""The address `memtui serve` prints, token included."""
+
+
 @contextmanager
 def served(path: Path, *, read_only: bool = False, timeout: float = 60.0,
-           log: Path | None = None, env: dict[str, str] | None = None) -> Iterator[str]:
-    """`memtui serve PATH` on a free loopback port, for the duration of the block: its URL."""
+           log: Path | None = None, env: dict[str, str] | None = None,
+           extra: tuple[str, ...] = ()) -> Iterator[str]:
+    """`memtui serve PATH` on a free loopback port, for the duration of the block: the URL it
+    printed (with its token). `log` keeps what the server wrote; `extra` adds arguments."""
     port = free_port()
-    argv = [sys.executable, "-m", "memtui", "serve", str(path), "--port", str(port)]
+    argv = [sys.executable, "-m", "memtui", "serve", str(path), "--port", str(port), *extra]
     if read_only:
         argv.append("--read-only")
-    log_file = open(log, "wb") if log else subprocess.DEVNULL
-    server = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT, env=env)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if server.poll() is not None:
-                raise RuntimeError(f"memtui serve exited with {server.returncode} before listening")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
+    with ExitStack() as stack:
+        if log is None:
+            log = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memtui-serve-"))) / "serve.log"
+        log_file = stack.enter_context(open(log, "wb"))
+        server = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT, env=env)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                if server.poll() is not None:
+                    raise RuntimeError(f"memtui serve exited with {server.returncode} before listening: "
+                                       + log.read_text(errors="replace").strip())
+                found = SERVED_URL.search(log.read_text(errors="replace"))
+                try:
+                    if found:
+                        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                        break
+                except OSError:
+                    pass
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"memtui serve did not listen on port {port} in {timeout:.0f} s") from None
                 time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        server.terminate()
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        if log_file is not subprocess.DEVNULL:
-            log_file.close()
+            yield found.group(0)
+        finally:
+            server.terminate()
+            try:
+                server.wait(15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
 
 
 class BrowserTerminal:

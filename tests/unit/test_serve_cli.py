@@ -1,4 +1,5 @@
-"""`memtui serve`: loopback by default; any other address is warned about before listening."""
+"""`memtui serve`: loopback by default; any other address is refused unless read-only (or the
+user lets writes in from the network) and warned about before listening."""
 
 from __future__ import annotations
 
@@ -29,15 +30,36 @@ def test_each_browser_tab_runs_this_memtui_read_only_when_asked(tmp_path):
 
 def test_a_non_loopback_host_is_warned_about_and_a_failed_bind_is_one_line(tmp_path, capsys):
     # 192.0.2.1 (TEST-NET-1) is no address of this machine: binding fails, nothing is sent.
-    assert main(["serve", str(tmp_path), "--host", "192.0.2.1", "--port", "8765"]) == 2
-    err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("memtui: WARNING: listening on 192.0.2.1: anyone who can reach port 8765 "
-                             "can browse and change (pin, roll back, GC, edit)")
-    assert "add --read-only" in err[0]
-    assert err[-1].startswith("memtui: cannot listen on 192.0.2.1:8765")
     assert main(["serve", str(tmp_path), "--host", "192.0.2.1", "--port", "8765", "--read-only"]) == 2
-    warning = capsys.readouterr().err.splitlines()[0]
-    assert "can browse the agent memory" in warning and "change" not in warning
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("memtui: serving ") and "/?token=" in err[0]
+    assert err[1].startswith("memtui: WARNING: listening on 192.0.2.1: anyone who can reach port 8765 "
+                             "and has this address can browse the agent memory")
+    assert "change" not in err[1]
+    assert err[-1].startswith("memtui: cannot listen on 192.0.2.1:8765")
+    argv = ["serve", str(tmp_path), "--host", "192.0.2.1", "--port", "8765", "--allow-writes-from-network"]
+    assert main(argv) == 2
+    warning = capsys.readouterr().err.splitlines()[1]
+    assert "can browse and change (pin, roll back, GC, edit)" in warning
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.1"])
+def test_a_network_address_without_read_only_is_refused_before_listening(tmp_path, capsys, host):
+    assert main(["serve", str(tmp_path), "--host", host, "--port", "8765"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"memtui: --host {host} lets other machines in: add --read-only to let them browse only, "
+                   "or --allow-writes-from-network to let whoever has the URL change the memory"]
+
+
+def test_each_serve_prints_its_own_token_and_a_cap_below_one_is_refused(tmp_path, capsys):
+    tokens = set()
+    for _ in range(2):
+        main(["serve", str(tmp_path), "--host", "192.0.2.1", "--port", "8765", "--read-only"])
+        line = capsys.readouterr().err.splitlines()[0]
+        tokens.add(line.split("?token=")[1].split()[0])
+    assert len(tokens) == 2 and all(len(t) >= 32 for t in tokens)
+    assert main(["serve", str(tmp_path), "--max-tabs", "0"]) == 2
+    assert "--max-tabs 0" in capsys.readouterr().err
 
 
 def test_a_missing_path_is_refused_before_serving(tmp_path, capsys):
