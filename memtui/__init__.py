@@ -25,7 +25,7 @@ def __getattr__(name: str):
 
         return AgentStore
     if name == "open":
-        from memtui.core.sources import open_source
+        from memtui.core.discovery import open_source
 
         return open_source
     if name == "MemtuiError":

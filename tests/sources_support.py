@@ -53,7 +53,7 @@ def agent_homes(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 def discovered(workspace: Path, env: dict[str, str], kind: str):
     """The one source of `kind` that discovery finds for `workspace` (fails on none or two)."""
-    from memtui.core.sources import discover
+    from memtui.core.discovery import discover
 
     [source] = [s for s in discover(workspace, env=env) if s.kind == kind]
     return source

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterator
 from memtui.core.memory_source import Capability, MemorySource, Unsupported
 
 if TYPE_CHECKING:
-    from memtui.core.sources.discovery import Source
+    from memtui.core.discovery import Source
 
 
 def _holds_memtui_store(path: Path) -> bool:
@@ -33,7 +33,7 @@ def _holds_memtui_store(path: Path) -> bool:
 
 def check_capability(path: str | Path, capability: Capability) -> None:
     """Unsupported when PATH holds only other agents' stores and none of them can do it."""
-    from memtui.core.sources.discovery import discover_given
+    from memtui.core.discovery import discover_given
 
     if _holds_memtui_store(Path(path).expanduser()):
         return  # the usual case, answered without importing every adapter
@@ -48,7 +48,7 @@ def check_capability(path: str | Path, capability: Capability) -> None:
 def open_capable(path: str | Path, capability: Capability) -> Iterator[MemorySource]:
     """The first store at PATH that can do `capability` (closed after); Unsupported naming
     what the store there can't do, or StoreNotFound when PATH holds none."""
-    from memtui.core.sources.discovery import discover_given, no_store
+    from memtui.core.discovery import discover_given, no_store
 
     path = Path(path).expanduser()
     found = discover_given(path)
@@ -79,7 +79,7 @@ def _first_capable(found: list[Source], capability: Capability) -> Iterator[Memo
 def open_first(path: str | Path) -> Iterator[MemorySource]:
     """The store `memtui PATH` shows (memtui's own before other agents'; `open_source`),
     closed after; StoreNotFound when PATH holds none."""
-    from memtui.core.sources import open_source
+    from memtui.core.discovery import open_source
 
     with open_source(path) as source:
         yield source

@@ -64,7 +64,7 @@ def agent_home_at(path: Path) -> str | None:
     (discovery.store_kind_at), not a project that has a `projects/` or `sessions/` folder."""
     from memtui.core.cleanup import detect_agent
     from memtui.core.errors import MemtuiError
-    from memtui.core.sources.discovery import store_kind_at
+    from memtui.core.discovery import store_kind_at
 
     if not path.is_dir() or (path / ".agent" / "agent.db").is_file():
         return None

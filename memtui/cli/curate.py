@@ -45,7 +45,7 @@ def _text(report: dict) -> str:
 
 
 def run(args) -> int:
-    from memtui.core.sources.ra_aid_curate import apply_curate, plan_curate
+    from memtui.core.agents.ra_aid.curate import apply_curate, plan_curate
 
     if not (args.fact or args.snippet or args.note):
         raise MemtuiError("name at least one item: --fact ID, --snippet ID or --note ID")

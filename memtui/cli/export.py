@@ -32,7 +32,7 @@ def _format(args) -> str:
 def open_source_at(path: Path, kind: str | None):
     """The store at or for PATH: the one of `kind`, else memtui's own, else the first other
     agent's store found (as the app chooses)."""
-    from memtui.core.sources import find_source
+    from memtui.core.discovery import find_source
 
     return find_source(path, kind)
 

@@ -33,7 +33,7 @@ def check_openable(path: Path) -> Any | None:
 
         source = AgentStore.open(native, readonly=True)
     else:
-        from memtui.core.sources.discovery import discover, not_a_store
+        from memtui.core.discovery import discover, not_a_store
 
         found = discover(path)
         if not found:  # a file (or a device, a pipe) holding no store

@@ -43,7 +43,7 @@ def run(args) -> int:
 def _claude_sweep_note(results) -> str:
     """Claude Code deletes transcripts older than cleanupPeriodDays at start-up, and a restored
     file keeps its old mtime: say so when that applies."""
-    from memtui.core.cleanup.claude_home import cleanup_period_days
+    from memtui.core.agents.claude_code.cleanup import cleanup_period_days
 
     first = results[0]
     if first.agent != "claude-code" or not first.newest_mtime_ns:

@@ -65,7 +65,7 @@ def run(args) -> int:
 
 def _transcript_store(path: Path):
     """The Claude Code or Codex store PATH names (None for a memtui workspace or agent.db)."""
-    from memtui.core.sources import discover
+    from memtui.core.discovery import discover
 
     if path.name == "agent.db" or (path / ".agent" / "agent.db").is_file() or not path.exists():
         return None

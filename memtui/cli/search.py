@@ -40,7 +40,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from memtui.core.memory.search import KINDS, SearchIndex
     from memtui.core.memory_source import Capability
-    from memtui.core.sources import open_source
+    from memtui.core.discovery import open_source
 
     if not " ".join(args.query).strip():
         raise MemtuiError("search needs words to find (an empty query matches nothing)")
@@ -79,7 +79,7 @@ def _sessions_shown_at(root, opened: ExitStack):
     """The searchable agent store `memtui ROOT` opens (memtui.open's pick), open; None when
     ROOT shows none or one that cannot be searched."""
     from memtui.core.memory_source import Capability
-    from memtui.core.sources import find_source
+    from memtui.core.discovery import find_source
 
     try:
         source = opened.enter_context(find_source(root).open())

@@ -44,7 +44,7 @@ def _require_a_store(sources) -> None:
 
 
 def run(args) -> int:
-    from memtui.core.sources.discovery import discover_given
+    from memtui.core.discovery import discover_given
 
     path = Path(args.path).expanduser()
     sources = discover_given(path)

@@ -24,7 +24,7 @@ def foreign_source(path: Path) -> Any | None:
     """Another agent's store to show for `path` when it holds no memtui store (else None)."""
     if (path / ".agent" / "agent.db").is_file() or path.name == "agent.db":
         return None  # memtui's own store: no need to look through other agents' homes
-    from memtui.core.sources import discover
+    from memtui.core.discovery import discover
 
     try:
         found = discover(path)

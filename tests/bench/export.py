@@ -25,7 +25,7 @@ for extra in (ROOT, ROOT / "tests" / "unit"):
 
 from memtui.core.demo import build_demo  # noqa: E402
 from memtui.core.export import build_export, render_export  # noqa: E402
-from memtui.core.sources import discover  # noqa: E402
+from memtui.core.discovery import discover  # noqa: E402
 from memtui.core.task_tree import build_task_tree  # noqa: E402
 
 

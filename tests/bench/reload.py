@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
 from cleanup import build  # noqa: E402
 
-from memtui.core.sources.claude_code import ClaudeCodeSource  # noqa: E402
+from memtui.core.agents.claude_code.source import ClaudeCodeSource  # noqa: E402
 
 MIB = 1 << 20
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 from reload import best as best_of, replicated_home  # noqa: E402
 
 from memtui.core.sources.archived import with_archived  # noqa: E402
-from memtui.core.sources.claude_code import ClaudeCodeSource  # noqa: E402
+from memtui.core.agents.claude_code.source import ClaudeCodeSource  # noqa: E402
 
 CALLS = 2000
 

@@ -99,7 +99,7 @@ def read_everything(path: Path) -> tuple[int, list[str]]:
     """Discover the stores at `path` and read all of it as the app and the CLI would; the number
     of records read and the wrong-typed fields among them."""
     from memtui.core.errors import MemtuiError
-    from memtui.core.sources.discovery import discover
+    from memtui.core.discovery import discover
 
     n = 0
     wrong: list[str] = []

@@ -35,7 +35,7 @@ def library_reads(root: Path) -> int:
                                     read_decisions, read_document, search_workspace)
     from memtui.core.memory.decisions import find_decision_logs
     from memtui.core.rollback import plan_rollback, preview_rollback
-    from memtui.core.sources.discovery import discover
+    from memtui.core.discovery import discover
     from memtui.core.stats import db_stats
     from memtui.core.store import AgentStore
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from memtui.core.demo import build_demo
-from memtui.core.sources.claude_code import ClaudeCodeSource
-from memtui.core.sources.ra_aid import RaAidSource
+from memtui.core.agents.claude_code.source import ClaudeCodeSource
+from memtui.core.agents.ra_aid.source import RaAidSource
 from memtui.core.store import AgentStore
 from memtui.ui.app import make_app
 from memtui.ui.commands import commands_for, screen_scopes
@@ -168,7 +168,7 @@ async def test_a_key_the_source_can_do_says_nothing_about_refusal(demo):
 async def test_the_header_names_the_opened_store_when_its_recorded_folder_is_not_here(tmp_path):
     """Codex sessions recorded in /home/dev/tally, a folder this machine lacks: the header
     names the home that was opened, not a path the user cannot find."""
-    from memtui.core.sources.codex import CodexSource
+    from memtui.core.agents.codex.source import CodexSource
 
     home = shutil.copytree(FIXTURES / "codex_home", tmp_path / "codex")
     assert not Path("/home/dev/tally").exists()

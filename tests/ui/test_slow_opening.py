@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.sources.claude_code import ClaudeCodeSource
+from memtui.core.agents.claude_code.source import ClaudeCodeSource
 from memtui.ui import pane_reads
 from memtui.ui.screens.main import MainScreen
 from memtui.ui.screenshots import settle

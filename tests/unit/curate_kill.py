@@ -23,7 +23,7 @@ ARGS = ["--fact", "1", "--snippet", "1", "--yes"]
 
 CHILD = r"""
 import sys
-import memtui.core.sources.ra_aid_curate as ra_aid
+import memtui.core.agents.ra_aid.curate as ra_aid
 from kill_points import kill_at_statement
 kill_at, seen = int(sys.argv[2]), [0]
 real = ra_aid.connect_readwrite

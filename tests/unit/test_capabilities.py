@@ -7,9 +7,9 @@ import pytest
 from memtui.core.demo import build_demo
 from memtui.core.memory_source import Capability as C
 from memtui.core.memory_source import MemorySource, Unsupported
-from memtui.core.sources import discover
-from memtui.core.sources.claude_code import ClaudeCodeSource
-from memtui.core.sources.codex import CodexSource
+from memtui.core.discovery import discover
+from memtui.core.agents.claude_code.source import ClaudeCodeSource
+from memtui.core.agents.codex.source import CodexSource
 from memtui.core.store import AgentStore
 
 from sources_support import agent_homes, copy_fixture, discovered

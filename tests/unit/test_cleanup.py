@@ -220,7 +220,7 @@ def test_cli_archive_then_restore_then_delete(claude, xdg, capsys):
 
 
 def test_browsing_an_archived_session_writes_nothing_to_the_home(claude, xdg):
-    from memtui.core.sources.claude_code import ClaudeCodeSource
+    from memtui.core.agents.claude_code.source import ClaudeCodeSource
 
     home, ids = claude
     apply_cleanup(plan_cleanup(take_inventory(home), keep_days=30, keep_last=1, now=NOW), xdg / "archive", level=3)
@@ -252,7 +252,7 @@ def test_session_changed_error_is_one_line(claude):
 
 
 def test_archived_sessions_are_browsable_through_the_source(claude, xdg, capsys):
-    from memtui.core.sources import discover
+    from memtui.core.discovery import discover
 
     home, ids = claude
     apply_cleanup(plan_cleanup(take_inventory(home), keep_days=30, keep_last=1, now=NOW), xdg / "data" / "memtui" / "archive", level=3)
@@ -313,7 +313,7 @@ def test_hostile_titles_are_shown_literally_in_the_text_report(tmp_path, capsys)
 
 def test_an_archived_session_cannot_be_resumed_until_restored(claude, xdg):
     from memtui.core.cleanup import ArchiveError
-    from memtui.core.sources import discover
+    from memtui.core.discovery import discover
 
     home, ids = claude
     apply_cleanup(plan_cleanup(take_inventory(home), keep_days=30, keep_last=1, now=NOW), xdg / "data" / "memtui" / "archive", level=3)

@@ -267,7 +267,7 @@ def test_resume_names_both_what_is_missing_the_binary_and_the_folder(tmp_path):
     """A published transcript from another machine: no `claude` here, and its recorded folder
     (/home/marco/projects/spotter) does not exist either — the copied command would fail twice."""
     from memtui.core.resume import plan_resume
-    from memtui.core.sources import discover
+    from memtui.core.discovery import discover
 
     home = real_home("claude-2.1.38-spotter-small", tmp_path)
     (tmp_path / "empty").mkdir()

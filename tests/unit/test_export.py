@@ -212,7 +212,7 @@ def test_render_export_refuses_an_unknown_format(demo):
 def test_real_claude_code_sessions_export_every_file_change(tmp_path):
     """Transcripts Claude Code 2.1.39 wrote (tests/fixtures/real, see PROVENANCE.md): every
     file change the independent counter finds is in the exports, diffs included."""
-    from memtui.core.sources import discover
+    from memtui.core.discovery import discover
     from real_support import claude_counts, real_home
 
     home = real_home("claude-2.1.39-spotter", tmp_path)

@@ -10,7 +10,7 @@ import sqlite3
 
 from memtui.core.demo import build_demo
 from memtui.core.live import watch_source
-from memtui.core.sources.ra_aid import RaAidSource
+from memtui.core.agents.ra_aid.source import RaAidSource
 from memtui.core.store import AgentStore
 
 from sources_support import FIXTURES, agent_homes, discovered

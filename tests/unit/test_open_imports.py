@@ -7,8 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-OTHER_AGENTS = ("memtui.core.sources.claude_code", "memtui.core.sources.codex", "memtui.core.sources.ra_aid",
-                "memtui.core.sources.jsonl_sessions", "memtui.core.sources.discovery")
+OTHER_AGENTS = ("memtui.core.agents.claude_code.source", "memtui.core.agents.codex.source", "memtui.core.agents.ra_aid.source",
+                "memtui.core.agents.jsonl.source", "memtui.core.discovery")
 
 
 def test_opening_memtuis_own_store_imports_no_other_agents_reader(demo_path):

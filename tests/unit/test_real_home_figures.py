@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from memtui.core.sources.claude_code import ClaudeCodeSource
-from memtui.core.sources.codex import CodexSource
+from memtui.core.agents.claude_code.source import ClaudeCodeSource
+from memtui.core.agents.codex.source import CodexSource
 
 from real_support import real_home
 

@@ -18,7 +18,7 @@ from memtui.cli import main
 from memtui.core.memory_source import Capability
 from memtui.core.rollback import apply_rollback, plan_rollback
 from memtui import open as memtui_open
-from memtui.core.sources import discover
+from memtui.core.discovery import discover
 
 from mixed_homes import AGTRACE, CODEX_HOGE_TASK, HOGE_TASK, PLAN_TASK, claude_home, codex_home, moved, spotter_project
 

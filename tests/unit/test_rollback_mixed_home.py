@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memtui.cli import main
-from memtui.core.sources.claude_code import ClaudeCodeSource
-from memtui.core.sources.codex import CodexSource
+from memtui.core.agents.claude_code.source import ClaudeCodeSource
+from memtui.core.agents.codex.source import CodexSource
 
 from mixed_homes import (AGTRACE, CODEX_HOGE_TASK, HOGE_TASK, PLAN_TASK, SPOTTER, claude_home, codex_home, cwd_to,
                          moved, spotter_project, written_plan)

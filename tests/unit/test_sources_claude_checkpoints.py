@@ -10,7 +10,7 @@ import pytest
 
 from memtui.core.rollback import apply_rollback, plan_rollback
 from memtui.core.sources.base import ContentUnknown
-from memtui.core.sources.claude_code import ClaudeCodeSource
+from memtui.core.agents.claude_code.source import ClaudeCodeSource
 
 from sources_support import agent_homes, discovered, fixture_texts
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from memtui.core.memory_source import MemorySource
-from memtui.core.sources import discover
+from memtui.core.discovery import discover
 from memtui.core.rollback import apply_rollback, plan_rollback
 from memtui.core.sources.base import ContentUnknown
-from memtui.core.sources.claude_code import ClaudeCodeSource
+from memtui.core.agents.claude_code.source import ClaudeCodeSource
 
 from sources_support import FIXTURES, agent_homes, discovered, fixture_texts, tree_state
 

@@ -12,9 +12,9 @@ import pytest
 from memtui.cli import main
 from memtui.core.errors import MemtuiError
 from memtui.core.model import Problem
-from memtui.core.sources import discover
+from memtui.core.discovery import discover
 from memtui.core.sources.jsonl import iter_records
-from memtui.core.sources.patches import PatchMismatch, apply_hunks
+from memtui.core.agents.claude_code.patches import PatchMismatch, apply_hunks
 from memtui.core.sqlite_readonly import connect_readonly
 
 from sources_support import agent_homes, tree_state

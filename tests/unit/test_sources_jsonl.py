@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memtui.core.memory_source import MemorySource
-from memtui.core.sources import discover
-from memtui.core.sources.jsonl_sessions import JsonlSessionsSource
+from memtui.core.discovery import discover
+from memtui.core.agents.jsonl.source import JsonlSessionsSource
 
 from sources_support import copy_fixture, tree_state
 

@@ -10,9 +10,9 @@ import pytest
 
 from memtui.cli import main
 from memtui.core.memory_source import MemorySource
-from memtui.core.sources import discover
-from memtui.core.sources.ra_aid import RaAidSource
-from memtui.core.sources.ra_aid_curate import CurateRefused, apply_curate, plan_curate
+from memtui.core.discovery import discover
+from memtui.core.agents.ra_aid.source import RaAidSource
+from memtui.core.agents.ra_aid.curate import CurateRefused, apply_curate, plan_curate
 
 from sources_support import FIXTURES, tree_state
 

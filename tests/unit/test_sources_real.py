@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from memtui.core.sources.base import ContentUnknown
-from memtui.core.sources.claude_code import ClaudeCodeSource
-from memtui.core.sources.codex import CodexSource
+from memtui.core.agents.claude_code.source import ClaudeCodeSource
+from memtui.core.agents.codex.source import CodexSource
 
 from real_support import claude_counts, codex_counts, real_home
 from sources_support import tree_state

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from real_support import real_home
 
-from memtui.core.sources import discover
-from memtui.core.sources.jsonl_sessions import JsonlSessionsSource
+from memtui.core.discovery import discover
+from memtui.core.agents.jsonl.source import JsonlSessionsSource
 
 AGTRACE_SESSION = "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9"
 SPOTTER_SESSIONS = {"491e126e-1e71-469c-ade2-fcc8af567c74", "55604662-cf2a-4331-851a-ec234028f8ca",

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from real_support import real_home
 
-from memtui.core.sources import discover
-from memtui.core.sources.jsonl_sessions import JsonlSessionsSource
-from memtui.core.sources.ra_aid import RaAidSource
+from memtui.core.discovery import discover
+from memtui.core.agents.jsonl.source import JsonlSessionsSource
+from memtui.core.agents.ra_aid.source import RaAidSource
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SWITCH_S = 1e-5

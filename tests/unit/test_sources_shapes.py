@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memtui.core.sources.claude_code import ClaudeCodeSource
-from memtui.core.sources.codex import CodexSource, rollouts_for_workspace
+from memtui.core.agents.claude_code.source import ClaudeCodeSource
+from memtui.core.agents.codex.source import CodexSource, rollouts_for_workspace
 
 from sources_support import FIXTURES, copy_fixture
 

@@ -11,8 +11,8 @@ import pytest
 
 from memtui.core.errors import ContentError
 from memtui.core.memory_source import UnknownId
-from memtui.core.sources.claude_code import ClaudeCodeSource
-from memtui.core.sources.codex import CodexSource
+from memtui.core.agents.claude_code.source import ClaudeCodeSource
+from memtui.core.agents.codex.source import CodexSource
 
 from sources_support import FIXTURES
 

@@ -117,8 +117,8 @@ def apply_cleanup(plan: CleanupPlan, archive_root: Path, *, level: int = LEVEL,
 def count_tasks(agent: str, home: Path, unit: _Unit) -> int | None:
     """How many tasks the agent's adapter reads from the session (the archived listing shows
     it without unpacking); None when the files cannot be read."""
-    from memtui.core.sources.claude_code import ClaudeCodeSource
-    from memtui.core.sources.codex import CodexSource
+    from memtui.core.agents.claude_code.source import ClaudeCodeSource
+    from memtui.core.agents.codex.source import CodexSource
 
     try:
         if agent == "claude-code":

@@ -111,11 +111,11 @@ def take_inventory(home: Path, agent: str | None = None, *, cache: Path | None =
     home = home.resolve()
     agent = agent or detect_agent(home)
     if agent == "claude-code":
-        from memtui.core.cleanup.claude_home import inventory_claude
+        from memtui.core.agents.claude_code.cleanup import inventory_claude
 
         return inventory_claude(home, cache)
     if agent == "codex":
-        from memtui.core.cleanup.codex_home import inventory_codex
+        from memtui.core.agents.codex.cleanup import inventory_codex
 
         return inventory_codex(home, cache)
     raise MemtuiError(f"unknown agent {agent!r} (expected one of {', '.join(AGENTS)})")

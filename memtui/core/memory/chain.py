@@ -11,7 +11,8 @@ byte limit, a missing import, …), plus the memory lint rules applied to each f
 
 Nothing here writes. Every read is bounded: only regular files are opened (never a FIFO or
 /dev/zero), never more than their size at open time, and at most READ_LIMIT bytes are kept.
-The per-agent rules live in chain_claude, chain_codex and chain_initd.
+The per-agent rules live in each agent package (`memtui.core.agents.<agent>.chain`), found
+through the registry.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from memtui.core.errors import MemtuiError
+from memtui.core.agents import all_agents
 from memtui.core.memory.discover import count_lines
 
-AGENTS: dict[str, str] = {"claude-code": "Claude Code", "codex": "Codex", "memtui": "memtui (init.d)"}
+# Agents whose loaded memory memtui can list, by kind, named for people (from the registry).
+AGENTS: dict[str, str] = {a.kind: a.chain_label for a in all_agents() if a.chain is not None}
 SCOPES = ("managed", "user", "project", "local", "import", "auto-memory", "global", "directory")
 
 READ_LIMIT = 16 * 1024 * 1024  # bytes kept per file for analysis; larger files are only counted
@@ -283,8 +286,6 @@ def loaded_chains(
     CLAUDE_CODE_DISABLE_AUTO_MEMORY); `managed_paths` replaces the platform's managed-policy
     CLAUDE.md locations. Raises MemtuiError for a bad workspace, cwd or agent name.
     """
-    from memtui.core.memory import chain_claude, chain_codex, chain_initd
-
     root = Path(workspace).expanduser()
     if not root.is_dir():
         raise MemtuiError(f"{workspace} is not a directory")
@@ -301,12 +302,8 @@ def loaded_chains(
     for name in wanted:
         if name not in AGENTS:
             raise MemtuiError(f"unknown agent {name!r}; one of {', '.join(AGENTS)}")
-    builders = {
-        "claude-code": lambda: chain_claude.claude_chain(root, here, env, managed_paths),
-        "codex": lambda: chain_codex.codex_chain(root, here, env),
-        "memtui": lambda: chain_initd.initd_chain(root, here),
-    }
-    return [builders[name]() for name in wanted]
+    hooks = {a.kind: a.chain for a in all_agents() if a.chain is not None}
+    return [hooks[name](root, here, env, managed_paths) for name in wanted]
 
 
 def user_home(env: Mapping[str, str]) -> Path | None:

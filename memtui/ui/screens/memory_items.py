@@ -202,7 +202,7 @@ class MemoryItemsScreen(MemtuiScreen[None]):
 
     @work(thread=True, exclusive=True, group="curate", exit_on_error=False, description="delete memory items")
     def curate(self, chosen: list[MemoryItem]) -> None:
-        from memtui.core.sources.ra_aid_curate import apply_curate, plan_curate
+        from memtui.core.agents.ra_aid.curate import apply_curate, plan_curate
 
         source = self.app.source
         ids = {kind: [i.id for i in chosen if i.kind == kind] for kind in CURATABLE}

@@ -72,7 +72,7 @@ class SourcesScreen(MemtuiModal[Any]):
     @work(thread=True, exclusive=True, group="discover", exit_on_error=False, description="find the sources")
     def discover_sources(self) -> None:
         from memtui.core.errors import MemtuiError
-        from memtui.core.sources import discover
+        from memtui.core.discovery import discover
 
         worker = get_current_worker()
         try:

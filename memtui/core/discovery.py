@@ -16,12 +16,13 @@ from typing import Callable
 
 from memtui.core.errors import MemtuiError, NotAStore, StoreNotFound
 from memtui.core.model import Problem
-from memtui.core.sources import claude_code, codex
+from memtui.core.agents.claude_code import source as claude_code
+from memtui.core.agents.codex import source as codex
 from memtui.core.memory_source import Capability, MemorySource
 from memtui.core.sources.jsonl import first_record
-from memtui.core.sources.jsonl_sessions import JsonlSessionsSource, is_jsonl_store
-from memtui.core.sources.memory_files import MemoryFilesSource, find_memory_files
-from memtui.core.sources.ra_aid import RaAidSource, is_ra_aid_db
+from memtui.core.agents.jsonl.source import JsonlSessionsSource, is_jsonl_store
+from memtui.core.agents.memtui.memory_files import MemoryFilesSource, find_memory_files
+from memtui.core.agents.ra_aid.source import RaAidSource, is_ra_aid_db
 from memtui.core.cleanup.places import archive_dir
 from memtui.core.sources.archived import with_archived
 from memtui.core.sqlite_readonly import is_sqlite

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.core.model import Problem
 from memtui.core.sources.base import preview
-from memtui.core.sources.claude_code_branches import superseded_prompts
-from memtui.core.sources.claude_code_records import classify_user, message_blocks, reply_usage
+from memtui.core.agents.claude_code.branches import superseded_prompts
+from memtui.core.agents.claude_code.records import classify_user, message_blocks, reply_usage
 from memtui.core.sources.fields import RECORD_ERRORS, field
 from memtui.core.sources.jsonl import iter_records
 from memtui.core.sources.timestamps import parse_time
 
 if TYPE_CHECKING:
-    from memtui.core.sources.claude_code_transcripts import Transcripts, TranscriptItem, TranscriptSession, Turn
+    from memtui.core.agents.claude_code.transcripts import Transcripts, TranscriptItem, TranscriptSession, Turn
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 AGENT_TOOLS = frozenset({"Task", "Agent"})
@@ -64,7 +64,7 @@ class TranscriptReader:
             prompts = {t.uuid: t for t in self.session_turns() if t.uuid and t.agent_id is None}
             for uuid in superseded_prompts(self.parents, self.order, set(prompts)):
                 prompts[uuid].superseded = True
-            from memtui.core.sources.claude_code_checkpoints import add_checkpoint_steps
+            from memtui.core.agents.claude_code.checkpoints import add_checkpoint_steps
 
             add_checkpoint_steps(self.index, self.session)
         self.index._problems.extend(self.problems)
@@ -122,7 +122,7 @@ class TranscriptReader:
         return self.turn
 
     def _item(self, kind: str, offset: int, lineno: int, when, key: str, **extra) -> "TranscriptItem":
-        from memtui.core.sources.claude_code_transcripts import TranscriptItem
+        from memtui.core.agents.claude_code.transcripts import TranscriptItem
 
         return TranscriptItem(kind, self.path, offset, lineno, when, key, **extra)
 

@@ -10,7 +10,7 @@ MultiEdit → a checkpoint with one entry, whose before-content comes from the r
 from `structuredPatch` (or Write's `content`).
 
 Transcripts are indexed in one streaming pass that keeps byte offsets, not payloads
-(memtui.core.sources.claude_code_transcripts); the read model here re-reads the lines of
+(memtui.core.agents.claude_code.transcripts); the read model here re-reads the lines of
 steps and entries on demand.
 """
 
@@ -30,7 +30,7 @@ from memtui.core.model import (
 )
 from memtui.core.memory_source import UnknownId
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page
-from memtui.core.sources.claude_code_transcripts import (
+from memtui.core.agents.claude_code.transcripts import (
     TranscriptIndex,
     TranscriptItem,
     Transcripts,
@@ -43,10 +43,10 @@ from memtui.core.sources.claude_code_transcripts import (
     transcripts_for_workspace,
     workspace_lister,
 )
-from memtui.core.sources.claude_code_checkpoints import LABEL, SUFFIX, snapshot_contents, snapshot_files
-from memtui.core.sources.claude_processes import registry, running_sessions, session_status
-from memtui.core.sources.claude_code_contents import edit_contents
-from memtui.core.sources.claude_code_records import block_text, message_blocks
+from memtui.core.agents.claude_code.checkpoints import LABEL, SUFFIX, snapshot_contents, snapshot_files
+from memtui.core.agents.claude_code.processes import registry, running_sessions, session_status
+from memtui.core.agents.claude_code.contents import edit_contents
+from memtui.core.agents.claude_code.records import block_text, message_blocks
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.paths import files_key, stat_key

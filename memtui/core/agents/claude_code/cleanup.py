@@ -19,8 +19,8 @@ from pathlib import Path
 from memtui.core.cleanup.files import HEAD_BYTES, UUID, short_title, FileInfo, chunk_records, file_info, newest_records, read_head, records_with, walk_files
 from memtui.core.cleanup.inventory import Inventory, OrphanRecord, SessionRecord
 from memtui.core.cleanup.summaries import SummaryCache
-from memtui.core.sources.claude_code_records import classify_user
-from memtui.core.sources.claude_processes import running_sessions
+from memtui.core.agents.claude_code.records import classify_user
+from memtui.core.agents.claude_code.processes import running_sessions
 from memtui.core.sources.timestamps import parse_time
 
 # Top-level folders holding one sub-folder per session, and what an orphan there is.

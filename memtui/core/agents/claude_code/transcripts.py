@@ -1,6 +1,6 @@
 """Claude Code transcripts, parsed: finding them, and the one streaming pass that indexes them.
 
-The index keeps byte offsets, not payloads (memtui.core.sources.claude_code re-reads lines
+The index keeps byte offsets, not payloads (memtui.core.agents.claude_code.source re-reads lines
 on demand); sessions are matched to a workspace by the `cwd` the records carry — never by
 decoding the directory name, which is lossy.
 """
@@ -16,13 +16,13 @@ from typing import Callable
 
 from memtui.core.model import Problem
 from memtui.core.sources.base import Index
-from memtui.core.sources.claude_code_reader import AGENT_TOOLS, TranscriptReader, normalised
-from memtui.core.sources.claude_code_records import block_text, is_compaction_summariser, message_blocks, reply_usage
+from memtui.core.agents.claude_code.reader import AGENT_TOOLS, TranscriptReader, normalised
+from memtui.core.agents.claude_code.records import block_text, is_compaction_summariser, message_blocks, reply_usage
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
 from memtui.core.paths import stat_key
 from memtui.core.sources.relist import Folders, ListedSource, merge_part, recorded_in
-from memtui.core.sources.titles import claude_history_titles
+from memtui.core.agents.claude_code.titles import claude_history_titles
 
 __all__ = ["TranscriptIndex", "TranscriptItem", "Transcripts", "TranscriptSession", "Turn", "claude_home", "find_session_transcripts",
            "looks_like_transcript", "message_blocks", "session_lister", "transcript_cwd", "transcripts_for_workspace",

@@ -21,8 +21,8 @@ from typing import Any
 from memtui.core.model import CheckpointInfo, Id, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import UnknownId
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page
-from memtui.core.sources.codex_patches import SHELL_TOOLS, exit_code
-from memtui.core.sources.codex_rollouts import (
+from memtui.core.agents.codex.patches import SHELL_TOOLS, exit_code
+from memtui.core.agents.codex.rollouts import (
     PatchFile,
     RolloutIndex,
     Rollouts,

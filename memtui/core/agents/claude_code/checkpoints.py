@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.core.sources.claude_code_contents import edit_contents
-from memtui.core.sources.claude_code_reader import normalised
+from memtui.core.agents.claude_code.contents import edit_contents
+from memtui.core.agents.claude_code.reader import normalised
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.timestamps import sort_key
 
 if TYPE_CHECKING:
-    from memtui.core.sources.claude_code_transcripts import Transcripts, TranscriptItem, TranscriptSession, Turn
+    from memtui.core.agents.claude_code.transcripts import Transcripts, TranscriptItem, TranscriptSession, Turn
 
 LABEL = "before prompt"
 SUFFIX = ":before"
@@ -44,7 +44,7 @@ def prompt_turns(index: "Transcripts", session: "TranscriptSession") -> list["Tu
 
 def add_checkpoint_steps(index: "Transcripts", session: "TranscriptSession") -> None:
     """Open each prompt's turn with a checkpoint step when any file is tracked from it on."""
-    from memtui.core.sources.claude_code_transcripts import TranscriptItem
+    from memtui.core.agents.claude_code.transcripts import TranscriptItem
 
     tracked = False
     for turn in reversed(prompt_turns(index, session)):

@@ -1,6 +1,6 @@
 """Codex rollouts, parsed: finding them, patches, and the one streaming pass that indexes them.
 
-The index keeps byte offsets, not payloads; the read model (memtui.core.sources.codex)
+The index keeps byte offsets, not payloads; the read model (memtui.core.agents.codex.source)
 re-reads lines on demand.
 """
 
@@ -15,13 +15,13 @@ from typing import Callable
 
 from memtui.core.model import Problem
 from memtui.core.sources.base import Index, preview
-from memtui.core.sources.codex_patches import PatchFile, output_succeeded, parse_patch, patch_text
+from memtui.core.agents.codex.patches import PatchFile, output_succeeded, parse_patch, patch_text
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
 from memtui.core.paths import stat_key
 from memtui.core.sources.relist import Folders, ListedSource, merge_part, recorded_in
 from memtui.core.sources.timestamps import parse_time
-from memtui.core.sources.titles import codex_titles
+from memtui.core.agents.codex.titles import codex_titles
 
 CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call"})
 OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})

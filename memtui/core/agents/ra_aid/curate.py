@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memtui.core.errors import MemtuiError
 from memtui.core.model import MemoryItem
-from memtui.core.sources.ra_aid import ITEM_TABLES, RaAidSource
+from memtui.core.agents.ra_aid.source import ITEM_TABLES, RaAidSource
 from memtui.core.sqlite_readonly import connect_readwrite
 
 

@@ -22,7 +22,7 @@ from memtui.core.errors import NotAStore
 from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import Capability, UnknownId
 from memtui.core.sources.base import Index, IndexedSource, page, preview
-from memtui.core.sources.ra_aid_columns import columns as _columns, json_or_text as _json, typed_row
+from memtui.core.agents.ra_aid.columns import columns as _columns, json_or_text as _json, typed_row
 from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
 from memtui.core.sources.timestamps import parse_time, sort_key
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memtui.core.sources.claude_code_transcripts import TranscriptItem, Turn
+from memtui.core.agents.claude_code.transcripts import TranscriptItem, Turn
 from memtui.core.sources.jsonl import read_record_at
-from memtui.core.sources.patches import PatchMismatch, apply_hunks, replace_strings
+from memtui.core.agents.claude_code.patches import PatchMismatch, apply_hunks, replace_strings
 
 
 def edit_contents(turn: Turn, item: TranscriptItem, backups: Path | None) -> tuple[bytes | None, bytes | None, str]:
