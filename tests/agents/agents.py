@@ -1,0 +1,362 @@
+"""The agents: how each one is installed, pointed at the stub, run for a turn, and how the
+scenario's operations become its tool calls.
+
+Each `Agent` answers four questions: `install(version, cache)`; `prepare(home, repo, url)`
+(configs it needs, written into the scratch home); `command(turn, first, ...)` (the argv of
+one turn); `render(step, where)` (a step as the model's text and tool calls in this agent's
+tools). `can_express(scenario)` says whether its tools can play every operation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.agents.scenario import Delete, Edit, MultiEdit, Op, Read, Scenario, Shell, Step, SubAgent, Turn, Usage, Write
+
+QUIET = {  # every agent: no telemetry, no update checks, no colour
+    "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "NO_COLOR": "1", "CI": "1",
+}
+
+
+def npm_install(package: str, version: str, prefix: Path) -> None:
+    """`npm install --prefix` of one exact version (npm's own cache stays in the real HOME)."""
+    prefix.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error",
+                    f"{package}@{version}"], check=True, stdout=subprocess.DEVNULL)
+
+
+class Agent:
+    name = ""
+    package = ""
+    ops: tuple[type, ...] = ()  # the operations it can play
+
+    def can_express(self, scenario: Scenario) -> bool:
+        if scenario.only and self.name not in scenario.only:
+            return False
+        return all(isinstance(op, self.ops) for op in scenario.ops())
+
+    def prefix(self, version: str, cache: Path) -> Path:
+        return cache / f"{self.name}-{version}"
+
+    def installed(self, version: str, cache: Path) -> bool:
+        return self.binary(version, cache).exists()
+
+    def binary(self, version: str, cache: Path) -> Path:
+        raise NotImplementedError
+
+    def install(self, version: str, cache: Path) -> None:
+        npm_install(self.package, version, self.prefix(version, cache))
+
+    def prepare(self, home: Path, repo: Path, url: str) -> dict[str, str]:
+        """Write the configs the run needs into `home`; the extra environment."""
+        return {}
+
+    def command(self, binary: Path, turn: Turn, first: bool, session: str | None) -> list[str]:
+        raise NotImplementedError
+
+    def session_of(self, stdout: str, home: Path) -> str | None:
+        """The session a turn ran in (for the next turn's resume)."""
+        return None
+
+    def render(self, step: Step, repo: Path) -> tuple[str, list[tuple[str, dict]]]:
+        calls: list[tuple[str, dict]] = []
+        for op in step.calls:
+            calls += self.calls_for(op, repo)
+        return step.text, calls
+
+    def calls_for(self, op: Op, repo: Path) -> list[tuple[str, dict]]:
+        raise NotImplementedError
+
+    def adapt(self, scenario: Scenario) -> Scenario:
+        """The scenario as this agent plays it (most: as it is)."""
+        return scenario
+
+    def side_request(self, body: dict) -> bool:
+        """Whether a model request is the agent's own errand (a title, a commit message), which
+        the stub answers with a plain text instead of the script."""
+        return False
+
+    def leave_out(self, rel: str) -> bool:
+        """Whether a file of the run's home stays out of the fixture (caches, binaries)."""
+        return False
+
+
+class ClaudeCode(Agent):
+    name = "claude-code"
+    package = "@anthropic-ai/claude-code"
+    ops = (Read, Write, Edit, MultiEdit, Delete, Shell, SubAgent)
+    model = "claude-sonnet-4-5"
+
+    def binary(self, version, cache):
+        return self.prefix(version, cache) / "node_modules" / ".bin" / "claude"
+
+    def prepare(self, home, repo, url):
+        return {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-ant-stub", "IS_SANDBOX": "1",
+                "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+
+    def command(self, binary, turn, first, session):
+        argv = [str(binary), "-p", turn.prompt, "--output-format", "json", "--model", self.model,
+                "--dangerously-skip-permissions"]
+        if session and not first:
+            argv += ["--resume", session]
+        return argv
+
+    def session_of(self, stdout, home):
+        try:
+            return json.loads(stdout.strip().splitlines()[-1]).get("session_id")
+        except (ValueError, IndexError, AttributeError):
+            return None
+
+    def calls_for(self, op, repo):
+        path = lambda p: str(repo / p)  # noqa: E731 (Claude Code's tools take absolute paths)
+        if isinstance(op, Read):
+            return [("Read", {"file_path": path(op.path)})]
+        if isinstance(op, Write):
+            return [("Write", {"file_path": path(op.path), "content": op.content})]
+        if isinstance(op, Edit):
+            return [("Edit", {"file_path": path(op.path), "old_string": op.old, "new_string": op.new})]
+        if isinstance(op, MultiEdit):  # the MultiEdit tool is gone from 2.1.3xx: one Edit per change
+            return [("Edit", {"file_path": path(op.path), "old_string": o, "new_string": n}) for o, n in op.edits]
+        if isinstance(op, Delete):
+            return [("Bash", {"command": f"rm {shlex.quote(op.path)}", "description": f"Delete {op.path}"})]
+        if isinstance(op, Shell):
+            return [("Bash", {"command": op.command, "description": "Run a command"})]
+        if isinstance(op, SubAgent):
+            return [("Agent", {"description": op.description, "prompt": op.prompt, "subagent_type": "general-purpose"})]
+        raise TypeError(op)
+
+
+def apply_patch_text(op: Op) -> str:
+    """An operation as a Codex patch (`*** Begin Patch` … `*** End Patch`)."""
+    def lines(text: str, mark: str) -> str:
+        return "".join(f"{mark}{line}\n" for line in text.splitlines())
+
+    if isinstance(op, Write):
+        body = f"*** Add File: {op.path}\n" + lines(op.content, "+")
+    elif isinstance(op, Delete):
+        body = f"*** Delete File: {op.path}\n"
+    else:
+        edits = op.edits if isinstance(op, MultiEdit) else ((op.old, op.new),)
+        body = f"*** Update File: {op.path}\n" + "".join("@@\n" + lines(o, "-") + lines(n, "+") for o, n in edits)
+    return f"*** Begin Patch\n{body}*** End Patch\n"
+
+
+class Codex(Agent):
+    name = "codex"
+    package = "@openai/codex"
+    model = "gpt-5-codex"
+    ops = (Read, Write, Edit, MultiEdit, Delete, Shell)
+
+    def binary(self, version, cache):
+        return self.prefix(version, cache) / "node_modules" / ".bin" / "codex"
+
+    def prepare(self, home, repo, url):
+        codex_home = home / ".codex"
+        codex_home.mkdir(parents=True, exist_ok=True)
+        (codex_home / "config.toml").write_text(
+            f'model = "{self.model}"\nmodel_provider = "stub"\napproval_policy = "never"\n'
+            'sandbox_mode = "danger-full-access"\n\n'
+            "[model_providers.stub]\nname = \"stub\"\n"
+            f'base_url = "{url}/v1"\nwire_api = "responses"\nenv_key = "STUB_API_KEY"\n'
+            "request_max_retries = 0\nstream_max_retries = 0\n\n"
+            "[analytics]\nenabled = false\n\n[otel]\nexporter = \"none\"\n")
+        return {"CODEX_HOME": str(codex_home), "STUB_API_KEY": "stub"}
+
+    def leave_out(self, rel):
+        # The skills Codex unpacks from its own package on every start (its files, not the session's).
+        return rel.startswith(".codex/skills/.system/")
+
+    def command(self, binary, turn, first, session):
+        if first:
+            return [str(binary), "exec", "--skip-git-repo-check", turn.prompt]
+        return [str(binary), "exec", "resume", "--skip-git-repo-check", session or "--last", turn.prompt]
+
+    def session_of(self, stdout, home):
+        rollouts = sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+        return rollouts[-1].stem.split("-", 6)[-1] if rollouts else None
+
+    def calls_for(self, op, repo):
+        if isinstance(op, Shell):
+            return [("exec_command", {"cmd": op.command, "workdir": str(repo)})]
+        if isinstance(op, Read):
+            return [("exec_command", {"cmd": f"cat {shlex.quote(op.path)}", "workdir": str(repo)})]
+        patch = apply_patch_text(op)
+        return [("exec_command", {"cmd": f"apply_patch <<'EOF'\n{patch}EOF\n", "workdir": str(repo)})]
+
+
+class GeminiCli(Agent):
+    name = "gemini-cli"
+    package = "@google/gemini-cli"
+    ops = (Read, Write, Edit, Delete, Shell)
+    model = "gemini-2.5-flash"
+
+    def binary(self, version, cache):
+        return self.prefix(version, cache) / "node_modules" / ".bin" / "gemini"
+
+    def prepare(self, home, repo, url):
+        folder = home / ".gemini"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "settings.json").write_text(json.dumps({
+            "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+            "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "checkpointing": {"enabled": True}},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "ide": {"enabled": False},
+        }, indent=2))
+        return {"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_API_KEY": "stub", "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+
+    def command(self, binary, turn, first, session):
+        argv = [str(binary), "-p", turn.prompt, "--yolo", "-m", self.model, "--output-format", "json"]
+        return argv if first else [*argv, "--resume", "latest"]
+
+    def calls_for(self, op, repo):
+        if isinstance(op, Read):
+            return [("read_file", {"file_path": str(repo / op.path)})]
+        if isinstance(op, Write):
+            return [("write_file", {"file_path": str(repo / op.path), "content": op.content})]
+        if isinstance(op, Edit):
+            return [("replace", {"file_path": str(repo / op.path), "old_string": op.old, "new_string": op.new,
+                                 "instruction": "Apply the change."})]
+        if isinstance(op, Delete):
+            return [("run_shell_command", {"command": f"rm {shlex.quote(op.path)}", "description": f"Delete {op.path}"})]
+        if isinstance(op, Shell):
+            return [("run_shell_command", {"command": op.command, "description": "Run a command"})]
+        raise TypeError(op)
+
+
+class OpenCode(Agent):
+    name = "opencode"
+    package = "opencode-ai"
+    model = "stub/stub-model"
+    ops = (Read, Write, Edit, Delete, Shell)
+
+    def binary(self, version, cache):
+        return self.prefix(version, cache) / "node_modules" / ".bin" / "opencode"
+
+    def prepare(self, home, repo, url):
+        folder = home / ".config" / "opencode"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "opencode.json").write_text(json.dumps({
+            "$schema": "https://opencode.ai/config.json",
+            "provider": {"stub": {"npm": "@ai-sdk/openai-compatible", "name": "Stub",
+                                  "options": {"baseURL": f"{url}/v1", "apiKey": "stub"},
+                                  "models": {"stub-model": {"name": "Stub model"}}}},
+            "model": "stub/stub-model", "small_model": "stub/stub-model",
+            "autoupdate": False, "share": "disabled", "permission": {"edit": "allow", "bash": "allow"},
+        }, indent=2))
+        return {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
+                "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1"}
+
+    def command(self, binary, turn, first, session):
+        argv = [str(binary), "run", turn.prompt]
+        return argv if first else [*argv, "--continue"]
+
+    def calls_for(self, op, repo):
+        if isinstance(op, Read):
+            return [("read", {"filePath": str(repo / op.path)})]
+        if isinstance(op, Write):
+            return [("write", {"filePath": str(repo / op.path), "content": op.content})]
+        if isinstance(op, Edit):
+            return [("edit", {"filePath": str(repo / op.path), "oldString": op.old, "newString": op.new})]
+        if isinstance(op, Delete):
+            return [("bash", {"command": f"rm {shlex.quote(op.path)}", "description": f"Delete {op.path}"})]
+        if isinstance(op, Shell):
+            return [("bash", {"command": op.command, "description": "Run a command"})]
+        raise TypeError(op)
+
+    def side_request(self, body):
+        return not body.get("tools")  # the session title
+
+    def leave_out(self, rel):
+        # Its own copies of node packages and binaries (provider SDKs it installs, ripgrep).
+        return rel.startswith((".npm/", ".cache/opencode/", ".local/share/opencode/bin/", ".config/opencode/node_modules/"))
+
+
+class Aider(Agent):
+    """Aider has no tools: the model's text carries SEARCH/REPLACE blocks, which it applies."""
+
+    name = "aider"
+    package = "aider-chat"
+    model = "openai/stub"
+    ops = (Read, Write, Edit, MultiEdit)
+
+    def prefix(self, version, cache):
+        return cache / f"aider-{version}"
+
+    def binary(self, version, cache):
+        return self.prefix(version, cache) / "bin" / "aider"
+
+    def install(self, version, cache):
+        prefix = self.prefix(version, cache)
+        subprocess.run([sys.executable, "-m", "venv", str(prefix)], check=True)
+        subprocess.run([str(prefix / "bin" / "pip"), "install", "-q", f"aider-chat=={version}"], check=True)
+
+    def prepare(self, home, repo, url):
+        self.url = url
+        return {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": "stub"}
+
+    def command(self, binary, turn, first, session):
+        argv = [str(binary), "--openai-api-base", f"{self.url}/v1", "--model", "openai/stub", "--yes-always",
+                "--edit-format", "diff", "--no-check-update", "--analytics-disable", "--no-show-release-notes",
+                "--no-pretty", "--no-show-model-warnings", "--map-tokens", "0", "--message", turn.prompt]
+        return argv if first else [*argv, "--restore-chat-history"]
+
+    def side_request(self, body):
+        system = " ".join(str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "system")
+        return "commit message" in system
+
+    def adapt(self, scenario):
+        """Aider answers each prompt with one reply: a turn's steps become one step."""
+        turns = []
+        for turn in scenario.turns:
+            if not turn.steps:
+                turns.append(turn)
+                continue
+            calls = [op for s in turn.steps for op in s.calls if not isinstance(op, Read)]
+            usage = Usage(**{k: sum(getattr(s.usage, k) for s in turn.steps) for k in ("input", "output", "cache_read", "cache_write")})
+            turns.append(Turn(turn.prompt, [Step(calls, text=" ".join(s.text for s in turn.steps if s.text), usage=usage)],
+                              resume=turn.resume))
+        return dataclasses.replace(scenario, turns=tuple(turns))
+
+    def render(self, step, repo):
+        blocks = []
+        for op in step.calls:
+            edits = ((("", op.content),) if isinstance(op, Write) else
+                     op.edits if isinstance(op, MultiEdit) else ((op.old, op.new),))
+            for old, new in edits:
+                blocks.append(f"{op.path}\n```\n<<<<<<< SEARCH\n{old}=======\n{new}>>>>>>> REPLACE\n```\n")
+        return "\n".join([step.text, *blocks]).strip() + "\n", []
+
+
+AGENTS: dict[str, Agent] = {a.name: a for a in (ClaudeCode(), Codex(), GeminiCli(), OpenCode(), Aider())}
+
+
+def versions(path: Path | None = None) -> list[tuple[str, str]]:
+    """The pinned (agent, version) pairs of versions.txt, one a line."""
+    path = path or Path(__file__).with_name("versions.txt")
+    pairs = []
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            agent, version = line.split()
+            pairs.append((agent, version))
+    return pairs
+
+
+def run_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
+    """The environment of one agent run: everything of the agent's lives under `home`."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TERM", "TZ", "USER", "SHELL")}
+    env.update(QUIET)
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
+                "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".local/state"),
+                "CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex"), "TZ": "UTC"})
+    env.update(extra)
+    return env
