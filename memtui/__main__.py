@@ -1,3 +1,4 @@
 from memtui.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # importing the module (a walk over the package) starts nothing
+    raise SystemExit(main())
