@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Sequence
+from typing import Any, ClassVar, Iterator, Sequence
 
 from memtui.core.errors import MemtuiError, RollbackError
 from memtui.core.model import (
@@ -29,13 +29,11 @@ from memtui.core.model import (
     MessageInfo,
     Problem,
     Reference,
+    ResumeCommand,
     SessionInfo,
     StepInfo,
     TaskInfo,
 )
-
-if TYPE_CHECKING:
-    from memtui.core.resume import ResumeCommand
 
 __all__ = ["Capability", "MemorySource", "Unsupported", "UnknownId"]
 
@@ -354,7 +352,7 @@ class MemorySource(ABC):
         """User inputs and summaries of a task."""
         return []
 
-    def resume_command(self, session_id: Id) -> "ResumeCommand":
+    def resume_command(self, session_id: Id) -> ResumeCommand:
         """The agent's command that resumes a session, and its recorded directory
         (sources with Capability.RESUME; see memtui.core.resume)."""
         raise Unsupported(self, Capability.RESUME)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
 Id = int | str
@@ -175,3 +176,15 @@ class MemoryItem:
     task_id: Id | None = None
     session_id: Id | None = None
     protected: bool = False
+
+
+@dataclass(frozen=True)
+class ResumeCommand:
+    """The agent's command that resumes a session, and where the session ran (a source's
+    `resume_command`; memtui.core.resume plans and runs it)."""
+
+    argv: tuple[str, ...]
+    cwd: Path | None
+    open: bool = False
+    """A running process of the agent has the session open (a second one would write to the
+    same transcript)."""

@@ -17,18 +17,7 @@ from pathlib import Path
 from typing import Sequence
 
 from memtui.core.memory_source import Capability, MemorySource
-from memtui.core.model import Id
-
-
-@dataclass(frozen=True)
-class ResumeCommand:
-    """The agent's command that resumes a session, and where the session ran."""
-
-    argv: tuple[str, ...]
-    cwd: Path | None
-    open: bool = False
-    """A running process of the agent has the session open (a second one would write to the
-    same transcript)."""
+from memtui.core.model import Id, ResumeCommand
 
 
 @dataclass(frozen=True)

@@ -23,25 +23,25 @@ Undo. Before writing, the rollback is recorded as a checkpoint (label "rollback"
 for an undo) on the task it acted on — before = the disk, after = what is restored — and
 that task is pinned so GC keeps both the undo and what it refers to.
 
-This module plans (records and reading); memtui.core.rollback_apply writes. Both are
-importable from here.
+This module plans (reading the store and the disk); memtui.core.rollback_apply writes; the
+records both share (FilePlan, RollbackPlan) are in memtui.core.rollback_records. All of them
+are importable from here.
 """
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from memtui.core.atomic import write_atomic
 from memtui.core.containment import PathCheck, check_path
-from memtui.core.paths import normalise_path
 from memtui.core.errors import ContentError, PathEscape, RollbackError
 from memtui.core.memory_source import MemorySource
 from memtui.core.model import CheckpointInfo, EntryInfo, Id
+from memtui.core.paths import normalise_path
+from memtui.core.rollback_apply import FileResult, RollbackResult, apply_rollback, preview_rollback
+from memtui.core.rollback_records import ROLLBACK_LABELS, FilePlan, RollbackPlan, read_disk
 
 __all__ = [
     "FilePlan",
@@ -57,111 +57,6 @@ __all__ = [
     "preview_rollback",
     "write_atomic",
 ]
-
-ROLLBACK_LABELS = ("rollback", "undo")
-
-
-# --------------------------------------------------------------------------- records
-@dataclass(frozen=True)
-class FilePlan:
-    """One file of a rollback: what the store says, what the disk holds, what would happen."""
-
-    path: str
-    entry_ids: tuple[Id, ...]
-    resolved: Path | None
-    target: bytes | None = field(default=None, repr=False)  # content to restore; None → delete
-    recorded: bytes | None = field(default=None, repr=False)  # after of the latest entry
-    disk: bytes | None = field(default=None, repr=False)  # on disk when planned; None → missing
-    refusal: str | None = None
-    escapes: bool = False
-    error: str | None = None
-    force: bool = False
-    recorded_action: str = "write"  # from the entries alone: shown when the contents were never read
-
-    @property
-    def action(self) -> str:
-        """write | create | delete — what restoring does to the file as it is on disk now."""
-        if self.refusal is not None or self.error is not None:
-            return self.recorded_action
-        if self.target is None:
-            return "delete"
-        return "create" if self.disk is None else "write"
-
-    @property
-    def restored(self) -> bool:
-        """The disk already holds the target (nothing to do)."""
-        return self.error is None and self.refusal is None and self.disk == self.target
-
-    @property
-    def conflict(self) -> bool:
-        """The disk holds something other than what the latest rolled-back entry recorded."""
-        return self.error is None and self.refusal is None and not self.restored and self.disk != self.recorded
-
-    @property
-    def status(self) -> str:
-        """ready | done | conflict | refused | error, before anything is written."""
-        if self.refusal is not None:
-            return "refused"
-        if self.error is not None:
-            return "error"
-        if self.restored:
-            return "done"
-        if self.conflict and not self.force:
-            return "conflict"
-        return "ready"
-
-    @property
-    def reason(self) -> str:
-        if self.refusal is not None:
-            return self.refusal
-        if self.error is not None:
-            return self.error
-        if self.restored:
-            return "already restored"
-        if self.conflict:
-            why = _conflict_reason(self.disk, self.recorded)
-            return f"{why}; overwritten (forced)" if self.force else f"{why}; left alone (force to overwrite)"
-        return ""
-
-
-@dataclass(frozen=True)
-class RollbackPlan:
-    """Everything a rollback would do; computed without writing anything."""
-
-    scope: str  # entry | checkpoint | task | undo | entries
-    scope_id: Id | None
-    task_id: Id | None  # where the undo checkpoint is recorded
-    root: Path
-    files: tuple[FilePlan, ...]
-    tasks: tuple[Id, ...] = ()
-    checkpoints: tuple[Id, ...] = ()
-    force: bool = False
-    notes: tuple[str, ...] = ()
-
-    @property
-    def label(self) -> str:
-        return "undo" if self.scope == "undo" else "rollback"
-
-    @property
-    def escapes(self) -> tuple[str, ...]:
-        """Recorded paths that lead outside the root: while any exist nothing is written."""
-        return tuple(f.path for f in self.files if f.escapes)
-
-    @property
-    def refused(self) -> bool:
-        return bool(self.escapes)
-
-    @property
-    def ok(self) -> bool:
-        """True when applying would restore every file (or there is nothing to do)."""
-        return not self.refused and all(f.status in ("ready", "done") for f in self.files)
-
-    def with_force(self, force: bool) -> "RollbackPlan":
-        """The same plan with conflicts overwritten (True) or left alone (False)."""
-        return replace(self, force=force, files=tuple(replace(f, force=force) for f in self.files))
-
-    def file(self, path: str) -> FilePlan:
-        return next(f for f in self.files if f.path == path)
 
 
 def _same_file_key(path: Any) -> str:
@@ -276,7 +171,7 @@ def _plan_file(source: Any, root: Path, path: str, group: list[EntryInfo], force
     except KeyError as exc:
         return replace(base, error=f"entry is gone from the store: {exc}")
     try:
-        disk = _read_disk(checked.resolved)
+        disk = read_disk(checked.resolved)
     except OSError as exc:
         return replace(base, error=f"cannot read the file: {exc.strerror or exc}")
     return replace(base, target=target, recorded=recorded, disk=disk)
@@ -318,30 +213,3 @@ def _task_or_none(store: Any, task_id: Id) -> Any:
         return store.task(task_id)
     except Exception:  # a foreign source may not know the task; notes are best effort
         return None
-
-
-def _conflict_reason(disk: bytes | None, recorded: bytes | None) -> str:
-    if disk is None:
-        return "conflict: the file is missing, the rollback expected it"
-    if recorded is None:
-        return "conflict: the file exists, the rollback expected it deleted"
-    return "conflict: the file changed on disk since the last recorded edit"
-
-
-def _read_disk(path: Path | None) -> bytes | None:
-    """The file's bytes, or None when there is none. A directory is an error, not a file."""
-    assert path is not None
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    if stat.S_ISDIR(st.st_mode):
-        raise OSError(errno.EISDIR, "a directory is in the way")
-    if not stat.S_ISREG(st.st_mode):
-        raise OSError(errno.EINVAL, "not a regular file")  # a FIFO would block a plain read
-    with open(path, "rb") as fh:
-        return fh.read()
-
-
-# The writes live in rollback_apply, imported last: it builds on the records above.
-from memtui.core.rollback_apply import FileResult, RollbackResult, apply_rollback, preview_rollback  # noqa: E402

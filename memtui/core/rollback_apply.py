@@ -19,7 +19,7 @@ from memtui.core.atomic import check_writes_allowed, file_mode, fsync_dir, sweep
 from memtui.core.containment import check_path
 from memtui.core.memory_source import MemorySource
 from memtui.core.model import Id
-from memtui.core.rollback import FilePlan, RollbackPlan, _read_disk
+from memtui.core.rollback_records import FilePlan, RollbackPlan, read_disk
 
 __all__ = ["FileResult", "RollbackResult", "apply_rollback", "preview_rollback"]
 
@@ -102,7 +102,7 @@ def apply_rollback(store: MemorySource, plan: RollbackPlan, *, record: bool = Tr
             continue
         now = replace(f, resolved=checked.resolved)
         try:
-            disk = _read_disk(checked.resolved)
+            disk = read_disk(checked.resolved)
             mode = file_mode(checked.resolved)
         except OSError as exc:
             results[f.path] = FileResult(f.path, f.action, "error", f"cannot read the file: {exc.strerror or exc}")

@@ -409,7 +409,7 @@ def _crash_on_second_replace(monkeypatch):
             raise Crash("power cut")
         return real(src, dst)
 
-    monkeypatch.setattr(rb.os, "replace", flaky)
+    monkeypatch.setattr(os, "replace", flaky)
     return calls
 
 
@@ -452,7 +452,7 @@ def test_a_write_error_stops_that_file_and_is_not_in_the_undo(world, monkeypatch
             raise OSError(28, "No space left on device")
         return real(src, dst)
 
-    monkeypatch.setattr(rb.os, "replace", full_disk)
+    monkeypatch.setattr(os, "replace", full_disk)
     result = apply_rollback(store, plan_rollback(store, checkpoint=cp))
 
     assert statuses(result) == {"a.txt": "done", "b.txt": "error"}

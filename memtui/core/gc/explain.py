@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memtui.core.gc.records import ReclaimableTask
+
 if TYPE_CHECKING:
-    from memtui.core.gc.plan import ReclaimableTask
     from memtui.core.store import AgentStore
 
 
@@ -35,7 +36,7 @@ class WhyFacts:
             self._facts = superseded, referrers, current
         return self._facts
 
-    def sentence(self, task: "ReclaimableTask") -> str:
+    def sentence(self, task: ReclaimableTask) -> str:
         """What the task is, and that nothing live reaches it."""
         superseded, referrers, current = self._load()
         parts = [task.status]

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-if TYPE_CHECKING:
-    from memtui.core.gc.plan import GcPlan, LiveTask, ReclaimableTask
+from memtui.core.gc.records import LiveTask, ReclaimableTask, Root
 
 ROWS_PER_PIECE = 4096
 
@@ -27,12 +26,12 @@ def _any_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _live(rows: Sequence["LiveTask"], text: Callable[[Any], str], title: Callable[[int], str]) -> str:
+def _live(rows: Sequence[LiveTask], text: Callable[[Any], str], title: Callable[[int], str]) -> str:
     return ",".join(f'{{"task":{t.task},"reason":{text(t.reason)},"root":{t.root},'
                     f'"chain":[{",".join(map(repr, t.chain))}]{title(t.task)}}}' for t in rows)
 
 
-def _reclaimable(rows: Sequence["ReclaimableTask"], text: Callable[[Any], str], title: Callable[[int], str]) -> str:
+def _reclaimable(rows: Sequence[ReclaimableTask], text: Callable[[Any], str], title: Callable[[int], str]) -> str:
     return ",".join(
         f'{{"task":{t.task},"session":{"null" if t.session is None else t.session},"status":{text(t.status)},'
         f'"orphan":{"true" if t.orphan else "false"},"steps":{t.steps},"checkpoints":{t.checkpoints},'
@@ -57,15 +56,15 @@ def _title(titles: dict | None, text: Callable[[Any], str]) -> Callable[[int], s
     return lambda task: f',"title":{text(get(task, ""))}'
 
 
-def json_pieces(plan: "GcPlan") -> Iterator[str]:
+def json_pieces(roots: Sequence[Root], live: Sequence[LiveTask], reclaimable: Sequence[ReclaimableTask],
+                titles: dict | None, tail: dict[str, int]) -> Iterator[str]:
+    """The plan's document in pieces: its rows (each with its "title" when `titles` is given),
+    then the figures of `tail`."""
     yield '{"roots":['
     yield ",".join(f'{{"task":{r.task},"kind":{encode_basestring(r.kind)},'
-                   f'"kinds":[{",".join(map(encode_basestring, r.kinds))}]}}' for r in plan.roots)
+                   f'"kinds":[{",".join(map(encode_basestring, r.kinds))}]}}' for r in roots)
     yield '],"live":['
-    yield from _pieces(plan.live, _live, plan.titles)
+    yield from _pieces(live, _live, titles)
     yield '],"reclaimable":['
-    yield from _pieces(plan.reclaimable, _reclaimable, plan.titles)
-    tail = {"reclaimable_bytes": plan.reclaimable_bytes, "loose_blobs": plan.loose_blobs,
-            "loose_bytes": plan.loose_bytes, "live_bytes": plan.live_bytes, "collected": plan.collected,
-            "tasks": plan.tasks_total}
+    yield from _pieces(reclaimable, _reclaimable, titles)
     yield "]," + json.dumps(tail, separators=(",", ":"))[1:]

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memtui.core.display import counted, human_bytes
-from memtui.core.gc.plan import GcPlan, Root
+from memtui.core.gc.plan import GcPlan
+from memtui.core.gc.records import Root
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
