@@ -36,6 +36,8 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+from memtui.core.errors import WritesForbidden
+
 TEMP_SUFFIX = ".memtui-tmp"
 STALE_AFTER = 3600.0  # seconds: the age at which a pid-less temp file (older versions) is taken as stale
 START_SLACK = 1.0  # seconds: a process's start is read to the boot second (btime), a file's time to a tick
@@ -60,8 +62,6 @@ def forbid_writes(reason: str | None) -> None:
 def check_writes_allowed(what: object = "") -> None:
     """Raise WritesForbidden when this process was told not to write."""
     if _forbidden is not None:
-        from memtui.core.errors import WritesForbidden
-
         raise WritesForbidden(f"not writing {what}: {_forbidden}" if what else f"not writing: {_forbidden}")
 
 

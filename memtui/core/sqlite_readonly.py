@@ -14,6 +14,8 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
+from memtui.core.atomic import check_writes_allowed
+
 BUSY_TIMEOUT_MS = 5000  # how long any memtui connection waits for another process's lock
 
 
@@ -38,8 +40,6 @@ def connect_readwrite(path: Path) -> sqlite3.Connection:
     """The write connection to another program's existing SQLite file (RA.Aid's curate): never
     creates one (`mode=rw`), waits out a lock like memtui's own store does, and leaves the
     transactions to the caller (autocommit; the caller runs BEGIN IMMEDIATE)."""
-    from memtui.core.atomic import check_writes_allowed
-
     check_writes_allowed(path)
     uri = f"file:{quote(str(Path(path).resolve()))}?mode=rw"
     return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)

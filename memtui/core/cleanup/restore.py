@@ -17,6 +17,7 @@ from typing import Callable
 
 from memtui.core.atomic import fsync_dir, sweep_directories, temp_path
 from memtui.core.cleanup.archive import CHUNK, existing, open_members
+from memtui.core.cleanup.archive_read import find_units, list_archived
 from memtui.core.cleanup.files import file_sha256
 from memtui.core.cleanup.manifest import INNER_MANIFEST, ArchiveError, Manifest, contained, unit_paths, write_manifest
 from memtui.core.errors import CorruptContent, MemtuiError
@@ -149,8 +150,6 @@ def _place(path: Path, stream, entry, dirs: dict[str, int]) -> None:
 def archived_id(given: str, root: Path, agent: str | None = None) -> str:
     """The one archived session id that starts with `given` (`memtui cleanup` prints ids
     shortened); ArchiveError when none or several do."""
-    from memtui.core.cleanup.archive_read import list_archived
-
     named = unique_start(given, sorted(m.id for m in list_archived(root, agent)), "archived sessions")
     if named is None:
         raise ArchiveError(f"no archived session {given} in {root}")
@@ -161,8 +160,6 @@ def restore_session(session_id: str, root: Path, *, agent: str | None = None,
                     on_bytes: Callable[[int], None] | None = None) -> list[RestoreResult]:
     """Restore a session (and the orphans archived under its id) from the archive at `root`.
     Every unit is checked for conflicts before any file is written."""
-    from memtui.core.cleanup.archive_read import find_units
-
     units = find_units(Path(root), session_id, agent)
     if not units:
         session_id = archived_id(session_id, Path(root), agent)  # the start of one, as cleanup prints it

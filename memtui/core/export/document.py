@@ -32,6 +32,8 @@ from typing import Any, Callable
 from memtui.core.diff import prepare_file_diff
 from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
+from memtui.core.listing import find_session
+from memtui.core.memory.discover import discover_documents
 from memtui.core.model import Id, TaskInfo
 from memtui.core.task_tree import TaskTree, build_task_tree, task_subtree
 
@@ -143,8 +145,6 @@ def _task(source: Any, task: TaskInfo, tree: TaskTree, seen: set[Id]) -> dict[st
 
 
 def _memory(root: Path | None) -> list[dict[str, Any]]:
-    from memtui.core.memory.discover import discover_documents
-
     if root is None or not root.is_dir():
         return []
     docs = []
@@ -170,8 +170,6 @@ def build_export(source: Any, *, session_id: Id | None = None, task_id: Id | Non
         raise ValueError("export one session or one task")
     session = None
     if session_id is not None:
-        from memtui.core.listing import find_session
-
         found = find_session(source, session_id)
         session = {"id": found.id, "title": found.title, "status": found.status,
                    "created_at": _when(found.created_at), "updated_at": _when(found.updated_at)}

@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from datetime import date as Date
 from pathlib import Path
 
-from memtui.core.memory.documents import iter_prose_lines, open_fence
+from memtui.core.errors import MemtuiError, NotUtf8
+from memtui.core.memory.documents import decode_utf8, disk_version, iter_prose_lines, open_fence
+from memtui.core.memory.save import save_document
 
 # What an empty field is written as, and values that say nothing.
 PLACEHOLDERS: frozenset[str] = frozenset({"", "…", "...", "?", "-", "—", "todo", "tbd", "n/a", "none"})
@@ -269,10 +271,6 @@ def add_decision(
     """Append an entry to the log file at `path` (created if missing) through the safe save:
     the previous version goes to history, and a write by the agent in between is a conflict.
     Returns the new DiskVersion."""
-    from memtui.core.errors import NotUtf8
-    from memtui.core.memory.documents import decode_utf8, disk_version
-    from memtui.core.memory.save import save_document
-
     _check_date(date)
     data, version = disk_version(path)
     text = ""
@@ -290,8 +288,6 @@ def add_decision(
 def _check_date(date: str | None) -> None:
     """A date given for a new entry is a real day written YYYY-MM-DD (as entries are read)."""
     import datetime as dt
-
-    from memtui.core.errors import MemtuiError
 
     if date is None:
         return

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from memtui.core.errors import DocumentNotFound
+
 # Kinds, in the order panes and `memtui memory` list them, with a label for people.
 KINDS: dict[str, str] = {
     "memory": "Long-term memory",
@@ -147,8 +149,6 @@ def group_by_kind(docs: list[MemoryDocument]) -> dict[str, list[MemoryDocument]]
 def resolve_document(root: Path, name: str) -> Path:
     """The path of a document given as a workspace-relative path, an absolute path or a
     bare file name (matched against discovered documents). Raises DocumentNotFound."""
-    from memtui.core.errors import DocumentNotFound
-
     root = Path(root).resolve()
     candidate = Path(name)
     path = candidate if candidate.is_absolute() else root / candidate

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.core.errors import DocumentNotFound
 from memtui.core.model import Problem
 from memtui.core.sources.jsonl import MAX_DEPTH, malformed, nesting_depth
 
@@ -106,8 +107,6 @@ def decode_utf8(data: bytes) -> tuple[str | None, str | None]:
 
 def read_document(path: Path) -> OpenedDocument:
     """Read a document for display or editing; raises DocumentNotFound if it is missing."""
-    from memtui.core.errors import DocumentNotFound
-
     path = Path(path)
     try:
         data = path.read_bytes()

@@ -44,6 +44,7 @@ from memtui.core.content import MAX_CHAIN, RUN
 from memtui.core.errors import MemtuiError, NotAStore, ReadOnlyStore, SchemaTooNew, StoreLocked, StoreNotFound, damaged
 from memtui.core.paths import stat_key
 from memtui.core.sqlite_readonly import BUSY_TIMEOUT_MS, is_sqlite, readonly_uri
+from memtui.core.store.models import build_models
 
 SCHEMA_VERSION = 8
 
@@ -257,8 +258,6 @@ def create_file(db_path: Path) -> None:
     """A new, empty store at `db_path`, built in a temp file beside it and linked into place,
     so a crash never leaves a half-made or empty agent.db. If another process created the
     store meanwhile, theirs stays."""
-    from memtui.core.store.models import build_models
-
     tmp = temp_path(db_path)  # with the pid: the next open for writing sweeps it once this process is gone
     try:
         db = connect(tmp, readonly=False, create=True)
