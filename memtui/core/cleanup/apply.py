@@ -12,7 +12,7 @@ from typing import Callable
 from memtui.core.atomic import fsync_dir
 from memtui.core.cleanup.archive import LEVEL, SessionChanged, archive_unit
 from memtui.core.cleanup.files import FileInfo, first_changed
-from memtui.core.cleanup.inventory import OrphanRecord
+from memtui.core.cleanup.inventory import OrphanRecord, home_cleanup
 from memtui.core.cleanup.manifest import ArchiveError, Manifest, manifest_bytes
 from memtui.core.cleanup.plan import CleanupPlan
 from memtui.core.cleanup.recover import Recovery, recover
@@ -117,14 +117,8 @@ def apply_cleanup(plan: CleanupPlan, archive_root: Path, *, level: int = LEVEL,
 def count_tasks(agent: str, home: Path, unit: _Unit) -> int | None:
     """How many tasks the agent's adapter reads from the session (the archived listing shows
     it without unpacking); None when the files cannot be read."""
-    from memtui.core.agents.claude_code.source import ClaudeCodeSource
-    from memtui.core.agents.codex.source import CodexSource
-
     try:
-        if agent == "claude-code":
-            source = ClaudeCodeSource([unit.files[0].path], home=home, path=unit.files[0].path)
-        else:
-            source = CodexSource([f.path for f in unit.files], home=home, path=unit.files[0].path)
+        source = home_cleanup(agent).open_session(home, unit.files)
         return sum(len(source.tasks(s.id)) for s in source.sessions())
     except Exception:  # noqa: BLE001 - a count is a nicety; archiving must not fail on it
         return None
