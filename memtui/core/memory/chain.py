@@ -25,6 +25,8 @@ from typing import Iterable, Mapping
 
 from memtui.core.errors import MemtuiError
 from memtui.core.agents import all_agents
+from memtui.core.memory.chain_lint import lint_chain_files
+from memtui.core.memory.chain_records import ChainFile, ChainProblem, FileRead
 from memtui.core.memory.discover import count_lines
 
 # Agents whose loaded memory memtui can list, by kind, named for people (from the registry).
@@ -34,62 +36,6 @@ SCOPES = ("managed", "user", "project", "local", "import", "auto-memory", "globa
 READ_LIMIT = 16 * 1024 * 1024  # bytes kept per file for analysis; larger files are only counted
 _CHUNK = 1024 * 1024
 BYTES_PER_TOKEN = 4  # the usual rough estimate (≈ 4 characters per token for English text)
-
-
-@dataclass(frozen=True)
-class ChainFile:
-    """One file of an agent's chain.
-
-    `loaded_bytes` / `loaded_lines` are how much of it the agent reads at start (0 for a file
-    loaded on demand, shadowed, or entirely past a limit; `reason` says which). `tokens` is
-    the estimated token count of the loaded part. `depth` is the import depth (0 = found by
-    the agent's own search), for drawing the import tree.
-    """
-
-    path: Path
-    scope: str
-    order: int
-    bytes: int
-    lines: int
-    tokens: int
-    loaded_bytes: int
-    loaded_lines: int
-    on_demand: bool
-    reason: str
-    imported_by: Path | None = None
-    depth: int = 0
-
-    @property
-    def truncated(self) -> bool:
-        """Only part of the file is loaded."""
-        return 0 < self.loaded_bytes < self.bytes
-
-    @property
-    def cut_byte(self) -> int | None:
-        """Offset of the first byte the agent never sees, for a truncated file."""
-        return self.loaded_bytes if self.truncated else None
-
-    def to_json(self) -> dict:
-        return {
-            "path": str(self.path), "scope": self.scope, "order": self.order, "bytes": self.bytes,
-            "lines": self.lines, "tokens": self.tokens, "loaded_lines": self.loaded_lines,
-            "loaded_bytes": self.loaded_bytes, "truncated": self.truncated, "on_demand": self.on_demand,
-            "imported_by": None if self.imported_by is None else str(self.imported_by), "reason": self.reason,
-        }
-
-
-@dataclass(frozen=True)
-class ChainProblem:
-    """Something in the chain that makes the agent miss or misread memory. `line` is 1-based,
-    None for the whole file."""
-
-    file: Path
-    line: int | None
-    rule: str
-    message: str
-
-    def to_json(self) -> dict:
-        return {"file": str(self.file), "line": self.line, "rule": self.rule, "message": self.message}
 
 
 @dataclass(frozen=True)
@@ -122,24 +68,6 @@ class AgentChain:
             "total_loaded_bytes": self.total_loaded_bytes, "total_tokens": self.total_tokens,
             "problems": [p.to_json() for p in self.problems],
         }
-
-
-@dataclass
-class FileRead:
-    """A bounded read of one file: `data` holds at most READ_LIMIT bytes (`complete` says
-    whether that is all of it); `size` and `lines` count the whole file; `error` is set (and
-    data empty) when it could not be read."""
-
-    path: Path
-    data: bytes = b""
-    size: int = 0
-    lines: int = 0
-    complete: bool = True
-    error: str | None = None
-
-    @property
-    def text(self) -> str:
-        return self.data.decode("utf-8", "replace")
 
 
 def read_bounded(path: Path, limit: int = READ_LIMIT) -> FileRead:
@@ -261,8 +189,6 @@ class ChainBuilder:
         return entry
 
     def build(self, lint_root: Path | None) -> AgentChain:
-        from memtui.core.memory.chain_lint import lint_chain_files
-
         problems = list(self.problems)
         if lint_root is not None:
             problems += lint_chain_files(lint_root, self.files, self.reads, problems)

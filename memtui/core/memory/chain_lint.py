@@ -7,7 +7,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memtui.core.memory.chain import ChainFile, ChainProblem, FileRead
+from memtui.core.memory.chain_records import ChainFile, ChainProblem, FileRead
 from memtui.core.memory.discover import MemoryDocument, discover_documents, document_format
 from memtui.core.memory.lint import lint_document
 
