@@ -75,14 +75,12 @@ def main() -> int:
             source.reload()
             source.sessions()
 
-        parts = source._parts
-
         def row(name: str, fn) -> tuple[str, tuple[float, float], float]:
-            reads = parts.reads
+            reads = source.files_read
             seconds = best(fn)
-            return name, seconds, (parts.reads - reads) / 3
+            return name, seconds, (source.files_read - reads) / 3
 
-        rows = [("anchor: open the home, list its sessions", anchor, float(parts.reads))]
+        rows = [("anchor: open the home, list its sessions", anchor, float(source.files_read))]
         rows.append(row("reload, nothing changed", reload))
         mains = [f for f in files if "subagents" not in f.parts and not f.name.startswith("agent-")]
         grown = max(mains, key=lambda f: f.stat().st_size)

@@ -52,7 +52,7 @@ def main() -> int:
         sessions = source.sessions()  # the index is built from here on, the page cache warm
         files = sum(1 for p in home.rglob("*") if p.is_file())
 
-        memo = live._load().stored
+        memo = live.index().stored
 
         def walked() -> None:
             memo.clear()  # as at the first listing of an index (and, before sizes were kept, at each)

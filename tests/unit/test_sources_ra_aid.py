@@ -162,7 +162,7 @@ def test_wrong_typed_cells_are_reported_and_the_rest_reads(project):
     conn.close()
     source = RaAidSource(db)
     assert source.counts() == COUNTS  # every row still there
-    step = next(s for s in source.steps(source._load()._step_task[9]) if s.id == 9)
+    step = next(s for s in source.steps(source.index().step_task[9]) if s.id == 9)
     assert (step.tokens_in, step.tokens_out, step.cost, step.tool) == (1830, 0, 0.0, "7")
     assert source.task(2).title == "\ufffd"  # the byte that is not UTF-8, replaced
     snippet = next(i for i in source.memory_items("snippet") if i.id == 1)
@@ -173,5 +173,5 @@ def test_wrong_typed_cells_are_reported_and_the_rest_reads(project):
     assert "human_input #2: content holds 1 bytes of binary data, expected text; read as text" \
            " (invalid UTF-8 replaced)" in messages
     assert any(m.startswith("key_snippet #1: line_number holds str 'twelve'") for m in messages)
-    source.steps(source._load()._step_task[9])
+    source.steps(source.index().step_task[9])
     assert len(source.problems()) == len(messages)  # reading the steps again reports nothing twice

@@ -61,7 +61,7 @@ def test_a_claude_session_started_while_open_shows_up_at_reload_and_a_removed_on
     assert _ids(source) == SPOTTER_SESSIONS | {AGTRACE_SESSION}
     titles = {str(s.id): s.title for s in source.sessions()}
     assert titles[AGTRACE_SESSION]  # read like any other session: its prompts, its title
-    assert any(t.agent_id for t in _live(source)._load()._turns.values() if t.session_id == AGTRACE_SESSION)  # its sub-agents too
+    assert any(t.agent_id for t in _live(source).index().turns.values() if t.session_id == AGTRACE_SESSION)  # its sub-agents too
     assert parts.reads == read + 1  # the three unchanged transcripts were not read again
 
     added.unlink()

@@ -13,14 +13,14 @@ import os
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, ContextManager, Sequence
+from typing import Any, Callable, ContextManager, Sequence
 
 from memtui.core.cleanup.archive_read import list_archived, unpacked_view
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
 from memtui.core.memory_source import Capability, MemorySource, UnknownId
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, MessageInfo, Problem, Reference, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.timestamps import parse_time, sort_key
-from memtui.core.sources.transcript_root import folder_capabilities, restore_note
+from memtui.core.sources.transcript_root import RecordedRoot, folder_capabilities, restore_note
 from memtui.core.sources.transcript_undo import UndoRecorder
 
 
@@ -38,7 +38,7 @@ class WithArchived(MemorySource):
     folder — so an archived session's task never restores under the folder the live ones
     share. Its undo is recorded in that folder's log (`_Undo`, its writer)."""
 
-    def __init__(self, live: MemorySource, manifests: list[Manifest], archive_root: Path, cache: Path,
+    def __init__(self, live: RecordedRoot[Any], manifests: list[Manifest], archive_root: Path, cache: Path,
                  open_view: Callable[[Path], MemorySource],
                  relist: Callable[[], list[Manifest]] | None = None) -> None:
         self.live = live
@@ -89,7 +89,7 @@ class WithArchived(MemorySource):
     def _folders(self) -> tuple[frozenset[str], bool]:
         """The sessions' folders and whether one is a folder here: worked out once per listing
         (the live index's, the manifests'), not at each of the footer's capability checks."""
-        live = self.live._cwds()  # type: ignore[attr-defined]  # the same set while its index is
+        live = self.live.recorded_cwds()  # the same set while its index is
         known = self._folders_of
         if known is None or known[0] is not live:
             archived = {self.manifests[i].project for i in self._archived_ids()}
@@ -262,17 +262,21 @@ class _Undo(UndoRecorder):
     def workspace(self) -> Path | None:
         return self.source.workspace
 
-    def rollback_root(self, task_id: Id) -> Path:
-        return self.source.rollback_root(task_id)
+    @workspace.setter
+    def workspace(self, root: Path | str | None) -> None:
+        self.source.workspace = root
+
+    def rollback_root(self, task_id: Id, root: str | Path | None = None) -> Path:
+        return self.source.rollback_root(task_id, root)
 
     def workspace_root(self, task_id: Id) -> Path | None:
         return self.source.workspace_root(task_id)
 
-    def _cwds(self) -> frozenset[str]:
+    def recorded_cwds(self) -> frozenset[str]:
         return self.source._cwds()
 
 
-def with_archived(live: MemorySource, home: Path | None, open_view: Callable[[Path], MemorySource], *,
+def with_archived(live: RecordedRoot[Any], home: Path | None, open_view: Callable[[Path], MemorySource], *,
                   project: Path | None = None, archive_root: Path | None = None, cache: Path | None = None) -> MemorySource:
     """`live` plus the archived sessions of `home` (those of `project` only, if given)."""
     from memtui.core.cleanup.places import archive_dir, view_cache_dir

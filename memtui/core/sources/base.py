@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from dataclasses import dataclass
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Mapping, Sequence, TypeVar
 
 from memtui.core.errors import ContentUnknown  # noqa: F401 (lives in errors; adapters import it from here)
 from memtui.core.memory_source import Capability, MemorySource, UnknownId
@@ -30,7 +30,7 @@ class SourceAdapter(MemorySource):
     (MemorySource answers "none" for the rest). Adapters never write.
     """
 
-    def __init__(self, path) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
         # Workers of the app read one adapter from several threads; indexing happens once.
         self._index_lock = threading.RLock()
@@ -62,42 +62,49 @@ def files_and_folders(files: Sequence[Path]) -> list[Path]:
     return [*files, *sorted({Path(f).parent for f in files})]
 
 
+@dataclass
 class Index:
-    """What an IndexedSource answers from: its tables (attributes of a subclass), counts and
-    problems. Built whole, then served: its tables never change once a source serves it (a read
+    """What an IndexedSource answers from: an agent's index subclasses it (a dataclass whose
+    tables are typed fields: `Transcripts.turns`, `Rollouts.changes` …) and adds its tables;
+    every index has its counts (what `memtui sources` prints) and the problems met while
+    reading. Built whole, then served: its tables never change once a source serves it (a read
     may still add what it meets on the way: a problem of a step read, a session's file sizes)."""
 
-    def __init__(self) -> None:
-        self._counts: dict[str, int] = {}
-        self._problems: list[Problem] = []
+    counts: dict[str, int] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
 
 
-class IndexedSource(SourceAdapter):
+IndexT = TypeVar("IndexT", bound=Index)
+RowT = TypeVar("RowT")
+
+
+class IndexedSource(SourceAdapter, Generic[IndexT]):
     """An adapter that reads its whole store into memory (an `Index`) on first use.
 
-    Subclasses implement `_build()`, which returns a new Index; it runs at most once, under
+    Subclasses implement `build_index()`, which returns a new index; it runs at most once, under
     the index lock, and again after `reload()`. The index served is swapped in with one
     assignment once built, so a read never sees one half-built: a public read takes
-    `ix = self._load()` once and reads every table from that `ix` — the listing before a
+    `ix = self.index()` once and reads every table from that `ix` — the listing before a
     reload or the one after it, never a mix (follow mode reloads while the app's workers
     read).
     """
 
-    def __init__(self, path) -> None:
+    def __init__(self, path: Path) -> None:
         super().__init__(path)
-        self._current: Index | None = None
+        self._current: IndexT | None = None
 
-    def _build(self) -> Index:
+    def build_index(self) -> IndexT:
+        """A new index of the store as it is now (called by `index()`, under the lock)."""
         raise NotImplementedError
 
-    def _load(self) -> Any:
+    def index(self) -> IndexT:
         """The index served now (built first when there is none)."""
         current = self._current
         if current is not None:
             return current
         with self._index_lock:
             if self._current is None:
-                self._current = self._build()
+                self._current = self.build_index()
             return self._current
 
     def reload(self) -> None:
@@ -106,18 +113,18 @@ class IndexedSource(SourceAdapter):
         with self._index_lock:
             self._current = None
 
-    def _find(self, ix: Any, table: str, key: object, what: str) -> Any:
-        """`ix.<table>[str(key)]`, or UnknownId naming `what`."""
-        found = getattr(ix, table).get(str(key))
-        if found is None:
+    def found(self, table: Mapping[str, RowT], key: object, what: str) -> RowT:
+        """`table[str(key)]`, or UnknownId naming `what` ("no turn 'x' in PATH")."""
+        row = table.get(str(key))
+        if row is None:
             raise UnknownId(f"no {what} {key!r} in {self.path}")
-        return found
+        return row
 
     def counts(self) -> dict[str, int]:
-        return dict(self._load()._counts)
+        return dict(self.index().counts)
 
     def problems(self) -> list[Problem]:
-        return list(self._load()._problems)
+        return list(self.index().problems)
 
 
 def preview(text: object, width: int = 80) -> str:

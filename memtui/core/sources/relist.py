@@ -12,10 +12,13 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generic, Hashable, Iterable, Protocol, Self, TypeVar
 
 from memtui.core.model import Problem
-from memtui.core.sources.base import IndexedSource
+from memtui.core.sources.base import Index, IndexedSource
+
+PartT = TypeVar("PartT")
 
 RACY_NS = 1_000_000_000
 """A folder changed less than this long before it was listed is listed again next time: a file
@@ -66,7 +69,7 @@ class Parts:
         """Files read so far (a reload that finds nothing changed reads none)."""
 
     def each(self, paths: Iterable[Path], signature: Callable[[Path], Hashable | None],
-             read: Callable[[Path], Any]) -> list[Any]:
+             read: Callable[[Path], PartT]) -> list[PartT]:
         """The part of each path still there, in order (`signature` None: gone since listed)."""
         kept: dict[Path, tuple[Hashable, Any]] = {}
         for path in paths:
@@ -82,18 +85,41 @@ class Parts:
         return [part for _sign, part in kept.values()]
 
 
-def merge_part(index: Any, part: Any, tables: tuple[str, ...]) -> None:
-    """Add one file's part (its `_sessions` and the other `tables`, its counts and problems) to
-    `index`; a session already read from another file is reported, not read twice."""
-    clash = next((s for s in part._sessions.values() if s.id in index._sessions), None)
-    if clash is not None:
-        index._problems.append(Problem(str(clash.file), None, f"session {clash.id} already read from another file"))
-        return
-    index._problems.extend(part._problems)
-    for table in tables:
-        getattr(index, table).update(getattr(part, table))
-    for name, count in part._counts.items():
-        index._counts[name] = index._counts.get(name, 0) + count
+class SessionRow(Protocol):
+    """A session of a listed index: its id, and the file (or folder) it was read from."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def file(self) -> Path: ...
+
+
+SessionT = TypeVar("SessionT", bound=SessionRow)
+
+
+@dataclass
+class ListedIndex(Index, Generic[SessionT]):
+    """An index made of parts, one per listed file (a transcript, a rollout), each holding its
+    sessions: a part is an index of the same class, merged into the whole with `merge`."""
+
+    sessions: dict[str, SessionT] = field(default_factory=dict)
+
+    def add_tables(self, part: Self) -> None:
+        """Add the part's other tables (beside `sessions`) to this index's."""
+
+    def merge(self, part: Self) -> None:
+        """Add one file's part (its sessions and other tables, its counts and problems); a
+        session already read from another file is reported, not read twice."""
+        clash = next((s for s in part.sessions.values() if s.id in self.sessions), None)
+        if clash is not None:
+            self.problems.append(Problem(str(clash.file), None, f"session {clash.id} already read from another file"))
+            return
+        self.problems.extend(part.problems)
+        self.sessions.update(part.sessions)
+        self.add_tables(part)
+        for name, count in part.counts.items():
+            self.counts[name] = self.counts.get(name, 0) + count
 
 
 def recorded_in(workspace: Path, paths: Iterable[Path], cwd_of: Callable[[Path], str | None],
@@ -115,9 +141,12 @@ def recorded_in(workspace: Path, paths: Iterable[Path], cwd_of: Callable[[Path],
     return out
 
 
-class ListedSource(IndexedSource):
+ListedT = TypeVar("ListedT", bound=ListedIndex[Any])
+
+
+class ListedSource(IndexedSource[ListedT]):
     """An IndexedSource over a set of files (transcripts, rollouts): listed again by `relist` at
-    each reload, and each file's part of the index kept while it is unchanged (`_parts`)."""
+    each reload, and each file's part of the index kept while it is unchanged (`listed_parts`)."""
 
     def __init__(self, files: Iterable[Path], *, home: Path | None = None, path: Path | None = None,
                  relist: Callable[[], Iterable[Path]] | None = None) -> None:
@@ -128,13 +157,20 @@ class ListedSource(IndexedSource):
         self._parts = Parts()  # what each file gave the index, read again when it changed
         self._indexed = False
 
-    def _listed(self) -> list[Path]:
-        """The files to index: those listed when the store was opened, the first time; those
-        listed now after (a new session shows up, a removed one goes)."""
+    def listed_parts(self, signature: Callable[[Path], Hashable | None],
+                     read: Callable[[Path], ListedT]) -> list[ListedT]:
+        """Each file's part of the index, for a new index: the files to index are those listed
+        when the store was opened, the first time; those listed now after (a new session shows
+        up, a removed one goes). A file is read again only when its `signature` changed."""
         if self._relist is not None and self._indexed:
             self.files = sorted(Path(p) for p in self._relist())
         self._indexed = True
-        return self.files
+        return self._parts.each(self.files, signature, read)
+
+    @property
+    def files_read(self) -> int:
+        """Files read into the index so far (a reload that finds nothing changed reads none)."""
+        return self._parts.reads
 
     def listed_now(self) -> list[Path]:
         """The files as listed now: the next reload's (watched by follow mode)."""

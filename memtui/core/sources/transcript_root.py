@@ -13,12 +13,16 @@ or under `--root`.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
 
 from memtui.core.memory_source import Capability
 from memtui.core.model import Id, MessageInfo, TaskInfo
 from memtui.core.resume import ResumeCommand
 from memtui.core.sources.base import transcript_capabilities
+from memtui.core.sources.relist import ListedIndex, ListedSource
 
 
 def folder_capabilities(source, some_folder_here: bool) -> frozenset[Capability]:
@@ -45,56 +49,109 @@ def restore_note(root: Path, given: Path | None, recorded: Path | None, task_fol
     return f"Paths are restored under {root}, {whose}; to restore into another copy of the project, open it with --root DIR."
 
 
-class RecordedRoot:
-    """Mixin for transcript adapters: `workspace` is the `--root` folder if one was given,
-    else the recorded working directory (`recorded_workspace`, the one `cwd` all indexed
-    sessions recorded). The adapter's index (`_load()`) keeps `_sessions` (each with a `cwd` and its
-    `turns` ids) and `_turns` (each with its `session_id`, `prompt` and `replies`); the
-    adapter makes a turn's TaskInfo (`_info(turn)`)."""
+class RecordedSession(Protocol):
+    """A session of a transcript index (Claude Code's, Codex's): read where it recorded its cwd."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def file(self) -> Path: ...
+
+    @property
+    def cwd(self) -> str | None: ...
+
+    @property
+    def turns(self) -> list[str]: ...
+
+
+class RecordedTurn(Protocol):
+    """A turn of a transcript index: its prompt and the assistant's replies."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def prompt(self) -> str: ...
+
+    @property
+    def created_at(self) -> datetime | None: ...
+
+    @property
+    def replies(self) -> list[tuple[str, datetime | None]]: ...
+
+
+SessionT = TypeVar("SessionT", bound=RecordedSession)
+TurnT = TypeVar("TurnT", bound=RecordedTurn)
+
+
+@dataclass
+class TurnIndex(ListedIndex[SessionT], Generic[SessionT, TurnT]):
+    """A transcript index: its sessions (each with a cwd and its turn ids, in order) and turns."""
+
+    turns: dict[str, TurnT] = field(default_factory=dict)
+
+
+TurnIndexT = TypeVar("TurnIndexT", bound=TurnIndex[Any, Any])
+
+
+class RecordedRoot(ListedSource[TurnIndexT]):
+    """A transcript adapter (Claude Code, Codex): `workspace` is the `--root` folder if one was
+    given, else the recorded working directory (`recorded_workspace`, the one `cwd` all indexed
+    sessions recorded). Its index is a TurnIndex; the adapter makes a turn's TaskInfo
+    (`task_info(turn)`)."""
 
     _root: Path | None = None
     resume_argv: tuple[str, ...] = ()  # the agent's resume command, before the session id
 
-    @property
-    def capabilities(self) -> frozenset[Capability]:
-        return folder_capabilities(self, self._folders()[1])  # type: ignore[arg-type]
+    def task_info(self, turn: Any) -> TaskInfo:
+        """The TaskInfo of one of the index's turns."""
+        raise NotImplementedError
 
-    def _cwds(self) -> frozenset[str]:
+    @property
+    def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
+        return folder_capabilities(self, self._folders()[1])
+
+    def recorded_cwds(self) -> frozenset[str]:
+        """The working directories the sessions recorded."""
         return self._folders()[0]
 
     def _folders(self) -> tuple[frozenset[str], bool]:
         """The sessions' working directories, and whether one is a folder here: worked out once
         per index (capabilities are asked at every key the footer shows)."""
-        ix = self._load()  # type: ignore[attr-defined]
+        ix = self.index()
         known = self.__dict__.get("_folders_of")
         if known is None or known[0] is not ix:  # a reload builds a new index
-            cwds = frozenset(s.cwd for s in ix._sessions.values() if s.cwd)
+            cwds = frozenset(s.cwd for s in ix.sessions.values() if s.cwd)
             known = self._folders_of = (ix, cwds, any(Path(cwd).is_dir() for cwd in cwds))
         return known[1], known[2]
 
-    def _turn(self, ix, task_id: Id):
+    def turn_of(self, ix: TurnIndexT, task_id: Id) -> Any:
         """The turn `task_id` of the index `ix` (UnknownId when it has none)."""
-        return self._find(ix, "_turns", task_id, "turn")  # type: ignore[attr-defined]
+        return self.found(ix.turns, task_id, "turn")
 
     def tasks(self, session_id: Id | None) -> list[TaskInfo]:
-        ix = self._load()  # type: ignore[attr-defined]
-        session = ix._sessions.get(str(session_id)) if session_id is not None else None
-        return [self._info(ix._turns[t]) for t in session.turns] if session else []  # type: ignore[attr-defined]
+        ix = self.index()
+        session = ix.sessions.get(str(session_id)) if session_id is not None else None
+        return [self.task_info(ix.turns[t]) for t in session.turns] if session else []
 
     def task(self, task_id: Id) -> TaskInfo:
-        return self._info(self._turn(self._load(), task_id))  # type: ignore[attr-defined]
+        return self.task_info(self.turn_of(self.index(), task_id))
 
     @property
     def recorded_workspace(self) -> Path | None:
         """The one working directory all sessions recorded (entry paths are relative to
         it), or None when they differ — then entry paths stay absolute."""
-        cwds = self._cwds()
+        cwds = self.recorded_cwds()
         return Path(next(iter(cwds))) if len(cwds) == 1 else None
 
     def workspace_root(self, task_id: Id) -> Path | None:
         """The cwd the task's session recorded: entry paths are relative to it."""
-        ix = self._load()  # type: ignore[attr-defined]
-        cwd = ix._sessions[self._turn(ix, task_id).session_id].cwd
+        ix = self.index()
+        cwd = ix.sessions[self.turn_of(ix, task_id).session_id].cwd
         return Path(cwd) if cwd else None
 
     def restore_path(self, path: str, task_id: Id, root: Path) -> str:
@@ -111,7 +168,7 @@ class RecordedRoot:
     def resume_command(self, session_id: Id) -> ResumeCommand:
         """The agent's resume command (`resume_argv` + the session id) in the directory the
         session recorded."""
-        session = self._find(self._load(), "_sessions", session_id, "session")  # type: ignore[attr-defined]
+        session = self.found(self.index().sessions, session_id, "session")
         return ResumeCommand((*self.resume_argv, session.id), Path(session.cwd) if session.cwd else None,
                              open=self.session_open(session.id))
 
@@ -130,7 +187,7 @@ class RecordedRoot:
 
     def messages(self, task_id: Id) -> list[MessageInfo]:
         """The turn's prompt, then its assistant replies."""
-        turn = self._turn(self._load(), task_id)  # type: ignore[attr-defined]
+        turn = self.turn_of(self.index(), task_id)
         out = []
         if turn.prompt:
             out.append(MessageInfo(id=f"{turn.id}/prompt", task_id=turn.id, role="user", content=turn.prompt, created_at=turn.created_at))
@@ -151,7 +208,7 @@ class RecordedRoot:
         return restore_note(root, self._root, self.recorded_workspace, self.workspace_root(task_id))
 
     def instead(self, capability: Capability) -> str:
-        if capability in (Capability.ROLLBACK, Capability.EDIT_MEMORY) and capability not in getattr(self, "withheld", ()):
+        if capability in (Capability.ROLLBACK, Capability.EDIT_MEMORY) and capability not in self.withheld:
             recorded = self.recorded_workspace
             what = "roll back its files" if capability is Capability.ROLLBACK else "edit its memory documents"
             if recorded is None and capability is Capability.ROLLBACK:
@@ -163,4 +220,4 @@ class RecordedRoot:
                 return f"its sessions worked in {recorded}, which is not a folder on this machine; open the project folder"
             return (f"its sessions worked in {recorded}, which is not a folder on this machine; open the project"
                     " folder, or this store with --root DIR (memtui PATH --root DIR) to restore into a copy of it")
-        return super().instead(capability)  # type: ignore[misc]
+        return super().instead(capability)

@@ -22,7 +22,7 @@ import uuid
 from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from memtui.core.atomic import check_writes_allowed, fsync_dir, remove_stale_temps, write_atomic
 from memtui.core.cleanup.places import state_dir
@@ -208,23 +208,34 @@ class UndoRecorder:
     """Mixin for transcript adapters: what `apply_rollback` needs to record an undo
     (`record_checkpoint`, `pin`, `transaction`) and the undo checkpoints to show."""
 
-    kind: str
     undo_kept_in = "state"  # the undo is not in the agent's store: there is no task to pin
+
+    if TYPE_CHECKING:  # what the class it is mixed into has (a transcript adapter, an archive's writer)
+        @property
+        def kind(self) -> str: ...
+
+        workspace: Path | None
+
+        def rollback_root(self, task_id: Id, root: str | Path | None = None) -> Path: ...
+
+        def workspace_root(self, task_id: Id) -> Path | None: ...
+
+        def recorded_cwds(self) -> frozenset[str]: ...
 
     def undo_log(self, task_id: Id) -> UndoLog | None:
         """The log of the folder a rollback of `task_id` writes under (`rollback_root`)."""
         try:
-            folder = self.rollback_root(task_id)  # type: ignore[attr-defined]
+            folder: Path | None = self.rollback_root(task_id)
         except RollbackError:  # no root to write under now; a folder gone since keeps its log
-            folder = self.workspace_root(task_id)  # type: ignore[attr-defined]
+            folder = self.workspace_root(task_id)
         return UndoLog(self.kind, folder) if folder is not None else None
 
     def undo_logs(self) -> list[UndoLog]:
         """Every log this store's rollbacks may be in: the workspace's, else one per session folder."""
-        root = getattr(self, "workspace", None)
+        root = self.workspace
         if root is not None:
             return [UndoLog(self.kind, root)]
-        return [UndoLog(self.kind, Path(cwd)) for cwd in sorted(self._cwds())]  # type: ignore[attr-defined]
+        return [UndoLog(self.kind, Path(cwd)) for cwd in sorted(self.recorded_cwds())]
 
     def record_checkpoint(self, task_id: Id, step_id: Id | None, changes: dict, *, label: str = "rollback") -> Id:
         log = self.undo_log(task_id)

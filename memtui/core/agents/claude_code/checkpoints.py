@@ -39,7 +39,7 @@ class SnapshotFile:
 
 
 def prompt_turns(index: "Transcripts", session: "TranscriptSession") -> list["Turn"]:
-    return [index._turns[t] for t in session.turns if index._turns[t].agent_id is None and index._turns[t].uuid]
+    return [index.turns[t] for t in session.turns if index.turns[t].agent_id is None and index.turns[t].uuid]
 
 
 def add_checkpoint_steps(index: "Transcripts", session: "TranscriptSession") -> None:
@@ -57,7 +57,7 @@ def add_checkpoint_steps(index: "Transcripts", session: "TranscriptSession") -> 
 def snapshot_files(index: "Transcripts", turn: "Turn") -> list[SnapshotFile]:
     """The files of `turn`'s checkpoint: tracked at its prompt or at any later one (a file first
     tracked later was, at this prompt, as its first backup shows it)."""
-    session = index._sessions[turn.session_id]
+    session = index.sessions[turn.session_id]
     prompts = prompt_turns(index, session)
     backups: dict[str, str | None] = {}
     for later in prompts[prompts.index(turn):]:
@@ -66,7 +66,7 @@ def snapshot_files(index: "Transcripts", turn: "Turn") -> list[SnapshotFile]:
     since = sort_key(turn.created_at)
     last: dict[str, tuple[Turn, TranscriptItem]] = {}
     for turn_id in session.turns:
-        other = index._turns[turn_id]
+        other = index.turns[turn_id]
         for item in other.items:
             if not item.change or item.file_path is None or sort_key(item.created_at) < since:
                 continue

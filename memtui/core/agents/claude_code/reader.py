@@ -67,10 +67,10 @@ class TranscriptReader:
             from memtui.core.agents.claude_code.checkpoints import add_checkpoint_steps
 
             add_checkpoint_steps(self.index, self.session)
-        self.index._problems.extend(self.problems)
+        self.index.problems.extend(self.problems)
 
     def session_turns(self) -> list["Turn"]:
-        return [self.index._turns[t] for t in self.session.turns]
+        return [self.index.turns[t] for t in self.session.turns]
 
     def _record(self, lineno: int, offset: int, rec: dict) -> None:
         rtype = field(rec, "type", kind=str, default="")
@@ -108,7 +108,7 @@ class TranscriptReader:
             item = self._item("compact", offset, lineno, when, f"{lineno}:compact", name="compaction")
             self._open_turn(when).items.append(item)
             self.turn.compacted = True
-            self.index._compactions.setdefault(self.session.id, []).append(item)
+            self.index.compactions.setdefault(self.session.id, []).append(item)
         elif rtype == "user":
             self._user(rec, lineno, offset, when, uuid, target, sidechain)
         elif rtype == "assistant":
@@ -118,7 +118,7 @@ class TranscriptReader:
 
     def _open_turn(self, when) -> "Turn":
         if self.turn is None:
-            self.turn = self.index._new_turn(self.session, self.path, f"{self.session.id}:start", None, "(before the first prompt)", when)
+            self.turn = self.index.new_turn(self.session, self.path, f"{self.session.id}:start", None, "(before the first prompt)", when)
         return self.turn
 
     def _item(self, kind: str, offset: int, lineno: int, when, key: str, **extra) -> "TranscriptItem":
@@ -157,13 +157,13 @@ class TranscriptReader:
             self._open_turn(when).items.append(self._item("event", offset, lineno, when, f"{lineno}:event", name=line.kind))
 
     def _new_prompt(self, text: str, uuid: str | None, lineno: int, offset: int, when) -> None:
-        self.index._counts["prompts"] += 1
-        self.turn = self.index._new_turn(self.session, self.path, f"{self.session.id}:{uuid or lineno}", uuid, preview(text), when)
+        self.index.counts["prompts"] += 1
+        self.turn = self.index.new_turn(self.session, self.path, f"{self.session.id}:{uuid or lineno}", uuid, preview(text), when)
         self.turn.prompt, self.turn.line, self.turn.offset = text, lineno, offset
         if uuid:
             self.prompt_turns[uuid] = self.turn
             if uuid in self.snapshots:
-                self.index._merge_backups(self.turn, self.snapshots[uuid], self.session.cwd)
+                self.index.merge_backups(self.turn, self.snapshots[uuid], self.session.cwd)
 
     def _settle_command(self, *, answered: bool = False) -> None:
         """Decide what the pending slash command was: a prompt when the model answers it,
@@ -182,7 +182,7 @@ class TranscriptReader:
         turn = self.side_turns.get(parent or "")
         if turn is None and parent is None:
             n = len(self.side_turns)
-            turn = self.index._new_turn(self.session, self.path, f"{self.session.id}:sidechain-{uuid or n}", None, "sub-agent (inline)", when)
+            turn = self.index.new_turn(self.session, self.path, f"{self.session.id}:sidechain-{uuid or n}", None, "sub-agent (inline)", when)
             turn.agent_id = f"inline-{(uuid or str(n))[:8]}"
         if turn is not None and uuid:
             self.side_turns[uuid] = turn
@@ -194,7 +194,7 @@ class TranscriptReader:
             tool_use_id = field(block, "tool_use_id", kind=str)
             if field(block, "type", kind=str) != "tool_result" or tool_use_id is None:
                 continue
-            found = self.index._calls.get(f"{self.session.id}:{tool_use_id}")
+            found = self.index.calls.get(f"{self.session.id}:{tool_use_id}")
             if found is None:
                 continue
             item = found[1]
@@ -204,10 +204,10 @@ class TranscriptReader:
             if item.name in EDIT_TOOLS and not item.is_error and file_path:
                 item.change = True
                 item.file_path = file_path
-                self.index._counts["file_changes"] += 1
+                self.index.counts["file_changes"] += 1
             agent_id = field(result, "agentId", kind=str) if isinstance(result, dict) else None
             if item.name in AGENT_TOOLS and agent_id:
-                self.index._agent_calls[(self.session.id, agent_id)] = item.key
+                self.index.agent_calls[(self.session.id, agent_id)] = item.key
 
     # -- assistant lines -----------------------------------------------------------------------
     def _assistant(self, rec: dict, lineno: int, offset: int, when, turn: "Turn") -> None:
@@ -223,10 +223,10 @@ class TranscriptReader:
                 if tool_id is None:
                     continue
                 args = field(block, "input", kind=dict, default={})
-                self.index._counts["tool_calls"] += 1
+                self.index.counts["tool_calls"] += 1
                 item = self._item("call", offset, lineno, when, tool_id, name=field(block, "name", kind=str) or "tool", block=index,
                                   file_path=field(args, "file_path", kind=str), agent_prompt=field(args, "prompt", kind=str))
-                self.index._calls[f"{self.session.id}:{tool_id}"] = (turn.id, item)
+                self.index.calls[f"{self.session.id}:{tool_id}"] = (turn.id, item)
             elif btype == "text" and field(block, "text", kind=str, default="").strip():
                 item = self._item("reply", offset, lineno, when, f"{lineno}:{index}", name="reply", block=index)
                 turn.replies.append((block["text"], when))
@@ -250,7 +250,7 @@ class TranscriptReader:
             if isinstance(info, dict) and key not in target:
                 target[key] = field(info, "backupFileName", kind=str)
         if mid in self.prompt_turns:
-            self.index._merge_backups(self.prompt_turns[mid], self.snapshots[mid], self.session.cwd)
+            self.index.merge_backups(self.prompt_turns[mid], self.snapshots[mid], self.session.cwd)
 
 
 def normalised(path: str, cwd: str | None) -> str:

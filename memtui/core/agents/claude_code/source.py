@@ -51,7 +51,6 @@ from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.paths import files_key, stat_key
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
-from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.sources.transcript_undo import UndoRecorder
 
 __all__ = [
@@ -93,7 +92,7 @@ def _walk(folder: Path) -> list[Path]:
         return []
 
 
-class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
+class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
     """The Claude Code transcripts of one project (or any set of session transcripts)."""
 
     kind = "claude-code"
@@ -125,17 +124,17 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
 
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
-        ix = self._load()
+        ix = self.index()
         out = []
         running = running_sessions(self.home)  # transcripts record no end: the process registry tells
         kept = registry(self.home) is not None
-        for s in ix._sessions.values():
+        for s in ix.sessions.values():
             own = stat_key(s.file)
             if own is None:
                 continue  # removed since the index (a cleanup): gone at once, not at the next reload
-            prompts = [ix._turns[t] for t in s.turns if ix._turns[t].agent_id is None]
+            prompts = [ix.turns[t] for t in s.turns if ix.turns[t].agent_id is None]
             created = s.created_at or _mtime(s.file)
-            title = s.title or (prompts[0].title if prompts else ix._turns[s.turns[0]].title if s.turns else s.id)
+            title = s.title or (prompts[0].title if prompts else ix.turns[s.turns[0]].title if s.turns else s.id)
             if s.orphaned:
                 title = f"(transcript missing) {title}"
             current = next((t.id for t in reversed(prompts) if not t.superseded), None)
@@ -162,13 +161,13 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         and 2.0.x sub-agent transcripts beside it — what cleanup counts of them too."""
         if session.file.is_dir():  # only the sub-agents folder is left
             return _walk(session.file)
-        files = {session.file, *(ix._turns[t].transcript for t in session.turns)}
+        files = {session.file, *(ix.turns[t].transcript for t in session.turns)}
         folder = session.file.with_suffix("")
         if folder.is_dir():
             files = {f for f in files if folder not in f.parents} | set(_walk(folder))
         return sorted(files)
 
-    def _info(self, turn: Turn) -> TaskInfo:
+    def task_info(self, turn: Turn) -> TaskInfo:
         times = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
         last = turn.items[-1] if turn.items else None
         status = "completed"
@@ -199,14 +198,14 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
 
     def references(self, task_id: Id) -> list[Reference]:
         """Handoffs: the turn that called Task/Agent → the sub-agent's task (either end)."""
-        ix = self._load()
-        turn = self._turn(ix, task_id)
+        ix = self.index()
+        turn = self.turn_of(ix, task_id)
         refs = []
-        for child_id in ix._sessions[turn.session_id].turns:
-            child = ix._turns[child_id]
+        for child_id in ix.sessions[turn.session_id].turns:
+            child = ix.turns[child_id]
             if child.parent_call is None:
                 continue
-            found = ix._calls.get(f"{child.session_id}:{child.parent_call}")
+            found = ix.calls.get(f"{child.session_id}:{child.parent_call}")
             if found is None:
                 continue
             parent_id = found[0]
@@ -215,8 +214,8 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         return refs
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
-        ix = self._load()
-        turn = self._turn(ix, task_id)
+        ix = self.index()
+        turn = self.turn_of(ix, task_id)
         out = []
         for seq, item in enumerate(page(turn.items, offset, limit), start=offset + 1):  # numbered from 1
             out.append(self._step(ix, turn, seq, item))
@@ -265,7 +264,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         )
 
     def checkpoints(self, task_id: Id) -> list[CheckpointInfo]:
-        turn = self._turn(self._load(), task_id)
+        turn = self.turn_of(self.index(), task_id)
         return [
             CheckpointInfo(id=f"{turn.session_id}:{i.key}", task_id=turn.id, step_id=f"{turn.session_id}:{i.key}",
                            created_at=i.created_at, entry_count=1)
@@ -273,15 +272,15 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         ] + self.undo_checkpoints(turn.id)
 
     def _change(self, ix: Transcripts, checkpoint_id: Id) -> tuple[Turn, TranscriptItem]:
-        found = ix._calls.get(str(checkpoint_id))
+        found = ix.calls.get(str(checkpoint_id))
         if found is None or not found[1].change:
             raise UnknownId(f"no file change {checkpoint_id!r} in {self.path}")
-        return ix._turns[found[0]], found[1]
+        return ix.turns[found[0]], found[1]
 
     def _snapshot(self, ix: Transcripts, checkpoint_id: Id) -> Turn:
         """The prompt turn of a "<session>:<prompt uuid>:before" checkpoint."""
         key = str(checkpoint_id)
-        turn = ix._turns.get(key.removesuffix(SUFFIX)) if key.endswith(SUFFIX) else None
+        turn = ix.turns.get(key.removesuffix(SUFFIX)) if key.endswith(SUFFIX) else None
         if turn is None or not turn.items or turn.items[0].kind != "snapshot":
             raise UnknownId(f"no checkpoint {checkpoint_id!r} in {self.path}")
         return turn
@@ -291,7 +290,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         checkpoint ("<session>:<prompt uuid>:before": every tracked file before the prompt)."""
         if self.is_undo(checkpoint_id):
             return self.undo_checkpoint(checkpoint_id)
-        ix = self._load()
+        ix = self.index()
         if str(checkpoint_id).endswith(SUFFIX):
             turn = self._snapshot(ix, checkpoint_id)
             return CheckpointInfo(id=str(checkpoint_id), task_id=turn.id, step_id=str(checkpoint_id),
@@ -315,7 +314,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
     def checkpoint_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
         if self.is_undo(checkpoint_id):
             return self.undo_entries(checkpoint_id)
-        ix = self._load()
+        ix = self.index()
         if str(checkpoint_id).endswith(SUFFIX):
             turn = self._snapshot(ix, checkpoint_id)
             return [self._entry_info(f"{checkpoint_id}:{n}", str(checkpoint_id), f.path, *snapshot_contents(ix, turn, f))
@@ -339,7 +338,7 @@ class ClaudeCodeSource(UndoRecorder, RecordedRoot, TranscriptIndex):
         if self.is_undo(entry_id):
             return self.undo_read(entry_id)
         key = str(entry_id)
-        ix = self._load()
+        ix = self.index()
         if SUFFIX + ":" in key:
             checkpoint_id, n = key.rsplit(":", 1)
             turn = self._snapshot(ix, checkpoint_id)

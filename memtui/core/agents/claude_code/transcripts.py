@@ -12,16 +12,16 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from memtui.core.model import Problem
-from memtui.core.sources.base import Index
 from memtui.core.agents.claude_code.reader import AGENT_TOOLS, TranscriptReader, normalised
 from memtui.core.agents.claude_code.records import block_text, is_compaction_summariser, message_blocks, reply_usage
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
 from memtui.core.paths import stat_key
-from memtui.core.sources.relist import Folders, ListedSource, merge_part, recorded_in
+from memtui.core.sources.relist import Folders, recorded_in
+from memtui.core.sources.transcript_root import RecordedRoot, TurnIndex
 from memtui.core.agents.claude_code.titles import claude_history_titles
 
 __all__ = ["TranscriptIndex", "TranscriptItem", "Transcripts", "TranscriptSession", "Turn", "claude_home", "find_session_transcripts",
@@ -187,27 +187,36 @@ class TranscriptSession:
     orphaned: bool = False
 
 
-class Transcripts(Index):
-    """Sessions, turns and steps of transcripts, as offsets: one session's (a part, read from
-    its files) or the whole store's (the parts merged)."""
+def _transcript_counts() -> dict[str, int]:
+    return {"sessions": 0, "prompts": 0, "tool_calls": 0, "file_changes": 0, "malformed_lines": 0}
 
-    TABLES = ("_sessions", "_turns", "_calls", "_agent_calls", "_compactions")
 
-    def __init__(self, home: Path | None) -> None:
-        super().__init__()
-        self.home = home
-        self._sessions: dict[str, TranscriptSession] = {}
-        self._turns: dict[str, Turn] = {}
-        self._calls: dict[str, tuple[str, TranscriptItem]] = {}  # "<session>:<tool_use id>" → (turn id, item)
-        self._agent_calls: dict[tuple[str, str], str] = {}  # (session, agentId) → Task/Agent call id
-        self._compactions: dict[str, list[TranscriptItem]] = {}  # session → its compaction steps, in order
-        self._counts = {"sessions": 0, "prompts": 0, "tool_calls": 0, "file_changes": 0, "malformed_lines": 0}
-        self.stored: dict[str, tuple] = {}  # session → (its transcript's stat key, its bytes and files key)
+@dataclass
+class Transcripts(TurnIndex[TranscriptSession, Turn]):
+    """Claude Code's index: sessions, turns and steps of transcripts, as offsets: one session's
+    (a part, read from its files) or the whole store's (the parts merged)."""
+
+    home: Path | None = None
+    calls: dict[str, tuple[str, TranscriptItem]] = field(default_factory=dict)
+    """"<session>:<tool_use id>" → (turn id, item)."""
+    agent_calls: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(session, agentId) → the Task/Agent call id that started it."""
+    compactions: dict[str, list[TranscriptItem]] = field(default_factory=dict)
+    """session → its compaction steps, in order."""
+    stored: dict[str, tuple[Any, tuple[int, str]]] = field(default_factory=dict)
+    """session → (its transcript's stat key, its bytes and files key): filled as sessions are listed."""
+    counts: dict[str, int] = field(default_factory=_transcript_counts)
+
+    def add_tables(self, part: "Transcripts") -> None:
+        self.turns.update(part.turns)
+        self.calls.update(part.calls)
+        self.agent_calls.update(part.agent_calls)
+        self.compactions.update(part.compactions)
 
     @classmethod
     def read(cls, path: Path, home: Path | None) -> "Transcripts":
         """One session's transcript and its sub-agents'."""
-        part = cls(home)
+        part = cls(home=home)
         session = part._index_session(path)
         for sub in _subagent_files(path, session.id):
             if is_compaction_summariser(sub.stem):
@@ -226,24 +235,24 @@ class Transcripts(Index):
         if record is not None and isinstance(record.get("sessionId"), str):
             session_id = record["sessionId"]
         session = TranscriptSession(session_id, path, orphaned=orphaned)
-        self._sessions[session_id] = session
+        self.sessions[session_id] = session
         if orphaned:
             session.cwd = transcript_cwd(path)
-            self._problems.append(Problem(str(path.parent), None,
+            self.problems.append(Problem(str(path.parent), None,
                                           "the session transcript is missing; only its sub-agent transcripts are left"))
         else:
             self._index_transcript(path, session, subagent=False)
         return session
 
     def _orphan_dates(self, session: TranscriptSession) -> None:
-        times = [i.created_at for t in session.turns for i in self._turns[t].items if i.created_at]
-        times += [self._turns[t].created_at for t in session.turns if self._turns[t].created_at]
+        times = [i.created_at for t in session.turns for i in self.turns[t].items if i.created_at]
+        times += [self.turns[t].created_at for t in session.turns if self.turns[t].created_at]
         if times:
             session.created_at, session.updated_at = min(times), max(times)
 
-    def _new_turn(self, session: TranscriptSession, path: Path, turn_id: str, uuid: str | None, title: str, when) -> Turn:
+    def new_turn(self, session: TranscriptSession, path: Path, turn_id: str, uuid: str | None, title: str, when) -> Turn:
         turn = Turn(turn_id, session.id, uuid, title or "(empty prompt)", when, path)
-        self._turns[turn_id] = turn
+        self.turns[turn_id] = turn
         session.turns.append(turn_id)
         return turn
 
@@ -252,7 +261,7 @@ class Transcripts(Index):
         if subagent:
             agent_id = path.stem.removeprefix("agent-")
             meta = self._agent_meta(path)
-            turn = self._new_turn(session, path, f"{session.id}:agent-{agent_id}", None,
+            turn = self.new_turn(session, path, f"{session.id}:agent-{agent_id}", None,
                                   typed_field(meta, "description", kind=str) or f"sub-agent {agent_id}", None)
             turn.agent_id = agent_id
             turn.parent_call = typed_field(meta, "toolUseId", kind=str)
@@ -266,7 +275,7 @@ class Transcripts(Index):
         try:
             meta = json.loads(meta_file.read_text(encoding="utf-8", errors="replace"))
         except (OSError, json.JSONDecodeError, RecursionError):
-            self._problems.append(Problem(str(meta_file), None, "malformed JSON, ignored"))
+            self.problems.append(Problem(str(meta_file), None, "malformed JSON, ignored"))
             return {}
         return meta if isinstance(meta, dict) else {}
 
@@ -287,12 +296,12 @@ class Transcripts(Index):
                 summary = "\n".join(t for t in texts if t.strip()) or summary
             except RECORD_ERRORS as exc:
                 problems.append(Problem(str(path), lineno, f"{exc}; line skipped"))
-        self._problems.extend(problems)
-        pending = [i for i in self._compactions.get(session.id, []) if i.summariser is None]
+        self.problems.extend(problems)
+        pending = [i for i in self.compactions.get(session.id, []) if i.summariser is None]
         if pending:
             item = pending[0]
         else:  # no compaction left to claim it (its main transcript is gone): a step of its own
-            turn = self._new_turn(session, path, f"{session.id}:{path.stem}", None, "compaction summary", None)
+            turn = self.new_turn(session, path, f"{session.id}:{path.stem}", None, "compaction summary", None)
             item = TranscriptItem("compact", path, 0, 1, None, f"{path.stem}:compact", name="compaction")
             turn.items.append(item)
         item.summariser = path
@@ -303,34 +312,34 @@ class Transcripts(Index):
     def _link_subagents(self, session: TranscriptSession) -> None:
         """Find the Task/Agent call that started each sub-agent: by the `.meta.json`
         toolUseId, the result's agentId, or (2.0.x) the identical prompt."""
-        calls = [item for tid, item in self._calls.values()
-                 if self._turns[tid].session_id == session.id and item.name in AGENT_TOOLS]
+        calls = [item for tid, item in self.calls.values()
+                 if self.turns[tid].session_id == session.id and item.name in AGENT_TOOLS]
         for turn_id in session.turns:
-            child = self._turns[turn_id]
+            child = self.turns[turn_id]
             if child.agent_id is None or child.parent_call is not None:
                 continue
-            child.parent_call = self._agent_calls.get((session.id, child.agent_id))
+            child.parent_call = self.agent_calls.get((session.id, child.agent_id))
             if child.parent_call is None and child.prompt:
                 match = next((c for c in calls if c.agent_prompt and c.agent_prompt.strip() == child.prompt.strip()), None)
                 child.parent_call = match.key if match else None
 
-    def _merge_backups(self, turn: Turn, backups: dict[str, str | None], cwd: str | None) -> None:
+    def merge_backups(self, turn: Turn, backups: dict[str, str | None], cwd: str | None) -> None:
         for key, name in backups.items():
             turn.backups.setdefault(normalised(key, cwd), name)
 
 
-class TranscriptIndex(ListedSource):
+class TranscriptIndex(RecordedRoot[Transcripts]):
     """A set of transcripts, indexed (`Transcripts`); the read model is ClaudeCodeSource."""
 
-    def _build(self) -> Transcripts:
+    def build_index(self) -> Transcripts:
         """Each transcript listed now, read only when it or its sub-agents' files changed since
         the last index."""
-        whole = Transcripts(self.home)
-        for part in self._parts.each(self._listed(), _Signature(), lambda path: Transcripts.read(path, self.home)):
-            merge_part(whole, part, Transcripts.TABLES)
-        untitled = [s for s in whole._sessions.values() if not s.title]
-        for session_id, title in claude_history_titles(self.home, untitled, whole._problems).items():
-            whole._sessions[session_id] = replace(whole._sessions[session_id], title=title)  # the part's is served now
-        whole._counts["sessions"] = len(whole._sessions)
-        whole._counts["malformed_lines"] = count_malformed(whole._problems)
+        whole = Transcripts(home=self.home)
+        for part in self.listed_parts(_Signature(), lambda path: Transcripts.read(path, self.home)):
+            whole.merge(part)
+        untitled = [s for s in whole.sessions.values() if not s.title]
+        for session_id, title in claude_history_titles(self.home, untitled, whole.problems).items():
+            whole.sessions[session_id] = replace(whole.sessions[session_id], title=title)  # the part's is served now
+        whole.counts["sessions"] = len(whole.sessions)
+        whole.counts["malformed_lines"] = count_malformed(whole.problems)
         return whole

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Callable
 
 from memtui.core.model import Problem
-from memtui.core.sources.base import Index, preview
+from memtui.core.sources.base import preview
 from memtui.core.agents.codex.patches import PatchFile, output_succeeded, parse_patch, patch_text
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
 from memtui.core.paths import stat_key
-from memtui.core.sources.relist import Folders, ListedSource, merge_part, recorded_in
+from memtui.core.sources.relist import Folders, recorded_in
+from memtui.core.sources.transcript_root import RecordedRoot, TurnIndex
 from memtui.core.sources.timestamps import parse_time
 from memtui.core.agents.codex.titles import codex_titles
 
@@ -174,18 +175,22 @@ class RolloutSession:
     cwd: str | None = None
 
 
-class Rollouts(Index):
-    """Sessions, turns and steps of rollouts, as offsets: one rollout's (a part) or the whole
-    store's (the parts merged)."""
+def _rollout_counts() -> dict[str, int]:
+    return {"sessions": 0, "prompts": 0, "function_calls": 0, "patches": 0, "file_changes": 0, "malformed_lines": 0}
 
-    TABLES = ("_sessions", "_turns", "_changes")
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._sessions: dict[str, RolloutSession] = {}
-        self._turns: dict[str, Turn] = {}
-        self._changes: dict[str, tuple[Turn, RolloutItem, PatchFile, Path]] = {}
-        self._counts = {"sessions": 0, "prompts": 0, "function_calls": 0, "patches": 0, "file_changes": 0, "malformed_lines": 0}
+@dataclass
+class Rollouts(TurnIndex[RolloutSession, Turn]):
+    """Codex's index: sessions, turns and steps of rollouts, as offsets: one rollout's (a part)
+    or the whole store's (the parts merged)."""
+
+    changes: dict[str, tuple[Turn, RolloutItem, PatchFile, Path]] = field(default_factory=dict)
+    """"<session>:<call id>:<n>" → the n-th file of an applied patch: (turn, call, file, rollout)."""
+    counts: dict[str, int] = field(default_factory=_rollout_counts)
+
+    def add_tables(self, part: "Rollouts") -> None:
+        self.turns.update(part.turns)
+        self.changes.update(part.changes)
 
     @classmethod
     def read(cls, path: Path) -> "Rollouts":
@@ -218,7 +223,7 @@ class Rollouts(Index):
         session_id = meta.get("id") if isinstance(meta.get("id"), str) else path.stem
         session = RolloutSession(session_id, path, meta, None, created_at=parse_time(meta.get("timestamp")))
         session.cwd = rollout_cwd(path, meta)
-        self._sessions[session_id] = session
+        self.sessions[session_id] = session
         self._current: Turn | None = None
         self._pending: dict[str, RolloutItem] = {}
         self._has_events = any(kind == "event_msg" and p.get("type") == "user_message" for _l, _o, kind, p, _w in rows)
@@ -228,7 +233,7 @@ class Rollouts(Index):
             except RECORD_ERRORS as exc:
                 problems.append(Problem(str(path), lineno, f"{exc}; line skipped"))
         self._settle(session, path)
-        self._problems += problems
+        self.problems += problems
 
     def _row(self, session: RolloutSession, lineno: int, offset: int, kind: str, payload: dict, when) -> None:
         if when is not None:
@@ -242,8 +247,8 @@ class Rollouts(Index):
             text = message_text(payload)
             prompt = None if _is_context(text) else text
         if prompt is not None:
-            self._counts["prompts"] += 1
-            self._current = self._new_turn(session, f"{session.id}:{lineno}", preview(prompt) or "(empty prompt)", prompt, when)
+            self.counts["prompts"] += 1
+            self._current = self.new_turn(session, f"{session.id}:{lineno}", preview(prompt) or "(empty prompt)", prompt, when)
             return
         if kind == "event_msg" and ptype == "token_count":
             total = typed_field(payload, "info", "total_token_usage", kind=dict)
@@ -257,7 +262,7 @@ class Rollouts(Index):
                         last.tokens_out += _grown(previous, total, "output_tokens")
             return
         if self._current is None and self._opens_turn(kind, payload):
-            self._current = self._new_turn(session, f"{session.id}:start", "(before the first prompt)", "", when)
+            self._current = self.new_turn(session, f"{session.id}:start", "(before the first prompt)", "", when)
         target = self._current
         if target is None:
             return
@@ -267,7 +272,7 @@ class Rollouts(Index):
             name = typed_field(payload, "name", kind=str) or {"local_shell_call": "shell", "web_search_call": "web_search"}.get(ptype, ptype)
             item = RolloutItem("call", offset, lineno, when, call_id, name=name, status=typed_field(payload, "status", kind=str))
             if ptype != "web_search_call":
-                self._counts["function_calls"] += 1
+                self.counts["function_calls"] += 1
             text = patch_text(payload)
             files = parse_patch(text) if text is not None else []
             item.patch = files or None
@@ -312,7 +317,7 @@ class Rollouts(Index):
         file changes."""
         previous: dict = {}
         for turn_id in session.turns:
-            t = self._turns[turn_id]
+            t = self.turns[turn_id]
             if t.total_at_end is None or not t.items:
                 continue
             first = t.items[0]
@@ -320,13 +325,13 @@ class Rollouts(Index):
             first.tokens_out += max(0, _grown(previous, t.total_at_end, "output_tokens") - sum(i.tokens_out for i in t.items))
             previous = t.total_at_end
         for turn_id in session.turns:
-            t = self._turns[turn_id]
+            t = self.turns[turn_id]
             for item in t.items:
                 if item.patch is not None and item.applied:
-                    self._counts["patches"] += 1
+                    self.counts["patches"] += 1
                     for n, pf in enumerate(item.patch):
-                        self._counts["file_changes"] += 1
-                        self._changes[f"{session.id}:{item.key}:{n}"] = (t, item, pf, path)
+                        self.counts["file_changes"] += 1
+                        self.changes[f"{session.id}:{item.key}:{n}"] = (t, item, pf, path)
 
     @staticmethod
     def _opens_turn(kind: str, payload: dict) -> bool:
@@ -336,9 +341,9 @@ class Rollouts(Index):
             return ptype in CALLS or (ptype == "message" and payload.get("role") == "assistant")
         return kind == "compacted" or ptype in ("turn_diff", "patch_apply_end")
 
-    def _new_turn(self, session: RolloutSession, turn_id: str, title: str, prompt: str, when) -> Turn:
+    def new_turn(self, session: RolloutSession, turn_id: str, title: str, prompt: str, when) -> Turn:
         turn = Turn(turn_id, session.id, title, prompt, when)
-        self._turns[turn_id] = turn
+        self.turns[turn_id] = turn
         session.turns.append(turn_id)
         return turn
 
@@ -353,18 +358,18 @@ def _count(totals: dict, key: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-class RolloutIndex(ListedSource):
+class RolloutIndex(RecordedRoot[Rollouts]):
     """A set of rollouts, indexed (`Rollouts`); the read model is CodexSource."""
 
-    def _build(self) -> Rollouts:
+    def build_index(self) -> Rollouts:
         """Each rollout listed now, read only when it changed since the last index; names from
         the home every time."""
         whole = Rollouts()
-        titles = codex_titles(self.home, whole._problems)
-        for part in self._parts.each(self._listed(), stat_key, Rollouts.read):
-            merge_part(whole, part, Rollouts.TABLES)
-        for session in list(whole._sessions.values()):  # a copy: the part's session is in the index served now
-            whole._sessions[session.id] = replace(session, title=titles.get(session.id))
-        whole._counts["sessions"] = len(whole._sessions)
-        whole._counts["malformed_lines"] = count_malformed(whole._problems)
+        titles = codex_titles(self.home, whole.problems)
+        for part in self.listed_parts(stat_key, Rollouts.read):
+            whole.merge(part)
+        for session in list(whole.sessions.values()):  # a copy: the part's session is in the index served now
+            whole.sessions[session.id] = replace(session, title=titles.get(session.id))
+        whole.counts["sessions"] = len(whole.sessions)
+        whole.counts["malformed_lines"] = count_malformed(whole.problems)
         return whole

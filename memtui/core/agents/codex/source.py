@@ -41,7 +41,6 @@ from memtui.core.agents.codex.rollouts import (
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.paths import files_key, stat_key
 from memtui.core.sources.timestamps import file_time, sort_key
-from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.sources.transcript_undo import UndoRecorder
 
 __all__ = [
@@ -58,7 +57,7 @@ __all__ = [
 ]
 
 
-class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
+class CodexSource(UndoRecorder, RolloutIndex):
     """The Codex rollouts of one project (or any set of rollout files)."""
 
     kind = "codex"
@@ -87,18 +86,18 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
     # -- summary ---------------------------------------------------------------------------
     def token_usage(self, session_id: Id) -> dict | None:
         """The session's last cumulative `total_token_usage` (None if never reported)."""
-        session = self._load()._sessions.get(str(session_id))
+        session = self.index().sessions.get(str(session_id))
         return dict(session.total_tokens) if session and session.total_tokens else None
 
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
-        ix = self._load()
+        ix = self.index()
         out = []
-        for s in ix._sessions.values():
+        for s in ix.sessions.values():
             if stat_key(s.file) is None:
                 continue  # removed since the index (a cleanup): gone at once, not at the next reload
             created = s.created_at or file_time(s.file)
-            first = next((ix._turns[t] for t in s.turns if ix._turns[t].prompt), None)
+            first = next((ix.turns[t] for t in s.turns if ix.turns[t].prompt), None)
             stored, key = files_key([s.file])
             # status: a rollout records no end of its session, and Codex registers no process
             out.append(SessionInfo(id=s.id, title=s.title or (first.title if first else s.id), status="unknown",
@@ -107,7 +106,7 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
                                    stored_bytes=stored, files_key=key))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
 
-    def _info(self, turn: Turn) -> TaskInfo:
+    def task_info(self, turn: Turn) -> TaskInfo:
         times = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
         aborted = bool(turn.items) and turn.items[-1].kind == "aborted"
         return TaskInfo(id=turn.id, session_id=turn.session_id, title=turn.title,
@@ -117,9 +116,9 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
                         checkpoint_count=sum(1 for i in turn.items if i.patch is not None and i.applied))
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
-        ix = self._load()
-        turn = self._turn(ix, task_id)
-        path = ix._sessions[turn.session_id].file
+        ix = self.index()
+        turn = self.turn_of(ix, task_id)
+        path = ix.sessions[turn.session_id].file
         return [self._step(turn, path, seq, item) for seq, item in enumerate(page(turn.items, offset, limit), start=offset + 1)]
 
     def _step(self, turn: Turn, path: Path, seq: int, item: RolloutItem) -> StepInfo:
@@ -163,7 +162,7 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         )
 
     def checkpoints(self, task_id: Id) -> list[CheckpointInfo]:
-        turn = self._turn(self._load(), task_id)
+        turn = self.turn_of(self.index(), task_id)
         return [CheckpointInfo(id=f"{turn.session_id}:{i.key}", task_id=turn.id, step_id=f"{turn.session_id}:{i.key}",
                                created_at=i.created_at, entry_count=len(i.patch or []))
                 for i in turn.items if i.patch is not None and i.applied] + self.undo_checkpoints(turn.id)
@@ -171,7 +170,7 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
     def _relative(self, ix: Rollouts, turn: Turn, path: str) -> str:
         """Patch paths are relative to the session's cwd: make them relative to the
         source's workspace, or absolute when there is no single one."""
-        cwd = ix._sessions[turn.session_id].cwd
+        cwd = ix.sessions[turn.session_id].cwd
         absolute = path if os.path.isabs(path) or not cwd else os.path.join(cwd, path)
         return self.relative_to_recorded(absolute)
 
@@ -180,7 +179,7 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         if self.is_undo(checkpoint_id):
             return self.undo_checkpoint(checkpoint_id)
         prefix = f"{checkpoint_id}:"
-        for entry_id, (turn, item, _pf, _path) in self._load()._changes.items():
+        for entry_id, (turn, item, _pf, _path) in self.index().changes.items():
             if entry_id.startswith(prefix):
                 return CheckpointInfo(id=str(checkpoint_id), task_id=turn.id, step_id=str(checkpoint_id),
                                       created_at=item.created_at, entry_count=len(item.patch or []))
@@ -190,7 +189,7 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         """One file of an applied patch ("<session>:<call id>:<n>")."""
         if self.is_undo(entry_id):
             return self.undo_entry(entry_id)
-        if str(entry_id) not in self._load()._changes:
+        if str(entry_id) not in self.index().changes:
             raise UnknownId(f"no file change {entry_id!r} in {self.path}")
         checkpoint_id = str(entry_id).rsplit(":", 1)[0]
         return next(e for e in self.checkpoint_entries(checkpoint_id) if e.id == str(entry_id))
@@ -198,10 +197,10 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
     def checkpoint_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
         if self.is_undo(checkpoint_id):
             return self.undo_entries(checkpoint_id)
-        ix = self._load()
+        ix = self.index()
         out = []
         prefix = f"{checkpoint_id}:"
-        for entry_id, (turn, item, pf, path) in ix._changes.items():
+        for entry_id, (turn, item, pf, path) in ix.changes.items():
             if not entry_id.startswith(prefix):
                 continue
             before, after, reason, diff = self._contents(ix, turn, item, pf, path)
@@ -221,8 +220,8 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
         Raises ContentUnknown for what Codex did not record — see the entry's `diff`."""
         if self.is_undo(entry_id):
             return self.undo_read(entry_id)
-        ix = self._load()
-        found = ix._changes.get(str(entry_id))
+        ix = self.index()
+        found = ix.changes.get(str(entry_id))
         if found is None:
             raise UnknownId(f"no file change {entry_id!r} in {self.path}")
         turn, item, pf, path = found
@@ -241,7 +240,7 @@ class CodexSource(UndoRecorder, RecordedRoot, RolloutIndex):
             payload = rec.get("payload")
             changes = payload.get("changes") if isinstance(payload, dict) else None
             if isinstance(changes, dict):
-                cwd = ix._sessions[turn.session_id].cwd or ""
+                cwd = ix.sessions[turn.session_id].cwd or ""
                 change = changes.get(pf.path) or changes.get(os.path.join(cwd, pf.path)) or {}
                 change = change if isinstance(change, dict) else {}
         diff = "\n".join(pf.body)

@@ -65,7 +65,7 @@ def _tool_name(call: dict) -> str:
 
 
 @dataclass
-class _Turn:
+class JsonlTurn:
     id: str
     session_id: str
     title: str
@@ -74,24 +74,23 @@ class _Turn:
 
 
 @dataclass
-class _Session:
+class JsonlSession:
     key: str
     path: Path
     meta: dict
-    turns: list[_Turn]
+    turns: list[JsonlTurn]
     message_count: int
 
 
-class _Tables(Index):
+@dataclass
+class JsonlIndex(Index):
     """The sessions (by key) and the history rows a read of the store gave."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._sessions: dict[str, _Session] = {}
-        self._history: list[MemoryItem] = []
+    sessions: dict[str, JsonlSession] = field(default_factory=dict)
+    history: list[MemoryItem] = field(default_factory=list)
 
 
-class JsonlSessionsSource(IndexedSource):
+class JsonlSessionsSource(IndexedSource[JsonlIndex]):
     """A JSONL session store rooted at a workspace folder."""
 
     kind = "jsonl-sessions"
@@ -116,11 +115,11 @@ class JsonlSessionsSource(IndexedSource):
         self._parts = Parts()  # each session file, parsed again when it changed
 
     # -- loading ---------------------------------------------------------------------------
-    def _build(self) -> "_Tables":
+    def build_index(self) -> "JsonlIndex":
         """The store as it is now (again at each reload: a new session file shows up, a removed
         one goes); only new or changed files are parsed again."""
-        ix = _Tables()
-        sessions, problems = ix._sessions, ix._problems
+        ix = JsonlIndex()
+        sessions, problems = ix.sessions, ix.problems
         folder = self.path / "sessions"
         for session, found in self._parts.each(self._folders.files(folder, ".jsonl"), stat_key, self._read_session):
             problems += found
@@ -128,17 +127,17 @@ class JsonlSessionsSource(IndexedSource):
                 problems.append(Problem(str(session.path), 1, f"duplicate session key {session.key!r}, kept the first"))
                 continue
             sessions[session.key] = session
-        ix._history = self._read_history(problems)
-        ix._counts = {"sessions": len(sessions), "messages": sum(s.message_count for s in sessions.values()),
-                      "history_entries": len(ix._history)}
+        ix.history = self._read_history(problems)
+        ix.counts = {"sessions": len(sessions), "messages": sum(s.message_count for s in sessions.values()),
+                      "history_entries": len(ix.history)}
         return ix
 
-    def _read_session(self, path: Path) -> tuple[_Session, list[Problem]]:
+    def _read_session(self, path: Path) -> tuple[JsonlSession, list[Problem]]:
         """One session file, and what was wrong in it."""
         problems: list[Problem] = []
         meta: dict = {}
         key = path.stem
-        turns: list[_Turn] = []
+        turns: list[JsonlTurn] = []
         count = 0
         for lineno, _offset, record in iter_records(path, problems):
             if lineno == 1 and _is_meta(record):
@@ -162,9 +161,9 @@ class JsonlSessionsSource(IndexedSource):
                 is_user = record.get("role") == "user"
                 turn_id = f"{key}#{record.get('id', lineno)}" if is_user else f"{key}#start"
                 title = preview(_text(record.get("content"))) if is_user else "(before the first prompt)"
-                turns.append(_Turn(turn_id, key, title or "(empty prompt)", when))
+                turns.append(JsonlTurn(turn_id, key, title or "(empty prompt)", when))
             turns[-1].records.append(record)
-        return _Session(key, path, meta, turns, count), problems
+        return JsonlSession(key, path, meta, turns, count), problems
 
     def _read_history(self, problems: list[Problem]) -> list[MemoryItem]:
         items: list[MemoryItem] = []
@@ -193,7 +192,7 @@ class JsonlSessionsSource(IndexedSource):
     # -- read model ------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
         out = []
-        for s in self._load()._sessions.values():
+        for s in self.index().sessions.values():
             if stat_key(s.path) is None:
                 continue  # removed since the index: gone at once, not at the next reload
             created = parse_time(s.meta.get("created_at")) or (s.turns[0].created_at if s.turns else None) or file_time(s.path)
@@ -214,16 +213,16 @@ class JsonlSessionsSource(IndexedSource):
             )
         return sorted(out, key=lambda s: sort_key(s.updated_at), reverse=True)
 
-    def _turn(self, task_id: Id) -> _Turn:
+    def _turn(self, task_id: Id) -> JsonlTurn:
         key = str(task_id).split("#", 1)[0]
-        session = self._load()._sessions.get(key)
+        session = self.index().sessions.get(key)
         for turn in session.turns if session else []:
             if turn.id == task_id:
                 return turn
         raise UnknownId(f"no turn {task_id!r} in {self.path}")
 
     @staticmethod
-    def _info(turn: _Turn) -> TaskInfo:
+    def _info(turn: JsonlTurn) -> TaskInfo:
         last = parse_time(turn.records[-1].get("timestamp")) if turn.records else None
         return TaskInfo(
             id=turn.id,
@@ -237,7 +236,7 @@ class JsonlSessionsSource(IndexedSource):
         )
 
     def tasks(self, session_id: Id | None) -> list[TaskInfo]:
-        session = self._load()._sessions.get(str(session_id)) if session_id is not None else None
+        session = self.index().sessions.get(str(session_id)) if session_id is not None else None
         return [self._info(t) for t in session.turns] if session else []
 
     def task(self, task_id: Id) -> TaskInfo:
@@ -284,4 +283,4 @@ class JsonlSessionsSource(IndexedSource):
 
     def memory_items(self, kind: str | None = None) -> list[MemoryItem]:
         """Rows of memory/history.jsonl (kind "history"), oldest first."""
-        return [i for i in self._load()._history if kind is None or i.kind == kind]
+        return [i for i in self.index().history if kind is None or i.kind == kind]

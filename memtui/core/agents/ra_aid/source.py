@@ -45,17 +45,8 @@ def is_ra_aid_db(path: Path) -> bool:
         return False
 
 
-class _Tables(Index):
-    """What a read of pk.db gave (`RaAidSource._build`); steps are read again from the database."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._reported: set = set()  # wrong-typed cells already reported (steps are read again)
-        self.current_input_id: int | None = None
-
-
 @dataclass
-class _Input:
+class RaAidInput:
     id: int
     content: str
     source: str
@@ -64,7 +55,27 @@ class _Input:
     step_ids: list[int] = field(default_factory=list)
 
 
-class RaAidSource(IndexedSource):
+@dataclass
+class RaAidIndex(Index):
+    """What a read of pk.db gave (`RaAidSource.build_index`); steps are read again from the database."""
+
+    reported: set[tuple[Any, ...]] = field(default_factory=set)
+    """Wrong-typed cells already reported (steps are read again)."""
+    current_input_id: int | None = None
+    """RA.Aid's "current human input": the newest row by created_at in the whole database."""
+    sessions_raw: list[dict[str, Any]] = field(default_factory=list)
+    inputs: dict[int, RaAidInput] = field(default_factory=dict)
+    """human_input rows by id: the tasks."""
+    extra_tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Tasks for trajectory rows no input precedes ("session-<id>", "unattached")."""
+    step_task: dict[int, Id] = field(default_factory=dict)
+    task_steps: dict[Id, list[int]] = field(default_factory=dict)
+    step_errors: dict[int, bool] = field(default_factory=dict)
+    last_step_time: dict[Id, datetime | None] = field(default_factory=dict)
+    items: list[MemoryItem] = field(default_factory=list)
+
+
+class RaAidSource(IndexedSource[RaAidIndex]):
     """An RA.Aid project database, opened read-only."""
 
     kind = "ra-aid"
@@ -92,15 +103,15 @@ class RaAidSource(IndexedSource):
         except sqlite3.DatabaseError as exc:
             raise NotAStore(f"{self.path}: {exc}") from exc
 
-    def _build(self) -> "_Tables":
-        ix = _Tables()
+    def build_index(self) -> RaAidIndex:
+        ix = RaAidIndex()
         conn = self._connect()
         try:
             present = table_names(conn)
             for table in TABLES:
                 if table not in present:
-                    ix._problems.append(Problem(str(self.path), None, f"table {table!r} is missing"))
-            ix._counts = {
+                    ix.problems.append(Problem(str(self.path), None, f"table {table!r} is missing"))
+            ix.counts = {
                 t: (conn.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] if t in present else 0)
                 for t in TABLES
             }
@@ -111,24 +122,24 @@ class RaAidSource(IndexedSource):
             conn.close()
         return ix
 
-    def _rows(self, ix: "_Tables", conn, table: str, present: set[str], wanted: Sequence[str]) -> list[dict]:
+    def _rows(self, ix: RaAidIndex, conn, table: str, present: set[str], wanted: Sequence[str]) -> list[dict]:
         if table not in present:
             return []
         have = _columns(conn, table)
         cols = ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in wanted)
-        rows = (typed_row(table, dict(row), self.path, ix._problems, ix._reported)
+        rows = (typed_row(table, dict(row), self.path, ix.problems, ix.reported)
                 for row in conn.execute(f'SELECT {cols} FROM "{table}" ORDER BY id'))
         return [row for row in rows if row is not None]
 
-    def _read(self, ix: "_Tables", conn: sqlite3.Connection, present: set[str]) -> None:
-        ix._sessions_raw = self._rows(
+    def _read(self, ix: RaAidIndex, conn: sqlite3.Connection, present: set[str]) -> None:
+        ix.sessions_raw = self._rows(
             ix, conn, "session", present,
             ["id", "created_at", "updated_at", "start_time", "command_line", "program_version", "status"],
         )
         inputs = self._rows(ix, conn, "human_input", present, ["id", "created_at", "content", "source", "session_id"])
         traj = self._rows(ix, conn, "trajectory", present, ["id", "created_at", "human_input_id", "session_id", "is_error", "record_type"])
         starts = sorted(
-            ((parse_time(s["start_time"] or s["created_at"]), s["id"]) for s in ix._sessions_raw),
+            ((parse_time(s["start_time"] or s["created_at"]), s["id"]) for s in ix.sessions_raw),
             key=lambda pair: sort_key(pair[0]),
         )
 
@@ -143,28 +154,28 @@ class RaAidSource(IndexedSource):
         for row in traj:
             if row["human_input_id"] is not None and row["session_id"] is not None:
                 via_traj.setdefault(row["human_input_id"], row["session_id"])
-        ix._inputs: dict[int, _Input] = {}
+        ix.inputs = {}
         for row in inputs:
             created = parse_time(row["created_at"])
             sid = via_traj.get(row["id"], row["session_id"])
             if sid is None:
                 sid = session_at(created)
-            ix._inputs[row["id"]] = _Input(row["id"], row["content"] or "", row["source"] or "", created, sid)
+            ix.inputs[row["id"]] = RaAidInput(row["id"], row["content"] or "", row["source"] or "", created, sid)
         # RA.Aid's "current human input": the newest row by created_at in the whole DB.
-        newest = max(ix._inputs.values(), key=lambda i: (sort_key(i.created_at), i.id), default=None)
+        newest = max(ix.inputs.values(), key=lambda i: (sort_key(i.created_at), i.id), default=None)
         ix.current_input_id = newest.id if newest else None
 
         # Trajectory rows without an input (model_usage, file_write) belong to the latest
         # input of their session that precedes them; failing that, to the session itself.
-        by_session: dict[int | None, list[_Input]] = {}
-        for inp in ix._inputs.values():
+        by_session: dict[int | None, list[RaAidInput]] = {}
+        for inp in ix.inputs.values():
             by_session.setdefault(inp.session_id, []).append(inp)
-        ix._extra_tasks: dict[str, dict] = {}
-        ix._step_task: dict[int, Id] = {}
-        ix._task_steps: dict[Id, list[int]] = {}
-        ix._step_errors: dict[int, bool] = {}
+        ix.extra_tasks = {}
+        ix.step_task = {}
+        ix.task_steps = {}
+        ix.step_errors = {}
         for row in traj:
-            task_id: Id | None = row["human_input_id"] if row["human_input_id"] in ix._inputs else None
+            task_id: Id | None = row["human_input_id"] if row["human_input_id"] in ix.inputs else None
             if task_id is None:
                 when = parse_time(row["created_at"])
                 candidates = [i for i in by_session.get(row["session_id"], []) if sort_key(i.created_at) <= sort_key(when)]
@@ -173,24 +184,24 @@ class RaAidSource(IndexedSource):
                 else:
                     sid = row["session_id"]
                     task_id = f"session-{sid}" if sid is not None else "unattached"
-                    extra = ix._extra_tasks.setdefault(task_id, {"session_id": sid, "created_at": when})
+                    extra = ix.extra_tasks.setdefault(task_id, {"session_id": sid, "created_at": when})
                     extra["updated_at"] = when
-            ix._step_task[row["id"]] = task_id
-            ix._task_steps.setdefault(task_id, []).append(row["id"])
-            ix._step_errors[row["id"]] = bool(row["is_error"]) or row["record_type"] == "error"
-        ix._last_step_time: dict[Id, datetime | None] = {}
+            ix.step_task[row["id"]] = task_id
+            ix.task_steps.setdefault(task_id, []).append(row["id"])
+            ix.step_errors[row["id"]] = bool(row["is_error"]) or row["record_type"] == "error"
+        ix.last_step_time = {}
         times = {row["id"]: parse_time(row["created_at"]) for row in traj}
-        for task_id, ids in ix._task_steps.items():
-            ix._last_step_time[task_id] = times.get(ids[-1])
+        for task_id, ids in ix.task_steps.items():
+            ix.last_step_time[task_id] = times.get(ids[-1])
 
-        ix._items: list[MemoryItem] = []
+        ix.items = []
         for kind, table in ITEM_TABLES.items():
             wanted = ["id", "created_at", "human_input_id", "session_id"]
             wanted += ["filepath", "line_number", "snippet", "description"] if kind == "snippet" else ["content"]
             for row in self._rows(ix, conn, table, present, wanted):
                 hi = row["human_input_id"]
-                inp = ix._inputs.get(hi) if hi is not None else None
-                ix._items.append(
+                inp = ix.inputs.get(hi) if hi is not None else None
+                ix.items.append(
                     MemoryItem(
                         id=row["id"],
                         kind=kind,
@@ -209,12 +220,12 @@ class RaAidSource(IndexedSource):
     @property
     def current_input_id(self) -> int | None:
         """RA.Aid's "current human input": the newest row by created_at in the whole DB."""
-        return self._load().current_input_id
+        return self.index().current_input_id
 
     def sessions(self) -> list[SessionInfo]:
-        ix = self._load()
+        ix = self.index()
         out = []
-        for s in ix._sessions_raw:
+        for s in ix.sessions_raw:
             tasks = self._tasks(ix, s["id"])
             created = parse_time(s["start_time"]) or parse_time(s["created_at"]) or datetime.min
             updated = max([created, parse_time(s["updated_at"]) or created] + [t.updated_at for t in tasks if t.updated_at], key=sort_key)
@@ -233,12 +244,12 @@ class RaAidSource(IndexedSource):
             )
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)  # newest first, as every store
 
-    def _task_info(self, ix: "_Tables", task_id: Id) -> TaskInfo:
-        steps = ix._task_steps.get(task_id, [])
-        failed = bool(steps) and ix._step_errors.get(steps[-1], False)
+    def _task_info(self, ix: RaAidIndex, task_id: Id) -> TaskInfo:
+        steps = ix.task_steps.get(task_id, [])
+        failed = bool(steps) and ix.step_errors.get(steps[-1], False)
         if isinstance(task_id, int):
-            inp = ix._inputs[task_id]
-            updated = ix._last_step_time.get(task_id) or inp.created_at
+            inp = ix.inputs[task_id]
+            updated = ix.last_step_time.get(task_id) or inp.created_at
             return TaskInfo(
                 id=inp.id,
                 session_id=inp.session_id,
@@ -250,7 +261,7 @@ class RaAidSource(IndexedSource):
                 finished_at=updated,
                 step_count=len(steps),
             )
-        extra = ix._extra_tasks[task_id]
+        extra = ix.extra_tasks[task_id]
         return TaskInfo(
             id=task_id,
             session_id=extra["session_id"],
@@ -262,23 +273,23 @@ class RaAidSource(IndexedSource):
         )
 
     def tasks(self, session_id: Id | None) -> list[TaskInfo]:
-        return self._tasks(self._load(), session_id)
+        return self._tasks(self.index(), session_id)
 
-    def _tasks(self, ix: "_Tables", session_id: Id | None) -> list[TaskInfo]:
-        ids: list[Id] = [i.id for i in ix._inputs.values() if i.session_id == session_id]
-        ids += [t for t, extra in ix._extra_tasks.items() if extra["session_id"] == session_id]
+    def _tasks(self, ix: RaAidIndex, session_id: Id | None) -> list[TaskInfo]:
+        ids: list[Id] = [i.id for i in ix.inputs.values() if i.session_id == session_id]
+        ids += [t for t, extra in ix.extra_tasks.items() if extra["session_id"] == session_id]
         infos = [self._task_info(ix, t) for t in ids]
         return sorted(infos, key=lambda t: (sort_key(t.created_at), str(t.id)))
 
     def task(self, task_id: Id) -> TaskInfo:
-        ix = self._load()
-        if task_id in ix._inputs or task_id in ix._extra_tasks:
+        ix = self.index()
+        if task_id in ix.inputs or task_id in ix.extra_tasks:
             return self._task_info(ix, task_id)
         raise UnknownId(f"no human input #{task_id} in {self.path}")
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
-        ix = self._load()
-        ids = page(ix._task_steps.get(task_id, []), offset, limit)
+        ix = self.index()
+        ids = page(ix.task_steps.get(task_id, []), offset, limit)
         if not ids:
             return []
         conn = self._connect()
@@ -289,7 +300,7 @@ class RaAidSource(IndexedSource):
             have = _columns(conn, "trajectory")
             cols = ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in wanted)
             marks = ", ".join("?" for _ in ids)
-            rows = {r["id"]: typed_row("trajectory", dict(r), self.path, ix._problems, ix._reported)
+            rows = {r["id"]: typed_row("trajectory", dict(r), self.path, ix.problems, ix.reported)
                     for r in conn.execute(f"SELECT {cols} FROM trajectory WHERE id IN ({marks})", ids)}
         finally:
             conn.close()
@@ -323,12 +334,12 @@ class RaAidSource(IndexedSource):
         return out
 
     def messages(self, task_id: Id) -> list[MessageInfo]:
-        ix = self._load()
-        inp = ix._inputs.get(task_id) if isinstance(task_id, int) else None
+        ix = self.index()
+        inp = ix.inputs.get(task_id) if isinstance(task_id, int) else None
         if inp is None:
             return []
         return [MessageInfo(id=inp.id, task_id=inp.id, role=f"user ({inp.source})", content=inp.content, created_at=inp.created_at)]
 
     def memory_items(self, kind: str | None = None) -> list[MemoryItem]:
         """Key facts, key snippets and research notes (`kind` "fact" | "snippet" | "note")."""
-        return [item for item in self._load()._items if kind is None or item.kind == kind]
+        return [item for item in self.index().items if kind is None or item.kind == kind]
