@@ -57,6 +57,16 @@ def public_url(host: str, port: int) -> str:
     return f"http://{name}:{port}"
 
 
+def _check_store(path: Path) -> None:
+    """Refuse here, in one line, a path each tab's `memtui open` would refuse (a file that is
+    no store, a damaged database): the browser would only show a splash that never goes."""
+    from memtui.cli.open import check_openable
+
+    store = check_openable(path)
+    if store is not None:
+        store.close()
+
+
 CHUNK_WAIT_S = 30  # seconds the server waits for each chunk of a file the app delivers
 
 
@@ -75,6 +85,7 @@ def run(args) -> int:
     path = Path(args.path).expanduser().resolve()
     if not path.exists():
         raise MemtuiError(f"{args.path} does not exist")
+    _check_store(path)
     if not 0 < args.port < 65536:
         raise MemtuiError(f"--port {args.port} is not a port number (1–65535)")
     if args.max_tabs < 1:

@@ -3,13 +3,16 @@ user lets writes in from the network) and warned about before listening."""
 
 from __future__ import annotations
 
+import os
 import shlex
+import subprocess
 import sys
 
 import pytest
 
 from memtui.cli import main
 from memtui.cli.serve import app_command, is_loopback, public_url
+from memtui.ui.browser import free_port
 
 
 @pytest.mark.parametrize("host, loopback", [
@@ -65,3 +68,30 @@ def test_each_serve_prints_its_own_token_and_a_cap_below_one_is_refused(tmp_path
 def test_a_missing_path_is_refused_before_serving(tmp_path, capsys):
     assert main(["serve", str(tmp_path / "nope")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def _serve_fails_at_once(argv: list[str], tmp_path) -> subprocess.CompletedProcess:
+    """`memtui serve …` run as a user would; a server that starts listening instead of refusing
+    is stopped after a few seconds (the test then fails on its exit code)."""
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    try:
+        return subprocess.run([sys.executable, "-m", "memtui", "serve", *argv], capture_output=True, text=True,
+                              timeout=20, env=env)
+    except subprocess.TimeoutExpired as served:
+        raise AssertionError(f"memtui serve {argv} started serving: {served.stderr!r}") from None
+
+
+@pytest.mark.parametrize("layout", ["text file named agent.db", "workspace whose .agent/agent.db is text"])
+def test_a_path_that_is_no_store_is_refused_before_serving(tmp_path, layout):
+    if layout.startswith("text file"):
+        given = tmp_path / "agent.db"
+        given.write_text("not a database\n")
+    else:
+        given = tmp_path / "ws"
+        (given / ".agent").mkdir(parents=True)
+        (given / ".agent" / "agent.db").write_text("not a database\n")
+    done = _serve_fails_at_once([str(given), "--port", str(free_port())], tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memtui: ") and "agent.db" in lines[0], lines
+    assert "serving" not in done.stderr and "Traceback" not in done.stderr
