@@ -187,6 +187,19 @@ def _check_declared(frame: bytes, limit: int) -> None:
         raise ContentTooLarge(f"content declares {declared} bytes, over the {limit}-byte limit")
 
 
+def _check_magicless(frame: bytes, size: int, name: str) -> None:
+    """A delta frame is written without a content size; python-zstandard allocates whatever size
+    a header declares before decoding, so a damaged header that declares one (a flipped first
+    byte can claim exabytes) is refused here unless it is the row's own size."""
+    try:
+        declared = zstd.frame_content_size(ZSTD_MAGIC + frame[:32])  # the header, made whole
+    except zstd.ZstdError as exc:
+        raise CorruptContent(f"content {name} is a damaged delta frame: {exc}") from None
+    if declared not in (-1, size):
+        raise CorruptContent(f"content {name} is a damaged delta frame: its header declares {declared} bytes, "
+                             f"the content has {size}")
+
+
 def decode(
     codec: str,
     data: bytes,
@@ -219,6 +232,7 @@ def decode(
                 _check_declared(data, limit)
                 out = zstd.ZstdDecompressor(dict_data=_dict(load_base(base))).decompress(data, max_output_size=limit)
             else:  # no size in the frame: it inflates to at most the row's size (≤ limit, checked above)
+                _check_magicless(data, size, name)
                 out = zstd.ZstdDecompressor(dict_data=_dict(load_base(base)), format=zstd.FORMAT_ZSTD1_MAGICLESS
                                             ).decompress(data, max_output_size=max(size, 1))
         else:

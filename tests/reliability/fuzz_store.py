@@ -13,6 +13,7 @@ import harness as h
 import peewee
 from fuzz_records import _site
 
+from memtui.core.content import ZSTD_MAGIC
 from memtui.core.errors import MemtuiError
 from memtui.core.store import AgentStore
 
@@ -49,7 +50,11 @@ def blob_store(root: Path) -> tuple[Path, dict[int, tuple[bytes | None, bytes | 
 
 
 MUTATIONS = ("flip", "truncate", "append", "codec", "size", "base-self", "base-other", "base-missing",
-             "base-none", "depth", "data-null", "hash", "id")
+             "base-none", "depth", "data-null", "hash", "id", "delta-header")
+# delta-header: the first byte of a delta frame written without zstd's magic number (schema 6) —
+# its frame header descriptor. 0xc0 and 0xe4 make the header declare exabytes, which python-
+# zstandard would try to allocate unless the reader checks the declared size first.
+DELTA_HEADER_BYTES = (0xC0, 0xE4, 0x20, 0x60, 0xA0, 0xFF)
 
 
 def mutate_blob(conn, rnd: random.Random, ids: list[int]) -> str:
@@ -90,6 +95,13 @@ def mutate_blob(conn, rnd: random.Random, ids: list[int]) -> str:
         sets["hash"] = rnd.randbytes(32)
     elif what == "id":  # the row moves to another id: entries now point at nothing
         sets["id"] = rnd.randrange(10**6, 10**7)
+    elif what == "delta-header":
+        deltas = [i for i, c, d in conn.execute("SELECT id, codec, data FROM blob")
+                  if c == "delta" and d is not None and bytes(d)[:4] != ZSTD_MAGIC]
+        if deltas:
+            target = rnd.choice(deltas)
+            (data,) = conn.execute("SELECT data FROM blob WHERE id = ?", (target,)).fetchone()
+            sets["data"] = bytes([rnd.choice(DELTA_HEADER_BYTES)]) + bytes(data)[1:]
     if not sets:
         return "no-op"
     cols = ", ".join(f"{k} = ?" for k in sets)

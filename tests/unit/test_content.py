@@ -321,3 +321,31 @@ def test_a_path_whose_newest_content_gc_took_records_on_and_lookups_use_the_inde
     assert store.query("SELECT newest_blob = (SELECT MAX(id) FROM blob) FROM path WHERE path = 'p.txt'") == [(1,)]
     plan = str(store.query(f"EXPLAIN QUERY PLAN SELECT id FROM blob WHERE path_id = 1 AND version = 8 AND {SHALLOW}"))
     assert "blob_shallow" in plan
+
+
+@pytest.mark.parametrize("first", [0xC0, 0xE4])
+def test_a_delta_whose_damaged_header_declares_a_huge_size_is_corruption_naming_the_entry(store, first):
+    """A flipped first byte of a magicless delta makes its header declare exabytes: refused
+    from the header, before python-zstandard tries to allocate them (MemoryError)."""
+    entry, h, data, _, _, _ = _delta_entry(store)
+    store.execute("UPDATE blob SET data = ? WHERE hash = ?", (bytes([first]) + data[1:], h))
+    store._cache.clear()
+    with pytest.raises(CorruptContent, match=rf"checkpoint entry {entry.id}: content {h.hex()[:12]} is a damaged "
+                                             r"delta frame: its header declares \d+ bytes"):
+        store.read_entry(entry.id)
+
+
+def test_the_cli_says_so_in_one_line_for_a_delta_with_a_damaged_header(tmp_path, capsys):
+    from memtui.cli import main
+
+    with AgentStore.open(tmp_path / "ws") as store:
+        entry, h, data, _, _, _ = _delta_entry(store)
+        store.execute("UPDATE blob SET data = ? WHERE hash = ?", (b"\xc0" + data[1:], h))
+    # show lists the entry without its diff (exit 0); the rollback plan refuses it (exit 1).
+    for argv, expected in ((["show", str(tmp_path / "ws"), "--entry", str(entry.id), "--diff"], 0),
+                           (["rollback", str(tmp_path / "ws"), "--entry", str(entry.id), "--dry-run"], 1)):
+        assert main(argv) == expected, argv
+        out, err = capsys.readouterr()
+        said = (out + err).strip()
+        assert f"checkpoint entry {entry.id}: content {h.hex()[:12]} is a damaged delta frame" in said, argv
+        assert "MemoryError" not in said and "Traceback" not in said

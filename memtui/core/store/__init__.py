@@ -329,6 +329,6 @@ class AgentStore(Recorder, ContentWriter, ReadModel):
         try:
             before = self._read_blob(bk, ()) if bk is not None else codec.decode_legacy(before_legacy, self.content_limit)
             after = self._read_blob(ak, ()) if ak is not None else codec.decode_legacy(after_legacy, self.content_limit)
-        except codec.ChainTooLong as exc:
-            raise codec.ChainTooLong(f"checkpoint entry {entry_id}: {exc}") from None
+        except codec.CorruptContent as exc:  # ChainTooLong too: the entry the user asked for, named
+            raise type(exc)(f"checkpoint entry {entry_id}: {exc}") from None
         return before, after
