@@ -17,12 +17,13 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.style import Style
-from rich.text import Text
+from rich.terminal_theme import DEFAULT_TERMINAL_THEME, TerminalTheme
+from rich.text import Span, Text
 
 from memtui.core.display import human_bytes, one_line, sanitize
 
-__all__ = ["EndKept", "ansi_text", "clock_time", "human_bytes", "human_cost", "human_duration", "human_tokens", "one_line",
-           "relative_time", "safe_text", "sanitize"]
+__all__ = ["EndKept", "ansi_text", "clock_time", "contrast", "human_bytes", "human_cost", "human_duration", "human_tokens", "one_line",
+           "readable", "relative_time", "safe_text", "sanitize"]
 
 
 def safe_text(value: object, style: str | Style = "", multiline: bool = False) -> Text:
@@ -82,10 +83,18 @@ def start_within(plain: str, end: int, room: int) -> int:
 _SGR = re.compile(r"\x1b\[[0-9;]{0,32}m")
 """An ANSI "select graphic rendition" sequence: colours and bold, nothing else."""
 
+MIN_CONTRAST = 3.0
+"""The least contrast (WCAG ratio, 1–21) a colour from agent output needs against the background
+it is drawn on to be kept; 3 is WCAG's floor for large text. Below it the text takes the
+theme's own colour: an audit must not show text an agent has hidden."""
 
-def ansi_text(value: str) -> Text:
+
+def ansi_text(value: str, background: tuple[int, int, int] = (0, 0, 0),
+              palette: TerminalTheme | None = None) -> Text:
     """Tool output that colours itself (`\x1b[31m`): the SGR colour codes are rendered (Rich
-    parses them); every other control character or escape is shown visibly, as by safe_text."""
+    parses them) where they stay readable on `background` (`readable`; `palette` gives the
+    RGB of the 16 standard colours); every other control character or escape is shown
+    visibly, as by safe_text."""
     if "\x1b[" not in value:
         return safe_text(value, multiline=True)
     pieces, last = [], 0
@@ -93,9 +102,42 @@ def ansi_text(value: str) -> Text:
         pieces += [sanitize(value[last:match.start()], multiline=True), match.group()]
         last = match.end()
     pieces.append(sanitize(value[last:], multiline=True))
-    text = Text.from_ansi("".join(pieces), end="")
+    text = readable(Text.from_ansi("".join(pieces), end=""), background, palette or DEFAULT_TERMINAL_THEME)
     text.no_wrap = False
     return text
+
+
+def readable(text: Text, background: tuple[int, int, int], palette: TerminalTheme) -> Text:
+    """`text` with only what keeps every character readable on `background`: no background
+    colours (same as the text's: black on black), no dim, conceal, reverse or blink, and no
+    text colour within MIN_CONTRAST of the background (a 256-colour or truecolour near match);
+    bold, italic, underline, strike and the readable colours stay."""
+    spans = [Span(span.start, span.end, _readable_style(span.style, background, palette)) for span in text.spans]
+    return Text(text.plain, style=_readable_style(text.style, background, palette), spans=spans,
+                end=text.end, no_wrap=text.no_wrap, overflow=text.overflow)
+
+
+def _readable_style(style: str | Style, background: tuple[int, int, int], palette: TerminalTheme) -> Style:
+    if isinstance(style, str):
+        style = Style.parse(style) if style else Style.null()
+    color = style.color
+    if color is not None and (color.is_default or
+                              contrast(tuple(color.get_truecolor(palette, foreground=True)), background) < MIN_CONTRAST):
+        color = None
+    if color is style.color and not (style.bgcolor or style.dim or style.conceal or style.reverse or style.blink
+                                     or style.blink2):
+        return style  # readable as it is
+    return Style(color=color, bold=style.bold, italic=style.italic, underline=style.underline, strike=style.strike)
+
+
+def contrast(first: tuple[int, int, int], second: tuple[int, int, int]) -> float:
+    """The WCAG contrast ratio of two colours: 1 (the same) to 21 (black and white)."""
+    def luminance(rgb: tuple[int, int, int]) -> float:
+        linear = [c / 255 / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
 
 
 def human_duration(ms: int | float | None) -> str:

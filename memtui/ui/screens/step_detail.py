@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
+from rich.terminal_theme import TerminalTheme
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.highlight import highlight
+from textual.visual import Visual, visualize
 from textual.widgets import Static
 from textual.worker import Worker, get_current_worker
 
@@ -38,22 +40,41 @@ HIGHLIGHT_LIMIT = 200_000
 """Characters above which a value is shown plain (highlighting is for reading, not for megabytes)."""
 
 
-def render_value(value: Any) -> Content | Text:
-    """A step argument or result for display: text as text, anything else as highlighted JSON."""
+def render_value(value: Any, background: tuple[int, int, int] = (0, 0, 0),
+                 palette: TerminalTheme | None = None) -> Content | Text:
+    """A step argument or result for display: text as text, anything else as highlighted JSON.
+    Colours the text sets itself (ANSI escapes) are kept only where readable on `background`."""
     if value is None:
         return Text("(none)", style="dim")
     if isinstance(value, str):
         try:  # a result that is itself JSON text reads better pretty-printed
             parsed = json.loads(value)
         except ValueError:
-            return ansi_text(value)
+            return ansi_text(value, background, palette)
         if not isinstance(parsed, (dict, list)):
-            return ansi_text(value)
+            return ansi_text(value, background, palette)
         value = parsed
     code = sanitize(json.dumps(value, indent=2, ensure_ascii=False), multiline=True)
     if len(code) > HIGHLIGHT_LIMIT:
         return safe_text(code, multiline=True)
     return highlight(code, language="json")
+
+
+class StepValue(Static):
+    """A step's arguments or result, drawn for the background it is shown on (the agent's
+    colours are judged against it, whatever the theme)."""
+
+    def __init__(self, value: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.value = value
+        self._drawn: tuple[tuple, Visual] | None = None
+
+    def render(self) -> Visual:
+        background = self.background_colors[1].rgb
+        palette = self.app.ansi_theme
+        if self._drawn is None or self._drawn[0] != (background, palette):
+            self._drawn = ((background, palette), visualize(self, render_value(self.value, background, palette)))
+        return self._drawn[1]
 
 
 class StepDetailScreen(MemtuiScreen[str | None]):
@@ -78,9 +99,9 @@ class StepDetailScreen(MemtuiScreen[str | None]):
                 yield Static(Text("Error"), classes="step-section -error")
                 yield Static(safe_text(step.error, multiline=True), id="step-error", classes="step-body")
             yield Static(Text("Arguments"), classes="step-section")
-            yield Static(render_value(step.args), id="step-args", classes="step-body")
+            yield StepValue(step.args, id="step-args", classes="step-body")
             yield Static(Text("Result"), classes="step-section")
-            yield Static(render_value(step.result), id="step-result", classes="step-body")
+            yield StepValue(step.result, id="step-result", classes="step-body")
             yield Static(Text("Checkpoint"), classes="step-section")
             yield Static(Text("This step made no checkpoint." if step.checkpoint_id is None else "Reading…"),
                          id="step-checkpoint", classes="step-body")
