@@ -70,14 +70,36 @@ def run(args) -> int:
     report = plan_json(plan, archive_bytes=result.archive_bytes, done=not result.cancelled)
     gone = set(result.done)
     skipped = dict(result.skipped)
+    failed = dict(result.failed)
     for row in report["sessions"]:
-        if row["id"] in skipped:
+        if row["id"] in failed:  # still meant to go: the action stays, with why it did not
+            row["error"] = failed[row["id"]]
+        elif row["id"] in skipped:
             row["action"], row["reason"] = "keep", f"skipped: {skipped[row['id']]}"
         elif row["action"] != "keep" and row["id"] not in gone:
             row["action"], row["reason"] = "keep", "not reached: cancelled"
+    owners = {str(o.path): o.owner for o, _ in plan.orphans}
+    for row in report["orphans"]:
+        if owners.get(row["path"]) in failed:
+            row["error"] = failed[owners[row["path"]]]
     report["reclaimable_bytes"] = result.bytes_removed
-    emit(report, args.json, lambda r: result_text(r, result, gone, root, plan.action))
+    if args.json or gone or not failed:  # nothing went: the error line alone says why
+        emit(report, args.json, lambda r: result_text(r, result, gone, root, plan.action))
+    if failed:
+        raise MemtuiError(failed_line(result.failed, plan.action, {r["id"] for r in report["sessions"]}))
     return 0
+
+
+def failed_line(failed: list[tuple[str, str]], action: str, sessions: set[str]) -> str:
+    """The one line of a cleanup that could not do all it was asked: how many, and why."""
+    reasons = list(dict.fromkeys(why for _, why in failed))
+    listed = sum(1 for unit, _ in failed if unit in sessions)
+    what = " and ".join(filter(None, (counted(listed, "session") if listed else "",
+                                      f"the files of {counted(len(failed) - listed, 'gone session')}"
+                                      if len(failed) > listed else "")))
+    if len(reasons) == 1:
+        return f"could not {action} {what}: {reasons[0]}"
+    return f"could not {action} {what}: {reasons[0]} (and {len(reasons) - 1} other reason(s): --json says each)"
 
 
 def _question(args, report: dict) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -321,3 +323,53 @@ def test_an_archived_session_cannot_be_resumed_until_restored(claude, xdg):
     with pytest.raises(ArchiveError, match="restore it first"):
         source.resume_command(ids["old1"])
     assert source.resume_command(ids["recent"]).argv[-1] == ids["recent"]
+
+
+def read_only_folder(folder) -> str:
+    """Make `folder` refuse new files, even to root (chattr +i); the error a write then meets."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        return "Permission denied"
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(folder)]).returncode:
+        pytest.skip("running as root without chattr +i: nothing is read-only")
+    return "Operation not permitted"
+
+
+def writable_again(folder) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("blocked", ["a file where the folder should be", "a read-only folder"])
+def test_an_archive_that_cannot_be_written_fails_in_one_line_naming_the_folder(claude, xdg, capsys, blocked):
+    """A cron job must see a failed archive: exit 2 and one line on stderr naming the folder;
+    in JSON each session that was meant to go keeps its action, with the error; the home is whole."""
+    home, ids = claude
+    before = snapshot(home)
+    if blocked.startswith("a file"):
+        (xdg / "blocker").write_text("")
+        folder = xdg / "blocker" / "archive"  # cannot be made: a file is in the way
+        reason = "Not a directory"
+    else:
+        folder = xdg / "archive"
+        (folder / "claude-code").mkdir(parents=True)
+        reason = read_only_folder(folder / "claude-code")
+    argv = ["cleanup", str(home), "--archive", "--keep-last", "0", "--keep-days", "0", "--archive-dir", str(folder)]
+    try:
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and "nothing to archive" not in err
+        assert err.splitlines() == [f"memtui: could not archive 5 sessions and the files of 3 gone sessions: "
+                                    f"cannot write to the archive folder {folder}: {reason}"]
+        assert main(argv + ["--json"]) == 2
+        out, err = capsys.readouterr()
+    finally:
+        if (folder / "claude-code").exists():
+            writable_again(folder / "claude-code")
+    report = json.loads(out)
+    going = [r for r in report["sessions"] + report["orphans"] if "error" in r]
+    assert len(going) == 8 and all(r["action"] == "archive" and str(folder) in r["error"] for r in going)
+    assert next(r for r in report["sessions"] if r["id"] == ids["old1"]) in going
+    assert len(err.splitlines()) == 1
+    assert snapshot(home) == before

@@ -30,7 +30,8 @@ class CleanupProgress:
 @dataclass
 class CleanupResult:
     done: list[str] = field(default_factory=list)  # ids archived or deleted
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, why): in use, left whole on purpose
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (id, why): could not be archived or deleted
     archive_bytes: int = 0
     bytes_removed: int = 0
     cancelled: bool = False
@@ -83,8 +84,10 @@ def apply_cleanup(plan: CleanupPlan, archive_root: Path, *, level: int = LEVEL,
         nonlocal done_bytes
         done_bytes += n
         if progress is not None:
-            progress(CleanupProgress(len(result.done) + len(result.skipped), len(units), done_bytes, total, current))
+            progress(CleanupProgress(len(result.done) + len(result.skipped) + len(result.failed), len(units),
+                                     done_bytes, total, current))
 
+    folder = Path(os.path.abspath(archive_root))  # as an OSError names its files
     for unit in units:
         if cancel is not None and cancel():
             result.cancelled = True
@@ -106,12 +109,27 @@ def apply_cleanup(plan: CleanupPlan, archive_root: Path, *, level: int = LEVEL,
                 result.cancelled = True
                 break
             raise
-        except (SessionChanged, ArchiveError, OSError) as exc:
+        except SessionChanged as exc:
             result.skipped.append((unit.id, str(exc)))
+            continue
+        except (ArchiveError, OSError) as exc:
+            result.failed.append((unit.id, failure(exc, folder)))
             continue
         result.done.append(unit.id)
         result.bytes_removed += unit.bytes
     return result
+
+
+def failure(exc: Exception, archive_root: Path) -> str:
+    """Why a unit could not go, in words that name what the user can fix: the archive folder
+    when the write failed in it (not a file of memtui's inside it), else the file at fault."""
+    if isinstance(exc, OSError) and exc.filename:
+        name = Path(os.fsdecode(exc.filename))
+        reason = exc.strerror or str(exc)
+        if name == archive_root or archive_root in name.parents:
+            return f"cannot write to the archive folder {archive_root}: {reason}"
+        return f"{name}: {reason}"
+    return str(exc)
 
 
 def count_tasks(agent: str, home: Path, unit: _Unit) -> int | None:

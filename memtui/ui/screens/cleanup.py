@@ -298,7 +298,10 @@ class CleanupScreen(MemtuiScreen[None]):
                 text += f"; {len(r.skipped)} skipped (in use)"
             if r.cancelled:
                 text += "; cancelled: the rest is untouched"
-            self.notify(text + ".", title="Cleanup done", timeout=8, markup=False)
+            if r.failed:
+                text += f"; {len(r.failed)} could not be {event.what}d: {r.failed[0][1]}"
+            self.notify(text + ".", title="Cleanup failed" if r.failed else "Cleanup done", timeout=8,
+                        severity="error" if r.failed else "information", markup=False)
         else:
             self.notify(f"Restored {event.what}.", title="Restore done", markup=False)
         self.refresh_data()
