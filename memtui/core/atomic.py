@@ -33,8 +33,9 @@ import shutil
 import stat
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from memtui.core.errors import WritesForbidden
 
@@ -98,21 +99,34 @@ def write_atomic(
     if sweep:
         remove_stale_temps(path.parent)
     tmp = temp_path(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-            handle.flush()
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-        if before_replace is not None:
-            before_replace()
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with naming_target(tmp, path):
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+                handle.flush()
+                if mode is not None:
+                    os.fchmod(handle.fileno(), mode)
+                os.fsync(handle.fileno())
+            if before_replace is not None:
+                before_replace()
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
     fsync_dir(path.parent)
+
+
+@contextmanager
+def naming_target(tmp: Path, target: Path) -> Iterator[None]:
+    """An OSError about memtui's temp file `tmp` is reported about `target`, the file the user
+    asked for (`…/out.html: permission denied`, not `…/.out.html.<pid>-<hex>.memtui-tmp`)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None or os.fsdecode(exc.filename) != str(tmp):
+            raise
+        raise OSError(exc.errno, exc.strerror, str(target)) from None  # PermissionError etc. as before
 
 
 def fsync_dir(directory: Path) -> None:

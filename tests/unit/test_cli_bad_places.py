@@ -129,3 +129,14 @@ def test_a_read_only_workspace(verb, tmp_path, demo, capsys):
         code, _, err = _run(argv, capsys)
     _one_line_exit_2(code, err)
     assert "permission" in err.lower() or "read-only" in err.lower()
+
+
+def test_a_write_refused_names_the_file_asked_for_not_memtuis_temp_file(tmp_path, demo, capsys):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / "session.html"
+    with read_only(folder):
+        code, _, err = _run(["export", str(demo), "--session", "1", "-o", str(target)], capsys)
+    _one_line_exit_2(code, err)
+    assert err == f"memtui: {target}: permission denied (the folder or file is read-only for you)\n"
+    assert list(folder.iterdir()) == []

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from memtui.core.atomic import fsync_dir, sweep_directories, temp_path
+from memtui.core.atomic import fsync_dir, naming_target, sweep_directories, temp_path
 from memtui.core.cleanup.archive import CHUNK, existing, open_members
 from memtui.core.cleanup.archive_read import find_units, list_archived
 from memtui.core.cleanup.files import file_sha256
@@ -123,7 +123,7 @@ def _place(path: Path, stream, entry, dirs: dict[str, int]) -> None:
     tmp = temp_path(path)
     sha = hashlib.sha256()
     try:
-        with open(tmp, "xb") as out:
+        with naming_target(tmp, path), open(tmp, "xb") as out:
             while chunk := stream.read(CHUNK):
                 sha.update(chunk)
                 out.write(chunk)
