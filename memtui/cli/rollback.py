@@ -50,7 +50,10 @@ def run(args) -> int:
             if root is not None:
                 store.workspace = root
             store.require(Capability.ROLLBACK)
-            plan = plan_rollback(store, **scope, force=args.force)
+            from memtui.core.listing import resolve_id
+
+            plan = plan_rollback(store, **{k: v if v is None or k == "undo" else resolve_id(store, v, k)
+                                           for k, v in scope.items()}, force=args.force)
         else:
             plan = plan_rollback(store, **{k: _number(k, v) for k, v in scope.items()}, root=root, force=args.force)
         if not args.dry_run and plan.files and not plan.refused and not confirmed(

@@ -190,13 +190,16 @@ def build_export(source: Any, *, session_id: Id | None = None, task_id: Id | Non
 
 
 def _typed_task_id(source: Any, task_id: Id | None) -> Id:
-    """A task id from the command line: an int for stores with integer ids."""
-    try:
-        return source.task(task_id).id
-    except KeyError:
-        if isinstance(task_id, str) and task_id.isdigit():
+    """A task id from the command line: an int for stores with integer ids, else the one task
+    it names, shortened or not (listing.resolve_id)."""
+    from memtui.core.listing import resolve_id
+
+    if isinstance(task_id, str) and task_id.isdigit():
+        try:
             return source.task(int(task_id)).id
-        raise
+        except KeyError:
+            pass
+    return resolve_id(source, task_id, "task")
 
 
 def _source_path(source: Any) -> Any:
