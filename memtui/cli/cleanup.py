@@ -121,7 +121,7 @@ def plan_text(report: dict, unfinished=None, preview: bool = True) -> str:
         lines.append(f"  {row['action']:<7} orphan {human_bytes(row['bytes']):>10}  {sanitize(row['path'])}  {sanitize(row['reason'])}")
     going = sum(1 for r in report["sessions"] if r["action"] != "keep")
     orphans = sum(1 for r in report["orphans"] if r["action"] != "keep")
-    lines.append(f"{going} of {len(report['sessions'])} sessions and {counted(orphans, 'orphan')} would go: "
+    lines.append(f"{going} of {counted(len(report['sessions']), 'session')} and {counted(orphans, 'orphan')} would go: "
                  f"{human_bytes(report['reclaimable_bytes'])}")
     if unfinished is not None and (unfinished.finished or unfinished.dropped):
         lines.append(f"an interrupted archive will be finished first ({len(unfinished.finished) + len(unfinished.dropped)} unit(s))")

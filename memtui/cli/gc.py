@@ -6,7 +6,7 @@ import sys
 
 from memtui.cli._common import add_json_flag, emit, open_store
 from memtui.cli._confirm import add_yes_flag, confirmed
-from memtui.core.display import human_bytes, json_safe, one_line
+from memtui.core.display import counted, human_bytes, json_safe, one_line
 from memtui.core.errors import MemtuiError
 
 
@@ -46,7 +46,7 @@ def run(args) -> int:
             if not (plan.reclaimable or plan.loose_blobs):
                 emit(plan.to_json(), args.json, lambda _: "nothing to collect")
                 return 0
-            question = f"Collect {len(plan.reclaimable)} tasks ({human_bytes(plan.reclaimable_bytes)})?"
+            question = f"Collect {counted(len(plan.reclaimable), 'task')} ({human_bytes(plan.reclaimable_bytes)})?"
             if not confirmed(plan_text(plan, preview=False), question, yes=args.yes):
                 return 1
         tty = sys.stderr.isatty() and not args.json
@@ -69,7 +69,7 @@ def plan_text(plan, preview: bool = True) -> str:
     def title(task: int) -> str:
         return one_line(titles.get(task, ""), 60)
 
-    lines = [f"{plan.tasks_total} tasks: {len(plan.live)} live ({len(plan.roots)} roots),"
+    lines = [f"{counted(plan.tasks_total, 'task')}: {len(plan.live)} live ({counted(len(plan.roots), 'root')}),"
              f" {len(plan.reclaimable)} reclaimable, {plan.collected} collected earlier"]
     lines.append("")
     lines.append("live")
@@ -91,12 +91,12 @@ def plan_text(plan, preview: bool = True) -> str:
 
 
 def result_text(r) -> str:
-    text = (f"collected {r.tasks} tasks: {r.steps} steps, {r.checkpoints} checkpoints, {r.entries} entries,"
-            f" {r.blobs} blobs — {human_bytes(r.bytes)} in {r.seconds:.1f} s\n"
+    text = (f"collected {counted(r.tasks, 'task')}: {counted(r.steps, 'step')}, {counted(r.checkpoints, 'checkpoint')},"
+            f" {counted(r.entries, 'entry', 'entries')}, {counted(r.blobs, 'blob')} — {human_bytes(r.bytes)} in {r.seconds:.1f} s\n"
             f"freelist: {r.freelist_before} → {r.freelist_after} pages"
             f" ({human_bytes(r.freelist_after * r.page_size)} reusable; `memtui vacuum` returns it to the disk)")
     if r.skipped:
-        text += f"\nskipped {len(r.skipped)} tasks that became live since the plan"
+        text += f"\nskipped {counted(len(r.skipped), 'task')} that became live since the plan"
     if r.cancelled:
         text += "\ncancelled: the remaining tasks are untouched"
     return text

@@ -58,8 +58,8 @@ def test_plan_keeps_live_open_pinned_recent_and_newest_with_reasons(claude, tmp_
     assert got[ids["pinned"]] == ("keep", "pinned")
     assert got[ids["recent"]][0] == "keep" and "within --keep-days 30" in got[ids["recent"]][1]
     # beta has one session: it is its project's newest.
-    assert got[ids["beta_old"]] == ("keep", "one of the 1 newest sessions of /work/beta (--keep-last)")
-    assert got[ids["old1"]] == ("archive", "inactive for 59 days and not among the 1 newest of its project")
+    assert got[ids["beta_old"]] == ("keep", "the newest session of /work/beta (--keep-last 1)")
+    assert got[ids["old1"]] == ("archive", "inactive for 59 days and not the newest of its project")
     assert got[ids["old2"]][0] == "archive"
     # old1's files: transcript first, then sub-agents, tool results, file-history, todos, env, debug.
     old1 = next(s for s in plan.inventory.sessions if s.id == ids["old1"])

@@ -177,3 +177,17 @@ def test_the_preview_screen_and_the_cli_give_a_root_the_same_words(tmp_path, cap
     assert main(["gc", str(root)]) == 0
     out = capsys.readouterr().out
     assert next(line for line in out.splitlines() if line.startswith("  #12 ")).endswith("— root: pinned")
+
+
+def test_one_of_a_kind_is_counted_in_the_singular(tmp_path, capsys):
+    store = new_store(tmp_path)
+    session = store.start_session("s")
+    task_with_edit(store, session, "old")
+    task_with_edit(store, session, "current", finish=None)
+    store.close()
+    assert main(["gc", str(tmp_path / "ws")]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("2 tasks: 1 live (1 root), 1 reclaimable"), first
+    assert main(["gc", str(tmp_path / "ws"), "--apply", "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("collected 1 task: 2 steps, 1 checkpoint, 1 entry, 0 blobs"), out

@@ -111,9 +111,11 @@ def _decide(s: SessionRecord, now: datetime, cutoff: datetime, pinned: set[str],
         return Decision("keep", f"active {_ago(now - s.activity)} (within --keep-days {plan.keep_days})")
     if s.id in newest:
         where = s.project or "its project"
-        return Decision("keep", f"one of the {plan.keep_last} newest sessions of {where} (--keep-last)")
+        newest_of = "the newest session" if plan.keep_last == 1 else f"one of the {plan.keep_last} newest sessions"
+        return Decision("keep", f"{newest_of} of {where} (--keep-last {plan.keep_last})")
+    among = "the newest" if plan.keep_last == 1 else f"among the {plan.keep_last} newest"
     return Decision(plan.action, f"inactive for {_ago(now - s.activity).removesuffix(' ago')}"
-                                 f" and not among the {plan.keep_last} newest of its project")
+                                 f" and not {among} of its project")
 
 
 def plan_json(plan: CleanupPlan, *, archive_bytes: int = 0, done: bool = False) -> dict:

@@ -235,11 +235,11 @@ class CleanupScreen(MemtuiScreen[None]):
             return
         size = human_bytes(plan.reclaimable_bytes)
         if action == "archive":
-            body = (f"Pack {len(sessions):,} sessions and {len(orphans):,} orphan groups ({size}) into {self.archive_root},"
+            body = (f"Pack {counted(len(sessions), 'session')} and {counted(len(orphans), 'orphan group')} ({size}) into {self.archive_root},"
                     " check every file there, then remove them from the home. `r` here, or memtui restore, puts them back.")
             screen = ConfirmScreen("Archive old sessions?", body, yes="Archive")
         else:
-            body = (f"Delete {len(sessions):,} sessions and {len(orphans):,} orphan groups ({size}) from {self.home}"
+            body = (f"Delete {counted(len(sessions), 'session')} and {counted(len(orphans), 'orphan group')} ({size}) from {self.home}"
                     " for good: no archive, no undo. Type delete to confirm.")
             screen = ConfirmScreen("Delete old sessions for good?", body, yes="Delete", no="Keep", typed="delete")
 

@@ -31,6 +31,7 @@ from memtui.core.memory_source import Capability
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.screens.confirm import ConfirmScreen
+from memtui.core.display import counted
 from memtui.ui.text import human_bytes, safe_text
 from memtui.ui.widgets.gc_tree import GcTree
 from memtui.ui.workers import failure_reason
@@ -151,7 +152,7 @@ class GcScreen(MemtuiScreen[None]):
             of = self.table_rows.get(table, 0)
             self._bar(table, going[table], max(1, of), f"{going[table]:,} of {of:,}")
         self.query_one("#gc-summary", Static).update(Text(
-            f"{plan.tasks_total:,} tasks: {len(plan.roots):,} roots, {len(plan.live):,} live,"
+            f"{counted(plan.tasks_total, 'task')}: {counted(len(plan.roots), 'root')}, {len(plan.live):,} live,"
             f" {len(plan.reclaimable):,} reclaimable, {plan.collected:,} collected earlier"))
 
     def _bar(self, name: str, value: int, total: int, text: str) -> None:
@@ -169,7 +170,7 @@ class GcScreen(MemtuiScreen[None]):
         elif isinstance(row, GcSessionRow):
             live = row.count("root") + row.count("live")
             box.update(Text.assemble(safe_text(row.title or f"session {row.id}"), (f"\n{row.status} session: "
-                       f"{len(row.tasks)} tasks, {live} live, {row.count('reclaimable')} reclaimable"
+                       f"{counted(len(row.tasks), 'task')}, {live} live, {row.count('reclaimable')} reclaimable"
                        f" ({human_bytes(row.reclaimable_bytes)}), {row.count('collected')} collected", "")))
         else:
             pin = "  ⚑ pinned" if row.pinned else ""
@@ -197,7 +198,7 @@ class GcScreen(MemtuiScreen[None]):
             self.notify("Nothing to collect.", markup=False)
             return
         totals = plan.totals()
-        body = (f"Delete the steps, checkpoints and entries of {len(plan.reclaimable):,} tasks"
+        body = (f"Delete the steps, checkpoints and entries of {counted(len(plan.reclaimable), 'task')}"
                 f" ({totals['steps']:,} steps, {totals['checkpoints']:,} checkpoints, {totals['entries']:,}"
                 f" entries, {totals['blobs']:,} stored contents): {human_bytes(plan.reclaimable_bytes)}.\n"
                 "Task rows, references, messages and summaries stay. This cannot be undone.")
@@ -244,7 +245,7 @@ class GcScreen(MemtuiScreen[None]):
         else:
             r = event.result
             note = " (cancelled: the rest is untouched)" if r.cancelled else ""
-            self.notify(f"Collected {r.tasks:,} tasks, {human_bytes(r.bytes)}; {r.pages_freed:,} pages moved to the"
+            self.notify(f"Collected {counted(r.tasks, 'task')}, {human_bytes(r.bytes)}; {counted(r.pages_freed, 'page')} moved to the"
                         f" freelist (reused by new writes; VACUUM on the statistics screen returns them){note}.",
                         title="GC done", timeout=8, markup=False)
         self.app.reopen_source()

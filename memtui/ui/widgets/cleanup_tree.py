@@ -19,7 +19,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.core.cleanup import Decision, Manifest, OrphanRecord, ProjectPreview, SessionRecord
-from memtui.core.display import human_bytes
+from memtui.core.display import counted as count_of, human_bytes
 from memtui.ui.text import safe_text
 from memtui.ui.widgets.fitted_row import FittedTree, fit_row, label_room
 from memtui.ui.widgets.kept_view import KeptView
@@ -139,7 +139,7 @@ class CleanupTree(FittedTree[Row]):
         if isinstance(row, ArchivedGroup):
             icon = Text(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style)
             size = human_bytes(sum(m.bytes for m in row.manifests))
-            counted = f"  {len(row.manifests)} sessions"
+            counted = f"  {count_of(len(row.manifests), 'session')}"
             forms = [f"{counted} · {size} before archiving", f"{counted} · {size}", counted]
             return fit_row(room, icon, title, [Text(form, note) for form in forms], most=40)
         if isinstance(row, ProjectPreview):

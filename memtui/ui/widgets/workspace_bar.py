@@ -13,6 +13,7 @@ from textual.widgets import Label
 from memtui.core.memory_source import WRITING
 from memtui.ui.labels import KIND_LABELS, workspace_label
 from memtui.ui.opening import is_store
+from memtui.core.display import counted
 from memtui.ui.text import EndKept, human_bytes, safe_text
 from memtui.ui.widgets.fitted_row import richest_form
 
@@ -78,7 +79,7 @@ def gc_forms(measured: Any, collectable: bool) -> tuple[str, ...]:
     """The GC part of the header, longest first; nothing for a store GC does not work on."""
     counts = measured.counts or {}
     gc = measured.gc
-    tasks = f"{counts['tasks']:,} tasks · " if "tasks" in counts else ""
+    tasks = f"{counted(counts['tasks'], 'task')} · " if "tasks" in counts else ""
     if gc is None:
         if not collectable:
             return (tasks.removesuffix(" · "), "")
