@@ -48,44 +48,73 @@ def run(args) -> int:
         raise MemtuiError("--limit must be at least 1")
     limit = None if args.all or (args.json and args.limit is None) else args.limit or LIMIT
     root = workspace_root(args.path)
+    query, kinds = " ".join(args.query), args.kind or KINDS
     with open_store_if_any(args.path) as store, ExitStack() as opened:
         agent = agent_home_at(root) if store is None else None
+        stores: list = [store]
         if agent is not None:
             # Another agent's home: its sessions, read as the panes read them (the index is
             # kept in memtui's cache folder: nothing is written into that home).
-            store = opened.enter_context(open_source(root, agent))
-            store.require(Capability.SEARCH)
+            stores = [opened.enter_context(open_source(root, agent))]
+            stores[0].require(Capability.SEARCH)
         elif store is None:
-            # The home folder or a project: the agent's sessions `memtui PATH` shows there, as
-            # ctrl+f in that app searches them; a folder without any must hold memory documents.
-            store = _sessions_shown_at(root, opened)
-            if store is None:
+            # The home folder or a project: every agent's sessions `memtui sources PATH` lists
+            # there (~: Claude Code and Codex); a folder without any must hold memory documents.
+            stores = _sessions_shown_at(root, opened) or [None]
+            if stores == [None]:
                 _require_something_to_search(args.path, root)
-        with SearchIndex(root, store) as index:
-            index.refresh()
-            page = index.page(" ".join(args.query), limit, COUNT_CAP, args.kind or KINDS)
-    hits = page.hits
+        hits, more = [], 0
+        for n, searched in enumerate(stores):
+            # Memory documents are in every index of ROOT: listed once, from the first.
+            wanted = [k for k in kinds if n == 0 or k != "file"]
+            with SearchIndex(root, searched) as index:
+                index.refresh()
+                room = None if limit is None else limit - len(hits)
+                page = index.page(query, room if room != 0 else 1, COUNT_CAP, wanted)
+            found = page.hits if room != 0 else []
+            more = min(COUNT_CAP, more + page.more + (len(page.hits) if room == 0 else 0))
+            hits += [(searched if len(stores) > 1 and hit.kind != "file" else None, hit) for hit in found]
+    if len(stores) > 1:
+        print("searched " + ", ".join(f"{_agent_of(s)} at {s.path}" for s in stores), file=sys.stderr)
     if hits and not args.json and sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
-        sys.stdout.write("".join(_marked_line(h) + "\n" for h in hits))
+        sys.stdout.write("".join(_marked_line(h, _agent_of(s)) + "\n" for s, h in hits))
     else:
-        emit([h.to_json() for h in hits], args.json, _text)
-    if page.more:
-        more = f"{page.more - 1:,}+" if page.more == COUNT_CAP else f"{page.more:,}"
-        print(f"{more} more matches not shown (--limit N or --all lists them)", file=sys.stderr)
+        emit([_hit_json(h, s) for s, h in hits], args.json, _text)
+    if more:
+        shown = f"{more - 1:,}+" if more == COUNT_CAP else f"{more:,}"
+        print(f"{shown} more matches not shown (--limit N or --all lists them)", file=sys.stderr)
     return 0 if hits else 1
 
 
-def _sessions_shown_at(root, opened: ExitStack):
-    """The searchable agent store `memtui ROOT` opens (memtui.open's pick), open; None when
-    ROOT shows none or one that cannot be searched."""
-    from memtui.core.memory_source import Capability
-    from memtui.core.discovery import find_source
+def _agent_of(source) -> str | None:
+    """The agent a hit came from, as `memtui sources` names it (None: one store was searched)."""
+    return None if source is None else getattr(source, "kind", None)
 
-    try:
-        source = opened.enter_context(find_source(root).open())
-    except MemtuiError:
-        return None
-    return source if source.can(Capability.SEARCH) else None
+
+def _hit_json(hit, source) -> dict:
+    out = hit.to_json()
+    if source is not None:
+        out["source"] = _agent_of(source)
+    return out
+
+
+def _sessions_shown_at(root, opened: ExitStack) -> list:
+    """Every searchable agent store `memtui sources ROOT` lists (the first is the one `memtui
+    ROOT` opens), open; empty when ROOT shows none that can be searched."""
+    from memtui.core.memory_source import Capability
+    from memtui.core.discovery import discover_given
+
+    found = []
+    for entry in discover_given(root):
+        if entry.kind == "memory-files":
+            continue
+        try:
+            source = opened.enter_context(entry.open())
+        except MemtuiError:
+            continue
+        if source.can(Capability.SEARCH):
+            found.append(source)
+    return found
 
 
 def _require_something_to_search(path: str, root) -> None:
@@ -109,7 +138,11 @@ MARK, END = "\x1b[1;31m", "\x1b[0m"
 def _text(hits) -> str:
     if not hits:
         return "no matches"
-    return "\n".join(sanitize(f"{_where(h)}: {h['text']}") for h in hits)
+    return "\n".join(sanitize(f"{_from(h.get('source'))}{_where(h)}: {h['text']}") for h in hits)
+
+
+def _from(agent: str | None) -> str:
+    return f"{agent} " if agent else ""
 
 
 def _where(h: dict) -> str:
@@ -122,11 +155,11 @@ def _where(h: dict) -> str:
     return f"message (task {h.get('task', '-')})"
 
 
-def _marked_line(hit) -> str:
+def _marked_line(hit, agent: str | None = None) -> str:
     """`_text`'s line of one hit with its matches marked: the stored text is made safe first
     (one character for one, so the matches stay where they were), the marks added after."""
     text, pieces, last = sanitize(hit.text), [], 0
     for start, end in hit.spans:
         pieces += [text[last:start], MARK, text[start:end], END]
         last = end
-    return sanitize(f"{_where(hit.to_json())}: ") + "".join(pieces) + text[last:]
+    return sanitize(f"{_from(agent)}{_where(hit.to_json())}: ") + "".join(pieces) + text[last:]

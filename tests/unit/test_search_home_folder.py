@@ -1,6 +1,6 @@
-"""`memtui search ~`: the home folder searches what `memtui ~` shows — the agents' sessions —
-as ctrl+f in that app does. The verb refused it ("~ is not a workspace: no .agent/ folder and
-no memory documents") while `memtui ~`, `memtui log ~` and `memtui export ~` all read it."""
+"""`memtui search ~`: the home folder searches every agent's sessions `memtui sources ~` lists
+there (Claude Code and Codex), saying whose each hit is. It searched Claude Code's alone (and
+before that refused ~ as "not a workspace")."""
 
 from __future__ import annotations
 
@@ -17,13 +17,23 @@ def _run(capsys, *argv):
     return code, out, err
 
 
-def test_search_of_the_home_folder_searches_the_sessions_memtui_shows_there(tmp_path, monkeypatch, capsys):
+def test_search_of_the_home_folder_searches_every_agent_memtui_sources_lists_there(tmp_path, monkeypatch, capsys):
     home = user_home(tmp_path, monkeypatch)
-    code, out, err = _run(capsys, "search", str(home / ".claude"), "otel", "--all", "--json")
-    assert code == 0, err
-    from_claude = json.loads(out)
-    assert len(from_claude) > 10  # the word is all over this home's transcripts
+    alone = {}
+    for agent, folder in (("claude-code", ".claude"), ("codex", ".codex")):
+        code, out, err = _run(capsys, "search", str(home / folder), "print", "--all", "--json")
+        assert code == 0, err
+        alone[agent] = json.loads(out)
+        assert alone[agent] and all("source" not in hit for hit in alone[agent])
     monkeypatch.chdir(home)
-    code, out, err = _run(capsys, "search", str(home), "otel", "--all", "--json")
+    code, out, err = _run(capsys, "search", str(home), "print", "--all", "--json")
     assert code == 0, err
-    assert json.loads(out) == from_claude
+    hits = json.loads(out)
+    # Each agent's hits, as searching its own home finds them, each saying whose it is.
+    for agent, expected in alone.items():
+        assert [{k: v for k, v in hit.items() if k != "source"} for hit in hits if hit["source"] == agent] == expected
+    assert {hit["source"] for hit in hits} == {"claude-code", "codex"}
+    assert err == f"searched claude-code at {home / '.claude'}, codex at {home / '.codex'}\n"
+    code, out, _ = _run(capsys, "search", str(home), "print", "--all")
+    lines = out.splitlines()
+    assert len(lines) == len(hits) and {line.split(" ", 1)[0] for line in lines} == {"claude-code", "codex"}
