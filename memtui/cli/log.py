@@ -4,6 +4,8 @@ Lists the ids `memtui show` and `memtui rollback` take."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._source import open_first, parse_id
 from memtui.core.display import counted, one_line
@@ -29,7 +31,27 @@ def run(args) -> int:
         else:
             doc = log_sessions(source, None if args.session is None else parse_id(args.session))
             emit(doc, args.json, _sessions_text)
+            if args.session is None:
+                _name_the_others(args.path)
     return 0
+
+
+def _name_the_others(path: str) -> None:
+    """PATH shows one store; where it holds other agents' homes too (~: Claude Code and Codex),
+    a line on stderr names them, so their sessions are not taken to be missing."""
+    import sys
+
+    from memtui.core.discovery import discover_given
+
+    found = discover_given(Path(path).expanduser())
+    try:
+        others = [s for s in found if s.kind != "memory-files"][1:]
+        if others:
+            print("also here: " + "; ".join(f"{s.kind} at {s.path} (memtui log {s.path})" for s in others),
+                  file=sys.stderr)
+    finally:
+        for source in found:
+            source.close()
 
 
 def _sessions_text(doc: dict) -> str:

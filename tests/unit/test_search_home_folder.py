@@ -37,3 +37,12 @@ def test_search_of_the_home_folder_searches_every_agent_memtui_sources_lists_the
     code, out, _ = _run(capsys, "search", str(home), "print", "--all")
     lines = out.splitlines()
     assert len(lines) == len(hits) and {line.split(" ", 1)[0] for line in lines} == {"claude-code", "codex"}
+
+
+def test_log_of_the_home_folder_names_the_other_agents_home_it_does_not_list(tmp_path, monkeypatch, capsys):
+    home = user_home(tmp_path, monkeypatch)
+    code, out, err = _run(capsys, "log", str(home))
+    assert code == 0 and out.startswith("session ")
+    assert err == f"also here: codex at {home / '.codex'} (memtui log {home / '.codex'})\n"
+    code, out, err = _run(capsys, "log", str(home / ".codex"))
+    assert code == 0 and out.startswith("session ") and err == ""
