@@ -373,3 +373,18 @@ def test_an_archive_that_cannot_be_written_fails_in_one_line_naming_the_folder(c
     assert next(r for r in report["sessions"] if r["id"] == ids["old1"]) in going
     assert len(err.splitlines()) == 1
     assert snapshot(home) == before
+
+
+def test_archiving_a_projects_last_session_takes_its_empty_folder_and_restore_puts_it_back(claude, xdg):
+    home, ids = claude
+    beta = home / "projects" / "-work-beta"
+    beta.chmod(0o710)
+    plan = plan_cleanup(take_inventory(home), keep_days=0, keep_last=0, now=NOW)
+    result = apply_cleanup(plan, xdg / "archive", level=3)
+    assert ids["beta_old"] in result.done
+    assert not beta.exists()  # empty: gone with its only session
+    assert (home / "projects" / "-work-alpha" / "memory").is_dir()  # alpha still holds its memory
+    assert (home / "projects").is_dir() and (home / "todos").is_dir()  # the home's own folders stay
+    restore_session(ids["beta_old"], xdg / "archive")
+    assert (beta / f"{ids['beta_old']}.jsonl").is_file()
+    assert beta.stat().st_mode & 0o777 == 0o710

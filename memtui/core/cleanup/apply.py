@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from memtui.core.atomic import fsync_dir
-from memtui.core.cleanup.archive import LEVEL, SessionChanged, archive_unit
+from memtui.core.cleanup.archive import LEVEL, SessionChanged, archive_unit, holding_folders
 from memtui.core.cleanup.files import FileInfo, first_changed
 from memtui.core.cleanup.inventory import OrphanRecord, home_cleanup
 from memtui.core.cleanup.manifest import ArchiveError, Manifest, manifest_bytes
@@ -102,7 +102,7 @@ def apply_cleanup(plan: CleanupPlan, archive_root: Path, *, level: int = LEVEL,
                                     cancel=cancel, on_bytes=lambda n, u=unit.id: tick(n, u))
                 result.archive_bytes += done.archive_bytes + len(manifest_bytes(done))  # the tar and its manifest
             else:
-                delete_files(unit.files, unit.dirs)
+                delete_files(unit.files, [*unit.dirs, *holding_folders(home, unit.files)])
                 tick(unit.bytes, unit.id)
         except KeyboardInterrupt:
             if cancel is not None and cancel():

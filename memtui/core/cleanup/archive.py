@@ -160,14 +160,30 @@ def archive_unit(root: Path, manifest: Manifest, files: list[FileInfo], dirs: li
         tmp.unlink(missing_ok=True)
         tar_path.unlink(missing_ok=True)
         raise
+    folders = dict.fromkeys(str(d) for d in [*dirs, *holding_folders(home, files)])
     done = replace(manifest, files=entries, archive_bytes=tar_path.stat().st_size,
-                   dirs=[{"path": str(d), "mode": _mode(d)} for d in dirs])
+                   dirs=[{"path": d, "mode": _mode(Path(d))} for d in folders])
     write_manifest(manifest_path, done)
     if after_commit is not None:
         after_commit()
     if remove:
         remove_originals(done, tar_path, manifest_path, files)
     return done
+
+
+def holding_folders(home: Path, files: list[FileInfo]) -> list[Path]:
+    """The folders holding `files`, and the folders holding those, below the home's own
+    top-level folders (`projects/<project>/`, `sessions/2025/06/06/`, never `projects/` or the
+    home): a session that leaves one empty takes it along, and restore puts it back with its
+    mode (the manifest's dirs)."""
+    home = Path(home)
+    found: dict[Path, None] = {}
+    for info in files:
+        folder = Path(info.path).parent
+        while folder.parent != home and home in folder.parents:
+            found[folder] = None
+            folder = folder.parent
+    return list(found)
 
 
 def _mode(path: Path) -> int:
