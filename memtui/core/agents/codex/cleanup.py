@@ -17,6 +17,10 @@ from pathlib import Path
 from memtui.core.cleanup.files import FileInfo, chunk_records, file_info, newest_records, read_head, short_title
 from memtui.core.cleanup.inventory import Inventory, SessionRecord
 from memtui.core.cleanup.summaries import SummaryCache
+from memtui.core.agents.codex.rollouts import FLAT_ITEMS, prompt_text
+from memtui.core.agents.codex.titles import codex_titles
+from memtui.core.sources.base import preview
+from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.timestamps import parse_time
 
 ROLLOUT = re.compile(r"^rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-([0-9a-fA-F-]{36})(?:_[^.]*)?\.jsonl$")
@@ -41,16 +45,30 @@ def _text(payload: dict) -> str:
     return ""
 
 
-def _is_prompt(record: dict) -> str | None:
-    payload = _payload(record)
-    if record.get("type") == "event_msg" and payload.get("type") == "user_message":
-        text = _text(payload)
-    elif payload.get("type") == "message" and payload.get("role") == "user":
-        text = _text(payload)
-    else:
-        return None
-    text = text.strip()
-    return None if not text or text.startswith(("<environment_context>", "<user_instructions>", "# AGENTS.md")) else text
+def _kind(record: dict) -> str:
+    """A record's kind as the reader files it: early rollouts' flat items are response items."""
+    kind = record.get("type")
+    if not isinstance(record.get("payload"), dict) and kind in FLAT_ITEMS:
+        return "response_item"
+    return str(kind)
+
+
+def _is_event_prompt(record: dict) -> bool:
+    return record.get("type") == "event_msg" and _payload(record).get("type") == "user_message"
+
+
+def first_prompt(records: list[dict]) -> str | None:
+    """The first prompt among a rollout's first records, by the reader's rule (prompt_text): the
+    title `memtui log` shows is the one cleanup shows."""
+    has_events = any(_is_event_prompt(record) for record in records)
+    for record in records:
+        try:
+            prompt = prompt_text(_kind(record), _payload(record), has_events)
+        except RECORD_ERRORS:
+            continue
+        if prompt is not None:
+            return prompt
+    return None
 
 
 def turn_open(records_newest_first: list[dict]) -> bool:
@@ -76,15 +94,20 @@ def turn_open(records_newest_first: list[dict]) -> bool:
         if kind in CALLS or kind in OUTPUTS:
             return True
         if kind == "message":
-            return payload.get("role") == "user" and _is_prompt(record) is not None
+            try:
+                return prompt_text(_kind(record), payload, False) is not None
+            except RECORD_ERRORS:
+                return False
     return False
 
 
 def read_rollouts(thread: str, infos: list[FileInfo], titles: dict[str, str]) -> SessionRecord:
     """The session record of a thread's rollout files (oldest segment first)."""
-    cwd = first = prompt = None
+    cwd = first = None
+    head = []
     for n, record in enumerate(chunk_records(read_head(infos[0].path))):
         payload = _payload(record)
+        head.append(record)
         if n == 0 and record.get("type") == "session_meta":
             cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
             first = parse_time(payload.get("timestamp"))
@@ -92,9 +115,9 @@ def read_rollouts(thread: str, infos: list[FileInfo], titles: dict[str, str]) ->
         if cwd is None:
             found = CWD.search(_text(payload))
             cwd = found.group(1).strip() if found else (payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
-        prompt = prompt or _is_prompt(record)
-        if (cwd and first and prompt) or n > 200:
+        if (cwd and first and _is_event_prompt(record)) or n > 200:
             break
+    prompt = first_prompt(head)
     newest = max(infos, key=lambda i: i.mtime_ns)
     newest_first: list[dict] = []
     for record in newest_records(newest.path, newest.size):
@@ -103,25 +126,8 @@ def read_rollouts(thread: str, infos: list[FileInfo], titles: dict[str, str]) ->
                 or len(newest_first) > 100:
             break
     last = next((t for t in (parse_time(r.get("timestamp")) for r in newest_first) if t is not None), None)
-    title = short_title(titles.get(thread) or prompt or thread)
+    title = short_title(titles.get(thread) or (preview(prompt) or "(empty prompt)" if prompt is not None else thread))
     return SessionRecord("codex", thread, cwd, title, infos, first, last or first, turn_open=turn_open(newest_first))
-
-
-def thread_titles(home: Path) -> dict[str, str]:
-    """Thread names from `session_index.jsonl` (the last entry of an id wins)."""
-    out: dict[str, str] = {}
-    try:
-        with open(home / "session_index.jsonl", "rb") as handle:
-            for raw in handle:
-                try:
-                    record = json.loads(raw)
-                except (json.JSONDecodeError, RecursionError, UnicodeDecodeError):
-                    continue
-                if isinstance(record, dict) and isinstance(record.get("id"), str) and isinstance(record.get("thread_name"), str):
-                    out[record["id"]] = record["thread_name"]
-    except OSError:
-        pass
-    return out
 
 
 def inventory_codex(home: Path, cache: Path | None = None) -> Inventory:
@@ -134,7 +140,7 @@ def inventory_codex(home: Path, cache: Path | None = None) -> Inventory:
                 found = ROLLOUT.match(name)
                 if found:
                     threads.setdefault(found.group(1).lower(), []).append(Path(folder) / name)
-    titles = thread_titles(home)
+    titles = codex_titles(home, [])  # the names the reader shows (session_index.jsonl, state_*.sqlite)
     sessions = []
     for thread, paths in sorted(threads.items()):
         paths = sorted(paths, key=lambda p: p.name)

@@ -30,7 +30,7 @@ FLAT_ITEMS = CALLS | OUTPUTS | {"message", "reasoning"}
 _CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
 
 __all__ = ["PatchFile", "RolloutIndex", "RolloutItem", "RolloutSession", "Turn", "codex_home", "find_rollouts",
-           "looks_like_rollout", "message_text", "parse_patch", "rollout_cwd", "rollout_lister", "rollouts_for_workspace",
+           "looks_like_rollout", "message_text", "parse_patch", "prompt_text", "rollout_cwd", "rollout_lister", "rollouts_for_workspace",
            "session_meta", "workspace_lister"]
 
 
@@ -118,6 +118,20 @@ def message_text(payload: dict) -> str:
     if not isinstance(parts, list):
         return ""
     return "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
+
+
+def prompt_text(kind: str, payload: dict, has_events: bool) -> str | None:
+    """The prompt a rollout record holds, else None: a `user_message` event where the rollout
+    has them (`has_events`; the user messages beside them repeat the prompt among injected
+    context), else a user message that is not injected context. Sessions' titles (the reader,
+    cleanup's inventory) come from the first."""
+    ptype = typed_field(payload, "type", kind=str)
+    if kind == "event_msg" and ptype == "user_message" and has_events:
+        return typed_field(payload, "message", kind=str, default="")
+    if kind == "response_item" and ptype == "message" and payload.get("role") == "user" and not has_events:
+        text = message_text(payload)
+        return None if _is_context(text) else text
+    return None
 
 
 def _is_context(text: str) -> bool:
@@ -240,12 +254,7 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
             session.created_at = session.created_at or when
             session.updated_at = when
         ptype = typed_field(payload, "type", kind=str)
-        prompt = None
-        if kind == "event_msg" and ptype == "user_message" and self._has_events:
-            prompt = typed_field(payload, "message", kind=str, default="")
-        elif kind == "response_item" and ptype == "message" and payload.get("role") == "user" and not self._has_events:
-            text = message_text(payload)
-            prompt = None if _is_context(text) else text
+        prompt = prompt_text(kind, payload, self._has_events)
         if prompt is not None:
             self.counts["prompts"] += 1
             self._current = self.new_turn(session, f"{session.id}:{lineno}", preview(prompt) or "(empty prompt)", prompt, when)
