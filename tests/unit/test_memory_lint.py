@@ -140,3 +140,33 @@ def test_the_demos_navigation_file_names_only_paths_that_exist(tmp_path):
 
     root = build_demo(tmp_path / "demo", seed=1)
     assert [f.message for f in lint_workspace(root) if f.rule == "navigation-missing-path"] == []
+
+
+def test_a_rollback_made_in_memtui_leaves_progress_and_summary_fresh(tmp_path, capsys):
+    """The rollback's own checkpoint is memtui's, not the agent's newest work: PROGRESS.md and
+    SESSION_SUMMARY.md written after the agent's last checkpoint are not flagged once a file
+    is rolled back (they were, as possibly-stale)."""
+    from memtui.cli import main
+    from memtui.core.store import AgentStore
+
+    root = make_workspace(tmp_path / "ws")
+    agent_time = MTIME - timedelta(hours=1)  # the agent's work, before the documents were written
+    (root / "a.py").write_text("after\n")
+    with AgentStore.open(root, clock=lambda: agent_time) as store:
+        task = store.start_task(store.start_session("s"), "edit a.py")
+        store.record_checkpoint(task, None, {"a.py": (b"before\n", b"after\n")})
+    assert _stale(root, capsys) == []
+    assert main(["rollback", str(root), "--task", str(task), "--yes"]) == 0
+    assert (root / "a.py").read_text() == "before\n"
+    capsys.readouterr()
+    assert _stale(root, capsys) == []
+
+
+def _stale(root, capsys) -> list[str]:
+    import json
+
+    from memtui.cli import main
+
+    capsys.readouterr()
+    main(["lint", str(root), "--json"])
+    return [f["file"] for f in json.loads(capsys.readouterr().out) if f["rule"] == "possibly-stale"]

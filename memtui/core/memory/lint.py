@@ -24,6 +24,7 @@ from pathlib import Path
 from memtui.core.memory.decisions import parse_decisions
 from memtui.core.memory.discover import MemoryDocument, discover_documents
 from memtui.core.memory.documents import iter_prose_lines, markdown_headings
+from memtui.core.rollback_records import ROLLBACK_LABELS
 
 INIT_D_MAX_LINES = 50
 MEMORY_MAX_LINES = 200
@@ -215,5 +216,6 @@ def store_facts(store) -> dict:
         return {"unfinished_task": False, "newest_checkpoint_at": None}
     return {
         "unfinished_task": bool(store.has_unfinished_tasks()),
-        "newest_checkpoint_at": store.newest_checkpoint_at(),
+        # the agent's work: a rollback or undo memtui recorded is no newer activity of the agent
+        "newest_checkpoint_at": store.newest_checkpoint_at(excluding=ROLLBACK_LABELS),
     }

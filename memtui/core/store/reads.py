@@ -225,5 +225,10 @@ class ReadModel(MemorySource):
         marks = ",".join("?" * len(UNFINISHED))
         return bool(self._sql(f"SELECT 1 FROM task WHERE status IN ({marks}) LIMIT 1", sorted(UNFINISHED)))
 
-    def newest_checkpoint_at(self) -> datetime | None:
-        return _dt(self._sql("SELECT MAX(created_at) FROM checkpoint")[0][0])
+    def newest_checkpoint_at(self, excluding: tuple[str, ...] = ()) -> datetime | None:
+        """When the newest checkpoint was recorded, leaving out those labelled `excluding`."""
+        if not excluding:
+            return _dt(self._sql("SELECT MAX(created_at) FROM checkpoint")[0][0])
+        marks = ",".join("?" * len(excluding))
+        return _dt(self._sql(f"SELECT MAX(created_at) FROM checkpoint WHERE label IS NULL OR label NOT IN ({marks})",
+                             list(excluding))[0][0])
