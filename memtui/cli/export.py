@@ -22,11 +22,23 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+EXTENSIONS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".json": "json"}
+"""The -o extensions that name a format; .txt and none take --format (default md)."""
+NAMES = {"md": "Markdown", "html": "HTML", "json": "JSON"}
+
+
 def _format(args) -> str:
-    if args.format:
-        return args.format
+    """The format to write: --format, else the -o file's extension; an extension that names
+    another format, or none memtui writes (x.pdf), is refused rather than written wrongly."""
     suffix = Path(args.output).suffix.lower() if args.output else ""
-    return {".html": "html", ".htm": "html", ".json": "json"}.get(suffix, "md")
+    named = EXTENSIONS.get(suffix)
+    if named is None and suffix not in ("", ".txt"):
+        raise MemtuiError(f"-o {args.output}: memtui writes Markdown (.md), HTML (.html) or JSON (.json), "
+                          f"not {suffix[1:].upper() or suffix}; name the file for one of them")
+    if args.format and named and named != args.format:
+        raise MemtuiError(f"-o {args.output} names {NAMES[named]} but --format is {args.format}: "
+                          "drop --format or name the file for it")
+    return args.format or named or "md"
 
 
 def open_source_at(path: Path, kind: str | None):

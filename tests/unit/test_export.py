@@ -240,3 +240,17 @@ def test_codex_session_exports_the_patches_it_recorded(capsys):
     md = _export([home, "--session", "0196f1c2-8a4b-7c3d-9e8f-1a2b3c4d5e6f"], capsys)
     assert "_the store's own diff; tally/cli.py: Codex records only the patch hunks" in md
     assert "```diff\n@@" in md
+
+
+def test_an_output_file_named_for_another_format_is_refused_before_writing(demo, tmp_path, capsys):
+    from memtui.cli import main
+
+    for name, extra, said in (("x.pdf", [], "memtui writes Markdown (.md), HTML (.html) or JSON (.json), not PDF"),
+                              ("x.html", ["--format", "md"], "names HTML but --format is md")):
+        assert main(["export", str(demo), "--session", "1", "-o", str(tmp_path / name), *extra]) == 2
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1, err
+        assert not (tmp_path / name).exists()
+    for name, starts in (("x.html", "<!DOCTYPE html>"), ("x.txt", "# memtui export"), ("x.JSON", "{")):
+        assert main(["export", str(demo), "--session", "1", "-o", str(tmp_path / name)]) == 0
+        assert (tmp_path / name).read_text().startswith(starts), name
