@@ -9,6 +9,7 @@ hunks are lexed as running text, so strings and comments spanning lines colour r
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Any, Iterator
 
@@ -36,6 +37,7 @@ tr.add td { background: #e6ffec; } tr.del td { background: #ffebe9; }
 tr.hunk td { background: #ddf4ff; color: #57606a; }
 details { margin: .3em 0; } summary { cursor: pointer; }
 ul.tree { list-style: none; padding-left: 1.2em; }
+.ctl { font-size: .72em; border: 1px solid #8c959f; border-radius: 2px; padding: 0 .12em; color: #57606a; }
 """
 
 
@@ -177,10 +179,10 @@ def render_html(doc: dict[str, Any]) -> str:
     anchors = {task["id"]: f"task-{n}" for n, (_, task) in enumerate(tasks)}
     parents = {child["id"]: task["id"] for _, task in tasks for child in task["children"]}
     css = _PAGE_CSS + HtmlFormatter(style="default").get_style_defs(".highlight")
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
-           f"<title>memtui export — {what}</title>", f"<style>{css}</style></head><body>",
-           f"<h1>memtui export — {what}: {_t(title)}</h1>",
+    head = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
+            f"<title>memtui export — {what}</title>", f"<style>{css}</style></head><body>"]
+    out = [f"<h1>memtui export — {what}: {_t(title)}</h1>",
            f'<p class="meta">Source: {_t(doc["source"]["kind"])} at <code>{_t(doc["source"]["path"])}</code>'
            f" · exported {_t(doc['generated_at'])}</p>", "<h2>Task tree</h2>"]
     out += _tree(doc["tasks"], anchors) if tasks else ["<p>(no tasks)</p>"]
@@ -194,7 +196,21 @@ def render_html(doc: dict[str, Any]) -> str:
             out.append(_pre(f"<code>{_t(item['path'])}</code> — {_t(item['kind'])}",
                             item.get("error") or item["text"], item["truncated"]))
     out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    return "\n".join(head) + "\n" + _CONTROL_PICTURE.sub(_control_mark, "\n".join(out)) + "\n"
+
+
+_C0_NAMES = ("NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI DLE DC1 DC2 DC3 DC4 NAK SYN ETB CAN EM "
+             "SUB ESC FS GS RS US").split()
+_CONTROL_PICTURE = re.compile("[\u2400-\u241f\u2421]")
+"""The control pictures `sanitize` shows controls as (␛ for ESC): common fonts (DejaVu,
+Liberation) have no glyph for them, so the page writes the control's name in a box instead."""
+
+
+def _control_mark(match: re.Match) -> str:
+    code = ord(match.group()) - 0x2400
+    name = "DEL" if code == 0x21 else _C0_NAMES[code]
+    shown = 0x7F if code == 0x21 else code
+    return f'<span class="ctl" title="control character {name} (0x{shown:02X})">{name}</span>'
 
 
 def _tree(tasks: list[dict[str, Any]], anchors: dict[Any, str]) -> list[str]:
