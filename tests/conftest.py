@@ -9,15 +9,20 @@
 from __future__ import annotations
 
 import gc
+import html
 import os
+import re
 import shutil
 import time
+import weakref
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
+from rich.cells import cell_len
 
 # Wall-clock times in the panes are local time: pin the zone so snapshots are the same anywhere.
 os.environ["TZ"] = "UTC"
@@ -32,6 +37,9 @@ SIZE = (160, 48)
 """The terminal of the UI tests unless a test says otherwise (the screenshots' size)."""
 
 # "Now" for relative times ("3d ago"): a little after the demo's last recorded activity.
+SVG_CHAR_WIDTH = 20 * 0.61
+"""The width of a cell in Rich's SVG export (font size 20, aspect ratio 0.61)."""
+
 FIXED_NOW = DEMO_START + timedelta(days=30)
 
 
@@ -74,6 +82,49 @@ def _heap_of_one_test():
     gc.unfreeze()
     if enabled:
         gc.enable()
+
+
+@dataclass(frozen=True)
+class Said:
+    """One notification the app showed."""
+
+    message: str
+    title: str
+    severity: str
+
+
+_SAID: weakref.WeakKeyDictionary[Any, list[Said]] = weakref.WeakKeyDictionary()
+
+
+def notifications(app: Any) -> list[Said]:
+    """Every notification `app` showed since it started or since its clear_notifications()
+    (UI tests: kept by App.notify, Textual's public way in)."""
+    return _SAID.setdefault(app, [])
+
+
+@pytest.fixture(autouse=True)
+def _notifications_kept(request: pytest.FixtureRequest) -> Iterator[None]:
+    """In the UI tests, an app keeps what it notified (`notifications(app)`), as Textual's
+    App.notify got it (MemtuiApp's notify has made the text literal by then)."""
+    if "ui" not in request.node.path.parts:
+        yield
+        return
+    from textual.app import App
+
+    notify, clear = App.notify, App.clear_notifications
+
+    def kept_notify(self: Any, message: str, *, title: str = "", severity: Any = "information", **kw: Any) -> None:
+        notifications(self).append(Said(str(message), str(title), str(severity)))
+        notify(self, message, title=title, severity=severity, **kw)
+
+    def kept_clear(self: Any) -> None:
+        notifications(self).clear()
+        clear(self)
+
+    with pytest.MonkeyPatch.context() as patch:  # its own: a test's monkeypatch.undo() leaves it
+        patch.setattr(App, "notify", kept_notify)
+        patch.setattr(App, "clear_notifications", kept_clear)
+        yield
 
 
 @pytest.fixture
@@ -172,10 +223,26 @@ def open_memory(open_screen: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+_SVG_TEXT = re.compile(r'<text [^>]*\bx="([0-9.]+)"[^>]*clip-path="url\(#[^)]*-line-(\d+)\)">([^<]*)</text>')
+
+
 def screen_text(app: Any) -> str:
-    """The screen as the terminal shows it, as plain text lines."""
-    strips = app.screen._compositor.render_strips()
-    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+    """The screen as the terminal shows it, as plain text lines (read from the app's own SVG
+    screenshot: Textual's public way to get what it draws). A wide character is one character
+    of its line, as it is one character of the text drawn."""
+    width, height = app.size
+    cells = [[" "] * width for _ in range(height)]
+    svg = app.export_screenshot()
+    for x, line, text in _SVG_TEXT.findall(svg):
+        column = round(float(x) / SVG_CHAR_WIDTH)
+        for char in html.unescape(text).replace("\xa0", " "):  # Rich writes spaces as &#160;
+            if 0 <= column < width and int(line) < height:
+                cells[int(line)][column] = char
+                for wide in range(1, cell_len(char)):
+                    if column + wide < width:
+                        cells[int(line)][column + wide] = ""
+            column += cell_len(char)
+    return "\n".join("".join(row) for row in cells)
 
 
 def tree_nodes(tree: Any) -> Iterator[Any]:

@@ -37,7 +37,7 @@ from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.measure import measure
 from memtui.ui.messages import SessionsLoaded, SourceFailed, SourceOpened, WorkspaceMeasured
 from memtui.ui.opening import is_store, open_workspace, opening_failure, tidy_workspace
-from memtui.ui import pane_reads, terminal_driver, user_environment, web_driver
+from memtui.ui import pane_reads, terminal_driver, web_driver
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -62,7 +62,6 @@ class MemtuiApp(App[int]):
         `shown_path`: how the header names the workspace (default: its path, ~ for home)."""
         super().__init__(css_path=app_css(), driver_class=web_driver.web_driver_class()
                          or terminal_driver.terminal_driver_class())
-        user_environment()  # textual has read TEXTUAL_FPS: children get the user's environment
         self.shown_path = shown_path
         self.path = Path(path)
         self.root = root

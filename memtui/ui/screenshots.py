@@ -84,7 +84,7 @@ async def open_step(pilot: Any, session: str, task: str, seq: int, focus: str = 
 
     await open_session(pilot, session)
     tree = pilot.app.screen.query_one(TaskTree)
-    tree.select_task(next(t.id for t in tree._tasks if t.title == task))
+    tree.select_task(next(t.id for t in tree.tasks if t.title == task))
     await settle(pilot)
     steps = pilot.app.screen.query_one(StepTimeline)
     steps.select_key(str(next(s.id for s in steps.records if s.seq == seq)))

@@ -58,11 +58,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# Textual reads its frame rate (TEXTUAL_FPS) when it is first imported, and memtui.ui sets the
-# app's own; `memtui` imports it before Textual. So does the bench, before anything imports Textual
-# (else it would measure Textual's default rate, not the app's).
-import memtui.ui  # noqa: E402,F401
-
 SIZE = (120, 40)
 STILL = 0.2  # seconds between moves: longer than MainScreen.SETTLE_DELAY (a single key press)
 ANCHOR_THREAD = "bench-anchor"
@@ -149,9 +144,9 @@ def settled(screen) -> bool:
 
 
 def quiet(screen) -> bool:
-    """Settled, and no repaint, layout or worker pending in the main screen."""
-    return settled(screen) and not (screen._dirty_widgets or screen._layout_required or screen._repaint_required
-                                    or screen._scroll_required or screen.workers)
+    """Settled, and no worker of the main screen running (a frame still to come is waited for
+    by QUIET)."""
+    return settled(screen) and not screen.workers
 
 
 def cursor_of(widget) -> int:

@@ -16,7 +16,7 @@ from memtui.ui.app import make_app
 from memtui.ui.commands import commands_for, screen_scopes
 from memtui.ui.screenshots import settle
 from memtui.ui.widgets.step_timeline import StepTimeline
-from conftest import screen_text
+from conftest import notifications, screen_text
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -142,13 +142,13 @@ async def test_a_refused_key_says_why_and_what_to_do_instead(tmp_path):
         assert "r" not in footer_keys(app)
         await pilot.press("r")
         await settle(pilot)
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in notifications(app)]
         assert said and "can't roll files back" in said[-1]
         assert "/home/dev/tally" in said[-1] and "--root DIR" in said[-1]
         assert type(app.screen).__name__ == "MainScreen"
         await pilot.press("1", "r")  # the sessions pane: r applies nowhere there, so nothing is said
         await settle(pilot)
-        assert len(app._notifications) == len(said)
+        assert len(notifications(app)) == len(said)
 
 
 async def test_a_key_the_source_can_do_says_nothing_about_refusal(demo):
@@ -157,12 +157,12 @@ async def test_a_key_the_source_can_do_says_nothing_about_refusal(demo):
         await settle(pilot)
         await pilot.press("i")  # memory items: RA.Aid's and JSONL stores' only
         await settle(pilot)
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in notifications(app)]
         assert said and "can't" in said[-1] and "RA.Aid" in said[-1]
         await pilot.press("s")  # memtui's store can: the statistics open, no refusal
         await settle(pilot)
         assert type(app.screen).__name__ == "StatsScreen"
-        assert not any("can't" in n.message for n in list(app._notifications)[len(said):])
+        assert not any("can't" in n.message for n in list(notifications(app))[len(said):])
 
 
 async def test_the_header_names_the_opened_store_when_its_recorded_folder_is_not_here(tmp_path):
@@ -197,6 +197,6 @@ async def test_the_decision_log_offers_a_only_where_a_decision_can_be_added(tmp_
         assert title.startswith("No decision log") and "`a`" not in title
         await pilot.press("a")
         await settle(pilot)
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in notifications(app)]
         assert said and "can't edit memory documents" in said[-1]
         assert "open the project folder (memtui PROJECT) to edit its memory documents" in said[-1]

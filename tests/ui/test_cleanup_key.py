@@ -12,6 +12,7 @@ from memtui.ui.app import make_app
 from memtui.ui.screens.cleanup import CleanupScreen
 from memtui.ui.screens.help import HelpScreen
 from memtui.ui.screenshots import settle
+from conftest import notifications
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -21,7 +22,7 @@ def help_text(app) -> str:
 
 
 def notices(app) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return [str(n.message) for n in notifications(app)]
 
 
 async def press_c(app, *, offered: bool) -> str:

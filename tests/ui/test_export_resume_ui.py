@@ -11,7 +11,7 @@ from memtui.ui.app import make_app
 from memtui.ui.screens.export import ExportScreen
 from memtui.ui.screens.resume import ResumeScreen
 
-from conftest import fixed_clock
+from conftest import fixed_clock, notifications
 from memtui.ui.screenshots import settle
 from sources_support import agent_homes
 
@@ -77,7 +77,7 @@ async def test_resume_is_refused_in_one_line_on_memtuis_own_store(demo_path):
         await settle(pilot)
         await pilot.press("a")
         await settle(pilot)
-        assert [n.message for n in app._notifications][-1].endswith(
+        assert [n.message for n in notifications(app)][-1].endswith(
             "can't resume a session in its agent: only Claude Code and Codex sessions can be resumed in their agent")
 
 
@@ -123,7 +123,7 @@ async def test_resuming_an_archived_session_says_to_restore_it_first(tmp_path):
         await pilot.press("a")
         await settle(pilot)
         assert app.is_running and type(app.screen).__name__ == "MainScreen"
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in notifications(app)]
         assert said and f"restore it first (memtui restore --session {archived.id})" in said[-1]
         assert archived.id in ids.values()
 

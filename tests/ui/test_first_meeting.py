@@ -9,6 +9,7 @@ from memtui.ui.screens.notice import NoticeScreen
 
 from hostile_text import HOSTILE, SHOWN, assert_no_raw, assert_unstyled, drawn
 from sources_support import copy_fixture
+from conftest import notifications
 
 
 async def test_a_folder_of_memory_documents_points_at_them(tmp_path: Path, open_app, shown) -> None:
@@ -52,7 +53,7 @@ async def test_a_damaged_database_leaves_no_header_saying_opening(demo_copy: Pat
     async with open_app(demo_copy, size=(120, 36)) as pilot:
         header = shown(pilot.app).splitlines()[0]
         assert "opening…" not in header and "~/demo" in header, header
-        assert any("Failed: measure the workspace" in str(n.title) for n in pilot.app._notifications)
+        assert any("Failed: measure the workspace" in str(n.title) for n in notifications(pilot.app))
 
 
 CLEARING = f"{HOSTILE} \x1b[2J"
@@ -104,7 +105,7 @@ async def test_the_source_view_shows_escapes_and_editing_such_a_file_is_left_to_
         await pilot.press("e")
         await pilot.pause()
         assert not pilot.app.screen.editing
-        assert any("control characters" in str(n.message) for n in pilot.app._notifications)
+        assert any("control characters" in str(n.message) for n in notifications(pilot.app))
     assert (tmp_path / "MEMORY.md").read_bytes() == original
 
 

@@ -17,6 +17,7 @@ from memtui.ui.screenshots import settle
 from memtui.ui.widgets.sessions_table import SessionsTable
 from memtui.ui.widgets.step_timeline import StepTimeline
 from memtui.ui.widgets.task_tree import TaskTree
+from conftest import notifications
 
 
 async def test_new_steps_and_sessions_appear_and_the_cursor_stays(demo_copy, open_app) -> None:
@@ -75,11 +76,11 @@ async def test_ctrl_r_says_what_changed(demo_copy, open_app) -> None:
             agent.record_step(task.id, "bash", {"command": "make test"}, "ok")
         await pilot.press("ctrl+r")
         await settle(pilot)
-        said = [n.message for n in app._notifications if n.title == "Reloaded"]
+        said = [n.message for n in notifications(app) if n.title == "Reloaded"]
         assert said == ["2 new steps"]
         await pilot.press("ctrl+r")
         await settle(pilot)
-        assert [n.message for n in app._notifications if n.title == "Reloaded"][-1] == "nothing changed"
+        assert [n.message for n in notifications(app) if n.title == "Reloaded"][-1] == "nothing changed"
 
 
 async def test_the_screenshot_run_leaves_the_demo_as_built(tmp_path):

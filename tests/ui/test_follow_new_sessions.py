@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
 from follow_support import look  # noqa: E402
 from mixed_homes import SPOTTER, moved  # noqa: E402
 from real_support import real_home  # noqa: E402
+from conftest import notifications
 
 AGTRACE_SESSION = "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9"
 AGTRACE_PROJECT = "-Users-zawakin-agent-sample"
@@ -45,7 +46,7 @@ async def test_a_new_claude_session_shows_up_on_ctrl_r_and_a_removed_one_goes(tm
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert _listed(app) == before | {AGTRACE_SESSION}
-        assert [n.message for n in app._notifications if n.title == "Reloaded"][-1].startswith("1 new session")
+        assert [n.message for n in notifications(app) if n.title == "Reloaded"][-1].startswith("1 new session")
         (home / "projects" / AGTRACE_PROJECT / f"{AGTRACE_SESSION}.jsonl").unlink()
         await pilot.press("ctrl+r")
         await settle(pilot)

@@ -64,7 +64,7 @@ async def test_show_task_within_the_shown_session(demo_path: Path, settled, open
         table.select_key(str(session.id))
         await settled(pilot)
         tree = screen.query_one(TaskTree)
-        other = next(t for t in tree._tasks if t.id != tree.current_task().id)
+        other = next(t for t in tree.tasks if t.id != tree.current_task().id)
         screen.show_task(other.id, step_seq=2)
         await settled(pilot)
         assert tree.current_task().id == other.id

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import screen_text
 from memtui.ui.app import make_app
 from memtui.ui.screenshots import settle
 
@@ -24,8 +25,7 @@ def _pane_lines(app, selector: str) -> list[str]:
     """The lines a widget shows, as the terminal draws them."""
     widget = app.screen.query_one(selector)
     region = widget.content_region
-    lines = app.screen._compositor.render_strips()[region.y:region.bottom]
-    return ["".join(s.text for s in strip)[region.x:region.right] for strip in lines]
+    return [line[region.x:region.right] for line in screen_text(app).splitlines()[region.y:region.bottom]]
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ from memtui.ui.screens.conflict import ConflictScreen
 from memtui.ui.screens.memory import MemoryScreen
 from memtui.ui.screenshots import settle
 from memtui.ui.widgets.document_list import DocumentList
+from conftest import notifications
 
 SIZE = (120, 40)
 
@@ -147,7 +148,7 @@ async def test_a_write_that_fails_is_a_message_and_the_edit_stays(tmp_path, open
         await settle(pilot)
         assert app.is_running and isinstance(app.screen, MemoryScreen)
         assert app.screen.editing and app.screen.query_one("#memory-editor", TextArea).text.startswith("draft\n")
-        errors = [n for n in app._notifications if n.severity == "error"]
+        errors = [n for n in notifications(app) if n.severity == "error"]
         assert errors and "MEMORY.md" in errors[-1].message
         assert path.read_text() == original
 
@@ -306,11 +307,11 @@ async def test_undo_and_history_read_and_write_off_the_ui_thread(tmp_path, open_
         await pilot.press("enter")
         await settle(pilot)
         assert path.read_text() == original
-        assert "Restored version 1 of MEMORY.md." in [n.message for n in app._notifications]
+        assert "Restored version 1 of MEMORY.md." in [n.message for n in notifications(app)]
         await pilot.press("u")
         await settle(pilot)
         assert path.read_text() == "v2\n"
-        assert "Undid the last save of MEMORY.md (u again redoes it)." in [n.message for n in app._notifications]
+        assert "Undid the last save of MEMORY.md (u again redoes it)." in [n.message for n in notifications(app)]
         assert app.screen.query_one("#memory-source", TextArea).text == "v2\n"
     assert set(on_ui_thread) == {"list_history", "restore_version", "undo_last_save", "read"}
     assert not any(any(calls) for calls in on_ui_thread.values()), on_ui_thread
@@ -322,7 +323,7 @@ async def test_history_with_nothing_kept_says_so(tmp_path, open_memory):
         await pilot.press("h")
         await settle(pilot)
         assert isinstance(pilot.app.screen, MemoryScreen)
-        assert [n.message for n in pilot.app._notifications] == [
+        assert [n.message for n in notifications(pilot.app)] == [
             "No kept versions of MEMORY.md yet: memtui keeps one at every save."]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tree_nodes
+from conftest import screen_text, tree_nodes
 from memtui.core.display import human_bytes
 from memtui.core.gc import GcSessionRow, GcTaskRow
 from memtui.ui.app import make_app
@@ -31,9 +31,9 @@ SIZES = [(80, 24), (100, 30), (160, 48)]
 def shown_lines(app, tree) -> dict[int, str]:
     """The tree's lines the terminal draws, by tree line number."""
     region = tree.scrollable_content_region
-    strips = app.screen._compositor.render_strips()[region.y:region.bottom]
+    lines = screen_text(app).splitlines()[region.y:region.bottom]
     top = tree.scroll_offset.y
-    return {top + i: "".join(s.text for s in strip)[region.x:region.right].rstrip() for i, strip in enumerate(strips)}
+    return {top + i: line[region.x:region.right].rstrip() for i, line in enumerate(lines)}
 
 
 @asynccontextmanager

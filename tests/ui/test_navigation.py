@@ -16,6 +16,7 @@ from memtui.ui.widgets.diff_pane import DiffPane
 from memtui.ui.widgets.sessions_table import OrphansRow, SessionsTable
 from memtui.ui.widgets.step_timeline import StepTimeline
 from memtui.ui.widgets.task_tree import TaskTree
+from conftest import notifications
 
 
 
@@ -322,7 +323,7 @@ async def test_worker_errors_become_notifications(crafted_path: Path, settled, o
         tree = app.screen.query_one(TaskTree)
         tree.select_task(tree.root.children[0].data.id)
         await settled(pilot)
-        messages = [n.message for n in app._notifications]
+        messages = [n.message for n in notifications(app)]
         assert any("does not match its hash" in m and "[bold]" in m for m in messages)
         assert isinstance(app.screen, MainScreen)  # the app carries on
         shown = str(app.screen.query_one("#diff-message-text").render())

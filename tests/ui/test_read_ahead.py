@@ -11,6 +11,7 @@ from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.step_timeline import StepTimeline
 
 from sources_support import damaged
+from conftest import notifications
 
 SIZE = (140, 40)
 
@@ -39,7 +40,7 @@ async def test_a_move_onto_a_step_read_ahead_shows_its_files_without_reading(dem
         files = pilot.app.screen.query_one(CheckpointFiles)
         assert files.records and all(entry.checkpoint_id == neighbour.checkpoint_id for entry in files.records)
         assert f"checkpoint {neighbour.checkpoint_id}" in shown(pilot.app)
-        assert not pilot.app._notifications
+        assert not notifications(pilot.app)
 
 
 async def test_a_failed_read_ahead_is_silent_and_the_move_reports_its_own(demo_path, open_app, settled,
@@ -49,7 +50,7 @@ async def test_a_failed_read_ahead_is_silent_and_the_move_reports_its_own(demo_p
         pilot.app.clear_notifications()
         key, neighbour = await on_a_step_with_a_checkpoint_next(pilot, settled)
         await settled(pilot)
-        failed = [n.title for n in pilot.app._notifications]
+        failed = [n.title for n in notifications(pilot.app)]
         assert failed == ["Failed: load checkpoint files"]  # the shown step's own load, not the read ahead
         assert pilot.app.screen.bottom.ahead.take((neighbour.id, neighbour.checkpoint_id)) is None
         await pilot.press(key)
@@ -78,7 +79,7 @@ async def test_a_move_onto_a_session_or_task_read_ahead_shows_it_without_reading
         assert tree.session_id == neighbour.id and tree.current_task() is not None
         assert screen.query_one(StepTimeline).task_id == tree.current_task().id
         assert f"session {neighbour.id}" in shown(pilot.app)
-        assert not pilot.app._notifications
+        assert not notifications(pilot.app)
 
         monkeypatch.undo()
         await open_session(pilot, ROUTING[0])  # a session of several tasks, where the reads work again
@@ -92,4 +93,4 @@ async def test_a_move_onto_a_session_or_task_read_ahead_shows_it_without_reading
         await settled(pilot)
         assert tree.current_task().id == other.id
         assert screen.query_one(StepTimeline).task_id == other.id and screen.query_one(StepTimeline).records
-        assert not pilot.app._notifications
+        assert not notifications(pilot.app)

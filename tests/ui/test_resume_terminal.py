@@ -1,6 +1,6 @@
 """Resume in agent, for real: memtui runs in a pseudo-terminal, `a` suspends it and runs a stub
 `claude` (first on PATH) that records its arguments and working directory; memtui comes back
-and quits normally. The agent gets the user's environment, not memtui's own TEXTUAL_FPS."""
+and quits normally. The agent gets the user's environment as it is (memtui sets no TEXTUAL_FPS of its own)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_a_resumes_the_highlighted_claude_session_in_its_directory(tmp_path):
         code = term.close()
     assert code == 0
     assert recorded(record) == {"argv": ["--resume", "5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"],
-                                "cwd": str(workspace), "TEXTUAL_FPS": None}  # memtui's 120 stays its own
+                                "cwd": str(workspace), "TEXTUAL_FPS": None}  # none of memtui's own
 
 
 def test_e_runs_editor_with_the_users_own_textual_fps(demo_copy, tmp_path):

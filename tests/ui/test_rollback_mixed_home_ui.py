@@ -14,6 +14,7 @@ from memtui.ui.screenshots import settle
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
 from mixed_homes import PLAN_TASK, SPOTTER, claude_home, moved, written_plan  # noqa: E402
+from conftest import notifications
 
 
 def files(folder: Path) -> dict[Path, bytes]:
@@ -34,7 +35,7 @@ async def test_a_task_of_a_mixed_home_rolls_back_in_its_session_folder_and_is_un
         assert app.source.workspace is None and app.source.can(Capability.ROLLBACK)
         start_rollback(app, "Roll back the plan", task=PLAN_TASK)
         await settle(pilot)
-        assert type(app.screen).__name__ == "RollbackScreen", [n.message for n in app._notifications]
+        assert type(app.screen).__name__ == "RollbackScreen", [n.message for n in notifications(app)]
         summary = " ".join(str(app.screen.query_one("#rollback-summary").render()).split())
         notes = " ".join(str(app.screen.query_one("#rollback-notes").render()).split())
         assert "outside" not in summary and f"restored under {project}" in notes
@@ -44,7 +45,7 @@ async def test_a_task_of_a_mixed_home_rolls_back_in_its_session_folder_and_is_un
         assert not (project / "plan.md").exists()
         await pilot.press("u")
         await settle(pilot)
-        assert type(app.screen).__name__ == "RollbackScreen", [n.message for n in app._notifications]
+        assert type(app.screen).__name__ == "RollbackScreen", [n.message for n in notifications(app)]
         await pilot.press("y")
         await settle(pilot)
     assert (project / "plan.md").read_bytes() == content

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from textual.geometry import Region
 from textual.widgets import Input
 
 from conftest import screen_text
@@ -23,7 +24,7 @@ def result_lines(app) -> list[str]:
 def marked(app) -> list[str]:
     """The text drawn reversed (the match's mark), row by row."""
     table = app.screen.query_one("#search-results")
-    strips = app.screen._compositor.render_strips()[table.region.y + 1:table.region.bottom]
+    strips = table.render_lines(Region(0, 1, table.outer_size.width, table.outer_size.height - 1))
     return ["".join(s.text for s in strip if s.style and s.style.reverse and s.text.strip()) for strip in strips]
 
 

@@ -16,15 +16,12 @@ from memtui.ui.widgets.sessions_table import SessionsTable
 from memtui.ui.widgets.task_tree import TaskTree
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
 
+from conftest import screen_text
 from crafted_store import HOSTILE_RESULT, HOSTILE_TITLE
 
 SIZE = (160, 48)
 
 
-def _screen_text(app) -> str:
-    """The screen as the terminal would show it, as plain text lines."""
-    strips = app.screen._compositor.render_strips()
-    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
 
 
 async def _notice(app, settled) -> NoticeScreen:
@@ -32,7 +29,7 @@ async def _notice(app, settled) -> NoticeScreen:
         await settled(pilot)
         screen = app.screen
         assert isinstance(screen, NoticeScreen)
-        text = _screen_text(app)
+        text = screen_text(app)
         await pilot.press("q")
     return screen, text
 
@@ -76,7 +73,7 @@ async def test_empty_workspace_hints_at_the_demo(tmp_path: Path, open_app) -> No
         app = pilot.app
         assert isinstance(app.screen, NoticeScreen)
         assert app.screen.title_text == "This workspace has no sessions yet"
-        assert "memtui demo" in _screen_text(app)
+        assert "memtui demo" in screen_text(app)
 
 
 async def test_older_schema_is_browsed_read_only(crafted_path: Path, tmp_path: Path, open_app) -> None:
@@ -118,24 +115,24 @@ async def test_hostile_text_is_shown_literally(crafted_path: Path, settled, open
         assert not title_cell.spans  # no style came from the data
         tree = app.screen.query_one(TaskTree)
         assert any("[bold red]pwned[/]" in node.label.plain for node in tree.root.children)
-        text = _screen_text(app)
+        text = screen_text(app)
         assert "\x1b" not in text and "\x07" not in text
         assert "[bold red]pwned[/]" in text
         # The step detail: a result full of markup and escapes, literally.
         tree.select_task(tree.root.children[0].data.id)
         await settled(pilot)
-        assert "Steps · Edit a long file [bold red]pwned[/] ␛[31mred" in _screen_text(app)  # pane title
+        assert "Steps · Edit a long file [bold red]pwned[/] ␛[31mred" in screen_text(app)  # pane title
         await pilot.press("3", "enter")
         await settled(pilot)
         assert isinstance(app.screen, StepDetailScreen)
-        text = _screen_text(app)
+        text = screen_text(app)
         assert "[link=https://evil.example]click[/link]" in text
         assert "␛]0;title␇" in text and "\x1b" not in text
         assert '"note": "[b]x[/b]"' in text
         # Diff lines of a file holding markup.
         await pilot.press("escape", "5", "v")
         await settled(pilot)
-        assert "[red]literal[/red]" in _screen_text(app)
+        assert "[red]literal[/red]" in screen_text(app)
 
 
 def test_render_value_keeps_markup_and_escapes_visible() -> None:

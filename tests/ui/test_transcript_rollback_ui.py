@@ -9,6 +9,7 @@ from sources_support import agent_homes, discovered
 from memtui.core.rollback import apply_rollback, plan_rollback
 from memtui.ui.app import make_app
 from memtui.ui.screenshots import settle
+from conftest import notifications
 
 S21 = "5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"
 
@@ -30,7 +31,7 @@ async def test_u_undoes_the_last_rollback_of_a_claude_code_store(tmp_path):
         await settle(pilot)
         await pilot.press("u")
         await settle(pilot)
-        assert type(app.screen).__name__ == "RollbackScreen", [n.message for n in app._notifications]
+        assert type(app.screen).__name__ == "RollbackScreen", [n.message for n in notifications(app)]
         assert done.undo_checkpoint in str(app.screen.query_one("#rollback-title").render())
         notes = str(app.screen.query_one("#rollback-notes").render())
         assert "recorded in memtui's state folder" in notes and "replaced for good" not in notes

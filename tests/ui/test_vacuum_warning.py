@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from memtui.core.demo import build_demo
 from memtui.ui.app import make_app
+from conftest import notifications
 
 
 @pytest.fixture
@@ -61,7 +62,7 @@ async def test_the_wal_checkpoint_toast_says_how_many_frames_moved(demo):
             await pilot.press("w")
             await app.workers.wait_for_complete()
             await pilot.pause()
-            said = [n.message for n in app._notifications if n.title == "Done"]
+            said = [n.message for n in notifications(app) if n.title == "Done"]
             assert said, "no toast after the checkpoint"
             moved = re.fullmatch(r"Checkpoint: (\d+) of (\d+) frames moved; log now 0 B\.", said[-1])
             assert moved and int(moved[1]) == int(moved[2]) > 0, said[-1]

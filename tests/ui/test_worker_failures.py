@@ -19,6 +19,7 @@ from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.screenshots import ROUTING, open_step
 
 from sources_support import FIXTURES, damaged
+from conftest import notifications
 
 SIZE = (140, 40)
 WAITING = ("loading…", "reading the database…", "computing the live set…", "indexing…", "Reading…", "opening…")
@@ -103,8 +104,8 @@ async def test_a_failed_worker_is_reported_and_nothing_waits_forever(case, demo_
             await (key(pilot) if callable(key) else pilot.press(key))
         await settled(pilot)
         assert type(app.screen).__name__ == expected
-        failed = [n for n in app._notifications if n.title == f"Failed: {description}"]
-        assert len(failed) == 1, [(n.title, n.message) for n in app._notifications]
+        failed = [n for n in notifications(app) if n.title == f"Failed: {description}"]
+        assert len(failed) == 1, [(n.title, n.message) for n in notifications(app)]
         assert failed[0].severity == "error" and failed[0].message  # the reason, in one line
         text = shown(app)
         assert not [w for w in WAITING if w in text], text

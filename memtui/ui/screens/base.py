@@ -21,7 +21,6 @@ from textual import events
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
-from memtui.ui import frames
 from memtui.ui.commands import action_offered, command_for, refusal
 
 T = TypeVar("T")
@@ -44,9 +43,6 @@ class MemtuiScreen(Screen[T]):
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = bool(self.CSS_PATH)
-
-    def _on_idle(self, event: events.Idle) -> None:
-        frames.idle(self, event)  # a loaded result drawn now, not at the next tick (memtui.ui.frames)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state != WorkerState.ERROR:

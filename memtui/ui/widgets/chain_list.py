@@ -126,11 +126,11 @@ class ChainList(OptionList):
             Content.from_markup("[b $warning] ⚠ $count[/]", count=str(problems)) if problems else "",
         )
 
-    def _on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option.id is not None:
             self.post_message(self.FileHighlighted(Path(event.option.id)))
 
-    def _on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option.id is not None:
             self.post_message(self.FileChosen(Path(event.option.id)))

@@ -23,7 +23,6 @@ from memtui.core.model import Id, StepInfo
 from memtui.core.errors import ContentUnknown
 from memtui.ui import pane_reads
 from memtui.ui.debounce import Debounce
-from memtui.ui.frames import draw_soon
 from memtui.ui.read_ahead import ReadAhead
 from memtui.ui.messages import EntriesLoaded, EntryContentLoaded
 from memtui.ui.workers import failure_reason, forward_worker_state
@@ -151,7 +150,6 @@ class CheckpointPanes(Horizontal):
         if self.step is None or event.step_id != self.step.id:
             return
         files = self.query_one(CheckpointFiles)
-        draw_soon(self)
         if event.stats and event.first is None and [r.id for r in files.records] == [e.id for e in event.entries]:
             files.update_stats(event.stats)
             return
@@ -206,7 +204,6 @@ class CheckpointPanes(Horizontal):
         diff = self.diff
         if diff.entry is None or diff.entry.id != event.entry.id:
             return
-        draw_soon(self)
         if not diff.show_partial(event.entry):  # another agent's store may lack a side
             diff.show_content(event.entry, event.prepared)
         self.query_one("#diff-pane", Pane).show_title(event.entry.path)

@@ -83,6 +83,6 @@ class DocumentList(OptionList):
             return Content.from_markup("  $name [b $warning]⚠ $count[/]", name=name, count=str(count))
         return Content.from_markup("  $name", name=name)
 
-    def _on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option.id is not None:
             self.post_message(self.DocumentHighlighted(event.option.id))

@@ -86,7 +86,7 @@ class GcTree(FittedTree[Row]):
             return []
         return [node.add_leaf(safe_text(task.title), data=task) for task in session.tasks]
 
-    def _on_tree_node_expanded(self, event: Tree.NodeExpanded[Row]) -> None:
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[Row]) -> None:
         self._fill(event.node)
 
     def render_label(self, node: TreeNode[Row], base_style: Style, style: Style) -> Text:

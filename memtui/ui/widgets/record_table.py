@@ -10,18 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Generic, Iterable, Sequence, TypeVar
 
-from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from memtui.ui.frames import draw_soon
-from memtui.ui.widgets import scrollbars
 from memtui.ui.widgets.render_pass import StylesPerPass
-from memtui.ui.widgets.cell_render import text_cell_lines
 
 R = TypeVar("R")
 
@@ -76,14 +71,8 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
     def _theme_changed(self, theme: object) -> None:
         self.call_after_refresh(self.set_records, self.records, True)
 
-    def _size_updated(self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
-        # Textual sets a widget's size as it lays the screen out, then draws, then sends Resize:
-        # fitting the columns here already (not only on Resize) draws the first frame with the
-        # columns the width affords, instead of drawing it twice (and a column flashing).
-        changed = super()._size_updated(size, virtual_size, container_size, layout)
-        if changed and self.is_mounted:
-            self._fit_columns()
-        return changed
+    def on_resize(self) -> None:
+        self._fit_columns()
 
     def watch_show_vertical_scrollbar(self, shown: bool) -> None:
         # Rows arriving change the virtual size, not the size: no Resize comes when the
@@ -145,72 +134,9 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
                 column.auto_width = False
                 changed = True
         if changed:
-            self._require_update_dimensions = True
-            self._clear_caches()  # rendered rows are cached with the old widths
-            self.refresh()
-
-    def _render_line_in_row(self, row_key: Any, line_no: int, base_style: Style, cursor_location: Any,
-                            hover_location: Any) -> tuple[list[list[Segment]], list[list[Segment]]]:
-        """DataTable's line of a row, with the row's cursor styles worked out once (DataTable
-        does it, and looks its caches up, cell by cell); header, labels and fixed parts go to it."""
-        row_index = self._row_locations.get(row_key) if row_key in self._row_locations else -1
-        if (row_index < max(0, self.fixed_rows) or line_no or self.fixed_columns or self._labelled_row_exists
-                or self.zebra_stripes or self.cursor_type != "row"):
-            return super()._render_line_in_row(row_key, line_no, base_style, cursor_location, hover_location)
-        key = (row_key, line_no, base_style, cursor_location, hover_location, self.cursor_type, self.show_cursor,
-               self._show_hover_cursor, self._update_count, self._pseudo_class_state)
-        cache = self._row_render_cache
-        if key in cache:
-            return cache[key]
-        cursor, hover = row_index == cursor_location.row, row_index == hover_location.row
-        pre, post = self._get_styles_to_render_cell(
-            False, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
-            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
-        line, used = [], self._row_label_column_width
-        cells = self._get_row_renderables(row_index).cells
-        console, options, padding = self.app.console, self.app.console_options, self.cell_padding
-        for column_index, column in enumerate(self.ordered_columns):
-            width = column.get_render_width(self)
-            used += width
-            lines = text_cell_lines(console, options, cells[column_index], width, padding, base_style + Style.from_meta(
-                {"row": row_index, "column": column_index}) + pre, post)
-            line.append((lines or self._render_cell(row_index, column_index, base_style, width, cursor, hover))[0])
-        extend = base_style + pre + Style.from_meta({"row": row_index, "column": 0, "out_of_bounds": True})
-        line.append([Segment(" " * max(0, self.size.width - used), extend)])
-        cache[key] = pair = ([], line)
-        return pair
-
-    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
-                     cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
-        """DataTable's cell rendering, with one-line text cells drawn by cell_render (the
-        same segments, a tenth of the time); headers and anything else go to DataTable."""
-        header = row_index == -1
-        if column_index < 0 or (not header and (row_index < self.fixed_rows or column_index < self.fixed_columns)):
-            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)  # labels, fixed
-        row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
-        key = (row_key, self._column_locations.get_key(column_index), base_style, cursor, hover,
-               self._show_hover_cursor, self._update_count, self._pseudo_class_state)
-        cache = self._cell_render_cache
-        if key in cache:
-            return cache[key]
-        if header:
-            one_line = self.header_height == 1
-        else:
-            row = self.rows[row_key]
-            one_line = row.height == 1 and not row.auto_height
-        cell = self._get_row_renderables(row_index).cells[column_index]
-        lines = None
-        if one_line:
-            pre, post = self._get_styles_to_render_cell(
-                header, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
-                self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
-            lines = text_cell_lines(self.app.console, self.app.console_options, cell, width, self.cell_padding,
-                                    base_style + Style.from_meta({"row": row_index, "column": column_index}) + pre,
-                                    post)
-        if lines is None:
-            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        cache[key] = lines
-        return lines
+            self.virtual_size = Size(sum(column.get_render_width(self) for column in self.columns.values()),
+                                     self.virtual_size.height)
+            self.notify_style_update()  # DataTable's rows are cached drawn at the old widths: drop them, redraw
 
     # ------------------------------------------------------------------ subclass API
     def row_cells(self, record: R) -> Iterable[Any]:
@@ -240,7 +166,6 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         previous = self.current_key() if keep_cursor else None
         self.records = list(records)
         self._rebuild(previous)
-        draw_soon(self)  # a loaded list: drawn once the screen is done with it (memtui.ui.frames)
 
     def extend_records(self, records: Sequence[R]) -> None:
         """Append records (a further page); rows appear as the cursor gets there."""
@@ -269,34 +194,8 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
             (i for i, r in enumerate(self.matching) if self.row_key(r) == keep), None)
         while index is not None and index >= self._added:
             self._add_page()
-        self._dimensions_now()
         if index is not None:
             self.move_cursor(row=index, animate=False)
-
-    def _update_dimensions(self, new_rows: Iterable[Any]) -> None:
-        """Every column has its width set and every row is one line high, so unlike DataTable
-        (which measures every cell of every new row: 1,800 measurements for a page of steps)
-        only the scrollable size is computed."""
-        if self._labelled_row_exists or any(column.auto_width for column in self.columns.values()):
-            super()._update_dimensions(new_rows)
-            return
-        header = self.header_height if self.show_header else 0
-        self.virtual_size = Size(sum(column.get_render_width(self) for column in self.columns.values())
-                                 + self._row_label_column_width, self._total_row_height + header)
-
-    def _dimensions_now(self) -> None:
-        """Size the table (and its scrollbar) now rather than when its messages are done: the
-        rows are drawn in the next frame with whatever else this update changed, not later."""
-        if self._require_update_dimensions:
-            self._require_update_dimensions = False
-            new_rows = self._new_rows.copy()
-            self._new_rows.clear()
-            self._update_dimensions(new_rows)
-            self._scroll_update(self.virtual_size)
-
-    def _scroll_update(self, virtual_size: Size) -> None:
-        if not scrollbars.already_shown(self, virtual_size):
-            super()._scroll_update(virtual_size)
 
     def _add_page(self, count: int = PAGE) -> None:
         self._page_pending = False

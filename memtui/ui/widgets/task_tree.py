@@ -12,14 +12,11 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
-from textual.geometry import Size
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.core.model import Id, TaskInfo
-from memtui.ui.frames import draw_soon
 from memtui.ui.text import safe_text
-from memtui.ui.widgets import scrollbars
 from memtui.ui.widgets.render_pass import StylesPerPass
 
 # status → (glyph, component class). Pinned and superseded are shown besides the status.
@@ -76,7 +73,8 @@ class TaskTree(StylesPerPass, Tree[TaskInfo]):
         self.filter_text = ""
         self.handed_from: dict[Id, Id] = {}
         """Tasks of this session handed off from a task in another session: child → parent."""
-        self._tasks: list[TaskInfo] = []
+        self.tasks: list[TaskInfo] = []
+        """The tasks last given to `show_tasks`."""
         self._children: dict[Id, list[TaskInfo]] = {}
         self._roots: list[Id] = []
 
@@ -87,16 +85,10 @@ class TaskTree(StylesPerPass, Tree[TaskInfo]):
         self.session_id = session_id
         self.current_task_id = current_task_id
         self.handed_from = dict(handed_from or {})
-        self._tasks, self._children, self._roots = tasks, children, roots
+        self.tasks, self._children, self._roots = tasks, children, roots
         with self.styles_fixed():  # measuring every label asks for the same styles
             self._rebuild()
-            _ = self.last_line  # the lines and the size now: the scrollbar is drawn with them
-        self._scroll_update(self.virtual_size)
-        draw_soon(self)  # drawn once the screen is done with it, not at the next tick (memtui.ui.frames)
-
-    def _scroll_update(self, virtual_size: Size) -> None:
-        if not scrollbars.already_shown(self, virtual_size):
-            super()._scroll_update(virtual_size)
+            _ = self.last_line  # the lines and the size now, drawn in one frame
 
     def apply_filter(self, text: str) -> None:
         """Keep the tasks whose title contains `text`, with their ancestors."""
@@ -105,7 +97,7 @@ class TaskTree(StylesPerPass, Tree[TaskInfo]):
             self._rebuild(keep=self.current_task())
 
     def _rebuild(self, keep: TaskInfo | None = None) -> None:
-        by_id = {t.id: t for t in self._tasks}
+        by_id = {t.id: t for t in self.tasks}
         for kids in self._children.values():
             by_id.update((k.id, k) for k in kids)
         needle = self.filter_text.lower()
