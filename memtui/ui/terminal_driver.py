@@ -9,8 +9,8 @@ lives), and its output thread dies on the first EIO, after which the app blocks 
 once the output queue is full (textual 8.2.8; a fix of the input loop is proposed
 upstream, PR #6690). Here a thread of ours waits (poll, no timeout) for the terminal's
 hangup and asks the app to quit as `q` would (the store closed), with return code HANGUP
-(MemtuiApp.action_quit); output to the gone terminal is dropped instead of killing the
-output thread, so that shutting down cannot block.
+(MemtuiApp.action_quit); from then on the driver queues no output for the gone terminal
+(the output thread may have died on it), so that shutting down cannot block.
 """
 
 from __future__ import annotations
@@ -19,41 +19,13 @@ import os
 import select
 import sys
 import threading
-from typing import IO, Any
+from typing import Any
 
 from textual import constants
 
 HANGUP = 129
 """The app's return code when its terminal went away (128 + SIGHUP, as a shell reports it)."""
 
-
-
-class TerminalOutput:
-    """The terminal's output stream, which drops what it cannot write (the terminal is gone)."""
-
-    def __init__(self, file: IO[str]) -> None:
-        self.file = file
-        self.gone = False
-
-    def write(self, text: str) -> None:
-        if not self.gone:
-            try:
-                self.file.write(text)
-            except OSError:
-                self.gone = True
-
-    def flush(self) -> None:
-        if not self.gone:
-            try:
-                self.file.flush()
-            except OSError:
-                self.gone = True
-
-    def fileno(self) -> int:
-        return self.file.fileno()
-
-    def isatty(self) -> bool:
-        return True
 
 
 def watch_hangup(fileno: int, wake: int, hung_up: Any) -> None:
@@ -95,9 +67,12 @@ def terminal_driver_class() -> Any:
     class HangupDriver(LinuxDriver):
         """LinuxDriver whose app quits when the terminal goes away."""
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._file = TerminalOutput(self._file)
+        def __init__(self, app: Any, *args: Any, **kwargs: Any) -> None:
+            super().__init__(app, *args, **kwargs)
+            self.quits = app
+            """The app this driver runs (it quits when the terminal hangs up)."""
+            self.gone = False
+            """The terminal hung up: nothing more is written to it."""
             self._wake: tuple[int, int] | None = None
 
         def start_application_mode(self) -> None:
@@ -107,9 +82,13 @@ def terminal_driver_class() -> Any:
                 threading.Thread(target=watch_hangup, args=(self.fileno, self._wake[0], self._hung_up),
                                  name="memtui-hangup", daemon=True).start()
 
+        def write(self, data: str) -> None:
+            if not self.gone:  # the output thread may have died on the gone terminal: queue nothing for it
+                super().write(data)
+
         def _hung_up(self) -> None:
-            self._file.gone = True
-            self._app.call_later(self._app.action_quit, return_code=HANGUP)
+            self.gone = True
+            self.quits.call_later(self.quits.action_quit, return_code=HANGUP)
 
         def close(self) -> None:
             if self._wake is not None:

@@ -6,14 +6,12 @@ textual-serve's requests for the chunks of a file the app delivers (an export). 
 (up to 64 KiB) is larger than a pipe writes atomically; when the server reads slower than
 the app writes (a busy machine), the chunk's write waits for room, a screen frame slips into
 the middle of it, and the server's framing is lost: it never sees the chunk, and the
-browser's download is cancelled. Here each packet goes out whole, under one lock.
+browser's download is cancelled. Here each packet goes out under one lock, one at a time.
 """
 
 from __future__ import annotations
 
-import os
 import threading
-
 from typing import Any
 
 from textual import constants
@@ -33,15 +31,20 @@ def web_driver_class() -> Any:
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            lock = threading.Lock()
-            fileno = self.fileno
+            self.packet_lock = threading.Lock()
 
-            def write_whole(data: bytes) -> None:
-                view = memoryview(data)
-                with lock:
-                    while view:
-                        view = view[os.write(fileno, view):]
+        # WebDriver's three ways out: each writes one packet to a blocking pipe (whole, unless a
+        # signal cuts it short), and none of them starts before the one under way is done.
+        def write(self, data: str) -> None:
+            with self.packet_lock:
+                super().write(data)
 
-            self._write = write_whole
+        def write_meta(self, data: dict[str, object]) -> None:
+            with self.packet_lock:
+                super().write_meta(data)
+
+        def write_binary_encoded(self, data: tuple[str | bytes, ...]) -> None:
+            with self.packet_lock:
+                super().write_binary_encoded(data)
 
     return SerialWebDriver

@@ -80,6 +80,29 @@ def _textual_names_of(cls: type) -> frozenset[str]:
     return frozenset(found)
 
 
+def _textual_names_of_class(module: object, tree: ast.AST, node: ast.ClassDef) -> frozenset[str] | None:
+    """The private names Textual defines for the class `node` of `module` (None: the class is
+    not built on Textual). A class made inside a function (a driver chosen at run time) is
+    judged by its bases, found among the names the module imports."""
+    cls = getattr(module, node.name, None)
+    if isinstance(cls, type) and cls.__module__ == getattr(module, "__name__", None):
+        return _textual_names_of(cls) if _on_textual(cls) else None
+    imported = {alias.asname or alias.name: (found.module, alias.name) for found in ast.walk(tree)
+                if isinstance(found, ast.ImportFrom) and found.module for alias in found.names}
+    names: set[str] = set()
+    on_textual = False
+    for base in node.bases:
+        source = imported.get(ast.unparse(base))
+        if source is None:
+            base_cls = getattr(module, ast.unparse(base), None)
+        else:
+            base_cls = getattr(importlib.import_module(source[0]), source[1], None)
+        if _on_textual(base_cls):
+            on_textual = True
+            names |= _textual_names_of(base_cls)  # type: ignore[arg-type]
+    return frozenset(names) if on_textual else None
+
+
 def _on_textual(cls: object) -> bool:
     return isinstance(cls, type) and any(b.__module__.split(".")[0] == "textual" for b in cls.__mro__)
 
@@ -129,11 +152,9 @@ def _violations(module_name: str, path: Path) -> list[str]:
             continue
         if module is None:
             module = importlib.import_module(module_name)
-        cls = getattr(module, node.name, None)
-        if not _on_textual(cls):
+        textual_names = _textual_names_of_class(module, tree, node)
+        if textual_names is None:
             continue
-        assert isinstance(cls, type)
-        textual_names = _textual_names_of(cls)
         for inner in ast.walk(node):
             if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
                     inner.name in textual_names or inner.name.startswith(DISPATCH)):
