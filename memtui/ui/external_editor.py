@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-from pathlib import Path
-from typing import Any
 
 from textual.app import App, SuspendNotSupported
 
@@ -42,32 +40,3 @@ def edit_externally(app: App, text: str, name: str) -> str | None:
     except (OSError, UnicodeDecodeError) as exc:
         app.notify_error(f"editor failed: {exc}")
     return None
-
-
-def offer_builtin_editor(screen: Any, why: str) -> None:
-    """$EDITOR cannot run here: say so and offer memtui's own editor (the memory screen's e)."""
-    from memtui.ui.screens.confirm import ConfirmScreen
-
-    def answered(yes: bool | None) -> None:
-        if yes:
-            screen.action_edit()
-
-    body = f"{why}\nEdit {screen.current} in memtui's own editor instead? ctrl+s saves it, with the same conflict check."
-    screen.app.push_screen(ConfirmScreen("$EDITOR is not available here", body, yes="Edit here", no="Cancel"),
-                           answered)
-
-
-def edit_in_editor(screen: Any) -> None:
-    """The memory screen's E: edit the open document in $EDITOR (the app is suspended); the
-    text that comes back is saved with the same conflict check as memtui's own editor."""
-    opened, current = screen.opened, screen.current
-    if opened is None or current is None or opened.readonly:
-        screen.app.bell()
-        return
-    try:
-        text = edit_externally(screen.app, opened.text or "", Path(current).name)
-    except EditorUnavailable as why:
-        offer_builtin_editor(screen, str(why))
-        return
-    if text is not None and text != opened.text:
-        screen.save(text, opened.version)

@@ -282,7 +282,7 @@ async def test_undo_and_history_read_and_write_off_the_ui_thread(tmp_path, open_
     user sees is unchanged: the versions, the preview, the restore, the undo and their toasts."""
     import threading
 
-    import memtui.ui.screens.memory_history as history
+    import memtui.ui.screens.memory as history
     from memtui.core.memory.save import HistoryEntry
 
     on_ui_thread: dict[str, list[bool]] = {}

@@ -79,7 +79,7 @@ CASES: dict[str, tuple[str, tuple[str, ...], Callable[[Any, Any], None], str, st
                          "read memory documents", "MemoryScreen"),
     "memory document": ("demo", ("m",), break_module("memtui.ui.screens.memory.read_document", unreadable),
                         "open a document", "MemoryScreen"),
-    "memory history": ("demo", ("m", "h"), break_module("memtui.ui.screens.memory_history.list_history"),
+    "memory history": ("demo", ("m", "h"), break_module("memtui.ui.screens.memory.list_history"),
                        "list the kept versions of HISTORY.jsonl", "MemoryScreen"),
     "decision log": ("demo", ("D",), break_module("memtui.ui.screens.decisions.read_decisions", unreadable),
                      "read the decision log", "DecisionsScreen"),

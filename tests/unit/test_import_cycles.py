@@ -28,10 +28,6 @@ KNOWN: dict[frozenset[str], str] = {
     frozenset({"memtui.core.agents", "memtui.core.agents.agent"}):
         "the agent registry's Agent is typed with engines' records (AgentChain, Inventory) from modules"
         " that read the registry: records of their own for those",
-    frozenset({"memtui.ui.screens.memory", "memtui.ui.screens.memory_history", "memtui.ui.screens.memory_loaded"}):
-        "functions of the memory screen in modules of their own: to be folded back into the screen",
-    frozenset({"memtui.ui.screens.jump", "memtui.ui.screens.main", "memtui.ui.screens.main_keys"}):
-        "functions of the main screen in modules of their own: to be folded back into the screen",
 }
 
 

@@ -152,20 +152,3 @@ class ExportScreen(MemtuiModal[str | None]):
     def _failed(self, message: str) -> None:
         self._status(message)
         self.query_one("#export-go", Button).disabled = False
-
-
-def export_target(screen: Any) -> tuple[str, Id, str] | None:
-    """What x exports from the main screen: the highlighted session while the sessions pane
-    has focus (and it is a session, not the orphans), else the highlighted task."""
-    from memtui.ui.widgets.sessions_table import OrphansRow, SessionsTable
-    from memtui.ui.widgets.task_tree import TaskTree
-
-    table = screen.query_one(SessionsTable)
-    record = table.current_record()
-    session = None if record is None or isinstance(record, OrphansRow) else record
-    task = screen.query_one(TaskTree).current_task()
-    if session is not None and (screen.focused is table or task is None):
-        return "session", session.id, session.title
-    if task is not None:
-        return "task", task.id, task.title
-    return None

@@ -1,8 +1,16 @@
 """The main screen: sessions · tasks (handoff tree) · step timeline · changed files · diff.
 
 A session loads its task tree, a task its steps, a step its checkpoint's files, a file its diff:
-each a thread worker (one group per pane) reading through ui.pane_reads. Elsewhere: the bottom
-row (widgets.checkpoint_panes), jumps and dialogs (.jump), keys and filter (.main_keys), rollback.
+each a thread worker (one group per pane) reading through ui.pane_reads. The bottom row (files
+and diff) is a widget of its own (widgets.checkpoint_panes).
+
+One concern, so one module past 400 lines: the screen's panes and how each follows the one
+above, what is kept across a reload or a jump, and what its keys do with the selection.
+
+A search hit or a link names a task (and maybe a step by its number): the screen selects its
+session (or the Orphans row), the task in the tree and the step, paging through the steps as
+needed; the lookup is a worker of the screen. Enter on a step opens its detail; `c` there
+comes back on the step's changed files.
 """
 
 from __future__ import annotations
@@ -15,27 +23,37 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Label, Tree
 from textual.worker import Worker, get_current_worker
 
-from memtui.core.model import Id, StepInfo
+from memtui.core.memory_source import Capability
+from memtui.core.model import Id, StepInfo, TaskInfo
 from memtui.ui import pane_reads
-from memtui.ui.commands import bindings
+from memtui.ui.commands import COMMANDS, bindings
 from memtui.ui.debounce import Debounce
 from memtui.ui.collector import keep_out_of_collections
 from memtui.ui.messages import SessionsLoaded, StepsLoaded, TasksLoaded
 from memtui.ui.pane_reads import SessionExtent, extent
-from memtui.ui.screens import jump, main_keys
 from memtui.ui.read_ahead import ReadAhead
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.screens.main_reads import read_steps, read_tasks, session_key
 from memtui.ui.widgets.checkpoint_panes import GROUPS as CHECKPOINT_GROUPS
 from memtui.ui.widgets.checkpoint_panes import CheckpointPanes
+from memtui.ui.settings import remember
+from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.ui.widgets.list_filter import ListFilter
-from memtui.ui.widgets.pane import Pane, pane_name, toggle_zoom
+from memtui.ui.widgets.pane import Pane, focus_now, pane_name, toggle_zoom
 from memtui.ui.widgets.sessions_table import ORPHANS_KEY, OrphansRow, SessionsTable
 from memtui.ui.widgets.step_timeline import STEP_PAGE, StepTimeline, totals_line
 from memtui.ui.widgets.task_tree import TaskTree
 from memtui.ui.widgets.workspace_bar import WorkspaceBar
 from memtui.ui.workers import failure_reason
+
+PANES = ("sessions", "tasks", "steps", "files", "diff")
+"""The panes `action_focus_pane` knows; each one's focusable widget has the pane's name as its id."""
+DIFF_ACTIONS = frozenset(c.action for c in COMMANDS if c.scope == "main" and c.needs is Capability.DIFF)
+"""The keys that act on a file's diff (v ] [ f): the main screen's commands that need DIFF."""
+LAST = object()
+"""A kept step meaning "the task's last step" (tail)."""
+
 
 class MainScreen(MemtuiScreen[None]):
     """Browse sessions, tasks, steps and checkpoint diffs."""
@@ -124,7 +142,11 @@ class MainScreen(MemtuiScreen[None]):
         return step is None or (self.step is not None and step.id == self.step.id)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return main_keys.offered_here(self, action) and super().check_action(action, parameters)
+        # The diff's keys are not offered while the diff pane shows no file's diff ("This step
+        # changed no files", a file the store kept no contents of): they would only ring the bell.
+        if action in DIFF_ACTIONS and self.bottom.diff.entry is None:
+            return False
+        return super().check_action(action, parameters)
 
     def focused_pane(self) -> str | None:
         return pane_name(self.focused)
@@ -141,7 +163,7 @@ class MainScreen(MemtuiScreen[None]):
             self.load_sessions(after)
             return
         if self._loaded_once:
-            jump.keep_selection(self)
+            self._keep_selection()
         self._stalled = False
         self.load_sessions()
 
@@ -292,14 +314,14 @@ class MainScreen(MemtuiScreen[None]):
                 kept = self.keep.pop("step", None)
                 if kept is not None:
                     self.keep["step_of"] = (event.task_id, kept)
-                    jump.select_kept_step(self, timeline)
+                    self._select_kept_step(timeline)
             self._step_highlighted()
             self.steps_ahead.around(task.id for task in self.query_one(TaskTree).around_cursor())
             if not event.steps:
                 self.bottom.show_step(None)
         else:
             timeline.add_steps(event.task_id, event.offset, event.steps)
-            jump.select_kept_step(self, timeline)
+            self._select_kept_step(timeline)
         self.query_one("#step-totals", Label).update(totals_line(self._totals, len(timeline.records)),
                                                      layout=False)
         shown = len(timeline.records)
@@ -314,9 +336,73 @@ class MainScreen(MemtuiScreen[None]):
         self.step, self._stalled = step, False
         self.bottom.show_step(step, self.query_one(StepTimeline).around_cursor())
 
+    # ================================================================== jumps and reloads
     def show_task(self, task_id: Id, step_seq: int | None = None) -> None:
-        """Select a task (a search hit, a link) and its step `step_seq` (screens.jump)."""
-        jump.show_task(self, task_id, step_seq)
+        """Select a task (a search hit, a link) and its step `step_seq`: looked up in a worker,
+        then selected as the panes load."""
+
+        def locate() -> None:
+            worker = get_current_worker()
+            with self.app.reading() as source:
+                task = source.task(task_id)
+                step_id = None if step_seq is None else pane_reads.find_step(
+                    source, task_id, step_seq, STEP_PAGE, lambda: worker.is_cancelled)
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._go_to, task, step_id)
+
+        self.run_worker(locate, thread=True, exclusive=True, group="locate", exit_on_error=False,
+                        description="find the task")
+
+    def _go_to(self, task: TaskInfo, step_id: Id | None) -> None:
+        """Select `task`'s session, then the task and step as the panes load (or at once when
+        the session is shown already)."""
+        sessions = self.query_one(SessionsTable)
+        key = ORPHANS_KEY if task.session_id is None else str(task.session_id)
+        if not sessions.select_key(key):
+            ListFilter.clear_on(sessions)  # the session may be filtered out
+            if not sessions.select_key(key):
+                self.notify(f"Task #{task.id} is in no listed session.", markup=False)
+                return
+        tree = self.query_one(TaskTree)
+        self.keep = {"task": task.id, "step": step_id}
+        wanted = None if key == ORPHANS_KEY else task.session_id
+        if self.session_id == (ORPHANS_KEY if wanted is None else wanted) and tree.session_id == wanted:
+            # The session is shown already: move within it.
+            if tree.filter_text and not tree.select_task(task.id):
+                ListFilter.clear_on(tree)
+            if self.task_id == task.id:
+                self.keep = {} if step_id is None else {"step_of": (task.id, step_id)}
+                self._select_kept_step(self.query_one(StepTimeline))
+            else:
+                tree.select_task(task.id)
+        self.query_one(StepTimeline if step_id is not None else TaskTree).focus()
+
+    def _keep_selection(self) -> None:
+        """Before a reload (`refresh_data`): keep the task, the step (LAST: on the last step with
+        tail on, F, stay on the last as new ones arrive) and the changed file shown, and forget
+        what the panes show and what was read ahead: everything below the sessions reloads, even
+        where the cursor does not move."""
+        entry = self.query_one(CheckpointFiles).current_record()
+        tail = self.tail and self.query_one(StepTimeline).at_end()
+        self.keep = {"task": self.task_id, "step": LAST if tail else None if self.step is None else self.step.id}
+        self.bottom.keep_entry = None if entry is None or self.step is None else (self.step.id, entry.id)
+        self.task_id = None
+        self.step = None
+        self.bottom.forget()
+        self.tasks_ahead.clear()
+        self.steps_ahead.clear()
+
+    def _select_kept_step(self, timeline: StepTimeline) -> None:
+        """Select the step kept for this task (`show_task`, `refresh_data`), fetching further
+        pages of steps until it is loaded."""
+        kept = self.keep.get("step_of")
+        if kept is None or kept[0] != timeline.task_id:
+            return
+        key = timeline.last_key() if kept[1] is LAST and not timeline.more_available() else str(kept[1])
+        if timeline.select_key(key) or not timeline.more_available():
+            del self.keep["step_of"]
+        else:
+            timeline.request_more()
 
     # ================================================================== actions
     @on(DataTable.RowSelected, "#steps")
@@ -330,28 +416,82 @@ class MainScreen(MemtuiScreen[None]):
         (self.query_one(TaskTree) if isinstance(event, DataTable.RowSelected) else self.query_one(StepTimeline)).focus()
 
     def action_open_step(self) -> None:
-        """Open the step detail screen for the highlighted step."""
-        jump.open_step_detail(self)
+        """Open the step detail screen for the highlighted step; back on its changed files when
+        the detail says "files"."""
+        from memtui.ui.screens.step_detail import StepDetailScreen
+
+        timeline = self.query_one(StepTimeline)
+        step = timeline.current_record()
+        if step is None:
+            self.notify("No step selected.", severity="warning")
+            return
+        detail = StepDetailScreen(step, timeline.records)
+
+        def closed(result: str | None) -> None:
+            shown = detail.step  # n / p may have moved to another step of the task
+            if timeline.task_id == shown.task_id:
+                timeline.select_key(str(shown.id))
+            if result == "files":
+                self.action_focus_pane("files")
+
+        self.app.push_screen(detail, closed)
 
     def action_toggle_pin(self) -> None:
         """Pin the highlighted task (a GC root), or unpin it."""
-        main_keys.toggle_pin(self)
+        from memtui.ui.writes import pin_task
+
+        task = self.query_one(TaskTree).current_task()
+        if task is None or self.app.store is None:
+            self.notify("Select a task of memtui's own store to pin.", markup=False)
+            return
+        pin_task(self, task.id, not task.pinned)
+
+    def export_target(self) -> tuple[str, Id, str] | None:
+        """What x exports: the highlighted session while the sessions pane has focus (and it is
+        a session, not the orphans), else the highlighted task."""
+        table = self.query_one(SessionsTable)
+        record = table.current_record()
+        session = None if record is None or isinstance(record, OrphansRow) else record
+        task = self.query_one(TaskTree).current_task()
+        if session is not None and (self.focused is table or task is None):
+            return "session", session.id, session.title
+        if task is not None:
+            return "task", task.id, task.title
+        return None
 
     def action_export(self) -> None:
         """Export the highlighted session (from the sessions pane) or task (key x)."""
-        jump.open_export(self)
+        from memtui.ui.screens.export import ExportScreen
+
+        target = self.app.source is not None and self.export_target()
+        if not target:
+            self.app.bell()
+            return
+
+        def exported(done: str | None) -> None:
+            if done:
+                self.notify(done, title="Export", markup=False)
+
+        self.app.push_screen(ExportScreen(*target), exported)
 
     def action_resume(self) -> None:
         """Resume the highlighted session in its agent: Claude Code or Codex (key a)."""
-        jump.resume_highlighted(self)
+        from memtui.ui.screens.resume import resume_session
+
+        resume_session(self.app, None if self.session_id == ORPHANS_KEY else self.session_id)
 
     def action_toggle_tail(self) -> None:
         """Follow a running task's new steps, like tail -f (again: stay where you are)."""
-        main_keys.toggle_tail(self)
+        self.tail = not self.tail
+        remember(self.app, tail=self.tail)
+        self.notify(f"Tail {'on: the last step stays selected as steps arrive' if self.tail else 'off'}.")
 
     def action_focus_pane(self, name: str) -> None:
-        """Focus one pane by name (sessions, tasks, steps, files, diff)."""
-        main_keys.focus_pane(self, name)
+        """Focus one pane by name (sessions, tasks, steps, files, diff), first leaving a zoomed one."""
+        if name in PANES:
+            if self.maximized is not None:
+                self.minimize()
+            focus_now(self.query_one(f"#{name}"))
 
     def action_zoom(self) -> None:
         """Give the focused pane the whole screen (again: back to all panes)."""
@@ -359,28 +499,62 @@ class MainScreen(MemtuiScreen[None]):
 
     def action_toggle_sessions(self) -> None:
         """Hide the sessions pane so the tasks get the width (again: show it)."""
-        main_keys.toggle_sessions(self)
+        pane = self.query_one("#sessions-pane")
+        pane.display = not pane.display
+        remember(self.app, sessions_pane=pane.display)
+        if not pane.display and self.focused is self.query_one(SessionsTable):
+            self.query_one(TaskTree).focus()
 
     def action_rollback(self, whole_checkpoint: bool = False) -> None:
-        """Roll back the selection: a file (or, `whole_checkpoint`, its step's checkpoint), a
-        step's checkpoint, or a task with its sub-agents."""
-        from memtui.ui.screens.rollback import rollback_selection
+        """Roll back the selection; the focused pane says what: task tree → the task with its
+        sub-agents; steps → the step's checkpoint; changed files or diff → the file entry
+        (`whole_checkpoint`: its whole checkpoint)."""
+        from memtui.ui.screens.rollback import start_rollback
 
-        rollback_selection(self, whole_checkpoint)
+        app = self.app
+        if app.source is None:
+            return
+        focused = self.focused
+        tree = self.query_one(TaskTree)
+        timeline = self.query_one(StepTimeline)
+        step = timeline.current_record()
+        in_diff = focused is not None and any(a.id in ("files-pane", "diff-pane") for a in focused.ancestors_with_self)
+        if focused is tree:
+            task = tree.current_task()
+            if task is not None:
+                start_rollback(app, f"Roll back task {task.id} · {task.title[:50]}", task=task.id)
+                return
+        elif in_diff and not whole_checkpoint:
+            entry = self.query_one(CheckpointFiles).current_record()
+            if entry is not None:
+                start_rollback(app, f"Roll back {entry.path}", entry=entry.id)
+                return
+        elif step is not None and step.checkpoint_id is not None and (in_diff or focused is timeline):
+            start_rollback(app, f"Roll back checkpoint {step.checkpoint_id} (step {step.seq})",
+                           checkpoint=step.checkpoint_id)
+            return
+        app.notify("Select a task, a step with a checkpoint, or a changed file to roll back.", severity="warning")
 
     def action_undo_rollback(self) -> None:
         """Undo the last rollback (it was recorded as a checkpoint)."""
         from memtui.ui.screens.rollback import undo_last_rollback
 
-        undo_last_rollback(self)
+        undo_last_rollback(self.app)
 
     def action_filter(self) -> None:
         """Filter the focused list (sessions, tasks, steps or files) as you type."""
-        main_keys.open_filter(self)
+        self.query_one(ListFilter).open_on(self.focused, [self.query_one(kind) for kind in (
+            SessionsTable, TaskTree, StepTimeline, CheckpointFiles)])
 
     def action_clear_filter(self) -> None:
         """Escape: close the filter box, else clear the focused list's filter, else leave a zoomed pane."""
-        main_keys.clear_filter(self)
+        box = self.query_one(ListFilter)
+        if box.active:
+            box.close(clear=True)
+        elif self.focused is not None and ListFilter.clear_on(self.focused):
+            box.target = self.focused
+        elif self.maximized is not None:
+            self.minimize()
 
     def action_toggle_split(self) -> None:
         """Unified or side-by-side diff."""

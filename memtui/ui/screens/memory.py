@@ -2,7 +2,25 @@
 
 Left, the documents by kind with lint badges; right, the highlighted one (widgets.document_view),
 compared with the disk every WATCH_SECONDS. `e` edits, ctrl+s saves atomically with a conflict
-check (reload / diff / overwrite), `u` undoes memtui's last save, `h` lists kept versions.
+check (reload / diff / overwrite), `E` edits in $EDITOR with the same check, `u` undoes memtui's
+last save, `h` lists kept versions (the dialog: memtui.ui.screens.memory_history).
+
+"Loaded at start" (key `l`): what Claude Code, Codex and an init.d agent load when a session
+starts in the workspace, one tab per agent. The left side swaps the document list for the
+chain (memtui.ui.widgets.chain_panel): files in load order with size bars, imports under the
+file importing them, the agent's problems. The right side shows the highlighted file as the
+agent reads it, a rule line where it stops reading (memtui.ui.widgets.chain_text). Enter edits
+the file with the same safe save — conflict check, history, undo — also when the file lies
+outside the workspace (a user-level CLAUDE.md, an auto-memory MEMORY.md): those files, and only
+those, are passed to the save as `outside`, and the editor names the full path it writes. After
+a save the chains are built again, so a fixed cut-off disappears from the view.
+
+Every read and write of a document's history runs in a thread worker (a slow or network disk
+never freezes the screen): a refusal (a conflict, a read-only folder) is one error line,
+anything else a failed worker, which the screen reports once.
+
+One concern, so one module past 400 lines: the documents of one workspace, as the user reads,
+edits and restores them, whichever list (documents or chains) chose them.
 """
 
 from __future__ import annotations
@@ -10,6 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,15 +41,16 @@ from textual.worker import Worker
 from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.display import has_controls
 from memtui.core.errors import MemtuiError, SaveConflict
+from memtui.core.memory.chain import ChainFile
 from memtui.core.memory.discover import MemoryDocument, discover_documents
 from memtui.core.memory.documents import JsonlDocument, OpenedDocument, parse_jsonl, read_document
 from memtui.core.memory.lint import Finding, lint_workspace, store_facts
-from memtui.core.memory.save import ANY, keep_discarded, save_document
-from memtui.ui.commands import bindings
+from memtui.core.memory.save import (ANY, HistoryEntry, keep_discarded, list_history, restore_version,
+                                     save_document, undo_last_save)
+from memtui.ui.commands import bindings, command_for, refusal
+from memtui.ui.external_editor import EditorUnavailable, edit_externally
 from memtui.ui.screens.base import MemtuiScreen
-from memtui.ui.screens.memory_loaded import LoadedAtStart
-from memtui.ui.screens.memory_history import offer_versions, undo_save
-from memtui.ui.external_editor import edit_in_editor
+from memtui.ui.screens.memory_history import HistoryScreen
 from memtui.ui.widgets.chain_list import ChainList
 from memtui.ui.widgets.chain_panel import ChainPanel
 from memtui.ui.widgets.document_list import DocumentList
@@ -82,7 +102,8 @@ class MemoryScreen(MemtuiScreen[None]):
         self._select = select
         self._source_mode = line is not None
         self._discard_armed = False
-        self.loaded = LoadedAtStart(self)
+        self.showing_chains = False
+        """True while the "Loaded at start" view (l) shows the agents' chains instead of the documents."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memory-body"):
@@ -114,9 +135,10 @@ class MemoryScreen(MemtuiScreen[None]):
             self.refresh_data()
 
     def refresh_data(self) -> None:
-        """Rediscover and lint (the app calls this after any write)."""
+        """Rediscover and lint (the app calls this after any write); the chains are built again."""
         self.load_documents()
-        self.loaded.refresh()
+        if self.showing_chains:
+            self.chain_panel.reload()
 
     def worker_failed(self, worker: Worker) -> None:
         super().worker_failed(worker)
@@ -155,7 +177,7 @@ class MemoryScreen(MemtuiScreen[None]):
         self._select = None
         doc_list = self.query_one(DocumentList)
         doc_list.show(event.docs, event.findings, keep=keep)
-        if self.loaded.active:
+        if self.showing_chains:
             return  # the chain view shows its own file
         if not event.docs:
             self.view.title("No memory documents in this workspace")
@@ -175,7 +197,7 @@ class MemoryScreen(MemtuiScreen[None]):
             if event.rel != self.current and self.current is not None:
                 self.query_one(DocumentList).select_rel(self.current)
             return
-        if event.rel != self.current and not self.loaded.active:
+        if event.rel != self.current and not self.showing_chains:
             self.current = event.rel
             self.open_document(event.rel)
 
@@ -202,7 +224,7 @@ class MemoryScreen(MemtuiScreen[None]):
         text = opened.text if opened.text is not None else opened.data.decode("utf-8", "replace")
         markdown = doc is not None and doc.format == "markdown" and opened.text is not None
         await self.view.show(text, markdown, event.jsonl)
-        self.loaded.show_current()
+        self._show_chain_text()
         self._switch_view()
         if self._pending_line is not None:
             self._go_to_line(self._pending_line)
@@ -216,7 +238,7 @@ class MemoryScreen(MemtuiScreen[None]):
         fmt = self._format()
         if self.editing:
             view = "edit"
-        elif self.loaded.shows(self.current) and not self._source_mode:
+        elif self._chain_entry(self.current) is not None and not self._source_mode:
             view = "chain"
         elif self._source_mode or self.opened is None or self.opened.readonly or fmt not in ("markdown", "jsonl"):
             view = "source"
@@ -243,9 +265,9 @@ class MemoryScreen(MemtuiScreen[None]):
             return False  # the source can't (a read-only session, a store without a workspace)
         if action == "save":
             return self.editing
-        if action == "filter" and self.loaded.active:
+        if action == "filter" and self.showing_chains:
             return False
-        if not self.docs and not self.loaded.active and action in ON_A_DOCUMENT:
+        if not self.docs and not self.showing_chains and action in ON_A_DOCUMENT:
             return False  # no document to edit, view or restore (the chain view has its files)
         return not (self.editing and action in WHILE_EDITING_NOT)
 
@@ -266,7 +288,7 @@ class MemoryScreen(MemtuiScreen[None]):
         editor.load_text(self.opened.text or "")
         self._discard_armed = False
         self.editing = True
-        self.view.notice(self.loaded.edit_notice(self.current)
+        self.view.notice(self._edit_notice(self.current)
                          or "Editing — ctrl+s saves (the previous version is kept), escape leaves.")
         editor.focus()
 
@@ -279,7 +301,7 @@ class MemoryScreen(MemtuiScreen[None]):
     def save(self, text: str, expected) -> None:
         """Save `text` if the file on disk is still `expected` (ANY: overwrite)."""
         try:
-            save_document(self.workspace, self.workspace / self.current, text, expected, outside=self.loaded.grants)
+            save_document(self.workspace, self.workspace / self.current, text, expected, outside=self.outside_grants)
         except SaveConflict as conflict:
             self._conflict(conflict, text)
             return
@@ -310,7 +332,7 @@ class MemoryScreen(MemtuiScreen[None]):
         """Keep an edit that is not saved in the document's history; False (and said why)
         when that write failed (a read-only workspace)."""
         try:
-            keep_discarded(self.workspace, self.workspace / self.current, text, outside=self.loaded.grants)
+            keep_discarded(self.workspace, self.workspace / self.current, text, outside=self.outside_grants)
         except (MemtuiError, OSError) as exc:
             self.app.notify_error(f"could not keep the edit of {self.current} in its history: "
                                   f"{getattr(exc, 'strerror', None) or exc}", title="Edit not discarded")
@@ -321,7 +343,7 @@ class MemoryScreen(MemtuiScreen[None]):
         self.editing = False
         self.view.notice("")
         self.opened = None
-        self.loaded.focus_list()
+        self._focus_list()
         self.refresh_data()
 
     def action_back(self) -> None:
@@ -339,7 +361,7 @@ class MemoryScreen(MemtuiScreen[None]):
                 self.notify("Edit discarded (kept in the document's history).", markup=False)
             self.editing = False
             self.view.notice("")
-            self.loaded.focus_list()
+            self._focus_list()
             return
         filter_input = self.query_one("#memory-filter", Input)
         if filter_input.display:
@@ -350,13 +372,71 @@ class MemoryScreen(MemtuiScreen[None]):
         elif self._source_mode:
             self._source_mode = False
             self._switch_view()
-        elif self.loaded.active:
-            self.loaded.toggle()
+        elif self.showing_chains:
+            self.action_toggle_loaded()
         elif len(self.app.screen_stack) > 1:
             self.dismiss()
 
-    action_undo_save = undo_save  # u: put back the version memtui's last save replaced
-    action_history = offer_versions  # h: list kept versions, restore the chosen one
+    # ------------------------------------------------------------------ kept versions
+    def _history_worker(self, job: Callable[[], None], what: str) -> None:
+        """Run `job` in a thread worker (one history job at a time); a refusal the user can
+        act on (MemtuiError, OSError) is one error line, anything else fails the worker."""
+
+        def run() -> None:
+            try:
+                job()
+            except (MemtuiError, OSError) as exc:
+                self.app.call_from_thread(self.app.notify_error, exc)
+
+        self.run_worker(run, thread=True, exclusive=True, group="memory-history", exit_on_error=False,
+                        description=what)
+
+    def _write_and_reload(self, write: Callable[[], object], done: str, what: str) -> None:
+        """Run one write over the document in a worker; on success say `done` and reload it."""
+
+        def job() -> None:
+            write()
+            self.app.call_from_thread(self._written, done)
+
+        self._history_worker(job, what)
+
+    def _written(self, done: str) -> None:
+        self.notify(done, markup=False)
+        self.opened = None
+        self.refresh_data()
+
+    def action_undo_save(self) -> None:
+        """u: put back the version memtui's last save of the document replaced."""
+        if self.current is None or self.opened is None:
+            return
+        name, version, grants, workspace = self.current, self.opened.version, self.outside_grants, self.workspace
+        self._write_and_reload(lambda: undo_last_save(workspace, workspace / name, version, grants),
+                               f"Undid the last save of {name} (u again redoes it).", f"undo the last save of {name}")
+
+    def action_history(self) -> None:
+        """h: list the kept versions of the document; restore the chosen one."""
+        if self.current is None or self.opened is None:
+            return
+        workspace, grants = self.workspace, self.outside_grants
+        path, expected, name = workspace / self.current, self.opened.version, self.current
+
+        def restore(number: int | None) -> None:
+            if number is None:
+                return
+            self._write_and_reload(lambda: restore_version(workspace, path, number, expected, grants),
+                                   f"Restored version {number} of {name}.", f"restore version {number} of {name}")
+
+        def offer(entries: list[HistoryEntry]) -> None:
+            if not entries:
+                self.notify(f"No kept versions of {name} yet: memtui keeps one at every save.", markup=False)
+            else:
+                self.app.push_screen(HistoryScreen(name, entries), restore)
+
+        def job() -> None:
+            entries = list_history(workspace, path, grants)
+            self.app.call_from_thread(offer, entries)
+
+        self._history_worker(job, f"list the kept versions of {name}")
 
     def action_toggle_source(self) -> None:
         """Rendered markdown / JSONL table ↔ plain source with line numbers."""
@@ -367,21 +447,102 @@ class MemoryScreen(MemtuiScreen[None]):
         """Show or hide the table of contents."""
         self.view.toggle_toc()
 
+    # ------------------------------------------------------------------ loaded at start
+    @property
+    def chain_panel(self) -> ChainPanel:
+        """The agents' chains (left side of the "Loaded at start" view)."""
+        return self.query_one(ChainPanel)
+
+    @property
+    def outside_grants(self) -> frozenset[Path]:
+        """The files outside the workspace the screen may write: the chains' files."""
+        return self.chain_panel.grants if self.is_mounted else frozenset()
+
     def action_toggle_loaded(self) -> None:
         """What each agent loads at start ↔ the workspace's documents."""
-        self.loaded.toggle()
+        self.showing_chains = not self.showing_chains
+        self.set_class(self.showing_chains, "-loaded")
+        self.query_one("#memory-filter").display = False
+        if self.showing_chains:
+            self.chain_panel.reload()
+            self.chain_panel.list.focus()
+            return
+        self.query_one(DocumentList).focus()
+        self.current = self.opened = None
+        self.refresh_data()
+
+    def _focus_list(self) -> None:
+        """Put the cursor in the list shown on the left: the chain in the chains' view, else the
+        documents (hidden while the chain shows)."""
+        (self.chain_panel.list if self.showing_chains else self.query_one(DocumentList)).focus()
+
+    def _chain_key(self, path: Path) -> str:
+        """The screen's name for a file: workspace-relative inside it, absolute outside."""
+        return path.relative_to(self.workspace).as_posix() if path.is_relative_to(self.workspace) else str(path)
+
+    def _chain_entry(self, key: str | None) -> ChainFile | None:
+        """The chain's file `key` shows (with its cut-off marked), while the chains show."""
+        chain = self.chain_panel.chain if self.showing_chains else None
+        return None if chain is None or key is None else chain.file(self.workspace / key)
 
     @on(ChainList.FileHighlighted)
     def _chain_file_highlighted(self, event: ChainList.FileHighlighted) -> None:
-        self.loaded.highlighted(event.path)
+        """A chain file was highlighted: open it (the editor, if open, stays on its file)."""
+        if self.editing:
+            if self.current is not None:
+                self.chain_panel.list.select_path(self.workspace / self.current)
+            return
+        key = self._chain_key(event.path)
+        if key != self.current or self.opened is None:
+            self.current, self.opened = key, None
+            self.open_document(key)
 
     @on(ChainList.FileChosen)
     def _chain_file_chosen(self) -> None:
-        self.loaded.chosen()
+        """Enter on a chain file edits it as `e` does: only where the source can, else say why
+        (an editor that cannot save would take the user's typing and refuse it after)."""
+        if self.check_action("edit", ()):
+            self.action_edit()
+            return
+        edit = command_for(self.COMMAND_SCOPE, "edit")  # its key, as the table defines it
+        why = edit and refusal(self.COMMAND_SCOPE, edit.key.split(",")[0], self.app.source, self.focused_pane())
+        if why:
+            self.notify(why, severity="warning", markup=False)
 
     @on(ChainPanel.Loaded)
     def _chains_loaded(self) -> None:
-        self.loaded.loaded()
+        """Fresh chains are shown: reopen the highlighted file if it changed, else re-mark it."""
+        path = self.chain_panel.list.highlighted_path
+        if path is None or self.editing:
+            return
+        key = self._chain_key(path)
+        if key != self.current or self.opened is None or self._stale(key):
+            self.current, self.opened = key, None
+            self.open_document(key)
+        else:
+            self._show_chain_text()
+
+    def _show_chain_text(self) -> None:
+        """Show the open file as the agent reads it, with the agent's problems in it."""
+        entry, chain = self._chain_entry(self.current), self.chain_panel.chain
+        if entry is None or chain is None or self.opened is None:
+            return
+        self.view.chain_text.show(self.opened.data, entry, chain.label)
+        self.view.findings([Finding(self.current or "", p.line, p.rule, p.message)
+                            for p in chain.problems if p.file == entry.path])
+        self._switch_view()
+
+    def _edit_notice(self, key: str) -> str | None:
+        """What the editor says about a file outside the workspace: the full path written."""
+        path = self.workspace / key
+        if path.is_relative_to(self.workspace):
+            return None
+        entry, chain = self._chain_entry(key), self.chain_panel.chain
+        whose = f"{chain.label}'s {entry.scope} file" if entry is not None and chain is not None else "a chain file"
+        target = path.resolve()
+        through = f" (through the link {path})" if target != path else ""
+        return (f"Editing {target}{through} — outside the workspace, {whose}. ctrl+s writes this file "
+                "(its previous version is kept in the workspace's history), escape leaves.")
 
     def action_filter(self) -> None:
         """Filter the document list by path."""
@@ -397,4 +558,31 @@ class MemoryScreen(MemtuiScreen[None]):
     def _filter_submitted(self) -> None:
         self.query_one(DocumentList).focus()
 
-    action_edit_external = edit_in_editor  # E: edit in $EDITOR (the app is suspended meanwhile)
+    # ------------------------------------------------------------------ $EDITOR
+    def action_edit_external(self) -> None:
+        """E: edit the open document in $EDITOR (the app is suspended meanwhile); the text that
+        comes back is saved with the same conflict check as memtui's own editor."""
+        opened, current = self.opened, self.current
+        if opened is None or current is None or opened.readonly:
+            self.app.bell()
+            return
+        try:
+            text = edit_externally(self.app, opened.text or "", Path(current).name)
+        except EditorUnavailable as why:
+            self._offer_builtin_editor(str(why))
+            return
+        if text is not None and text != opened.text:
+            self.save(text, opened.version)
+
+    def _offer_builtin_editor(self, why: str) -> None:
+        """$EDITOR cannot run here: say so and offer memtui's own editor (e)."""
+        from memtui.ui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.action_edit()
+
+        body = (f"{why}\nEdit {self.current} in memtui's own editor instead? ctrl+s saves it, "
+                "with the same conflict check.")
+        self.app.push_screen(ConfirmScreen("$EDITOR is not available here", body, yes="Edit here", no="Cancel"),
+                             answered)

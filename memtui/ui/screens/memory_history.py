@@ -1,16 +1,9 @@
-"""Kept versions of one memory document: undo memtui's last save, or list the versions
-(Enter restores the highlighted one). The memory screen's `u` and `h` call `undo_save` and
-`offer_versions`; a file outside the workspace (one an agent loads at start) is handled the
-same way, its history kept in the workspace.
-
-Every read and write of the history runs in a thread worker of the screen that asked (a
-slow or network disk never freezes the screen): a refusal (a conflict, a read-only folder)
-is one error line as before, anything else a failed worker, which the screen reports once.
+"""The kept versions of one memory document, newest first, with a preview of the highlighted
+one: the memory screen's `h` (Enter restores the highlighted version). A file outside the
+workspace (one an agent loads at start) has its history kept in the workspace too.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING, Callable
 
 from textual import work
 from textual.app import ComposeResult
@@ -20,15 +13,11 @@ from textual.worker import get_current_worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.display import shown_lines
-from memtui.core.errors import MemtuiError
-from memtui.core.memory.save import HistoryEntry, list_history, restore_version, undo_last_save
+from memtui.core.memory.save import HistoryEntry
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiModal
 from memtui.ui.text import safe_text
 from memtui.resources import screen_css
-
-if TYPE_CHECKING:
-    from memtui.ui.screens.memory import MemoryScreen
 
 REASONS = {
     "save": "replaced by a save",
@@ -92,69 +81,3 @@ class HistoryScreen(MemtuiModal[int | None]):
             self.dismiss(None)
             return
         self.dismiss(self.entries[table.cursor_row].number)
-
-
-def _in_worker(screen: "MemoryScreen", job: Callable[[], None], what: str) -> None:
-    """Run `job` in a thread worker of `screen` (one history job at a time); a refusal the
-    user can act on (MemtuiError, OSError) is one error line, anything else fails the worker."""
-
-    def run() -> None:
-        try:
-            job()
-        except (MemtuiError, OSError) as exc:
-            screen.app.call_from_thread(screen.app.notify_error, exc)
-
-    screen.run_worker(run, thread=True, exclusive=True, group="memory-history", exit_on_error=False,
-                      description=what)
-
-
-def _write_and_reload(screen: "MemoryScreen", write: Callable[[], object], done: str, what: str) -> None:
-    """Run one write over the screen's document in a worker; on success say `done` and
-    reload the document."""
-
-    def job() -> None:
-        write()
-        screen.app.call_from_thread(_reload, screen, done)
-
-    _in_worker(screen, job, what)
-
-
-def _reload(screen: "MemoryScreen", done: str) -> None:
-    screen.notify(done, markup=False)
-    screen.opened = None
-    screen.refresh_data()
-
-
-def undo_save(screen: "MemoryScreen") -> None:
-    """Put back the version memtui's last save of the screen's document replaced."""
-    if screen.current is None or screen.opened is None:
-        return
-    name, version, grants = screen.current, screen.opened.version, screen.loaded.grants
-    _write_and_reload(screen, lambda: undo_last_save(screen.workspace, screen.workspace / name, version, grants),
-                      f"Undid the last save of {name} (u again redoes it).", f"undo the last save of {name}")
-
-
-def offer_versions(screen: "MemoryScreen") -> None:
-    """List the kept versions of the screen's document; restore the chosen one."""
-    if screen.current is None or screen.opened is None:
-        return
-    path, grants = screen.workspace / screen.current, screen.loaded.grants
-    expected, name = screen.opened.version, screen.current
-
-    def restore(number: int | None) -> None:
-        if number is None:
-            return
-        _write_and_reload(screen, lambda: restore_version(screen.workspace, path, number, expected, grants),
-                          f"Restored version {number} of {name}.", f"restore version {number} of {name}")
-
-    def offer(entries: list[HistoryEntry]) -> None:
-        if not entries:
-            screen.notify(f"No kept versions of {name} yet: memtui keeps one at every save.", markup=False)
-        else:
-            screen.app.push_screen(HistoryScreen(name, entries), restore)
-
-    def job() -> None:
-        entries = list_history(screen.workspace, path, grants)
-        screen.app.call_from_thread(offer, entries)
-
-    _in_worker(screen, job, f"list the kept versions of {name}")

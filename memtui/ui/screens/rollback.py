@@ -3,7 +3,7 @@
 `RollbackScreen(plan, title)` is modal and dismisses with the force flag the user chose
 (True / False) or None when cancelled. Highlighting a file shows why: for a conflict the
 diff of what the last rolled-back edit recorded against what is on disk now, otherwise the
-change the rollback will make (memtui's DiffView). `rollback_selection` (key r) and
+change the rollback will make (memtui's DiffView). `start_rollback` (the main screen's r) and
 `undo_last_rollback` (key u) start the flow: plan in a thread worker, confirm here, apply in a
 thread worker; the result comes back as a notification and a reload.
 """
@@ -190,44 +190,10 @@ class RollbackScreen(MemtuiModal[bool | None]):
 
 
 # ------------------------------------------------------------------ the flow (app side)
-def rollback_selection(screen: Any, whole_checkpoint: bool = False) -> None:
-    """`r` on the main screen: the focused pane says what — task tree → the task with its
-    sub-agents; steps → the step's checkpoint; changed files or diff → the file entry
-    (`whole_checkpoint`: its whole checkpoint)."""
-    from memtui.ui.widgets.checkpoint_files import CheckpointFiles
-    from memtui.ui.widgets.step_timeline import StepTimeline
-    from memtui.ui.widgets.task_tree import TaskTree
-
-    app = screen.app
-    if app.source is None:
-        return
-    focused = screen.focused
-    tree = screen.query_one(TaskTree)
-    files = screen.query_one(CheckpointFiles)
-    step = screen.query_one(StepTimeline).current_record()
-    in_diff = focused is not None and any(a.id in ("files-pane", "diff-pane") for a in focused.ancestors_with_self)
-    if focused is tree:
-        task = tree.current_task()
-        if task is not None:
-            start_rollback(app, f"Roll back task {task.id} · {task.title[:50]}", task=task.id)
-            return
-    elif in_diff and not whole_checkpoint:
-        entry = files.current_record()
-        if entry is not None:
-            start_rollback(app, f"Roll back {entry.path}", entry=entry.id)
-            return
-    elif step is not None and step.checkpoint_id is not None and (in_diff or focused is screen.query_one(StepTimeline)):
-        start_rollback(app, f"Roll back checkpoint {step.checkpoint_id} (step {step.seq})",
-                       checkpoint=step.checkpoint_id)
-        return
-    app.notify("Select a task, a step with a checkpoint, or a changed file to roll back.", severity="warning")
-
-
-def undo_last_rollback(screen: Any) -> None:
+def undo_last_rollback(app: Any) -> None:
     """`u`: undo the most recent rollback (or undo) of the store, whatever is selected; the
     dialog says which. A Claude Code or Codex store's rollbacks are kept in memtui's state folder;
     another agent's store records none."""
-    app = screen.app
     if app.source is None:
         return
     if not app.source.undo_kept_in:
