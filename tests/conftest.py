@@ -170,8 +170,8 @@ def app_for() -> Callable[..., Any]:
 @pytest.fixture
 def settled() -> Callable[[Any], Awaitable[None]]:
     """The one settle: wait until every worker is done and every pane shows the selection
-    above it (memtui.ui.screenshots.settle, which the screenshots use too)."""
-    from memtui.ui.screenshots import settle
+    above it (pilot_support.settle, which the screenshots use too)."""
+    from pilot_support import settle
 
     return settle
 

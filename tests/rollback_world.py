@@ -93,7 +93,7 @@ def handoff_world(tmp_path, child_edits: dict[str, bytes]) -> World:
 async def open_on_task(pilot, task_id: int):
     """The app's main screen with the handoff world's first session and `task_id` selected."""
     from memtui.ui.screens.main import MainScreen
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
 
     screen = pilot.app.screen
     assert isinstance(screen, MainScreen)

@@ -97,7 +97,7 @@ TOUR_KEYS = ("question_mark", "escape", "g", "escape", "s", "escape", "m", "esca
 async def pilot_tour(root: Path) -> list[str]:
     """Open the app on `root` and visit every screen; the screens seen."""
     from memtui.ui.app import make_app
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
 
     seen = []
     app = make_app(root)

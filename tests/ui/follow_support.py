@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 
 async def look(pilot: Any) -> None:

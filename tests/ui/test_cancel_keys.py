@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.ui.screens.gc import GcScreen
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 
 async def test_gc_preview_offers_cancel_only_while_collecting(demo_path: Path, open_app, shown) -> None:

@@ -14,7 +14,7 @@ from memtui.core.agents.ra_aid.source import RaAidSource
 from memtui.core.store import AgentStore
 from memtui.ui.app import make_app
 from memtui.ui.commands import commands_for, screen_scopes
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.ui.widgets.step_timeline import StepTimeline
 from conftest import notifications, screen_text
 

@@ -11,7 +11,7 @@ from memtui.core.demo import build_demo
 from memtui.ui.app import make_app
 from memtui.ui.screens.cleanup import CleanupScreen
 from memtui.ui.screens.help import HelpScreen
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from conftest import notifications
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -7,7 +7,7 @@ from textual.widgets import Input, Static
 
 from memtui.ui.app import make_app
 from memtui.ui.screens.cleanup import CleanupScreen
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.core.cleanup import Manifest
 from memtui.ui.widgets.cleanup_tree import CleanupTree, SessionRow, row_key
 from tests.unit.cleanup_homes import NOW, build_claude_home, snapshot

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 SMALL = (80, 24)
 

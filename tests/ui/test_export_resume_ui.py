@@ -12,7 +12,7 @@ from memtui.ui.screens.export import ExportScreen
 from memtui.ui.screens.resume import ResumeScreen
 
 from conftest import fixed_clock, notifications
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from sources_support import agent_homes
 
 SIZE = (160, 48)

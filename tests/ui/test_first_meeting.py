@@ -115,7 +115,7 @@ async def test_memory_items_are_counted_in_english(tmp_path: Path, open_app) -> 
     store = copy_fixture("jsonl_store", tmp_path / "jsonl")
     async with open_app(store, size=(120, 30)) as pilot:
         await pilot.press("i")
-        from memtui.ui.screenshots import settle
+        from pilot_support import settle
 
         await settle(pilot)
         assert isinstance(pilot.app.screen, MemoryItemsScreen)

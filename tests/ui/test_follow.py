@@ -13,7 +13,7 @@ import asyncio
 from follow_support import look, next_reload
 
 from memtui.core.store import AgentStore
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.ui.widgets.sessions_table import SessionsTable
 from memtui.ui.widgets.step_timeline import StepTimeline
 from memtui.ui.widgets.task_tree import TaskTree
@@ -90,7 +90,7 @@ async def test_the_screenshot_run_leaves_the_demo_as_built(tmp_path):
     import hashlib
 
     from memtui.core.demo import build_demo
-    from memtui.ui.screenshots import SHOTS, take
+    from screenshots import SHOTS, take
 
     demo = build_demo(tmp_path / "demo", seed=1)
     db = demo / ".agent" / "agent.db"

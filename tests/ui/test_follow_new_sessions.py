@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.ui.widgets.sessions_table import SessionsTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))

@@ -10,7 +10,7 @@ from textual.app import App
 from textual.widgets import Footer
 
 from memtui.ui.app import make_app
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 
 def footer_text(app) -> str:

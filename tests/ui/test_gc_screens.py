@@ -15,7 +15,7 @@ from memtui.core.store import AgentStore
 from memtui.ui.screens.confirm import ConfirmScreen
 from memtui.ui.screens.gc import GcScreen
 from memtui.ui.screens.stats import StatsScreen
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.ui.widgets.gc_tree import GcTree
 
 SIZE = (140, 42)

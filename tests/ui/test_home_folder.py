@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from memtui.ui.app import make_app
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
 from real_support import real_home, user_home  # noqa: E402

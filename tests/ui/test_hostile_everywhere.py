@@ -11,7 +11,7 @@ import pytest
 
 from conftest import screen_text
 from hostile_text import assert_no_raw, hostile_workspace
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 H = ("[bold red]X[/] [link=file:///etc]y[/link] \x1b[2J \x1b]0;title\x07 \x1b[31m c1\x9b "
      "bidi\u202e nul\x00 cr\r end")

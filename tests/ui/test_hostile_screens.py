@@ -9,7 +9,7 @@ from hostile_text import HOSTILE, SHOWN, assert_literal, assert_no_raw, assert_u
 from memtui.core.memory.decisions import add_decision
 from memtui.ui.screens.decisions import DecisionsScreen
 from memtui.ui.screens.search import SearchScreen
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 SIZE = (160, 30)
 

@@ -90,7 +90,7 @@ async def test_show_task_of_an_orphan(demo_path: Path, settled, open_app) -> Non
 
 async def test_step_detail_to_its_changed_files(demo_path: Path, app_for, settled) -> None:
     """`c` in the step detail: back on the main screen, in that step's changed files and diff."""
-    from memtui.ui.screenshots import open_step
+    from pilot_support import open_step
     from memtui.ui.screens.step_detail import StepDetailScreen
     from memtui.ui.widgets.checkpoint_files import CheckpointFiles
     from memtui.ui.widgets.diff_pane import DiffPane

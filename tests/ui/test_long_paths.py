@@ -13,7 +13,7 @@ import pytest
 
 from conftest import screen_text
 from memtui.ui.app import make_app
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
 from real_support import real_home  # noqa: E402

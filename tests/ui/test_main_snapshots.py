@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memtui.ui.screenshots import open_session, open_step, settle
+from pilot_support import open_session, open_step, settle
 from memtui.ui.widgets.sessions_table import SessionsTable
 from memtui.ui.widgets.task_tree import TaskTree
 

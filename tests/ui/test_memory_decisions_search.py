@@ -10,7 +10,7 @@ from memtui.core.store import AgentStore
 from memtui.ui.screens.decisions import DecisionForm, DecisionsScreen
 from memtui.ui.screens.memory import MemoryScreen
 from memtui.ui.screens.search import SearchScreen, open_search_hit
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 SIZE = (120, 40)
 

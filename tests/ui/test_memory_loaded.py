@@ -12,7 +12,7 @@ from memory_workspace import FIXED_MTIME
 from textual.widgets import TextArea
 
 from memtui.ui.screens.memory import MemoryScreen
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.ui.widgets.chain_list import ChainList
 from memtui.ui.widgets.chain_panel import ChainPanel
 from memtui.ui.widgets.chain_text import ChainText

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.widgets import Markdown, MarkdownViewer
 
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 SMALL = (80, 24)
 

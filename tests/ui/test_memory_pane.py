@@ -8,7 +8,7 @@ from textual.widgets import ContentSwitcher, TextArea
 from memtui.core.memory import list_history
 from memtui.ui.screens.conflict import ConflictScreen
 from memtui.ui.screens.memory import MemoryScreen
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.ui.widgets.document_list import DocumentList
 from conftest import notifications
 

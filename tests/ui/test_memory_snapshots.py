@@ -12,7 +12,7 @@ from textual.widgets import TextArea
 
 from memtui.ui.screens.decisions import DecisionsScreen
 from memtui.ui.screens.memory import MemoryScreen
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 SIZE = (120, 40)
 

@@ -18,7 +18,7 @@ from conftest import screen_text, tree_nodes
 from memtui.core.display import human_bytes
 from memtui.core.gc import GcSessionRow, GcTaskRow
 from memtui.ui.app import make_app
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.ui.widgets.cleanup_tree import CleanupTree
 from memtui.ui.widgets.gc_tree import GcTree
 

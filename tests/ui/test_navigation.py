@@ -354,7 +354,7 @@ async def test_sub_agent_session_says_where_its_task_came_from(demo_path: Path, 
 
 
 async def test_refresh_keeps_the_selection(demo_path: Path, app_for, settled) -> None:
-    from memtui.ui.screenshots import open_step
+    from pilot_support import open_step
 
     app = app_for(demo_path)
     async with app.run_test(size=SIZE) as pilot:

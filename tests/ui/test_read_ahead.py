@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memtui.ui.screenshots import ROUTING, open_session, open_step
+from pilot_support import ROUTING, open_session, open_step
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.step_timeline import StepTimeline
 

@@ -14,7 +14,7 @@ from follow_support import count_reloads, look
 
 from memtui.core.store import AgentStore
 from memtui.ui.screens.main_reads import session_key
-from memtui.ui.screenshots import ROUTING, open_session
+from pilot_support import ROUTING, open_session
 from memtui.ui.widgets.sessions_table import SessionsTable
 from memtui.ui.widgets.step_timeline import StepTimeline
 from memtui.ui.widgets.task_tree import TaskTree

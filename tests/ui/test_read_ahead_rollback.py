@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from rollback_world import FIXED, handoff_world, open_on_task
 
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.ui.widgets.step_timeline import StepTimeline
 from memtui.ui.widgets.task_tree import TaskTree
 

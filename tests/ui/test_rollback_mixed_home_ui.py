@@ -10,7 +10,7 @@ from pathlib import Path
 from memtui.core.memory_source import Capability
 from memtui.ui.app import make_app
 from memtui.ui.screens.rollback import start_rollback
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
 from mixed_homes import PLAN_TASK, SPOTTER, claude_home, moved, written_plan  # noqa: E402

@@ -15,7 +15,7 @@ from memtui.core.store import AgentStore
 from memtui.resources import tcss_dir
 from memtui.ui.screens.main import MainScreen
 from memtui.ui.screens.rollback import RollbackScreen
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 SIZE = (150, 45)
 

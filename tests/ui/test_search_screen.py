@@ -32,7 +32,7 @@ async def search(pilot, query: str) -> None:
     await pilot.press("ctrl+f")
     await pilot.pause()
     pilot.app.screen.query_one(Input).value = query
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
     await settle(pilot)
 
 
@@ -83,7 +83,7 @@ def test_snapshot_search_at_80x24(snap_compare, app_for, demo_path):
     text cut around its marked match."""
 
     async def run(pilot):
-        from memtui.ui.screenshots import settle
+        from pilot_support import settle
 
         await settle(pilot)
         await search(pilot, "router")
@@ -111,7 +111,7 @@ async def test_while_a_query_runs_the_older_hits_are_not_taken_for_its_own(demo_
             await pilot.press("enter")
             await pilot.pause(0.1)
             assert pilot.app.screen is screen  # not the first hit of "router"
-        from memtui.ui.screenshots import settle
+        from pilot_support import settle
         await settle(pilot)
         assert isinstance(pilot.app.screen, MemoryScreen)
         assert pilot.app.screen.current == "HISTORY.jsonl", pilot.app.screen.current
@@ -121,7 +121,7 @@ async def test_the_next_search_starts_from_the_query_last_typed(demo_path, open_
     """Back from a hit, ctrl+f shows the same query and hits (to open the next one); the
     query is selected, so typing replaces it. Up on the first hit goes back to the query."""
     from memtui.ui.screens.main import MainScreen
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
 
     async with open_app(demo_path, size=(80, 24)) as pilot:
         await search(pilot, "fuzz corpus")
@@ -152,7 +152,7 @@ async def test_leaving_while_the_index_is_busy_does_not_freeze_the_app(demo_path
     import threading
 
     from memtui.ui.screens.main import MainScreen
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
 
     async with open_app(demo_path, size=(80, 24)) as pilot:
         await search(pilot, "router")
@@ -182,7 +182,7 @@ async def test_leaving_while_the_index_is_busy_does_not_freeze_the_app(demo_path
 
 
 async def test_the_match_stays_in_view_when_the_terminal_is_resized(demo_path, open_app):
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
 
     async with open_app(demo_path, size=(160, 48)) as pilot:
         await search(pilot, "->")
@@ -227,7 +227,7 @@ async def test_a_long_first_indexing_counts_its_seconds(demo_path, open_app):
     been at it, so the screen never looks stuck; the hits follow when it is done."""
     import threading
 
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
 
     async with open_app(demo_path, size=(80, 24)) as pilot:
         await search(pilot, "router")
@@ -262,7 +262,7 @@ async def test_a_long_first_indexing_counts_its_seconds(demo_path, open_app):
 async def test_the_query_last_typed_is_searched_once_on_reopening(demo_path, open_app, monkeypatch):
     """ctrl+f again searches the last query once: the screen's mount and the query box's
     first value each started a search of it (the second cancelling or repeating the first)."""
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
 
     async with open_app(demo_path, size=(80, 24)) as pilot:
         await search(pilot, "router")
@@ -286,7 +286,7 @@ async def test_every_hit_is_reachable_past_the_first_page(demo_path, open_app):
     end / page-down on the last one lists the next page (the count stays the one found), and a
     hit past 200 opens as any other: its task and step selected on the main screen."""
     from memtui.ui.screens.main import MainScreen
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
     from memtui.ui.widgets.step_timeline import StepTimeline
 
     PAGE = 200
@@ -322,7 +322,7 @@ async def test_every_hit_is_reachable_past_the_first_page(demo_path, open_app):
 async def test_two_apps_in_one_process_keep_their_own_query_and_index_lock(demo_path, open_app):
     """A library user (or a test) running two apps at once: what was typed in one is not the
     other's next query, and one app's search holding its index does not hold the other's."""
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
 
     async with open_app(demo_path, size=(80, 24)) as first, open_app(demo_path, size=(80, 24)) as second:
         await search(first, "router")
@@ -341,7 +341,7 @@ async def test_two_apps_in_one_process_keep_their_own_query_and_index_lock(demo_
 async def test_a_query_typed_while_the_next_page_is_read_lists_only_its_own_hits(demo_path, open_app):
     """The next page of `e` is asked for while the index is busy; `router` typed meanwhile: the
     list then holds router's hits only, counted as such (never e's page added to them)."""
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
 
     async with open_app(demo_path, size=(80, 24)) as pilot:
         await search(pilot, "router")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.ui.browser import BrowserTerminal, missing_browser_parts, served
+from browser_support import BrowserTerminal, missing_browser_parts, served
 
 pytestmark = [
     pytest.mark.browser,

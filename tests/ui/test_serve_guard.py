@@ -12,7 +12,7 @@ import pytest
 
 aiohttp = pytest.importorskip("aiohttp", reason="textual-serve is not installed (pip install -e '.[serve]')")
 
-from memtui.ui.browser import served  # noqa: E402
+from browser_support import served  # noqa: E402
 
 FIRST_SCREEN_S = 60  # a memtui process starts for each connection; on a busy machine that takes a while
 

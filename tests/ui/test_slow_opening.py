@@ -17,7 +17,7 @@ import pytest
 from memtui.core.agents.claude_code.source import ClaudeCodeSource
 from memtui.ui import pane_reads
 from memtui.ui.screens.main import MainScreen
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.ui.widgets.sessions_table import SessionsTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))

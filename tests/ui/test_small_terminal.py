@@ -83,7 +83,7 @@ async def test_statistics_at_80x24_tell_every_table_apart(demo_path: Path, open_
     gives way before the name does ('checkpo…' stood for four different tables and indexes)."""
     import sqlite3
 
-    from memtui.ui.screenshots import settle
+    from pilot_support import settle
 
     with sqlite3.connect(f"file:{demo_path / '.agent' / 'agent.db'}?mode=ro", uri=True) as conn:
         names = [n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from memtui.ui.app import make_app
 from memtui.ui.screens.sources import SourcesScreen
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 
 from sources_support import copy_fixture
 

@@ -21,7 +21,7 @@ from textual.worker import WorkerState
 from memtui.core.sources.base import SourceEntryInfo
 from sources_support import FIXTURES
 from memtui.ui.app import make_app
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.ui.screens.memory_items import MemoryItemsScreen
 from memtui.ui.screens.sources import SourcesScreen
 from memtui.ui.widgets.diff_pane import DiffPane

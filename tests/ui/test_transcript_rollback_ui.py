@@ -8,7 +8,7 @@ from sources_support import agent_homes, discovered
 
 from memtui.core.rollback import apply_rollback, plan_rollback
 from memtui.ui.app import make_app
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from conftest import notifications
 
 S21 = "5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"

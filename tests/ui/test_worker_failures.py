@@ -16,7 +16,7 @@ from textual.screen import Screen
 
 import memtui.ui.screens as screens_pkg
 from memtui.ui.screens.base import MemtuiScreen
-from memtui.ui.screenshots import ROUTING, open_step
+from pilot_support import ROUTING, open_step
 
 from sources_support import FIXTURES, damaged
 from conftest import notifications

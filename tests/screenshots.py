@@ -1,11 +1,12 @@
 """Write SVG screenshots of the main views, from the seeded demo, into screenshots/, and
-serve.png: the app served by `memtui serve` in headless Chromium (see memtui.ui.browser).
+serve.png: the app served by `memtui serve` in headless Chromium (see tests/browser_support.py).
 
-    python -m memtui.ui.screenshots [OUTPUT_DIR]     (default: ./screenshots)
+    python tests/screenshots.py [OUTPUT_DIR]     (default: ./screenshots)
 
 Deterministic: demo seed 1 with its own clock, a fixed "now" for relative times, UTC wall
 clock, a 160×48 terminal, cursor blink off. The snapshot tests drive the app with the same
-helpers (`settle`, `open_session`, `open_step`). To add a view, append a `Shot`.
+helpers (tests/pilot_support.py: `settle`, `open_session`, `open_step`). To add a view,
+append a `Shot`.
 """
 
 from __future__ import annotations
@@ -20,80 +21,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+TESTS = Path(__file__).resolve().parent
+for folder in (TESTS.parent, TESTS):  # memtui from this checkout; the tests' helpers
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+from pilot_support import ROUTING, open_session, open_step, settle  # noqa: E402
+
 SIZE = (160, 48)
-
-
-async def settle(pilot: Any, rounds: int = 6, limit: float = 30.0) -> None:
-    """Wait until the chain of loads (session → tasks → steps → files → diff) is done and
-    every pane shows the selection above it (a screen's `busy`). No fixed sleeps: `limit`
-    only bounds a run that never settles.
-
-    A quiet round is one in which no worker runs, no screen is busy and every message queued
-    for the screen has been handled (`pilot.pause(0)`: no sleep). After `rounds` of them in a
-    row, one wait for the process to go idle (`pilot.pause()`) confirms it; anything that
-    woke meanwhile starts the count again."""
-    from textual.widgets import Input
-
-    from memtui.ui.screens.base import MemtuiScreen
-
-    app = pilot.app
-    deadline = time.monotonic() + limit
-
-    def busy() -> bool:
-        return any(isinstance(screen, MemtuiScreen) and screen.busy for screen in app.screen_stack)
-
-    async def workers_done() -> None:
-        try:
-            await app.workers.wait_for_complete()
-        except Exception:  # cancelled or failed workers are part of normal navigation
-            pass
-
-    while time.monotonic() < deadline:
-        quiet = 0
-        while quiet < rounds and time.monotonic() < deadline:
-            await workers_done()
-            if busy():
-                await pilot.pause(0.05)
-                quiet = 0
-            else:
-                await pilot.pause(0)
-                quiet += 1
-        await pilot.pause()
-        await workers_done()
-        if not busy() and not any(worker.is_running for worker in app.workers):
-            break
-    for box in app.screen.query(Input):
-        box.cursor_blink = False
-
-
-async def open_session(pilot: Any, title: str) -> None:
-    """Highlight the session with this title and wait for its tasks."""
-    from memtui.ui.widgets.sessions_table import SessionsTable
-
-    await settle(pilot)
-    table = pilot.app.screen.query_one(SessionsTable)
-    key = next(table.row_key(r) for r in table.records if getattr(r, "title", "") == title)
-    table.select_key(key)
-    await settle(pilot)
-
-
-async def open_step(pilot: Any, session: str, task: str, seq: int, focus: str = "3") -> None:
-    """Highlight a session, one of its tasks, the step `seq`, then press `focus` (a pane key)."""
-    from memtui.ui.widgets.step_timeline import StepTimeline
-    from memtui.ui.widgets.task_tree import TaskTree
-
-    await open_session(pilot, session)
-    tree = pilot.app.screen.query_one(TaskTree)
-    tree.select_task(next(t.id for t in tree.tasks if t.title == task))
-    await settle(pilot)
-    steps = pilot.app.screen.query_one(StepTimeline)
-    steps.select_key(str(next(s.id for s in steps.records if s.seq == seq)))
-    await settle(pilot)
-    await pilot.press(focus)
-    await settle(pilot)
-
-
-ROUTING = ("Add request routing with path parameters", "Fix path parameters after review")
 
 
 @dataclass(frozen=True)
@@ -220,7 +155,7 @@ async def take(workspace: Path, out: Path, shots: tuple[Shot, ...] = SHOTS) -> l
 def take_served(workspace: Path, out: Path) -> Path | None:
     """`memtui serve` in headless Chromium, on a checkpoint diff: out/serve.png (None, with
     the reason printed, where Playwright or Chromium is missing)."""
-    from memtui.ui.browser import BrowserTerminal, missing_browser_parts, served
+    from browser_support import BrowserTerminal, missing_browser_parts, served
 
     missing = missing_browser_parts()
     if missing:
