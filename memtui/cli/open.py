@@ -61,7 +61,7 @@ def run(args) -> int:
         raise
     from memtui.ui.app import run_app
 
-    return run_app(path, root=root, read_only=args.read_only,
+    return run_app(path, root=root, browse_only=args.read_only,
                    opened=store)
 
 

@@ -53,20 +53,21 @@ class MemtuiApp(App[int]):
     BINDINGS = bindings("app")
     COMMANDS = App.COMMANDS | {CommandTable}
 
-    def __init__(self, path: Path | str, *, root: Path | None = None, readonly: bool = True,
+    def __init__(self, path: Path | str, *, root: Path | None = None,
                  clock: Clock | None = None, source: Any | None = None,
                  opener: Callable[[], Any] | None = None, shown_path: str | None = None,
-                 read_only: bool = False) -> None:
-        """`path`: a workspace directory or an agent.db. `source`: an already-open source
-        (tests, foreign sources); `opener`: a callable that opens one (run in a worker);
-        `shown_path`: how the header names the workspace (default: its path, ~ for home)."""
+                 browse_only: bool = False) -> None:
+        """`path`: a workspace directory or an agent.db, always opened through a read-only
+        connection (a write opens its own writer). `source`: an already-open source (tests,
+        foreign sources); `opener`: a callable that opens one (run in a worker); `shown_path`:
+        how the header names the workspace (default: its path, ~ for home); `browse_only`:
+        `memtui open/serve --read-only`, every writing capability withheld."""
         super().__init__(css_path=app_css(), driver_class=web_driver.web_driver_class()
                          or terminal_driver.terminal_driver_class())
         self.shown_path = shown_path
         self.path = Path(path)
         self.root = root
-        self.readonly = readonly
-        self.read_only = read_only
+        self.browse_only = browse_only
         """`memtui open/serve --read-only`: every writing capability is off, not just hidden."""
         self.now: Clock = clock or (lambda: datetime.now(timezone.utc))
         self.source: MemorySource | None = None
@@ -120,7 +121,7 @@ class MemtuiApp(App[int]):
     def open_source(self) -> None:
         """Open the store read-only (or run the given opener); report success or a clear failure."""
         try:
-            source, self.source_entry = open_workspace(self.path, readonly=self.readonly, root=self.root,
+            source, self.source_entry = open_workspace(self.path, root=self.root,
                                                        opener=self._opener)
         except (MemtuiError, OSError) as exc:
             self.post_message(SourceFailed(*opening_failure(self.path, exc)))
@@ -140,7 +141,7 @@ class MemtuiApp(App[int]):
         self._adopt(event.source)
 
     def _adopt(self, source: MemorySource) -> None:
-        if self.read_only:
+        if self.browse_only:
             source.withhold(WRITING, "memtui was started with --read-only")
         self.source = source
         self.store = source if is_store(source) else None
@@ -376,23 +377,23 @@ class MemtuiApp(App[int]):
                 self.source.close()
 
 
-def make_app(path: Path | str, readonly: bool = True, **kw: Any) -> MemtuiApp:
+def make_app(path: Path | str, **kw: Any) -> MemtuiApp:
     """The app on a workspace directory or agent.db (shared by the CLI and the tests);
-    `kw`: MemtuiApp's keyword arguments (root, clock, source, opener, shown_path, read_only)."""
-    return MemtuiApp(path, readonly=readonly, **kw)
+    `kw`: MemtuiApp's keyword arguments (root, clock, source, opener, shown_path, browse_only)."""
+    return MemtuiApp(path, **kw)
 
 
-def run_app(path: Path | str, root: Path | None = None, read_only: bool = False, opened: Any | None = None) -> int:
+def run_app(path: Path | str, root: Path | None = None, browse_only: bool = False, opened: Any | None = None) -> int:
     """Run the app in the terminal (or, under textual-serve, in a browser); the exit code.
 
-    `read_only`: besides withholding the source's writing capabilities, this whole process
+    `browse_only` (--read-only): besides withholding the source's writing capabilities, this whole process
     refuses every write (memtui.core.atomic.forbid_writes): a path that forgot to ask still
     writes nothing."""
-    if read_only:
+    if browse_only:
         from memtui.core.atomic import forbid_writes
 
         forbid_writes("memtui was started with --read-only")
-    app = make_app(path, root=root, read_only=read_only, opener=None if opened is None else lambda: opened)
+    app = make_app(path, root=root, browse_only=browse_only, opener=None if opened is None else lambda: opened)
     resume_after(app.first_paint, pane_reads.FIRST_PAINT_WAIT)  # the collector, paused by `memtui open`
     result = app.run()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)

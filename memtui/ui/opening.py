@@ -35,7 +35,7 @@ def foreign_source(path: Path) -> Any | None:
     return next((s for s in found if s.kind != "memory-files"), None)
 
 
-def open_workspace(path: Path, *, readonly: bool = True, root: Path | None = None,
+def open_workspace(path: Path, *, root: Path | None = None,
                    opener: Callable[[], Any] | None = None) -> tuple[Any, Any | None]:
     """The open source for `path` and, when it is another agent's store, its discovery
     entry (`memtui.core.sources.Source`). Raises MemtuiError or OSError."""
@@ -53,7 +53,7 @@ def open_workspace(path: Path, *, readonly: bool = True, root: Path | None = Non
         return source, foreign
     from memtui.core.store import AgentStore
 
-    source = AgentStore.open(path, readonly=readonly)
+    source = AgentStore.open(path, readonly=True)  # the app browses read-only; a write opens its writer
     if root is not None:
         source.workspace = root
     return source, None

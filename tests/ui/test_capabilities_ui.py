@@ -105,7 +105,7 @@ async def test_ra_aid_offers_its_memory_items_and_their_curation(tmp_path):
 
 
 async def test_read_only_offers_no_writing_action(demo):
-    app = make_app(demo, read_only=True)
+    app = make_app(demo, browse_only=True)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         assert not {"rollback", "undo_rollback", "toggle_pin"} & palette(app)

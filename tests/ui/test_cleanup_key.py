@@ -43,7 +43,7 @@ async def test_memtuis_own_store_does_not_offer_cleanup(tmp_path):
 
 async def test_a_home_opened_read_only_says_cleanup_is_off_for_that_reason(tmp_path):
     home = shutil.copytree(FIXTURES / "claude_home", tmp_path / "claude")
-    said = await press_c(make_app(home, read_only=True), offered=False)
+    said = await press_c(make_app(home, browse_only=True), offered=False)
     assert "--read-only" in said and "open ~/.claude" not in said, said
 
 

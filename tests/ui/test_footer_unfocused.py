@@ -18,7 +18,7 @@ def footer_text(app) -> str:
 
 
 async def test_the_footer_of_an_unfocused_page_shows_the_keys_of_the_opened_store(demo_path: Path) -> None:
-    app = make_app(demo_path, read_only=True)
+    app = make_app(demo_path, browse_only=True)
     app.set_reactive(App.app_focus, False)  # as in a browser page nobody has clicked yet
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)

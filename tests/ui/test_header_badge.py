@@ -19,5 +19,5 @@ async def test_the_demo_is_not_called_read_only_while_it_offers_rollback(demo_pa
 
 
 async def test_read_only_is_said_when_every_write_is_withheld(demo_path: Path, open_app, shown) -> None:
-    async with open_app(demo_path, read_only=True) as pilot:
+    async with open_app(demo_path, browse_only=True) as pilot:
         assert "read-only" in _header(shown, pilot.app)
