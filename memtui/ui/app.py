@@ -218,7 +218,7 @@ class MemtuiApp(App[int]):
         self._errors_shown[(title, text)] = now
         self.notify(text, title=title, severity="error", timeout=ERROR_SECONDS, markup=False)
 
-    def notify(self, message: str, *, title: str = "", **kw: Any) -> None:  # type: ignore[override]
+    def notify(self, message: str, *, title: str = "", **kw: Any) -> None:
         """Every toast, whoever raises it, shows its text literally: a path or reason in it shows ESC as ␛."""
         super().notify(sanitize(message, multiline=True), title=sanitize(title), **kw)
 

@@ -68,7 +68,7 @@ class Pane(Vertical):
     # the same value again is not set (a pane skips that repaint). The title is set by
     # show_title alone, which compares its text; a subtitle is set from many places, compared here.
     @property
-    def border_subtitle(self) -> str | None:  # type: ignore[override]
+    def border_subtitle(self) -> str | None:
         return _SUBTITLE.__get__(self, type(self))
 
     @border_subtitle.setter

@@ -128,7 +128,7 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         widths[0] += max(0, room - sum(widths))  # rounding: the first flexible column takes it
         changed = False
         for key, width in zip(flex, widths):
-            column = self.columns.get(ColumnKey(key))  # type: ignore[call-overload]
+            column = self.columns.get(ColumnKey(key))
             if column is not None and column.width != width:
                 column.width = width
                 column.auto_width = False

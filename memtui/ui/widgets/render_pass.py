@@ -12,15 +12,22 @@ ends (`styles_fixed`); outside a pass it asks Textual.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from rich.style import Style
 from textual.css.styles import RenderStyles
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.widget import Widget
 
 
-class StylesPerPass:
+if TYPE_CHECKING:  # mixed into a Widget subclass: type-checked as one
+    _Mixin = Widget
+else:  # a plain mixin at run time: Textual takes CSS type names and component classes along the first base
+    _Mixin = object
+
+
+class StylesPerPass(_Mixin):
     """Mixed into a Widget subclass (first, so its lookups come first)."""
 
     _pass: dict[Any, Any] | None = None
@@ -29,31 +36,31 @@ class StylesPerPass:
     def rich_style(self) -> Style:
         memo = self._pass
         if memo is None:
-            return super().rich_style  # type: ignore[misc,no-any-return]
+            return super().rich_style
         style = memo.get("")
         if style is None:
-            style = memo[""] = super().rich_style  # type: ignore[misc]
-        return style  # type: ignore[no-any-return]
+            style = memo[""] = super().rich_style
+        return style
 
     def get_component_styles(self, *names: str) -> RenderStyles:
         memo = self._pass
         if memo is None:
-            return super().get_component_styles(*names)  # type: ignore[misc,no-any-return]
+            return super().get_component_styles(*names)
         styles = memo.get(names)
         if styles is None:
-            styles = memo[names] = super().get_component_styles(*names)  # type: ignore[misc]
-        return styles  # type: ignore[no-any-return]
+            styles = memo[names] = super().get_component_styles(*names)
+        return styles
 
     def get_component_rich_style(self, *names: str, partial: bool = False, default: Style | None = None) -> Style:
         memo = self._pass
         if memo is None:
-            return super().get_component_rich_style(*names, partial=partial, default=default)  # type: ignore[misc,no-any-return]
+            return super().get_component_rich_style(*names, partial=partial, default=default)
         key = (names, partial, default)
         style = memo.get(key)
         if style is None:
-            style = memo[key] = super().get_component_rich_style(  # type: ignore[misc]
+            style = memo[key] = super().get_component_rich_style(
                 *names, partial=partial, default=default)
-        return style  # type: ignore[no-any-return]
+        return style
 
     @contextmanager
     def styles_fixed(self) -> Iterator[None]:
@@ -69,4 +76,4 @@ class StylesPerPass:
 
     def render_lines(self, crop: Region) -> list[Strip]:
         with self.styles_fixed():
-            return super().render_lines(crop)  # type: ignore[misc,no-any-return]
+            return super().render_lines(crop)
