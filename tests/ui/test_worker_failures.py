@@ -85,7 +85,7 @@ CASES: dict[str, tuple[str, tuple[str, ...], Callable[[Any, Any], None], str, st
                      "read the decision log", "DecisionsScreen"),
     "search": ("demo", ("ctrl+f",), break_module("memtui.ui.screens.search.SearchIndex"), "search",
                "SearchScreen"),
-    "source switcher": ("demo", ("S",), break_module("memtui.core.sources.discover", unreadable),
+    "source switcher": ("demo", ("S",), break_module("memtui.core.discovery.discover", unreadable),
                         "find the sources", "SourcesScreen"),
     "memory items": ("ra-aid", ("i",), break_source("memory_items"), "load memory items", "MemoryItemsScreen"),
 }
