@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.agents.scenario import Delete, Edit, MultiEdit, Op, Read, Scenario, Shell, Step, SubAgent, Turn, Usage, Write
+from .scenario import Delete, Edit, MultiEdit, Op, Read, Scenario, Shell, Step, SubAgent, Turn, Usage, Write
 
 QUIET = {  # every agent: no telemetry, no update checks, no colour
     "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
@@ -55,8 +55,9 @@ class Agent:
     def install(self, version: str, cache: Path) -> None:
         npm_install(self.package, version, self.prefix(version, cache))
 
-    def prepare(self, home: Path, repo: Path, url: str) -> dict[str, str]:
-        """Write the configs the run needs into `home`; the extra environment."""
+    def prepare(self, home: Path, repo: Path, url: str, settings: dict[str, str]) -> dict[str, str]:
+        """Write the configs the run needs into `home` (with the scenario's `settings` where the
+        agent has such); the extra environment."""
         return {}
 
     def command(self, binary: Path, turn: Turn, first: bool, session: str | None) -> list[str]:
@@ -98,7 +99,7 @@ class ClaudeCode(Agent):
     def binary(self, version, cache):
         return self.prefix(version, cache) / "node_modules" / ".bin" / "claude"
 
-    def prepare(self, home, repo, url):
+    def prepare(self, home, repo, url, settings):
         return {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-ant-stub", "IS_SANDBOX": "1",
                 "CLAUDE_CONFIG_DIR": str(home / ".claude")}
 
@@ -115,6 +116,21 @@ class ClaudeCode(Agent):
         except (ValueError, IndexError, AttributeError):
             return None
 
+    def adapt(self, scenario):
+        """The MultiEdit tool is gone from 2.1.3xx: a MultiEdit is played as one Edit per change,
+        all in the same reply."""
+        def steps(of):
+            return tuple(dataclasses.replace(s, calls=tuple(c for op in s.calls for c in split(op))) for s in of)
+
+        def split(op):
+            if isinstance(op, MultiEdit):
+                return [Edit(op.path, old, new) for old, new in op.edits]
+            if isinstance(op, SubAgent):
+                return [dataclasses.replace(op, steps=steps(op.steps))]
+            return [op]
+
+        return dataclasses.replace(scenario, turns=tuple(dataclasses.replace(t, steps=steps(t.steps)) for t in scenario.turns))
+
     def calls_for(self, op, repo):
         path = lambda p: str(repo / p)  # noqa: E731 (Claude Code's tools take absolute paths)
         if isinstance(op, Read):
@@ -123,8 +139,6 @@ class ClaudeCode(Agent):
             return [("Write", {"file_path": path(op.path), "content": op.content})]
         if isinstance(op, Edit):
             return [("Edit", {"file_path": path(op.path), "old_string": op.old, "new_string": op.new})]
-        if isinstance(op, MultiEdit):  # the MultiEdit tool is gone from 2.1.3xx: one Edit per change
-            return [("Edit", {"file_path": path(op.path), "old_string": o, "new_string": n}) for o, n in op.edits]
         if isinstance(op, Delete):
             return [("Bash", {"command": f"rm {shlex.quote(op.path)}", "description": f"Delete {op.path}"})]
         if isinstance(op, Shell):
@@ -158,10 +172,11 @@ class Codex(Agent):
     def binary(self, version, cache):
         return self.prefix(version, cache) / "node_modules" / ".bin" / "codex"
 
-    def prepare(self, home, repo, url):
+    def prepare(self, home, repo, url, settings):
         codex_home = home / ".codex"
         codex_home.mkdir(parents=True, exist_ok=True)
         (codex_home / "config.toml").write_text(
+            "".join(f"{key} = {value}\n" for key, value in settings.items()) +
             f'model = "{self.model}"\nmodel_provider = "stub"\napproval_policy = "never"\n'
             'sandbox_mode = "danger-full-access"\n\n'
             "[model_providers.stub]\nname = \"stub\"\n"
@@ -201,7 +216,7 @@ class GeminiCli(Agent):
     def binary(self, version, cache):
         return self.prefix(version, cache) / "node_modules" / ".bin" / "gemini"
 
-    def prepare(self, home, repo, url):
+    def prepare(self, home, repo, url, settings):
         folder = home / ".gemini"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "settings.json").write_text(json.dumps({
@@ -241,7 +256,7 @@ class OpenCode(Agent):
     def binary(self, version, cache):
         return self.prefix(version, cache) / "node_modules" / ".bin" / "opencode"
 
-    def prepare(self, home, repo, url):
+    def prepare(self, home, repo, url, settings):
         folder = home / ".config" / "opencode"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "opencode.json").write_text(json.dumps({
@@ -299,7 +314,7 @@ class Aider(Agent):
         subprocess.run([sys.executable, "-m", "venv", str(prefix)], check=True)
         subprocess.run([str(prefix / "bin" / "pip"), "install", "-q", f"aider-chat=={version}"], check=True)
 
-    def prepare(self, home, repo, url):
+    def prepare(self, home, repo, url, settings):
         self.url = url
         return {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": "stub"}
 

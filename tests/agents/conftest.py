@@ -16,7 +16,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     # Once, in the process that starts the workers (xdist), before any test reads a fixture.
     if config.getoption("--regenerate", default=False) and not hasattr(config, "workerinput"):
-        from tests.agents.run import main
+        from .run import main
 
         if main([]) != 0:
             pytest.exit("regenerating the live fixtures failed (see above)", returncode=1)

@@ -25,11 +25,11 @@ import sys
 import time
 from pathlib import Path
 
-from tests.agents.agents import AGENTS, Agent, run_env, versions
-from tests.agents.scenario import Scenario
-from tests.agents.scenarios import SCENARIOS
-from tests.agents.stub import Script, StubModel
-from tests.agents.truth import truth_of
+from .agents import AGENTS, Agent, run_env, versions
+from .scenario import Scenario
+from .scenarios import SCENARIOS
+from .stub import Script, StubModel
+from .truth import truth_of
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "live"
 RUNS = Path("/tmp/memtui-live")
@@ -156,7 +156,7 @@ def run_one(agent: Agent, version: str, scenario: Scenario, *, cache: Path, out:
     request_log.unlink(missing_ok=True)
     script = Script(scenario, lambda step, where: agent.render(step, repo), side_request=agent.side_request)
     with StubModel(script, request_log) as model:
-        env = run_env(home, {**agent.prepare(home, repo, model.url), **scenario.env})
+        env = run_env(home, {**agent.prepare(home, repo, model.url, scenario.settings), **scenario.env})
         session = None
         for i, turn in enumerate(scenario.turns):
             argv = agent.command(binary, turn, i == 0 or not turn.resume, session)

@@ -121,13 +121,15 @@ class Turn:
 class Scenario:
     """A named list of turns over a workspace holding `files` at the start.
 
-    `env`: extra environment for the agent (e.g. file checkpointing on); `only`: the agents
-    that run it when not every agent that can express its operations should."""
+    `env`: extra environment for the agent (e.g. file checkpointing on); `settings`: extra
+    settings of the agent's own configuration (Codex: config.toml keys); `only`: the agents that
+    run it when not every agent that can express its operations should."""
 
     name: str
     turns: tuple[Turn, ...]
     files: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)
     only: tuple[str, ...] = ()
 
     def scripts(self) -> dict[str, tuple[Step, ...]]:

@@ -7,7 +7,7 @@ or drops one shows.
 
 from __future__ import annotations
 
-from tests.agents.scenario import Delete, Edit, MultiEdit, Read, Scenario, Shell, Step, SubAgent, Turn, Usage, Write
+from .scenario import Delete, Edit, MultiEdit, Read, Scenario, Shell, Step, SubAgent, Turn, Usage, Write
 
 CHECKPOINTS = {"CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING": "1"}
 
@@ -67,6 +67,17 @@ SCENARIOS: tuple[Scenario, ...] = (
         Turn("Print the numbers from 1 to 12000.", [
             Step([Shell("seq 1 12000")], usage=Usage(input=300, output=15, cache_write=1000)),
             Step(text="Printed 12000 numbers.", usage=Usage(input=20000, output=8, cache_read=1000)),
+        ]),
+    )),
+    Scenario("compact-auto", files={"notes.md": NOTES}, only=("codex",), settings={"model_auto_compact_token_limit": "20000"},
+             turns=(
+        Turn("Before the context fills: write c.txt.", [
+            Step([Write("c.txt", "c\n")], usage=Usage(input=600, output=20, cache_write=1800)),
+            Step(text="Wrote c.txt.", usage=Usage(input=30000, output=5, cache_read=1800)),
+        ]),
+        Turn("After the automatic compaction: write d.txt.", resume=True, steps=[
+            Step([Write("d.txt", "d\n")], usage=Usage(input=400, output=21, cache_write=900)),
+            Step(text="Wrote d.txt.", usage=Usage(input=30, output=6, cache_read=900)),
         ]),
     )),
     Scenario("compact", files={"notes.md": NOTES}, only=("claude-code",), turns=(

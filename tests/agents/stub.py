@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
 
-from tests.agents.scenario import Scenario, Step, Usage
+from .scenario import Scenario, Step, Usage
 
 
 @dataclass

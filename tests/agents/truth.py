@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from tests.agents.scenario import Delete, Edit, MultiEdit, Scenario, Shell, Step, SubAgent, Usage, Write
+from .scenario import Delete, Edit, MultiEdit, Scenario, Shell, Step, SubAgent, Usage, Write
 
 
 def sha(text: str | None) -> str | None:

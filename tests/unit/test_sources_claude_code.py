@@ -36,7 +36,7 @@ def test_detected_from_the_workspace_by_recorded_cwd(homes):
     source = discovered(workspace, env, "claude-code")
     # Two sessions of this project; the notes project in the same home is not picked.
     assert source.counts() == {"sessions": 2, "prompts": 5, "tool_calls": 12, "file_changes": 6, "malformed_lines": 4,
-                               "archived_sessions": 0}
+                               "unknown_records": 1, "archived_sessions": 0}
     assert {s.id for s in source.open().sessions()} == {S20, S21}
 
 
@@ -54,12 +54,13 @@ def test_detected_from_the_store_path(where):
     assert source.kind == "claude-code"
     counts = source.counts()
     if where.endswith(".jsonl"):
-        assert counts == {"sessions": 1, "prompts": 2, "tool_calls": 8, "file_changes": 4, "malformed_lines": 1}
+        assert counts == {"sessions": 1, "prompts": 2, "tool_calls": 8, "file_changes": 4, "malformed_lines": 1,
+                          "unknown_records": 1}
     elif where.endswith("tally"):
         assert counts["sessions"] == 2
     else:  # the home or its projects folder: with the sessions memtui's archive holds of it
         assert counts == {"sessions": 3, "prompts": 6, "tool_calls": 12, "file_changes": 6, "malformed_lines": 4,
-                          "archived_sessions": 0}
+                          "unknown_records": 1, "archived_sessions": 0}
 
 
 def test_malformed_lines_are_reported_with_file_and_line(source):
@@ -70,6 +71,8 @@ def test_malformed_lines_are_reported_with_file_and_line(source):
         (f"{S20}.jsonl", 8, "not a JSON object, skipped"),
         (f"{S20}.jsonl", 19, "truncated last line"),
         (f"{S21}.jsonl", 30, "truncated last line"),
+        # A record type memtui does not know is counted and reported, not silently skipped.
+        (f"{S21}.jsonl", 29, "record type 'weird-future-record' is unknown to memtui"),
     }
 
 

@@ -34,7 +34,7 @@ def test_detected_from_the_workspace_by_session_meta_cwd(homes):
     source = discovered(workspace, env, "codex")
     # The early flat rollout records no cwd and belongs to no workspace.
     assert source.counts() == {"sessions": 1, "prompts": 2, "function_calls": 4, "patches": 2, "file_changes": 3, "malformed_lines": 1,
-                               "archived_sessions": 0}
+                               "unknown_records": 1, "archived_sessions": 0}
 
 
 @pytest.mark.parametrize("where", ["", "sessions", ROLLOUT])
@@ -43,9 +43,11 @@ def test_detected_from_the_store_path(where):
     assert source.kind == "codex"
     counts = source.counts()
     if where == ROLLOUT:
-        assert counts == {"sessions": 1, "prompts": 2, "function_calls": 4, "patches": 2, "file_changes": 3, "malformed_lines": 1}
+        assert counts == {"sessions": 1, "prompts": 2, "function_calls": 4, "patches": 2, "file_changes": 3, "malformed_lines": 1,
+                          "unknown_records": 1}
     else:  # the early flat-format rollout reads too
-        expected = {"sessions": 2, "prompts": 3, "function_calls": 5, "patches": 2, "file_changes": 3, "malformed_lines": 1}
+        expected = {"sessions": 2, "prompts": 3, "function_calls": 5, "patches": 2, "file_changes": 3, "malformed_lines": 1,
+                    "unknown_records": 1}
         if where == "":  # the home: with the sessions memtui's archive holds of it
             expected["archived_sessions"] = 0
         assert counts == expected
@@ -66,7 +68,8 @@ def test_a_link_back_up_the_sessions_tree_lists_each_rollout_once(homes):
 
 def test_problems_name_file_and_line(source):
     assert [(p.file.endswith(ROLLOUT.rsplit("/", 1)[1]), p.line, p.message.split(" at ")[0].split(" (")[0])
-            for p in source.problems()] == [(True, 28, "invalid UTF-8"), (True, 30, "truncated last line")]
+            for p in source.problems()] == [(True, 28, "invalid UTF-8"), (True, 30, "truncated last line"),
+                                            (True, 26, "record type 'future_thing' is unknown to memtui: 1 line(s) not read")]
 
 
 def test_turns_steps_and_titles(source):

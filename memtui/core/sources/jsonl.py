@@ -116,9 +116,19 @@ def _object(raw: bytes, path: Path, lineno: int, problems: list[Problem], *, las
     return None
 
 
+UNKNOWN_TYPE = "record type {!r} is unknown to memtui: {} line(s) not read"
+
+
+def unknown_type_problems(path: Path, unknown: dict[str, list[int]]) -> list[Problem]:
+    """One problem per record type a reader does not know (type → the lines holding it), at
+    its first line: a new release's records are reported, never silently dropped."""
+    return [Problem(str(path), lines[0], UNKNOWN_TYPE.format(rtype, len(lines))) for rtype, lines in unknown.items()]
+
+
 def count_malformed(problems: list[Problem]) -> int:
-    """How many lines were skipped as unreadable (invalid UTF-8 is replaced, not skipped)."""
-    return sum(1 for p in problems if p.line is not None and not p.message.startswith("invalid UTF-8"))
+    """How many lines were skipped as unreadable (invalid UTF-8 is replaced, not skipped; a
+    well-formed record of an unknown type is counted as `unknown_records`, not here)."""
+    return sum(1 for p in problems if p.line is not None and not p.message.startswith(("invalid UTF-8", "record type ")))
 
 
 def read_record_at(path: Path, offset: int) -> dict[str, Any] | None:

@@ -19,6 +19,8 @@ def edit_contents(turn: Turn, item: TranscriptItem, backups: Path | None) -> tup
     the session's file-history folder (None when the transcript is outside a Claude home)."""
     res = read_record_at(item.transcript, item.result_offset) if item.result_offset is not None else None
     result = (res or {}).get("toolUseResult")
+    if res is not None and "toolUseResult" not in res:
+        return call_contents(turn, item, backups, res)
     if not isinstance(result, dict):
         return None, None, "the tool result is no longer readable"
     original = result.get("originalFile")
@@ -51,6 +53,51 @@ def edit_contents(turn: Turn, item: TranscriptItem, backups: Path | None) -> tup
     except PatchMismatch as exc:
         return before.encode("utf-8", "surrogateescape"), None, f"after-content unknown: {exc}"
     return before.encode("utf-8", "surrogateescape"), after.encode("utf-8", "surrogateescape"), ""
+
+
+CREATED = "File created successfully"
+
+
+def call_contents(turn: Turn, item: TranscriptItem, backups: Path | None, res: dict) -> tuple[bytes | None, bytes | None, str]:
+    """A change whose result has no `toolUseResult` (a sub-agent's, which Claude Code writes
+    without one): the call's input says what it wrote, the result's text whether Write created
+    the file; the before comes from an earlier edit of the turn or its file-history backup."""
+    call = read_record_at(item.transcript, item.offset) or {}
+    content = (call.get("message") or {}).get("content")
+    block = content[item.block] if isinstance(content, list) and isinstance(item.block, int) and item.block < len(content) else {}
+    args = block.get("input") if isinstance(block, dict) else None
+    if not isinstance(args, dict):
+        return None, None, "the call's input is no longer readable"
+    if item.name == "Write":
+        written = args.get("content")
+        if not isinstance(written, str):
+            return None, None, "Write call without content"
+        if _result_text(res, item.key).startswith(CREATED):
+            return None, written.encode("utf-8", "surrogateescape"), ""
+        before, reason = backup_before(turn, item, backups)
+        if before is None:
+            return None, written.encode("utf-8", "surrogateescape"), reason or "the file before this Write is not recorded"
+        return before.encode("utf-8", "surrogateescape"), written.encode("utf-8", "surrogateescape"), ""
+    before, reason = backup_before(turn, item, backups)
+    if before is None:
+        return None, None, reason or "the file before this edit is not recorded"
+    try:
+        after = replace_strings(before, (args.get("edits") or []) if item.name == "MultiEdit" else [args])
+    except PatchMismatch as exc:
+        return before.encode("utf-8", "surrogateescape"), None, f"after-content unknown: {exc}"
+    return before.encode("utf-8", "surrogateescape"), after.encode("utf-8", "surrogateescape"), ""
+
+
+def _result_text(res: dict, tool_use_id: str) -> str:
+    """The text of the tool_result block answering `tool_use_id` in a user record."""
+    content = (res.get("message") or {}).get("content")
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("tool_use_id") == tool_use_id:
+            inner = block.get("content")
+            if isinstance(inner, str):
+                return inner
+            return "\n".join(b.get("text", "") for b in inner or [] if isinstance(b, dict))
+    return ""
 
 
 def backup_before(turn: Turn, item: TranscriptItem, backups: Path | None) -> tuple[str | None, str]:

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 from memtui.core.model import Problem
 from memtui.core.sources.base import preview
 from memtui.core.agents.claude_code.branches import superseded_prompts
-from memtui.core.agents.claude_code.records import classify_user, message_blocks, reply_usage
+from memtui.core.agents.claude_code.records import IGNORED_TYPES, READ_TYPES, classify_user, message_blocks, reply_usage
 from memtui.core.sources.fields import RECORD_ERRORS, field
-from memtui.core.sources.jsonl import iter_records
+from memtui.core.sources.jsonl import iter_records, unknown_type_problems
 from memtui.core.sources.timestamps import parse_time
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ class TranscriptReader:
         self.prompt_turns: dict[str, Turn] = {}
         self.titles: dict[str, str] = {}
         self.summaries: list[tuple[str, str]] = []
+        self.unknown: dict[str, list[int]] = {}  # record type memtui does not know → its lines
 
     # -- the pass ------------------------------------------------------------------------------
     def read(self) -> None:
@@ -57,6 +58,10 @@ class TranscriptReader:
             except RECORD_ERRORS as exc:
                 self.problems.append(Problem(str(self.path), lineno, f"{exc}; line skipped"))
         self._settle_command()
+        if self.unknown:
+            counts = self.index.counts
+            counts["unknown_records"] = counts.get("unknown_records", 0) + sum(map(len, self.unknown.values()))
+            self.problems += unknown_type_problems(self.path, self.unknown)
         if not self.subagent:
             uuids = set(self.order)
             trusted = [s for s, leaf in self.summaries if leaf in uuids]
@@ -93,6 +98,9 @@ class TranscriptReader:
             target = self._side_turn(uuid, parent, rec, when)
             if target is None:
                 return
+        if rtype and rtype not in READ_TYPES and rtype not in IGNORED_TYPES:
+            self.unknown.setdefault(rtype, []).append(lineno)
+            return
         if rtype == "summary":
             summary = field(rec, "summary", kind=str)
             if summary:
@@ -103,6 +111,8 @@ class TranscriptReader:
             self.titles["custom"] = field(rec, "customTitle", kind=str) or self.titles.get("custom", "")
         elif rtype == "file-history-snapshot":
             self._snapshot(rec)
+        elif rtype == "file-history-delta":
+            self._delta(rec)
         elif rtype == "system" and field(rec, "subtype", kind=str) == "compact_boundary":
             self._settle_command()
             item = self._item("compact", offset, lineno, when, f"{lineno}:compact", name="compaction")
@@ -201,6 +211,9 @@ class TranscriptReader:
             item.result_offset = offset
             item.is_error = field(block, "is_error", kind=bool, default=False)
             file_path = field(result, "filePath", kind=str) if isinstance(result, dict) else None
+            if result is None and item.name in EDIT_TOOLS:
+                # A sub-agent's result carries no toolUseResult (2.1.1xx-3xx): the call names the file.
+                file_path = item.file_path
             if item.name in EDIT_TOOLS and not item.is_error and file_path:
                 item.change = True
                 item.file_path = file_path
@@ -249,6 +262,19 @@ class TranscriptReader:
         for key, info in backups.items():
             if isinstance(info, dict) and key not in target:
                 target[key] = field(info, "backupFileName", kind=str)
+        if mid in self.prompt_turns:
+            self.index.merge_backups(self.prompt_turns[mid], self.snapshots[mid], self.session.cwd)
+
+    def _delta(self, rec: dict) -> None:
+        """One file newly tracked in a prompt's snapshot (2.1.3xx writes these instead of
+        re-writing the snapshot): its backup from before the first edit, None if it did not exist."""
+        mid = field(rec, "snapshotMessageId", kind=str)
+        path = field(rec, "trackingPath", kind=str)
+        if not mid or not path:
+            return
+        target = self.snapshots.setdefault(mid, {})
+        if path not in target:
+            target[path] = field(rec, "backup", "backupFileName", kind=str)
         if mid in self.prompt_turns:
             self.index.merge_backups(self.prompt_turns[mid], self.snapshots[mid], self.session.cwd)
 

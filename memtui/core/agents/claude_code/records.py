@@ -15,6 +15,24 @@ from typing import Any
 from memtui.core.sources.fields import count, field, objects
 
 INTERRUPT = "[Request interrupted by user"
+
+# Every record type Claude Code writes is read or deliberately ignored; any other is counted
+# and reported as a problem of the source (a new release's records show, never silently lost).
+READ_TYPES = frozenset({
+    "user", "assistant", "system",          # the conversation (system: compact_boundary; other subtypes are notes)
+    "attachment", "progress",               # links of the uuid chain (rewinds, branches); their content is not shown
+    "summary", "ai-title", "custom-title",  # titles
+    "file-history-snapshot", "file-history-delta",  # file checkpoints (the delta: 2.1.3xx)
+})
+IGNORED_TYPES = frozenset({
+    "queue-operation",   # the prompt queue (enqueue/dequeue of a prompt that follows as a user record)
+    "last-prompt",       # the last prompt again, for the resume picker
+    "mode", "permission-mode",  # the session's mode
+    "atis-latch",        # an internal flag of the CLI
+    "api-request-shape", "api-request-blob", "api-request",  # what was sent to the API: copies of the transcript's
+    "tools-used",        # the names of the tools used so far
+    "cost-state",        # running cost totals (memtui counts tokens from the assistant records)
+})
 # Tags Claude Code wraps around text it injects as a user line → the kind of event.
 INJECTED_TAGS = {
     "<task-notification>": "notification",

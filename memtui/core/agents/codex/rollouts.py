@@ -17,7 +17,7 @@ from memtui.core.model import Problem
 from memtui.core.sources.base import preview
 from memtui.core.agents.codex.patches import PatchFile, output_succeeded, parse_patch, patch_text
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
-from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
+from memtui.core.sources.jsonl import count_malformed, first_record, iter_records, unknown_type_problems
 from memtui.core.paths import stat_key
 from memtui.core.sources.relist import Folders, recorded_in
 from memtui.core.sources.transcript_root import RecordedRoot, TurnIndex
@@ -27,6 +27,13 @@ from memtui.core.agents.codex.titles import codex_titles
 CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call"})
 OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 FLAT_ITEMS = CALLS | OUTPUTS | {"message", "reasoning"}
+# Every record type of a rollout is read or deliberately ignored; any other is counted and
+# reported as a problem of the source (a new release's records show, never silently lost).
+READ_TYPES = frozenset({"session_meta", "response_item", "event_msg", "compacted", "turn_context"})
+IGNORED_TYPES = frozenset({
+    "world_state",         # 0.17x: the environment and instructions the model was given (not the session's work)
+    "token_usage_record",  # 0.17x: each reply's usage, also in the token_count events memtui reads
+})
 _CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
 
 __all__ = ["PatchFile", "RolloutIndex", "RolloutItem", "RolloutSession", "Turn", "codex_home", "find_rollouts",
@@ -217,6 +224,7 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
         problems: list[Problem] = []
         rows: list[tuple[int, int, str, dict, datetime | None]] = []  # (line, offset, kind, payload, time)
         meta: dict = {}
+        unknown: dict[str, list[int]] = {}  # record type memtui does not know → its lines
         for lineno, offset, rec in iter_records(path, problems):
             try:
                 when = parse_time(typed_field(rec, "timestamp", kind=(str, int, float)))
@@ -233,7 +241,9 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
                 rows.append((lineno, offset, "response_item", rec, when))
             elif lineno == 1 and rtype is None and ("id" in rec or "instructions" in rec):
                 meta = rec
-            # other record types (turn_context without payload, unknown ones) are skipped
+            elif rtype is not None and rtype not in READ_TYPES and rtype not in IGNORED_TYPES:
+                unknown.setdefault(rtype, []).append(lineno)
+            # turn_context without payload, the ignored types: skipped
         session_id = meta.get("id") if isinstance(meta.get("id"), str) else path.stem
         session = RolloutSession(session_id, path, meta, None, created_at=parse_time(meta.get("timestamp")))
         session.cwd = rollout_cwd(path, meta)
@@ -247,6 +257,9 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
             except RECORD_ERRORS as exc:
                 problems.append(Problem(str(path), lineno, f"{exc}; line skipped"))
         self._settle(session, path)
+        if unknown:
+            self.counts["unknown_records"] = self.counts.get("unknown_records", 0) + sum(map(len, unknown.values()))
+            problems += unknown_type_problems(path, unknown)
         self.problems += problems
 
     def _row(self, session: RolloutSession, lineno: int, offset: int, kind: str, payload: dict, when) -> None:
@@ -305,6 +318,15 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
                 success = typed_field(payload, "success", kind=bool)
                 if success is not None:
                     item.applied = success
+        elif kind == "event_msg" and ptype == "item_completed":
+            # 0.17x: an applied patch ends as a FileChange item (patch_apply_end before).
+            done = payload.get("item")
+            item = calls.get(str(done.get("id"))) if isinstance(done, dict) and done.get("type") == "FileChange" else None
+            if item is not None:
+                item.end_offset = offset
+                status = typed_field(done, "status", kind=str)
+                if status is not None:
+                    item.applied = status == "completed"
         elif kind == "event_msg" and ptype == "turn_diff":
             target.items.append(RolloutItem("turn_diff", offset, lineno, when, f"line{lineno}", name="turn_diff"))
         elif kind == "event_msg" and ptype == "turn_aborted":

@@ -238,6 +238,8 @@ class CodexSource(UndoRecorder, RolloutIndex):
         if item.end_offset is not None:
             rec = read_record_at(path, item.end_offset) or {}
             payload = rec.get("payload")
+            if isinstance(payload, dict) and isinstance(payload.get("item"), dict):  # item_completed (0.17x)
+                payload = payload["item"]
             changes = payload.get("changes") if isinstance(payload, dict) else None
             if isinstance(changes, dict):
                 cwd = ix.sessions[turn.session_id].cwd or ""
