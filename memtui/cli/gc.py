@@ -70,7 +70,7 @@ def plan_text(plan, preview: bool = True) -> str:
         return one_line(titles.get(task, ""), 60)
 
     lines = [f"{counted(plan.tasks_total, 'task')}: {len(plan.live)} live ({counted(len(plan.roots), 'root')}),"
-             f" {len(plan.reclaimable)} reclaimable, {plan.collected} collected earlier"]
+             f" {len(plan.reclaimable)} reclaimable, {plan.collected} already collected"]
     lines.append("")
     lines.append("live")
     for t in plan.live:

@@ -84,6 +84,7 @@ async def test_p_pins_and_unpins_through_a_write_connection(demo_copy, open_app)
         await settle(pilot, 6)
         assert _tree_rows(app.screen)[3].label == "root: pinned"
         assert "root: pinned" in _explain(app.screen)  # the Why pane follows the pin
+        assert _explain(app.screen).count("pinned") == 1  # said once (was: ⚑ pinned / root: pinned / root: pinned)
         assert app.store.readonly  # the app itself stays read-only
         with AgentStore.open(demo_copy, readonly=True) as store:
             assert store.task(3).pinned

@@ -191,3 +191,6 @@ def test_one_of_a_kind_is_counted_in_the_singular(tmp_path, capsys):
     assert main(["gc", str(tmp_path / "ws"), "--apply", "--yes"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("collected 1 task: 2 steps, 1 checkpoint, 1 entry, 0 blobs"), out
+    # right after: what went is "already collected", not "collected earlier"
+    assert main(["gc", str(tmp_path / "ws")]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "2 tasks: 1 live (1 root), 0 reclaimable, 1 already collected"

@@ -153,7 +153,7 @@ class GcScreen(MemtuiScreen[None]):
             self._bar(table, going[table], max(1, of), f"{going[table]:,} of {of:,}")
         self.query_one("#gc-summary", Static).update(Text(
             f"{counted(plan.tasks_total, 'task')}: {counted(len(plan.roots), 'root')}, {len(plan.live):,} live,"
-            f" {len(plan.reclaimable):,} reclaimable, {plan.collected:,} collected earlier"))
+            f" {len(plan.reclaimable):,} reclaimable, {plan.collected:,} already collected"))
 
     def _bar(self, name: str, value: int, total: int, text: str) -> None:
         self.query_one(f"#bar-{name}", ProgressBar).update(total=total, progress=value)
@@ -173,10 +173,13 @@ class GcScreen(MemtuiScreen[None]):
                        f"{counted(len(row.tasks), 'task')}, {live} live, {row.count('reclaimable')} reclaimable"
                        f" ({human_bytes(row.reclaimable_bytes)}), {row.count('collected')} collected", "")))
         else:
-            pin = "  ⚑ pinned" if row.pinned else ""
+            # each fact once: a pinned root's label already says "root: pinned", and a root's
+            # explanation is its label
+            pin = "  ⚑ pinned" if row.pinned and "pinned" not in row.label else ""
+            why = "" if row.explanation == row.label else "\n" + row.explanation
             box.update(Text.assemble(
                 (f"#{row.task} ", "bold"), safe_text(row.title), (f"  {row.status}{pin}\n", ""),
-                (row.label, "bold"), "\n", safe_text(row.explanation, multiline=True)))
+                (row.label, "bold"), safe_text(why, multiline=True)))
 
     # ------------------------------------------------------------------ pin
     def action_toggle_pin(self) -> None:
