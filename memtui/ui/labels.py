@@ -35,6 +35,22 @@ def counts_line(counts: dict[str, int], width: int = 60) -> str:
     return one_line(" · ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()), width)
 
 
+def folder_label(path: Path) -> str:
+    """A path as given, except one that names no folder by itself (`.`, `..`): that folder's
+    path, `~/…` under the home folder ("Stores found at or for ~", not "… for .")."""
+    path = Path(path)
+    if path.name not in ("", ".", ".."):
+        return str(path)
+    try:
+        resolved = path.expanduser().resolve()
+        inside = resolved.relative_to(Path.home())
+    except ValueError:
+        return str(resolved)
+    except (OSError, RuntimeError):
+        return str(path)
+    return "~" if inside == Path(".") else f"~/{inside}"
+
+
 def workspace_label(app: Any) -> str:
     """The workspace as the header names it: as given (`shown_path`), else `~/…` under the
     home folder, else its path. A folder that is not on this machine (the one another agent's

@@ -96,3 +96,16 @@ async def test_cleanup_offers_no_cancel_while_a_restore_goes(tmp_path, shown) ->
         assert app.screen is screen  # still the cleanup preview
         assert notes and "press c" not in notes[-1], notes
         screen.working = False
+
+
+async def test_the_source_switcher_names_the_folder_opened_as_dot(tmp_path, monkeypatch, shown) -> None:
+    """`cd ~ && memtui` then S: "Stores found at or for ~", not "… for ." (and a project: ~/…)."""
+    home = user_home(tmp_path, monkeypatch)
+    monkeypatch.chdir(home)
+    app = make_app(Path("."))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("S")
+        await settle(pilot)
+        screen = shown(app)
+        assert "Stores found at or for ~" in screen and "for ." not in screen, screen

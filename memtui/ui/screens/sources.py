@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from memtui.ui.commands import bindings
-from memtui.ui.labels import shown_path
+from memtui.ui.labels import folder_label, shown_path
 from memtui.ui.screens.base import MemtuiModal
 from memtui.ui.text import safe_text
 from memtui.ui.widgets.sources_table import SourceRow, SourcesTable
@@ -58,7 +58,7 @@ class SourcesScreen(MemtuiModal[Any]):
     def compose(self) -> ComposeResult:
         with Vertical(id="sources"):
             yield Static(Text("Sources"), id="sources-title")
-            yield Static(safe_text(f"Stores found at or for {self.path}"), id="sources-path")
+            yield Static(safe_text(f"Stores found at or for {folder_label(self.path)}"), id="sources-path")
             yield SourcesTable(self.path, self.current, id="sources-table")
             yield Static(id="sources-problems")
             yield Static(Text("enter shows a source · escape keeps the current one"), id="sources-keys")
