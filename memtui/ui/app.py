@@ -19,10 +19,11 @@ from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from pathlib import Path
 from time import monotonic
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, SystemCommand
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from memtui.core.display import sanitize
@@ -264,6 +265,13 @@ class MemtuiApp(App[int]):
         if action in self.NEEDS_SOURCE and self.source is None:
             return False
         return action_offered(action, parameters, "app", self.source)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's own palette commands, less the two the command table already offers:
+        Quit (q), and Keys, whose place `?` (Keys and commands) takes."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Quit", "Keys"):
+                yield command
 
     def action_help(self) -> None:
         """Open the keys-and-commands screen (not over itself)."""

@@ -455,3 +455,20 @@ async def test_the_chosen_theme_and_layout_are_kept_for_the_next_run(demo_path: 
     async with open_app(demo_path) as pilot:
         assert pilot.app.theme == "textual-light"
         assert not pilot.app.screen.query_one("#sessions-pane").display
+
+
+async def test_the_palette_lists_quit_once_and_keys_once(demo_path: Path, settled, open_app) -> None:
+    """ctrl+p lists memtui's Quit and `?` "Keys and commands", not also Textual's own Quit and
+    Keys beside them; its other commands (themes) stay."""
+    from textual.command import CommandList
+
+    async with open_app(demo_path) as pilot:
+        app = pilot.app
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.5)
+        listed = app.screen.query_one(CommandList)
+        prompts = [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
+        firsts = [p.splitlines()[0] for p in prompts]
+        assert firsts.count("Quit") == 1, firsts
+        assert "Keys" not in firsts and firsts.count("Keys and commands") == 1, firsts
+        assert "Theme" in firsts
