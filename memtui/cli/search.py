@@ -88,7 +88,7 @@ def run(args) -> int:
 
 def _agent_of(source) -> str | None:
     """The agent a hit came from, as `memtui sources` names it (None: one store was searched)."""
-    return None if source is None else getattr(source, "kind", None)
+    return None if source is None else source.kind
 
 
 def _hit_json(hit, source) -> dict:
