@@ -11,7 +11,7 @@ from memtui.cli._workspace import require_workspace, workspace_root
 
 
 def register(sub) -> None:
-    from memtui.core.memory.chain import AGENTS
+    from memtui.core.loaded_memory import AGENTS
 
     p = sub.add_parser("memory", help="list memory documents by kind, or (--loaded) what each agent loads at start")
     p.add_argument("path", nargs="?", default=".", help="workspace directory or agent.db")
@@ -44,7 +44,7 @@ def run(args) -> int:
 
 
 def _run_loaded(args, root) -> int:
-    from memtui.core.memory.chain import loaded_chains
+    from memtui.core.loaded_memory import loaded_chains
 
     chains = loaded_chains(root, args.cwd, args.agent)
     emit({"agents": [c.to_json() for c in chains]}, args.json, _chains_text)
@@ -71,7 +71,7 @@ def _text(docs) -> str:
 
 def _chains_text(obj) -> str:
     from memtui.core.display import human_bytes, sanitize
-    from memtui.core.memory.chain import AGENTS
+    from memtui.core.loaded_memory import AGENTS
 
     out = []
     for chain in obj["agents"]:

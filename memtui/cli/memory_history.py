@@ -61,7 +61,8 @@ def _document(root, name: str):
     from pathlib import Path
 
     from memtui.core.errors import DocumentNotFound
-    from memtui.core.memory.chain import chain_paths, loaded_chains
+    from memtui.core.loaded_memory import loaded_chains
+    from memtui.core.memory.chain import chain_paths
     from memtui.core.memory.discover import resolve_document
 
     try:

@@ -25,9 +25,6 @@ KNOWN: dict[frozenset[str], str] = {
     frozenset({"memtui.core.agents.claude_code.checkpoints", "memtui.core.agents.claude_code.contents",
                "memtui.core.agents.claude_code.reader", "memtui.core.agents.claude_code.transcripts"}):
         "Claude Code's reader and its checkpoints read each other's records: the typed index",
-    frozenset({"memtui.core.agents", "memtui.core.agents.agent"}):
-        "the agent registry's Agent is typed with engines' records (AgentChain, Inventory) from modules"
-        " that read the registry: records of their own for those",
 }
 
 

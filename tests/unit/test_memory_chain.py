@@ -11,7 +11,7 @@ import pytest
 from chain_world import build_world, git_init, memory_lines, write
 
 from memtui.core.errors import MemtuiError
-from memtui.core.memory.chain import loaded_chains
+from memtui.core.loaded_memory import loaded_chains
 
 
 @pytest.fixture

@@ -90,7 +90,8 @@ def test_errors_are_one_line(world, capsys, tmp_path):
 
 
 def test_history_of_a_chain_file_outside_the_workspace(world, capsys):
-    from memtui.core.memory.chain import chain_paths, loaded_chains
+    from memtui.core.loaded_memory import loaded_chains
+    from memtui.core.memory.chain import chain_paths
     from memtui.core.memory.documents import read_document
     from memtui.core.memory.save import save_document
 

@@ -7,7 +7,8 @@ import pytest
 from chain_world import build_world, memory_lines, write
 
 from memtui.core.errors import PathEscape, SaveConflict
-from memtui.core.memory.chain import chain_paths, loaded_chains
+from memtui.core.loaded_memory import loaded_chains
+from memtui.core.memory.chain import chain_paths
 from memtui.core.memory.documents import read_document
 from memtui.core.memory.save import list_history, save_document, undo_last_save
 

@@ -14,15 +14,8 @@ from __future__ import annotations
 
 from memtui.core.cleanup.apply import CleanupProgress, CleanupResult, apply_cleanup
 from memtui.core.cleanup.archive_read import find_units, iter_files, list_archived, read_file, unpacked_view
-from memtui.core.cleanup.inventory import (
-    AGENTS,
-    Inventory,
-    OrphanRecord,
-    SessionRecord,
-    agent_home,
-    detect_agent,
-    take_inventory,
-)
+from memtui.core.cleanup.homes import AGENTS, agent_home, detect_agent, take_inventory
+from memtui.core.cleanup.inventory import Inventory, OrphanRecord, SessionRecord
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
 from memtui.core.cleanup.pins import load_pins, resolve_session, set_pinned
 from memtui.core.cleanup.places import archive_dir, cache_dir, state_dir, view_cache_dir

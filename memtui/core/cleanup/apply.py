@@ -12,7 +12,8 @@ from typing import Callable
 from memtui.core.atomic import fsync_dir
 from memtui.core.cleanup.archive import LEVEL, SessionChanged, archive_unit, holding_folders
 from memtui.core.cleanup.files import FileInfo, first_changed
-from memtui.core.cleanup.inventory import OrphanRecord, home_cleanup
+from memtui.core.cleanup.homes import home_cleanup
+from memtui.core.cleanup.inventory import OrphanRecord
 from memtui.core.cleanup.manifest import ArchiveError, Manifest, manifest_bytes
 from memtui.core.cleanup.plan import CleanupPlan
 from memtui.core.cleanup.recover import Recovery, recover

@@ -23,14 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from memtui.core.errors import MemtuiError
-from memtui.core.agents import all_agents
 from memtui.core.memory.chain_lint import lint_chain_files
 from memtui.core.memory.chain_records import ChainFile, ChainProblem, FileRead
 from memtui.core.memory.discover import count_lines
 
-# Agents whose loaded memory memtui can list, by kind, named for people (from the registry).
-AGENTS: dict[str, str] = {a.kind: a.chain_label for a in all_agents() if a.chain is not None}
 SCOPES = ("managed", "user", "project", "local", "import", "auto-memory", "global", "directory")
 
 READ_LIMIT = 16 * 1024 * 1024  # bytes kept per file for analysis; larger files are only counted
@@ -46,10 +42,7 @@ class AgentChain:
     cwd: Path
     files: tuple[ChainFile, ...]
     problems: tuple[ChainProblem, ...]
-
-    @property
-    def label(self) -> str:
-        return AGENTS[self.agent]
+    label: str = ""  # the agent's name for people (set by memtui.core.loaded_memory)
 
     @property
     def total_loaded_bytes(self) -> int:
@@ -197,41 +190,6 @@ class ChainBuilder:
         return AgentChain(self.agent, self.cwd, tuple(self.files), tuple(_unique(problems)))
 
 
-def loaded_chains(
-    workspace: Path,
-    cwd: Path | None = None,
-    agents: Iterable[str] | None = None,
-    *,
-    env: Mapping[str, str] | None = None,
-    managed_paths: Iterable[Path] | None = None,
-) -> list[AgentChain]:
-    """The start-up chain of each agent (all of AGENTS by default) for `workspace`, with the
-    agent started in `cwd` (default: the workspace; must be inside it).
-
-    `env` replaces os.environ (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME,
-    CLAUDE_CODE_DISABLE_AUTO_MEMORY); `managed_paths` replaces the platform's managed-policy
-    CLAUDE.md locations. Raises MemtuiError for a bad workspace, cwd or agent name.
-    """
-    root = Path(workspace).expanduser()
-    if not root.is_dir():
-        raise MemtuiError(f"{workspace} is not a directory")
-    root = root.resolve()
-    here = root if cwd is None else (root / Path(cwd).expanduser()).resolve()
-    if not here.is_dir():
-        raise MemtuiError(f"--cwd {cwd} is not a directory")
-    try:
-        here.relative_to(root)
-    except ValueError:
-        raise MemtuiError(f"--cwd {here} is outside the workspace {root}") from None
-    env = dict(os.environ if env is None else env)
-    wanted = list(AGENTS) if agents is None else list(agents)
-    for name in wanted:
-        if name not in AGENTS:
-            raise MemtuiError(f"unknown agent {name!r}; one of {', '.join(AGENTS)}")
-    hooks = {a.kind: a.chain for a in all_agents() if a.chain is not None}
-    return [hooks[name](root, here, env, managed_paths) for name in wanted]
-
-
 def user_home(env: Mapping[str, str]) -> Path | None:
     value = env.get("HOME") or env.get("USERPROFILE")
     return Path(value) if value else None
@@ -277,7 +235,7 @@ def _kind(mode: int) -> str:
 
 
 __all__ = [
-    "AGENTS", "SCOPES", "AgentChain", "ChainBuilder", "ChainFile", "ChainProblem", "FileRead",
-    "agent_home", "chain_paths", "count_lines", "estimate_tokens", "line_of_byte", "loaded_chains",
+    "SCOPES", "AgentChain", "ChainBuilder", "ChainFile", "ChainProblem", "FileRead",
+    "agent_home", "chain_paths", "count_lines", "estimate_tokens", "line_of_byte",
     "read_bounded", "user_home",
 ]

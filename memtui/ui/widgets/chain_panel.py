@@ -19,7 +19,8 @@ from textual.message import Message
 from textual.widgets import Static, Tab, Tabs
 from textual.worker import Worker
 
-from memtui.core.memory.chain import AGENTS, AgentChain, chain_paths, loaded_chains
+from memtui.core.loaded_memory import AGENTS, loaded_chains
+from memtui.core.memory.chain import AgentChain, chain_paths
 from memtui.ui.commands import bindings
 from memtui.core.display import human_bytes, sanitize
 from memtui.ui.widgets.chain_list import ChainList
