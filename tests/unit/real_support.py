@@ -69,49 +69,81 @@ def records(path: Path) -> list[dict]:
 # -- Claude Code ------------------------------------------------------------------------------
 
 INJECTED_PREFIXES = ("<", "[Request interrupted by user")
+IDE_CONTEXT = ("<ide_opened_file>", "<ide_selection>", "<ide_diagnostics>")
 
 
 def _user_text(rec: dict) -> str | None:
-    """The text of a user record, None for tool results."""
+    """The text of a user record, None for tool results; IDE context blocks before the typed
+    text are not part of it."""
     content = rec.get("message", {}).get("content")
     if isinstance(content, str):
         return content
     if any(block.get("type") == "tool_result" for block in content):
         return None
-    return "\n".join(block.get("text", "") for block in content if block.get("type") == "text")
+    texts = [block.get("text", "") for block in content if block.get("type") == "text"]
+    typed = [t for t in texts if not t.lstrip().startswith(IDE_CONTEXT)]
+    return "\n".join(typed or texts)
 
 
-def claude_counts(home: Path) -> dict[str, int]:
-    """Counted by hand rules, over every transcript under home/projects:
+def _session_of(path: Path, projects: Path) -> str:
+    """The session a transcript belongs to: a main file's name, a `<session>/subagents` file's
+    folder, a 2.0.x `agent-*.jsonl` beside the session the id its records carry."""
+    if "subagents" in path.relative_to(projects).parts:
+        return path.parent.parent.name
+    if path.name.startswith("agent-"):
+        first = next((r for r in records(path) if isinstance(r.get("sessionId"), str)), {})
+        return first.get("sessionId", path.stem)
+    return path.stem
+
+
+def claude_session_counts(home: Path) -> dict[str, dict[str, int]]:
+    """Counted by hand rules, per session, over every transcript under home/projects (a
+    session's main transcript first, then its sub-agent files by name). A record belongs to
+    the first transcript of its session that holds it: a record by `uuid`, a reply by
+    `message.id`, a tool call by its `tool_use` id, each counted once (a 2.1.8x compaction
+    summariser or side question copies the whole conversation before its own records).
 
     typed: user text lines of a main transcript that nobody injected (no isMeta, no compaction
-    summary, not starting with a tag or an interrupt marker); commands: `<command-name>` lines
-    not answered by `<local-command-stdout>` (they start work, so they are shown as prompts);
-    tool_calls: distinct tool_use ids; file_changes: Edit/Write/MultiEdit results with a
-    filePath and no error; output_tokens: per reply (message.id, requestId) the largest
-    output_tokens seen, summed; superseded: typed prompts on a branch abandoned at a real fork
-    (a parent with two or more typed-prompt children; the last one written stays).
+    summary, not starting with a tag or an interrupt marker; IDE context blocks before the
+    typed text are skipped); commands: `<command-name>` lines not answered by
+    `<local-command-stdout>` (they start work, so they are shown as prompts); tool_calls:
+    distinct tool_use ids; file_changes: distinct Edit/Write/MultiEdit calls whose result has
+    a filePath and no error; output_tokens: per reply the largest output_tokens seen, summed;
+    superseded: typed prompts on a branch abandoned at a real fork (a parent with two or more
+    typed-prompt children; the last one written stays; a prompt that ended interrupted and was
+    sent again word for word is not a branch).
     """
-    out = dict(typed=0, commands=0, tool_calls=0, file_changes=0, output_tokens=0, superseded=0)
-    tool_ids: set[str] = set()
-    for path in sorted((home / "projects").rglob("*.jsonl")):
-        recs = records(path)
+    projects = home / "projects"
+    files = sorted(projects.rglob("*.jsonl"), key=lambda p: (_session_of(p, projects), p.name.startswith("agent-") or "subagents" in p.parts, str(p)))
+    out: dict[str, dict[str, int]] = {}
+    held: dict[str, tuple[set, set, set]] = {}
+    for path in files:
+        sid = _session_of(path, projects)
+        counts = out.setdefault(sid, dict(typed=0, commands=0, tool_calls=0, file_changes=0, output_tokens=0, superseded=0))
+        uuids, messages, tools = held.setdefault(sid, (set(), set(), set()))
+        recs = [r for r in records(path) if r.get("uuid") not in uuids]
         main = "subagents" not in path.parts and not path.name.startswith("agent-")
         names: dict[str, str] = {}
+        changes: set[str] = set()
         replies: dict[tuple, int] = {}
-        typed_uuids: list[str] = []
+        typed: list[tuple[str, str]] = []
         parents: dict[str, str | None] = {}
+        ends: dict[str, str] = {}  # typed prompt uuid → the kind of its turn's last line
         for n, rec in enumerate(recs):
             if isinstance(rec.get("uuid"), str):
                 parents[rec["uuid"]] = rec.get("parentUuid")
             if rec.get("type") == "assistant":
                 msg = rec["message"]
+                if msg.get("id") in messages:
+                    continue
                 key = (msg.get("id"), rec.get("requestId"))
                 replies[key] = max(replies.get(key, 0), int(msg.get("usage", {}).get("output_tokens", 0)))
                 for block in msg.get("content", []):
-                    if block.get("type") == "tool_use":
-                        tool_ids.add(block["id"])
+                    if block.get("type") == "tool_use" and block["id"] not in tools:
+                        tools.add(block["id"])
                         names[block["id"]] = block["name"]
+                if typed:
+                    ends[typed[-1][0]] = "reply"
             elif rec.get("type") == "user":
                 text = _user_text(rec)
                 result = rec.get("toolUseResult")
@@ -120,23 +152,40 @@ def claude_counts(home: Path) -> dict[str, int]:
                         if (block.get("type") == "tool_result" and not block.get("is_error")
                                 and names.get(block.get("tool_use_id")) in ("Edit", "Write", "MultiEdit")
                                 and isinstance(result, dict) and result.get("filePath")):
-                            out["file_changes"] += 1
+                            changes.add(block["tool_use_id"])
                     continue
                 if not main or rec.get("isSidechain") or rec.get("isMeta") or rec.get("isCompactSummary"):
                     continue
+                if text.strip().startswith("[Request interrupted by user") and typed:
+                    ends[typed[-1][0]] = "interrupt"
                 if "<command-name>" in text:
                     later = recs[n + 1:]
                     nxt = next((r for r in later if r.get("type") == "assistant"
                                 or (r.get("type") == "user" and "<local-command-stdout>" in (_user_text(r) or ""))), None)
                     if nxt is not None and nxt.get("type") == "assistant":
-                        out["commands"] += 1
+                        counts["commands"] += 1
                     continue
                 if not text.strip().startswith(INJECTED_PREFIXES):
-                    out["typed"] += 1
-                    typed_uuids.append(rec["uuid"])
-        out["output_tokens"] += sum(replies.values())
-        out["superseded"] += _abandoned(typed_uuids, parents)
-    out["tool_calls"] = len(tool_ids)
+                    counts["typed"] += 1
+                    typed.append((rec["uuid"], text))
+        counts["output_tokens"] += sum(replies.values())
+        counts["file_changes"] += len(changes)
+        resent = {u for u, t in typed if ends.get(u) == "interrupt"
+                  and any(parents.get(o) == parents.get(u) and ot == t and o != u for o, ot in typed[typed.index((u, t)) + 1:])}
+        counts["superseded"] += _abandoned([u for u, _t in typed if u not in resent], parents)
+        uuids.update(r["uuid"] for r in recs if isinstance(r.get("uuid"), str))
+        messages.update(k[0] for k in replies if k[0])
+    for sid, (_u, _m, tools) in held.items():
+        out[sid]["tool_calls"] = len(tools)
+    return out
+
+
+def claude_counts(home: Path) -> dict[str, int]:
+    """claude_session_counts, summed over the home's sessions."""
+    out = dict(typed=0, commands=0, tool_calls=0, file_changes=0, output_tokens=0, superseded=0)
+    for counts in claude_session_counts(home).values():
+        for key in out:
+            out[key] += counts[key]
     return out
 
 

@@ -31,18 +31,45 @@ CONVERSATION = frozenset({"user", "assistant", "system", "attachment", "progress
 EVENT_STEPS = frozenset({"interrupt", "notification", "command output", "shell"})
 
 
-class TranscriptReader:
-    """Reads one transcript into `index` (a Transcripts); `turn` is the open main turn."""
+class Held:
+    """What a session's transcripts read so far hold: a record belongs to the first transcript
+    that holds it (by `uuid`; a reply by `message.id`; a tool call by its `tool_use` id). A
+    2.1.8x compaction summariser or side question forks the whole conversation into its own
+    file; only what the main transcript lacks is the fork's own."""
 
-    def __init__(self, index: "Transcripts", path: Path, session: "TranscriptSession", turn: "Turn | None") -> None:
+    def __init__(self) -> None:
+        self.uuids: set[str] = set()
+        self.messages: set[str] = set()
+        self.tools: set[str] = set()
+        self.turn_of: dict[str, str] = {}  # a main record's uuid → the turn it is in (a fork's branch point)
+
+    def add(self, other: "Held") -> None:
+        self.uuids |= other.uuids
+        self.messages |= other.messages
+        self.tools |= other.tools
+        self.turn_of.update(other.turn_of)
+
+
+class TranscriptReader:
+    """Reads one transcript into `index` (a Transcripts); `turn` is the open main turn.
+    `held`: what the session's transcripts read before this one hold (their records are
+    skipped here: a fork's copies); `own` collects what this one adds."""
+
+    def __init__(self, index: "Transcripts", path: Path, session: "TranscriptSession", turn: "Turn | None",
+                 held: Held | None = None) -> None:
         self.index, self.path, self.session = index, path, session
         self.subagent = turn is not None
         self.turn = turn
+        self.held = held or Held()
+        self.own = Held()
+        self.copied = 0  # records skipped as another transcript's
+        self.branch_parent: str | None = None  # the parent of this file's first own record
+        self.session_ids_seen = False
         self.problems: list[Problem] = []
         self.parents: dict[str, str | None] = {}
         self.order: dict[str, int] = {}
         self.side_turns: dict[str, Turn] = {}  # uuid of an inline sidechain line → its sub-agent turn
-        self.replies: dict[tuple[Any, Any], list] = {}  # reply key → [item or None, tokens in, tokens out]
+        self.replies: dict[tuple[Any, Any], list] = {}  # reply key → [item or None, tokens in, tokens out, first line]
         self.pending_command: tuple[int, int, Any, str, str | None] | None = None
         self.snapshots: dict[str, dict[str, str | None]] = {}
         self.prompt_turns: dict[str, Turn] = {}
@@ -57,22 +84,40 @@ class TranscriptReader:
                 self._record(lineno, offset, rec)
             except RECORD_ERRORS as exc:
                 self.problems.append(Problem(str(self.path), lineno, f"{exc}; line skipped"))
+            uuid = rec.get("uuid") if isinstance(rec, dict) else None
+            if not self.subagent and self.turn is not None and isinstance(uuid, str) and uuid in self.own.uuids:
+                self.own.turn_of[uuid] = self.turn.id
         self._settle_command()
         if self.unknown:
             counts = self.index.counts
             counts["unknown_records"] = counts.get("unknown_records", 0) + sum(map(len, self.unknown.values()))
             self.problems += unknown_type_problems(self.path, self.unknown)
+        self._thinking_only_replies()
         if not self.subagent:
             uuids = set(self.order)
             trusted = [s for s, leaf in self.summaries if leaf in uuids]
-            self.session.title = self.titles.get("custom") or self.titles.get("ai") or (trusted[-1] if trusted else None)
+            self.session.title = self.titles.get("custom") or self.titles.get("ai") or self.titles.get("agent") or (trusted[-1] if trusted else None)
             prompts = {t.uuid: t for t in self.session_turns() if t.uuid and t.agent_id is None}
-            for uuid in superseded_prompts(self.parents, self.order, set(prompts)):
+            for uuid in superseded_prompts(self.parents, self.order, set(prompts) - self._resent(prompts)):
                 prompts[uuid].superseded = True
             from memtui.core.agents.claude_code.checkpoints import add_checkpoint_steps
 
             add_checkpoint_steps(self.index, self.session)
         self.index.problems.extend(self.problems)
+
+    def _resent(self, prompts: dict[str, "Turn"]) -> set[str]:
+        """Prompts interrupted and then sent again word for word under the same parent: both
+        are real prompts, and the second is no rewind of the first's work."""
+        out = set()
+        for uuid, turn in prompts.items():
+            last = turn.items[-1] if turn.items else None
+            if last is None or (last.kind, last.name) != ("event", "interrupt"):
+                continue
+            parent = self.parents.get(uuid)
+            if any(self.parents.get(other) == parent and self.order.get(other, 0) > self.order.get(uuid, 0)
+                   and again.prompt == turn.prompt for other, again in prompts.items()):
+                out.add(uuid)
+        return out
 
     def session_turns(self) -> list["Turn"]:
         return [self.index.turns[t] for t in self.session.turns]
@@ -82,6 +127,11 @@ class TranscriptReader:
         when = parse_time(field(rec, "timestamp", kind=(str, int, float)))
         sidechain = field(rec, "isSidechain", kind=bool, default=False)
         if not self.subagent and not sidechain:
+            session_id = field(rec, "sessionId", kind=str)
+            if session_id and not self.session_ids_seen:
+                self.session_ids_seen = True
+                if session_id != self.session.id:  # carried over from the session this one continues
+                    self.session.predecessor = session_id
             cwd = field(rec, "cwd", kind=str)
             if cwd and self.session.cwd is None:
                 self.session.cwd = cwd
@@ -90,6 +140,13 @@ class TranscriptReader:
                 self.session.updated_at = when
         uuid = field(rec, "uuid", kind=str)
         parent = field(rec, "parentUuid", kind=str) or field(rec, "logicalParentUuid", kind=str)
+        if self._held_elsewhere(rec, rtype, uuid):
+            self.copied += 1
+            return
+        if uuid:
+            self.own.uuids.add(uuid)
+            if self.branch_parent is None and rtype in ("user", "assistant"):
+                self.branch_parent = parent or ""
         if uuid and rtype in CONVERSATION:
             self.parents[uuid] = parent
             self.order[uuid] = lineno
@@ -107,24 +164,40 @@ class TranscriptReader:
                 self.summaries.append((summary, str(field(rec, "leafUuid", kind=str))))
         elif rtype == "ai-title":
             self.titles["ai"] = field(rec, "aiTitle", kind=str) or self.titles.get("ai", "")
+        elif rtype == "agent-name":
+            self.titles["agent"] = field(rec, "agentName", kind=str) or self.titles.get("agent", "")
         elif rtype == "custom-title":
             self.titles["custom"] = field(rec, "customTitle", kind=str) or self.titles.get("custom", "")
         elif rtype == "file-history-snapshot":
             self._snapshot(rec)
         elif rtype == "file-history-delta":
             self._delta(rec)
+        elif rtype == "system" and field(rec, "subtype", kind=str) == "api_error":
+            self._settle_command()
+            target = target if target is not None else self._open_turn(when)
+            target.items.append(self._item("event", offset, lineno, when, f"{lineno}:event", name="api error", is_error=True))
         elif rtype == "system" and field(rec, "subtype", kind=str) == "compact_boundary":
             self._settle_command()
             item = self._item("compact", offset, lineno, when, f"{lineno}:compact", name="compaction")
             self._open_turn(when).items.append(item)
             self.turn.compacted = True
-            self.index.compactions.setdefault(self.session.id, []).append(item)
+            if not self.subagent:  # a sub-agent's own compaction has no summariser file
+                self.index.compactions.setdefault(self.session.id, []).append(item)
         elif rtype == "user":
             self._user(rec, lineno, offset, when, uuid, target, sidechain)
         elif rtype == "assistant":
             if not sidechain:
                 self._settle_command(answered=True)
             self._assistant(rec, lineno, offset, when, target if target is not None else self._open_turn(when))
+
+    def _held_elsewhere(self, rec: dict, rtype: str, uuid: str | None) -> bool:
+        """Whether an earlier transcript of the session holds this record (a fork's copy)."""
+        if uuid is not None and uuid in self.held.uuids:
+            return True
+        if rtype == "assistant":
+            message_id = field(rec, "message", "id", kind=str)
+            return message_id is not None and message_id in self.held.messages
+        return False
 
     def _open_turn(self, when) -> "Turn":
         if self.turn is None:
@@ -146,7 +219,7 @@ class TranscriptReader:
             if line.kind == "prompt" and target is not None and not target.prompt:
                 target.prompt = line.text
                 target.created_at = target.created_at or when
-                if target.title.startswith("sub-agent"):
+                if target.title.startswith(("sub-agent", "side question")):
                     target.title = preview(line.text)
             elif line.kind in EVENT_STEPS and target is not None:
                 target.items.append(self._item("event", offset, lineno, when, f"{lineno}:event", name=line.kind))
@@ -166,10 +239,11 @@ class TranscriptReader:
         elif line.kind in EVENT_STEPS:
             self._open_turn(when).items.append(self._item("event", offset, lineno, when, f"{lineno}:event", name=line.kind))
 
-    def _new_prompt(self, text: str, uuid: str | None, lineno: int, offset: int, when) -> None:
+    def _new_prompt(self, text: str, uuid: str | None, lineno: int, offset: int, when, *, command: bool = False) -> None:
         self.index.counts["prompts"] += 1
         self.turn = self.index.new_turn(self.session, self.path, f"{self.session.id}:{uuid or lineno}", uuid, preview(text), when)
         self.turn.prompt, self.turn.line, self.turn.offset = text, lineno, offset
+        self.turn.command = command
         if uuid:
             self.prompt_turns[uuid] = self.turn
             if uuid in self.snapshots:
@@ -183,7 +257,7 @@ class TranscriptReader:
         lineno, offset, when, text, uuid = self.pending_command
         self.pending_command = None
         if answered:
-            self._new_prompt(text, uuid, lineno, offset, when)
+            self._new_prompt(text, uuid, lineno, offset, when, command=True)
         else:
             self._open_turn(when).items.append(self._item("event", offset, lineno, when, f"{lineno}:event", name="command"))
 
@@ -202,7 +276,7 @@ class TranscriptReader:
         result = rec.get("toolUseResult")
         for block in message_blocks(rec):
             tool_use_id = field(block, "tool_use_id", kind=str)
-            if field(block, "type", kind=str) != "tool_result" or tool_use_id is None:
+            if field(block, "type", kind=str) != "tool_result" or tool_use_id is None or tool_use_id in self.held.tools:
                 continue
             found = self.index.calls.get(f"{self.session.id}:{tool_use_id}")
             if found is None:
@@ -227,14 +301,17 @@ class TranscriptReader:
         key, tokens_in, tokens_out = reply_usage(rec)
         if key == (None, None):
             key = ("line", lineno)
-        reply = self.replies.setdefault(key, [None, 0, 0])
+        if key[0] is not None:
+            self.own.messages.add(key[0])
+        reply = self.replies.setdefault(key, [None, 0, 0, (offset, lineno, when, turn)])
         reply[1], reply[2] = max(reply[1], tokens_in), max(reply[2], tokens_out)
         for index, block in enumerate(message_blocks(rec)):
             btype = field(block, "type", kind=str)
             if btype == "tool_use":
                 tool_id = field(block, "id", kind=str)
-                if tool_id is None:
+                if tool_id is None or tool_id in self.held.tools:
                     continue
+                self.own.tools.add(tool_id)
                 args = field(block, "input", kind=dict, default={})
                 self.index.counts["tool_calls"] += 1
                 item = self._item("call", offset, lineno, when, tool_id, name=field(block, "name", kind=str) or "tool", block=index,
@@ -251,6 +328,20 @@ class TranscriptReader:
         # The reply's first step carries its tokens: the largest snapshot seen so far.
         if reply[0] is not None:
             reply[0].tokens_in, reply[0].tokens_out = reply[1], reply[2]
+
+    def _thinking_only_replies(self) -> None:
+        """A reply that wrote no text and called no tool (only thinking; it may have hit its
+        token limit) still cost its tokens: a "thinking" step at its first line carries them."""
+        for reply in self.replies.values():
+            item, tokens_in, tokens_out, (offset, lineno, when, turn) = reply
+            if item is not None or not (tokens_in or tokens_out):
+                continue
+            item = self._item("reply", offset, lineno, when, f"{lineno}:thinking", name="thinking",
+                              tokens_in=tokens_in, tokens_out=tokens_out)
+            at = next((n for n, other in enumerate(turn.items) if other.transcript == self.path and other.line > lineno),
+                      len(turn.items))
+            turn.items.insert(at, item)
+            reply[0] = item
 
     # -- file history --------------------------------------------------------------------------
     def _snapshot(self, rec: dict) -> None:

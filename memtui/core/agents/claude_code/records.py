@@ -21,7 +21,7 @@ INTERRUPT = "[Request interrupted by user"
 READ_TYPES = frozenset({
     "user", "assistant", "system",          # the conversation (system: compact_boundary; other subtypes are notes)
     "attachment", "progress",               # links of the uuid chain (rewinds, branches); their content is not shown
-    "summary", "ai-title", "custom-title",  # titles
+    "summary", "ai-title", "custom-title", "agent-name",  # titles
     "file-history-snapshot", "file-history-delta",  # file checkpoints (the delta: 2.1.3xx)
 })
 IGNORED_TYPES = frozenset({
@@ -31,6 +31,7 @@ IGNORED_TYPES = frozenset({
     "atis-latch",        # an internal flag of the CLI
     "api-request-shape", "api-request-blob", "api-request",  # what was sent to the API: copies of the transcript's
     "tools-used",        # the names of the tools used so far
+    "pr-link",           # a pull request the session opened (its URL; the Bash call that made it is a step)
     "cost-state",        # running cost totals (memtui counts tokens from the assistant records)
 })
 # Tags Claude Code wraps around text it injects as a user line → the kind of event.
@@ -45,6 +46,7 @@ INJECTED_TAGS = {
     "<system-reminder>": "meta",
     "<user-prompt-submit-hook>": "meta",
 }
+IDE_CONTEXT = ("<ide_opened_file>", "<ide_selection>", "<ide_diagnostics>")
 _COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
@@ -79,7 +81,12 @@ def classify_user(record: dict) -> UserLine:
     blocks = message_blocks(record)
     if "toolUseResult" in record or any(field(b, "type", kind=str, default="") == "tool_result" for b in blocks):
         return UserLine("results", "")
-    text = "\n".join(block_text(b) for b in blocks if b.get("type") == "text")
+    texts = [block_text(b) for b in blocks if b.get("type") == "text"]
+    typed = [t for t in texts if not t.lstrip().startswith(IDE_CONTEXT)]
+    # IDE context blocks (the open file, a selection, diagnostics) come before what was typed.
+    text = "\n".join(typed if typed else texts)
+    if not typed and texts:
+        return UserLine("meta", text)
     if (field(record, "isMeta", kind=bool, default=False) or field(record, "isCompactSummary", kind=bool, default=False)
             or field(record, "isVisibleInTranscriptOnly", kind=bool, default=False) or not text.strip()):
         return UserLine("meta", text)
@@ -89,7 +96,9 @@ def classify_user(record: dict) -> UserLine:
     if "<command-name>" in head[:400] and head.startswith(("<command-", "<command-name>")):
         name = _COMMAND.search(head)
         args = _ARGS.search(head)
-        title = (name.group(1).strip() if name else "/?") + (" " + args.group(1).strip() if args and args.group(1).strip() else "")
+        command = name.group(1).strip() if name else "/?"
+        argument = args.group(1).strip() if args else ""
+        title = command + (" " + argument if argument and argument != command else "")  # some builds echo the name as args
         return UserLine("command", title)
     for tag, kind in INJECTED_TAGS.items():
         if head.startswith(tag):
@@ -113,3 +122,8 @@ def reply_usage(record: dict) -> tuple[tuple[Any, Any], int, int]:
 def is_compaction_summariser(stem: str) -> bool:
     """`agent-acompact-*` transcripts are the compaction summariser, not a delegated sub-agent."""
     return stem.startswith("agent-acompact")
+
+
+def is_side_question(stem: str) -> bool:
+    """`agent-aside_question-*` transcripts (2.1.86+) hold a side question asked while a turn ran."""
+    return stem.startswith("agent-aside_question")

@@ -84,6 +84,16 @@ def _mtime(path: Path):
         return None
 
 
+def _first_prompt_title(prompts: list[Turn]) -> str | None:
+    """A session's title from its prompts: the first that says something — typed, or a slash
+    command given arguments (a custom command's request) — not "." alone, not a bare command
+    such as /usage; else the first prompt at all; None when there is none (only the part
+    before any prompt)."""
+    real = [t for t in prompts if t.uuid is not None]
+    said = next((t.title for t in real if any(c.isalnum() for c in t.title) and not (t.command and " " not in t.title)), None)
+    return said or (real[0].title if real else None)
+
+
 def _walk(folder: Path) -> list[Path]:
     """Every file under `folder` ([] when it is gone)."""
     try:
@@ -134,7 +144,7 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
                 continue  # removed since the index (a cleanup): gone at once, not at the next reload
             prompts = [ix.turns[t] for t in s.turns if ix.turns[t].agent_id is None]
             created = s.created_at or _mtime(s.file)
-            title = s.title or (prompts[0].title if prompts else ix.turns[s.turns[0]].title if s.turns else s.id)
+            title = s.title or _first_prompt_title(prompts) or (ix.turns[s.turns[0]].title if s.turns else s.id)
             if s.orphaned:
                 title = f"(transcript missing) {title}"
             current = next((t.id for t in reversed(prompts) if not t.superseded), None)
@@ -180,7 +190,12 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
             notes.append("on a rewound branch")
         if turn.compacted:
             notes.append("context compacted")
-        if turn.agent_id:
+        session = self.index().sessions.get(turn.session_id)
+        if session is not None and session.predecessor and session.turns and session.turns[0] == turn.id:
+            notes.append(f"continues session {session.predecessor}")
+        if turn.side_question:
+            notes.append("side question")
+        elif turn.agent_id:
             notes.append(f"sub-agent {turn.agent_id}")
         return TaskInfo(
             id=turn.id,
@@ -197,18 +212,22 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
         )
 
     def references(self, task_id: Id) -> list[Reference]:
-        """Handoffs: the turn that called Task/Agent → the sub-agent's task (either end)."""
+        """Handoffs (either end): the turn that called Task/Agent → the sub-agent's task, and
+        the turn a side question was asked during → the side question. And "continues": a
+        continued session's first task → the last task of the session it continues."""
         ix = self.index()
         turn = self.turn_of(ix, task_id)
         refs = []
+        session = ix.sessions[turn.session_id]
+        before = ix.sessions.get(session.predecessor) if session.predecessor else None
+        if before is not None and before.turns and session.turns and task_id == session.turns[0]:
+            refs.append(Reference(from_task=session.turns[0], to_task=before.turns[-1], kind="continues"))
         for child_id in ix.sessions[turn.session_id].turns:
             child = ix.turns[child_id]
-            if child.parent_call is None:
+            found = ix.calls.get(f"{child.session_id}:{child.parent_call}") if child.parent_call else None
+            parent_id = found[0] if found is not None else child.branch_from
+            if parent_id is None:
                 continue
-            found = ix.calls.get(f"{child.session_id}:{child.parent_call}")
-            if found is None:
-                continue
-            parent_id = found[0]
             if task_id in (parent_id, child.id):
                 refs.append(Reference(from_task=parent_id, to_task=child.id, kind="handoff"))
         return refs
@@ -235,13 +254,20 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
                             result=f"{len(files)} file(s) as they were before this prompt (Claude Code's file history); "
                                    "rolling this checkpoint back restores them, as /rewind does",
                             created_at=item.created_at, checkpoint_id=step_id)
+        if item.kind == "event" and item.is_error:  # an API error the tool retried (or gave up on)
+            error = rec.get("error") if isinstance(rec.get("error"), dict) else {}
+            detail = error.get("error") if isinstance(error.get("error"), dict) else {}
+            text = str(detail.get("message") or rec.get("content") or "API error")
+            return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool=item.name, args=None, result=text, status="error",
+                            error=text, created_at=item.created_at)
         if item.kind == "event":
             return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool=item.name, args=None, result=_event_text(rec),
                             status="interrupted" if item.name == "interrupt" else "ok", created_at=item.created_at)
         blocks = _blocks(rec)
         block = blocks[item.block] if item.block < len(blocks) else {}
         if item.kind == "reply":
-            return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="reply", args=None, result=block.get("text", ""),
+            text = block.get("thinking", "") if item.name == "thinking" else block.get("text", "")
+            return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool=item.name or "reply", args=None, result=text,
                             tokens_in=item.tokens_in, tokens_out=item.tokens_out, created_at=item.created_at)
         result: Any = None
         duration = None  # no result recorded: how long it took is not known

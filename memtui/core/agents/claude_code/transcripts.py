@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
 from memtui.core.model import Problem
-from memtui.core.agents.claude_code.reader import AGENT_TOOLS, TranscriptReader, normalised
-from memtui.core.agents.claude_code.records import block_text, is_compaction_summariser, message_blocks, reply_usage
+from memtui.core.agents.claude_code.reader import AGENT_TOOLS, Held, TranscriptReader, normalised
+from memtui.core.agents.claude_code.records import block_text, is_compaction_summariser, is_side_question, message_blocks, reply_usage
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
 from memtui.core.paths import stat_key
@@ -102,6 +103,19 @@ def _subagent_files(session_file: Path, session_id: str) -> list[Path]:
     return found
 
 
+def _own_start(path: Path, held: Held) -> str:
+    """When a summariser's own part began (its first record the session does not hold), as
+    the recorded ISO time; "~" (last) when it has none."""
+    for _lineno, _offset, rec in iter_records(path, []):
+        uuid = rec.get("uuid")
+        if isinstance(uuid, str) and uuid not in held.uuids and isinstance(rec.get("timestamp"), str):
+            return rec["timestamp"]
+    return "~"
+
+
+_SESSION_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+
+
 class _Signature:
     """What a session's part was read from, as sizes and mtimes: its transcript (or orphaned
     `subagents` folder), the files in its `<session>/subagents` folder, and (2.0.x) the
@@ -167,6 +181,9 @@ class Turn:
     compacted: bool = False
     agent_id: str | None = None
     parent_call: str | None = None  # tool_use id of the Task/Agent call that started it
+    command: bool = False  # opened by a slash command the model answered, not a typed prompt
+    side_question: bool = False  # a side question (2.1.86+ `agent-aside_question-*`), asked during `branch_from`
+    branch_from: str | None = None  # the turn a side question branched from
     backups: dict[str, str | None] = field(default_factory=dict)  # abs path → backup file name
     line: int = 0  # the prompt's line and byte offset in the transcript
     offset: int = 0
@@ -185,6 +202,7 @@ class TranscriptSession:
     updated_at: datetime | None = None
     turns: list[str] = field(default_factory=list)
     orphaned: bool = False
+    predecessor: str | None = None  # the session this one continues (its first records carry that id)
 
 
 def _transcript_counts() -> dict[str, int]:
@@ -217,22 +235,33 @@ class Transcripts(TurnIndex[TranscriptSession, Turn]):
     def read(cls, path: Path, home: Path | None) -> "Transcripts":
         """One session's transcript and its sub-agents'."""
         part = cls(home=home)
-        session = part._index_session(path)
+        held = Held()
+        session = part._index_session(path, held)
+        summarisers = []
         for sub in _subagent_files(path, session.id):
             if is_compaction_summariser(sub.stem):
-                part._summariser(sub, session)
+                summarisers.append(sub)
             else:
-                part._index_transcript(sub, session, subagent=True)
+                part._index_transcript(sub, session, subagent=True, held=held)
+        # Matched to the main transcript's compactions in the order they ran (file names are random).
+        for own_start, sub in sorted((_own_start(sub, held), sub) for sub in summarisers):
+            part._summariser(sub, session, held)
         part._link_subagents(session)
         if session.orphaned:
             part._orphan_dates(session)
         return part
 
-    def _index_session(self, path: Path) -> TranscriptSession:
+    def _index_session(self, path: Path, held: Held) -> TranscriptSession:
+        """The session a transcript (or an orphaned `subagents` folder) holds. Its id is the
+        file's name, as `claude --resume` looks it up: a continued session's first records may
+        carry the session it continues (its predecessor). A name that is no session id yields
+        to the id the records carry."""
         orphaned = path.is_dir()
-        record = first_record(_first_subagent(path) if orphaned else path, max_lines=40)
-        session_id = path.parent.name if orphaned else path.stem
-        if record is not None and isinstance(record.get("sessionId"), str):
+        name = path.parent.name if orphaned else path.stem
+        record = first_record(_first_subagent(path) if orphaned else path, max_lines=40,
+                              where=lambda r: isinstance(r.get("sessionId"), str))
+        session_id = name
+        if record is not None and not _SESSION_ID.match(name):
             session_id = record["sessionId"]
         session = TranscriptSession(session_id, path, orphaned=orphaned)
         self.sessions[session_id] = session
@@ -241,7 +270,7 @@ class Transcripts(TurnIndex[TranscriptSession, Turn]):
             self.problems.append(Problem(str(path.parent), None,
                                           "the session transcript is missing; only its sub-agent transcripts are left"))
         else:
-            self._index_transcript(path, session, subagent=False)
+            self._index_transcript(path, session, subagent=False, held=held)
         return session
 
     def _orphan_dates(self, session: TranscriptSession) -> None:
@@ -256,16 +285,28 @@ class Transcripts(TurnIndex[TranscriptSession, Turn]):
         session.turns.append(turn_id)
         return turn
 
-    def _index_transcript(self, path: Path, session: TranscriptSession, *, subagent: bool) -> None:
+    def _index_transcript(self, path: Path, session: TranscriptSession, *, subagent: bool, held: Held) -> None:
+        """Read one transcript of the session; a sub-agent's becomes a turn of its own. What an
+        earlier transcript holds is skipped (`held`), and what this one adds is held next."""
         turn = None
         if subagent:
             agent_id = path.stem.removeprefix("agent-")
             meta = self._agent_meta(path)
+            side = is_side_question(path.stem)
             turn = self.new_turn(session, path, f"{session.id}:agent-{agent_id}", None,
-                                  typed_field(meta, "description", kind=str) or f"sub-agent {agent_id}", None)
+                                  typed_field(meta, "description", kind=str) or ("side question" if side else f"sub-agent {agent_id}"),
+                                  None)
             turn.agent_id = agent_id
+            turn.side_question = side
             turn.parent_call = typed_field(meta, "toolUseId", kind=str)
-        TranscriptReader(self, path, session, turn).read()
+        reader = TranscriptReader(self, path, session, turn, held)
+        reader.read()
+        if turn is not None and reader.copied:
+            turn.branch_from = held.turn_of.get(reader.branch_parent or "")
+            if not turn.items and not turn.prompt:  # a fork with nothing of its own
+                session.turns.remove(turn.id)
+                del self.turns[turn.id]
+        held.add(reader.own)
 
     def _agent_meta(self, path: Path) -> dict:
         """A sub-agent's `.meta.json` (description, toolUseId), {} when absent or unreadable."""
@@ -279,17 +320,20 @@ class Transcripts(TurnIndex[TranscriptSession, Turn]):
             return {}
         return meta if isinstance(meta, dict) else {}
 
-    def _summariser(self, path: Path, session: TranscriptSession) -> None:
+    def _summariser(self, path: Path, session: TranscriptSession, held: Held) -> None:
         """Attach a compaction summariser's transcript to the session's next unclaimed
-        compaction step: its tokens and its summary are that step's."""
+        compaction step: its tokens and its summary are that step's. A 2.1.8x summariser
+        forks the whole conversation first: only the replies the session lacks are its own."""
         problems: list[Problem] = []
         replies: dict = {}
         summary = ""
         for lineno, _offset, rec in iter_records(path, problems):
             try:
-                if typed_field(rec, "type", kind=str) != "assistant":
+                if typed_field(rec, "type", kind=str) != "assistant" or typed_field(rec, "uuid", kind=str) in held.uuids:
                     continue
                 key, tokens_in, tokens_out = reply_usage(rec)
+                if key[0] in held.messages:
+                    continue
                 old = replies.get(key, (0, 0))
                 replies[key] = (max(old[0], tokens_in), max(old[1], tokens_out))
                 texts = [block_text(b) for b in message_blocks(rec) if b.get("type") == "text"]
