@@ -18,13 +18,12 @@ batches. A base that a surviving delta needs is kept rather than re-encoding the
 
 from memtui.core.gc.apply import GcProgress, GcResult, Hook, apply_gc
 from memtui.core.gc.figures import gc_figures
-from memtui.core.gc.plan import LIVE_SET_SQL, GcPlan, find_roots, live_set, live_set_sql, plan_gc
+from memtui.core.gc.plan import GcPlan, find_roots, live_set, live_set_sql, plan_gc
 from memtui.core.gc.records import LIVE_EDGES, ROOT_KINDS, LiveTask, ReclaimableTask, Root
 from memtui.core.gc.preview import STATES, GcSessionRow, GcTaskRow, heavy_rows, preview_rows
 
 __all__ = [
     "LIVE_EDGES",
-    "LIVE_SET_SQL",
     "ROOT_KINDS",
     "STATES",
     "GcPlan",

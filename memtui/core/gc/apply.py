@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from memtui.core.gc.plan import GcPlan, live_set, plan_gc
+from memtui.core.gc.records import LIVE_EDGES
 from memtui.core.memory_source import Capability
-from memtui.core.store import packs
+from memtui.core.model import UNFINISHED
+from memtui.core.store.gc_queries import BlobKey, Hook
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -53,9 +55,6 @@ class GcResult:
                 "cancelled": self.cancelled, "seconds": round(self.seconds, 3)}
 
 
-Hook = Callable[[str, int], None]
-
-
 def apply_gc(store: "AgentStore", plan: GcPlan | None = None, batch: int = 200,
              progress: Callable[[GcProgress], None] | None = None,
              cancel: Callable[[], bool] | None = None, max_tasks: int | None = None,
@@ -92,8 +91,8 @@ def _apply(store: "AgentStore", plan: GcPlan | None, batch: int, progress: Calla
     result = GcResult(skipped=[t.task for t in plan.reclaimable if t.task in fresh_live])
     if max_tasks is not None:
         todo = todo[:max(max_tasks, 0)]  # a negative slice bound would mean "all but the last"
-    result.page_size = _pragma(store, "page_size")
-    result.freelist_before = _pragma(store, "freelist_count")
+    result.page_size = store.page_size()
+    result.freelist_before = store.freelist_pages()
     total = len(todo)
     throttle = _Throttle(hold, pause)
 
@@ -102,7 +101,7 @@ def _apply(store: "AgentStore", plan: GcPlan | None, batch: int, progress: Calla
             progress(GcProgress(phase, done, total, result.bytes))
 
     for start in range(0, total, batch):
-        freed: set[bytes] = set()
+        freed: set[BlobKey] = set()
         for done, item in enumerate(todo[start:start + batch], start + 1):
             if cancel is not None and cancel():
                 result.cancelled = True
@@ -119,7 +118,7 @@ def _apply(store: "AgentStore", plan: GcPlan | None, batch: int, progress: Calla
             break
     if plan.loose_blobs and not result.cancelled:
         _sweep_blobs(store, batch, result, lambda: report("blobs", result.tasks), throttle, None)
-    result.freelist_after = _pragma(store, "freelist_count")
+    result.freelist_after = store.freelist_pages()
     result.seconds = time.monotonic() - started
     return result
 
@@ -140,55 +139,28 @@ class _Throttle:
             self.held = 0.0
 
 
-def _pragma(store: "AgentStore", name: str) -> int:
-    return store.query(f"PRAGMA {name}")[0][0]
-
-
 def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResult, hook: Hook | None,
-                  freed: set[bytes]) -> bool:
+                  freed: set[BlobKey]) -> bool:
     """One task's heavy rows in one transaction; False (nothing changed) if it became live."""
     with store.transaction():
-        row = store.query(
-            "SELECT t.status, t.pinned, s.status = 'open' AND s.current_task_id = t.id FROM task t"
-            " LEFT JOIN session s ON s.id = t.session_id WHERE t.id = ?", (task,))
-        if not row or row[0][0] in ("running", "waiting_user") or row[0][1] or row[0][2]:
+        state = store.root_state(task)
+        if state is None or state.status in UNFINISHED or state.pinned or state.current:
             return False
         # Referenced by a live task, or by one that became a root since the live set was read.
-        for parent, status, pinned, current in store.query(
-                "SELECT p.id, p.status, p.pinned, s.status = 'open' AND s.current_task_id = p.id"
-                " FROM task_ref r JOIN task p ON p.id = r.from_task LEFT JOIN session s ON s.id = p.session_id"
-                " WHERE r.to_task = ? AND r.kind IN ('handoff', 'depends')", (task,)):
-            if parent in live or status in ("running", "waiting_user") or pinned or current:
+        for parent in store.referrers(task, LIVE_EDGES):
+            if parent.task in live or parent.status in UNFINISHED or parent.pinned or parent.current:
                 return False
-        # A writer's store is at the current schema: the task's counters hold what goes.
-        payload = store.query("SELECT step_bytes + legacy_bytes FROM task WHERE id = ?", (task,))[0][0]
-        key, before, after = store.blob_cols
-        hashes = store.query(f"SELECT e.{before}, e.{after} FROM checkpoint c JOIN checkpoint_entry e"
-                             " ON e.checkpoint_id = c.id WHERE c.task_id = ?", (task,)) if key else []
-        if hook:
-            hook("entries", task)
-        entries = store.execute("DELETE FROM checkpoint_entry WHERE checkpoint_id IN"
-                                 " (SELECT id FROM checkpoint WHERE task_id = ?)", (task,)).rowcount
-        if hook:
-            hook("checkpoints", task)
-        checkpoints = store.execute("DELETE FROM checkpoint WHERE task_id = ?", (task,)).rowcount
-        if hook:
-            hook("steps", task)
-        steps = store.execute("DELETE FROM step WHERE task_id = ?", (task,)).rowcount
-        store.execute("UPDATE task SET collected_at = ?, step_count = 0, step_bytes = 0, checkpoint_count = 0,"
-                      " entry_count = 0, entry_bytes = 0, legacy_bytes = 0 WHERE id = ?", (store.now(), task))
-        if hook:
-            hook("commit", task)
-    freed.update(h for pair in hashes for h in pair if h is not None)
-    result.entries += entries
-    result.checkpoints += checkpoints
-    result.steps += steps
-    result.bytes += payload
+        gone = store.collect_task_rows(task, hook)
+    freed.update(gone.contents)
+    result.entries += gone.entries
+    result.checkpoints += gone.checkpoints
+    result.steps += gone.steps
+    result.bytes += gone.payload_bytes
     return True
 
 
 def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Callable[[], None],
-                 throttle: _Throttle, candidates: set[bytes] | None) -> None:
+                 throttle: _Throttle, candidates: set[BlobKey] | None) -> None:
     """Delete blobs no entry references and no delta uses as its base, in batches.
 
     `candidates` are the contents of the entries just deleted (None: every blob, for loose
@@ -196,39 +168,21 @@ def _sweep_blobs(store: "AgentStore", batch: int, result: GcResult, report: Call
     a candidate in turn, and a base a surviving delta needs stays. Each batch re-checks
     its conditions inside its own transaction, so a writer that just reused a content wins.
     """
-    key, before, after = store.blob_cols
-    if key is None:
-        return
-    packed = store.schema_version >= 7
-    pack = "pack" if packed else "NULL"
-    cond = (f" AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.{before} = blob.{key})"
-            f" AND NOT EXISTS (SELECT 1 FROM checkpoint_entry e WHERE e.{after} = blob.{key})"
-            f" AND NOT EXISTS (SELECT 1 FROM blob d WHERE d.base = blob.{key})")
     if candidates is None:
-        candidates = {h for h, _ in store.query(f"SELECT {key}, depth FROM blob WHERE 1" + cond)}
-    deleted: set = set()
+        candidates = store.unused_blobs()
+    deleted: set[BlobKey] = set()
     while candidates:
-        by_depth: dict[int, list[bytes]] = {}
-        ordered = sorted(candidates)
-        for start in range(0, len(ordered), 500):  # bound parameters (hashes of schema 2–3 are BLOBs)
-            chunk = ordered[start:start + 500]
-            for h, depth in store.query(
-                    f"SELECT {key}, depth FROM blob WHERE {key} IN ({','.join('?' * len(chunk))})", chunk):
-                by_depth.setdefault(depth, []).append(h)
-        bases: set[bytes] = set()
+        by_depth = store.blob_depths(sorted(candidates))
+        bases: set[BlobKey] = set()
         for depth in sorted(by_depth, reverse=True):
-            hashes = by_depth[depth]
-            for start in range(0, len(hashes), batch):
-                chunk = hashes[start:start + batch]
+            keys = by_depth[depth]
+            for start in range(0, len(keys), batch):
                 with throttle, store.transaction():
-                    gone = store.execute(f"DELETE FROM blob WHERE {key} IN ({','.join('?' * len(chunk))})"
-                                         + cond + f" RETURNING {key}, base, stored, {pack}", chunk).fetchall()
-                    if packed:  # the packs that held their frames keep only the live ones
-                        packs.repack(store.execute, {p for *_, p in gone if p is not None})
-                deleted.update(h for h, *_ in gone)
+                    gone = store.delete_unused_blobs(keys[start:start + batch])
+                deleted.update(h for h, _, _ in gone)
                 result.blobs += len(gone)
-                result.bytes += sum(size for _, _, size, _ in gone)
-                bases.update(base for _, base, *_ in gone if base is not None)
+                result.bytes += sum(stored for _, _, stored in gone)
+                bases.update(base for _, base, _ in gone if base is not None)
                 report()
         # Re-examine a base once a dependent is gone, even if it was skipped this round.
         candidates = bases - deleted

@@ -25,14 +25,13 @@ class WhyFacts:
             superseded: dict[int, int] = {}
             referrers: dict[int, list[int]] = {}
             with self._store.snapshot():
-                for src, dst, kind in self._store.query("SELECT from_task, to_task, kind FROM task_ref"):
+                for src, dst, kind in self._store.reference_rows():
                     if dst in self._candidates:
                         if kind == "supersedes":
                             superseded.setdefault(dst, src)
                         else:
                             referrers.setdefault(dst, []).append(src)
-                current = dict(self._store.query(
-                    "SELECT current_task_id, id FROM session WHERE current_task_id IS NOT NULL"))
+                current = self._store.current_task_sessions()
             self._facts = superseded, referrers, current
         return self._facts
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
 from memtui.core.gc.explain import WhyFacts
 from memtui.core.gc.plan_json import json_pieces
-from memtui.core.gc.records import LiveTask, ReclaimableTask, Root
+from memtui.core.gc.records import LIVE_EDGES, LiveTask, ReclaimableTask, Root
 from memtui.core.memory_source import Capability
-from memtui.core.store.schema import SUM_LEGACY_SQL
+from memtui.core.store.gc_queries import BlobKey
 
 if TYPE_CHECKING:
     from memtui.core.store import AgentStore
@@ -94,25 +93,13 @@ class GcPlan:
 
 # ------------------------------------------------------------------------ live set
 def find_roots(store: "AgentStore") -> dict[int, Root]:
-    """Every root task with all its root kinds, in task order (covering-index lookups only)."""
+    """Every root task with all its root kinds, in task order."""
     kinds: dict[int, tuple[str, ...]] = {}
-    # Appended in ROOT_KINDS order, so each tuple is already ordered by priority.
-    for (task,) in store.query(
-            "SELECT s.current_task_id FROM session s JOIN task t ON t.id = s.current_task_id"
-            " WHERE s.status = 'open'"):
-        kinds[task] = ("current",)
-    for task, status in store.query("SELECT id, status FROM task WHERE status IN ('running', 'waiting_user')"):
-        kinds[task] = kinds.get(task, ()) + ("running" if status == "running" else "waiting",)
-    for (task,) in store.query("SELECT id FROM task WHERE pinned = 1"):
-        kinds[task] = kinds.get(task, ()) + ("pinned",)
+    for task, kind in store.root_rows():  # in ROOT_KINDS order: each tuple is ordered by priority
+        kinds[task] = kinds.get(task, ()) + (kind,)
     return {task: Root(task, k[0], k) for task, k in sorted(kinds.items())}
 
 
-_EDGES_FROM = ("SELECT from_task, to_task, kind FROM task_ref"
-               " WHERE from_task IN (SELECT value FROM json_each(?)) AND kind IN ('handoff', 'depends')"
-               " ORDER BY from_task, to_task")
-_ALL_EDGES = ("SELECT from_task, to_task, kind FROM task_ref WHERE kind IN ('handoff', 'depends')"
-              " ORDER BY from_task, to_task")
 _LEVELS_BEFORE_BULK = 16
 
 
@@ -134,10 +121,10 @@ def live_set(store: "AgentStore", roots: dict[int, Root] | None = None) -> dict[
         level += 1
         if children is None and level > _LEVELS_BEFORE_BULK:
             children = {}
-            for src, dst, kind in store.query(_ALL_EDGES):
+            for src, dst, kind in store.references_of_kinds(LIVE_EDGES):
                 children.setdefault(src, []).append((dst, kind))
         if children is None:
-            edges = store.query(_EDGES_FROM, (json.dumps(frontier),))
+            edges = store.references_from(frontier, LIVE_EDGES)
         else:
             edges = [(src, dst, kind) for src in frontier for dst, kind in children.get(src, ())]
         nxt = []
@@ -161,52 +148,12 @@ def live_set(store: "AgentStore", roots: dict[int, Root] | None = None) -> dict[
     return out
 
 
-LIVE_SET_SQL = """
-WITH RECURSIVE
-  roots(id) AS (
-    SELECT current_task_id FROM session WHERE status = 'open' AND current_task_id IS NOT NULL
-    UNION
-    SELECT id FROM task WHERE status IN ('running', 'waiting_user')
-    UNION
-    SELECT id FROM task WHERE pinned = 1
-  ),
-  live(id) AS (
-    SELECT id FROM roots
-    UNION
-    SELECT r.to_task FROM task_ref r JOIN live ON r.from_task = live.id
-    WHERE r.kind IN ('handoff', 'depends')
-  )
-SELECT live.id FROM live JOIN task t ON t.id = live.id
-"""
-
-
 def live_set_sql(store: "AgentStore") -> set[int]:
     """The same live set from one recursive SQL query (no reasons): the benchmark's yardstick."""
-    return {r[0] for r in store.query(LIVE_SET_SQL)}
+    return store.live_task_ids()
 
 
 # ---------------------------------------------------------------------------- plan
-# Blobs the live tasks keep: their entries' contents and, transitively, delta bases. `{key}`,
-# `{before}`, `{after}`: how the store's schema references a blob (store.blob_cols).
-_KEEP_CTE = """
-  live(id) AS (SELECT value FROM json_each(?)),
-  keep(h) AS (
-    SELECT e.{before} FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
-     WHERE c.task_id IN (SELECT id FROM live) AND e.{before} IS NOT NULL
-    UNION
-    SELECT e.{after} FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id
-     WHERE c.task_id IN (SELECT id FROM live) AND e.{after} IS NOT NULL
-    UNION
-    SELECT b.base FROM keep JOIN blob b ON b.{key} = keep.h WHERE b.base IS NOT NULL
-  )
-"""
-
-
-def keep_cte(store: "AgentStore") -> str:
-    """The `live` and `keep` CTEs for this store's schema (one JSON parameter: the live ids)."""
-    return _KEEP_CTE.format(**store.blob_cols._asdict())
-
-
 def plan_gc(store: "AgentStore", *, titles: bool = False) -> GcPlan:
     """Roots, live set with reasons, and the reclaimable tasks with exact byte accounting;
     with `titles`, every listed task's title too (read by the same query as its counters).
@@ -225,17 +172,13 @@ _NOTHING = (0, 0)
 def _plan(store: "AgentStore", with_titles: bool) -> GcPlan:
     roots = find_roots(store)
     live = live_set(store, roots)
-    blob_owned: dict[int, list[int]] = {}  # task -> [blobs, bytes]
-    loose = [0, 0]
-    live_blob_bytes = 0
-    if store.schema_version >= 2:
-        blob_owned, loose, live_blob_bytes = _blob_accounting(store, json.dumps(sorted(live)))
+    blob_owned, loose, live_blob_bytes = _blob_accounting(store, sorted(live))
 
     # One pass over the task rows: a live task's kept bytes, or a reclaimable row, or one
     # collected earlier (nothing left to list).
     reclaimable, kept, titles, collected = [], {}, {}, 0
-    for task, session, status, collected_at, steps, step_bytes, cps, entries, legacy_bytes, title in task_rows(
-            store, with_titles):
+    for task, session, status, collected_at, steps, step_bytes, cps, entries, legacy_bytes, title in \
+            store.task_counters(with_titles):
         step_bytes = step_bytes if steps else 0
         legacy_bytes = legacy_bytes if entries else 0
         if task in live:
@@ -260,54 +203,23 @@ def _plan(store: "AgentStore", with_titles: bool) -> GcPlan:
         kept_payload=kept, titles=titles if with_titles else None, _why=WhyFacts(store, index.keys()))
 
 
-def task_rows(store: "AgentStore", titles: bool = False) -> list[tuple]:
-    """Every task as (id, session, status, collected_at, steps, step payload bytes, checkpoints,
-    entries, inline entry bytes, title or None), in id order. From the per-task counters
-    (schema 3) in one query; an older store browsed read-only is counted by grouped scans."""
-    title = "title" if titles else "NULL"
-    if store.schema_version >= 3:
-        return store.query(f"SELECT id, session_id, status, collected_at, step_count, step_bytes, checkpoint_count,"
-                           f" entry_count, legacy_bytes, {title} FROM task ORDER BY id")
-    steps = {t: (n, b) for t, n, b in store.query(
-        "SELECT task_id, COUNT(*), COALESCE(SUM(payload_bytes), 0) FROM step GROUP BY task_id")}
-    cps = dict(store.query("SELECT task_id, COUNT(*) FROM checkpoint GROUP BY task_id"))
-    entries = {t: (n, b) for t, n, b in store.query(
-        f"SELECT c.task_id, COUNT(*), {SUM_LEGACY_SQL} FROM checkpoint c"
-        " JOIN checkpoint_entry e ON e.checkpoint_id = c.id GROUP BY c.task_id")}
-    return [(t, s, st, c, *steps.get(t, _NOTHING), cps.get(t, 0), *entries.get(t, _NOTHING), tt)
-            for t, s, st, c, tt in store.query(f"SELECT id, session_id, status, collected_at, {title} FROM task"
-                                               " ORDER BY id")]
-
-
-def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, list[int]], list[int], int]:
+def _blob_accounting(store: "AgentStore", live: list[int]) -> tuple[dict[int, list[int]], list[int], int]:
     """Blobs freed per reclaimable task (each counted once), loose blobs [count, bytes] and the
     stored bytes the live set keeps.
 
-    The keep set is computed once; every other blob is freed. Its owner is the task that
-    recorded it first (the task of the lowest entry id referencing it: one index seek per
-    side); a blob no entry references goes with the owner of a delta built on it, else it is
-    loose.
+    Every blob the live set does not keep is freed (store.blobs_freed_without). Its owner is
+    the task that recorded it first; a blob no entry references goes with the owner of a
+    delta built on it, else it is loose.
     """
-    key, before, after = store.blob_cols
-    rows = store.query(
-        f"""WITH RECURSIVE {keep_cte(store)},
-          freed(hash, base, stored, first) AS (
-            SELECT b.{key}, b.base, b.stored,
-                   (SELECT MIN(id) FROM (SELECT MIN(e.id) AS id FROM checkpoint_entry e WHERE e.{before} = b.{key}
-                                         UNION ALL
-                                         SELECT MIN(e.id) FROM checkpoint_entry e WHERE e.{after} = b.{key}))
-            FROM blob b WHERE b.{key} NOT IN (SELECT h FROM keep))
-        SELECT f.hash, f.base, f.stored,
-               (SELECT c.task_id FROM checkpoint_entry e JOIN checkpoint c ON c.id = e.checkpoint_id WHERE e.id = f.first)
-        FROM freed f""", (live_json,))
-    total = store.query("SELECT COALESCE(SUM(stored), 0) FROM blob")[0][0]
+    rows = store.blobs_freed_without(live)
+    total = store.stored_blob_bytes()
     owner_of = {h: task for h, _, _, task in rows}
-    dependents: dict[bytes, list[bytes]] = {}
+    dependents: dict[BlobKey, list[BlobKey]] = {}
     for h, base, _, _ in rows:
         if base is not None:
             dependents.setdefault(base, []).append(h)
 
-    def owner(h: bytes, seen: frozenset = frozenset()) -> int | None:
+    def owner(h: BlobKey, seen: frozenset = frozenset()) -> int | None:
         task = owner_of.get(h)
         if task is not None or h in seen or len(seen) > 64:  # a malformed base cycle ends here
             return task
@@ -323,5 +235,3 @@ def _blob_accounting(store: "AgentStore", live_json: str) -> tuple[dict[int, lis
         slot[0] += 1
         slot[1] += size
     return owned, loose, total - sum(size for _, _, size, _ in rows)
-
-

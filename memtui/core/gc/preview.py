@@ -50,27 +50,20 @@ class GcSessionRow:
         return sum(1 for t in self.tasks if t.state == state)
 
 
-HEAVY_TABLES = (("steps", "step"), ("checkpoints", "checkpoint"), ("entries", "checkpoint_entry"), ("blobs", "blob"))
-
-
 def heavy_rows(store: "AgentStore") -> dict[str, int]:
     """Rows of the tables GC empties (steps, checkpoints, entries, blobs): what a pass's figures
     are a share of."""
-    return {name: store.query(f"SELECT COUNT(*) FROM {table}")[0][0] if table != "blob" or store.schema_version >= 2
-            else 0 for name, table in HEAVY_TABLES}
+    return store.heavy_rows()._asdict()
 
 
 def preview_rows(store: "AgentStore", plan: GcPlan) -> list[GcSessionRow]:
     """Sessions (newest activity first, orphans last) with every task marked for the preview."""
     by_session: dict[int | None, list[GcTaskRow]] = {}
     roots = {r.task: r for r in plan.roots}
-    for task, session, title, status, pinned in store.query(
-            "SELECT id, session_id, title, status, pinned FROM task ORDER BY id"):
-        by_session.setdefault(session, []).append(
-            _task_row(plan, roots, task, session, title, status, bool(pinned)))
+    for task, session, title, status, pinned in store.task_marks():
+        by_session.setdefault(session, []).append(_task_row(plan, roots, task, session, title, status, pinned))
     out = [GcSessionRow(sid, title, status, tuple(by_session.pop(sid, ())))
-           for sid, title, status in store.query(
-               "SELECT id, title, status FROM session ORDER BY updated_at DESC, id DESC")]
+           for sid, title, status in store.session_marks()]
     orphans = by_session.pop(None, [])
     if orphans:
         out.append(GcSessionRow(None, "orphans (session deleted)", "deleted", tuple(orphans)))

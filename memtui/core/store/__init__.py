@@ -31,6 +31,7 @@ from memtui.core.memory_source import WRITING, Capability, UnknownId
 from memtui.core.store import migrate, packs, schema
 from memtui.core.store.models import build_models
 from memtui.core.store.content_writer import ContentWriter
+from memtui.core.store.gc_queries import GcQueries
 from memtui.core.store.paths import AGENT_DIR, DB_NAME, locate, workspace_of
 from memtui.core.store.reads import ReadModel
 from memtui.core.store.recorder import Recorder
@@ -83,7 +84,7 @@ class _ContentCache:
             self._bytes = 0
 
 
-class AgentStore(Recorder, ContentWriter, ReadModel):
+class AgentStore(Recorder, ContentWriter, ReadModel, GcQueries):
     """One agent.db. Use `AgentStore.open(...)`; close with `close()` or a `with` block."""
 
     kind = "memtui"
