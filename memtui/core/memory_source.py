@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Iterator, Sequence
 
 from memtui.core.errors import MemtuiError, RollbackError
+from memtui.core.record_tables import RecordTables
 from memtui.core.model import (
     CheckpointInfo,
     EntryInfo,
@@ -363,6 +364,11 @@ class MemorySource(ABC):
 
     def token_usage(self, session_id: Id) -> dict | None:
         """The session's cumulative token usage as its agent reported it (None if never)."""
+        return None
+
+    def record_tables(self) -> RecordTables | None:
+        """The SQL tables memory search reads this store's records from, set-wise (memtui's own
+        store); None: the index reads its sessions through the read model above."""
         return None
 
     def memory_items(self, kind: str | None = None) -> Sequence[MemoryItem]:

@@ -12,16 +12,13 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
 
 import peewee
 
 from memtui.core.display import human_bytes
 from memtui.core.memory_source import Capability, MemorySource
-from memtui.core.store.schema import blob_columns
-
-if TYPE_CHECKING:
-    from memtui.core.store import AgentStore
+from memtui.core.store import AgentStore
+from memtui.core.store.stats_queries import ContentStat, Query, content_stat, database_reads
 
 AUTO_VACUUM = {0: "none", 1: "full", 2: "incremental"}
 VACUUM_HINT_SHARE = 0.25  # suggest VACUUM when a quarter of the file is free pages…
@@ -42,26 +39,6 @@ class IndexStat:
     table: str
     bytes: int | None
     pages: int | None
-
-
-@dataclass(frozen=True)
-class ContentStat:
-    """File contents of checkpoint entries: what they describe vs what is stored."""
-
-    raw_bytes: int  # sum of entry before/after sizes: every content counted each time it is used
-    unique_bytes: int  # the distinct contents entries use (blob sizes) plus inline legacy contents
-    stored_bytes: int  # bytes on disk after compression and deltas (delta bases included)
-    blobs: int
-    entries: int
-
-    @property
-    def dedup_saved(self) -> int:
-        return self.raw_bytes - self.unique_bytes
-
-    @property
-    def ratio(self) -> float:
-        """stored / raw: the share of the described bytes that is kept (0.02 = 2 %)."""
-        return self.stored_bytes / self.raw_bytes if self.raw_bytes else 1.0
 
 
 @dataclass(frozen=True)
@@ -120,27 +97,12 @@ class DbStats:
 
 def db_stats(source: "AgentStore | str | Path", use_dbstat: bool = True) -> DbStats:
     """Statistics of an open store, or of a database file opened read-only for the purpose."""
-    from memtui.core.store import AgentStore
-
     if isinstance(source, AgentStore):
         return _stats(source.query, source.db_path, use_dbstat)
     if isinstance(source, MemorySource):  # another agent's store: one line, not a TypeError
         source.require_declared(Capability.STATS)
-    from memtui.core.store import locate
-    from memtui.core.store.schema import connect, open_error, probe
-
-    db_path, _ = locate(Path(source), create=False)
-    db = connect(db_path, readonly=True)
-    try:
-        probe(db, db_path)  # another program's database is refused, as every other verb does
-        return _stats(lambda sql, params=(): db.execute_sql(sql, params).fetchall(), db_path, use_dbstat)
-    except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:  # not SQLite, or locked: one line
-        raise open_error(exc, db_path) from None
-    finally:
-        db.close()
-
-
-Query = Callable[..., list]  # (sql, params=()) -> rows, as AgentStore.query
+    with database_reads(Path(source)) as (query, db_path):
+        return _stats(query, db_path, use_dbstat)
 
 
 def _one(query: Query, sql: str, params: tuple = ()):
@@ -197,7 +159,7 @@ def _stats(query: Query, db_path: Path, use_dbstat: bool) -> DbStats:
         dbstat=dbstat,
         tables=tuple(sorted(table_stats, key=lambda t: (-(t.bytes or 0), -t.rows, t.name))),
         indexes=tuple(sorted(index_stats, key=lambda i: (-(i.bytes or 0), i.name))),
-        content=_content(query, set(tables)),
+        content=content_stat(query, set(tables)),
         overhead_bytes=max(0, overhead),
     )
 
@@ -213,29 +175,3 @@ def _journal_mode(query: Query, db_path: Path) -> str:
     except OSError:
         pass
     return _one(query, "PRAGMA journal_mode")
-
-
-def _content(query: Query, tables: set[str]) -> ContentStat | None:
-    if "checkpoint_entry" not in tables:
-        return None
-    cols = {r[1] for r in query("PRAGMA table_info(checkpoint_entry)")}
-    raw, entries = query(
-        "SELECT COALESCE(SUM(COALESCE(before_size, 0) + COALESCE(after_size, 0)), 0), COUNT(*)"
-        " FROM checkpoint_entry")[0]
-    legacy = 0
-    if {"before_legacy", "after_legacy"} <= cols:
-        legacy = _one(query, "SELECT COALESCE(SUM(COALESCE(length(before_legacy), 0)"
-                            " + COALESCE(length(after_legacy), 0)), 0) FROM checkpoint_entry")
-        # Old-scheme rows may lack sizes: count their inline bytes as raw too.
-        if not raw:
-            raw = legacy
-    unique = stored = blobs = 0
-    # The columns the entries reference contents by (blob ids from schema 4, hashes in 2–3).
-    refs = next((r for r in (blob_columns(4), blob_columns(2)) if {r.before, r.after} <= cols), None)
-    if "blob" in tables and refs:
-        key, before, after = refs
-        stored, blobs = query("SELECT COALESCE(SUM(stored), 0), COUNT(*) FROM blob")[0]
-        # Distinct contents the entries use (a base kept only for a delta is storage, not content).
-        unique = _one(query, f"SELECT COALESCE(SUM(size), 0) FROM blob WHERE {key} IN"
-                            f" (SELECT {before} FROM checkpoint_entry UNION SELECT {after} FROM checkpoint_entry)")
-    return ContentStat(raw, unique + legacy, stored + legacy, blobs, entries)

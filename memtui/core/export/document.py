@@ -32,9 +32,10 @@ from typing import Any, Callable
 from memtui.core.diff import prepare_file_diff
 from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
-from memtui.core.listing import find_session
+from memtui.core.listing import find_session, resolve_id
 from memtui.core.memory.discover import discover_documents
-from memtui.core.model import Id, TaskInfo
+from memtui.core.memory_source import MemorySource
+from memtui.core.model import EntryInfo, Id, TaskInfo
 from memtui.core.task_tree import TaskTree, build_task_tree, task_subtree
 
 EXPORT_VERSION = 1
@@ -86,7 +87,7 @@ def _step(step: Any) -> dict[str, Any]:
     }
 
 
-def _entry(source: Any, entry: Any) -> dict[str, Any]:
+def _entry(source: MemorySource, entry: EntryInfo) -> dict[str, Any]:
     row: dict[str, Any] = {
         "id": entry.id, "path": entry.path, "kind": entry.kind,
         "before_size": entry.before_size, "after_size": entry.after_size,
@@ -96,8 +97,8 @@ def _entry(source: Any, entry: Any) -> dict[str, Any]:
         before, after = source.read_entry(entry.id)
     except MemtuiError as exc:
         # The store may keep its own diff where it lacks the full contents (Codex patches).
-        own = getattr(entry, "diff", None)
-        if isinstance(own, str) and own:
+        own = entry.diff
+        if own:
             lines = own.splitlines()
             row["note"] = f"the store's own diff; {exc}"
         else:
@@ -120,7 +121,7 @@ def _entry(source: Any, entry: Any) -> dict[str, Any]:
     return row
 
 
-def _task(source: Any, task: TaskInfo, tree: TaskTree, seen: set[Id]) -> dict[str, Any]:
+def _task(source: MemorySource, task: TaskInfo, tree: TaskTree, seen: set[Id]) -> dict[str, Any]:
     seen.add(task.id)
     checkpoints = []
     for cp in source.checkpoints(task.id):
@@ -160,7 +161,7 @@ def _memory(root: Path | None) -> list[dict[str, Any]]:
     return docs
 
 
-def build_export(source: Any, *, session_id: Id | None = None, task_id: Id | None = None,
+def build_export(source: MemorySource, *, session_id: Id | None = None, task_id: Id | None = None,
                  with_memory: bool = False, memory_root: Path | None = None,
                  now: Callable[[], datetime] | None = None) -> dict[str, Any]:
     """The export document of one session (with its sub-agents) or one task (with the tasks it
@@ -183,27 +184,21 @@ def build_export(source: Any, *, session_id: Id | None = None, task_id: Id | Non
     clock = now or (lambda: datetime.now(timezone.utc))
     return {
         "format": "memtui-export", "version": EXPORT_VERSION, "generated_at": clock().isoformat(),
-        "source": {"kind": getattr(source, "kind", "") or "memtui", "path": str(_source_path(source))},
+        "source": {"kind": source.kind or "memtui", "path": str(source.path)},
         "scope": scope, "session": session, "tasks": tasks,
         "memory": _memory(memory_root) if with_memory else None,
     }
 
 
-def _typed_task_id(source: Any, task_id: Id | None) -> Id:
+def _typed_task_id(source: MemorySource, task_id: Id | None) -> Id:
     """A task id from the command line: an int for stores with integer ids, else the one task
     it names, shortened or not (listing.resolve_id)."""
-    from memtui.core.listing import resolve_id
-
     if isinstance(task_id, str) and task_id.isdigit():
         try:
             return source.task(int(task_id)).id
         except KeyError:
             pass
     return resolve_id(source, task_id, "task")
-
-
-def _source_path(source: Any) -> Any:
-    return getattr(source, "db_path", None) or getattr(source, "path", "")
 
 
 def visible(text: str) -> str:

@@ -32,10 +32,11 @@ from memtui.core.memory.search_location import INDEX_NAME, PRIVATE, UNSAVED, def
 from memtui.core.memory.search_plan import TOKENIZER, SearchHit, excerpt, given_up_when, prepare, query_terms
 from memtui.core.memory.search_query import BANDS, KINDS, Position, SearchPage, band, search_page
 from memtui.core.memory.search_records import MAX_FIELD_CHARS, SearchRecord, collector_paused, file_records, split_older
-from memtui.core.memory.search_sessions import records_reader, store_signature
+from memtui.core.memory.search_sessions import records_reader
+from memtui.core.memory_source import MemorySource
 
 __all__ = ["INDEX_NAME", "KINDS", "PRIVATE", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchPage", "SearchRecord",
-           "default_index_path", "excerpt", "query_terms", "search_workspace", "store_signature"]
+           "default_index_path", "excerpt", "query_terms", "search_workspace"]
 
 SCHEMA_VERSION = "6"  # 6: one `owner` column; 5: rows from the middle of their bands, either way
 BUSY_TIMEOUT = 5.0
@@ -72,7 +73,7 @@ T = TypeVar("T")
 class SearchIndex:
     """The search index of one workspace (and its store, if any)."""
 
-    def __init__(self, root: Path, store=None, path: Path | str | None = None) -> None:
+    def __init__(self, root: Path, store: MemorySource | None = None, path: Path | str | None = None) -> None:
         self.root = Path(root).resolve()
         self.store = store
         self.path = str(path) if path is not None else default_index_path(self.root, store)
@@ -333,7 +334,7 @@ class SearchIndex:
         return conn
 
 
-def search_workspace(root: Path, query: str, store=None, limit: int = 200) -> list[SearchHit]:
+def search_workspace(root: Path, query: str, store: MemorySource | None = None, limit: int = 200) -> list[SearchHit]:
     """Refresh the workspace's index and search it: the one call the CLI and UI make."""
     with SearchIndex(root, store) as index:
         index.refresh()

@@ -18,6 +18,10 @@ import re
 import stat
 from pathlib import Path
 
+from memtui.core.atomic import check_writes_allowed
+from memtui.core.errors import WritesForbidden
+from memtui.core.memory_source import MemorySource
+
 PRIVATE = ""
 """SQLite's private temporary database: its file is removed as soon as it is opened (nothing
 stays on disk, even after kill -9) and its pages live there, not in memory — an index of a
@@ -28,31 +32,29 @@ CACHE_FOLDER = "search"
 """The folder of sessions' indexes under memtui's cache folder."""
 
 
-def default_index_path(root: Path, store=None) -> str:
+def default_index_path(root: Path, store: MemorySource | None = None) -> str:
     """Where the index of workspace `root` (and `store`, if any) is kept: see the module."""
-    from memtui.core.atomic import check_writes_allowed
-    from memtui.core.errors import WritesForbidden
-
     try:
         check_writes_allowed()
     except WritesForbidden:
         return PRIVATE
-    if store is not None and not hasattr(store, "db_path"):
+    tables = store.record_tables() if store is not None else None
+    if store is not None and tables is None:
         return cached_index_path(root, store)
-    folder = Path(getattr(store, "db_path", root / ".agent" / "agent.db")).parent
+    folder = tables.index_folder() if tables is not None else root / ".agent"
     if not folder.is_dir():
         return PRIVATE
     return writable(folder / INDEX_NAME, folder)
 
 
-def cached_index_path(root: Path, source, cache: Path | None = None) -> str:
+def cached_index_path(root: Path, source: MemorySource, cache: Path | None = None) -> str:
     """The index of an agent's own sessions at `root`, in memtui's cache folder (made, or kept,
     0700), or PRIVATE when that folder cannot be made or written."""
-    from memtui.core.cleanup.places import cache_dir
+    from memtui.core.cleanup.places import cache_dir  # not at the top: it loads all of cleanup
 
     folder = (cache or cache_dir()) / CACHE_FOLDER
     home = str(Path(root).resolve())
-    kind = str(getattr(source, "kind", None) or type(source).__name__)
+    kind = source.kind or type(source).__name__
     key = hashlib.sha256(f"{kind}\0{home}".encode()).hexdigest()[:20]
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(home).name.lstrip(".") or "root")[:40]
     try:

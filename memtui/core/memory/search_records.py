@@ -1,8 +1,9 @@
 """What the search index holds: memory documents line by line, and the store's task titles
 and summaries, messages and step arguments/results.
 
-Store rows are read in a few set-wise statements through `store.query` (one for every task's
-signature, then the messages and steps of the changed tasks in batches). A step's arguments
+Store rows are read in a few set-wise statements, the store's search queries
+(memtui.core.store.search_queries: one for every task's signature, then the messages and
+steps of the changed tasks in batches). A step's arguments
 and result are indexed as the JSON text agent.db keeps, clipped and with the string escapes
 undone (so that the words after a `\\n` are words), never decoded and encoded again.
 """
@@ -11,14 +12,15 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import os
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterator, NamedTuple
 
 from orjson import JSONDecodeError, loads
 
 from memtui.core.memory.discover import MemoryDocument
+
+from memtui.core.record_tables import RecordTables, StepTextRow
 
 MAX_FIELD_CHARS = 32_000  # per step argument/result: enough to find it, bounded in size
 BATCH = 1_000  # tasks per statement when reading messages and steps (and per look at `cancelled`)
@@ -78,16 +80,11 @@ def json_text(value: str | None) -> str:
     return text
 
 
-def task_rows(store) -> list[TaskRow]:
+def task_rows(store: RecordTables) -> list[TaskRow]:
     """Every task of the store (orphans too) with its signature: it changes when anything
     indexed of the task changes (a step, the status, the summary, GC, a message)."""
-    steps = ("t.step_count" if getattr(store, "schema_version", 0) >= 3
-             else "(SELECT COUNT(*) FROM step s WHERE s.task_id = t.id)")
-    rows = store.query(
-        f"SELECT t.id, t.title, t.summary, t.status, t.updated_at, {steps}, t.collected_at,"
-        " (SELECT COUNT(*) FROM message m WHERE m.task_id = t.id) FROM task t ORDER BY t.id")
     out = []
-    for task_id, title, summary, status, updated, step_count, collected, messages in rows:
+    for task_id, title, summary, status, updated, step_count, collected, messages in store.task_index_rows():
         digest = hashlib.sha256(f"{title}\0{summary or ''}".encode()).hexdigest()[:16]
         signature = f"{updated}|{step_count}|{status}|{collected is not None}|{messages}|{digest}"
         out.append(TaskRow(str(task_id), title or "", summary or "", signature, step_count or 0))
@@ -104,19 +101,16 @@ def split_older(changed: list[TaskRow], known: dict[str, str]) -> tuple[list[Tas
     return older, changed[len(older):]  # the store lists tasks by id: the older ones come first
 
 
-def store_batches(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
+def store_batches(store: RecordTables, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
     """The records of these tasks, a few hundred tasks at a time, in the order of `tasks`:
     (the batch's tasks, {kind: rows}); a row is (task key, owner, text) (search.OWNER). In a batch the
     rows go newest first, the order the index keeps: tasks by id, each task's steps and
     messages the last first (a task's rows come together)."""
     for batch in _batches(tasks):
         ids = [int(t.key) for t in batch]
-        marks = ",".join("?" * len(ids))
         summaries = {t.key: t.summary for t in batch}
-        messages = store.query(f"SELECT task_id, content FROM message WHERE task_id IN ({marks})"
-                               " ORDER BY task_id DESC, id DESC", ids)
-        steps = store.query(f"SELECT task_id, id, seq, tool, args, result, error FROM step"
-                            f" WHERE task_id IN ({marks}) ORDER BY task_id DESC, seq DESC", ids)
+        messages = store.task_messages(ids)
+        steps = store.task_step_texts(ids)
         yield batch, {
             "task": [(t.key, t.key, text) for t in sorted(batch, key=lambda t: int(t.key), reverse=True)
                      if (text := "\n".join(part for part in (t.title, t.summary) if part))],
@@ -127,7 +121,7 @@ def store_batches(store, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], 
         }
 
 
-def step_rows(steps: list[tuple]) -> list[tuple]:
+def step_rows(steps: list[StepTextRow]) -> list[tuple]:
     """(task id, owner, text) of (task_id, id, seq, tool, args, result, error) rows: the tool,
     then `json_text` of the arguments and result, then the error, no newlines at either end.
     (Calling `json_text` per value costs no more than inlining its common cases: measured.)"""
@@ -150,21 +144,6 @@ def _batches(tasks: list[TaskRow]) -> Iterator[list[TaskRow]]:
         yield batch
 
 
-def store_signature(store) -> str:
-    """Changes whenever the store's database (or its write-ahead log) is written."""
-    db_path = getattr(store, "db_path", None)
-    if db_path is None:
-        return "no-file"
-    parts = []
-    for suffix in ("", "-wal"):
-        try:
-            st = os.stat(f"{db_path}{suffix}")
-            parts.append(f"{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            parts.append("-")
-    return "|".join(parts)
-
-
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """No cycle collection while a refresh runs. It allocates two tuples per record (the row
@@ -181,21 +160,3 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
-
-
-MAPPED_BYTES = 2_147_418_112  # SQLite's largest mapping (its default SQLITE_MAX_MMAP_SIZE)
-
-
-@contextmanager
-def reading_once(store) -> Iterator[None]:
-    """One consistent state of the store for the whole refresh, its file mapped into memory
-    meanwhile: a first index reads every step, and copying the pages in one read() each cost
-    0.035 s of 0.75 s CPU at 5,000 tasks with 1 KiB pages (0.012 s with 4 KiB). The store's
-    connection reads as before afterwards (mapping off again)."""
-    snapshot = getattr(store, "snapshot", None)
-    store.query(f"PRAGMA mmap_size = {MAPPED_BYTES}")
-    try:
-        with snapshot() if callable(snapshot) else nullcontext():
-            yield
-    finally:
-        store.query("PRAGMA mmap_size = 0")

@@ -15,32 +15,32 @@ from __future__ import annotations
 
 import hashlib
 from contextlib import nullcontext
-from typing import Any, Iterator
+from typing import Any, ContextManager, Iterator
 
 from orjson import OPT_NON_STR_KEYS, dumps
 
 from memtui.core.memory.search_plan import OWNER_SEP
-from memtui.core.memory.search_records import (MAX_FIELD_CHARS, TaskRow, json_text, reading_once, store_batches, store_signature,
-                                               task_rows)
-
+from memtui.core.memory.search_records import MAX_FIELD_CHARS, TaskRow, json_text, store_batches, task_rows
+from memtui.core.memory_source import MemorySource
+from memtui.core.record_tables import RecordTables
 
 
 class StoreReader:
-    """A memtui store's records: its own set-wise reads (search_records)."""
+    """A memtui store's records: its tables, read set-wise (search_records)."""
 
-    def __init__(self, store) -> None:
+    def __init__(self, store: RecordTables) -> None:
         self.store = store
 
     def signature(self) -> str:
-        return store_signature(self.store)
+        return self.store.change_signature()
 
-    def reading(self):
-        return reading_once(self.store)
+    def reading(self) -> ContextManager[None]:
+        return self.store.reading_mapped()
 
     def rows(self) -> list[TaskRow]:
         return task_rows(self.store)
 
-    def batches(self, tasks: list[TaskRow]):
+    def batches(self, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
         return store_batches(self.store, tasks)
 
 
@@ -48,7 +48,7 @@ class SessionReader:
     """A transcript source's records, one session a batch (oldest activity first: each batch
     goes in below the one before, so the newest session's records come first)."""
 
-    def __init__(self, source) -> None:
+    def __init__(self, source: MemorySource) -> None:
         self.source = source
         self._rows: list[TaskRow] | None = None
         self._ids: dict[str, Any] = {}  # index key → the session's id as the source has it
@@ -70,7 +70,7 @@ class SessionReader:
         joined = "\0".join(f"{row.key}\0{row.signature}" for row in self.rows())
         return "sessions:" + hashlib.sha256(joined.encode()).hexdigest()
 
-    def reading(self):
+    def reading(self) -> ContextManager[None]:
         return nullcontext()
 
     def batches(self, sessions: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
@@ -78,7 +78,7 @@ class SessionReader:
             yield [row], session_records(self.source, row.key, self._ids[row.key])
 
 
-def session_records(source, key: str, session_id: Any) -> dict[str, list[tuple]]:
+def session_records(source: MemorySource, key: str, session_id: Any) -> dict[str, list[tuple]]:
     """{kind: (key, owner, text) rows} of one session, newest first (its last task first,
     each task's last step first)."""
     records: dict[str, list[tuple]] = {"task": [], "message": [], "step": []}
@@ -108,6 +108,8 @@ def value_text(value: Any) -> str:
         return json_text(dumps(str(value)).decode())
 
 
-def records_reader(store):
-    """How the index reads `store`: a memtui store (it has `query`) or a transcript source."""
-    return StoreReader(store) if callable(getattr(store, "query", None)) else SessionReader(store)
+def records_reader(source: MemorySource) -> StoreReader | SessionReader:
+    """How the index reads `source`: its tables set-wise (memtui's own store), else its
+    sessions through the read model."""
+    tables = source.record_tables()
+    return StoreReader(tables) if tables is not None else SessionReader(source)

@@ -35,6 +35,7 @@ from memtui.core.store.gc_queries import GcQueries
 from memtui.core.store.paths import AGENT_DIR, DB_NAME, locate, workspace_of
 from memtui.core.store.reads import ReadModel
 from memtui.core.store.recorder import Recorder
+from memtui.core.store.search_queries import SearchQueries
 
 __all__ = ["AgentStore", "locate", "workspace_of", "AGENT_DIR", "DB_NAME"]
 
@@ -84,7 +85,7 @@ class _ContentCache:
             self._bytes = 0
 
 
-class AgentStore(Recorder, ContentWriter, ReadModel, GcQueries):
+class AgentStore(Recorder, ContentWriter, ReadModel, GcQueries, SearchQueries):
     """One agent.db. Use `AgentStore.open(...)`; close with `close()` or a `with` block."""
 
     kind = "memtui"
@@ -162,6 +163,10 @@ class AgentStore(Recorder, ContentWriter, ReadModel, GcQueries):
     def path(self) -> Path:  # type: ignore[override]
         """The database file (MemorySource.path)."""
         return self.db_path
+
+    def record_tables(self) -> "AgentStore":
+        """This store: memory search reads its tables set-wise (memtui.core.store.search_queries)."""
+        return self
 
     def watched_databases(self) -> list[Path]:
         return [self.db_path]
