@@ -263,7 +263,8 @@ def codex_counts(home: Path) -> dict[str, int]:
     are not injected `<…>` context); tool_calls: function, custom-tool and local-shell calls;
     patches: calls carrying an apply_patch/applypatch patch (custom tool, argv, or a shell
     script) whose output reports success; patch_files: `*** Add/Update/Delete File:` lines
-    of those; output_tokens: the last cumulative `total_token_usage.output_tokens`.
+    of those; output_tokens: what the cumulative `total_token_usage.output_tokens` grew by,
+    summed (a total that drops is a new baseline: all of it is new).
     """
     out = dict(typed=0, tool_calls=0, patches=0, patch_files=0, output_tokens=0, web_searches=0, compactions=0)
     for path in sorted(home.rglob("rollout-*.jsonl")):
@@ -289,9 +290,13 @@ def codex_counts(home: Path) -> dict[str, int]:
                 out["web_searches"] += 1
             elif t == "compacted":
                 out["compactions"] += 1
-        totals = [p["info"]["total_token_usage"]["output_tokens"] for t, p in items
+        totals = [p["info"]["total_token_usage"] for t, p in items
                   if p.get("type") == "token_count" and isinstance(p.get("info"), dict)]
-        out["output_tokens"] += totals[-1] if totals else 0
+        previous: dict = {}
+        for total in totals:  # a total that drops starts again from zero (as ccusage reads it)
+            dropped = any(total.get(k, 0) < previous.get(k, 0) for k in ("input_tokens", "output_tokens"))
+            out["output_tokens"] += total["output_tokens"] - (0 if dropped else previous.get("output_tokens", 0))
+            previous = total
     return out
 
 

@@ -123,3 +123,16 @@ def test_codex_thread_names_index_first_then_state_database(tmp_path):
     assert {s.title for s in codex.sessions()} == {"Patch three files", "Rename the CLI flag"}
     # The WAL-mode state database is opened immutable: no -wal/-shm appear beside it.
     assert sorted(p.name for p in home.iterdir()) == ["session_index.jsonl", "sessions", "state_5.sqlite"]
+
+
+def test_codex_a_token_count_that_drops_is_a_new_baseline():
+    from real_support import codex_counts
+
+    home = FIXTURES / "shapes" / "codex_reset"
+    source = CodexSource.from_path(home)
+    [session] = source.sessions()
+    per_turn = [sum(s.tokens_out for s in source.steps(t.id)) for t in source.tasks(session.id)]
+    assert per_turn == [400, 53, 67]  # the turn after the reset is not 0 (nor negative)
+    assert sum(per_turn) == codex_counts(home)["output_tokens"]
+    assert sum(s.tokens_in for t in source.tasks(session.id) for s in source.steps(t.id)) == 60000 + 59970 + 60030
+    assert source.token_usage(session.id)["output_tokens"] == 520

@@ -179,6 +179,7 @@ class Turn:
     items: list[RolloutItem] = field(default_factory=list)
     replies: list[tuple[str, datetime | None]] = field(default_factory=list)
     total_at_end: dict | None = None
+    grown: list[int] = field(default_factory=lambda: [0, 0])  # input, output tokens reported while it ran
 
 
 @dataclass
@@ -250,6 +251,8 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
         self.sessions[session_id] = session
         self._current: Turn | None = None
         self._pending: dict[str, RolloutItem] = {}
+        self._last_total: dict = {}  # the last cumulative token total reported
+        self._early = [0, 0]  # tokens reported before the first prompt
         self._has_events = any(kind == "event_msg" and p.get("type") == "user_message" for _l, _o, kind, p, _w in rows)
         for lineno, offset, kind, payload, when in rows:
             try:
@@ -275,13 +278,21 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
         if kind == "event_msg" and ptype == "token_count":
             total = typed_field(payload, "info", "total_token_usage", kind=dict)
             if total is not None:
-                previous, session.total_tokens = session.total_tokens or {}, total
-                if self._current is not None:
-                    self._current.total_at_end = total
-                    if self._current.items:  # the request that made the last step: its tokens
-                        last = self._current.items[-1]
-                        last.tokens_in += _grown(previous, total, "input_tokens")
-                        last.tokens_out += _grown(previous, total, "output_tokens")
+                previous, self._last_total = self._last_total, total
+                grown = {key: _grown(previous, total, key) for key in set(total) | set(previous)}
+                session.total_tokens = {key: _count(session.total_tokens or {}, key) + grown[key] for key in grown}
+                tokens_in, tokens_out = grown.get("input_tokens", 0), grown.get("output_tokens", 0)
+                if self._current is None:  # reported before the first prompt: the first turn's
+                    self._early[0] += tokens_in
+                    self._early[1] += tokens_out
+                    return
+                self._current.total_at_end = total
+                self._current.grown[0] += tokens_in
+                self._current.grown[1] += tokens_out
+                if self._current.items:  # the request that made the last step: its tokens
+                    last = self._current.items[-1]
+                    last.tokens_in += tokens_in
+                    last.tokens_out += tokens_out
             return
         if self._current is None and self._opens_turn(kind, payload):
             self._current = self.new_turn(session, f"{session.id}:start", "(before the first prompt)", "", when)
@@ -342,19 +353,21 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
                                             name="compacted" if kind == "compacted" else "compaction"))
 
     def _settle(self, session: RolloutSession, path: Path) -> None:
-        """Per-turn tokens (each turn: its last cumulative total − the previous turn's): each
-        step has what the cumulative total grew by right after it (the request that made it);
-        what grew before the turn's first step goes to that step. And the applied patches as
-        file changes."""
-        previous: dict = {}
+        """Per-turn tokens (each turn: what the cumulative total grew by while it ran, a drop
+        being a new baseline): each step has what the total grew by right after it (the
+        request that made it); what grew before the turn's first step goes to that step. And
+        the applied patches as file changes."""
+        if session.turns:
+            first_turn = self.turns[session.turns[0]]
+            first_turn.grown[0] += self._early[0]
+            first_turn.grown[1] += self._early[1]
         for turn_id in session.turns:
             t = self.turns[turn_id]
-            if t.total_at_end is None or not t.items:
+            if not t.items:
                 continue
             first = t.items[0]
-            first.tokens_in += max(0, _grown(previous, t.total_at_end, "input_tokens") - sum(i.tokens_in for i in t.items))
-            first.tokens_out += max(0, _grown(previous, t.total_at_end, "output_tokens") - sum(i.tokens_out for i in t.items))
-            previous = t.total_at_end
+            first.tokens_in += max(0, t.grown[0] - sum(i.tokens_in for i in t.items))
+            first.tokens_out += max(0, t.grown[1] - sum(i.tokens_out for i in t.items))
         for turn_id in session.turns:
             t = self.turns[turn_id]
             for item in t.items:
@@ -380,7 +393,11 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
 
 
 def _grown(before: dict, after: dict, key: str) -> int:
-    """How much a cumulative token count grew (0 if it did not, e.g. after a reset)."""
+    """How much a cumulative token count grew since `before`. A total that dropped (Codex
+    started counting again mid-rollout) is a new baseline, as ccusage takes it: all of the
+    new total grew since the reset."""
+    if any(_count(after, k) < _count(before, k) for k in ("input_tokens", "output_tokens", "total_tokens")):
+        return _count(after, key)
     return max(0, _count(after, key) - _count(before, key))
 
 
