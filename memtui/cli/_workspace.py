@@ -62,7 +62,7 @@ def agent_home_at(path: Path) -> str | None:
     """"claude-code" / "codex" when PATH is that agent's home (and holds no memtui store): laid
     out as one (core.cleanup.detect_agent) and holding its sessions or archived ones
     (discovery.store_kind_at), not a project that has a `projects/` or `sessions/` folder."""
-    from memtui.core.cleanup import detect_agent
+    from memtui.core.homes import detect_agent
     from memtui.core.errors import MemtuiError
     from memtui.core.discovery import store_kind_at
 

@@ -31,7 +31,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from memtui.core.cleanup import apply_cleanup, archive_dir, cache_dir, load_pins, pending, plan_cleanup, plan_json, take_inventory
+    from memtui.core.cleanup import apply_cleanup, archive_dir, cache_dir, load_pins, pending, plan_cleanup, plan_json
+    from memtui.core.homes import take_inventory
 
     if args.keep_days < 0 or args.keep_last < 0:
         raise MemtuiError("--keep-days and --keep-last must be 0 or more")

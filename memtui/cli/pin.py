@@ -42,8 +42,8 @@ def run(args) -> int:
 
 
 def _pin_session(args, agent: str) -> int:
-    from memtui.core.cleanup import (archive_dir, cache_dir, list_archived, load_pins, resolve_session, set_pinned,
-                                     state_dir, take_inventory)
+    from memtui.core.cleanup import archive_dir, cache_dir, list_archived, load_pins, resolve_session, set_pinned, state_dir
+    from memtui.core.homes import take_inventory
 
     home = Path(args.path).expanduser().resolve()
     known = {s.id for s in take_inventory(home, agent, cache=cache_dir()).sessions}

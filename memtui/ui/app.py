@@ -327,7 +327,7 @@ class MemtuiApp(App[int]):
 
     def action_cleanup(self) -> None:
         """Open the cleanup preview of the Claude Code / Codex home the source reads."""
-        from memtui.core.cleanup import agent_home
+        from memtui.core.homes import agent_home
         from memtui.ui.screens.cleanup import CleanupScreen
 
         source = self.source

@@ -35,7 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 import zstandard  # noqa: E402
 
-from memtui.core.cleanup import apply_cleanup, list_archived, plan_cleanup, restore_session, take_inventory  # noqa: E402
+from memtui.core.cleanup import apply_cleanup, list_archived, plan_cleanup, restore_session  # noqa: E402
+from memtui.core.homes import take_inventory  # noqa: E402
 
 MIB = 1 << 20
 NOW = datetime.now(timezone.utc)

@@ -105,7 +105,8 @@ async def test_a_missing_claude_binary_is_named_with_the_command_to_copy(tmp_pat
 async def test_resuming_an_archived_session_says_to_restore_it_first(tmp_path):
     """A session memtui archived is listed beside the live ones; a on it said nothing to the
     user and ended the app with a traceback (ArchiveError from the source)."""
-    from memtui.core.cleanup import apply_cleanup, plan_cleanup, take_inventory
+    from memtui.core.cleanup import apply_cleanup, plan_cleanup
+    from memtui.core.homes import take_inventory
     from memtui.core.cleanup.places import archive_dir
     from memtui.ui.widgets.sessions_table import SessionsTable
     from tests.unit.cleanup_homes import NOW, build_claude_home

@@ -12,19 +12,8 @@ import subprocess
 import pytest
 
 from memtui.cli import main
-from memtui.core.cleanup import (
-    RestoreConflict,
-    apply_cleanup,
-    iter_files,
-    list_archived,
-    load_pins,
-    plan_cleanup,
-    read_file,
-    restore_session,
-    set_pinned,
-    take_inventory,
-    unpacked_view,
-)
+from memtui.core.cleanup import RestoreConflict, apply_cleanup, iter_files, list_archived, load_pins, plan_cleanup, read_file, restore_session, set_pinned, unpacked_view
+from memtui.core.homes import take_inventory
 from memtui.core.cleanup.archive import SessionChanged, archive_unit
 from memtui.core.cleanup.recover import recover
 from tests.unit.cleanup_homes import NOW, build_claude_home, build_codex_home, snapshot

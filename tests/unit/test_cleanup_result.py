@@ -40,7 +40,7 @@ def test_the_archive_result_names_each_session_it_archived(tmp_path, capsys, mon
 def test_a_long_session_title_is_cut_with_a_mark(tmp_path):
     """The cleanup plan's titles were cut at 120 characters mid-word with nothing to say so
     ("… find available subtasks. Star"): the cleanup screen's Why pane shows them whole."""
-    from memtui.core.cleanup import take_inventory
+    from memtui.core.homes import take_inventory
 
     home = real_home("claude-2.1.39-spotter", tmp_path)
     titles = {s.id: s.title for s in take_inventory(home, "claude-code").sessions}

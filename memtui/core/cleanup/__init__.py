@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from memtui.core.cleanup.apply import CleanupProgress, CleanupResult, apply_cleanup
 from memtui.core.cleanup.archive_read import find_units, iter_files, list_archived, read_file, unpacked_view
-from memtui.core.cleanup.homes import AGENTS, agent_home, detect_agent, take_inventory
 from memtui.core.cleanup.inventory import Inventory, OrphanRecord, SessionRecord
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
 from memtui.core.cleanup.pins import load_pins, resolve_session, set_pinned
@@ -24,8 +23,8 @@ from memtui.core.cleanup.recover import pending, recover
 from memtui.core.cleanup.restore import RestoreConflict, RestoreResult, restore_session
 
 __all__ = [
-    "AGENTS", "ArchiveError", "ProjectPreview", "agent_home", "preview_by_project", "CleanupPlan", "CleanupProgress", "CleanupResult", "Decision", "Inventory", "Manifest",
-    "OrphanRecord", "RestoreConflict", "RestoreResult", "SessionRecord", "apply_cleanup", "archive_dir", "cache_dir", "detect_agent",
+    "ArchiveError", "ProjectPreview", "preview_by_project", "CleanupPlan", "CleanupProgress", "CleanupResult", "Decision", "Inventory", "Manifest",
+    "OrphanRecord", "RestoreConflict", "RestoreResult", "SessionRecord", "apply_cleanup", "archive_dir", "cache_dir",
     "find_units", "iter_files", "list_archived", "load_pins", "pending", "plan_cleanup", "plan_json", "read_file",
-    "recover", "resolve_session", "restore_session", "set_pinned", "state_dir", "take_inventory", "unpacked_view", "view_cache_dir",
+    "recover", "resolve_session", "restore_session", "set_pinned", "state_dir", "unpacked_view", "view_cache_dir",
 ]

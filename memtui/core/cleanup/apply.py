@@ -12,8 +12,7 @@ from typing import Callable
 from memtui.core.atomic import fsync_dir
 from memtui.core.cleanup.archive import LEVEL, SessionChanged, archive_unit, holding_folders
 from memtui.core.cleanup.files import FileInfo, first_changed
-from memtui.core.cleanup.homes import home_cleanup
-from memtui.core.cleanup.inventory import OrphanRecord
+from memtui.core.cleanup.inventory import Inventory, OrphanRecord
 from memtui.core.cleanup.manifest import ArchiveError, Manifest, manifest_bytes
 from memtui.core.cleanup.plan import CleanupPlan
 from memtui.core.cleanup.recover import Recovery, recover
@@ -98,7 +97,7 @@ def apply_cleanup(plan: CleanupPlan, archive_root: Path, *, level: int = LEVEL,
             if plan.action == "archive":
                 manifest = Manifest(plan.inventory.agent, str(home), unit.id, unit.kind, unit.project, unit.title,
                                     _iso(unit.first), _iso(unit.last), datetime.now(timezone.utc).isoformat(), [],
-                                    tasks=count_tasks(plan.inventory.agent, home, unit) if unit.kind == "session" else None)
+                                    tasks=count_tasks(plan.inventory, unit) if unit.kind == "session" else None)
                 done = archive_unit(archive_root, manifest, unit.files, unit.dirs, home=home, level=level,
                                     cancel=cancel, on_bytes=lambda n, u=unit.id: tick(n, u))
                 result.archive_bytes += done.archive_bytes + len(manifest_bytes(done))  # the tar and its manifest
@@ -133,11 +132,13 @@ def failure(exc: Exception, archive_root: Path) -> str:
     return str(exc)
 
 
-def count_tasks(agent: str, home: Path, unit: _Unit) -> int | None:
+def count_tasks(inventory: Inventory, unit: _Unit) -> int | None:
     """How many tasks the agent's adapter reads from the session (the archived listing shows
-    it without unpacking); None when the files cannot be read."""
+    it without unpacking); None when the files cannot be read or the inventory has no reader."""
+    if inventory.open_session is None:
+        return None
     try:
-        source = home_cleanup(agent).open_session(home, unit.files)
+        source = inventory.open_session(inventory.home, unit.files)
         return sum(len(source.tasks(s.id)) for s in source.sessions())
     except Exception:  # noqa: BLE001 - a count is a nicety; archiving must not fail on it
         return None

@@ -11,8 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from memtui.core.cleanup.files import FileInfo
+
+if TYPE_CHECKING:
+    from memtui.core.memory_source import MemorySource
 
 
 
@@ -69,9 +73,11 @@ class OrphanRecord:
 
 @dataclass
 class Inventory:
-    """Everything found in one agent home."""
+    """Everything found in one agent home. `open_session` reads one session's files with the
+    agent's own adapter (to count its tasks when archiving); memtui.core.homes sets it."""
 
     agent: str
     home: Path
     sessions: list[SessionRecord]
     orphans: list[OrphanRecord]
+    open_session: Callable[[Path, list[FileInfo]], MemorySource] | None = field(default=None, compare=False, repr=False)

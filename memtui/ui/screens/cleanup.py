@@ -28,22 +28,10 @@ from textual.worker import Worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.cleanup import (
-    CleanupPlan,
-    CleanupProgress,
-    CleanupResult,
-    Manifest,
-    ProjectPreview,
-    apply_cleanup,
-    archive_dir,
-    cache_dir,
-    list_archived,
-    load_pins,
-    plan_cleanup,
-    preview_by_project,
-    restore_session,
-    set_pinned,
-    take_inventory,
+    CleanupPlan, CleanupProgress, CleanupResult, Manifest, ProjectPreview, apply_cleanup, archive_dir, cache_dir,
+    list_archived, load_pins, plan_cleanup, preview_by_project, restore_session, set_pinned,
 )
+from memtui.core.homes import take_inventory
 from memtui.core.display import counted, human_bytes
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen

@@ -60,4 +60,7 @@ def take_inventory(home: Path, agent: str | None = None, *, cache: Path | None =
         raise MemtuiError(f"no such folder: {home}")
     home = home.resolve()
     agent = agent or detect_agent(home)
-    return home_cleanup(agent).inventory(home, cache)
+    hooks = home_cleanup(agent)
+    inventory = hooks.inventory(home, cache)
+    inventory.open_session = hooks.open_session
+    return inventory
