@@ -14,7 +14,8 @@ from memtui.core.agents.codex.source import CodexSource
 from real_support import claude_counts, codex_counts, real_home
 from sources_support import tree_state
 
-CLAUDE = ["claude-2.1.39-spotter", "claude-2.1.38-spotter-small", "claude-2.0.28-agtrace", "claude-2.1.38-orphan-subagents"]
+CLAUDE = ["claude-2.1.39-spotter", "claude-2.1.38-spotter-small", "claude-2.0.28-agtrace", "claude-2.1.38-orphan-subagents",
+          "claude-2.1.2-pai"]
 CODEX = ["codex-0.66.0-agtrace", "codex-0.104-localpush"]
 INJECTED = ("<task-notification>", "<local-command", "<command-", "[Request interrupted", "<system-reminder>")
 

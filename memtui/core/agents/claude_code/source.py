@@ -17,6 +17,7 @@ steps and entries on demand.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,9 @@ def _mtime(path: Path):
         return file_time(path)
     except OSError:
         return None
+
+
+_SAVED_TO = re.compile(r"saved to: [^\n]*?[\\/]tool-results[\\/]([^\\/\s]+)")
 
 
 def _first_prompt_title(prompts: list[Turn]) -> str | None:
@@ -279,6 +283,7 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
             end = parse_time(res.get("timestamp"))
             if end and item.created_at:
                 duration = max(0, int((sort_key(end) - sort_key(item.created_at)) * 1000))
+        result = self._persisted(ix, turn, result)
         error = None
         if item.is_error:
             error = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)[:500]
@@ -288,6 +293,26 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
             error=error, tokens_in=item.tokens_in, tokens_out=item.tokens_out, duration_ms=duration,
             created_at=item.created_at, checkpoint_id=step_id if item.change else None,
         )
+
+    @staticmethod
+    def _persisted(ix: Transcripts, turn: Turn, result: Any) -> Any:
+        """A large output Claude Code saved under `<session>/tool-results/` (the result names
+        the file inside `<persisted-output>`, with a 2 KB preview): the whole output, read from
+        that file; the recorded result when the file is gone or unreadable."""
+        text = result if isinstance(result, str) else None
+        if isinstance(result, list) and len(result) == 1 and isinstance(result[0], dict):
+            text = result[0].get("text") if isinstance(result[0].get("text"), str) else None
+        if text is None or not text.startswith("<persisted-output>"):
+            return result
+        found = _SAVED_TO.search(text)
+        session = ix.sessions.get(turn.session_id)
+        if found is None or session is None:
+            return result
+        folder = session.file.parent if session.orphaned else session.file.with_suffix("")
+        try:
+            return (folder / "tool-results" / found.group(1)).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return result
 
     def checkpoints(self, task_id: Id) -> list[CheckpointInfo]:
         turn = self.turn_of(self.index(), task_id)
