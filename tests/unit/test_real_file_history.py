@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from memtui.core.agents.claude_code.source import ClaudeCodeSource
-from memtui.core.cleanup import apply_cleanup, plan_cleanup, restore_session, take_inventory
+from memtui.core.cleanup import apply_cleanup, plan_cleanup, restore_session
+from memtui.core.homes import take_inventory
 from memtui.core.rollback import apply_rollback, plan_rollback
 
 from real_support import real_home, records
