@@ -6,7 +6,7 @@
         for session in source.sessions():
             print(session.id, session.title)
 
-`memtui.open(path)` opens, read-only, the store `memtui PATH` shows (memtui.core.sources.open_source);
+`memtui.open(path)` opens, read-only, the store `memtui PATH` shows (memtui.core.resolve);
 `memtui.AgentStore` records into memtui's own store. Every error is a `memtui.MemtuiError`
 with a one-line message.
 """
@@ -25,7 +25,7 @@ def __getattr__(name: str):
 
         return AgentStore
     if name == "open":
-        from memtui.core.discovery import open_source
+        from memtui.core.resolve import open_source
 
         return open_source
     if name == "MemtuiError":

@@ -15,9 +15,7 @@ from typing import NoReturn
 
 from memtui import __version__
 from memtui.cli._errors import describe, failures
-from memtui.cli._source import check_capability
-from memtui.core.errors import StoreNotFound, damaged
-from memtui.core.memory_source import Capability
+from memtui.core.errors import damaged, no_such_path
 
 # Verb modules, in the order `memtui --help` lists them.
 VERBS: list[str] = [
@@ -42,10 +40,6 @@ VERBS: list[str] = [
     "export",
     "serve",
 ]
-
-
-NEEDS: dict[str, Capability] = {"gc": Capability.GC, "stats": Capability.STATS, "vacuum": Capability.VACUUM}
-"""Verbs that work on memtui's own store: pointed at another agent's, they say what it can't do."""
 
 
 class _OneLineErrors(argparse.ArgumentParser):
@@ -86,10 +80,11 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 def check_path(path: Path) -> None:
     """A missing path, or a store cut short, is one line before any verb reads it."""
     from memtui.core.sqlite_readonly import truncation
+    from memtui.core.store.paths import store_in
 
     if not path.exists():
-        raise StoreNotFound(f"{path} does not exist")
-    db = path / ".agent" / "agent.db" if path.is_dir() else path
+        raise no_such_path(path)
+    db = store_in(path) if path.is_dir() else path
     damage = truncation(db)
     if damage:
         raise damaged(db, damage)
@@ -105,8 +100,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if path is not None and args.verb != "demo":
             check_path(Path(path).expanduser())
-        if args.verb in NEEDS:
-            check_capability(path, NEEDS[args.verb])
         return int(args.func(args) or 0)
     except failures() as exc:
         from memtui.core.display import sanitize

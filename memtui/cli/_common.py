@@ -7,11 +7,12 @@ import sys
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from memtui.core.display import json_safe, sanitize
 
 if TYPE_CHECKING:
+    from memtui.core.memory_source import Capability
     from memtui.core.store import AgentStore
 
 
@@ -53,16 +54,18 @@ def add_json_flag(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
-def open_store(path: str | Path) -> "AgentStore":
-    """The memtui store at PATH (a workspace or an agent.db), opened read-only; a verb that
-    writes does so through `store.writer()`.
+def open_store(path: str | Path, need: "Capability | None" = None) -> "AgentStore":
+    """The memtui store PATH means (memtui.core.resolve), opened read-only; a verb that writes
+    does so through `store.writer()`. `need`: what the verb does (Capability.GC …); another
+    agent's store at PATH is refused saying it can't, and what to open instead.
 
     Never creates one: a verb pointed at the wrong folder says so instead of leaving an
     empty .agent/agent.db behind, and a file that is not a store (even an empty one) is refused.
     """
-    from memtui.core.store import AgentStore
+    from memtui.core.resolve import resolve
 
-    return AgentStore.open(Path(path), readonly=True)
+    source = resolve(path, need, kind=None if need is not None else "memtui").source
+    return cast("AgentStore", source)  # `need` is a capability of memtui's own store only
 
 
 def root_folder(value: str | None) -> Path | None:

@@ -24,9 +24,10 @@ def failures() -> tuple[type[BaseException], ...]:
 def _database_file(path: str | Path | None) -> Path | None:
     if path is None:
         return None
+    from memtui.core.store.paths import store_of
+
     path = Path(path).expanduser()
-    native = path / ".agent" / "agent.db"
-    return native if native.is_file() else path
+    return store_of(path) or path
 
 
 def describe(exc: BaseException, path: str | Path | None = None) -> str:

@@ -35,7 +35,9 @@ def require_workspace(root: Path, documents: list) -> None:
     must not read as "no findings"."""
     from memtui.core.errors import MemtuiError
 
-    if not documents and not (root / ".agent").is_dir():
+    from memtui.core.store.paths import AGENT_DIR
+
+    if not documents and not (root / AGENT_DIR).is_dir():
         raise MemtuiError(f"{root} is not a workspace: no .agent/ folder and no memory documents"
                           " (MEMORY.md, CLAUDE.md, AGENTS.md, …)")
 
@@ -66,7 +68,9 @@ def agent_home_at(path: Path) -> str | None:
     from memtui.core.errors import MemtuiError
     from memtui.core.discovery import store_kind_at
 
-    if not path.is_dir() or (path / ".agent" / "agent.db").is_file():
+    from memtui.core.store.paths import store_of
+
+    if not path.is_dir() or store_of(path) is not None:
         return None
     try:
         kind = detect_agent(path)

@@ -16,7 +16,8 @@ from memtui.core.errors import MemtuiError
 
 def register(sub) -> None:
     p = sub.add_parser("cleanup", help="archive (or delete) old sessions of a Claude Code / Codex home; --dry-run previews")
-    p.add_argument("home", help="the agent's home folder (~/.claude, $CLAUDE_CONFIG_DIR, ~/.codex, $CODEX_HOME)")
+    p.add_argument("home", help="the agent's home folder (~/.claude, $CLAUDE_CONFIG_DIR, ~/.codex, $CODEX_HOME),"
+                                " or a project or transcript of it (its whole home is cleaned up)")
     p.add_argument("--agent", choices=("claude-code", "codex"), help="which agent's home (found from its layout if omitted)")
     p.add_argument("--keep-days", type=int, default=30, metavar="N", help="keep sessions active in the last N days (default 30)")
     p.add_argument("--keep-last", type=int, default=5, metavar="N", help="keep the N newest sessions of each project (default 5)")
@@ -30,6 +31,25 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def cleaned_home(path: Path, agent: str | None) -> tuple[Path, str | None]:
+    """(the agent home to clean, its agent) for PATH: the home of the store PATH means
+    (memtui.core.resolve, as the app's cleanup does: a home, a project of it, a transcript), or a
+    folder laid out as a home whose sessions are all gone (orphans to clean, nothing to show).
+    A store that is not an agent home's says what it can't do."""
+    from memtui.core.cleanup import agent_home
+    from memtui.core.errors import StoreNotFound
+    from memtui.core.memory_source import Capability
+    from memtui.core.resolve import resolve
+
+    try:
+        with resolve(path, Capability.CLEANUP, kind=agent) as resolved:
+            return agent_home(resolved.kind, resolved.source.path) or path, resolved.kind
+    except StoreNotFound:
+        if not path.is_dir():
+            raise
+        return path, agent  # take_inventory reads its layout, or says it is no agent's home
+
+
 def run(args) -> int:
     from memtui.core.cleanup import apply_cleanup, archive_dir, cache_dir, load_pins, pending, plan_cleanup, plan_json
     from memtui.core.homes import take_inventory
@@ -37,7 +57,8 @@ def run(args) -> int:
     if args.keep_days < 0 or args.keep_last < 0:
         raise MemtuiError("--keep-days and --keep-last must be 0 or more")
     root = Path(args.archive_dir).expanduser() if args.archive_dir else archive_dir()
-    inventory = take_inventory(Path(args.home), args.agent, cache=cache_dir())
+    home, agent = cleaned_home(Path(args.home), args.agent)
+    inventory = take_inventory(home, agent, cache=cache_dir())
     plan = plan_cleanup(inventory, keep_days=args.keep_days, keep_last=args.keep_last,
                         action="delete" if args.delete else "archive", pins=load_pins())
     if args.dry_run:

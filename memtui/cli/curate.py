@@ -11,7 +11,7 @@ from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._confirm import add_yes_flag, confirmed
-from memtui.cli._source import open_capable
+from memtui.cli._source import opened
 from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import Capability
 
@@ -49,7 +49,7 @@ def run(args) -> int:
 
     if not (args.fact or args.snippet or args.note):
         raise MemtuiError("name at least one item: --fact ID, --snippet ID or --note ID")
-    with open_capable(args.path, Capability.CURATE) as source:
+    with opened(args.path, Capability.CURATE) as source:
         db = Path(source.path)
     plan = plan_curate(db, facts=args.fact, snippets=args.snippet, notes=args.note)
     report = {

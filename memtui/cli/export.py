@@ -41,31 +41,19 @@ def _format(args) -> str:
     return args.format or named or "md"
 
 
-def open_source_at(path: Path, kind: str | None):
-    """The store at or for PATH: the one of `kind`, else memtui's own, else the first other
-    agent's store found (as the app chooses)."""
-    from memtui.core.discovery import find_source
-
-    return find_source(path, kind)
-
-
 def run(args) -> int:
     from memtui.core.atomic import write_atomic
     from memtui.core.export import build_export, render_export
+    from memtui.core.resolve import resolve
 
     path = Path(args.path).expanduser()
     fmt = _format(args)
     output = Path(args.output).expanduser() if args.output else None
     if output is not None and output.exists():
         raise MemtuiError(f"{output} exists; choose another file (export never overwrites)")
-    entry = open_source_at(path, args.kind)
-    try:
-        source = entry.open()
-        workspace = source.workspace or (path if path.is_dir() else path.parent)
-        doc = build_export(source, session_id=args.session, task_id=args.task,
-                           with_memory=args.with_memory, memory_root=Path(workspace))
-    finally:
-        entry.close()
+    with resolve(path, kind=args.kind) as resolved:
+        doc = build_export(resolved.source, session_id=args.session, task_id=args.task,
+                           with_memory=args.with_memory, memory_root=resolved.root)
     text = render_export(doc, fmt)
     if output is None:
         sys.stdout.write(text)

@@ -8,6 +8,7 @@ from memtui.cli._common import add_json_flag, emit, open_store
 from memtui.cli._confirm import add_yes_flag, confirmed
 from memtui.core.display import counted, human_bytes, json_safe, one_line
 from memtui.core.errors import MemtuiError
+from memtui.core.memory_source import Capability
 
 
 def register(sub) -> None:
@@ -32,7 +33,7 @@ def run(args) -> int:
     if args.max_tasks is not None and args.max_tasks < 0:
         raise MemtuiError("--max-tasks must be 0 or more")
     if not args.apply:
-        with open_store(args.path) as store:
+        with open_store(args.path, Capability.GC) as store:
             plan = plan_gc(store, titles=True)
         if args.json and not sys.stdout.isatty():  # a program reading: compact, written as it is made
             sys.stdout.writelines(map(json_safe, plan.json_text()))
@@ -40,7 +41,7 @@ def run(args) -> int:
         else:
             emit(plan.to_json(), args.json, lambda _: plan_text(plan))
         return 0
-    with open_store(args.path) as store:  # apply_gc writes through store.writer()
+    with open_store(args.path, Capability.GC) as store:  # apply_gc writes through store.writer()
         if not args.yes and sys.stdin.isatty():
             plan = plan_gc(store, titles=True)
             if not (plan.reclaimable or plan.loose_blobs):

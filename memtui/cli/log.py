@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._source import open_first, parse_id
+from memtui.cli._source import opened, parse_id
 from memtui.core.display import counted, one_line
 
 
@@ -24,7 +24,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from memtui.core.listing import log_sessions, log_task
 
-    with open_first(args.path) as source:
+    with opened(args.path) as source:
         if args.task is not None:
             doc = log_task(source, parse_id(args.task))
             emit(doc, args.json, _task_text)

@@ -25,20 +25,12 @@ def check_openable(path: Path) -> Any | None:
     Returns memtui's own store, open (the app reads it without opening it again), else None.
     Other agents' formats are imported only for a file given as PATH: importing them all costs
     ~30 ms before the first paint of memtui's own store."""
-    native = path / ".agent" / "agent.db"
-    if path.is_dir() and not native.is_file():
+    from memtui.core.resolve import resolve
+    from memtui.core.store.paths import store_of
+
+    if path.is_dir() and store_of(path) is None:
         return None
-    if path.is_dir():  # memtui's own store: no need to look through other agents' formats
-        from memtui.core.store import AgentStore
-
-        source = AgentStore.open(native, readonly=True)
-    else:
-        from memtui.core.discovery import discover, not_a_store
-
-        found = discover(path)
-        if not found:  # a file (or a device, a pipe) holding no store
-            raise not_a_store(path)
-        source = found[0].open()
+    source = resolve(path).source  # the store the app will show
     try:
         source.session_page(0, 1)  # a damaged database fails here, not behind the screen
     except BaseException:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit, open_store
+from memtui.core.memory_source import Capability
 from memtui.cli._workspace import agent_home_at
 from memtui.core.errors import MemtuiError
 
@@ -29,7 +30,7 @@ def run(args) -> int:
         task_id = int(args.task)
     except ValueError:
         raise MemtuiError(f"{args.task!r} is not a task number (a session id needs an agent home as PATH)") from None
-    with open_store(args.path) as store, store.writer() as writer:
+    with open_store(args.path, Capability.PIN) as store, store.writer() as writer:
         try:
             (writer.unpin if args.unpin else writer.pin)(task_id)
         except KeyError:

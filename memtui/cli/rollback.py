@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from memtui.cli._common import add_json_flag, emit, open_store, root_folder
+from memtui.cli._common import add_json_flag, emit, root_folder
 from memtui.cli._confirm import add_yes_flag, confirmed
 from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import Capability
@@ -37,45 +35,27 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from memtui.core.listing import resolve_id
+    from memtui.core.resolve import resolve
     from memtui.core.rollback import apply_rollback, plan_rollback, preview_rollback
 
     # Planning only reads (and never creates a store where there is none); apply_rollback
     # writes through the store's writer(), which records the undo.
     scope = {k: getattr(args, k) for k in ("entry", "checkpoint", "task", "undo")}
     root = root_folder(args.root)
-    foreign = _transcript_store(Path(args.path))
-    store = foreign if foreign is not None else open_store(args.path)
-    try:
-        if foreign is not None:
-            if root is not None:
-                store.workspace = root
-            store.require(Capability.ROLLBACK)
-            from memtui.core.listing import resolve_id
-
-            plan = plan_rollback(store, **{k: v if v is None or k == "undo" else resolve_id(store, v, k)
-                                           for k, v in scope.items()}, force=args.force)
-        else:
-            plan = plan_rollback(store, **{k: _number(k, v) for k, v in scope.items()}, root=root, force=args.force)
+    with resolve(args.path, Capability.ROLLBACK, root=root) as resolved:
+        store = resolved.source
+        if resolved.kind == "memtui":
+            scope = {k: _number(k, v) for k, v in scope.items()}
+        else:  # ids shortened part by part, as every verb takes them
+            scope = {k: v if v is None or k == "undo" else resolve_id(store, v, k) for k, v in scope.items()}
+        plan = plan_rollback(store, **scope, root=root, force=args.force)
         if not args.dry_run and plan.files and not plan.refused and not confirmed(
                 _text(preview_rollback(plan).to_json()), f"Write these {len(plan.files)} file(s)?", yes=args.yes):
             return 1
         result = preview_rollback(plan) if args.dry_run else apply_rollback(store, plan)
-    finally:
-        store.close()
     emit(result.to_json(), args.json, _text)
     return 0 if result.ok else 1
-
-
-def _transcript_store(path: Path):
-    """The Claude Code or Codex store PATH names (None for a memtui workspace or agent.db)."""
-    from memtui.core.discovery import discover
-
-    if path.name == "agent.db" or (path / ".agent" / "agent.db").is_file() or not path.exists():
-        return None
-    found = discover(path)
-    if any(s.kind == "memtui" for s in found):
-        return None
-    return next((s.open() for s in found if s.kind in ("claude-code", "codex")), None)
 
 
 def _number(flag: str, value: str | None) -> int | None:

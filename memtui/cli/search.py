@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import ExitStack
+from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._workspace import agent_home_at, open_store_if_any, workspace_root
+from memtui.cli._workspace import require_workspace, workspace_root
 from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
 
@@ -39,30 +40,15 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from memtui.core.memory.search import KINDS, SearchIndex
-    from memtui.core.memory_source import Capability
-    from memtui.core.discovery import open_source
 
     if not " ".join(args.query).strip():
         raise MemtuiError("search needs words to find (an empty query matches nothing)")
     if args.limit is not None and args.limit < 1:
         raise MemtuiError("--limit must be at least 1")
     limit = None if args.all or (args.json and args.limit is None) else args.limit or LIMIT
-    root = workspace_root(args.path)
     query, kinds = " ".join(args.query), args.kind or KINDS
-    with open_store_if_any(args.path) as store, ExitStack() as opened:
-        agent = agent_home_at(root) if store is None else None
-        stores: list = [store]
-        if agent is not None:
-            # Another agent's home: its sessions, read as the panes read them (the index is
-            # kept in memtui's cache folder: nothing is written into that home).
-            stores = [opened.enter_context(open_source(root, agent))]
-            stores[0].require(Capability.SEARCH)
-        elif store is None:
-            # The home folder or a project: every agent's sessions `memtui sources PATH` lists
-            # there (~: Claude Code and Codex); a folder without any must hold memory documents.
-            stores = _sessions_shown_at(root, opened) or [None]
-            if stores == [None]:
-                _require_something_to_search(args.path, root)
+    with ExitStack() as opened:
+        stores, root = _searched(args.path, opened)
         hits, more = [], 0
         for n, searched in enumerate(stores):
             # Memory documents are in every index of ROOT: listed once, from the first.
@@ -98,37 +84,38 @@ def _hit_json(hit, source) -> dict:
     return out
 
 
-def _sessions_shown_at(root, opened: ExitStack) -> list:
-    """Every searchable agent store `memtui sources ROOT` lists (the first is the one `memtui
-    ROOT` opens), open; empty when ROOT shows none that can be searched."""
-    from memtui.core.memory_source import Capability
-    from memtui.core.discovery import discover_given
+def _searched(path: str, opened: ExitStack) -> tuple[list, Path]:
+    """(the stores whose records are searched — [None] for memory documents alone —, the folder
+    whose memory documents are): the store `memtui PATH` shows and its root (memtui.core.resolve),
+    as ctrl+f in that app searches them; for a folder that is no store itself and holds no memtui
+    store (~: Claude Code and Codex), every other searchable store `memtui sources` lists there
+    too. A store that cannot be searched leaves the memory documents of its root; without any,
+    it says what it can't do. A folder holding no store must hold memory documents (never "no
+    matches" for a mistyped PATH)."""
+    from memtui.core.errors import StoreNotFound
+    from memtui.core.memory.discover import discover_documents
+    from memtui.core.memory_source import Capability, Unsupported
+    from memtui.core.resolve import resolve
 
-    found = []
-    for entry in discover_given(root):
-        if entry.kind == "memory-files":
-            continue
+    try:
+        resolved = opened.enter_context(resolve(path))
+    except StoreNotFound:
+        root = workspace_root(path)  # memory documents need no store
+        require_workspace(root, discover_documents(root))
+        return [None], root
+    stores = [resolved.source] if resolved.source.can(Capability.SEARCH) else []
+    for entry in resolved.found[1:]:
         try:
-            source = opened.enter_context(entry.open())
+            other = opened.enter_context(entry.open())
         except MemtuiError:
             continue
-        if source.can(Capability.SEARCH):
-            found.append(source)
-    return found
-
-
-def _require_something_to_search(path: str, root) -> None:
-    """Without a memtui store, PATH must hold memory documents: another agent's home says
-    what it can't do, any other folder that it is no workspace (never "no matches")."""
-    from memtui.cli._source import check_capability
-    from memtui.cli._workspace import require_workspace
-    from memtui.core.memory.discover import discover_documents
-    from memtui.core.memory_source import Capability
-
-    documents = discover_documents(root)
-    if not documents and not (root / ".agent").is_dir():
-        check_capability(path, Capability.SEARCH)
-    require_workspace(root, documents)
+        if other.can(Capability.SEARCH):
+            stores.append(other)
+    if stores:
+        return stores, resolved.root
+    if not discover_documents(resolved.root):
+        raise Unsupported(resolved.source, Capability.SEARCH)
+    return [None], resolved.root
 
 
 MARK, END = "\x1b[1;31m", "\x1b[0m"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._source import open_first, parse_id
+from memtui.cli._source import opened, parse_id
 from memtui.core.display import counted, human_bytes, one_line, sanitize
 
 
@@ -26,7 +26,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from memtui.core import listing
 
-    with open_first(args.path) as source:
+    with opened(args.path) as source:
         if args.task is not None:
             doc, text = listing.show_task(source, parse_id(args.task)), _task_text
         elif args.step is not None:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from memtui.cli._common import add_json_flag, emit
+from memtui.cli._common import add_json_flag, emit, open_store
+from memtui.core.memory_source import Capability
 from memtui.core.display import human_bytes, percent
 
 
@@ -18,7 +17,8 @@ def register(sub) -> None:
 def run(args) -> int:
     from memtui.core.stats import db_stats
 
-    stats = db_stats(Path(args.path))
+    with open_store(args.path, Capability.STATS) as store:
+        stats = db_stats(store)
     emit(stats.to_json(), args.json, lambda _: stats_text(stats))
     return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from memtui.cli._common import add_json_flag, emit, open_store
+from memtui.core.memory_source import Capability
 
 
 def register(sub) -> None:
@@ -33,7 +34,7 @@ def _pages(text: str) -> int:
 def run(args) -> int:
     from memtui.core.vacuum import incremental_vacuum, vacuum, wal_checkpoint
 
-    with open_store(args.path) as store:  # each action writes through store.writer()
+    with open_store(args.path, Capability.VACUUM) as store:  # each action writes through store.writer()
         if args.checkpoint:
             result = wal_checkpoint(store)
         elif args.incremental is not None:

@@ -23,6 +23,7 @@ from memtui.core.demo_data import files as F
 from memtui.core.demo_data.write import write_files, write_memory
 from memtui.core.errors import MemtuiError
 from memtui.core.store import AgentStore
+from memtui.core.store.paths import store_in
 
 DEMO_START = datetime(2026, 11, 2, 9, 0, tzinfo=timezone.utc)
 # Written last into every demo: the one kind of folder `--force` replaces whole (an earlier
@@ -168,7 +169,7 @@ def _refuse(root: Path, place: Path, force: bool) -> None:
     if not root.is_dir() or not any(root.iterdir()):
         return
     if not (place / DEMO_MARK).is_file():
-        what = "a memtui store" if (root / ".agent" / "agent.db").exists() else "files"
+        what = "a memtui store" if store_in(root).exists() else "files"
         raise DemoRefused(f"{root} holds {what} an earlier memtui demo did not make: not replaced, even with"
                           " --force; choose a new or empty folder")
     if not force:

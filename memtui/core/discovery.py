@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from memtui.core.errors import MemtuiError, NotAStore, StoreNotFound
+from memtui.core.errors import MemtuiError, no_such_path, not_a_store
 from memtui.core.model import Problem
 from memtui.core.agents.claude_code import source as claude_code
 from memtui.core.agents.codex import source as codex
@@ -26,6 +26,7 @@ from memtui.core.agents.ra_aid.source import RaAidSource, is_ra_aid_db
 from memtui.core.cleanup.places import archive_dir
 from memtui.core.sources.archived import with_archived
 from memtui.core.sqlite_readonly import is_sqlite
+from memtui.core.store.paths import AGENT_DIR, store_in, store_of
 
 KINDS: tuple[str, ...] = ("memtui", "memory-files", "ra-aid", "jsonl-sessions", "claude-code", "codex")
 
@@ -166,8 +167,8 @@ def _store_at(path: Path, env: dict[str, str]) -> list[Source] | None:
         return None
     if path.name == ".ra-aid" and (path / "pk.db").is_file():
         return [_ra_aid(path / "pk.db")]
-    if path.name == ".agent" and (path / "agent.db").is_file():
-        return [_native(path / "agent.db")]
+    if path.name == AGENT_DIR and (native := store_of(path)) is not None:  # memtui's .agent folder
+        return [_native(native)]
     if (path / "pk.db").is_file() and is_ra_aid_db(path / "pk.db"):  # --project-state-dir DIR
         return [_ra_aid(path / "pk.db")]
     # The stores below list their sessions again at each reload (`relist`).
@@ -206,7 +207,7 @@ def discover(path: Path | str, *, env: dict[str, str] | None = None) -> list[Sou
     """
     path = Path(path).expanduser()
     if not path.exists():
-        raise MemtuiError(f"no such file or folder: {path}")
+        raise no_such_path(path)
     path = path.resolve()
     env = dict(os.environ if env is None else env)
     store = _store_at(path, env)
@@ -214,7 +215,7 @@ def discover(path: Path | str, *, env: dict[str, str] | None = None) -> list[Sou
         return store
     mine = _Archive(archive_dir(env), project=path)  # this project's archived sessions
     found: list[Source] = []
-    native = path / ".agent" / "agent.db"
+    native = store_in(path)
     if native.is_file():
         found.append(_native(native))
     files = find_memory_files(path)
@@ -247,18 +248,6 @@ def discover(path: Path | str, *, env: dict[str, str] | None = None) -> list[Sou
     return found
 
 
-def not_a_store(path: Path) -> NotAStore:
-    """The one wording for a file given as a store that is none."""
-    return NotAStore(f"{path} is not a SQLite database or a transcript memtui can read"
-                     " (an agent.db, an RA.Aid pk.db, a Claude Code transcript, a Codex rollout)")
-
-
-def no_store(path: Path | str, kind: str | None = None) -> StoreNotFound:
-    """The one wording for a folder given as a store that holds none (of `kind`)."""
-    return StoreNotFound(f"no {kind + ' ' if kind else 'agent '}store in {path}"
-                         " (`memtui sources PATH` lists what a folder holds)")
-
-
 def discover_given(path: Path | str, *, env: dict[str, str] | None = None) -> list[Source]:
     """`discover(path)` for a PATH the user gave: a file that holds no store is refused
     (`not_a_store`); a folder may hold none (empty list)."""
@@ -266,22 +255,6 @@ def discover_given(path: Path | str, *, env: dict[str, str] | None = None) -> li
     if not found and Path(path).expanduser().is_file():
         raise not_a_store(Path(path).expanduser())
     return found
-
-
-def find_source(path: Path | str, kind: str | None = None, *, env: dict[str, str] | None = None) -> Source:
-    """The store memtui shows for `path` (as `memtui PATH` does): the one of `kind` if given,
-    else memtui's own, else the first other agent's store that keeps sessions. StoreNotFound
-    when there is none; NotAStore for a file that is no store."""
-    found = [s for s in discover_given(path, env=env) if s.kind != "memory-files" and kind in (None, s.kind)]
-    if not found:
-        raise no_store(path, kind)
-    return found[0]
-
-
-def open_source(path: Path | str, kind: str | None = None, *, env: dict[str, str] | None = None) -> MemorySource:
-    """`find_source(path, kind).open()`: the MemorySource for `path`, read-only. Close it when
-    done (`with open_source(path) as source:`)."""
-    return find_source(path, kind, env=env).open()
 
 
 def _user_home(env: dict[str, str]) -> Path | None:

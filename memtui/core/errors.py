@@ -20,6 +20,24 @@ def damaged(path: object, why: str) -> NotAStore:
     return NotAStore(f"{path} is damaged ({why}); a copy from before the damage is needed")
 
 
+def not_a_store(path: object) -> NotAStore:
+    """The one wording for a file given as a store that is none."""
+    return NotAStore(f"{path} is not a SQLite database or a transcript memtui can read"
+                     " (an agent.db, an RA.Aid pk.db, a Claude Code transcript, a Codex rollout)")
+
+
+def no_store(path: object, kind: str | None = None) -> StoreNotFound:
+    """The one wording for a folder given as a store that holds none (of `kind`)."""
+    what = f"no {kind} store" if kind else "no memtui store and no other agent's store"
+    return StoreNotFound(f"{what} in {path} (`memtui sources PATH` lists what a folder holds;"
+                         " `memtui demo` makes a workspace to try)")
+
+
+def no_such_path(path: object) -> StoreNotFound:
+    """The one wording for a PATH that is not there."""
+    return StoreNotFound(f"{path} does not exist")
+
+
 class StoreLocked(MemtuiError):
     """Another process holds a lock on the database for longer than the busy timeout."""
 

@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Any, ClassVar, Iterator, Sequence
+from typing import Any, ClassVar, Iterator, Self, Sequence
 
 from memtui.core.errors import MemtuiError, RollbackError
 from memtui.core.record_tables import RecordTables
@@ -186,10 +186,19 @@ class MemorySource(ABC):
             return "memory items are kept by RA.Aid (.ra-aid/pk.db) and JSONL session stores; open one of those"
         if capability is Capability.CLEANUP:
             return "cleanup archives sessions of a Claude Code or Codex home; open ~/.claude or ~/.codex (or a project of theirs)"
+        if capability is Capability.ROLLBACK and Capability.DIFF not in self.capabilities:
+            return ("it records no file contents to put back; roll back from a store that does"
+                    " (memtui's own, Claude Code, Codex)")
         if capability is Capability.ROLLBACK:
             return ("its recorded paths have no single workspace to restore into; open the project folder"
                     " (memtui PROJECT) or a memtui workspace")
         return "open a store that records it (`memtui sources PATH` lists what each store holds)"
+
+    def with_root(self, root: Path) -> Self:
+        """This source bound to `root` (`--root`): the folder its recorded paths are restored
+        under and its memory documents read from. The one way to set `workspace` from outside."""
+        self.workspace = Path(root)
+        return self
 
     # -- summary --------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:

@@ -199,7 +199,7 @@ class MemtuiApp(App[int]):
 
         seen = self.follower.seen(store)  # before the fresh connection: it reads at least this
         fresh = AgentStore.open(store.db_path, readonly=True, content_limit=store.content_limit)
-        fresh.workspace = store.workspace
+        fresh = fresh.with_root(store.workspace)
         self._close_source()
         self.follower.reloaded(seen)
         self._adopt(fresh)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from memtui.core.errors import MemtuiError, NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
+from memtui.core.errors import NotAStore, SchemaTooNew, StoreLocked, StoreNotFound
 
 
 def is_store(source: Any) -> bool:
@@ -20,43 +20,20 @@ def is_store(source: Any) -> bool:
     return isinstance(source, AgentStore)
 
 
-def foreign_source(path: Path) -> Any | None:
-    """Another agent's store to show for `path` when it holds no memtui store (else None)."""
-    if (path / ".agent" / "agent.db").is_file() or path.name == "agent.db":
-        return None  # memtui's own store: no need to look through other agents' homes
-    from memtui.core.discovery import discover
-
-    try:
-        found = discover(path)
-    except MemtuiError:
-        return None  # opening the native store reports the problem in its own words
-    if any(s.kind == "memtui" for s in found):
-        return None
-    return next((s for s in found if s.kind != "memory-files"), None)
-
-
 def open_workspace(path: Path, *, root: Path | None = None,
                    opener: Callable[[], Any] | None = None) -> tuple[Any, Any | None]:
-    """The open source for `path` and, when it is another agent's store, its discovery
-    entry (`memtui.core.sources.Source`). Raises MemtuiError or OSError."""
+    """The open source for `path` (memtui.core.resolve: the store every verb means by it) and,
+    when it is another agent's store, its discovery entry (`memtui.core.discovery.Source`).
+    Raises MemtuiError or OSError."""
     if opener is not None:
         source = opener()
-        if root is not None:
-            source.workspace = root
-        return source, None
-    foreign = foreign_source(path)
-    if foreign is not None:
-        source = foreign.open()
-        source.counts()  # index transcripts here, not on the UI thread
-        if root is not None:  # --root: where a transcript store's recorded paths are restored
-            source.workspace = root
-        return source, foreign
-    from memtui.core.store import AgentStore
+        return (source if root is None else source.with_root(root)), None
+    from memtui.core.resolve import resolve
 
-    source = AgentStore.open(path, readonly=True)  # the app browses read-only; a write opens its writer
-    if root is not None:
-        source.workspace = root
-    return source, None
+    resolved = resolve(path, root=root)  # the app browses read-only; a write opens its writer
+    if resolved.entry is not None:
+        resolved.source.counts()  # index transcripts here, not on the UI thread
+    return resolved.source, resolved.entry
 
 
 def tidy_workspace(source: Any) -> None:

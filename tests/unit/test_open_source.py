@@ -36,9 +36,9 @@ def test_what_is_no_store_is_one_line_of_memtui_error(tmp_path):
     with pytest.raises(NotAStore, match="is not a SQLite database or a transcript"):
         memtui.open(tmp_path / "notes.txt")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(StoreNotFound, match="no agent store in"):
+    with pytest.raises(StoreNotFound, match="no memtui store and no other agent's store in"):
         memtui.open(tmp_path / "empty")
-    with pytest.raises(memtui.MemtuiError, match="no such file or folder"):
+    with pytest.raises(memtui.MemtuiError, match="missing does not exist"):
         memtui.open(tmp_path / "missing")
 
 

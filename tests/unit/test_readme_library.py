@@ -35,4 +35,4 @@ def test_the_readme_library_examples_run_as_written(tmp_path):
     assert "0 tasks to collect, 0 bytes" in out  # the open session's current task is a root
     assert "claude-code [(PosixPath(" in out and "CLAUDE.md'), 30)]" in out
     assert "[('task', 'Investigate test_io Fixed the race in io.py')]" in out
-    assert out.rstrip().endswith("no such file or folder: no/such/folder")
+    assert out.rstrip().endswith("no/such/folder does not exist")

@@ -11,7 +11,7 @@ from pathlib import Path
 from memtui.cli import main
 from memtui.core.memory.search import SearchIndex, default_index_path
 from memtui.core.memory.search_records import TaskRow, split_older
-from memtui.core.discovery import open_source
+from memtui.core.resolve import open_source
 
 from real_support import claude_results_holding, codex_outputs_holding, real_home
 

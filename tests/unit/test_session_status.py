@@ -16,7 +16,7 @@ from pathlib import Path
 from real_support import real_home
 from sources_support import copy_fixture
 
-from memtui.core.discovery import open_source
+from memtui.core.resolve import open_source
 
 SPOTTER = ("258c7280-ae70-4798-800f-63464d01a85d", "ae4a77f8-aedd-4bc1-888f-c94edc91af04")
 

@@ -116,7 +116,7 @@ def test_opened_with_root_restores_into_that_copy(world, tmp_path):
     (copy / "tally").mkdir(parents=True)
     (copy / "tally" / "cli.py").write_text(TEXTS.CLI_V3)
     store = ClaudeCodeSource.from_path(Path(env["CLAUDE_CONFIG_DIR"]) / "projects" / "-home-dev-tally")
-    store.workspace = copy
+    store = store.with_root(copy)
     plan = plan_rollback(store, checkpoint=f"{S21}:u2:before", root=store.workspace)
     assert any(f"restored under {copy} (--root)" in n for n in plan.notes)
     apply_rollback(store, plan)
@@ -131,7 +131,7 @@ def test_a_recorded_folder_not_on_this_machine_says_how_to_roll_back(tmp_path):
     assert not store.can(Capability.ROLLBACK)  # /home/dev/tally is not here
     with pytest.raises(Unsupported, match=r"--root DIR"):
         store.require(Capability.ROLLBACK)
-    store.workspace = tmp_path
+    store = store.with_root(tmp_path)
     assert store.can(Capability.ROLLBACK) and store.recorded_workspace == Path("/home/dev/tally")
 
 

@@ -140,7 +140,7 @@ def test_curate_verb_dry_run_and_json(project, capsys):
 def test_curate_verb_errors_are_one_line(tmp_path, capsys):
     assert main(["curate", str(tmp_path), "--fact", "1"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("memtui: no agent store in") and err.count("\n") == 1
+    assert err.startswith("memtui: no memtui store and no other agent's store in") and err.count("\n") == 1
 
 
 def test_curate_verb_without_a_terminal_deletes_as_asked(project, capsys, monkeypatch):

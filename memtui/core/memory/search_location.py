@@ -21,6 +21,7 @@ from pathlib import Path
 from memtui.core.atomic import check_writes_allowed
 from memtui.core.errors import WritesForbidden
 from memtui.core.memory_source import MemorySource
+from memtui.core.store.paths import AGENT_DIR
 
 PRIVATE = ""
 """SQLite's private temporary database: its file is removed as soon as it is opened (nothing
@@ -41,7 +42,7 @@ def default_index_path(root: Path, store: MemorySource | None = None) -> str:
     tables = store.record_tables() if store is not None else None
     if store is not None and tables is None:
         return cached_index_path(root, store)
-    folder = tables.index_folder() if tables is not None else root / ".agent"
+    folder = tables.index_folder() if tables is not None else root / AGENT_DIR
     if not folder.is_dir():
         return PRIVATE
     return writable(folder / INDEX_NAME, folder)

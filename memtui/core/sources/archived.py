@@ -13,7 +13,7 @@ import os
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, ContextManager, Sequence
+from typing import Any, Callable, ContextManager, Self, Sequence
 
 from memtui.core.cleanup.archive_read import list_archived, unpacked_view
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
@@ -75,12 +75,14 @@ class WithArchived(MemorySource):
         cwds = self._cwds()
         return Path(next(iter(cwds))) if len(cwds) == 1 else None
 
-    @workspace.setter
-    def workspace(self, root: Path | str | None) -> None:  # --root: where recorded paths are restored
-        self._root = Path(root).expanduser() if root is not None else None
+    def with_root(self, root: Path) -> Self:
+        """Bound to `root` (--root): the live sessions' and the archived ones' recorded paths
+        are restored under it."""
+        self._root = Path(root).expanduser()
         with self._lock:
             for source in (self.live, *self._views.values()):
-                source.workspace = self._root
+                source.with_root(self._root)
+        return self
 
     def _cwds(self) -> frozenset[str]:
         """The folders the sessions worked in: the live ones' and the archived ones'."""
@@ -164,7 +166,7 @@ class WithArchived(MemorySource):
                     raise ArchiveError(f"archived session {session_id} cannot be opened: {exc}") from None
                 view = self.open_view(folder)
                 if self._root is not None:
-                    view.workspace = self._root
+                    view = view.with_root(self._root)
                 self._views[session_id] = view
             return self._views[session_id]
 
@@ -261,10 +263,6 @@ class _Undo(UndoRecorder):
     @property
     def workspace(self) -> Path | None:
         return self.source.workspace
-
-    @workspace.setter
-    def workspace(self, root: Path | str | None) -> None:
-        self.source.workspace = root
 
     def rollback_root(self, task_id: Id, root: str | Path | None = None) -> Path:
         return self.source.rollback_root(task_id, root)

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from memtui.core.memory_source import Capability
 from memtui.core.model import Id, MessageInfo, TaskInfo
@@ -199,9 +199,10 @@ class RecordedRoot(ListedSource[TurnIndexT]):
     def workspace(self) -> Path | None:
         return self._root or self.recorded_workspace
 
-    @workspace.setter
-    def workspace(self, value: Path | str | None) -> None:
-        self._root = Path(value).expanduser() if value is not None else None
+    def with_root(self, root: Path) -> Self:
+        """Bound to `root` (--root): recorded paths are restored under it."""
+        self._root = Path(root).expanduser()
+        return self
 
     def rollback_note(self, task_id: Id, root: Path) -> str:
         """One line for the rollback dialog: the folder recorded paths are restored under."""

@@ -214,7 +214,8 @@ class UndoRecorder:
         @property
         def kind(self) -> str: ...
 
-        workspace: Path | None
+        @property
+        def workspace(self) -> Path | None: ...
 
         def rollback_root(self, task_id: Id, root: str | Path | None = None) -> Path: ...
 

@@ -33,3 +33,22 @@ def locate(path: Path, create: bool) -> tuple[Path, Path]:
 def workspace_of(db_path: Path) -> Path:
     """The workspace of a database file: the folder holding `.agent/`, else the file's folder."""
     return db_path.parent.parent if db_path.parent.name == AGENT_DIR else db_path.parent
+
+
+def store_in(workspace: Path) -> Path:
+    """Where memtui keeps the store of `workspace`: `<workspace>/.agent/agent.db` (it may not exist)."""
+    return workspace / AGENT_DIR / DB_NAME
+
+
+def store_of(path: Path) -> Path | None:
+    """The agent.db of memtui's own store PATH is or holds — a workspace with `.agent/agent.db`,
+    its `.agent` folder, or that file itself — else None (any other file is for discovery to
+    name: an RA.Aid pk.db is SQLite too)."""
+    if path.is_dir():
+        for db in (store_in(path), path / DB_NAME if path.name == AGENT_DIR else None):
+            if db is not None and db.is_file():
+                return db
+        return None
+    if path.name == DB_NAME and path.parent.name == AGENT_DIR and path.is_file():
+        return path
+    return None
