@@ -61,7 +61,7 @@ def preview_rows(store: "AgentStore", plan: GcPlan) -> list[GcSessionRow]:
     by_session: dict[int | None, list[GcTaskRow]] = {}
     roots = {r.task: r for r in plan.roots}
     for task, session, title, status, pinned in store.task_marks():
-        by_session.setdefault(session, []).append(_task_row(plan, roots, task, session, title, status, pinned))
+        by_session.setdefault(session, []).append(_task_row(plan, roots, task, session, title, status, bool(pinned)))
     out = [GcSessionRow(sid, title, status, tuple(by_session.pop(sid, ())))
            for sid, title, status in store.session_marks()]
     orphans = by_session.pop(None, [])
