@@ -115,3 +115,10 @@ def test_api_errors_and_fragments_read_without_a_crash(claude):
 def test_a_worktree_project_folder_is_found_by_its_recorded_cwd():
     found = transcripts_for_workspace(__import__("pathlib").Path("/home/dev/tally/.claude/worktrees/fix-flag"), HOME)
     assert [p.stem for p in found] == [WORKTREE]
+
+
+def test_cleanup_names_sessions_as_browsing_does(tmp_path):
+    from memtui.core.homes import take_inventory
+
+    titles = {s.id: s.title for s in take_inventory(HOME, cache=tmp_path / "cache").sessions}
+    assert (titles[IDE], titles[TITLES], titles[FORK]) == ("Explain build_parser", "Why is the build slow?", "verbose flag")

@@ -19,7 +19,7 @@ from pathlib import Path
 from memtui.core.cleanup.files import HEAD_BYTES, UUID, short_title, FileInfo, chunk_records, file_info, newest_records, read_head, records_with, walk_files
 from memtui.core.cleanup.inventory import Inventory, OrphanRecord, SessionRecord
 from memtui.core.cleanup.summaries import SummaryCache
-from memtui.core.agents.claude_code.records import classify_user
+from memtui.core.agents.claude_code.records import IDE_CONTEXT, classify_user
 from memtui.core.agents.claude_code.processes import running_sessions
 from memtui.core.sources.timestamps import parse_time
 
@@ -43,7 +43,9 @@ def _prompt(record: dict) -> str | None:
     elif isinstance(content, list):
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return None
-        text = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+        texts = [str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        typed = [t for t in texts if not t.lstrip().startswith(IDE_CONTEXT)]  # IDE context comes before what was typed
+        text = "\n".join(typed or texts)
     else:
         return None
     text = text.strip()
