@@ -36,7 +36,7 @@ def cleaned_home(path: Path, agent: str | None) -> tuple[Path, str | None]:
     (memtui.core.resolve, as the app's cleanup does: a home, a project of it, a transcript), or a
     folder laid out as a home whose sessions are all gone (orphans to clean, nothing to show).
     A store that is not an agent home's says what it can't do."""
-    from memtui.core.cleanup import agent_home
+    from memtui.core.homes import agent_home
     from memtui.core.errors import StoreNotFound
     from memtui.core.memory_source import Capability
     from memtui.core.resolve import resolve
