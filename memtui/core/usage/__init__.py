@@ -1,0 +1,28 @@
+"""Tokens and what they cost: every agent's usage in one shape, priced from a maintained table,
+grouped by day, week, month, model, project or session.
+
+    from memtui.core.usage import Pricer, Tokens, from_anthropic
+    Pricer().cost("claude-sonnet-4-5-20250929", from_anthropic(record["message"]["usage"]), at)
+
+Agent-neutral: an agent package maps its records to `Tokens` (tokens.py); prices.py prices
+them; report.py groups them.
+"""
+
+from memtui.core.usage.prices import PriceTable, Pricer, find_model, price_table
+from memtui.core.usage.report import (
+    GROUPINGS,
+    Group,
+    Priced,
+    Reply,
+    Report,
+    by_task,
+    cost_text,
+    price,
+    summarise,
+    unpriced_note,
+)
+from memtui.core.usage.tokens import NO_TOKENS, Tokens, from_anthropic, from_openai
+
+__all__ = ["GROUPINGS", "Group", "NO_TOKENS", "PriceTable", "Priced", "Pricer", "Reply", "Report", "Tokens",
+           "by_task", "cost_text", "find_model", "from_anthropic", "from_openai", "price", "price_table",
+           "summarise", "unpriced_note"]

@@ -1,0 +1,209 @@
+"""Usage and cost grouped by day, week, month, model, project or session.
+
+Agent-neutral: it takes `Reply` records (one model reply's tokens, who made it, when, and the
+cost its store recorded, if any) from any source, prices them through a `Pricer`, filters and
+groups them. `memtui usage` and the app's usage screen print what `summarise` returns.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any, Iterable, Literal
+
+from memtui.core.usage.prices import PriceTable, Pricer, price_table
+from memtui.core.usage.tokens import NO_TOKENS, Tokens
+
+GROUPINGS = ("day", "week", "month", "model", "project", "session")
+Grouping = Literal["day", "week", "month", "model", "project", "session"]
+NO_MODEL = "(no model recorded)"
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One model reply (or a step's worth of them) as a source recorded it.
+
+    `cost` is what the store itself recorded (memtui's own store), which wins over the table;
+    None to price `tokens` by `model`. `task_id` is the turn it is counted in: a sub-agent
+    round's or a compaction's replies name the turn that caused them."""
+
+    agent: str
+    session_id: str
+    task_id: str
+    at: datetime | None
+    model: str
+    tokens: Tokens
+    cost: float | None = None
+    project: str = ""
+    session_title: str = ""
+    home: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Priced:
+    """A reply and its cost (None: its model has no price in the table)."""
+
+    reply: Reply
+    cost: float | None
+
+
+def price(replies: Iterable[Reply], pricer: Pricer | None = None) -> list[Priced]:
+    """Each reply with its cost: the recorded one when there is one, else the table's."""
+    pricer = pricer or Pricer()
+    return [Priced(r, r.cost if r.cost is not None else pricer.cost(r.model, r.tokens, r.at)) for r in replies]
+
+
+@dataclass
+class Group:
+    """One row of a usage report: the summed tokens and cost of its replies.
+
+    `cost` sums the priced replies; `unpriced` names each model the table has no price for
+    with the tokens it used (never counted as $0). `cost` is None when nothing was priced."""
+
+    key: str
+    tokens: Tokens = NO_TOKENS
+    cost: float | None = None
+    unpriced: dict[str, int] = field(default_factory=dict)
+    replies: int = 0
+    sessions: set[str] = field(default_factory=set)
+    models: set[str] = field(default_factory=set)
+    agents: set[str] = field(default_factory=set)
+    first: datetime | None = None
+    last: datetime | None = None
+    title: str = ""
+    project: str = ""
+
+    def add(self, item: Priced) -> None:
+        reply = item.reply
+        self.tokens = self.tokens + reply.tokens
+        self.replies += 1
+        self.sessions.add(f"{reply.home}\0{reply.session_id}")
+        self.agents.add(reply.agent)
+        if reply.tokens or reply.cost:
+            self.models.add(reply.model or NO_MODEL)
+        if item.cost is not None:
+            self.cost = (self.cost or 0.0) + item.cost
+        else:
+            name = reply.model or NO_MODEL
+            self.unpriced[name] = self.unpriced.get(name, 0) + reply.tokens.total
+        if reply.at is not None:
+            self.first = reply.at if self.first is None else min(self.first, reply.at)
+            self.last = reply.at if self.last is None else max(self.last, reply.at)
+        self.title = self.title or reply.session_title
+        self.project = self.project or reply.project
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row as `memtui usage --json` prints it."""
+        return {"key": self.key, **self.tokens.as_dict(), "total_tokens": self.tokens.total,
+                "cost": None if self.cost is None else round(self.cost, 6),
+                "unpriced": [{"model": m, "tokens": n} for m, n in sorted(self.unpriced.items())],
+                "replies": self.replies, "sessions": len(self.sessions), "models": sorted(self.models),
+                "agents": sorted(self.agents),
+                "first": self.first.isoformat() if self.first else None,
+                "last": self.last.isoformat() if self.last else None,
+                **({"title": self.title, "project": self.project} if self.title or self.project else {})}
+
+
+@dataclass
+class Report:
+    """Rows of one grouping, their total, and the price table that priced them."""
+
+    by: str
+    rows: list[Group]
+    total: Group
+    table: PriceTable
+    since: date | None = None
+    until: date | None = None
+    agent: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"by": self.by, "since": self.since.isoformat() if self.since else None,
+                "until": self.until.isoformat() if self.until else None, "agent": self.agent,
+                "prices": self.table.as_dict(), "rows": [row.as_dict() for row in self.rows],
+                "total": self.total.as_dict()}
+
+
+def local_day(at: datetime) -> date:
+    """The day a reply was made on, in this machine's time zone (as ccusage groups them)."""
+    return (at.astimezone() if at.tzinfo else at).date()
+
+
+def group_key(reply: Reply, by: str) -> str:
+    """The row `reply` falls in: an ISO date, the Monday of its week, YYYY-MM, the model, the
+    project folder, or the session."""
+    if by in ("day", "week", "month"):
+        if reply.at is None:
+            return "(no date)"
+        day = local_day(reply.at)
+        if by == "day":
+            return day.isoformat()
+        if by == "week":
+            return (day - timedelta(days=day.weekday())).isoformat()
+        return day.strftime("%Y-%m")
+    if by == "model":
+        return reply.model or NO_MODEL
+    if by == "project":
+        return reply.project or "(no project)"
+    if by == "session":
+        return reply.session_id
+    raise ValueError(f"usage can be grouped by {', '.join(GROUPINGS)}; not by {by!r}")
+
+
+def summarise(priced: Iterable[Priced], by: str = "day", *, since: date | None = None, until: date | None = None,
+              agent: str | None = None, table: PriceTable | None = None) -> Report:
+    """Group priced replies `by` one of GROUPINGS, keeping those made from `since` to `until`
+    (inclusive, local days) by `agent` (a source kind: claude-code, codex, memtui …).
+
+    Rows come in time order for day/week/month, by cost (then tokens) for the others; a
+    session's rows are keyed by session id and carry its title and project."""
+    if by not in GROUPINGS:
+        raise ValueError(f"usage can be grouped by {', '.join(GROUPINGS)}; not by {by!r}")
+    groups: dict[str, Group] = {}
+    total = Group("total")
+    for item in priced:
+        reply = item.reply
+        if agent is not None and reply.agent != agent:
+            continue
+        if since is not None or until is not None:
+            if reply.at is None:
+                continue
+            day = local_day(reply.at)
+            if (since is not None and day < since) or (until is not None and day > until):
+                continue
+        key = group_key(reply, by)
+        groups.setdefault(key, Group(key)).add(item)
+        total.add(item)
+    rows = list(groups.values())
+    if by in ("day", "week", "month"):
+        rows.sort(key=lambda g: g.key)
+    else:
+        rows.sort(key=lambda g: (-(g.cost or 0.0), -g.tokens.total, g.key))
+    return Report(by, rows, total, table or price_table(), since, until, agent)
+
+
+def by_task(priced: Iterable[Priced]) -> dict[str, Group]:
+    """Each task's (turn's) tokens and cost, its sub-agent rounds and compactions included
+    (their replies name it as `task_id`)."""
+    groups: dict[str, Group] = defaultdict(lambda: Group(""))
+    for item in priced:
+        group = groups[item.reply.task_id]
+        group.key = item.reply.task_id
+        group.add(item)
+    return dict(groups)
+
+
+def cost_text(cost: float | None, unpriced: dict[str, int] | None = None) -> str:
+    """"$1.23"; "—" when nothing could be priced; a "+" mark when some model could not be."""
+    if cost is None:
+        return "—"
+    text = f"${cost:,.2f}" if cost >= 0.01 or cost == 0 else f"${cost:.4f}"
+    return text + ("+" if unpriced else "")
+
+
+def unpriced_note(unpriced: dict[str, int]) -> str:
+    """"not priced (not in the price table): foo-model 1,234 tokens" — or "" when all were."""
+    if not unpriced:
+        return ""
+    names = ", ".join(f"{model} ({tokens:,} tokens)" for model, tokens in sorted(unpriced.items()))
+    return f"not priced (no price in the table): {names}"
