@@ -38,6 +38,7 @@ VERBS: list[str] = [
     "cleanup",
     "restore",
     "export",
+    "usage",
     "serve",
 ]
 

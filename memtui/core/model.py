@@ -12,6 +12,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.usage.tokens import Tokens
+
 Id = int | str
 
 TaskStatus = Literal["running", "waiting_user", "completed", "failed", "cancelled"]
@@ -88,6 +90,12 @@ class StepInfo:
     duration_ms: int | None = None  # None: the source did not record how long the step took
     created_at: datetime | None = None
     checkpoint_id: Id | None = None
+    model: str = ""
+    """The model that made the step's replies, as the agent named it ("" when not recorded)."""
+    usage: Tokens | None = None
+    """The step's replies' tokens by kind (memtui.core.usage), where the agent records them;
+    None where only tokens_in/tokens_out are known. `cost` is the cost the store recorded
+    (0.0: none); memtui.core.usage prices the tokens otherwise."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,107 @@
+"""`memtui usage PATH [--by day|week|month|model|project|session] [--since DATE] [--until DATE]
+[--agent A] [--json]`: tokens and cost per group, from every agent store at or for PATH."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from pathlib import Path
+
+from memtui.cli._common import add_json_flag, emit
+
+AGENTS = ("claude-code", "codex", "memtui", "ra-aid", "jsonl-sessions")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("usage", help="tokens and cost by day, week, month, model, project or session")
+    p.add_argument("path", nargs="?", default=".",
+                   help="~ (every agent home), an agent's home (~/.claude, ~/.codex), a project folder or a store")
+    p.add_argument("--by", default="day", choices=("day", "week", "month", "model", "project", "session"),
+                   help="what each row is (default: day; a week starts on Monday)")
+    p.add_argument("--since", type=_date, metavar="DATE", help="from this day on (YYYY-MM-DD, local time)")
+    p.add_argument("--until", type=_date, metavar="DATE", help="up to this day, inclusive (YYYY-MM-DD)")
+    p.add_argument("--agent", choices=AGENTS, help="only this agent's stores")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def _date(text: str) -> date:
+    import argparse
+
+    for pattern in ("%Y-%m-%d", "%Y%m%d"):
+        try:
+            return datetime.strptime(text, pattern).date()
+        except ValueError:
+            continue
+    raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)")
+
+
+def run(args) -> int:
+    from memtui.core.sources.discovery import discover_given
+    from memtui.core.usage import price, source_replies, summarise
+
+    path = Path(args.path).expanduser()
+    if args.since and args.until and args.since > args.until:
+        from memtui.core.errors import MemtuiError
+
+        raise MemtuiError(f"--since {args.since} is after --until {args.until}")
+    found = [s for s in discover_given(path) if s.kind != "memory-files" and args.agent in (None, s.kind)]
+    replies = []
+    try:
+        for entry in found:
+            replies.extend(source_replies(entry.open()))
+    finally:
+        for entry in found:
+            entry.close()
+    report = summarise(price(replies), args.by, since=args.since, until=args.until, agent=args.agent)
+    emit(report.as_dict(), args.json, lambda _: text(report))
+    return 0
+
+
+COLUMNS = ("input", "output", "cache read", "cache write", "cost")
+
+
+def text(report) -> str:
+    """The report as a table: one row per group, the total, the price table, unpriced models."""
+    from memtui.core.usage import cost_text, unpriced_note
+
+    if not report.rows:
+        return f"no token usage recorded{_window(report)}"
+    head = report.by
+    keys = [_key(row, report.by) for row in report.rows]
+    width = max(len(head), len("total"), *(len(k) for k in keys))
+    lines = [f"{head:<{width}}  " + "  ".join(f"{c:>13}" for c in COLUMNS)]
+    for key, row in zip(keys, [*report.rows]):
+        lines.append(_line(key, row, width, cost_text))
+    lines.append("-" * len(lines[0]))
+    lines.append(_line("total", report.total, width, cost_text))
+    lines.append(f"prices: {report.table.label}")
+    note = unpriced_note(report.total.unpriced)
+    if note:
+        lines.append(note)
+    return "\n".join(lines)
+
+
+def _line(key: str, row, width: int, cost_text) -> str:
+    t = row.tokens
+    cells = [f"{t.input:,}", f"{t.output:,}", f"{t.cache_read:,}", f"{t.cache_write:,}",
+             cost_text(row.cost, row.unpriced)]
+    return f"{key:<{width}}  " + "  ".join(f"{c:>13}" for c in cells)
+
+
+def _key(row, by: str) -> str:
+    if by != "session":
+        return row.key
+    title = " ".join((row.title or "").split())
+    title = title if len(title) <= 40 else title[:39] + "…"
+    return f"{row.key[:8]} {title}".rstrip()
+
+
+def _window(report) -> str:
+    parts = []
+    if report.since:
+        parts.append(f"since {report.since}")
+    if report.until:
+        parts.append(f"until {report.until}")
+    if report.agent:
+        parts.append(f"by {report.agent}")
+    return f" ({', '.join(parts)})" if parts else ""

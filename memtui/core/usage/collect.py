@@ -1,0 +1,77 @@
+"""Replies from any source's read model: each step's tokens, model and recorded cost, counted
+in the turn that caused it.
+
+A sub-agent's round is a task of its own, linked from the turn that delegated it by a handoff;
+its replies are counted in that turn (the root of its handoff chain), once. A compaction is
+a step of the turn it interrupted, so it is counted there already.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from memtui.core.usage.report import Reply
+from memtui.core.usage.tokens import Tokens
+
+if TYPE_CHECKING:
+    from memtui.core.memory_source import MemorySource
+    from memtui.core.model import Id, SessionInfo, StepInfo, TaskInfo
+
+
+ORPHANS = "(no session)"
+
+
+def step_tokens(step: "StepInfo") -> Tokens:
+    """A step's tokens by kind; where its store records only in/out, in and out."""
+    if step.usage is not None:
+        return step.usage
+    return Tokens(input=step.tokens_in, output=step.tokens_out)
+
+
+def step_reply(step: "StepInfo", *, agent: str, session: "SessionInfo | None", task_id: "Id",
+               project: str = "", home: str = "") -> Reply | None:
+    """The step as a Reply (None when it used no tokens and recorded no cost)."""
+    tokens = step_tokens(step)
+    if not tokens and not step.cost:
+        return None
+    return Reply(agent, str(session.id) if session else ORPHANS, str(task_id), step.created_at, step.model, tokens,
+                 step.cost or None, project, session.title if session else "tasks whose session was deleted", home)
+
+
+def _roots(source: "MemorySource", tasks: list["TaskInfo"]) -> dict["Id", "Id"]:
+    """Each task → the turn its replies count in: the root of its handoff chain."""
+    parent: dict = {}
+    for task in tasks:
+        for ref in source.references(task.id):
+            if ref.kind == "handoff" and ref.to_task != ref.from_task:
+                parent.setdefault(ref.to_task, ref.from_task)
+    roots = {}
+    for task in tasks:
+        seen, node = {task.id}, task.id
+        while node in parent and parent[node] not in seen:
+            node = parent[node]
+            seen.add(node)
+        roots[task.id] = node
+    return roots
+
+
+def session_replies(source: "MemorySource", session: "SessionInfo | None") -> Iterator[Reply]:
+    """The replies of one session (None: the orphan tasks)."""
+    tasks = list(source.tasks(None if session is None else session.id))
+    roots = _roots(source, tasks)
+    home = str(source.path)
+    for task in tasks:
+        root = source.workspace_root(task.id)
+        project = str(root) if root is not None else ""
+        for step in source.steps(task.id):
+            reply = step_reply(step, agent=source.kind, session=session, task_id=roots[task.id],
+                               project=project, home=home)
+            if reply is not None:
+                yield reply
+
+
+def source_replies(source: "MemorySource") -> Iterator[Reply]:
+    """Every reply a source recorded: its sessions' and its orphan tasks'."""
+    for session in source.sessions():
+        yield from session_replies(source, session)
+    yield from session_replies(source, None)
