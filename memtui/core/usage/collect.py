@@ -34,7 +34,7 @@ def step_reply(step: "StepInfo", *, agent: str, session: "SessionInfo | None", t
     tokens = step_tokens(step)
     if not tokens and not step.cost:
         return None
-    return Reply(agent, str(session.id) if session else ORPHANS, str(task_id), step.created_at, step.model, tokens,
+    return Reply(agent, str(session.id) if session else ORPHANS, task_id, step.created_at, step.model, tokens,
                  step.cost or None, project, session.title if session else "tasks whose session was deleted", home)
 
 

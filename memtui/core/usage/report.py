@@ -30,7 +30,7 @@ class Reply:
 
     agent: str
     session_id: str
-    task_id: str
+    task_id: int | str  # the store's own id of the turn (memtui's are integers)
     at: datetime | None
     model: str
     tokens: Tokens
@@ -182,13 +182,13 @@ def summarise(priced: Iterable[Priced], by: str = "day", *, since: date | None =
     return Report(by, rows, total, table or price_table(), since, until, agent)
 
 
-def by_task(priced: Iterable[Priced]) -> dict[str, Group]:
+def by_task(priced: Iterable[Priced]) -> dict[int | str, Group]:
     """Each task's (turn's) tokens and cost, its sub-agent rounds and compactions included
     (their replies name it as `task_id`)."""
-    groups: dict[str, Group] = defaultdict(lambda: Group(""))
+    groups: dict[int | str, Group] = defaultdict(lambda: Group(""))
     for item in priced:
         group = groups[item.reply.task_id]
-        group.key = item.reply.task_id
+        group.key = str(item.reply.task_id)
         group.add(item)
     return dict(groups)
 
