@@ -92,6 +92,11 @@ async def _stats(pilot: Any) -> None:
     await _keys(pilot, "s")
 
 
+async def _usage(pilot: Any) -> None:
+    await settle(pilot)
+    await _keys(pilot, "dollar_sign")
+
+
 async def _memory(pilot: Any) -> None:
     await settle(pilot)
     await _keys(pilot, "m")
@@ -127,6 +132,7 @@ SHOTS: tuple[Shot, ...] = (
     Shot("command-palette", _palette),
     Shot("gc-preview", _gc),
     Shot("statistics", _stats),
+    Shot("usage", _usage),
     Shot("memory", _memory),
     Shot("follow", _follow, writes=True),
 )

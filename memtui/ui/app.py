@@ -256,7 +256,7 @@ class MemtuiApp(App[int]):
             bar.show(self, event)
 
     # ------------------------------------------------------------------ actions
-    NEEDS_SOURCE = frozenset({"gc", "stats", "refresh_data"})
+    NEEDS_SOURCE = frozenset({"gc", "stats", "refresh_data", "usage"})
     """App actions that need an open store: hidden while none is (missing or unreadable)."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -344,6 +344,13 @@ class MemtuiApp(App[int]):
 
         if self._offered(Capability.STATS) and self.store is not None and not isinstance(self.screen, StatsScreen):
             self.push_screen(StatsScreen())
+
+    def action_usage(self) -> None:
+        """Open usage and cost (any store with sessions; not over itself)."""
+        from memtui.ui.screens.usage import UsageScreen
+
+        if self.source is not None and not isinstance(self.screen, UsageScreen):
+            self.push_screen(UsageScreen())
 
     def _memory_root(self) -> Path:  # the workspace, or the folder of what was opened
         return self.workspace or (self.path if self.path.is_dir() else self.path.parent)

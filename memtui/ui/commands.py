@@ -94,6 +94,7 @@ SCOPES: dict[str, str] = {
     "export": "Export dialog",
     "resume": "Resume in agent",
     "cleanup": "Agent home cleanup",
+    "usage": "Usage and cost",
 }
 
 COMMANDS: tuple[Command, ...] = (
@@ -113,6 +114,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("memory", "m", "Memory documents (view, edit, lint)", footer="Memory"),
     Command("decisions", "D", "Decision log", footer="Decisions"),
     Command("search", "ctrl+f", "Search memory and sessions", footer="Search"),
+    Command("usage", "dollar_sign", "Usage and cost by day, model, project; costliest sessions",
+            key_display="$", footer="Cost", show=False),
     Command("cleanup", "C", "Clean up the Claude Code / Codex home (preview, archive)",
             footer="Cleanup", show=False, needs=Capability.CLEANUP),
     # ---- main screen
@@ -236,6 +239,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("dismiss(None)", "escape", "Back", scope="search", palette=False),
     Command("focus_results", "down", "From the query to the results", scope="search", show=False,
             palette=False),
+    # ---- usage and cost
+    Command("next_grouping", "b", "Group by day, week, month, model, project (next)", scope="usage",
+            footer="By …"),
+    Command("toggle_tokens", "t", "Chart cost / tokens per day", scope="usage", footer="Cost/tokens"),
+    Command("close", "escape", "Back", scope="usage"),
     # ---- export and resume dialogs
     Command("close", "escape", "Cancel: export nothing", scope="export", key_display="esc"),
     Command("close", "escape", "Back", scope="resume", key_display="esc"),

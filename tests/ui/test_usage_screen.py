@@ -1,0 +1,62 @@
+"""The usage screen (`$`): groups, a bar per day, the costliest sessions (Enter goes there),
+the models; snapshots at 80×24 and 160×48 on the seeded demo (its recorded costs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from memtui.ui.screenshots import settle
+from memtui.ui.screens.main import MainScreen
+from memtui.ui.screens.usage import UsageScreen
+from memtui.ui.widgets.sessions_table import SessionsTable
+
+
+async def _open_usage(pilot) -> None:
+    await settle(pilot)
+    await pilot.press("dollar_sign")
+    await settle(pilot)
+
+
+class TestUsageScreen:
+    def test_at_160x48(self, snap_compare, demo_path: Path, app_for) -> None:
+        assert snap_compare(app_for(demo_path), terminal_size=(160, 48), run_before=_open_usage)
+
+    def test_at_80x24(self, snap_compare, demo_path: Path, app_for) -> None:
+        assert snap_compare(app_for(demo_path), terminal_size=(80, 24), run_before=_open_usage)
+
+    def test_by_model_with_token_bars(self, snap_compare, demo_path: Path, app_for) -> None:
+        async def run(pilot):
+            await _open_usage(pilot)
+            await pilot.press("b", "b", "b", "t")
+            await settle(pilot)
+
+        assert snap_compare(app_for(demo_path), terminal_size=(160, 48), run_before=run)
+
+
+async def test_enter_on_a_session_goes_to_its_costliest_turn(demo_path: Path, open_app) -> None:
+    async with open_app(demo_path, size=(160, 48)) as pilot:
+        await _open_usage(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, UsageScreen)
+        sessions = screen.query_one("#usage-sessions", DataTable)
+        costliest = screen.data.sessions.rows[0]
+        assert sessions.get_row_at(0)[2].plain == costliest.title
+        sessions.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, MainScreen)
+        assert pilot.app.screen.query_one(SessionsTable).current_key() == costliest.key
+
+
+async def test_the_total_is_what_memtui_usage_prints(demo_path: Path, open_app) -> None:
+    from memtui.core.sources.discovery import open_source
+    from memtui.core.usage import price, source_replies, summarise
+
+    with open_source(demo_path) as source:
+        expected = summarise(price(source_replies(source))).total.cost
+    async with open_app(demo_path, size=(120, 40)) as pilot:
+        await _open_usage(pilot)
+        note = str(pilot.app.screen.query_one("#usage-note").render())
+        assert f"total ${expected:,.2f}" in note
