@@ -36,7 +36,7 @@ def _date(text: str) -> date:
 
 
 def run(args) -> int:
-    from memtui.core.sources.discovery import discover_given
+    from memtui.core.discovery import discover_given
     from memtui.core.usage import price, source_replies, summarise
 
     path = Path(args.path).expanduser()

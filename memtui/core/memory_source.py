@@ -329,6 +329,12 @@ class MemorySource(ABC):
                         return step
         raise UnknownId(f"no step {step_id!r} in {self.path}")
 
+    def step_usage(self, task_id: Id) -> Sequence[StepInfo]:
+        """A task's steps for what they used (model, tokens, cost, time; memtui.core.usage): a
+        store that can list them without reading their arguments and results does (its
+        StepInfos then hold neither)."""
+        return self.steps(task_id)
+
     def step_totals(self, task_id: Id) -> dict[str, float]:
         """Steps, tokens in/out, cost and duration summed over every step of a task (the
         duration over the steps whose duration is known; None when none is)."""

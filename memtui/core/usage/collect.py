@@ -63,7 +63,7 @@ def session_replies(source: "MemorySource", session: "SessionInfo | None") -> It
     for task in tasks:
         root = source.workspace_root(task.id)
         project = str(root) if root is not None else ""
-        for step in source.steps(task.id):
+        for step in source.step_usage(task.id):
             reply = step_reply(step, agent=source.kind, session=session, task_id=roots[task.id],
                                project=project, home=home)
             if reply is not None:

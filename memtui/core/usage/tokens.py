@@ -59,6 +59,10 @@ class Tokens:
             return NotImplemented
         return Tokens(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(Tokens)))
 
+    def largest(self, other: "Tokens") -> "Tokens":
+        """The larger of each count: streaming snapshots of one reply, each complete so far."""
+        return Tokens(*(max(getattr(self, f.name), getattr(other, f.name)) for f in fields(Tokens)))
+
     def minus(self, other: "Tokens") -> "Tokens":
         """What grew from `other` to `self`, never below 0 per count (a cumulative counter that
         went back, as after a context reset, grew by nothing)."""

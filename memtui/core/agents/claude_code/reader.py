@@ -18,6 +18,7 @@ from memtui.core.model import Problem
 from memtui.core.sources.base import preview
 from memtui.core.agents.claude_code.branches import superseded_prompts
 from memtui.core.agents.claude_code.records import IGNORED_TYPES, READ_TYPES, classify_user, message_blocks, reply_usage
+from memtui.core.usage.tokens import NO_TOKENS
 from memtui.core.sources.fields import RECORD_ERRORS, field
 from memtui.core.sources.jsonl import iter_records, unknown_type_problems
 from memtui.core.sources.timestamps import parse_time
@@ -298,13 +299,13 @@ class TranscriptReader:
 
     # -- assistant lines -----------------------------------------------------------------------
     def _assistant(self, rec: dict, lineno: int, offset: int, when, turn: "Turn") -> None:
-        key, tokens_in, tokens_out = reply_usage(rec)
+        key, tokens, model = reply_usage(rec)
         if key == (None, None):
             key = ("line", lineno)
         if key[0] is not None:
             self.own.messages.add(key[0])
-        reply = self.replies.setdefault(key, [None, 0, 0, (offset, lineno, when, turn)])
-        reply[1], reply[2] = max(reply[1], tokens_in), max(reply[2], tokens_out)
+        reply = self.replies.setdefault(key, [None, NO_TOKENS, "", (offset, lineno, when, turn)])
+        reply[1], reply[2] = reply[1].largest(tokens), model or reply[2]
         for index, block in enumerate(message_blocks(rec)):
             btype = field(block, "type", kind=str)
             if btype == "tool_use":
@@ -327,17 +328,18 @@ class TranscriptReader:
                 reply[0] = item
         # The reply's first step carries its tokens: the largest snapshot seen so far.
         if reply[0] is not None:
-            reply[0].tokens_in, reply[0].tokens_out = reply[1], reply[2]
+            first = reply[0]
+            first.tokens_in, first.tokens_out, first.usage, first.model = reply[1].prompt, reply[1].output, reply[1], reply[2]
 
     def _thinking_only_replies(self) -> None:
         """A reply that wrote no text and called no tool (only thinking; it may have hit its
         token limit) still cost its tokens: a "thinking" step at its first line carries them."""
         for reply in self.replies.values():
-            item, tokens_in, tokens_out, (offset, lineno, when, turn) = reply
-            if item is not None or not (tokens_in or tokens_out):
+            item, tokens, model, (offset, lineno, when, turn) = reply
+            if item is not None or not tokens:
                 continue
             item = self._item("reply", offset, lineno, when, f"{lineno}:thinking", name="thinking",
-                              tokens_in=tokens_in, tokens_out=tokens_out)
+                              tokens_in=tokens.prompt, tokens_out=tokens.output, usage=tokens, model=model)
             at = next((n for n, other in enumerate(turn.items) if other.transcript == self.path and other.line > lineno),
                       len(turn.items))
             turn.items.insert(at, item)

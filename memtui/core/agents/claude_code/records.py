@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtui.core.sources.fields import count, field, objects
+from memtui.core.usage.tokens import Tokens, from_anthropic
 
 INTERRUPT = "[Request interrupted by user"
 
@@ -106,17 +107,18 @@ def classify_user(record: dict) -> UserLine:
     return UserLine("prompt", text)
 
 
-def reply_usage(record: dict) -> tuple[tuple[Any, Any], int, int]:
-    """(reply key, input tokens incl. cache, output tokens) of an assistant line.
+def reply_usage(record: dict) -> tuple[tuple[Any, Any], Tokens, str]:
+    """(reply key, tokens by kind, model) of an assistant line.
 
     One API reply is written as several lines sharing `message.id` + `requestId`; input and
     cache counts repeat, `output_tokens` grows with each line (streaming snapshots), so the
-    caller keeps the largest value per key.
-    """
+    caller keeps the largest value per key (`Tokens.largest`). A count of the wrong type
+    raises FieldError (the line is reported)."""
     key = (field(record, "message", "id", kind=str), field(record, "requestId", kind=str))
-    tokens_in = sum(count(record, "message", "usage", k)
-                    for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
-    return key, tokens_in, count(record, "message", "usage", "output_tokens")
+    for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"):
+        count(record, "message", "usage", name)
+    usage = field(record, "message", "usage", kind=dict, default={})
+    return key, from_anthropic(usage), field(record, "message", "model", kind=str, default="")
 
 
 def is_compaction_summariser(stem: str) -> bool:

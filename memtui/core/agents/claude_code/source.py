@@ -236,6 +236,15 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
                 refs.append(Reference(from_task=parent_id, to_task=child.id, kind="handoff"))
         return refs
 
+    def step_usage(self, task_id: Id) -> list[StepInfo]:
+        """From the index alone: no transcript line is read again."""
+        turn = self._turn(self._load(), task_id)
+        return [StepInfo(id=f"{turn.session_id}:{item.key}", task_id=turn.id, seq=seq, tool=item.name or item.kind,
+                         args=None, result=None, tokens_in=item.tokens_in, tokens_out=item.tokens_out,
+                         created_at=item.created_at, model=item.model, usage=item.usage)
+                for seq, item in enumerate(turn.items, start=1) if item.usage is not None or item.tokens_in
+                or item.tokens_out]
+
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         ix = self.index()
         turn = self.turn_of(ix, task_id)
@@ -251,7 +260,7 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
             meta = rec.get("compactMetadata") if isinstance(rec.get("compactMetadata"), dict) else None
             return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="compaction", args=meta,
                             result=item.summary or rec.get("content"), tokens_in=item.tokens_in,
-                            tokens_out=item.tokens_out, created_at=item.created_at)
+                            tokens_out=item.tokens_out, created_at=item.created_at, model=item.model, usage=item.usage)
         if item.kind == "snapshot":
             files = snapshot_files(ix, turn)
             return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool="checkpoint", args={"files": len(files)},
@@ -272,7 +281,8 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
         if item.kind == "reply":
             text = block.get("thinking", "") if item.name == "thinking" else block.get("text", "")
             return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool=item.name or "reply", args=None, result=text,
-                            tokens_in=item.tokens_in, tokens_out=item.tokens_out, created_at=item.created_at)
+                            tokens_in=item.tokens_in, tokens_out=item.tokens_out, created_at=item.created_at,
+                            model=item.model, usage=item.usage)
         result: Any = None
         duration = None  # no result recorded: how long it took is not known
         if item.result_offset is not None:
@@ -291,7 +301,8 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
             id=step_id, task_id=turn.id, seq=seq, tool=item.name, args=block.get("input"), result=result,
             status="error" if item.is_error else ("ok" if item.result_offset is not None else "no result"),
             error=error, tokens_in=item.tokens_in, tokens_out=item.tokens_out, duration_ms=duration,
-            created_at=item.created_at, checkpoint_id=step_id if item.change else None,
+            created_at=item.created_at, checkpoint_id=step_id if item.change else None, model=item.model,
+            usage=item.usage,
         )
 
     @staticmethod

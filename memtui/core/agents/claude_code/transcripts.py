@@ -18,6 +18,7 @@ from typing import Any, Callable
 from memtui.core.model import Problem
 from memtui.core.agents.claude_code.reader import AGENT_TOOLS, Held, TranscriptReader, normalised
 from memtui.core.agents.claude_code.records import block_text, is_compaction_summariser, is_side_question, message_blocks, reply_usage
+from memtui.core.usage.tokens import NO_TOKENS, Tokens
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
 from memtui.core.paths import stat_key
@@ -155,6 +156,8 @@ class TranscriptItem:
     block: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    usage: Tokens | None = None  # the tokens by kind of the reply this step carries (its first step)
+    model: str = ""
     result_offset: int | None = None
     is_error: bool = False
     change: bool = False  # a successful Edit/Write/MultiEdit result
@@ -327,15 +330,16 @@ class Transcripts(TurnIndex[TranscriptSession, Turn]):
         problems: list[Problem] = []
         replies: dict = {}
         summary = ""
+        summariser_model = ""
         for lineno, _offset, rec in iter_records(path, problems):
             try:
                 if typed_field(rec, "type", kind=str) != "assistant" or typed_field(rec, "uuid", kind=str) in held.uuids:
                     continue
-                key, tokens_in, tokens_out = reply_usage(rec)
+                key, tokens, model = reply_usage(rec)
                 if key[0] in held.messages:
                     continue
-                old = replies.get(key, (0, 0))
-                replies[key] = (max(old[0], tokens_in), max(old[1], tokens_out))
+                replies[key] = replies.get(key, NO_TOKENS).largest(tokens)
+                summariser_model = model or summariser_model
                 texts = [block_text(b) for b in message_blocks(rec) if b.get("type") == "text"]
                 summary = "\n".join(t for t in texts if t.strip()) or summary
             except RECORD_ERRORS as exc:
@@ -350,8 +354,9 @@ class Transcripts(TurnIndex[TranscriptSession, Turn]):
             turn.items.append(item)
         item.summariser = path
         item.summary = summary
-        item.tokens_in = sum(r[0] for r in replies.values())
-        item.tokens_out = sum(r[1] for r in replies.values())
+        item.usage = sum(replies.values(), NO_TOKENS)
+        item.model = summariser_model
+        item.tokens_in, item.tokens_out = item.usage.prompt, item.usage.output
 
     def _link_subagents(self, session: TranscriptSession) -> None:
         """Find the Task/Agent call that started each sub-agent: by the `.meta.json`

@@ -15,6 +15,7 @@ from typing import Callable
 
 from memtui.core.model import Problem
 from memtui.core.sources.base import preview
+from memtui.core.usage.tokens import NO_TOKENS, Tokens, from_openai
 from memtui.core.agents.codex.patches import PatchFile, output_succeeded, parse_patch, patch_text
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records, unknown_type_problems
@@ -164,6 +165,8 @@ class RolloutItem:
     end_offset: int | None = None  # patch_apply_end event
     tokens_in: int = 0
     tokens_out: int = 0
+    usage: Tokens | None = None  # what the requests that made it used, by kind (OpenAI's counts mapped)
+    model: str = ""
     status: str | None = None  # what the call itself recorded (web_search_call: "completed")
 
 
@@ -180,6 +183,8 @@ class Turn:
     replies: list[tuple[str, datetime | None]] = field(default_factory=list)
     total_at_end: dict | None = None
     grown: list[int] = field(default_factory=lambda: [0, 0])  # input, output tokens reported while it ran
+    model: str = ""  # the model of its last counted request
+    usage: Tokens = NO_TOKENS  # tokens by kind reported while it ran
 
 
 @dataclass
@@ -253,6 +258,8 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
         self._pending: dict[str, RolloutItem] = {}
         self._last_total: dict = {}  # the last cumulative token total reported
         self._early = [0, 0]  # tokens reported before the first prompt
+        self._early_usage = NO_TOKENS
+        self._model = meta.get("model") if isinstance(meta.get("model"), str) else ""
         self._has_events = any(kind == "event_msg" and p.get("type") == "user_message" for _l, _o, kind, p, _w in rows)
         for lineno, offset, kind, payload, when in rows:
             try:
@@ -269,6 +276,9 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
         if when is not None:
             session.created_at = session.created_at or when
             session.updated_at = when
+        if kind == "turn_context":  # the model of the requests from here on
+            self._model = typed_field(payload, "model", kind=str) or self._model
+            return
         ptype = typed_field(payload, "type", kind=str)
         prompt = prompt_text(kind, payload, self._has_events)
         if prompt is not None:
@@ -282,17 +292,23 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
                 grown = {key: _grown(previous, total, key) for key in set(total) | set(previous)}
                 session.total_tokens = {key: _count(session.total_tokens or {}, key) + grown[key] for key in grown}
                 tokens_in, tokens_out = grown.get("input_tokens", 0), grown.get("output_tokens", 0)
+                usage = from_openai(grown)
                 if self._current is None:  # reported before the first prompt: the first turn's
                     self._early[0] += tokens_in
                     self._early[1] += tokens_out
+                    self._early_usage = self._early_usage + usage
                     return
                 self._current.total_at_end = total
                 self._current.grown[0] += tokens_in
                 self._current.grown[1] += tokens_out
+                self._current.usage = self._current.usage + usage
+                self._current.model = self._model
                 if self._current.items:  # the request that made the last step: its tokens
                     last = self._current.items[-1]
                     last.tokens_in += tokens_in
                     last.tokens_out += tokens_out
+                    last.usage = (last.usage or NO_TOKENS) + usage
+                    last.model = last.model or self._model
             return
         if self._current is None and self._opens_turn(kind, payload):
             self._current = self.new_turn(session, f"{session.id}:start", "(before the first prompt)", "", when)
@@ -361,6 +377,7 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
             first_turn = self.turns[session.turns[0]]
             first_turn.grown[0] += self._early[0]
             first_turn.grown[1] += self._early[1]
+            first_turn.usage = first_turn.usage + self._early_usage
         for turn_id in session.turns:
             t = self.turns[turn_id]
             if not t.items:
@@ -368,6 +385,10 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
             first = t.items[0]
             first.tokens_in += max(0, t.grown[0] - sum(i.tokens_in for i in t.items))
             first.tokens_out += max(0, t.grown[1] - sum(i.tokens_out for i in t.items))
+            rest = t.usage.minus(sum((i.usage for i in t.items if i.usage is not None), NO_TOKENS))
+            if rest:
+                first.usage = (first.usage or NO_TOKENS) + rest
+                first.model = first.model or t.model
         for turn_id in session.turns:
             t = self.turns[turn_id]
             for item in t.items:
