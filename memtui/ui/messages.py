@@ -102,3 +102,10 @@ class EntryContentLoaded(Message):
 
     entry: EntryInfo
     prepared: FileDiff
+
+
+@dataclass
+class SessionCostsLoaded(Message):
+    """What sessions cost, as the sessions pane shows it: row key → "$1.23" ("—": not priced)."""
+
+    costs: dict[str, str]

@@ -127,7 +127,9 @@ def step_page(source: MemorySource, task_id: Id, offset: int, limit: int,
               with_totals: bool) -> tuple[list[StepInfo], dict[str, float] | None]:
     """One page of a task's steps and, for the first page, the task's totals. The last page
     ends with the task's rollbacks and undos (`rollback_rows`), which no step made."""
-    steps = list(source.steps(task_id, offset, limit))
+    from memtui.core.usage import priced_steps, task_costs
+
+    steps = priced_steps(source.steps(task_id, offset, limit))
     marks = rollback_rows(source, task_id) if with_totals or len(steps) < limit else []
     if len(steps) < limit:
         steps += marks
@@ -135,6 +137,9 @@ def step_page(source: MemorySource, task_id: Id, offset: int, limit: int,
         return steps, None
     totals = dict(source.step_totals(task_id))
     totals["steps"] = totals.get("steps", 0) + len(marks)
+    own, whole = task_costs(source, task_id)
+    totals["cost"] = own.cost or 0.0  # what its store recorded, else what the price table says
+    totals["cost_with_rounds"] = whole.cost or 0.0  # and its sub-agents' rounds
     return steps, totals
 
 

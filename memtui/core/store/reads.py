@@ -157,6 +157,14 @@ class ReadModel(MemorySource):
                       (task_id,))[0]
         return {"steps": r[0], "tokens_in": r[1], "tokens_out": r[2], "cost": r[3], "duration_ms": r[4]}
 
+    def step_usage(self, task_id: int) -> list[StepInfo]:
+        """The task's steps' tokens, recorded cost and time, without their arguments and results."""
+        rows = self._sql("SELECT id, task_id, seq, tool, tokens_in, tokens_out, cost, created_at FROM step"
+                         " WHERE task_id = ? AND (tokens_in > 0 OR tokens_out > 0 OR cost > 0) ORDER BY seq",
+                         (task_id,))
+        return [StepInfo(r[0], r[1], r[2], r[3], None, None, tokens_in=r[4], tokens_out=r[5], cost=r[6],
+                         created_at=_dt(r[7])) for r in rows]
+
     def _checkpoint_rows(self, where: str, params: tuple) -> list[CheckpointInfo]:
         """The checkpoints `where` (the rest of the statement after FROM checkpoint c) selects."""
         rows = self._sql("SELECT c.id, c.task_id, c.step_id, c.created_at,"

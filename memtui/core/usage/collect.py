@@ -8,9 +8,10 @@ a step of the turn it interrupted, so it is counted there already.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from memtui.core.usage.report import Reply
+from memtui.core.usage.prices import Pricer, shared_pricer
+from memtui.core.usage.report import Group, Reply, price
 from memtui.core.usage.tokens import Tokens
 
 if TYPE_CHECKING:
@@ -68,6 +69,60 @@ def session_replies(source: "MemorySource", session: "SessionInfo | None") -> It
                                project=project, home=home)
             if reply is not None:
                 yield reply
+
+
+def priced_steps(steps: "Iterable[StepInfo]", pricer: Pricer | None = None) -> "list[StepInfo]":
+    """The steps with `cost` filled from the price table where their store recorded none (an
+    unknown model stays at 0.0, which the panes show as "—", as an unrecorded cost)."""
+    from dataclasses import replace
+
+    pricer = pricer or shared_pricer()
+    out = []
+    for step in steps:
+        if not step.cost and step.usage is not None and step.usage:
+            cost = pricer.cost(step.model, step.usage, step.created_at)
+            step = replace(step, cost=cost or 0.0)
+        out.append(step)
+    return out
+
+
+def task_costs(source: "MemorySource", task_id: "Id", pricer: Pricer | None = None) -> tuple[Group, Group]:
+    """A task's own tokens and cost, and the same with every sub-agent round it handed off
+    (transitively, each task once)."""
+    pricer = pricer or shared_pricer()
+    own, whole = Group(str(task_id)), Group(str(task_id))
+    seen, todo = {task_id}, [task_id]
+    while todo:
+        current = todo.pop()
+        session = None
+        for step in source.step_usage(current):
+            reply = step_reply(step, agent=source.kind, session=session, task_id=task_id)
+            if reply is None:
+                continue
+            item = price([reply], pricer)[0]
+            whole.add(item)
+            if current == task_id:
+                own.add(item)
+        for ref in source.references(current):
+            if ref.kind == "handoff" and ref.from_task == current and ref.to_task not in seen:
+                seen.add(ref.to_task)
+                todo.append(ref.to_task)
+    return own, whole
+
+
+def session_costs(source: "MemorySource", sessions: "Iterable[SessionInfo]", pricer: Pricer | None = None,
+                  cancelled: "Callable[[], bool]" = lambda: False) -> "dict[Id, Group]":
+    """Each session's tokens and cost (the sessions pane's Cost column)."""
+    pricer = pricer or shared_pricer()
+    out: dict = {}
+    for session in sessions:
+        if cancelled():
+            break
+        group = Group(ORPHANS if session is None else str(session.id))
+        for item in price(session_replies(source, session), pricer):
+            group.add(item)
+        out[None if session is None else session.id] = group
+    return out
 
 
 def source_replies(source: "MemorySource") -> Iterator[Reply]:

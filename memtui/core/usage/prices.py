@@ -173,6 +173,12 @@ class Pricer:
             return self._models[model]
 
 
+@cache
+def shared_pricer() -> Pricer:
+    """One Pricer for the process (what it looked up is kept for the next caller)."""
+    return Pricer()
+
+
 def find_model(model: str) -> Any:
     """genai-prices' ModelInfo for a model named as an agent wrote it, or None.
 

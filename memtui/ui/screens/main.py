@@ -29,7 +29,7 @@ from memtui.ui import pane_reads
 from memtui.ui.commands import COMMANDS, bindings
 from memtui.ui.debounce import Debounce
 from memtui.ui.collector import keep_out_of_collections
-from memtui.ui.messages import SessionsLoaded, StepsLoaded, TasksLoaded
+from memtui.ui.messages import SessionCostsLoaded, SessionsLoaded, StepsLoaded, TasksLoaded
 from memtui.ui.pane_reads import SessionExtent, extent
 from memtui.ui.read_ahead import ReadAhead
 from memtui.ui.screens.base import MemtuiScreen
@@ -203,6 +203,7 @@ class MainScreen(MemtuiScreen[None]):
         self.query_one("#sessions-pane").border_subtitle = table.show_part(
             event.sessions, event.current_titles, event.orphan_count, event.offset, event.complete, self._loaded_once)
         self._loaded_once = True
+        self.load_costs(event.sessions, event.complete and event.orphan_count > 0)
         if event.complete:
             keep_out_of_collections()
         if event.offset:
@@ -215,6 +216,24 @@ class MainScreen(MemtuiScreen[None]):
             return
         if self.session_id is not None:  # a reload (at first, the table's own highlight asks: after the frame)
             self._session_highlighted()
+
+    @work(thread=True, group="costs", exit_on_error=False, description="price the sessions")
+    def load_costs(self, sessions: list, orphans: bool) -> None:
+        """Each listed session's cost (memtui.core.usage), after the first paint."""
+        from memtui.core.usage import cost_text, session_costs
+
+        self.app.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
+        worker = get_current_worker()
+        with self.app.reading() as source:
+            groups = session_costs(source, [*sessions, *([None] if orphans else [])],
+                                   cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(SessionCostsLoaded({ORPHANS_KEY if key is None else str(key): cost_text(g.cost, g.unpriced)
+                                                  for key, g in groups.items()}))
+
+    @on(SessionCostsLoaded)
+    def _costs_loaded(self, event: SessionCostsLoaded) -> None:
+        self.query_one(SessionsTable).show_costs(event.costs)
 
     @on(DataTable.RowHighlighted, "#sessions")
     def _session_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:

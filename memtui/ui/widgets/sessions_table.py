@@ -33,12 +33,13 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         ("status", "Status", max(len(word) for word in SESSION_STATUSES)),  # "archived", not "archiv…"
         ("current", "Current task", None),
         ("tasks", "Tasks", 5),
+        ("cost", "Cost", 7),
         ("bytes", "Stored", 8),
         ("activity", "Activity", 10),
     )
     FLEX = {"title": 3.0, "current": 2.0}
     SHED = ("current", "bytes")  # narrow: the tasks pane names the current task anyway
-    RIGHT = frozenset({"tasks", "bytes"})
+    RIGHT = frozenset({"tasks", "cost", "bytes"})
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
         "sessions-table--open",
         "sessions-table--closed",
@@ -58,6 +59,8 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         self.now = now or (lambda: datetime.now(timezone.utc))
         self.current_titles: dict[Id, str] = {}
         self._wanted: str | None = None
+        self.costs: dict[str, str] = {}
+        """Each session's cost as shown ("$1.23", "—"), by row key, as the screen's worker priced them."""
         """The session selected before a reload when it was not on the first page."""
 
     def show_part(self, sessions: list[SessionInfo], titles: dict[Id, str], orphans: int, offset: int,
@@ -79,6 +82,16 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         listed = sum(1 for r in self.records if isinstance(r, SessionInfo))
         return f"{listed:,}{'' if complete else '…'}" + (f" + {counted(orphans, 'orphan')}" if orphans else "")
 
+    def show_costs(self, costs: dict[str, str]) -> None:
+        """Fill the Cost column of these sessions (row key → "$1.23"); rows not drawn yet get
+        theirs when they are."""
+        self.costs.update(costs)
+        if "cost" not in self._shown:
+            return
+        for key, text in costs.items():
+            if key in self.rows:
+                self.update_cell(key, "cost", self.number(text))
+
     def row_key(self, record: SessionInfo | OrphansRow) -> str:
         return str(record.id) if isinstance(record, SessionInfo) else ORPHANS_KEY
 
@@ -86,7 +99,7 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         if isinstance(record, OrphansRow):
             style = self.get_component_rich_style("sessions-table--orphans", partial=True)
             return (Text(record.title, style=style), Text("—"), Text(""), self.number(record.count),
-                    Text(""), Text(""))
+                    self.number(self.costs.get(ORPHANS_KEY, "")), Text(""), Text(""))
         status_style = self.get_component_rich_style(
             "sessions-table--open" if record.status == "open" else "sessions-table--closed", partial=True)
         current = self.current_titles.get(record.current_task_id, "") if record.current_task_id else ""
@@ -95,6 +108,7 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
             safe_text(record.status, style=status_style),
             safe_text(current),
             self.number(record.task_count),
+            self.number(self.costs.get(str(record.id), "")),
             self.number(human_bytes(record.stored_bytes)),
             Text(relative_time(record.updated_at, self.now())),
         )

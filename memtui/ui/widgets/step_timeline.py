@@ -185,6 +185,9 @@ def totals_line(totals: dict[str, float] | None, loaded: int) -> Text:
     parts.append(f"{human_tokens(tokens_in)} tokens in / {human_tokens(tokens_out)} out"
                  if tokens_in or tokens_out else "tokens —")  # none recorded: unknown, as each row says
     parts.append(human_cost(float(totals.get("cost", 0.0))) if totals.get("cost") else "cost —")  # unknown, not free
+    rounds = float(totals.get("cost_with_rounds") or 0.0)
+    if rounds > float(totals.get("cost") or 0.0) + 0.005:
+        parts[-1] += f" ({human_cost(rounds)} with sub-agents)"
     duration = totals.get("duration_ms")
     parts.append(human_duration(duration) if duration is not None else "duration —")
     return Text(" · ".join(parts))
