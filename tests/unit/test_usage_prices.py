@@ -125,3 +125,9 @@ def test_the_price_table_names_itself_and_its_date():
     assert table.dated is not None and table.dated <= date(2026, 12, 1)
     assert table.label.startswith(f"genai-prices {table.version}, prices as of 20")
     assert price_table(today=date(2025, 6, 1)).dated <= date(2025, 6, 1)
+
+
+def test_codex_cache_writes_are_part_of_its_input():
+    tokens = from_openai({"input_tokens": 4_300, "cached_input_tokens": 0, "cache_write_input_tokens": 3_100,
+                          "output_tokens": 41, "total_tokens": 4_341})
+    assert tokens == Tokens(input=1_200, output=41, cache_write_5m=3_100) and tokens.total == 4_341

@@ -6,8 +6,8 @@ Agents write usage in their API's own terms, and the terms differ in what they i
   (`cache_read_input_tokens`) and cache writes (`cache_creation_input_tokens`, split into
   5-minute and 1-hour writes under `cache_creation.ephemeral_5m_input_tokens` /
   `ephemeral_1h_input_tokens` where the transcript says) come on top. Thinking is output.
-- OpenAI (Codex): `input_tokens` *includes* `cached_input_tokens`; `output_tokens` includes
-  `reasoning_output_tokens`.
+- OpenAI (Codex): `input_tokens` *includes* `cached_input_tokens` (and, where newer Codex
+  writes it, `cache_write_input_tokens`); `output_tokens` includes `reasoning_output_tokens`.
 
 `Tokens` keeps the Anthropic reading (every count disjoint), so the columns add up to what
 was sent and received and each count has one price.
@@ -115,5 +115,6 @@ def from_openai(usage: Any) -> Tokens:
     reasoning = (_count(usage, "reasoning_output_tokens")
                  or _count(usage, "output_tokens_details", "reasoning_tokens"))
     cached = min(cached, prompt)
-    return Tokens(input=prompt - cached, output=_count(usage, "output_tokens"), cache_read=cached,
-                  reasoning=reasoning)
+    written = min(_count(usage, "cache_write_input_tokens"), prompt - cached)  # newer Codex counts cache writes
+    return Tokens(input=prompt - cached - written, output=_count(usage, "output_tokens"), cache_read=cached,
+                  cache_write_5m=written, reasoning=reasoning)
