@@ -118,3 +118,24 @@ def test_an_unknown_model_is_named_and_a_dated_id_costs_as_its_model(tmp_path, c
     assert main(["usage", str(home)]) == 0
     out = capsys.readouterr().out
     assert "not priced (no price in the table): acme-coder-9000 (56,000 tokens)" in out
+
+
+def test_exports_carry_the_session_cost_and_the_price_table(tmp_path, capsys):
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    session = "258c7280-ae70-4798-800f-63464d01a85d"
+    row = next(r for r in _usage(capsys, home)["rows"] if r["key"] == session)
+    for fmt in ("json", "md", "html"):
+        out = tmp_path / f"export.{fmt}"
+        assert main(["export", str(home), "--session", session, "-o", str(out)]) == 0
+        capsys.readouterr()
+        text = out.read_text(encoding="utf-8")
+        if fmt == "json":
+            doc = json.loads(text)
+            assert doc["cost"]["usd"] == pytest.approx(row["cost"], abs=1e-5)
+            assert doc["prices"]["name"] == "genai-prices"
+            root = doc["tasks"][0]
+            assert root["cost_with_subagents"]["usd"] > root["cost"]["usd"]  # its sub-agent's round
+            priced = [s for s in root["steps"] if s["usage"]]
+            assert priced and all(s["model"] for s in priced) and any(s["usage"]["cache_write_1h"] for s in priced)
+        else:
+            assert f"${row['cost']:,.2f} (genai-prices " in text

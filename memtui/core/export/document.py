@@ -8,14 +8,21 @@ inert. Long tool arguments, results and diffs are cut with a marker, and say so.
      "source": {"kind", "path"}, "scope": {"session": ID} | {"task": ID},
      "session": {"id", "title", "status", "created_at", "updated_at"} | null,
      "tasks": [TASK, ...],                    # roots; sub-agents nest under "children"
-     "memory": [{"path", "kind", "text", "truncated"}] | null}
+     "memory": [{"path", "kind", "text", "truncated"}] | null,
+     "cost": COST,                            # every task of the document, sub-agents included
+     "prices": {"name", "version", "dated"}}  # the price table that priced what the store did not
+    COST = {"usd": number | null, "unpriced": [{"model", "tokens"}]}  # null: nothing could be priced
     TASK = {"id", "session_id", "title", "status", "pinned", "superseded", "collected",
             "summary", "created_at", "updated_at", "finished_at",
             "handed_off_from": ID | null,    # the parent task, when it lives elsewhere
             "messages": [{"role", "content", "created_at"}],
             "steps": [{"id", "seq", "tool", "args", "args_truncated", "result",
                        "result_truncated", "result_chars", "status", "error", "tokens_in",
-                       "tokens_out", "cost", "duration_ms", "created_at", "checkpoint_id"}],
+                       "tokens_out", "cost", "duration_ms", "created_at", "checkpoint_id",
+                       "model", "usage": {"input", "output", "cache_read", "cache_write",
+                       "cache_write_5m", "cache_write_1h", "reasoning"} | null}],
+            "cost": COST,                       # its own steps
+            "cost_with_subagents": COST,        # and every task it handed off to
             "checkpoints": [{"id", "step_id", "created_at", "label",
                              "entries": [{"id", "path", "kind", "before_size", "after_size",
                                           "added", "removed", "diff", "diff_truncated", "note"}]}],
@@ -83,8 +90,14 @@ def _step(step: Any) -> dict[str, Any]:
         "status": step.status, "error": step.error,
         "tokens_in": step.tokens_in, "tokens_out": step.tokens_out, "cost": step.cost,
         "duration_ms": step.duration_ms, "created_at": _when(step.created_at),
-        "checkpoint_id": step.checkpoint_id,
+        "checkpoint_id": step.checkpoint_id, "model": step.model or None,
+        "usage": step.usage.as_dict() if step.usage is not None else None,
     }
+
+
+def _cost(group: Any) -> dict[str, Any]:
+    return {"usd": None if group.cost is None else round(group.cost, 6),
+            "unpriced": [{"model": m, "tokens": n} for m, n in sorted(group.unpriced.items())]}
 
 
 def _entry(source: MemorySource, entry: EntryInfo) -> dict[str, Any]:
@@ -122,7 +135,10 @@ def _entry(source: MemorySource, entry: EntryInfo) -> dict[str, Any]:
 
 
 def _task(source: MemorySource, task: TaskInfo, tree: TaskTree, seen: set[Id]) -> dict[str, Any]:
+    from memtui.core.usage import priced_steps, task_costs
+
     seen.add(task.id)
+    own, whole = task_costs(source, task.id)
     checkpoints = []
     for cp in source.checkpoints(task.id):
         checkpoints.append({
@@ -137,8 +153,9 @@ def _task(source: MemorySource, task: TaskInfo, tree: TaskTree, seen: set[Id]) -
         "handed_off_from": tree.handed_from.get(task.id),
         "messages": [{"role": m.role, "content": m.content, "created_at": _when(m.created_at)}
                      for m in source.messages(task.id)],
-        "steps": [_step(s) for s in source.steps(task.id)],
+        "steps": [_step(s) for s in priced_steps(source.steps(task.id))],
         "checkpoints": checkpoints,
+        "cost": _cost(own), "cost_with_subagents": _cost(whole),
         # A handoff cycle is drawn once: a task already exported is not repeated below itself.
         "children": [_task(source, child, tree, seen) for child in tree.children.get(task.id, [])
                      if child.id not in seen],
@@ -179,14 +196,23 @@ def build_export(source: MemorySource, *, session_id: Id | None = None, task_id:
     else:
         tree = task_subtree(source, _typed_task_id(source, task_id))
         scope = {"task": tree.roots[0]}
+    from memtui.core.usage import Group, price_table
+
     seen: set[Id] = set()
     tasks = [_task(source, tree.by_id[root], tree, seen) for root in tree.roots]
+    total = Group("")
+    for task in tasks:  # each root with what it handed off: every task once
+        usd = task["cost_with_subagents"]["usd"]
+        total.cost = None if usd is None and total.cost is None else (total.cost or 0.0) + (usd or 0.0)
+        for item in task["cost_with_subagents"]["unpriced"]:
+            total.unpriced[item["model"]] = total.unpriced.get(item["model"], 0) + item["tokens"]
     clock = now or (lambda: datetime.now(timezone.utc))
     return {
         "format": "memtui-export", "version": EXPORT_VERSION, "generated_at": clock().isoformat(),
         "source": {"kind": source.kind or "memtui", "path": str(source.path)},
         "scope": scope, "session": session, "tasks": tasks,
         "memory": _memory(memory_root) if with_memory else None,
+        "cost": _cost(total), "prices": price_table().as_dict(),
     }
 
 
@@ -215,9 +241,23 @@ def step_figures(step: dict[str, Any]) -> list[str]:
         figures.append(f"{step['tokens_in']:,} in / {step['tokens_out']:,} out tokens")
     if step["cost"]:
         figures.append(f"${step['cost']:.4f}")
+    if step.get("model"):
+        figures.append(step["model"])
     if step["duration_ms"]:
         figures.append(f"{step['duration_ms']:,} ms")
     return figures
+
+
+def cost_line(cost: dict[str, Any], prices: dict[str, Any]) -> str:
+    """"$1.23 (genai-prices 0.2.3, prices as of 2026-09-28)", naming models the table lacks."""
+    from memtui.core.usage import PriceTable, cost_text, unpriced_note
+    from datetime import date
+
+    unpriced = {item["model"]: item["tokens"] for item in cost["unpriced"]}
+    dated = date.fromisoformat(prices["dated"]) if prices.get("dated") else None
+    text = f"{cost_text(cost['usd'], unpriced)} ({PriceTable(prices['name'], prices['version'], dated).label})"
+    note = unpriced_note(unpriced)
+    return text + (f"; {note}" if note else "")
 
 
 def walk(tasks: list[dict[str, Any]], depth: int = 0):

@@ -19,7 +19,7 @@ from pygments.token import STANDARD_TYPES
 from pygments.util import ClassNotFound
 
 from memtui.core.display import counted
-from memtui.core.export.document import step_figures, visible, walk
+from memtui.core.export.document import cost_line, step_figures, visible, walk
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'"
 _PAGE_CSS = """
@@ -129,7 +129,7 @@ def _step(step: dict[str, Any]) -> Iterator[str]:
         yield _pre("Result", step["result"], step["result_truncated"])
 
 
-def _task(task: dict[str, Any], anchors: dict[Any, str], parent: Any) -> Iterator[str]:
+def _task(task: dict[str, Any], anchors: dict[Any, str], parent: Any, prices: dict[str, Any]) -> Iterator[str]:
     marks = [f'<span class="status-{_t(task["status"])}">{_t(task["status"])}</span>']
     marks += [name for name in ("pinned", "superseded", "collected") if task[name]]
     yield f'<section id="{anchors[task["id"]]}"><h2>Task {_t(task["id"])}: {_t(task["title"])}</h2>'
@@ -142,6 +142,10 @@ def _task(task: dict[str, Any], anchors: dict[Any, str], parent: Any) -> Iterato
         yield f" · handed off from {link}"
     if task["created_at"]:
         yield f" · created {_t(task['created_at'])}"
+    if "cost" in task:
+        yield f" · cost {_t(cost_line(task['cost'], prices))}"
+        if task["children"]:
+            yield f" · with sub-agents {_t(cost_line(task['cost_with_subagents'], prices))}"
     yield "</p>"
     if task["children"]:
         kids = ", ".join(f'<a href="#{anchors[c["id"]]}">task {_t(c["id"])}</a>' for c in task["children"])
@@ -184,10 +188,12 @@ def render_html(doc: dict[str, Any]) -> str:
             f"<title>memtui export — {what}</title>", f"<style>{css}</style></head><body>"]
     out = [f"<h1>memtui export — {what}: {_t(title)}</h1>",
            f'<p class="meta">Source: {_t(doc["source"]["kind"])} at <code>{_t(doc["source"]["path"])}</code>'
-           f" · exported {_t(doc['generated_at'])}</p>", "<h2>Task tree</h2>"]
+           f" · exported {_t(doc['generated_at'])}"
+           + (f" · cost {_t(cost_line(doc['cost'], doc['prices']))}" if doc.get("cost") is not None else "")
+           + "</p>", "<h2>Task tree</h2>"]
     out += _tree(doc["tasks"], anchors) if tasks else ["<p>(no tasks)</p>"]
     for _, task in tasks:
-        out += _task(task, anchors, parents.get(task["id"]))
+        out += _task(task, anchors, parents.get(task["id"]), doc.get("prices") or {})
     if doc["memory"] is not None:
         out.append("<h2>Memory documents</h2>")
         if not doc["memory"]:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from memtui.core.display import counted
-from memtui.core.export.document import step_figures, visible, walk
+from memtui.core.export.document import cost_line, step_figures, visible, walk
 
 # Emphasis, code, links, tables, strikethrough and closing heading marks; "<" and "&" become
 # entities. Inline text never starts a line, so list and heading starts need no escape.
@@ -39,7 +39,7 @@ def _facts(step: dict[str, Any]) -> str:
     return " · ".join([inline(step["status"]), *step_figures(step)])
 
 
-def _task(out: list[str], task: dict[str, Any], parent: Any) -> None:
+def _task(out: list[str], task: dict[str, Any], parent: Any, prices: dict[str, Any]) -> None:
     out.append(f"## Task {inline(task['id'])}: {inline(task['title'])}")
     marks = [inline(task["status"])]
     marks += [name for name in ("pinned", "superseded", "collected") if task[name]]
@@ -55,6 +55,10 @@ def _task(out: list[str], task: dict[str, Any], parent: Any) -> None:
     for label in ("created_at", "finished_at"):
         if task[label]:
             out.append(f"- {label.replace('_at', '')}: {inline(task[label])}")
+    if "cost" in task:
+        out.append(f"- cost: {inline(cost_line(task['cost'], prices))}")
+        if task["children"]:
+            out.append(f"- cost with sub-agents: {inline(cost_line(task['cost_with_subagents'], prices))}")
     if task["summary"]:
         out += ["", "Summary:", "", block(task["summary"])]
     for message in task["messages"]:
@@ -94,7 +98,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
     title = doc["session"]["title"] if doc["session"] else (doc["tasks"][0]["title"] if doc["tasks"] else "")
     out = [f"# memtui export — {what}: {inline(title)}", "",
            f"Source: {inline(doc['source']['kind'])} at {inline(doc['source']['path'])}  ",
-           f"Exported: {inline(doc['generated_at'])}", "", "## Task tree", ""]
+           f"Exported: {inline(doc['generated_at'])}  "]
+    if doc.get("cost") is not None:
+        out.append(f"Cost: {inline(cost_line(doc['cost'], doc['prices']))}")
+    out += ["", "## Task tree", ""]
     tasks = list(walk(doc["tasks"]))
     for depth, task in tasks:
         out.append(f"{'  ' * depth}- task {inline(task['id'])}: {inline(task['title'])} "
@@ -104,7 +111,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     out.append("")
     parents = {child["id"]: task["id"] for _, task in tasks for child in task["children"]}
     for _, task in tasks:
-        _task(out, task, parents.get(task["id"]))
+        _task(out, task, parents.get(task["id"]), doc.get("prices") or {})
     if doc["memory"] is not None:
         out += ["## Memory documents", ""]
         if not doc["memory"]:
