@@ -202,6 +202,9 @@ class WithArchived(MemorySource):
     def step_totals(self, task_id: Id) -> dict[str, float]:
         return self._for(task_id).step_totals(task_id)
 
+    def step_usage(self, task_id: Id) -> Sequence[StepInfo]:
+        return self._for(task_id).step_usage(task_id)
+
     def references(self, task_id: Id) -> Sequence[Reference]:
         return self._for(task_id).references(task_id)
 
