@@ -238,7 +238,7 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
 
     def step_usage(self, task_id: Id) -> list[StepInfo]:
         """From the index alone: no transcript line is read again."""
-        turn = self._turn(self._load(), task_id)
+        turn = self.turn_of(self.index(), task_id)
         return [StepInfo(id=f"{turn.session_id}:{item.key}", task_id=turn.id, seq=seq, tool=item.name or item.kind,
                          args=None, result=None, tokens_in=item.tokens_in, tokens_out=item.tokens_out,
                          created_at=item.created_at, model=item.model, usage=item.usage)
