@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
-from memtui.ui.screenshots import settle
+from pilot_support import settle
 from memtui.ui.screens.main import MainScreen
 from memtui.ui.screens.usage import UsageScreen
 from memtui.ui.widgets.sessions_table import SessionsTable
