@@ -24,6 +24,7 @@ PAGE = 200
 """Rows added at a time."""
 PREFETCH = 40
 """Add the next page when the cursor comes this close to the last row."""
+_NOTHING = object()
 FIRST_PAGE = 60
 """Rows added when a list is filled anew (a new task's steps at each cursor move): what a tall
 terminal shows and the prefetch distance; the next page follows as the cursor goes down."""
@@ -62,6 +63,8 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         self._added = 0
         self._page_pending = False
         self._shown = tuple(key for key, _, _ in self.COLUMNS)
+        self._waiting: object = _NOTHING
+        """Records given before the table was laid out wait for its width: the key to keep."""
 
     def on_mount(self) -> None:
         self._add_columns()
@@ -73,6 +76,7 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
 
     def on_resize(self) -> None:
         self._fit_columns()
+        self._add_waiting_rows()
 
     def watch_show_vertical_scrollbar(self, shown: bool) -> None:
         # Rows arriving change the virtual size, not the size: no Resize comes when the
@@ -165,11 +169,26 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
             return  # empty again (steps that changed no files): nothing to clear or redraw
         previous = self.current_key() if keep_cursor else None
         self.records = list(records)
+        if not self.size.width:
+            # Not laid out yet (Textual draws a first frame before the table learns its width): the
+            # rows are added once the columns are fitted to it (on_resize), so they are drawn once;
+            # a table that is not laid out (a hidden pane) gets them after the next frame.
+            if self._waiting is _NOTHING:
+                self.call_after_refresh(self._add_waiting_rows)
+            self._waiting = previous
+            return
         self._rebuild(previous)
+
+    def _add_waiting_rows(self) -> None:
+        if self._waiting is not _NOTHING:
+            keep, self._waiting = self._waiting, _NOTHING
+            self._rebuild(keep if isinstance(keep, str) else None)
 
     def extend_records(self, records: Sequence[R]) -> None:
         """Append records (a further page); rows appear as the cursor gets there."""
         self.records.extend(records)
+        if self._waiting is not _NOTHING:
+            return  # every record is listed once the table is laid out
         needle = self.filter_text.lower()
         new = [r for r in records if not needle or needle in self.filter_key(r).lower()]
         self.matching.extend(new)
@@ -226,6 +245,11 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
 
     def select_key(self, key: str) -> bool:
         """Move the cursor to the row of `key` (adding pages as needed)."""
+        if self._waiting is not _NOTHING:  # not laid out yet: the cursor goes there with the rows
+            if not any(self.row_key(r) == key for r in self.records):
+                return False
+            self._waiting = key
+            return True
         index = next((i for i, r in enumerate(self.matching) if self.row_key(r) == key), None)
         if index is None:
             return False
