@@ -63,7 +63,17 @@ def user_home(tmp_path: Path, monkeypatch) -> Path:
 
 
 def records(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """The JSON objects of a JSONL file; a line cut off mid-write (a live transcript's last) is
+    left out, as memtui reports it."""
+    out = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line) if line.strip() else None
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
 
 
 # -- Claude Code ------------------------------------------------------------------------------
@@ -108,7 +118,8 @@ def claude_session_counts(home: Path) -> dict[str, dict[str, int]]:
     typed text are skipped); commands: `<command-name>` lines not answered by
     `<local-command-stdout>` (they start work, so they are shown as prompts); tool_calls:
     distinct tool_use ids; file_changes: distinct Edit/Write/MultiEdit calls whose result has
-    a filePath and no error; output_tokens: per reply the largest output_tokens seen, summed;
+    a filePath (a sub-agent's result record has no toolUseResult: its call's file_path) and
+    no error; output_tokens: per reply the largest output_tokens seen, summed;
     superseded: typed prompts on a branch abandoned at a real fork (a parent with two or more
     typed-prompt children; the last one written stays; a prompt that ended interrupted and was
     sent again word for word is not a branch).
@@ -124,6 +135,7 @@ def claude_session_counts(home: Path) -> dict[str, dict[str, int]]:
         recs = [r for r in records(path) if r.get("uuid") not in uuids]
         main = "subagents" not in path.parts and not path.name.startswith("agent-")
         names: dict[str, str] = {}
+        targets: dict[str, str | None] = {}
         changes: set[str] = set()
         replies: dict[tuple, int] = {}
         typed: list[tuple[str, str]] = []
@@ -142,6 +154,7 @@ def claude_session_counts(home: Path) -> dict[str, dict[str, int]]:
                     if block.get("type") == "tool_use" and block["id"] not in tools:
                         tools.add(block["id"])
                         names[block["id"]] = block["name"]
+                        targets[block["id"]] = (block.get("input") or {}).get("file_path")
                 if typed:
                     ends[typed[-1][0]] = "reply"
             elif rec.get("type") == "user":
@@ -149,9 +162,11 @@ def claude_session_counts(home: Path) -> dict[str, dict[str, int]]:
                 result = rec.get("toolUseResult")
                 if text is None:
                     for block in rec["message"]["content"]:
+                        # A sub-agent's result record has no toolUseResult: the call names the file.
+                        path = result.get("filePath") if isinstance(result, dict) else (
+                            targets.get(block.get("tool_use_id")) if "toolUseResult" not in rec else None)
                         if (block.get("type") == "tool_result" and not block.get("is_error")
-                                and names.get(block.get("tool_use_id")) in ("Edit", "Write", "MultiEdit")
-                                and isinstance(result, dict) and result.get("filePath")):
+                                and names.get(block.get("tool_use_id")) in ("Edit", "Write", "MultiEdit") and path):
                             changes.add(block["tool_use_id"])
                     continue
                 if not main or rec.get("isSidechain") or rec.get("isMeta") or rec.get("isCompactSummary"):
