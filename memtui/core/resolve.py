@@ -27,7 +27,7 @@ from memtui.core.errors import no_store, no_such_path
 from memtui.core.memory_source import Capability, MemorySource
 
 if TYPE_CHECKING:
-    from memtui.core.discovery import Source
+    from memtui.core.sources.found import Source
 
 __all__ = ["Resolved", "open_source", "resolve"]
 

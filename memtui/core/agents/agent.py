@@ -8,10 +8,12 @@ when called, so reading the registry stays cheap.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 if TYPE_CHECKING:
+    from memtui.core.sources.found import Looking, Source
     from memtui.core.cleanup.files import FileInfo
     from memtui.core.cleanup.inventory import Inventory
     from memtui.core.memory.chain import AgentChain
@@ -36,6 +38,40 @@ class HomeCleanup:
     open_session: Callable[[Path, "list[FileInfo]"], "MemorySource"]
 
 
+StoreAt = Callable[[Path, "Looking"], "list[Source] | None"]
+Found = Callable[[Path, "Looking"], "list[Source]"]
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """Where an agent keeps its stores; memtui.core.discovery asks every agent of the registry
+    in turn, so adding an agent needs no edit there.
+
+    store_at: the store a path itself is (a file, or a folder laid out as the agent keeps it),
+        or None.
+    inside: the stores a workspace folder holds of the agent inside itself (`.ra-aid/pk.db`).
+    for_workspace: the stores the agent keeps in its own home for a workspace (the sessions
+        that worked in it).
+    claims_last: asked whether a path is its store after every other agent: memtui's own store
+        takes any SQLite file no other agent claims (and says what is wrong with one that is none).
+    """
+
+    store_at: StoreAt | None = None
+    inside: Found | None = None
+    for_workspace: Found | None = None
+    claims_last: bool = False
+
+
+def discovery_in(module: str, *, store_at: bool = True, inside: bool = False, for_workspace: bool = False,
+                 claims_last: bool = False) -> Discovery:
+    """A `Discovery` whose hooks are the functions of those names in `module` (an agent
+    package's `discovery`), imported when first called: reading the registry loads no reader."""
+    def hook(name: str):
+        return lambda path, looking: getattr(import_module(module), name)(path, looking)
+    return Discovery(store_at=hook("store_at") if store_at else None, inside=hook("inside") if inside else None,
+                     for_workspace=hook("for_workspace") if for_workspace else None, claims_last=claims_last)
+
+
 @dataclass(frozen=True)
 class Agent:
     """One agent memtui reads.
@@ -47,6 +83,7 @@ class Agent:
     chain_label: how the loaded-memory view names that chain.
     cleanup: how its home is cleaned up, archived and restored, or None when its files are
         not kept per session.
+    discovery: where its stores are (`memtui PATH`, `memtui sources PATH`).
     """
 
     kind: str
@@ -54,3 +91,4 @@ class Agent:
     chain: ChainHook | None = None
     chain_label: str = ""
     cleanup: HomeCleanup | None = None
+    discovery: Discovery | None = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from memtui.core.agents.agent import Agent, HomeCleanup
+from memtui.core.agents.agent import Agent, HomeCleanup, discovery_in
 
 if TYPE_CHECKING:
     from memtui.core.cleanup.files import FileInfo
@@ -38,4 +38,5 @@ def _open_session(home: Path, files: list[FileInfo]) -> MemorySource:
 
 
 AGENT = Agent(kind="claude-code", label="Claude Code", chain=_chain, chain_label="Claude Code",
-              cleanup=HomeCleanup(is_home=_is_home, layout="projects/", inventory=_inventory, open_session=_open_session))
+              cleanup=HomeCleanup(is_home=_is_home, layout="projects/", inventory=_inventory, open_session=_open_session),
+              discovery=discovery_in(__name__ + ".discovery", for_workspace=True))

@@ -3,6 +3,7 @@ write), read as sessions, turns and steps."""
 
 from __future__ import annotations
 
-from memtui.core.agents.agent import Agent
+from memtui.core.agents.agent import Agent, discovery_in
 
-AGENT = Agent(kind="jsonl-sessions", label="JSONL sessions")
+AGENT = Agent(kind="jsonl-sessions", label="JSONL sessions",
+              discovery=discovery_in(__name__ + ".discovery", inside=True))

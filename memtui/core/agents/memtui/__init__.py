@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from memtui.core.agents.agent import Agent
+from memtui.core.agents.agent import Agent, discovery_in
 
 if TYPE_CHECKING:
     from memtui.core.memory.chain import AgentChain
@@ -18,4 +18,5 @@ def _chain(root: Path, cwd: Path, env: Mapping[str, str], managed: Iterable[Path
     return initd_chain(root, cwd)
 
 
-AGENT = Agent(kind="memtui", label="memtui", chain=_chain, chain_label="memtui (init.d)")
+AGENT = Agent(kind="memtui", label="memtui", chain=_chain, chain_label="memtui (init.d)",
+              discovery=discovery_in(__name__ + ".discovery", inside=True, claims_last=True))

@@ -3,6 +3,7 @@ notes, and the explicit curation of them."""
 
 from __future__ import annotations
 
-from memtui.core.agents.agent import Agent
+from memtui.core.agents.agent import Agent, discovery_in
 
-AGENT = Agent(kind="ra-aid", label="RA.Aid")
+AGENT = Agent(kind="ra-aid", label="RA.Aid",
+              discovery=discovery_in(__name__ + ".discovery", inside=True))
