@@ -12,7 +12,7 @@ import pytest
 
 from memtui.cli import main
 from memtui.cli.serve import app_command, is_loopback, public_url
-from memtui.ui.browser import free_port
+from browser_support import free_port
 
 
 @pytest.mark.parametrize("host, loopback", [
