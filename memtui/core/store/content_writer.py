@@ -9,7 +9,7 @@ finds the rows. Raw SQL: it runs for every content recorded.
 from __future__ import annotations
 
 import posixpath
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 from memtui.core import content as codec
 from memtui.core.store import packs
@@ -19,11 +19,28 @@ KIN_TRIES = 3  # paths deleted in the same checkpoint, and paths of the same nam
 KIN_SIBLINGS = 3  # same-folder files of the same kind tried as the base of a new path's first content
 SIBLING_SCAN = 200  # paths of one folder looked at to find them
 
+if TYPE_CHECKING:
+    from peewee import Database
+
+
+class BlobCache(Protocol):
+    """The store's cache of blob contents by id (what a new content's delta base is read from)."""
+
+    def put(self, key: Any, value: bytes) -> None: ...
+
 
 class ContentWriter:
     """`_path_id(path)` → the id entries and blobs name a path by (schema 6); `_put(path,
     path_id, data, kin)` → the blob id entries and deltas reference (schema ≥ 4), its frame
     written loose; `_seal()` once the contents of a checkpoint are in (schema 7)."""
+
+    if TYPE_CHECKING:  # what AgentStore, which it is mixed into, gives it
+        _db: Database
+        _cache: BlobCache
+
+        def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]: ...
+
+        def read_blob(self, key: int | bytes | str) -> bytes: ...
 
     def _path_id(self, path: str) -> int:
         """The id of `path` in the path table, added on first use (each path is kept once)."""

@@ -8,17 +8,40 @@ where a method runs once per recorded step: query building would dominate there.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, ContextManager, Iterable, Mapping
 
 from memtui.core.memory_source import UnknownId
 from memtui.core.model import FINISHED
 from memtui.core.paths import normalise_path
 from memtui.core.store.schema import SUM_CONTENT_SQL
 
+if TYPE_CHECKING:
+    from types import SimpleNamespace
+
+    from peewee import Database
+
 
 class Recorder:
     """Mixed into AgentStore; uses its connection (`_db`, `_sql`, models `_m`), `transaction()`,
     `now()`, `_writable()`, and ContentWriter's `_put` for file contents."""
+
+    if TYPE_CHECKING:  # what AgentStore and ContentWriter, beside it, give it
+        _db: Database
+        _m: SimpleNamespace
+
+        def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]: ...
+
+        def _writable(self) -> None: ...
+
+        def _path_id(self, path: str) -> int: ...
+
+        def _put(self, path: str, path_id: int, data: bytes, kin: Iterable[int] = ()) -> int: ...
+
+        def _seal(self) -> None: ...
+
+        def now(self) -> float: ...
+
+        def transaction(self) -> ContextManager[None]: ...
 
     def start_session(self, title: str) -> int:
         self._writable()
