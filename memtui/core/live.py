@@ -61,14 +61,14 @@ class ChangeWatch:
 
     def __init__(self, source: MemorySource) -> None:
         self.source = source
-        self._databases = [_DataVersion(Path(p)) for p in source.watched_databases()]
+        self._databases = [_DataVersion(Path(p)) for p in source.part(Capability.LIVE).watched_databases()]
         self._lock = threading.RLock()
         self._last: Hashable | None = None
 
     def token(self) -> Hashable:
         """What the source looks like now: equal tokens, no change."""
         with self._lock:
-            files = [Path(p) for p in self.source.watched_files()]
+            files = [Path(p) for p in self.source.part(Capability.LIVE).watched_files()]
             for db in self._databases:
                 files += [db.path, db.wal]
             return (tuple(db.read() for db in self._databases),

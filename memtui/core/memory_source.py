@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Any, ClassVar, Iterator, Self, Sequence
+from typing import Any, ClassVar, ContextManager, Iterator, Literal, Self, Sequence, overload
 
 from memtui.core.errors import MemtuiError, RollbackError
 from memtui.core.record_tables import RecordTables
@@ -36,7 +36,7 @@ from memtui.core.model import (
     TaskInfo,
 )
 
-__all__ = ["Capability", "MemorySource", "Unsupported", "UnknownId"]
+__all__ = ["Capability", "LiveWatch", "MemoryItems", "MemorySource", "ResumeHooks", "RollbackHooks", "Unsupported", "UnknownId"]
 
 
 class Capability(str, Enum):
@@ -121,8 +121,13 @@ class MemorySource(ABC):
 
     Subclasses set `kind`, `label` and `capabilities` (a class attribute, or a property
     when it depends on the store: a Claude Code store can roll back only when it knows the
-    workspace its paths are relative to), and implement `sessions`, `tasks` and `steps`;
-    every other read has an answer here for a store that does not hold that kind of record.
+    workspace its paths are relative to), and implement `sessions`, `tasks`, `task`, `steps`
+    and `step` (each answered by id from the source's index or store, never by a scan); every
+    other read has an answer here for a store that does not hold that kind of record.
+
+    What only some sources do is a part of its own (`RollbackHooks`, `LiveWatch`,
+    `ResumeHooks`, `MemoryItems`), named by a capability: a source that has it subclasses it,
+    and a caller reaches it through `source.part(Capability.X)`, typed by the capability.
     """
 
     kind: ClassVar[str] = ""
@@ -138,10 +143,6 @@ class MemorySource(ABC):
     withheld: frozenset[Capability] = frozenset()
     """Capabilities turned off for this session of use (`--read-only` withholds WRITING)."""
     withheld_why: str = ""
-    undo_kept_in: str = ""
-    """Where a rollback records its undo: "store" (a checkpoint in memtui's own store, its task
-    pinned), "state" (memtui's state folder: another agent's store is never written), or ""
-    (nowhere: a rollback replaces what is on disk for good)."""
 
     # -- capabilities ---------------------------------------------------------------------
     def can(self, capability: Capability) -> bool:
@@ -200,6 +201,33 @@ class MemorySource(ABC):
         self.workspace = Path(root)
         return self
 
+    # -- optional parts -------------------------------------------------------------------
+    @overload
+    def part(self, capability: Literal[Capability.ROLLBACK]) -> RollbackHooks: ...
+
+    @overload
+    def part(self, capability: Literal[Capability.LIVE]) -> LiveWatch: ...
+
+    @overload
+    def part(self, capability: Literal[Capability.RESUME]) -> ResumeHooks: ...
+
+    @overload
+    def part(self, capability: Literal[Capability.ITEMS]) -> MemoryItems: ...
+
+    def part(self, capability: Capability) -> MemorySource:
+        """The source's part that does `capability` (its rollback hooks, what to watch for
+        changes, its resume command, its memory items), typed by the capability; Unsupported
+        (one line: what it can't, what instead) when the source has no such part. Whether it
+        may do it now (declared and not withheld) is `can`/`require`, as for every capability."""
+        if not self.has_part(capability):
+            raise Unsupported(self, capability)
+        return self
+
+    def has_part(self, capability: Capability) -> bool:
+        """Whether the source has the part that does `capability` (`part` then returns it)."""
+        kind = PARTS.get(capability)
+        return kind is not None and isinstance(self, kind)
+
     # -- summary --------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
         """The numbers `memtui sources` prints for this store."""
@@ -226,59 +254,6 @@ class MemorySource(ABC):
         """For a worker thread: the source, with what the thread opened released after."""
         yield self
 
-    # -- writing (memtui's store; a transcript store's undo log) ------------------------------
-    @contextmanager
-    def writer(self) -> Iterator[Any]:
-        """The one way to write: a writer that records checkpoints (`transaction()`,
-        `record_checkpoint(...)`, `pin(...)`, `remove_entries(...)`). Only a source whose
-        rollbacks record an undo (`undo_kept_in`) has one; the others raise Unsupported."""
-        raise Unsupported(self, Capability.ROLLBACK)
-        yield  # pragma: no cover (a generator, for the context manager)
-
-    def rollback_root(self, task_id: Id, root: str | Path | None = None) -> Path:
-        """The folder a rollback of `task_id` writes under: `root` when given (--root), else
-        the source's workspace, else (a transcript home whose sessions worked in different
-        folders) the task's session folder. RollbackError when that folder is unknown, not
-        on this machine, or / or ~ (every file would be inside: no project to restore under)."""
-        if root is not None:
-            return Path(root)
-        if self.workspace is not None:
-            return Path(self.workspace)
-        folder = self.workspace_root(task_id)
-        if folder is None:
-            raise RollbackError(f"task {task_id} recorded no working directory: give the project folder with --root DIR")
-        if not folder.is_dir():
-            raise RollbackError(f"task {task_id}'s session worked in {folder}, which is not a folder on this machine;"
-                                " give a copy of that project with --root DIR")
-        if folder.resolve() in (Path(folder.anchor), Path.home().resolve()):
-            raise RollbackError(f"task {task_id}'s session worked in {folder}, which is no project folder;"
-                                " give the project folder with --root DIR")
-        return folder
-
-    def rollback_note(self, task_id: Id, root: Path) -> str:
-        """A line for a rollback plan of `task_id` saying where recorded paths are restored:
-        under `root` (its `rollback_root`); "" for nothing to say."""
-        return ""
-
-    def restore_path(self, path: str, task_id: Id, root: Path) -> str:
-        """A recorded entry path of `task_id` as a rollback under `root` checks it. memtui's
-        paths are workspace-relative already: returned as recorded (an absolute one is refused)."""
-        return path
-
-    def rollback_checkpoints(self, limit: int = 20) -> Sequence[CheckpointInfo]:
-        """The rollback and undo checkpoints memtui recorded for this source, newest first."""
-        return []
-
-    # -- following changes (memtui.core.live) ----------------------------------------------
-    def watched_databases(self) -> Sequence[Path]:
-        """SQLite files whose commits mean new data (their PRAGMA data_version is polled)."""
-        return []
-
-    def watched_files(self) -> Sequence[Path]:
-        """Files and folders whose size or mtime change means new data (a new session is a
-        new file in a folder, so folders count too)."""
-        return [self.path]
-
     # -- the read model -------------------------------------------------------------------
     @abstractmethod
     def sessions(self) -> Sequence[SessionInfo]:
@@ -298,13 +273,9 @@ class MemorySource(ABC):
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> Sequence[StepInfo]:
         """A page of a task's steps, in order."""
 
+    @abstractmethod
     def task(self, task_id: Id) -> TaskInfo:
-        """One task by id (UnknownId when the source has none)."""
-        for session in [*self.sessions(), None]:
-            for task in self.tasks(None if session is None else session.id):
-                if task.id == task_id:
-                    return task
-        raise UnknownId(f"no task {task_id!r} in {self.path}")
+        """One task by id, from the source's index or store (UnknownId when it has none)."""
 
     def tasks_by_id(self, task_ids: Sequence[Id]) -> list[TaskInfo]:
         """The tasks with these ids (unknown ones left out)."""
@@ -320,14 +291,9 @@ class MemorySource(ABC):
         """Edges from and to a task (handoff, supersedes, depends)."""
         return []
 
+    @abstractmethod
     def step(self, step_id: Id) -> StepInfo:
-        """One step by id (UnknownId when the source has none)."""
-        for session in [*self.sessions(), None]:
-            for task in self.tasks(None if session is None else session.id):
-                for step in self.steps(task.id):
-                    if str(step.id) == str(step_id):
-                        return step
-        raise UnknownId(f"no step {step_id!r} in {self.path}")
+        """One step by id, from the source's index or store (UnknownId when it has none)."""
 
     def step_usage(self, task_id: Id) -> Sequence[StepInfo]:
         """A task's steps for what they used (model, tokens, cost, time; memtui.core.usage): a
@@ -335,7 +301,7 @@ class MemorySource(ABC):
         StepInfos then hold neither)."""
         return self.steps(task_id)
 
-    def step_totals(self, task_id: Id) -> dict[str, float]:
+    def step_totals(self, task_id: Id) -> dict[str, float | None]:
         """Steps, tokens in/out, cost and duration summed over every step of a task (the
         duration over the steps whose duration is known; None when none is)."""
         steps = self.steps(task_id)
@@ -368,11 +334,6 @@ class MemorySource(ABC):
         """User inputs and summaries of a task."""
         return []
 
-    def resume_command(self, session_id: Id) -> ResumeCommand:
-        """The agent's command that resumes a session, and its recorded directory
-        (sources with Capability.RESUME; see memtui.core.resume)."""
-        raise Unsupported(self, Capability.RESUME)
-
     def workspace_root(self, task_id: Id) -> Path | None:
         """The folder a task's recorded paths are relative to (a transcript's session cwd)."""
         return self.workspace
@@ -386,6 +347,97 @@ class MemorySource(ABC):
         store); None: the index reads its sessions through the read model above."""
         return None
 
-    def memory_items(self, kind: str | None = None) -> Sequence[MemoryItem]:
-        """Facts, snippets, notes or history rows (sources with Capability.ITEMS)."""
+
+# -- the optional parts, each named by a capability --------------------------------------------
+def default_rollback_root(source: MemorySource, task_id: Id, root: str | Path | None = None) -> Path:
+    """The folder a rollback of `task_id` writes under: `root` when given (--root), else the
+    source's workspace, else (a transcript home whose sessions worked in different folders) the
+    task's session folder. RollbackError when that folder is unknown, not on this machine, or /
+    or ~ (every file would be inside: no project to restore under)."""
+    if root is not None:
+        return Path(root)
+    if source.workspace is not None:
+        return Path(source.workspace)
+    folder = source.workspace_root(task_id)
+    if folder is None:
+        raise RollbackError(f"task {task_id} recorded no working directory: give the project folder with --root DIR")
+    if not folder.is_dir():
+        raise RollbackError(f"task {task_id}'s session worked in {folder}, which is not a folder on this machine;"
+                            " give a copy of that project with --root DIR")
+    if folder.resolve() in (Path(folder.anchor), Path.home().resolve()):
+        raise RollbackError(f"task {task_id}'s session worked in {folder}, which is no project folder;"
+                            " give the project folder with --root DIR")
+    return folder
+
+
+class RollbackHooks(MemorySource):
+    """Capability.ROLLBACK: where a rollback of a task writes, how its recorded paths map onto
+    that folder, and the writer that records its undo (memtui's store, a transcript store's
+    undo log). A source without this part is rolled back only under an explicit root, with no
+    undo recorded."""
+
+    undo_kept_in: str = ""
+    """Where a rollback records its undo: "store" (a checkpoint in memtui's own store, its task
+    pinned), "state" (memtui's state folder: another agent's store is never written), or ""
+    (nowhere: a rollback replaces what is on disk for good)."""
+
+    @abstractmethod
+    def writer(self) -> ContextManager[Any]:
+        """The one way to write: a writer that records checkpoints (`transaction()`,
+        `record_checkpoint(...)`, `pin(...)`, `remove_entries(...)`)."""
+
+    def rollback_root(self, task_id: Id, root: str | Path | None = None) -> Path:
+        """The folder a rollback of `task_id` writes under (`default_rollback_root`)."""
+        return default_rollback_root(self, task_id, root)
+
+    def rollback_note(self, task_id: Id, root: Path) -> str:
+        """A line for a rollback plan of `task_id` saying where recorded paths are restored:
+        under `root` (its `rollback_root`); "" for nothing to say."""
+        return ""
+
+    def restore_path(self, path: str, task_id: Id, root: Path) -> str:
+        """A recorded entry path of `task_id` as a rollback under `root` checks it. memtui's
+        paths are workspace-relative already: returned as recorded (an absolute one is refused)."""
+        return path
+
+    def rollback_checkpoints(self, limit: int = 20) -> Sequence[CheckpointInfo]:
+        """The rollback and undo checkpoints memtui recorded for this source, newest first."""
         return []
+
+
+class LiveWatch(MemorySource):
+    """Capability.LIVE: what to watch to follow changes (memtui.core.live polls it cheaply)."""
+
+    def watched_databases(self) -> Sequence[Path]:
+        """SQLite files whose commits mean new data (their PRAGMA data_version is polled)."""
+        return []
+
+    def watched_files(self) -> Sequence[Path]:
+        """Files and folders whose size or mtime change means new data (a new session is a
+        new file in a folder, so folders count too)."""
+        return [self.path]
+
+
+class ResumeHooks(MemorySource):
+    """Capability.RESUME: the agent's own command that resumes a session (memtui.core.resume)."""
+
+    @abstractmethod
+    def resume_command(self, session_id: Id) -> ResumeCommand:
+        """The agent's command that resumes a session, and its recorded directory."""
+
+
+class MemoryItems(MemorySource):
+    """Capability.ITEMS: the memory items a store keeps (facts, snippets, notes, history rows)."""
+
+    @abstractmethod
+    def memory_items(self, kind: str | None = None) -> Sequence[MemoryItem]:
+        """Its memory items, of `kind` only when given."""
+
+
+PARTS: dict[Capability, type] = {
+    Capability.ROLLBACK: RollbackHooks,
+    Capability.LIVE: LiveWatch,
+    Capability.RESUME: ResumeHooks,
+    Capability.ITEMS: MemoryItems,
+}
+"""The part each capability names: `MemorySource.part(capability)` returns the source as it."""

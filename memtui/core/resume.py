@@ -43,7 +43,7 @@ def plan_resume(source: MemorySource, session_id: Id, *, path: str | None = None
     `path` is the PATH to look the binary up in (default: the environment's).
     """
     source.require(Capability.RESUME)
-    command = source.resume_command(session_id)
+    command = source.part(Capability.RESUME).resume_command(session_id)
     binary = command.argv[0]
     executable = shutil.which(binary, path=path)
     problems = []  # each, when several: the command shown to copy would fail on any

@@ -37,7 +37,7 @@ from typing import Any, Iterable, Sequence
 from memtui.core.atomic import write_atomic
 from memtui.core.containment import PathCheck, check_path
 from memtui.core.errors import ContentError, PathEscape, RollbackError
-from memtui.core.memory_source import MemorySource
+from memtui.core.memory_source import Capability, MemorySource, RollbackHooks, default_rollback_root
 from memtui.core.model import CheckpointInfo, EntryInfo, Id
 from memtui.core.paths import normalise_path
 from memtui.core.rollback_apply import FileResult, RollbackResult, apply_rollback, preview_rollback
@@ -111,19 +111,22 @@ def plan_rollback(store: MemorySource, *, entry: Id | None = None, checkpoint: I
         if len(tasks) > 1:
             notes.append(f"includes {len(tasks) - 1} sub-agent task(s) by handoff: "
                          + ", ".join(str(t) for t in tasks[1:]))
-    root_path = store.rollback_root(task_id, root)
-    if root is None or root_path == store.workspace:  # a transcript store says where its paths are restored
-        notes[:0] = [n for n in (store.rollback_note(task_id, root_path),) if n]
+    # A source without rollback hooks (Capability.ROLLBACK's part) is rolled back under the
+    # root given, its workspace or its task's folder, its paths as recorded, with no undo.
+    hooks = store.part(Capability.ROLLBACK) if store.has_part(Capability.ROLLBACK) else None
+    root_path = hooks.rollback_root(task_id, root) if hooks else default_rollback_root(store, task_id, root)
+    if hooks is not None and (root is None or root_path == store.workspace):  # a transcript store says where its paths are restored
+        notes[:0] = [n for n in (hooks.rollback_note(task_id, root_path),) if n]
     # A home whose sessions worked in different folders records absolute paths: each is made
     # relative to its task's session folder (or to the root) when it lies under it.
-    entries = [_restored(store, e, t, root_path) for t, e in entries]
-    plan = plan_entries(store, entries, root=root_path, force=force, scope=scope, scope_id=scope_id,
+    restored = [_restored(hooks, e, t, root_path) if hooks else e for t, e in entries]
+    plan = plan_entries(store, restored, root=root_path, force=force, scope=scope, scope_id=scope_id,
                         task_id=task_id)
     return replace(plan, tasks=tuple(tasks), checkpoints=tuple(cps), notes=tuple(notes) + plan.notes)
 
 
-def _restored(store: MemorySource, entry: EntryInfo, task_id: Id, root: Path) -> EntryInfo:
-    path = store.restore_path(entry.path, task_id, root)
+def _restored(hooks: RollbackHooks, entry: EntryInfo, task_id: Id, root: Path) -> EntryInfo:
+    path = hooks.restore_path(entry.path, task_id, root)
     return entry if path == entry.path else replace(entry, path=path)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from memtui.core.atomic import check_writes_allowed, file_mode, fsync_dir, sweep_directories, write_atomic
 from memtui.core.containment import check_path
-from memtui.core.memory_source import MemorySource
+from memtui.core.memory_source import Capability, MemorySource
 from memtui.core.model import Id
 from memtui.core.rollback_records import FilePlan, RollbackPlan, read_disk
 
@@ -156,9 +156,10 @@ def _writer(store: MemorySource, stack: ExitStack) -> Any:
     """The store's writer, which records the undo (a store browsed read-only hands out a write
     connection of its own, with its clock and content limit); None for a store that keeps no
     undo (`undo_kept_in`)."""
-    if not store.undo_kept_in:
+    hooks = store.part(Capability.ROLLBACK) if store.has_part(Capability.ROLLBACK) else None
+    if hooks is None or not hooks.undo_kept_in:
         return None
-    return stack.enter_context(store.writer())
+    return stack.enter_context(hooks.writer())
 
 
 def _record_undo(writer: Any, plan: RollbackPlan, todo: list[tuple[FilePlan, bytes | None, int | None]]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
+from memtui.core.memory_source import Capability
 from memtui.ui.messages import WorkspaceMeasured
 from memtui.ui.opening import is_store
 
@@ -18,7 +19,7 @@ def measure(source: Any, post: Callable[[WorkspaceMeasured], Any],
     """Post the database size and counts, then (memtui's own store) the live/reclaimable
     figures, counted as the GC plan would count them, without building one (`g` does)."""
     try:
-        databases = source.watched_databases()
+        databases = source.part(Capability.LIVE).watched_databases() if source.has_part(Capability.LIVE) else []
         size = sum(os.path.getsize(p) for db in databases for p in (str(db), f"{db}-wal")
                    if os.path.exists(p)) if databases else None
         counts = source.counts()

@@ -145,3 +145,37 @@ def test_every_kind_lists_sessions_newest_first(sources, kind):
 
     listed = [sort_key(s.updated_at) for s in sources[kind].sessions()]
     assert listed == sorted(listed, reverse=True)
+
+
+@pytest.mark.parametrize("kind", sorted(EXPECTED))
+def test_each_capability_that_names_a_part_reaches_it_typed_and_only_there(sources, kind):
+    """`source.part(C.X)` is how a caller reaches what only some sources do (rollback hooks,
+    what to watch, the resume command, memory items): a source declaring X has X's part; one
+    without the part is refused in the one line `require` gives."""
+    from memtui.core.memory_source import PARTS
+
+    source = sources[kind]
+    for capability, part in PARTS.items():
+        if capability in EXPECTED[kind]:
+            assert source.has_part(capability) and isinstance(source.part(capability), part)
+        if not source.has_part(capability):
+            with pytest.raises(Unsupported) as caught:
+                source.part(capability)
+            assert f"can't {capability.doing}: " in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", ["memtui", "ra-aid", "jsonl-sessions", "claude-code", "codex"])
+def test_every_kind_answers_a_step_and_a_task_by_id(sources, kind):
+    """Each source answers `step(id)` and `task(id)` itself, from its index or its store: the
+    protocol has no default that scans sessions × tasks × steps."""
+    from memtui.core.memory_source import UnknownId
+
+    assert {"task", "step"} <= MemorySource.__abstractmethods__
+    source = sources[kind]
+    tasks = [t for s in source.sessions() for t in source.tasks(s.id)] + list(source.tasks(None))
+    task = next(t for t in reversed(tasks) if len(source.steps(t.id)) > 1)
+    assert source.task(task.id) == task
+    for step in source.steps(task.id)[-2:]:
+        assert source.step(step.id) == step
+    with pytest.raises(UnknownId):
+        source.step("no-such-step:0")

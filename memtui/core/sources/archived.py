@@ -17,7 +17,7 @@ from typing import Any, Callable, ContextManager, Self, Sequence
 
 from memtui.core.cleanup.archive_read import list_archived, unpacked_view
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
-from memtui.core.memory_source import Capability, MemorySource, UnknownId
+from memtui.core.memory_source import Capability, LiveWatch, MemorySource, ResumeHooks, RollbackHooks, UnknownId
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, MessageInfo, Problem, Reference, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.timestamps import parse_time, sort_key
 from memtui.core.sources.transcript_root import RecordedRoot, folder_capabilities, restore_note
@@ -28,7 +28,7 @@ def _when(text: str | None) -> datetime:
     return parse_time(text) or datetime.fromtimestamp(0, tz=timezone.utc)
 
 
-class WithArchived(MemorySource):
+class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
     """`live` (a Claude Code or Codex adapter) plus the archived sessions of its home
     (of `project` only, when the source is one project's). It answers the MemorySource
     protocol and nothing else: what the live adapter offers beyond it is not reachable here.
@@ -39,13 +39,13 @@ class WithArchived(MemorySource):
     share. Its undo is recorded in that folder's log (`_Undo`, its writer)."""
 
     def __init__(self, live: RecordedRoot[Any], manifests: list[Manifest], archive_root: Path, cache: Path,
-                 open_view: Callable[[Path], MemorySource],
+                 open_view: Callable[[Path], RecordedRoot[Any]],
                  relist: Callable[[], list[Manifest]] | None = None) -> None:
         self.live = live
         self.archive_root, self.cache, self.open_view = Path(archive_root), Path(cache), open_view
         self.manifests = {m.id: m for m in manifests if m.kind == "session"}
         self._relist = relist  # the manifests again (a cleanup archived more since)
-        self._views: dict[str, MemorySource] = {}
+        self._views: dict[str, RecordedRoot[Any]] = {}
         self._archived: set[str] | None = None
         self._folders_of: tuple[frozenset[str], frozenset[str], bool] | None = None
         self._lock = threading.RLock()
@@ -156,7 +156,7 @@ class WithArchived(MemorySource):
             self._archived = {i for i in self.manifests if i not in live}
         return self._archived
 
-    def _view(self, session_id: str) -> MemorySource:
+    def _view(self, session_id: str) -> RecordedRoot[Any]:
         with self._lock:
             if session_id not in self._views:
                 manifest = self.manifests[session_id]
@@ -170,7 +170,7 @@ class WithArchived(MemorySource):
                 self._views[session_id] = view
             return self._views[session_id]
 
-    def _for(self, some_id: Id) -> MemorySource:
+    def _for(self, some_id: Id) -> RecordedRoot[Any]:
         session_id = str(some_id).split(":", 1)[0]
         if session_id in self._archived_ids():
             return self._view(session_id)
@@ -199,7 +199,10 @@ class WithArchived(MemorySource):
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> Sequence[StepInfo]:
         return self._for(task_id).steps(task_id, offset, limit)
 
-    def step_totals(self, task_id: Id) -> dict[str, float]:
+    def step(self, step_id: Id) -> StepInfo:
+        return self._for(step_id).step(step_id)
+
+    def step_totals(self, task_id: Id) -> dict[str, float | None]:
         return self._for(task_id).step_totals(task_id)
 
     def step_usage(self, task_id: Id) -> Sequence[StepInfo]:
@@ -277,7 +280,7 @@ class _Undo(UndoRecorder):
         return self.source._cwds()
 
 
-def with_archived(live: RecordedRoot[Any], home: Path | None, open_view: Callable[[Path], MemorySource], *,
+def with_archived(live: RecordedRoot[Any], home: Path | None, open_view: Callable[[Path], RecordedRoot[Any]], *,
                   project: Path | None = None, archive_root: Path | None = None, cache: Path | None = None) -> MemorySource:
     """`live` plus the archived sessions of `home` (those of `project` only, if given)."""
     from memtui.core.cleanup.places import archive_dir, view_cache_dir

@@ -45,6 +45,12 @@ class SourceAdapter(MemorySource):
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> Sequence[StepInfo]:
         return []
 
+    def task(self, task_id: Id) -> TaskInfo:
+        raise UnknownId(f"no task {task_id!r} in {self.path}")
+
+    def step(self, step_id: Id) -> StepInfo:
+        raise UnknownId(f"no step {step_id!r} in {self.path}")
+
 
 def transcript_capabilities(source: MemorySource) -> frozenset[Capability]:
     """Claude Code and Codex: file changes, following them, resuming a session in the agent,

@@ -18,8 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Generic, Protocol, Self, TypeVar
 
-from memtui.core.memory_source import Capability
-from memtui.core.model import Id, MessageInfo, TaskInfo
+from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
+from memtui.core.model import Id, MessageInfo, StepInfo, TaskInfo
 from memtui.core.resume import ResumeCommand
 from memtui.core.sources.base import transcript_capabilities
 from memtui.core.sources.relist import ListedIndex, ListedSource
@@ -98,7 +98,7 @@ class TurnIndex(ListedIndex[SessionT], Generic[SessionT, TurnT]):
 TurnIndexT = TypeVar("TurnIndexT", bound=TurnIndex[Any, Any])
 
 
-class RecordedRoot(ListedSource[TurnIndexT]):
+class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWatch):
     """A transcript adapter (Claude Code, Codex): `workspace` is the `--root` folder if one was
     given, else the recorded working directory (`recorded_workspace`, the one `cwd` all indexed
     sessions recorded). Its index is a TurnIndex; the adapter makes a turn's TaskInfo
@@ -140,6 +140,22 @@ class RecordedRoot(ListedSource[TurnIndexT]):
 
     def task(self, task_id: Id) -> TaskInfo:
         return self.task_info(self.turn_of(self.index(), task_id))
+
+    def step_info(self, ix: TurnIndexT, turn: Any, seq: int, item: Any) -> StepInfo:
+        """The StepInfo of `item`, the `seq`-th step (from 1) of one of the index's turns."""
+        raise NotImplementedError
+
+    def step(self, step_id: Id) -> StepInfo:
+        """A step ("<session>:<key>") found among its session's turns in the index; only that
+        step's record is read."""
+        ix = self.index()
+        session = ix.sessions.get(str(step_id).split(":", 1)[0])
+        for turn_id in session.turns if session is not None else []:
+            turn = ix.turns[turn_id]
+            for seq, item in enumerate(turn.items, start=1):
+                if f"{turn.session_id}:{item.key}" == str(step_id):
+                    return self.step_info(ix, turn, seq, item)
+        raise UnknownId(f"no step {step_id!r} in {self.path}")
 
     @property
     def recorded_workspace(self) -> Path | None:

@@ -27,7 +27,7 @@ from typing import Callable, Iterator
 from memtui.core import content as codec
 from memtui.core.atomic import check_writes_allowed, remove_stale_temps
 from memtui.core.errors import NotAStore, ReadOnlyStore, StoreNotFound
-from memtui.core.memory_source import WRITING, Capability, UnknownId
+from memtui.core.memory_source import WRITING, Capability, LiveWatch, RollbackHooks, UnknownId
 from memtui.core.store import migrate, packs, schema
 from memtui.core.store.models import build_models
 from memtui.core.store.content_writer import ContentWriter
@@ -85,7 +85,7 @@ class _ContentCache:
             self._bytes = 0
 
 
-class AgentStore(Recorder, ContentWriter, ReadModel, GcQueries, SearchQueries):
+class AgentStore(Recorder, ContentWriter, ReadModel, GcQueries, SearchQueries, RollbackHooks, LiveWatch):
     """One agent.db. Use `AgentStore.open(...)`; close with `close()` or a `with` block."""
 
     kind = "memtui"

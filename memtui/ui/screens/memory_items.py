@@ -128,7 +128,7 @@ class MemoryItemsScreen(MemtuiScreen[None]):
     @work(thread=True, exclusive=True, group="items", exit_on_error=False, description="load memory items")
     def load_items(self) -> None:
         with self.app.reading() as source:
-            items = list(source.memory_items())
+            items = list(source.part(Capability.ITEMS).memory_items()) if source.has_part(Capability.ITEMS) else []
         if not get_current_worker().is_cancelled:
             self.post_message(self.ItemsLoaded(items))
 

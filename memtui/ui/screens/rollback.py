@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Label, ListItem, ListView, Static
 
+from memtui.core.memory_source import Capability, MemorySource
 from memtui.core.model import Id
 from memtui.core.rollback import FilePlan, RollbackPlan, RollbackResult
 from memtui.ui.commands import bindings
@@ -190,19 +191,24 @@ class RollbackScreen(MemtuiModal[bool | None]):
 
 
 # ------------------------------------------------------------------ the flow (app side)
+def _undo_kept_in(source: MemorySource) -> str:
+    """Where the source's rollbacks record their undo ("" for nowhere: no rollback hooks)."""
+    return source.part(Capability.ROLLBACK).undo_kept_in if source.has_part(Capability.ROLLBACK) else ""
+
+
 def undo_last_rollback(app: Any) -> None:
     """`u`: undo the most recent rollback (or undo) of the store, whatever is selected; the
     dialog says which. A Claude Code or Codex store's rollbacks are kept in memtui's state folder;
     another agent's store records none."""
     if app.source is None:
         return
-    if not app.source.undo_kept_in:
+    if not _undo_kept_in(app.source):
         app.notify("This source records no rollbacks: nothing to undo.", severity="warning", markup=False)
         return
 
     def find() -> None:
         with app.reading() as store:
-            newest = store.rollback_checkpoints(1)
+            newest = store.part(Capability.ROLLBACK).rollback_checkpoints(1)
             task = store.task(newest[0].task_id) if newest else None
         if not newest:
             app.call_from_thread(app.notify, "No rollback to undo in this store.", severity="warning")
@@ -246,7 +252,7 @@ def _confirm(app: Any, plan: RollbackPlan, title: str) -> None:
     warning = ""
     if app.store is not None and app.store.needs_upgrade:
         warning = "This store has an older schema: recording the undo upgrades it to the current one."
-    app.push_screen(RollbackScreen(plan, title, warning, undo=app.source.undo_kept_in), chosen)
+    app.push_screen(RollbackScreen(plan, title, warning, undo=_undo_kept_in(app.source)), chosen)
 
 
 def _apply_worker(app: Any, plan: RollbackPlan, title: str) -> None:

@@ -250,10 +250,10 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
         turn = self.turn_of(ix, task_id)
         out = []
         for seq, item in enumerate(page(turn.items, offset, limit), start=offset + 1):  # numbered from 1
-            out.append(self._step(ix, turn, seq, item))
+            out.append(self.step_info(ix, turn, seq, item))
         return out
 
-    def _step(self, ix: Transcripts, turn: Turn, seq: int, item: TranscriptItem) -> StepInfo:
+    def step_info(self, ix: Transcripts, turn: Turn, seq: int, item: TranscriptItem) -> StepInfo:
         step_id = f"{turn.session_id}:{item.key}"
         rec = read_record_at(item.transcript, item.offset) or {}
         if item.kind == "compact":

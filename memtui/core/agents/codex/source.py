@@ -130,6 +130,9 @@ class CodexSource(UndoRecorder, RolloutIndex):
         path = ix.sessions[turn.session_id].file
         return [self._step(turn, path, seq, item) for seq, item in enumerate(page(turn.items, offset, limit), start=offset + 1)]
 
+    def step_info(self, ix: Rollouts, turn: Turn, seq: int, item: RolloutItem) -> StepInfo:
+        return self._step(turn, ix.sessions[turn.session_id].file, seq, item)
+
     def _step(self, turn: Turn, path: Path, seq: int, item: RolloutItem) -> StepInfo:
         rec = read_record_at(path, item.offset) or {}
         payload = rec.get("payload") if isinstance(rec.get("payload"), dict) else rec

@@ -19,7 +19,7 @@ from typing import Any
 
 from memtui.core.errors import NotAStore
 from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
-from memtui.core.memory_source import Capability, UnknownId
+from memtui.core.memory_source import Capability, LiveWatch, MemoryItems, UnknownId
 from memtui.core.sources.base import Index, IndexedSource, page, preview
 from memtui.core.sources.jsonl import first_record, iter_records
 from memtui.core.paths import files_key, stat_key
@@ -90,7 +90,7 @@ class JsonlIndex(Index):
     history: list[MemoryItem] = field(default_factory=list)
 
 
-class JsonlSessionsSource(IndexedSource[JsonlIndex]):
+class JsonlSessionsSource(IndexedSource[JsonlIndex], LiveWatch, MemoryItems):
     """A JSONL session store rooted at a workspace folder."""
 
     kind = "jsonl-sessions"
@@ -241,6 +241,14 @@ class JsonlSessionsSource(IndexedSource[JsonlIndex]):
 
     def task(self, task_id: Id) -> TaskInfo:
         return self._info(self._turn(task_id))
+
+    def step(self, step_id: Id) -> StepInfo:
+        """A step ("<turn>/<record>") among its turn's steps."""
+        task_id = str(step_id).split("/", 1)[0]
+        found = next((s for s in self.steps(task_id) if str(s.id) == str(step_id)), None)
+        if found is None:
+            raise UnknownId(f"no step {step_id!r} in {self.path}")
+        return found
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         turn = self._turn(task_id)

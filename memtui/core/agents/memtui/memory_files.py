@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.core.memory.discover import discover_documents
-from memtui.core.memory_source import Capability
+from memtui.core.memory_source import Capability, LiveWatch
 from memtui.core.sources.base import SourceAdapter, files_and_folders
 
 
@@ -15,7 +15,7 @@ def find_memory_files(workspace: Path) -> list[Path]:
     return [doc.path for doc in discover_documents(Path(workspace))]
 
 
-class MemoryFilesSource(SourceAdapter):
+class MemoryFilesSource(SourceAdapter, LiveWatch):
     """The memory documents of a workspace (counts only; the memory pane shows them)."""
 
     kind = "memory-files"

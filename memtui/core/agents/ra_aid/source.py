@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 from memtui.core.errors import NotAStore
 from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
-from memtui.core.memory_source import Capability, UnknownId
+from memtui.core.memory_source import Capability, LiveWatch, MemoryItems, UnknownId
 from memtui.core.sources.base import Index, IndexedSource, page, preview
 from memtui.core.agents.ra_aid.columns import columns as _columns, json_or_text as _json, typed_row
 from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
@@ -75,7 +75,7 @@ class RaAidIndex(Index):
     items: list[MemoryItem] = field(default_factory=list)
 
 
-class RaAidSource(IndexedSource[RaAidIndex]):
+class RaAidSource(IndexedSource[RaAidIndex], LiveWatch, MemoryItems):
     """An RA.Aid project database, opened read-only."""
 
     kind = "ra-aid"
@@ -286,6 +286,18 @@ class RaAidSource(IndexedSource[RaAidIndex]):
         if task_id in ix.inputs or task_id in ix.extra_tasks:
             return self._task_info(ix, task_id)
         raise UnknownId(f"no human input #{task_id} in {self.path}")
+
+    def step(self, step_id: Id) -> StepInfo:
+        """A trajectory row by id: its task from the index, then that one row read."""
+        ix = self.index()
+        key = int(step_id) if str(step_id).isdigit() else -1
+        task_id = ix.step_task.get(key)
+        if task_id is None:
+            raise UnknownId(f"no trajectory row #{step_id} in {self.path}")
+        found = self.steps(task_id, ix.task_steps[task_id].index(key), 1)
+        if not found:
+            raise UnknownId(f"no trajectory row #{step_id} in {self.path}")
+        return found[0]
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         ix = self.index()
