@@ -31,7 +31,7 @@ def run(args) -> int:
         "already_present": sum(r.already_present for r in results),
         "done": True,
     }
-    note = _claude_sweep_note(results)
+    note = _sweep_note(results)
     if note:
         report["note"] = note
     emit(report, args.json, lambda r: f"restored {r['session']} ({r['agent']}): {r['files']} file{'' if r['files'] == 1 else 's'},"
@@ -40,17 +40,13 @@ def run(args) -> int:
     return 0
 
 
-def _claude_sweep_note(results) -> str:
-    """Claude Code deletes transcripts older than cleanupPeriodDays at start-up, and a restored
-    file keeps its old mtime: say so when that applies."""
-    from memtui.core.agents.claude_code.cleanup import cleanup_period_days
+def _sweep_note(results) -> str:
+    """What the agent does with a restored session whose files are old (Claude Code deletes
+    transcripts older than cleanupPeriodDays at start-up, and a restored file keeps its mtime)."""
+    from memtui.core.homes import home_cleanup
 
     first = results[0]
-    if first.agent != "claude-code" or not first.newest_mtime_ns:
+    if not first.newest_mtime_ns:
         return ""
-    days = cleanup_period_days(Path(first.home))
     age = (time.time() - first.newest_mtime_ns / 1e9) / 86400
-    if age <= days:
-        return ""
-    return (f"its files are {int(age)} days old and Claude Code deletes transcripts older than cleanupPeriodDays"
-            f" ({days}) when it starts: raise cleanupPeriodDays in {Path(first.home) / 'settings.json'} to keep it there")
+    return home_cleanup(first.agent).restore_note(Path(first.home), age)

@@ -30,12 +30,15 @@ class HomeCleanup:
     layout: what that layout is, for a refusal ("no projects/").
     inventory: every session and orphan in a home (read-only), given memtui's cache folder.
     open_session: a source reading one session's files (to count its tasks when archiving).
+    restore_note: what a person should know after a session of `home` whose newest file is
+        `age_days` old was restored (the agent may sweep it again), or "".
     """
 
     is_home: Callable[[Path], bool]
     layout: str
     inventory: Callable[[Path, "Path | None"], "Inventory"]
     open_session: Callable[[Path, "list[FileInfo]"], "MemorySource"]
+    restore_note: Callable[[Path, float], str] = lambda home, age_days: ""
 
 
 StoreAt = Callable[[Path, "Looking"], "list[Source] | None"]

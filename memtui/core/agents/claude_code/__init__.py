@@ -37,6 +37,17 @@ def _open_session(home: Path, files: list[FileInfo]) -> MemorySource:
     return ClaudeCodeSource([files[0].path], home=home, path=files[0].path)
 
 
+def _restore_note(home: Path, age_days: float) -> str:
+    from memtui.core.agents.claude_code.cleanup import cleanup_period_days
+
+    days = cleanup_period_days(home)
+    if age_days <= days:
+        return ""
+    return (f"its files are {int(age_days)} days old and Claude Code deletes transcripts older than cleanupPeriodDays"
+            f" ({days}) when it starts: raise cleanupPeriodDays in {home / 'settings.json'} to keep it there")
+
+
 AGENT = Agent(kind="claude-code", label="Claude Code", chain=_chain, chain_label="Claude Code",
-              cleanup=HomeCleanup(is_home=_is_home, layout="projects/", inventory=_inventory, open_session=_open_session),
+              cleanup=HomeCleanup(is_home=_is_home, layout="projects/", inventory=_inventory, open_session=_open_session,
+                                  restore_note=_restore_note),
               discovery=discovery_in(__name__ + ".discovery", for_workspace=True))
