@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.segment import Segment
+
+from conftest import screen_text
 from memtui.core.store import AgentStore
 from memtui.ui.screens.step_detail import StepDetailScreen
 from memtui.ui.text import MIN_CONTRAST, contrast
@@ -26,20 +29,13 @@ WORST = {
 RESULT = "\n".join(f"{escape}{word}\x1b[0m plain" for word, escape in WORST.items()) + "\n\x1b[1;31mRED-BOLD\x1b[0m"
 
 
-def _cells(app, word: str):
-    """The segments the screen draws for `word`: (text, style) pairs."""
-    for strip in app.screen._compositor.render_strips():
-        segments = list(strip)
-        line = "".join(segment.text for segment in segments)
+def _cells(app, word: str) -> list[Segment]:
+    """What the screen draws for `word`: a segment (character, style) per cell, the style read
+    from the screen where it is drawn (Screen.get_style_at)."""
+    for y, line in enumerate(screen_text(app).splitlines()):
         at = line.find(word)
-        if at < 0:
-            continue
-        out, x = [], 0
-        for segment in segments:
-            if x < at + len(word) and x + len(segment.text) > at:
-                out.append(segment)
-            x += len(segment.text)
-        return out
+        if at >= 0:
+            return [Segment(char, app.screen.get_style_at(at + i, y)) for i, char in enumerate(word)]
     raise AssertionError(f"{word} is not on the screen")
 
 
