@@ -14,13 +14,15 @@ from memtui.core.memory_source import MemorySource
 from memtui.core.model import TaskInfo
 
 LIVE = Path(__file__).resolve().parents[1] / "fixtures" / "live"
-HOME_FOLDER = {"claude-code": ".claude", "codex": ".codex"}
+HOME_FOLDER = {"claude-code": ".claude", "codex": ".codex", "gemini-cli": ".gemini"}
 # Steps that are not the model's tool calls: its text, and what the agent recorded around them.
 NOT_CALLS = frozenset({"reply", "checkpoint", "compaction", "compacted", "turn_diff", "interrupted", "interrupt",
                        "notification", "command", "command output"})
 # The operations whose file changes an agent's sessions record: Claude Code's edit tools (a
-# file removed by a shell command is not in its transcript); every Codex patch.
-RECORDED_OPS = {"claude-code": {"Write", "Edit", "MultiEdit"}, "codex": {"Write", "Edit", "MultiEdit", "Delete"}}
+# file removed by a shell command is not in its transcript); every Codex patch; Gemini CLI's
+# write_file and replace.
+RECORDED_OPS = {"claude-code": {"Write", "Edit", "MultiEdit"}, "codex": {"Write", "Edit", "MultiEdit", "Delete"},
+                "gemini-cli": {"Write", "Edit"}}
 
 
 def fixtures(*agents: str) -> list[Path]:

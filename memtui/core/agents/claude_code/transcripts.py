@@ -52,9 +52,11 @@ def transcript_cwd(path: Path, max_lines: int = 40) -> str | None:
 
 
 def looks_like_transcript(path: Path) -> bool:
+    """Whether a file opens as a Claude Code transcript: a typed record of a session (a header
+    with a sessionId and no type is another agent's: Gemini CLI's chats open so), a summary."""
     record = first_record(_first_subagent(path) or path)
     return bool(record) and (
-        "sessionId" in record or "leafUuid" in record or record.get("type") in ("summary", "file-history-snapshot")
+        ("sessionId" in record and "type" in record) or "leafUuid" in record or record.get("type") in ("summary", "file-history-snapshot")
     )
 
 
