@@ -12,11 +12,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import Capability, MemorySource
 from memtui.core.model import Problem
+
+if TYPE_CHECKING:
+    from memtui.core.sources.transcript_root import RecordedRoot
 
 
 @dataclass
@@ -107,7 +110,7 @@ class Looking:
         return Path(user_home) / default if user_home else None
 
 
-def archived_too(live: MemorySource, home: Path | None, open_view: Callable[[Path], MemorySource],
+def archived_too(live: RecordedRoot[Any], home: Path | None, open_view: Callable[[Path], RecordedRoot[Any]],
                  archive: Path | None, project: Path | None = None) -> MemorySource:
     """`live` with the sessions memtui archived of its home (of `project` when given) listed
     beside its own; `live` alone without an archive or a home (a single transcript's store)."""
