@@ -325,7 +325,7 @@ def _call_step(message: dict, call: dict, known: dict[str, str]) -> Step:
         known[path] = result  # a whole-file read: what the file held then
         return step
     if name in EDIT_TOOLS and status == "success" and isinstance(args, dict):
-        step.change = _change(name, path, args, call.get("resultDisplay"), known)
+        step.change = _change(name, path, args, call.get("resultDisplay"), known, result)
         if step.change.after is not None:
             known[path] = step.change.after
         else:
@@ -333,10 +333,11 @@ def _call_step(message: dict, call: dict, known: dict[str, str]) -> Step:
     return step
 
 
-def _change(name: str, path: str, args: dict, display: Any, known: dict[str, str]) -> Change:
+def _change(name: str, path: str, args: dict, display: Any, known: dict[str, str], result: Any = None) -> Change:
     """The file a write_file / replace changed. The tool's display carries the file's content
     before and after (0.61); where it does not, the after is rebuilt from the arguments and
-    the before from what the session last read or wrote of that path."""
+    the before from what the session last read or wrote of that path (a write_file whose
+    result says it created the file has none)."""
     shown = display if isinstance(display, dict) else {}
     original, new = shown.get("originalContent"), shown.get("newContent")
     is_new = shown.get("isNewFile") is True
@@ -348,6 +349,8 @@ def _change(name: str, path: str, args: dict, display: Any, known: dict[str, str
     before = known.get(path)
     if name == "write_file":
         after = args.get("content") if isinstance(args.get("content"), str) else None
+        if isinstance(result, str) and result.startswith("Successfully created and wrote to new file"):
+            return Change(path, "added", None, after, True, after is not None, diff=diff)
         if before is None:
             return Change(path, "modified", None, after, False, after is not None,
                           reason="Gemini CLI did not record what the file held before this write", diff=diff)
