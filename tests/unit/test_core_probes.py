@@ -26,6 +26,9 @@ GENERIC = {
     ("memory/chain.py", "os"): "O_NONBLOCK and O_NOCTTY exist on POSIX only",
     ("atomic.py", "ctypes.CDLL(None, use_errno=True)"): "renameat2 is in glibc 2.28+ only",
     ("memory/search.py", "exc"): "an error SQLite raised has sqlite_errorcode, one Python raised has not",
+    ("agents/agent.py", "import_module(module)"): "a registry hook is a function of an agent's module, by name",
+    ("usage/tokens.py", "self"): "Tokens adds, compares and subtracts its own fields by name",
+    ("usage/tokens.py", "other"): "Tokens adds, compares and subtracts its own fields by name",
 }
 
 SCHEMA_NAMES = {"schema_version", "blob_cols", "blob_columns"}
