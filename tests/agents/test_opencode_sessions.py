@@ -1,0 +1,130 @@
+"""The sessions the real OpenCode 1.18 wrote (tests/fixtures/live/opencode-*/, its SQLite
+opencode.db and snapshot store under the run's XDG data folder) read by memtui as a user sees
+them, against each scenario's truth — and reading writes nothing into the agent's home."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memtui.core.discovery import discover
+
+from .live_support import LIVE, NOT_CALLS, fingerprint, fixture_id, truth_of
+
+FIXTURES = sorted(p.parent for p in LIVE.glob("opencode-*/*/truth.json"))
+pytestmark = pytest.mark.skipif(not FIXTURES, reason="no OpenCode live fixtures")
+
+
+def data_folder(fixture: Path) -> Path:
+    return fixture / "home" / ".local" / "share" / "opencode"
+
+
+def prompt_as_stored(prompt: str) -> str:
+    """`opencode run MESSAGE` quotes a message holding a space before it stores it."""
+    return f'"{prompt}"' if " " in prompt else prompt
+
+
+@pytest.fixture(params=FIXTURES, ids=fixture_id, scope="module")
+def live(request):
+    fixture = request.param
+    before = fingerprint(fixture / "home")
+    [found] = discover(data_folder(fixture))
+    assert found.kind == "opencode"
+    source = found.open()
+    [session] = source.sessions()
+    yield fixture, truth_of(fixture), source, session
+    source.close()
+    assert fingerprint(fixture / "home") == before, "reading OpenCode's home wrote into it"
+
+
+def test_one_session_holds_every_prompt_in_order(live):
+    _fixture, truth, source, session = live
+    assert session.title == "Scripted session"  # the session row's title
+    assert [t.summary for t in source.tasks(session.id)] == [prompt_as_stored(p) for p in truth["prompts"]]
+
+
+def test_tool_calls_of_each_prompt(live):
+    _fixture, truth, source, session = live
+    assert [[s.tool for s in source.steps(t.id) if s.tool not in NOT_CALLS] for t in source.tasks(session.id)] == \
+        [t["tool_calls"] for t in truth["turns"]]
+
+
+def test_shell_commands_and_their_errors(live):
+    _fixture, truth, source, session = live
+    for task, turn in zip(source.tasks(session.id), truth["turns"]):
+        shells = [s for s in source.steps(task.id) if s.tool == "bash"]
+        assert [s.args["command"] for s in shells] == turn["shell"]
+        assert sum(s.status == "error" for s in source.steps(task.id)) == turn["errors"]
+
+
+def test_output_tokens_per_prompt_and_session(live):
+    _fixture, truth, source, session = live
+    per_task = [sum(s.tokens_out for s in source.steps(t.id)) for t in source.tasks(session.id)]
+    assert per_task == [t["output_tokens"] for t in truth["turns"]]
+    usage = [s.usage for t in source.tasks(session.id) for s in source.steps(t.id) if s.usage]
+    costs = truth["cost_inputs"]
+    assert sum(u.input for u in usage) == costs["input_tokens"]
+    assert sum(u.cache_read for u in usage) == costs["cache_read_tokens"]
+
+
+def test_file_changes_carry_the_truths_bytes(live):
+    """Each prompt's write/edit changes: path, kind, and the after bytes (and the before bytes
+    wherever memtui says it knows them) equal to the truth's."""
+    _fixture, truth, source, session = live
+    for n, task in enumerate(source.tasks(session.id)):
+        entries = [e for c in source.checkpoints(task.id) for e in source.checkpoint_entries(c.id)]
+        expected = [c for c in truth["file_changes"] if c["turn"] == n]
+        assert [(e.path, e.kind) for e in entries] == [(c["path"], c["kind"]) for c in expected]
+        for entry, change in zip(entries, expected):
+            before, after = source.read_entry(entry.id)
+            assert entry.after_known and after == change["after"].encode()
+            if entry.before_known:
+                assert before == (None if change["before"] is None else change["before"].encode())
+            else:
+                assert entry.unknown_reason and before is None
+
+
+def test_every_part_is_read_and_the_resume_command_is_opencodes(live):
+    _fixture, _truth, source, session = live
+    assert source.problems() == [] and source.counts()["unknown_records"] == 0
+    assert source.resume_command(session.id).argv == ("opencode", "--session", str(session.id))
+    assert "rollback" not in {c.value for c in source.capabilities}
+
+
+def test_an_unknown_part_type_is_counted_and_reported(tmp_path):
+    """A part type this reader does not know (a newer OpenCode's) is a problem of the source."""
+    fixture = next(f for f in FIXTURES if f.name == "create-edit")
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    db = folder / "opencode.db"
+    db.write_bytes((data_folder(fixture) / "opencode.db").read_bytes())
+    with sqlite3.connect(db) as conn:
+        msg, ses = conn.execute("SELECT message_id, session_id FROM part LIMIT 1").fetchone()
+        conn.execute("INSERT INTO part VALUES ('prt_zzz', ?, ?, 0, 0, ?)", (msg, ses, json.dumps({"type": "hologram"})))
+    conn.close()
+    [found] = discover(folder)
+    source = found.open()
+    assert source.counts()["unknown_records"] == 1
+    assert ["hologram" in p.message for p in source.problems()] == [True]
+
+
+def test_memtui_sources_and_log_list_the_data_folder(capsys, monkeypatch, tmp_path):
+    from memtui.cli import main
+
+    for var in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(var, str(tmp_path / var))
+    fixture = next(f for f in FIXTURES if f.name == "resume")
+    truth = truth_of(fixture)
+    folder = data_folder(fixture)
+    before = fingerprint(fixture / "home")
+    assert main(["sources", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert out.split()[:2] == ["opencode", str(folder)]
+    assert main(["log", str(folder), "--json"]) == 0
+    [session] = json.loads(capsys.readouterr().out)["sessions"]
+    assert [t["title"] for t in session["tasks"]] == [prompt_as_stored(p) for p in truth["prompts"]]
+    assert [t["checkpoints"] for t in session["tasks"]] == [1, 2]
+    assert fingerprint(fixture / "home") == before
