@@ -128,3 +128,44 @@ def test_memtui_sources_and_log_list_the_data_folder(capsys, monkeypatch, tmp_pa
     assert [t["title"] for t in session["tasks"]] == [prompt_as_stored(p) for p in truth["prompts"]]
     assert [t["checkpoints"] for t in session["tasks"]] == [1, 2]
     assert fingerprint(fixture / "home") == before
+
+
+def test_a_workspace_finds_the_sessions_that_ran_in_it_and_no_others(tmp_path):
+    """`memtui PROJECT` finds the sessions of the user's opencode.db whose recorded directory is
+    PROJECT (a copy of the fixture's database, its session moved to a folder made here)."""
+    fixture = next(f for f in FIXTURES if f.name == "resume")
+    data = tmp_path / "xdg-data" / "opencode"
+    data.mkdir(parents=True)
+    (data / "opencode.db").write_bytes((data_folder(fixture) / "opencode.db").read_bytes())
+    project, other = tmp_path / "project", tmp_path / "other"
+    project.mkdir()
+    other.mkdir()
+    with sqlite3.connect(data / "opencode.db") as conn:
+        conn.execute("UPDATE session SET directory = ?", (str(project),))
+    conn.close()
+    env = {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "xdg-data")}
+    [found] = [s for s in discover(project, env=env) if s.kind == "opencode"]
+    source = found.open()
+    assert [len(source.tasks(s.id)) for s in source.sessions()] == [2]
+    assert source.resume_command(source.sessions()[0].id).cwd == project
+    assert [s for s in discover(other, env=env) if s.kind == "opencode"] == []
+
+
+def test_following_an_opencode_store_sees_a_new_part(tmp_path):
+    """`live`: a part OpenCode commits is a change (stat of the database and its log only)."""
+    from memtui.core.live import watch_source
+
+    fixture = next(f for f in FIXTURES if f.name == "create-edit")
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    db = folder / "opencode.db"
+    db.write_bytes((data_folder(fixture) / "opencode.db").read_bytes())
+    [found] = discover(folder)
+    watch = watch_source(found.open())
+    assert watch.poll() is False
+    with sqlite3.connect(db) as conn:
+        msg, ses = conn.execute("SELECT message_id, session_id FROM part LIMIT 1").fetchone()
+        conn.execute("INSERT INTO part VALUES ('prt_new', ?, ?, 0, 0, ?)", (msg, ses, json.dumps({"type": "text", "text": "more"})))
+        conn.execute("PRAGMA user_version = 7")  # the file grows or its header changes on any commit
+    conn.close()
+    assert watch.poll() is True

@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from memtui.core.memory_source import Capability, ResumeHooks, UnknownId
+from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, UnknownId
 from memtui.core.model import CheckpointInfo, Id, Problem, ResumeCommand, SessionInfo, StepInfo, TaskInfo
 from memtui.core.usage.tokens import Tokens
 from memtui.core.sources.base import ContentUnknown, Index, IndexedSource, SourceEntryInfo, page, preview
@@ -98,12 +98,12 @@ class OpenCodeIndex(Index):
     changes: dict[str, tuple[str, Change]] = field(default_factory=dict)  # step id → (task id, change)
 
 
-class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks):
+class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks, LiveWatch):
     """The sessions of one OpenCode database (of one workspace when `workspace_filter` is set)."""
 
     kind = "opencode"
     label = "OpenCode"
-    capabilities = frozenset({Capability.DIFF, Capability.RESUME})
+    capabilities = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE})
 
     def __init__(self, db: Path, workspace_filter: Path | None = None) -> None:
         db = Path(db)
@@ -115,6 +115,7 @@ class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks):
         pass
 
     def watched_files(self) -> list[Path]:
+        """The database and its write-ahead log (stat only: a commit changes one of them)."""
         return [self.db, self.db.with_name(self.db.name + "-wal")]
 
     # -- index -------------------------------------------------------------------------------
