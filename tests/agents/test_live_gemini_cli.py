@@ -154,3 +154,21 @@ def test_memtui_sources_and_log_list_it(fixture, capsys):
     assert [t["checkpoints"] for t in session["tasks"]] == \
         [sum(1 for c in truth["file_changes"] if c["turn"] == n) for n in range(len(truth["turns"]))]
     assert fingerprint(home) == before
+
+
+@pytest.mark.parametrize("fixture", [f for f in FIXTURES if f.name == "resume"], ids=fixture_id)
+def test_memtui_search_finds_a_prompt_and_a_tool_call_and_writes_no_byte_of_the_home(fixture, tmp_path, capsys,
+                                                                                    monkeypatch):
+    """`memtui search HOME WORD`: the index is kept in memtui's cache folder (a scratch one
+    here), never in the Gemini home."""
+    from memtui.cli import main
+
+    for name, value in scratch_env(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    home = agent_home(fixture)
+    before = fingerprint(home)
+    assert main(["search", str(home), "zeta", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert {"task", "step"} <= {h["kind"] for h in hits}
+    assert any("Second prompt, resumed" in h["text"] for h in hits if h["kind"] == "task")
+    assert fingerprint(home) == before

@@ -23,8 +23,9 @@ class GeminiCliSource(IndexedSource[GeminiIndex], ResumeHooks, LiveWatch):
     kind = "gemini-cli"
     label = "Gemini CLI"
     # Reading only: Gemini's own checkpoints (a shadow git repository) are not read yet, so
-    # memtui offers no rollback; diffs where the chat recorded the contents; resume.
-    capabilities = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE})
+    # memtui offers no rollback; diffs where the chat recorded the contents; resume; search
+    # (its index is kept in memtui's cache folder, never in the Gemini home).
+    capabilities = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.SEARCH})
 
     def __init__(self, chats: Sequence[Path], *, home: Path | None, path: Path,
                  relist: Callable[[], list[Path]] | None = None) -> None:
