@@ -28,7 +28,7 @@ class PagesRead(ClaudeCodeSource):
     """A Claude Code home that counts the pages of sessions read from it, by offset."""
 
     def session_page(self, offset, limit):
-        with self._index_lock:
+        with self.index_lock:
             self.pages[offset] = self.pages.get(offset, 0) + 1
         return super().session_page(offset, limit)
 

@@ -32,8 +32,9 @@ class SourceAdapter(MemorySource):
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        # Workers of the app read one adapter from several threads; indexing happens once.
-        self._index_lock = threading.RLock()
+        # Workers of the app read one adapter from several threads; indexing happens once (under
+        # this lock, which an adapter that builds more than its index takes too).
+        self.index_lock = threading.RLock()
 
     # A store that keeps no sessions (memory files) answers with none.
     def sessions(self) -> Sequence[SessionInfo]:
@@ -108,7 +109,7 @@ class IndexedSource(SourceAdapter, Generic[IndexT]):
         current = self._current
         if current is not None:
             return current
-        with self._index_lock:
+        with self.index_lock:
             if self._current is None:
                 self._current = self.build_index()
             return self._current
@@ -116,7 +117,7 @@ class IndexedSource(SourceAdapter, Generic[IndexT]):
     def reload(self) -> None:
         """Forget the index: the next read indexes the store again (its agent may have
         written since: a resumed session's new turns)."""
-        with self._index_lock:
+        with self.index_lock:
             self._current = None
 
     def found(self, table: Mapping[str, RowT], key: object, what: str) -> RowT:

@@ -48,7 +48,7 @@ class GeminiCliSource(IndexedSource[GeminiIndex], ResumeHooks, LiveWatch):
         return self._relist() if self._relist is not None else list(self._chats)
 
     def reload(self) -> None:
-        with self._index_lock:
+        with self.index_lock:
             if self._relist is not None:
                 self._chats = self._relist()
             super().reload()
