@@ -51,7 +51,7 @@ async def test_enter_on_a_session_goes_to_its_costliest_turn(demo_path: Path, op
 
 
 async def test_the_total_is_what_memtui_usage_prints(demo_path: Path, open_app) -> None:
-    from memtui.core.discovery import open_source
+    from memtui.core.resolve import open_source
     from memtui.core.usage import price, source_replies, summarise
 
     with open_source(demo_path) as source:
