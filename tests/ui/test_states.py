@@ -205,5 +205,5 @@ async def test_at_100x30_titles_and_paths_are_readable_not_every_column_cut(demo
         assert files.current_record() is not None and files.current_record().path == "docs/draft.md"
     async with open_app(demo_path, size=(160, 48)) as pilot:
         assert [str(c.key.value) for c in pilot.app.screen.query_one(SessionsTable).columns.values()] == [
-            "title", "status", "current", "tasks", "bytes", "activity"]
+            "title", "status", "current", "tasks", "cost", "bytes", "activity"]
         assert "Current task" in shown(pilot.app)

@@ -52,5 +52,5 @@ def test_a_missing_binary_is_named_and_the_command_shown(tmp_path):
 def test_memtuis_own_store_cannot_resume(tmp_path):
     with AgentStore.open(tmp_path) as store:
         sid = store.start_session("x")
-        with pytest.raises(Unsupported, match="can't resume a session in its agent: only Claude Code and Codex"):
+        with pytest.raises(Unsupported, match="can't resume a session in its agent: only Claude Code, Codex"):
             plan_resume(store, sid)

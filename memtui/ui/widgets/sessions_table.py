@@ -38,7 +38,7 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         ("activity", "Activity", 10),
     )
     FLEX = {"title": 3.0, "current": 2.0}
-    SHED = ("current", "bytes")  # narrow: the tasks pane names the current task anyway
+    SHED = ("current", "bytes", "cost")  # narrow: the tasks pane names the current task; cost is on the usage screen
     RIGHT = frozenset({"tasks", "cost", "bytes"})
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
         "sessions-table--open",
