@@ -107,6 +107,15 @@ class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWat
     _root: Path | None = None
     resume_argv: tuple[str, ...] = ()  # the agent's resume command, before the session id
 
+    def step_usage(self, task_id: Id) -> list[StepInfo]:
+        """From the index alone: no transcript or rollout line is read again."""
+        turn = self.turn_of(self.index(), task_id)
+        return [StepInfo(id=f"{turn.session_id}:{item.key}", task_id=turn.id, seq=seq, tool=item.name or item.kind,
+                         args=None, result=None, tokens_in=item.tokens_in, tokens_out=item.tokens_out,
+                         created_at=item.created_at, model=item.model, usage=item.usage)
+                for seq, item in enumerate(turn.items, start=1) if item.usage is not None or item.tokens_in
+                or item.tokens_out]
+
     def task_info(self, turn: Any) -> TaskInfo:
         """The TaskInfo of one of the index's turns."""
         raise NotImplementedError

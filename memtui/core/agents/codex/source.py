@@ -115,15 +115,6 @@ class CodexSource(UndoRecorder, RolloutIndex):
                         step_count=len(turn.items),
                         checkpoint_count=sum(1 for i in turn.items if i.patch is not None and i.applied))
 
-    def step_usage(self, task_id: Id) -> list[StepInfo]:
-        """From the index alone: no rollout line is read again."""
-        turn = self.turn_of(self.index(), task_id)
-        return [StepInfo(id=f"{turn.session_id}:{item.key}", task_id=turn.id, seq=seq, tool=item.name or item.kind,
-                         args=None, result=None, tokens_in=item.tokens_in, tokens_out=item.tokens_out,
-                         created_at=item.created_at, model=item.model, usage=item.usage)
-                for seq, item in enumerate(turn.items, start=1) if item.usage is not None or item.tokens_in
-                or item.tokens_out]
-
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         ix = self.index()
         turn = self.turn_of(ix, task_id)
