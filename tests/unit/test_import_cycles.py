@@ -22,9 +22,6 @@ KNOWN: dict[frozenset[str], str] = {
     # of these when it holds all the modules of its entry (the registry's grows and shrinks while
     # agents move into it). A new circle fails the test; one of these that is gone only warns
     # (delete its entry), so that breaking a circle never turns the suite red.
-    frozenset({"memtui.core.agents.claude_code.checkpoints", "memtui.core.agents.claude_code.contents",
-               "memtui.core.agents.claude_code.reader", "memtui.core.agents.claude_code.transcripts"}):
-        "Claude Code's reader and its checkpoints read each other's records: the typed index",
 }
 
 

@@ -14,15 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
 from memtui.core.agents.claude_code.contents import edit_contents
-from memtui.core.agents.claude_code.reader import normalised
+from memtui.core.agents.claude_code.tables import TranscriptItem, TranscriptSession, TranscriptTables, Turn, normalised
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.timestamps import sort_key
-
-if TYPE_CHECKING:
-    from memtui.core.agents.claude_code.transcripts import Transcripts, TranscriptItem, TranscriptSession, Turn
 
 LABEL = "before prompt"
 SUFFIX = ":before"
@@ -38,14 +33,12 @@ class SnapshotFile:
     first: "TranscriptItem | None" = None  # the prompt's own first edit of it (its before is the same state)
 
 
-def prompt_turns(index: "Transcripts", session: "TranscriptSession") -> list["Turn"]:
+def prompt_turns(index: "TranscriptTables", session: "TranscriptSession") -> list["Turn"]:
     return [index.turns[t] for t in session.turns if index.turns[t].agent_id is None and index.turns[t].uuid]
 
 
-def add_checkpoint_steps(index: "Transcripts", session: "TranscriptSession") -> None:
+def add_checkpoint_steps(index: "TranscriptTables", session: "TranscriptSession") -> None:
     """Open each prompt's turn with a checkpoint step when any file is tracked from it on."""
-    from memtui.core.agents.claude_code.transcripts import TranscriptItem
-
     tracked = False
     for turn in reversed(prompt_turns(index, session)):
         tracked = tracked or bool(turn.backups)
@@ -54,7 +47,7 @@ def add_checkpoint_steps(index: "Transcripts", session: "TranscriptSession") -> 
                                                 f"{turn.uuid}{SUFFIX}", name="checkpoint"))
 
 
-def snapshot_files(index: "Transcripts", turn: "Turn") -> list[SnapshotFile]:
+def snapshot_files(index: "TranscriptTables", turn: "Turn") -> list[SnapshotFile]:
     """The files of `turn`'s checkpoint: tracked at its prompt or at any later one (a file first
     tracked later was, at this prompt, as its first backup shows it)."""
     session = index.sessions[turn.session_id]
@@ -80,7 +73,7 @@ def snapshot_files(index: "Transcripts", turn: "Turn") -> list[SnapshotFile]:
     return [SnapshotFile(path, name, last.get(path), first.get(path)) for path, name in sorted(backups.items())]
 
 
-def snapshot_contents(index: "Transcripts", turn: "Turn", file: SnapshotFile) -> tuple[bytes | None, bytes | None, str]:
+def snapshot_contents(index: "TranscriptTables", turn: "Turn", file: SnapshotFile) -> tuple[bytes | None, bytes | None, str]:
     """(before the prompt, as last recorded, reason-if-unknown) for one file."""
     folder = index.home / "file-history" / turn.session_id if index.home is not None else None
     before, reason = _backup(folder, file.backup)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memtui.core.agents.claude_code.transcripts import TranscriptItem, Turn
+from memtui.core.agents.claude_code.tables import TranscriptItem, Turn
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.agents.claude_code.patches import PatchMismatch, apply_hunks, replace_strings
 

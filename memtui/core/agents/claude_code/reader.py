@@ -10,21 +10,19 @@ one of an unexpected shape is reported (file, line, what was wrong) and the pass
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memtui.core.model import Problem
 from memtui.core.sources.base import preview
 from memtui.core.agents.claude_code.branches import superseded_prompts
+from memtui.core.agents.claude_code.checkpoints import add_checkpoint_steps
 from memtui.core.agents.claude_code.records import IGNORED_TYPES, READ_TYPES, classify_user, message_blocks, reply_usage
 from memtui.core.usage.tokens import NO_TOKENS
 from memtui.core.sources.fields import RECORD_ERRORS, field
 from memtui.core.sources.jsonl import iter_records, unknown_type_problems
 from memtui.core.sources.timestamps import parse_time
-
-if TYPE_CHECKING:
-    from memtui.core.agents.claude_code.transcripts import Transcripts, TranscriptItem, TranscriptSession, Turn
+from memtui.core.agents.claude_code.tables import TranscriptItem, TranscriptSession, TranscriptTables, Turn
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 AGENT_TOOLS = frozenset({"Task", "Agent"})
@@ -52,11 +50,11 @@ class Held:
 
 
 class TranscriptReader:
-    """Reads one transcript into `index` (a Transcripts); `turn` is the open main turn.
+    """Reads one transcript into `index` (a TranscriptTables); `turn` is the open main turn.
     `held`: what the session's transcripts read before this one hold (their records are
     skipped here: a fork's copies); `own` collects what this one adds."""
 
-    def __init__(self, index: "Transcripts", path: Path, session: "TranscriptSession", turn: "Turn | None",
+    def __init__(self, index: "TranscriptTables", path: Path, session: "TranscriptSession", turn: "Turn | None",
                  held: Held | None = None) -> None:
         self.index, self.path, self.session = index, path, session
         self.subagent = turn is not None
@@ -101,8 +99,6 @@ class TranscriptReader:
             prompts = {t.uuid: t for t in self.session_turns() if t.uuid and t.agent_id is None}
             for uuid in superseded_prompts(self.parents, self.order, set(prompts) - self._resent(prompts)):
                 prompts[uuid].superseded = True
-            from memtui.core.agents.claude_code.checkpoints import add_checkpoint_steps
-
             add_checkpoint_steps(self.index, self.session)
         self.index.problems.extend(self.problems)
 
@@ -206,8 +202,6 @@ class TranscriptReader:
         return self.turn
 
     def _item(self, kind: str, offset: int, lineno: int, when, key: str, **extra) -> "TranscriptItem":
-        from memtui.core.agents.claude_code.transcripts import TranscriptItem
-
         return TranscriptItem(kind, self.path, offset, lineno, when, key, **extra)
 
     # -- user lines ----------------------------------------------------------------------------
@@ -370,8 +364,3 @@ class TranscriptReader:
             target[path] = field(rec, "backup", "backupFileName", kind=str)
         if mid in self.prompt_turns:
             self.index.merge_backups(self.prompt_turns[mid], self.snapshots[mid], self.session.cwd)
-
-
-def normalised(path: str, cwd: str | None) -> str:
-    """An absolute, normalised path for a recorded one (relative ones are under `cwd`)."""
-    return os.path.normpath(path if os.path.isabs(path) or cwd is None else os.path.join(cwd, path))
