@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
+from memtui.core.homes import cleanable_agents
 from memtui.cli._confirm import add_yes_flag, confirmed
 from memtui.core.display import counted, human_bytes, one_line, sanitize
 from memtui.core.errors import MemtuiError
@@ -18,7 +19,7 @@ def register(sub) -> None:
     p = sub.add_parser("cleanup", help="archive (or delete) old sessions of a Claude Code / Codex home; --dry-run previews")
     p.add_argument("home", help="the agent's home folder (~/.claude, $CLAUDE_CONFIG_DIR, ~/.codex, $CODEX_HOME),"
                                 " or a project or transcript of it (its whole home is cleaned up)")
-    p.add_argument("--agent", choices=("claude-code", "codex"), help="which agent's home (found from its layout if omitted)")
+    p.add_argument("--agent", choices=[a.kind for a in cleanable_agents()], help="which agent's home (found from its layout if omitted)")
     p.add_argument("--keep-days", type=int, default=30, metavar="N", help="keep sessions active in the last N days (default 30)")
     p.add_argument("--keep-last", type=int, default=5, metavar="N", help="keep the N newest sessions of each project (default 5)")
     mode = p.add_mutually_exclusive_group(required=True)

@@ -6,13 +6,14 @@ import time
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
+from memtui.core.homes import cleanable_agents
 from memtui.core.display import human_bytes
 
 
 def register(sub) -> None:
     p = sub.add_parser("restore", help="put a session archived by `memtui cleanup` back where it was")
     p.add_argument("--session", required=True, metavar="ID", help="the archived session's id")
-    p.add_argument("--agent", choices=("claude-code", "codex"), help="only when the id is archived for both")
+    p.add_argument("--agent", choices=[a.kind for a in cleanable_agents()], help="only when the id is archived for both")
     p.add_argument("--archive-dir", metavar="DIR", help="archive folder (default $XDG_DATA_HOME/memtui/archive)")
     add_json_flag(p)
     p.set_defaults(func=run)

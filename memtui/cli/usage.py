@@ -7,8 +7,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
-
-AGENTS = ("claude-code", "codex", "memtui", "ra-aid", "jsonl-sessions")
+from memtui.core.agents import all_agents
 
 
 def register(sub) -> None:
@@ -19,7 +18,7 @@ def register(sub) -> None:
                    help="what each row is (default: day; a week starts on Monday)")
     p.add_argument("--since", type=_date, metavar="DATE", help="from this day on (YYYY-MM-DD, local time)")
     p.add_argument("--until", type=_date, metavar="DATE", help="up to this day, inclusive (YYYY-MM-DD)")
-    p.add_argument("--agent", choices=AGENTS, help="only this agent's stores")
+    p.add_argument("--agent", choices=[a.kind for a in all_agents()], help="only this agent's stores")
     add_json_flag(p)
     p.set_defaults(func=run)
 
