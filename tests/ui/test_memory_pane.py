@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memory_workspace import make_workspace
-from textual.widgets import ContentSwitcher, TextArea
+from textual.widgets import Button, ContentSwitcher, TextArea
 
 from memtui.core.memory import list_history
 from memtui.ui.screens.conflict import ConflictScreen
@@ -89,6 +89,8 @@ async def test_conflict_offers_reload_diff_overwrite(tmp_path, open_memory):
         assert app.screen.query_one("#conflict-diff").display
         diff = app.screen.diff
         assert "-the agent wrote this meanwhile" in diff and "+mine" in diff
+        await pilot.press("escape")  # hides the diff, back to the dialog
+        assert isinstance(app.screen, ConflictScreen) and not app.screen.query_one("#conflict-diff").display
         await pilot.press("escape")  # keep editing
         assert isinstance(app.screen, MemoryScreen) and app.screen.editing
         await pilot.press("ctrl+s")
@@ -115,6 +117,29 @@ async def test_conflict_reload_takes_the_disk_version_and_keeps_the_edit(tmp_pat
         kept = list_history(root, path)[0]
         assert kept.reason == "discarded" and kept.read().startswith(b"mine\n")
         assert app.screen.query_one("#memory-source", TextArea).text == "agent\n"
+
+
+async def test_esc_after_show_diff_returns_to_the_dialog_and_the_next_key_chooses(tmp_path, open_memory):
+    root = workspace(tmp_path)
+    path = root / "MEMORY.md"
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        app = pilot.app
+        await pilot.press("e")
+        app.screen.query_one("#memory-editor", TextArea).insert("mine\n", (0, 0))
+        path.write_text("agent\n")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.click("#diff")  # "Show diff (d)"
+        await pilot.pause()
+        assert app.screen.query_one("#conflict-diff").display
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConflictScreen)
+        assert str(app.screen.query_one("#diff", Button).label) == "Show diff (d)"
+        await pilot.press("r")  # meant as reload: never typed into the document
+        await settle(pilot)
+        assert not app.screen.editing and path.read_text() == "agent\n"
+        assert "r" not in app.screen.query_one("#memory-source", TextArea).text
 
 
 async def test_escape_with_unsaved_changes_asks_twice(tmp_path, open_memory):

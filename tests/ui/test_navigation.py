@@ -472,3 +472,30 @@ async def test_the_palette_lists_quit_once_and_keys_once(demo_path: Path, settle
         assert firsts.count("Quit") == 1, firsts
         assert "Keys" not in firsts and firsts.count("Keys and commands") == 1, firsts
         assert "Theme" in firsts
+
+
+def title(pane) -> str:
+    """A pane's title as the user reads it."""
+    from textual.content import Content
+
+    return Content.from_markup(pane.border_title).plain
+
+
+async def test_a_kept_filter_is_named_in_its_pane_title(demo_path: Path, open_app) -> None:
+    async with open_app(demo_path, size=SIZE) as pilot:
+        screen = pilot.app.screen
+        sessions = screen.query_one(SessionsTable)
+        pane = screen.query_one("#sessions-pane")
+        total = sessions.row_count
+        await pilot.press("slash", *"sub-agent", "escape")
+        await pilot.pause()
+        box = screen.query_one("#filter", Input)
+        assert not box.has_class("-active")  # the box is gone
+        assert sessions.row_count == total and title(pane) == "Sessions"  # esc in the box clears it
+        await pilot.press("slash", *"[b]x", "enter")
+        await pilot.pause()
+        assert screen.focused is sessions and sessions.row_count == 0
+        assert "filter “[b]x”" in title(pane)  # literally, never markup
+        await pilot.press("escape")
+        await pilot.pause()
+        assert sessions.row_count == total and "filter" not in title(pane)

@@ -28,7 +28,7 @@ class ConflictScreen(MemtuiModal[str]):
         Binding("r", "choose('reload')", "Reload from disk"),
         Binding("d", "toggle_diff", "Diff"),
         Binding("o", "choose('overwrite')", "Overwrite"),
-        Binding("escape", "choose('cancel')", "Keep editing"),
+        Binding("escape", "back", "Keep editing"),
     ]
 
     def __init__(self, name: str, what: str, disk: bytes | None, mine: str) -> None:
@@ -72,6 +72,14 @@ class ConflictScreen(MemtuiModal[str]):
         diff = self.query_one("#conflict-diff")
         diff.display = not diff.display
         self.query_one("#diff", Button).label = "Hide diff (d)" if diff.display else "Show diff (d)"
+
+    def action_back(self) -> None:
+        """esc steps back one level: from the diff to the dialog, from the dialog to the editor
+        (so an esc that closes the diff never lets the next key fall into the document)."""
+        if self.query_one("#conflict-diff").display:
+            self.action_toggle_diff()
+        else:
+            self.dismiss("cancel")
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)

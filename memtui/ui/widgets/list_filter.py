@@ -73,10 +73,11 @@ class ListFilter(Input):
 
 
 def show_count(target: Any, filtered: bool) -> None:
-    """Mark the list's pane filtered and count what passes ("3 of 11"); unfiltered, put its
-    own count back."""
+    """Mark the list's pane filtered, name the filter in its title and count what passes
+    ("3 of 11"); unfiltered, put its own count back."""
     pane = pane_of(target)
     pane.set_class(filtered, "-filtered")
+    pane.show_filter(getattr(target, "filter_text", "") if filtered else "")
     matching, records = getattr(target, "matching", None), getattr(target, "records", None)
     if matching is None or records is None:
         return  # the task tree: its own count stays

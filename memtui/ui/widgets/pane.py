@@ -33,15 +33,28 @@ class Pane(Vertical):
         self.unfiltered_subtitle = ""
         """The count shown before a filter replaced it with "3 of 11"."""
         self._title_text: str | None = None  # the text of the title shown (show_title)
+        self._detail: object | None = None
+        self.filter_chip = ""
+        """The filter set on the pane's list ("" for none), shown in the title as long as it holds."""
         self.show_title()
 
     def show_title(self, detail: object | None = None) -> None:
         """"Steps · <detail>": the detail comes from the store, so it is never markup."""
         self.waiting_for = None
+        self._detail = detail
         text = self.label if detail is None else f"{self.label} · {one_line(detail, 70)}"
+        if self.filter_chip:
+            text += f" · filter “{one_line(self.filter_chip, 24)}”"
         if self._title_text != text:  # (comparing two Contents costs more)
             self._title_text = text
             self.border_title = Content(text)
+
+    def show_filter(self, text: str) -> None:
+        """Name the filter set on the pane's list in its title ("" removes it): a filter whose
+        box is closed stays visible."""
+        if text != self.filter_chip:
+            self.filter_chip = text
+            self.show_title(self._detail)
 
     def pending(self, detail: object, waiting: Callable[[], bool]) -> None:
         """A load for `detail` began: if `waiting()` still says so after LOADING_AFTER, the
