@@ -24,10 +24,10 @@ def loaded(capsys, *argv):
     return json.loads(capsys.readouterr().out)
 
 
-def test_json_shape_for_all_three_agents(world, capsys):
+def test_json_shape_for_every_agent(world, capsys):
     out = loaded(capsys, str(world.repo), "--cwd", "pkg/mod")
     assert set(out) == {"agents"}
-    assert [a["agent"] for a in out["agents"]] == ["claude-code", "codex", "memtui"]
+    assert [a["agent"] for a in out["agents"]] == ["claude-code", "codex", "memtui", "gemini-cli", "opencode"]
     for agent in out["agents"]:
         assert set(agent) == {"agent", "files", "total_loaded_bytes", "total_tokens", "problems"}
         assert [f["order"] for f in agent["files"]] == list(range(1, len(agent["files"]) + 1))

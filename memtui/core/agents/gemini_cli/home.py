@@ -58,9 +58,10 @@ def folder_lister(folder: Path) -> Callable[[], list[Path]]:
     return lambda: chats_in(folder)
 
 
-def project_folders(home: Path, workspace: Path) -> list[Path]:
-    """The tmp/ folders holding `workspace`'s chats: the one projects.json names, the one whose
-    .project_root names it, and the sha256-named one older versions wrote."""
+def project_folders(home: Path, workspace: Path, need: str = "chats") -> list[Path]:
+    """The tmp/ folders holding `workspace`'s chats (or another folder `need` of the project's:
+    its memory/): the one projects.json names, the one whose .project_root names it, and the
+    sha256-named one older versions wrote."""
     tmp = home / "tmp"
     target = os.path.realpath(workspace)
     names: list[str] = []
@@ -81,7 +82,7 @@ def project_folders(home: Path, workspace: Path) -> list[Path]:
     found: list[Path] = []
     for name in dict.fromkeys(names):
         folder = tmp / name
-        if "/" not in name and name not in ("", ".", "..") and (folder / "chats").is_dir() and folder not in found:
+        if "/" not in name and name not in ("", ".", "..") and (folder / need).is_dir() and folder not in found:
             found.append(folder)
     return found
 
