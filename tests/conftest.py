@@ -135,6 +135,40 @@ def store(tmp_path: Path) -> Any:
 
 
 @pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Any]:
+    """A private PostgreSQL cluster on a Unix socket (tests/pg_cluster.py), one per test process,
+    started on first use and stopped at the end; the test is skipped, saying why, without one."""
+    from tests.pg_cluster import PgCluster
+
+    why = PgCluster.missing()
+    if why:
+        pytest.skip(why)
+    cluster = PgCluster.start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def team_url(pg_cluster) -> str:
+    """The URL of a new, empty database on the test cluster (a team store is made there on first write)."""
+    return pg_cluster.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store(request, tmp_path: Path) -> Any:
+    """A new, empty memtui store on the demo's clock: in tmp_path/"ws" (SQLite) and on the test
+    PostgreSQL cluster (a team store): the same tests, the same assertions, over both."""
+    if request.param == "sqlite":
+        with AgentStore.open(tmp_path / "ws", clock=DemoClock()) as opened:
+            yield opened
+        return
+    from memtui.core.store.team import TeamStore
+
+    with TeamStore.open(request.getfixturevalue("team_url"), clock=DemoClock()) as opened:
+        yield opened
+
+
+@pytest.fixture(scope="session")
 def demo_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The seeded demo workspace (seed 1, the demo's own fixed clock), built once per run.
     Read-only tests use it as `demo_path`; tests that write take `demo_copy`."""

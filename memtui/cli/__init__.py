@@ -16,6 +16,7 @@ from typing import NoReturn
 from memtui import __version__
 from memtui.cli._errors import describe, failures
 from memtui.core.errors import damaged, no_such_path
+from memtui.core.store.paths import is_team_url
 
 # Verb modules, in the order `memtui --help` lists them.
 VERBS: list[str] = [
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(argv[0] if argv[0] in VERBS else None).parse_args(argv)
     path = vars(args).get("path")
     try:
-        if path is not None and args.verb != "demo":
+        if path is not None and args.verb != "demo" and not is_team_url(path):
             check_path(Path(path).expanduser())
         return int(args.func(args) or 0)
     except failures() as exc:

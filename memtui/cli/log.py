@@ -9,6 +9,7 @@ from pathlib import Path
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._source import opened, parse_id
 from memtui.core.display import counted, one_line
+from memtui.core.store.paths import is_team_url
 
 
 def register(sub) -> None:
@@ -31,7 +32,7 @@ def run(args) -> int:
         else:
             doc = log_sessions(source, None if args.session is None else parse_id(args.session))
             emit(doc, args.json, _sessions_text)
-            if args.session is None:
+            if args.session is None and not is_team_url(args.path):
                 _name_the_others(args.path)
     return 0
 

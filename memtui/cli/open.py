@@ -12,6 +12,8 @@ def register(sub) -> None:
                    help="workspace directory or a store (agent.db, .ra-aid, agent home, transcript, rollout)")
     p.add_argument("--root", help="workspace root: for an agent.db outside its workspace, or the folder a Claude "
                                   "Code / Codex store's recorded paths are restored under")
+    p.add_argument("--team", nargs="?", const="", metavar="URL",
+                   help="open the team store at URL (postgresql://…; without URL: $MEMTUI_TEAM_URL)")
     p.add_argument("--read-only", action="store_true",
                    help="no writing action at all: no pin, rollback, GC, vacuum, edit or cleanup")
     p.set_defaults(func=run)
@@ -26,8 +28,10 @@ def check_openable(path: Path) -> Any | None:
     Other agents' formats are imported only for a file given as PATH: importing them all costs
     ~30 ms before the first paint of memtui's own store."""
     from memtui.core.resolve import resolve
-    from memtui.core.store.paths import store_of
+    from memtui.core.store.paths import is_team_url, store_of
 
+    if is_team_url(path):  # the team store: opened here, shown by the app
+        return resolve(str(path)).source
     if path.is_dir() and store_of(path) is None:
         return None
     source = resolve(path).source  # the store the app will show
@@ -42,6 +46,23 @@ def check_openable(path: Path) -> Any | None:
     return None
 
 
+def _team_or_path(args) -> Path | str:
+    """PATH, or the team store's URL (`memtui postgresql://…`, `--team URL`, `--team` and
+    $MEMTUI_TEAM_URL)."""
+    from memtui.core.errors import MemtuiError
+    from memtui.core.resolve import team_url
+    from memtui.core.store.paths import is_team_url
+
+    if args.team is not None:
+        url = team_url(args.team or None)
+        if url is None:
+            raise MemtuiError("--team needs a URL (postgresql://…) or $MEMTUI_TEAM_URL set")
+        if not is_team_url(url):
+            raise MemtuiError(f"--team takes a postgresql:// URL, not {url!r}")
+        return url
+    return args.path if is_team_url(args.path) else Path(args.path).expanduser()
+
+
 def run(args) -> int:
     from memtui.ui.collector import pause, resume
 
@@ -53,6 +74,10 @@ def run(args) -> int:
         raise
     from memtui.ui.app import run_app
 
+    if isinstance(path, str):  # a team store: the app names its URL (without a password)
+        from memtui.core.store.team import shown_url
+
+        return run_app(store.path, root=root, browse_only=args.read_only, opened=store, shown_path=shown_url(path))
     return run_app(path, root=root, browse_only=args.read_only,
                    opened=store)
 
@@ -63,7 +88,7 @@ def _checked(args):
     from memtui.core.errors import MemtuiError
     from memtui.ui.terminal_driver import keys_missing
 
-    path = Path(args.path).expanduser()
+    path = _team_or_path(args)
     root = root_folder(args.root)
     store = check_openable(path)
     if why := keys_missing():

@@ -6,6 +6,7 @@ here, so they agree on the store a path means and on its root, and refuse in the
 - a PATH that does not exist: "PATH does not exist" (`errors.no_such_path`);
 - a file that holds no store: "PATH is not a SQLite database or a transcript …" (`not_a_store`);
 - a folder that holds none: "no memtui store and no other agent's store in PATH …" (`no_store`);
+- a postgresql:// URL: the team store on that server (memtui.core.store.team), read-only;
 - a store that cannot do what the verb needs: `Unsupported`, "the Claude Code store at P can't
   collect garbage (GC): it works on memtui's own store only; …" (the capability's own wording).
 
@@ -29,7 +30,10 @@ from memtui.core.memory_source import Capability, MemorySource
 if TYPE_CHECKING:
     from memtui.core.sources.found import Source
 
-__all__ = ["Resolved", "open_source", "resolve"]
+__all__ = ["Resolved", "open_source", "resolve", "team_url", "TEAM_URL_VARIABLE"]
+
+TEAM_URL_VARIABLE = "MEMTUI_TEAM_URL"
+"""The environment variable naming the team store (`--team` without a URL, `memtui push`)."""
 
 
 @dataclass
@@ -84,8 +88,10 @@ def resolve(path: Path | str, need: Capability | None = None, *, root: Path | st
     replaces os.environ where agents' homes are looked for (tests). Nothing is created: a
     verb that writes does so through the source's writer().
     """
-    from memtui.core.store.paths import store_of
+    from memtui.core.store.paths import is_team_url, store_of
 
+    if is_team_url(path):  # a team store: memtui's store on a PostgreSQL server
+        return _resolve_team(str(path), need, root)
     given = Path(path).expanduser()
     if not given.exists():
         raise no_such_path(given)
@@ -114,6 +120,29 @@ def resolve(path: Path | str, need: Capability | None = None, *, root: Path | st
         source.close()
         raise
     return Resolved(given, source, entry, found)
+
+
+def _resolve_team(url: str, need: Capability | None, root: Path | str | None) -> Resolved:
+    from memtui.core.store.team import TeamStore
+
+    source: MemorySource = TeamStore.open(url, readonly=True)
+    try:
+        if root is not None:
+            source = source.with_root(Path(root).expanduser())
+        if need is not None:
+            source.require(need)
+    except BaseException:
+        source.close()
+        raise
+    return Resolved(source.path, source)
+
+
+def team_url(given: str | None = None, env: Mapping[str, str] | None = None) -> str | None:
+    """The team store a verb is pointed at: `--team URL` when given, else $MEMTUI_TEAM_URL
+    (None: neither)."""
+    import os
+
+    return given or (os.environ if env is None else env).get(TEAM_URL_VARIABLE) or None
 
 
 def open_source(path: Path | str, kind: str | None = None, *, env: Mapping[str, str] | None = None) -> MemorySource:

@@ -398,7 +398,8 @@ def make_app(path: Path | str, **kw: Any) -> MemtuiApp:
     return MemtuiApp(path, **kw)
 
 
-def run_app(path: Path | str, root: Path | None = None, browse_only: bool = False, opened: Any | None = None) -> int:
+def run_app(path: Path | str, root: Path | None = None, browse_only: bool = False, opened: Any | None = None,
+            shown_path: str | None = None) -> int:
     """Run the app in the terminal (or, under textual-serve, in a browser); the exit code.
 
     `browse_only` (--read-only): besides withholding the source's writing capabilities, this whole process
@@ -408,7 +409,8 @@ def run_app(path: Path | str, root: Path | None = None, browse_only: bool = Fals
         from memtui.core.atomic import forbid_writes
 
         forbid_writes("memtui was started with --read-only")
-    app = make_app(path, root=root, browse_only=browse_only, opener=None if opened is None else lambda: opened)
+    app = make_app(path, root=root, browse_only=browse_only, opener=None if opened is None else lambda: opened,
+                   shown_path=shown_path)
     resume_after(app.first_paint, pane_reads.FIRST_PAINT_WAIT)  # the collector, paused by `memtui open`
     result = app.run()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)

@@ -28,7 +28,8 @@ def test_new_store_settings(store):
     assert store.query("PRAGMA wal_autocheckpoint")[0][0] == schema.WAL_AUTOCHECKPOINT
 
 
-def test_start_task_supersedes_only_a_finished_previous_task(store):
+def test_start_task_supersedes_only_a_finished_previous_task(any_store):
+    store = any_store  # SQLite and PostgreSQL alike
     sid = store.start_session("s")
     t1 = store.start_task(sid, "one")
     t2 = store.start_task(sid, "two")  # t1 still running: not superseded
@@ -40,7 +41,8 @@ def test_start_task_supersedes_only_a_finished_previous_task(store):
     assert store.sessions()[0].current_task_id == t3
 
 
-def test_handoff_across_sessions_and_orphans(store):
+def test_handoff_across_sessions_and_orphans(any_store):
+    store = any_store  # SQLite and PostgreSQL alike
     s1, s2 = store.start_session("parent"), store.start_session("child")
     parent = store.start_task(s1, "p")
     child = store.start_task(s2, "c", parent_task_id=parent)
@@ -51,7 +53,8 @@ def test_handoff_across_sessions_and_orphans(store):
     assert store.task(parent).session_id is None
 
 
-def test_questions_move_the_task_between_waiting_and_running(store):
+def test_questions_move_the_task_between_waiting_and_running(any_store):
+    store = any_store  # SQLite and PostgreSQL alike
     t = store.start_task(store.start_session("s"), "t")
     q = store.ask(t, "0.3 or 1.0?")
     assert store.task(t).status == "waiting_user"
@@ -60,7 +63,8 @@ def test_questions_move_the_task_between_waiting_and_running(store):
     assert store.questions(t)[0].answer == "0.3"
 
 
-def test_steps_keep_json_values_and_totals(store):
+def test_steps_keep_json_values_and_totals(any_store):
+    store = any_store  # SQLite and PostgreSQL alike
     t = store.start_task(store.start_session("s"), "t")
     store.record_step(t, "search", {"q": "x", "n": [1, 2]}, {"hits": []}, tokens_in=10, tokens_out=5, cost=0.5)
     sid = store.record_step(t, "run", "cmd", None, status="error", error="boom", duration_ms=7)
@@ -73,14 +77,16 @@ def test_steps_keep_json_values_and_totals(store):
 
 
 @pytest.mark.parametrize("bad", ["/etc/passwd", "../outside.txt", "a/../../b", "C:/x", "", "./"])
-def test_escaping_paths_are_refused(store, bad):
+def test_escaping_paths_are_refused(any_store, bad):
+    store = any_store  # SQLite and PostgreSQL alike
     t = store.start_task(store.start_session("s"), "t")
     with pytest.raises(ValueError):
         store.record_checkpoint(t, None, {bad: (None, b"x")})
     assert store.counts()["checkpoints"] == 0
 
 
-def test_paths_are_normalised(store):
+def test_paths_are_normalised(any_store):
+    store = any_store  # SQLite and PostgreSQL alike
     t = store.start_task(store.start_session("s"), "t")
     cp = store.record_checkpoint(t, None, {"./src//a.py": (None, b"x"), "src\\b.py": (b"y", None)})
     assert [(e.path, e.kind) for e in store.checkpoint_entries(cp)] == [("src/a.py", "added"), ("src/b.py", "deleted")]

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from memtui.core import content as codec
 from memtui.core.atomic import check_writes_allowed, remove_stale_temps
@@ -31,6 +31,7 @@ from memtui.core.memory_source import WRITING, Capability, LiveWatch, RollbackHo
 from memtui.core.store import migrate, packs, schema
 from memtui.core.store.models import build_models
 from memtui.core.store.content_writer import ContentWriter
+from memtui.core.store.dialect import SQLITE, Dialect
 from memtui.core.store.gc_queries import GcQueries
 from memtui.core.store.paths import AGENT_DIR, DB_NAME, locate, workspace_of
 from memtui.core.store.reads import ReadModel
@@ -47,11 +48,11 @@ NATIVE_CAPABILITIES = frozenset({
 """Everything memtui's own store can do."""
 
 
-def _utcnow() -> datetime:
+def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class _ContentCache:
+class ContentCache:
     """A small LRU of verified contents by hash, bounded in bytes (delta bases are hot)."""
 
     def __init__(self, budget: int = 64 * 1024 * 1024) -> None:
@@ -92,6 +93,7 @@ class AgentStore(Recorder, ContentWriter, ReadModel, GcQueries, SearchQueries, R
     undo_kept_in = "store"
     label = "memtui"
     capabilities = NATIVE_CAPABILITIES
+    _dialect: Dialect = SQLITE
 
     def __init__(self, db_path: Path, workspace: Path | None, readonly: bool, clock: Clock | None,
                  content_limit: int = codec.DEFAULT_LIMIT, create: bool = False) -> None:
@@ -99,7 +101,7 @@ class AgentStore(Recorder, ContentWriter, ReadModel, GcQueries, SearchQueries, R
         self.workspace = workspace if workspace is not None else db_path.parent
         self.readonly = readonly
         self.content_limit = content_limit
-        self._clock = clock or _utcnow
+        self._clock = clock or utcnow
         if not readonly:
             # A creation killed before it cleaned up leaves its temp database (and SQLite's log of
             # it) beside agent.db; the next writer removes it once that process is gone.
@@ -113,7 +115,7 @@ class AgentStore(Recorder, ContentWriter, ReadModel, GcQueries, SearchQueries, R
                                 " writes into a store it created")
         self._db = schema.connect(db_path, readonly)
         self._m = build_models(self._db)
-        self._cache = _ContentCache()
+        self._cache = ContentCache()
         try:  # a file that is refused must not keep its connection open
             version, tables = schema.probe(self._db, db_path)
             if not tables:
@@ -224,7 +226,11 @@ class AgentStore(Recorder, ContentWriter, ReadModel, GcQueries, SearchQueries, R
     def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         if self.readonly:
             self._db.refresh()
-        return self._db.execute_sql(sql, params).fetchall()
+        return self._db.execute_sql(self._dialect.sql(sql), params).fetchall()
+
+    def _run(self, sql: str, params: tuple | list = ()) -> Any:
+        """One statement on this store's connection, its cursor returned (the recorder's writes)."""
+        return self._db.execute_sql(self._dialect.sql(sql), params)
 
     # ------------------------------------------------------------------ writes
     @contextmanager
@@ -269,13 +275,13 @@ class AgentStore(Recorder, ContentWriter, ReadModel, GcQueries, SearchQueries, R
         if self._db.in_transaction():
             yield  # inside a caller's transaction: all or nothing with it, no savepoint per call
             return
-        with self._db.atomic("IMMEDIATE"):
+        with self._db.atomic(*filter(None, [self._dialect.write_lock])):
             yield
 
-    def execute(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
+    def execute(self, sql: str, params: tuple | list = ()) -> Any:
         """One write statement (maintenance: GC deletes); only on a writer."""
         self._writable()
-        return self._db.execute_sql(sql, params)
+        return self._run(sql, params)
 
     def connection(self) -> sqlite3.Connection:
         """This thread's raw write connection, for statements that cannot run in a transaction

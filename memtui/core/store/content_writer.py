@@ -40,12 +40,14 @@ class ContentWriter:
 
         def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]: ...
 
+        def _run(self, sql: str, params: tuple | list = ()) -> Any: ...
+
         def read_blob(self, key: int | bytes | str) -> bytes: ...
 
     def _path_id(self, path: str) -> int:
         """The id of `path` in the path table, added on first use (each path is kept once)."""
         row = self._sql("SELECT id FROM path WHERE path = ?", (path,))
-        return row[0][0] if row else self._db.execute_sql("INSERT INTO path (path) VALUES (?)", (path,)).lastrowid
+        return row[0][0] if row else self._run("INSERT INTO path (path) VALUES (?) RETURNING id", (path,)).fetchall()[0][0]
 
     def _put(self, path: str, path_id: int, data: bytes, kin: Iterable[int] = ()) -> int:
         """Store `data` once (by hash). A new content of a known path becomes a delta against
@@ -57,7 +59,7 @@ class ContentWriter:
         row = self._sql(f"SELECT id, codec FROM blob WHERE {BY_HASH}", by_hash(h))
         if row and row[0][1] == codec.CODEC_MISSING:  # a content lost before an upgrade comes back
             enc = codec.encode(data)
-            self._db.execute_sql("UPDATE blob SET codec = ?, data = ?, size = ?, stored = ?, depth = 1, base = NULL,"
+            self._run("UPDATE blob SET codec = ?, data = ?, size = ?, stored = ?, depth = 1, base = NULL,"
                                  " pack = NULL, at = NULL WHERE id = ?", (enc.codec, enc.data, len(data), len(enc.data), row[0][0]))
         if row:
             return row[0][0]
@@ -67,11 +69,11 @@ class ContentWriter:
             bases = (self._kin_bases(path, path_id, len(data), kin) if version == 0
                      else self._bases(path_id, version, newest))
         enc = codec.encode(data, others=bases)
-        blob_id = self._db.execute_sql(
+        blob_id = self._run(
             "INSERT INTO blob (hash, codec, base, depth, size, stored, data, path_id, version)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (h, enc.codec, enc.base, enc.depth, len(data), len(enc.data), enc.data, path_id, version)).lastrowid
-        self._db.execute_sql("UPDATE path SET versions = ?, newest_blob = ? WHERE id = ?",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (h, enc.codec, enc.base, enc.depth, len(data), len(enc.data), enc.data, path_id, version)).fetchall()[0][0]
+        self._run("UPDATE path SET versions = ?, newest_blob = ? WHERE id = ?",
                              (version + 1, blob_id, path_id))
         self._cache.put(blob_id, data)
         return blob_id
@@ -79,7 +81,7 @@ class ContentWriter:
     def _seal(self) -> None:
         """Once the loose frames add up to a pack, seal them (store.packs), in the caller's
         transaction."""
-        packs.seal_if_full(self._db.execute_sql)
+        packs.seal_if_full(self._run)
 
     def _version(self, path_id: int, version: int, newest: int | None) -> list[tuple[int, int]]:
         """[(id, depth)] of the path's blob of `version` if it is still kept: the newest one

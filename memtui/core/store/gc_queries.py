@@ -10,10 +10,10 @@ these methods, not GC.
 from __future__ import annotations
 
 import json
-import sqlite3
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from memtui.core.store import packs
+from memtui.core.store.dialect import Dialect
 from memtui.core.store.schema import SUM_LEGACY_SQL, BlobColumns
 
 BlobKey = int | bytes
@@ -113,7 +113,7 @@ WITH RECURSIVE
     UNION
     SELECT id FROM task WHERE status IN ('running', 'waiting_user')
     UNION
-    SELECT id FROM task WHERE pinned = 1
+    SELECT id FROM task WHERE pinned = TRUE
   ),
   live(id) AS (
     SELECT id FROM roots
@@ -146,11 +146,12 @@ class GcQueries:
 
     schema_version: int
     blob_cols: BlobColumns
+    _dialect: Dialect
 
     def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         raise NotImplementedError
 
-    def execute(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
+    def execute(self, sql: str, params: tuple | list = ()) -> Any:
         raise NotImplementedError
 
     def now(self) -> float:
@@ -165,7 +166,7 @@ class GcQueries:
             " WHERE s.status = 'open'")]
         rows += [RootRow(task, "running" if status == "running" else "waiting") for task, status in self._sql(
             "SELECT id, status FROM task WHERE status IN ('running', 'waiting_user')")]
-        rows += [RootRow(task, "pinned") for (task,) in self._sql("SELECT id FROM task WHERE pinned = 1")]
+        rows += [RootRow(task, "pinned") for (task,) in self._sql("SELECT id FROM task WHERE pinned = TRUE")]
         return rows
 
     def references_from(self, tasks: list[int], kinds: tuple[str, ...]) -> list[EdgeRow]:
@@ -230,7 +231,7 @@ class GcQueries:
                 SELECT b.{key}, b.base, b.stored,
                        (SELECT MIN(id) FROM (SELECT MIN(e.id) AS id FROM checkpoint_entry e WHERE e.{before} = b.{key}
                                              UNION ALL
-                                             SELECT MIN(e.id) FROM checkpoint_entry e WHERE e.{after} = b.{key}))
+                                             SELECT MIN(e.id) FROM checkpoint_entry e WHERE e.{after} = b.{key}) AS u)
                 FROM blob b WHERE b.{key} NOT IN (SELECT h FROM keep))
             SELECT f.hash, f.base, f.stored,
                    (SELECT c.task_id FROM checkpoint_entry e JOIN checkpoint c ON c.id = e.checkpoint_id
@@ -271,15 +272,16 @@ class GcQueries:
     # ------------------------------------------------------------------ a pass (on a writer)
     def root_state(self, task: int) -> RootState | None:
         """Whether `task` is a root now (None: no such task)."""
-        rows = self._sql("SELECT t.status, t.pinned, COALESCE(s.status = 'open' AND s.current_task_id = t.id, 0)"
-                         " FROM task t LEFT JOIN session s ON s.id = t.session_id WHERE t.id = ?", (task,))
+        rows = self._sql("SELECT t.status, t.pinned, COALESCE(s.status = 'open' AND s.current_task_id = t.id, FALSE)"
+                         " FROM task t LEFT JOIN session s ON s.id = t.session_id WHERE t.id = ?" + self._dialect.skip_locked,
+                         (task,))
         return RootState(rows[0][0], bool(rows[0][1]), bool(rows[0][2])) if rows else None
 
     def referrers(self, task: int, kinds: tuple[str, ...]) -> list[Referrer]:
         """The tasks referencing `task` by these kinds, with whether each is a root now."""
         marks = ",".join("?" * len(kinds))
         return [Referrer(t, status, bool(pinned), bool(current)) for t, status, pinned, current in self._sql(
-            "SELECT p.id, p.status, p.pinned, COALESCE(s.status = 'open' AND s.current_task_id = p.id, 0)"
+            "SELECT p.id, p.status, p.pinned, COALESCE(s.status = 'open' AND s.current_task_id = p.id, FALSE)"
             " FROM task_ref r JOIN task p ON p.id = r.from_task LEFT JOIN session s ON s.id = p.session_id"
             f" WHERE r.to_task = ? AND r.kind IN ({marks})", (task, *kinds))]
 
@@ -322,7 +324,7 @@ class GcQueries:
         key = self.blob_cols.key
         if key is None:
             return set()
-        return {h for (h,) in self._sql(f"SELECT {key} FROM blob WHERE 1" + self._unused())}
+        return {h for (h,) in self._sql(f"SELECT {key} FROM blob WHERE TRUE" + self._unused())}
 
     def blob_depths(self, keys: list[BlobKey]) -> dict[int, list[BlobKey]]:
         """{delta depth: keys} of these blobs (at most 500 a statement: bound parameters)."""

@@ -14,6 +14,7 @@ from peewee import (
     ForeignKeyField,
     IntegerField,
     Model,
+    PostgresqlDatabase,
     SQL,
     TextField,
 )
@@ -26,6 +27,9 @@ def _counter() -> IntegerField:
 
 def build_models(db: Database) -> SimpleNamespace:
     """The model classes of one database. Times are UTC epoch seconds (REAL)."""
+    # Inline contents of the older scheme: any type in SQLite; a team store on PostgreSQL has
+    # none (it is made at the current schema) but keeps the columns, as bytea, for the same reads.
+    legacy = BlobField if isinstance(db, PostgresqlDatabase) else BareField
 
     class Base(Model):
         class Meta:
@@ -171,8 +175,8 @@ def build_models(db: Database) -> SimpleNamespace:
         before_blob = ForeignKeyField(Blob, null=True, column_name="before_blob", on_delete="RESTRICT", index=False)
         after_blob = ForeignKeyField(Blob, null=True, column_name="after_blob", on_delete="RESTRICT", index=False)
         # The older scheme kept contents inline: a zlib BLOB or plain TEXT.
-        before_legacy = BareField(null=True)
-        after_legacy = BareField(null=True)
+        before_legacy = legacy(null=True)
+        after_legacy = legacy(null=True)
 
         class Meta:
             table_name = "checkpoint_entry"

@@ -79,7 +79,8 @@ def _write_pack(execute: Execute, pack_id: int | None, frames: list[tuple[int, b
     data = b"".join(frame for _, frame in frames)
     first, last = min(b for b, _ in frames), max(b for b, _ in frames)
     if pack_id is None:
-        pack_id = execute("INSERT INTO pack (first_blob, last_blob, data) VALUES (?, ?, ?)", (first, last, data)).lastrowid
+        pack_id = execute("INSERT INTO pack (first_blob, last_blob, data) VALUES (?, ?, ?) RETURNING id",
+                          (first, last, data)).fetchall()[0][0]
     else:
         execute("UPDATE pack SET first_blob = ?, last_blob = ?, data = ? WHERE id = ?", (first, last, data, pack_id))
     at = 0

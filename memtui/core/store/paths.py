@@ -8,6 +8,13 @@ from memtui.core.errors import StoreNotFound
 
 AGENT_DIR = ".agent"
 DB_NAME = "agent.db"
+TEAM_SCHEMES = ("postgresql://", "postgres://")
+"""A PATH that begins so names a team store on a PostgreSQL server (memtui.core.store.team)."""
+
+
+def is_team_url(path: object) -> bool:
+    """Whether PATH names a team store (a postgresql:// URL) rather than a file or folder."""
+    return isinstance(path, str) and path.startswith(TEAM_SCHEMES)
 
 
 def locate(path: Path, create: bool) -> tuple[Path, Path]:

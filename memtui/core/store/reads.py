@@ -19,6 +19,7 @@ from memtui.core.model import (
     StepInfo,
     TaskInfo,
 )
+from memtui.core.store.dialect import Dialect
 from memtui.core.store.schema import entry_path
 
 
@@ -46,6 +47,7 @@ class ReadModel(MemorySource):
 
     schema_version: int
     blob_cols: tuple
+    _dialect: Dialect
 
     def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         raise NotImplementedError
@@ -70,7 +72,7 @@ class ReadModel(MemorySource):
                    (SELECT ct.title FROM task ct WHERE ct.id = s.current_task_id)
             FROM (SELECT * FROM session {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?) s
             ORDER BY s.updated_at DESC, s.id DESC
-            """, (*params, -1 if limit is None else limit, offset))
+            """, (*params, self._dialect.all_rows if limit is None else limit, offset))
         return [SessionInfo(r[0], r[1], r[2], r[3], _dt(r[4]), _dt(r[5]), r[6], r[7], r[8] or "") for r in rows]
 
     def sessions(self, offset: int = 0, limit: int | None = None) -> list[SessionInfo]:
@@ -141,7 +143,7 @@ class ReadModel(MemorySource):
                    s.tokens_out, s.cost, s.duration_ms, s.created_at,
                    (SELECT c.id FROM checkpoint c WHERE c.step_id = s.id ORDER BY c.id LIMIT 1)
             FROM step s WHERE s.task_id = ? ORDER BY s.seq LIMIT ? OFFSET ?
-            """, (task_id, -1 if limit is None else limit, offset))
+            """, (task_id, self._dialect.all_rows if limit is None else limit, offset))
         return [StepInfo(r[0], r[1], r[2], r[3], _loads(r[4]), _loads(r[5]), r[6], r[7], r[8], r[9], r[10], r[11],
                          _dt(r[12]), r[13]) for r in rows]
 

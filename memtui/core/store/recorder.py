@@ -31,6 +31,8 @@ class Recorder:
 
         def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]: ...
 
+        def _run(self, sql: str, params: tuple | list = ()) -> Any: ...
+
         def _writable(self) -> None: ...
 
         def _path_id(self, path: str) -> int: ...
@@ -70,19 +72,19 @@ class Recorder:
                 raise UnknownId(f"no session {session_id}")
             previous, previous_status = row[0]
             now = self.now()
-            task_id = self._db.execute_sql(
+            task_id = self._run(
                 "INSERT INTO task (session_id, title, status, pinned, summary, created_at, updated_at)"
-                " VALUES (?, ?, 'running', 0, '', ?, ?)", (session_id, title, now, now)).lastrowid
+                " VALUES (?, ?, 'running', FALSE, '', ?, ?) RETURNING id", (session_id, title, now, now)).fetchall()[0][0]
             if previous is not None and previous_status in FINISHED:
                 self._link(task_id, previous, "supersedes")
-            self._db.execute_sql("UPDATE session SET current_task_id = ?, updated_at = ? WHERE id = ?",
+            self._run("UPDATE session SET current_task_id = ?, updated_at = ? WHERE id = ?",
                                 (task_id, now, session_id))
             if parent_task_id is not None:
                 self._link(parent_task_id, task_id, "handoff")
         return task_id
 
     def _link(self, from_task: int, to_task: int, kind: str) -> None:
-        self._db.execute_sql("INSERT OR IGNORE INTO task_ref (from_task, to_task, kind) VALUES (?, ?, ?)",
+        self._run("INSERT INTO task_ref (from_task, to_task, kind) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                             (from_task, to_task, kind))
 
     def add_reference(self, from_task: int, to_task: int, kind: str) -> None:
@@ -96,9 +98,9 @@ class Recorder:
         # Raw SQL: this runs for every recorded step, where query building would dominate.
         sets = "".join(f", {name} = ?" for name in fields)
         adds = "".join(f", {name} = {name} + ?" for name in add or ())
-        self._db.execute_sql(f"UPDATE task SET updated_at = ?{sets}{adds} WHERE id = ?",
+        self._run(f"UPDATE task SET updated_at = ?{sets}{adds} WHERE id = ?",
                              (now, *fields.values(), *(add or {}).values(), task_id))
-        self._db.execute_sql("UPDATE session SET updated_at = ? WHERE id = (SELECT session_id FROM task WHERE id = ?)",
+        self._run("UPDATE session SET updated_at = ? WHERE id = (SELECT session_id FROM task WHERE id = ?)",
                             (now, task_id))
 
     def record_step(self, task_id: int, tool: str, args: Any = None, result: Any = None, status: str = "ok",
@@ -111,12 +113,13 @@ class Recorder:
             now = self.now()
             seq = self._sql("SELECT COALESCE(MAX(seq), 0) + 1 FROM step WHERE task_id = ?", (task_id,))[0][0]
             payload = len(args_json.encode()) + len(result_json.encode())
-            step_id = self._db.execute_sql(
+            step_id = self._run(
                 "INSERT INTO step (task_id, seq, tool, status, tokens_in, tokens_out, cost, duration_ms,"
-                " payload_bytes, created_at, error, args, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " payload_bytes, created_at, error, args, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " RETURNING id",
                 (task_id, seq, tool, status, tokens_in, tokens_out, cost, duration_ms, payload, now, error,
                  args_json, result_json),
-            ).lastrowid
+            ).fetchall()[0][0]
             self._touch(task_id, now, add={"step_count": 1, "step_bytes": payload})
         return step_id
 
@@ -127,8 +130,8 @@ class Recorder:
         content = sum(len(side) for _, before, after in normalised for side in (before, after) if side is not None)
         with self.transaction():
             now = self.now()
-            cp = self._db.execute_sql("INSERT INTO checkpoint (task_id, step_id, label, created_at) VALUES (?, ?, ?, ?)",
-                                     (task_id, step_id, label, now)).lastrowid
+            cp = self._run("INSERT INTO checkpoint (task_id, step_id, label, created_at) VALUES (?, ?, ?, ?)"
+                           " RETURNING id", (task_id, step_id, label, now)).fetchall()[0][0]
             # Befores first: the contents of deleted files are then stored (or found) before
             # the new files' contents, which may be deltas against them (a rename).
             path_ids = [self._path_id(path) for path, _, _ in normalised]
@@ -137,7 +140,7 @@ class Recorder:
             deleted = [bh for bh, (_, _, after) in zip(befores, normalised) if after is None and bh is not None]
             for bh, path_id, (path, before, after) in zip(befores, path_ids, normalised):
                 ah = self._put(path, path_id, after, deleted) if after is not None else None
-                self._db.execute_sql(
+                self._run(
                     "INSERT INTO checkpoint_entry (checkpoint_id, path_id, before_size, after_size, before_blob,"
                     " after_blob) VALUES (?, ?, ?, ?, ?, ?)",
                     (cp, path_id, None if before is None else len(before), None if after is None else len(after),
@@ -178,8 +181,8 @@ class Recorder:
         return self._message(task_id, role, content, self.now())
 
     def _message(self, task_id: int, role: str, content: str, now: float) -> int:
-        return self._db.execute_sql("INSERT INTO message (task_id, role, content, created_at) VALUES (?, ?, ?, ?)",
-                                   (task_id, role, content, now)).lastrowid
+        return self._run("INSERT INTO message (task_id, role, content, created_at) VALUES (?, ?, ?, ?)"
+                         " RETURNING id", (task_id, role, content, now)).fetchall()[0][0]
 
     def pin(self, task_id: int) -> None:
         self._set_pinned(task_id, True)
@@ -201,9 +204,9 @@ class Recorder:
                  f" AND e.path_id IN (SELECT id FROM path WHERE path IN ({marks}))")
         with self.transaction():
             n, content = self._sql(f"SELECT COUNT(*), {SUM_CONTENT_SQL} {where}", (checkpoint_id, *paths))[0]
-            self._db.execute_sql(f"DELETE {where.replace('checkpoint_entry e', 'checkpoint_entry AS e')}",
+            self._run(f"DELETE {where.replace('checkpoint_entry e', 'checkpoint_entry AS e')}",
                                  (checkpoint_id, *paths))
-            self._db.execute_sql("UPDATE task SET entry_count = entry_count - ?, entry_bytes = entry_bytes - ?"
+            self._run("UPDATE task SET entry_count = entry_count - ?, entry_bytes = entry_bytes - ?"
                                  " WHERE id = (SELECT task_id FROM checkpoint WHERE id = ?)",
                                  (n, content, checkpoint_id))
             return n

@@ -1,0 +1,278 @@
+"""The team store: memtui's store on a PostgreSQL server (`memtui postgresql://…`).
+
+The same tables, statements and read model as agent.db (AgentStore, its SQL put into
+PostgreSQL's words by memtui.core.store.dialect), plus where each row came from: an `origin`
+per pushed session (machine, user, agent kind, the session's id there and the store's path)
+named by its session and tasks, and a `push_cursor` per source file pushed (memtui.core.team).
+Contents are content-addressed `bytea` kept out of line uncompressed (`STORAGE EXTERNAL`: a
+zstd frame compresses no further), one row per distinct content across every machine.
+
+What differs from a store on this machine is its capabilities: no freelist, VACUUM of a file
+or change watch (a server is not a file), and no rollback — files are rolled back only on the
+machine that owns them, against its own store (`rollback_command`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+from urllib.parse import urlsplit, urlunsplit
+
+import peewee
+from peewee import PostgresqlDatabase
+
+from memtui.core import content as codec
+from memtui.core.atomic import check_writes_allowed
+from memtui.core.errors import MemtuiError, ReadOnlyStore, SchemaTooNew, StoreNotFound
+from memtui.core.memory_source import WRITING, Capability
+from memtui.core.store import NATIVE_CAPABILITIES, AgentStore, Clock, ContentCache, utcnow, schema
+from memtui.core.store.dialect import POSTGRES
+from memtui.core.store.models import build_models
+from memtui.core.store.paths import is_team_url
+
+__all__ = ["TeamStore", "is_team_url", "shown_url", "team_folder", "TEAM_CAPABILITIES"]
+
+CREATE_LOCK = 0x6D656D747569  # "memtui": the advisory lock the creation of the tables takes
+
+TEAM_CAPABILITIES = NATIVE_CAPABILITIES - {Capability.ROLLBACK, Capability.VACUUM, Capability.LIVE,
+                                           Capability.STATS, Capability.EDIT_MEMORY}
+"""A team store is browsed, searched, pinned and collected; files are rolled back on the machine
+that owns them, and a server has no file to vacuum, watch or count free pages of."""
+
+# Beyond the tables of agent.db (made from memtui.core.store.models): where rows came from, and
+# how far each machine's files were pushed.
+TEAM_TABLES = (
+    "CREATE TABLE IF NOT EXISTS memtui_schema (version integer NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS origin (id serial PRIMARY KEY, machine text NOT NULL, user_name text NOT NULL,"
+    " agent text NOT NULL, session_key text NOT NULL, store_path text NOT NULL, title text NOT NULL DEFAULT '',"
+    " pushed_at double precision NOT NULL, UNIQUE (machine, agent, store_path, session_key))",
+    "ALTER TABLE session ADD COLUMN IF NOT EXISTS origin_id integer UNIQUE REFERENCES origin (id) ON DELETE SET NULL",
+    "ALTER TABLE task ADD COLUMN IF NOT EXISTS origin_id integer REFERENCES origin (id) ON DELETE SET NULL",
+    "CREATE INDEX IF NOT EXISTS task_origin ON task (origin_id)",
+    "CREATE TABLE IF NOT EXISTS push_cursor (machine text NOT NULL, file_path text NOT NULL, size bigint NOT NULL,"
+    " mtime_ns bigint NOT NULL, inode bigint NOT NULL, pushed_at double precision NOT NULL,"
+    " PRIMARY KEY (machine, file_path))",
+    # Each content once, also while two machines push the same file at once (the second waits,
+    # then its insert fails and its session is retried: it finds the content then).
+    "CREATE UNIQUE INDEX IF NOT EXISTS blob_hash ON blob (hash)",
+    # Contents are zstd frames or raw bytes chosen because they did not compress: kept out of
+    # line as they are, never compressed again by the server.
+    "ALTER TABLE blob ALTER COLUMN data SET STORAGE EXTERNAL",
+    "ALTER TABLE pack ALTER COLUMN data SET STORAGE EXTERNAL",
+)
+
+
+def shown_url(url: str) -> str:
+    """The URL without its password, as memtui prints it."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}@{host}" if parts.username else host
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def team_folder(url: str) -> Path:
+    """What this machine keeps of a team store (its search index): a folder of memtui's cache
+    named by the URL's hash. Not made until something is written there."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "memtui" / "team" / hashlib.sha256(shown_url(url).encode()).hexdigest()[:16]
+
+
+class _TeamDatabase(PostgresqlDatabase):
+    """A PostgreSQL database with the store's float columns as double precision (epoch seconds)."""
+
+    def refresh(self) -> None:
+        """Nothing to do: each statement on the server sees what was committed before it."""
+
+
+def connect(url: str, readonly: bool) -> _TeamDatabase:
+    """A peewee database for the team store at `url` (psycopg 3), thread-local connections.
+    Read-only: every transaction the server runs for it is READ ONLY."""
+    options: dict[str, Any] = {"options": "-c default_transaction_read_only=on"} if readonly else {}
+    return _TeamDatabase(url, field_types={"FLOAT": "DOUBLE PRECISION"}, prefer_psycopg3=True,
+                         connect_timeout=10, **options)
+
+
+def open_error(exc: Exception, url: str) -> MemtuiError:
+    """The one line for a server that cannot be reached or refuses us."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StoreNotFound(f"cannot open the team store at {shown_url(url)}: {first}")
+
+
+class TeamStore(AgentStore):
+    """memtui's store on a PostgreSQL server. `TeamStore.open(url)`; close with `close()`."""
+
+    label = "memtui team"
+    undo_kept_in = "store"
+    capabilities = TEAM_CAPABILITIES
+    _dialect = POSTGRES
+
+    if TYPE_CHECKING:  # AgentStore's, which this store runs as they are
+
+        def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]: ...
+
+    def __init__(self, url: str, readonly: bool, clock: Clock | None = None,  # noqa: D107
+                 content_limit: int = codec.DEFAULT_LIMIT, create: bool = False) -> None:
+        self.url = url
+        self.db_path = team_folder(url)
+        self.workspace = None
+        self.readonly = readonly
+        self.content_limit = content_limit
+        self._clock = clock or utcnow
+        self._db = connect(url, readonly)
+        self._m = build_models(self._db)
+        self._cache = ContentCache()
+        try:
+            version = self._probe()
+            if version is None:
+                if not create or readonly:
+                    raise StoreNotFound(f"no memtui store at {shown_url(url)}; create it with"
+                                        f" `memtui push --team {shown_url(url)}` (a writer role)")
+                version = self._create()
+        except (peewee.DatabaseError, peewee.InterfaceError) as exc:
+            self._db.close()
+            raise open_error(exc, url) from None
+        except BaseException:
+            self._db.close()
+            raise
+        self._schema = version
+        self.blob_cols = schema.blob_columns(version)
+
+    @classmethod
+    def open(cls, path, readonly: bool = False, clock: Clock | None = None,  # type: ignore[override]
+             content_limit: int = codec.DEFAULT_LIMIT, create: bool | None = None) -> "TeamStore":
+        """Open the team store at `path` (a postgresql:// URL). A writer creates its tables on
+        an empty database unless `create=False`; a reader never does."""
+        create = (not readonly) if create is None else create and not readonly
+        return cls(str(path), readonly, clock, content_limit, create=create)
+
+    def _probe(self) -> int | None:
+        tables = {r[0] for r in self._db.execute_sql(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()}
+        if "memtui_schema" not in tables:
+            if tables & set(schema.CORE_TABLES):
+                raise MemtuiError(f"{shown_url(self.url)} holds tables named as memtui's but no memtui store")
+            return None
+        rows = self._db.execute_sql("SELECT version FROM memtui_schema").fetchall()
+        version = rows[0][0] if rows else 0
+        if version > schema.SCHEMA_VERSION:
+            raise SchemaTooNew(f"the team store at {shown_url(self.url)} was written by a newer memtui (schema"
+                               f" {version}, this one reads up to {schema.SCHEMA_VERSION}); upgrade memtui")
+        if version < schema.SCHEMA_VERSION:
+            raise MemtuiError(f"the team store at {shown_url(self.url)} has schema {version}; this memtui"
+                              f" writes {schema.SCHEMA_VERSION} and has no upgrade for a team store yet")
+        return version
+
+    def _create(self) -> int:
+        """The tables, indexes and schema version, in one transaction (PostgreSQL's DDL is
+        transactional: a creation cut short leaves nothing). Two writers creating at once: the
+        second waits on an advisory lock, then finds the first one's tables."""
+        with self._db.atomic():
+            self._db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (CREATE_LOCK,))
+            found = self._probe()  # another writer made it while this one waited for the lock
+            if found is not None:
+                return found
+            self._db.create_tables(self._m.all)
+            for statement in (*schema.INDEXES, *TEAM_TABLES):
+                self._db.execute_sql(POSTGRES.sql(statement), ())
+            self._db.execute_sql("INSERT INTO memtui_schema (version) VALUES (%s)", (schema.SCHEMA_VERSION,))
+        return schema.SCHEMA_VERSION
+
+    # ----------------------------------------------------------------- what it is
+    def describe(self) -> str:
+        return f"the team store at {shown_url(self.url)}"
+
+    def instead(self, capability: Capability) -> str:
+        if capability is Capability.ROLLBACK and capability not in self.withheld:
+            return ("files are rolled back only on the machine that owns them: run the rollback there against its"
+                    " own store (`memtui rollback WORKSPACE CHECKPOINT`; the diff pane names the machine)")
+        if capability in (Capability.STATS, Capability.VACUUM):
+            return "a server has no file to count free pages of or vacuum; ask PostgreSQL (VACUUM (VERBOSE))"
+        if capability is Capability.LIVE:
+            return "a team store is read as it is when asked (reopen it to see newer pushes)"
+        return super().instead(capability)
+
+    def watched_databases(self) -> list[Path]:
+        return []
+
+    def page_size(self) -> int:
+        """No pages of a file to count (GC's result says 0 freelist pages on a team store)."""
+        return 0
+
+    def freelist_pages(self) -> int:
+        return 0
+
+    # ------------------------------------------------------------------ reads
+    def query(self, sql: str, params: tuple | list = ()) -> list[tuple]:
+        """Rows of one read-only statement (in a READ ONLY transaction: a write is refused)."""
+        if self._db.in_transaction():
+            return self._sql(sql, params)
+        with self._db.atomic():
+            self._db.execute_sql("SET TRANSACTION READ ONLY")
+            return self._sql(sql, params)
+
+    def change_signature(self) -> str:
+        """Changes whenever rows are added, collected or pinned (the search index asks)."""
+        row = self._sql("SELECT (SELECT COALESCE(MAX(id), 0) FROM step), (SELECT COUNT(*) FROM task),"
+                        " (SELECT COALESCE(MAX(updated_at), 0) FROM task), (SELECT COALESCE(MAX(collected_at), 0)"
+                        " FROM task), (SELECT COALESCE(MAX(id), 0) FROM message)")[0]
+        return "|".join(map(str, row))
+
+    def index_folder(self) -> Path:
+        return self.db_path
+
+    @contextmanager
+    def reading_mapped(self) -> Iterator[None]:
+        with self.snapshot():
+            yield
+
+    # ------------------------------------------------------------------ writes
+    @contextmanager
+    def writer(self) -> Iterator["TeamStore"]:
+        """This store when opened for writing, else a write connection of its own (never
+        creating the tables) closed on leaving the block. The role must be allowed to write
+        (the README's writer GRANTs); a read-only role's write fails on its first statement."""
+        if self.withheld & WRITING:
+            raise ReadOnlyStore(f"{self.describe()}: no writes, {self.withheld_why or 'read-only'}")
+        check_writes_allowed(shown_url(self.url))
+        if not self.readonly:
+            yield self
+            return
+        writer = type(self)(self.url, False, self._clock, self.content_limit, create=False)
+        try:
+            yield writer
+        finally:
+            writer.close()
+
+    def connection(self):  # type: ignore[override]
+        raise ReadOnlyStore(f"{self.describe()}: no raw connection (VACUUM and checkpoints are the server's)")
+
+    def _writable(self) -> None:
+        if self.readonly:
+            raise ReadOnlyStore(f"{self.describe()} is open read-only (write through `store.writer()`)")
+
+    # ------------------------------------------------------------------ rollback elsewhere
+    def origin_of_checkpoint(self, checkpoint_id: int) -> tuple[str, str, str, str] | None:
+        """(machine, agent, session id there, store path there) of the session a checkpoint was
+        recorded in, if it was pushed (None for one recorded here or an orphan's)."""
+        rows = self._sql("SELECT o.machine, o.agent, o.session_key, o.store_path FROM checkpoint c"
+                         " JOIN task t ON t.id = c.task_id JOIN origin o ON o.id = t.origin_id WHERE c.id = ?",
+                         (checkpoint_id,))
+        return tuple(rows[0]) if rows else None  # type: ignore[return-value]
+
+    def rollback_command(self, checkpoint_id: int) -> str:
+        """What to run, and where, to roll back a checkpoint of the team store: on the machine
+        that recorded it, against that machine's own store (the team store writes no files)."""
+        origin = self.origin_of_checkpoint(checkpoint_id)
+        if origin is None:
+            return (f"checkpoint {checkpoint_id} names no machine; roll it back from the store it was recorded in"
+                    " (`memtui rollback WORKSPACE CHECKPOINT`)")
+        machine, agent, session, store_path = origin
+        return (f"on {machine}: memtui rollback {store_path} CHECKPOINT (the {agent} session {session};"
+                " checkpoint ids are that store's own)")
