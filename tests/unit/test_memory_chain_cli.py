@@ -8,6 +8,7 @@ import pytest
 from chain_world import world_in_env, write
 
 from memtui.cli import main
+from memtui.core.loaded_memory import AGENTS
 
 FILE_KEYS = {"path", "scope", "order", "bytes", "lines", "tokens", "loaded_lines", "loaded_bytes", "truncated",
              "on_demand", "imported_by", "reason"}
@@ -27,7 +28,8 @@ def loaded(capsys, *argv):
 def test_json_shape_for_every_agent(world, capsys):
     out = loaded(capsys, str(world.repo), "--cwd", "pkg/mod")
     assert set(out) == {"agents"}
-    assert [a["agent"] for a in out["agents"]] == ["claude-code", "codex", "memtui", "gemini-cli", "opencode"]
+    assert [a["agent"] for a in out["agents"]] == list(AGENTS)  # every agent with a chain, registry order
+    assert {"claude-code", "codex", "memtui", "gemini-cli", "opencode", "aider"} <= set(AGENTS)
     for agent in out["agents"]:
         assert set(agent) == {"agent", "files", "total_loaded_bytes", "total_tokens", "problems"}
         assert [f["order"] for f in agent["files"]] == list(range(1, len(agent["files"]) + 1))
