@@ -155,17 +155,31 @@ def team_url(pg_cluster) -> str:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def any_store(request, tmp_path: Path) -> Any:
-    """A new, empty memtui store on the demo's clock: in tmp_path/"ws" (SQLite) and on the test
-    PostgreSQL cluster (a team store): the same tests, the same assertions, over both."""
-    if request.param == "sqlite":
-        with AgentStore.open(tmp_path / "ws", clock=DemoClock()) as opened:
-            yield opened
-        return
-    from memtui.core.store.team import TeamStore
+def open_new_store(request, tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    """`open_new_store(clock=None)`: a new, empty memtui store, in a folder of tmp_path (SQLite)
+    or in a new database of the test PostgreSQL cluster (a team store); the test runs once on
+    each, with the same assertions. The stores are closed after the test."""
+    opened: list[Any] = []
 
-    with TeamStore.open(request.getfixturevalue("team_url"), clock=DemoClock()) as opened:
-        yield opened
+    def make(clock: Any = None) -> Any:
+        if request.param == "sqlite":
+            store = AgentStore.open(tmp_path / f"ws{len(opened) or ''}", clock=clock)
+        else:
+            from memtui.core.store.team import TeamStore
+
+            store = TeamStore.open(request.getfixturevalue("pg_cluster").new_database(), clock=clock)
+        opened.append(store)
+        return store
+
+    yield make
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def any_store(open_new_store) -> Any:
+    """A new, empty memtui store on the demo's clock, on SQLite and on PostgreSQL (open_new_store)."""
+    return open_new_store(DemoClock())
 
 
 @pytest.fixture(scope="session")

@@ -44,6 +44,10 @@ class PgCluster:
     @staticmethod
     def missing() -> str | None:
         """Why no cluster can be started here, or None."""
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            return "psycopg is not installed (pip install -e '.[test]' brings it)"
         if _binaries() is None:
             return ("PostgreSQL is not installed (no initdb/pg_ctl on PATH or in /usr/lib/postgresql/*/bin);"
                     " `apt-get install postgresql` (.ci/run does so as root)")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Callable
 
 from memtui.core.store import AgentStore
+from memtui.core.store.team import TeamStore
 
 
 class TickClock:
@@ -19,8 +21,12 @@ class TickClock:
         return self.now
 
 
-def new_store(tmp_path: Path) -> AgentStore:
-    return AgentStore.open(tmp_path / "ws", clock=TickClock())
+def new_store(where: Path | Callable[..., AgentStore]) -> AgentStore:
+    """A new store on a TickClock: in `where`/ws, or made by `where` (the open_new_store fixture:
+    SQLite and PostgreSQL)."""
+    if callable(where):
+        return where(TickClock())
+    return AgentStore.open(where / "ws", clock=TickClock())
 
 
 def task_with_edit(store: AgentStore, session: int, title: str, path: str = "a.py",
@@ -53,7 +59,26 @@ def counts(store: AgentStore, task: int) -> tuple[int, int, int]:
     )
 
 
+# Rows that would point at nothing: the same questions on either engine (PostgreSQL checks its
+# foreign keys as it writes; SQLite's are asked besides, with its own integrity check).
+DANGLING = (
+    "SELECT COUNT(*) FROM checkpoint_entry e LEFT JOIN checkpoint c ON c.id = e.checkpoint_id WHERE c.id IS NULL",
+    "SELECT COUNT(*) FROM checkpoint c LEFT JOIN task t ON t.id = c.task_id WHERE t.id IS NULL",
+    "SELECT COUNT(*) FROM step s LEFT JOIN task t ON t.id = s.task_id WHERE t.id IS NULL",
+    "SELECT COUNT(*) FROM checkpoint_entry e LEFT JOIN blob b ON b.id = e.before_blob"
+    " WHERE e.before_blob IS NOT NULL AND b.id IS NULL",
+    "SELECT COUNT(*) FROM checkpoint_entry e LEFT JOIN blob b ON b.id = e.after_blob"
+    " WHERE e.after_blob IS NOT NULL AND b.id IS NULL",
+    "SELECT COUNT(*) FROM blob d LEFT JOIN blob b ON b.id = d.base WHERE d.base IS NOT NULL AND b.id IS NULL",
+    "SELECT COUNT(*) FROM blob d LEFT JOIN pack p ON p.id = d.pack WHERE d.pack IS NOT NULL AND p.id IS NULL",
+)
+
+
 def healthy(store: AgentStore) -> bool:
+    if any(store.query(sql)[0][0] for sql in DANGLING):
+        return False
+    if isinstance(store, TeamStore):
+        return True
     return (store.query("PRAGMA integrity_check") == [("ok",)]
             and store.query("PRAGMA foreign_key_check") == [])
 

@@ -14,8 +14,8 @@ class Boom(RuntimeError):
     pass
 
 
-def _three_old_tasks(tmp_path):
-    store = new_store(tmp_path)
+def _three_old_tasks(open_new_store):
+    store = new_store(open_new_store)
     s = store.start_session("s")
     old = [task_with_edit(store, s, f"old {i}", after=version(i)) for i in range(3)]
     cur = task_with_edit(store, s, "current", after=version(9), finish=None)
@@ -23,8 +23,8 @@ def _three_old_tasks(tmp_path):
 
 
 @pytest.mark.parametrize("stage", ["entries", "checkpoints", "steps", "commit"])
-def test_failure_inside_one_task_rolls_back_that_task_only(tmp_path, stage):
-    store, old, cur = _three_old_tasks(tmp_path)
+def test_failure_inside_one_task_rolls_back_that_task_only(open_new_store, stage):
+    store, old, cur = _three_old_tasks(open_new_store)
     before = {t: counts(store, t) for t in old}
     blobs = store.query("SELECT COUNT(*) FROM blob")[0][0]
 
@@ -46,8 +46,8 @@ def test_failure_inside_one_task_rolls_back_that_task_only(tmp_path, stage):
     assert [t.task for t in plan_gc(store).live] == [cur]
 
 
-def test_task_that_became_live_after_the_preview_is_skipped(tmp_path):
-    store, old, cur = _three_old_tasks(tmp_path)
+def test_task_that_became_live_after_the_preview_is_skipped(open_new_store):
+    store, old, cur = _three_old_tasks(open_new_store)
     plan = plan_gc(store)
     store.pin(old[0])
     store.add_reference(old[0], old[1], "handoff")
@@ -56,8 +56,8 @@ def test_task_that_became_live_after_the_preview_is_skipped(tmp_path):
     assert result.tasks == 1 and counts(store, old[0]) != (0, 0, 0) and counts(store, old[1]) != (0, 0, 0)
 
 
-def test_cancel_between_tasks_and_max_tasks(tmp_path):
-    store, old, cur = _three_old_tasks(tmp_path)
+def test_cancel_between_tasks_and_max_tasks(open_new_store):
+    store, old, cur = _three_old_tasks(open_new_store)
     seen = []
     result = apply_gc(store, progress=seen.append, cancel=lambda: len([p for p in seen if p.phase == "tasks"]) >= 1)
     assert result.cancelled and result.tasks == 1
@@ -67,8 +67,8 @@ def test_cancel_between_tasks_and_max_tasks(tmp_path):
     assert result.tasks == 1 and len(plan_gc(store).reclaimable) == 1
 
 
-def test_progress_reports_every_task_and_bytes_grow(tmp_path):
-    store, old, cur = _three_old_tasks(tmp_path)
+def test_progress_reports_every_task_and_bytes_grow(open_new_store):
+    store, old, cur = _three_old_tasks(open_new_store)
     seen = []
     result = apply_gc(store, progress=seen.append, batch=2)
     tasks = [p for p in seen if p.phase == "tasks"]
@@ -78,8 +78,8 @@ def test_progress_reports_every_task_and_bytes_grow(tmp_path):
     assert result.freelist_after >= result.freelist_before
 
 
-def test_hundred_tasks_with_gc_after_each_keep_only_the_live_tasks_data(tmp_path):
-    store = new_store(tmp_path)
+def test_hundred_tasks_with_gc_after_each_keep_only_the_live_tasks_data(open_new_store):
+    store = new_store(open_new_store)
     s = store.start_session("one long session")
     for i in range(100):
         t = task_with_edit(store, s, f"task {i}", path="src/app.py",

@@ -24,8 +24,8 @@ def _root_kinds(plan) -> dict[int, str]:
     return {r.task: r.kind for r in plan.roots}
 
 
-def test_current_task_of_open_session_is_a_root(tmp_path):
-    store = new_store(tmp_path)
+def test_current_task_of_open_session_is_a_root(open_new_store):
+    store = new_store(open_new_store)
     s = store.start_session("open")
     old = task_with_edit(store, s, "old")
     cur = task_with_edit(store, s, "current")
@@ -36,8 +36,8 @@ def test_current_task_of_open_session_is_a_root(tmp_path):
     assert "superseded by" in plan.explain(old)
 
 
-def test_closed_sessions_current_task_is_reclaimable_unless_pinned_or_referenced(tmp_path):
-    store = new_store(tmp_path)
+def test_closed_sessions_current_task_is_reclaimable_unless_pinned_or_referenced(open_new_store):
+    store = new_store(open_new_store)
     s1 = store.start_session("closed, nothing refers to it")
     plain = task_with_edit(store, s1, "plain")
     store.close_session(s1)
@@ -61,8 +61,8 @@ def test_closed_sessions_current_task_is_reclaimable_unless_pinned_or_referenced
     assert _live(plan) == {pinned, referenced, cur}
 
 
-def test_running_and_waiting_tasks_are_roots_in_any_session(tmp_path):
-    store = new_store(tmp_path)
+def test_running_and_waiting_tasks_are_roots_in_any_session(open_new_store):
+    store = new_store(open_new_store)
     s = store.start_session("closed with unfinished work")
     running = task_with_edit(store, s, "running", finish=None)
     waiting = task_with_edit(store, s, "waiting", finish=None)
@@ -74,8 +74,8 @@ def test_running_and_waiting_tasks_are_roots_in_any_session(tmp_path):
     assert _gone(plan) == set()
 
 
-def test_answered_question_makes_the_task_running_again(tmp_path):
-    store = new_store(tmp_path)
+def test_answered_question_makes_the_task_running_again(open_new_store):
+    store = new_store(open_new_store)
     s = store.start_session("s")
     t = task_with_edit(store, s, "asks", finish=None)
     q = store.ask(t, "ok?")
@@ -84,8 +84,8 @@ def test_answered_question_makes_the_task_running_again(tmp_path):
     assert _root_kinds(plan_gc(store)) == {t: "running"}
 
 
-def test_a_root_with_several_reasons_lists_them_all(tmp_path):
-    store = new_store(tmp_path)
+def test_a_root_with_several_reasons_lists_them_all(open_new_store):
+    store = new_store(open_new_store)
     s = store.start_session("open")
     t = task_with_edit(store, s, "both", finish=None)
     store.pin(t)
@@ -93,8 +93,8 @@ def test_a_root_with_several_reasons_lists_them_all(tmp_path):
     assert (root.kind, root.kinds) == ("current", ("current", "running", "pinned"))
 
 
-def test_handoff_chain_three_deep_through_closed_sessions(tmp_path):
-    store = new_store(tmp_path)
+def test_handoff_chain_three_deep_through_closed_sessions(open_new_store):
+    store = new_store(open_new_store)
     s0 = store.start_session("parent, open")
     parent = task_with_edit(store, s0, "parent", finish=None)
     chain = [parent]
@@ -118,8 +118,8 @@ def test_handoff_chain_three_deep_through_closed_sessions(tmp_path):
     assert _gone(plan) == {parent, chain[1]}
 
 
-def test_depends_reference_keeps_the_dependency(tmp_path):
-    store = new_store(tmp_path)
+def test_depends_reference_keeps_the_dependency(open_new_store):
+    store = new_store(open_new_store)
     s1 = store.start_session("library work")
     lib = task_with_edit(store, s1, "library")
     store.close_session(s1)
@@ -131,8 +131,8 @@ def test_depends_reference_keeps_the_dependency(tmp_path):
     assert _gone(plan) == set()
 
 
-def test_supersedes_does_not_keep_the_old_task(tmp_path):
-    store = new_store(tmp_path)
+def test_supersedes_does_not_keep_the_old_task(open_new_store):
+    store = new_store(open_new_store)
     s = store.start_session("s")
     old = task_with_edit(store, s, "old")
     new = task_with_edit(store, s, "new", finish=None)
@@ -140,8 +140,8 @@ def test_supersedes_does_not_keep_the_old_task(tmp_path):
     assert _gone(plan_gc(store)) == {old} and new in _live(plan_gc(store))
 
 
-def test_reference_cycle_terminates(tmp_path):
-    store = new_store(tmp_path)
+def test_reference_cycle_terminates(open_new_store):
+    store = new_store(open_new_store)
     s1 = store.start_session("cycle reachable from a root")
     a = task_with_edit(store, s1, "a")
     b = task_with_edit(store, s1, "b")
@@ -163,8 +163,8 @@ def test_reference_cycle_terminates(tmp_path):
     assert _live(plan) == live_set_sql(store)
 
 
-def test_orphans_running_kept_finished_reclaimed(tmp_path):
-    store = new_store(tmp_path)
+def test_orphans_running_kept_finished_reclaimed(open_new_store):
+    store = new_store(open_new_store)
     s = store.start_session("deleted later")
     done = task_with_edit(store, s, "finished")
     running = task_with_edit(store, s, "running", finish=None)
@@ -177,8 +177,8 @@ def test_orphans_running_kept_finished_reclaimed(tmp_path):
     assert plan.to_json()["reclaimable"][0]["orphan"] is True
 
 
-def test_counts_and_bytes_are_measured_and_match_apply(tmp_path):
-    store = new_store(tmp_path)
+def test_counts_and_bytes_are_measured_and_match_apply(open_new_store):
+    store = new_store(open_new_store)
     s = store.start_session("s")
     t1 = store.start_task(s, "two checkpoints")
     for n in range(3):
@@ -197,8 +197,8 @@ def test_counts_and_bytes_are_measured_and_match_apply(tmp_path):
     assert (result.steps, result.checkpoints, result.entries) == (3, 2, 4)
 
 
-def test_shared_blob_is_not_counted_and_survives(tmp_path):
-    store = new_store(tmp_path)
+def test_shared_blob_is_not_counted_and_survives(open_new_store):
+    store = new_store(open_new_store)
     s1 = store.start_session("old")
     shared = b"shared content\n" * 100
     old = task_with_edit(store, s1, "old", path="a.py", after=shared)
@@ -215,8 +215,8 @@ def test_shared_blob_is_not_counted_and_survives(tmp_path):
     assert counts(store, old) == (0, 0, 0)
 
 
-def test_blob_shared_by_two_reclaimable_tasks_counts_once(tmp_path):
-    store = new_store(tmp_path)
+def test_blob_shared_by_two_reclaimable_tasks_counts_once(open_new_store):
+    store = new_store(open_new_store)
     s = store.start_session("s")
     a = task_with_edit(store, s, "a", after=version(1))
     b = task_with_edit(store, s, "b", before=version(1), after=version(2))
@@ -230,8 +230,8 @@ def test_blob_shared_by_two_reclaimable_tasks_counts_once(tmp_path):
     assert plan.reclaimable_task(a).blobs == 1  # the oldest task carries the shared content
 
 
-def test_delta_base_of_a_live_content_is_kept(tmp_path):
-    store = new_store(tmp_path)
+def test_delta_base_of_a_live_content_is_kept(open_new_store):
+    store = new_store(open_new_store)
     s1 = store.start_session("old")
     old = task_with_edit(store, s1, "v0", after=version(0))  # path version 0: a full content
     store.close_session(s1)
@@ -257,8 +257,8 @@ def test_delta_base_of_a_live_content_is_kept(tmp_path):
     assert store.query("SELECT COUNT(*) FROM blob")[0][0] == 0
 
 
-def test_collected_tasks_are_not_listed_again(tmp_path):
-    store = new_store(tmp_path)
+def test_collected_tasks_are_not_listed_again(open_new_store):
+    store = new_store(open_new_store)
     s = store.start_session("s")
     old = task_with_edit(store, s, "old")
     task_with_edit(store, s, "current", finish=None)
