@@ -165,6 +165,9 @@ def _plan_file(source: Any, root: Path, path: str, group: list[EntryInfo], force
                     recorded_action=recorded_action)
     if checked.refusal is not None:
         return base
+    unknown = next((e for e, known in ((first, first.before_known), (last, last.after_known)) if not known), None)
+    if unknown is not None:  # a store that reads one side only (for the diff) never restores a guess
+        return replace(base, error=f"the store does not hold this change's contents: {unknown.unknown_reason or 'unknown'}")
     try:
         target, recorded = source.read_entry(first.id)
         if last is not first:

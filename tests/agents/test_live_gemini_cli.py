@@ -92,7 +92,9 @@ def test_resume_command_and_capabilities(live):
     command = source.resume_command(session.id)
     assert command.argv == ("gemini", "--resume", session.id)
     assert str(command.cwd) == truth["workspace"]
-    assert Capability.DIFF in source.capabilities and Capability.ROLLBACK not in source.capabilities
+    assert Capability.DIFF in source.capabilities
+    # Rollback restores under the project folder the session worked in: offered where it is a folder here.
+    assert (Capability.ROLLBACK in source.capabilities) == Path(truth["workspace"]).is_dir()
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=fixture_id)

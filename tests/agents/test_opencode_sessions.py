@@ -88,10 +88,11 @@ def test_file_changes_carry_the_truths_bytes(live):
 
 
 def test_every_part_is_read_and_the_resume_command_is_opencodes(live):
-    _fixture, _truth, source, session = live
+    _fixture, truth, source, session = live
     assert source.problems() == [] and source.counts()["unknown_records"] == 0
     assert source.resume_command(session.id).argv == ("opencode", "--session", str(session.id))
-    assert "rollback" not in {c.value for c in source.capabilities}
+    # Rollback restores under the directory the session recorded: offered where it is a folder here.
+    assert ("rollback" in {c.value for c in source.capabilities}) == Path(truth["workspace"]).is_dir()
 
 
 def test_an_unknown_part_type_is_counted_and_reported(tmp_path):

@@ -177,7 +177,7 @@ class _GeminiWalk:
 def import_targets(text: str) -> list[tuple[int, str]]:
     """(line, path) of each `@path` import outside backtick spans, as Gemini CLI finds them."""
     code = [(m.start(), m.end()) for m in _CODE.finditer(text)]
-    found = []
+    found: list[tuple[int, str]] = []
     i = 0
     while True:
         i = text.find("@", i)
@@ -243,8 +243,7 @@ def _settings(b: ChainBuilder, home: Path | None, cwd: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for path in ([home / "settings.json"] if home is not None else []) + [cwd / ".gemini" / "settings.json"]:
         data = _json_file(b, path)
-        context = data.get("context") if isinstance(data.get("context"), dict) else {}
-        security = data.get("security") if isinstance(data.get("security"), dict) else {}
+        context, security = _object(data.get("context")), _object(data.get("security"))
         if "fileName" in context:
             out["fileName"] = context["fileName"]
         if isinstance(context.get("memoryBoundaryMarkers"), list):
@@ -274,6 +273,10 @@ def _json_file(b: ChainBuilder, path: Path) -> dict:
 def _strip_comments(text: str) -> str:
     """JSON with // and /* */ comments (Gemini CLI accepts them) as plain JSON."""
     return re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*[\s\S]*?\*/', lambda m: m.group(1) or "", text)
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _markers(value: Any) -> list[str]:

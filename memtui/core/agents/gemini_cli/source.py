@@ -1,6 +1,11 @@
-"""Gemini CLI chats as a memtui source (read-only): sessions → tasks (typed prompts) → steps
-(replies with their tokens, tool calls with their results) → file changes of write_file and
-replace calls. See chats.py for how a chat file is read."""
+"""Gemini CLI chats as a memtui source: sessions → tasks (typed prompts) → steps (replies with
+their tokens, tool calls with their results) → file changes of write_file and replace calls.
+See chats.py for how a chat file is read.
+
+Reading never writes. A change whose contents the chat recorded rolls back under the project
+folder its session worked in (`.project_root`), or under --root: the rollback engine checks
+containment and conflicts, writes atomically, and keeps the undo in memtui's state folder
+(memtui.core.sources.transcript_undo), never in the Gemini home."""
 
 from __future__ import annotations
 
@@ -10,22 +15,45 @@ from typing import Callable, Sequence
 
 from memtui.core.agents.gemini_cli.chats import Change, Chat, GeminiIndex, Step, Turn, read_chat
 from memtui.core.agents.gemini_cli.home import home_of, project_root_of
-from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, UnknownId
+from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, ResumeCommand, SessionInfo, StepInfo, TaskInfo
 from memtui.core.paths import files_key, stat_key
 from memtui.core.sources.base import ContentUnknown, IndexedSource, SourceEntryInfo, files_and_folders, page, preview
 from memtui.core.sources.timestamps import file_time, sort_key
+from memtui.core.sources.transcript_root import restore_note
+from memtui.core.sources.transcript_undo import UndoRecorder
+
+READING = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.SEARCH})
 
 
-class GeminiCliSource(IndexedSource[GeminiIndex], ResumeHooks, LiveWatch):
+class GeminiCliSource(UndoRecorder, IndexedSource[GeminiIndex], RollbackHooks, ResumeHooks, LiveWatch):
     """The Gemini CLI chats of a home, of one project, or one chat file."""
 
     kind = "gemini-cli"
     label = "Gemini CLI"
-    # Reading only: Gemini's own checkpoints (a shadow git repository) are not read yet, so
-    # memtui offers no rollback; diffs where the chat recorded the contents; resume; search
-    # (its index is kept in memtui's cache folder, never in the Gemini home).
-    capabilities = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.SEARCH})
+    workspace: Path | None = None  # the --root folder (with_root), where recorded paths are restored
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
+        """Diffs where the chat recorded the contents, resume, search (its index is kept in
+        memtui's cache folder); rollback when a folder to restore under is on this machine (the
+        --root given, or a session's project folder)."""
+        return READING | {Capability.ROLLBACK} if self._some_folder_here() else READING
+
+    def instead(self, capability: Capability) -> str:
+        if capability is Capability.ROLLBACK and capability not in self.withheld:
+            return ("its sessions worked in project folders that are not on this machine; open this store with"
+                    " --root DIR (memtui PATH --root DIR) to restore into a copy of the project")
+        return super().instead(capability)
+
+    def _some_folder_here(self) -> bool:
+        if self.workspace is not None:
+            return Path(self.workspace).is_dir()
+        ix = self.index()
+        known = self.__dict__.get("_folders_of")
+        if known is None or known[0] is not ix:  # asked at every key the footer shows: once per index
+            known = self._folders_of = (ix, any(r is not None and r.is_dir() for r in ix.roots.values()))
+        return known[1]
 
     def __init__(self, chats: Sequence[Path], *, home: Path | None, path: Path,
                  relist: Callable[[], list[Path]] | None = None) -> None:
@@ -160,9 +188,11 @@ class GeminiCliSource(IndexedSource[GeminiIndex], ResumeHooks, LiveWatch):
         turn = self.turn_of(self.index(), task_id)
         return [CheckpointInfo(id=f"{turn.session_id}:{s.key}", task_id=turn.id, step_id=f"{turn.session_id}:{s.key}",
                                created_at=s.finished_at or s.created_at, entry_count=1)
-                for s in turn.steps if s.change is not None]
+                for s in turn.steps if s.change is not None] + self.undo_checkpoints(turn.id)
 
     def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
+        if self.is_undo(checkpoint_id):
+            return self.undo_checkpoint(checkpoint_id)
         found = self.index().changes.get(str(checkpoint_id))
         if found is None:
             raise UnknownId(f"no file change {checkpoint_id!r} in {self.path}")
@@ -171,10 +201,14 @@ class GeminiCliSource(IndexedSource[GeminiIndex], ResumeHooks, LiveWatch):
                               created_at=step.finished_at or step.created_at, entry_count=1)
 
     def checkpoint_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
+        if self.is_undo(checkpoint_id):
+            return self.undo_entries(checkpoint_id)
         found = self.index().changes.get(str(checkpoint_id))
         return [] if found is None else [self._entry(str(checkpoint_id), *found)]
 
     def entry(self, entry_id: Id) -> SourceEntryInfo:
+        if self.is_undo(entry_id):
+            return self.undo_entry(entry_id)
         checkpoint_id = str(entry_id).rsplit(":", 1)[0]
         found = self.index().changes.get(checkpoint_id)
         if found is None or not str(entry_id).endswith(":0"):
@@ -193,6 +227,8 @@ class GeminiCliSource(IndexedSource[GeminiIndex], ResumeHooks, LiveWatch):
     def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
         """(before, after) of a write_file / replace; ContentUnknown where the chat did not
         record a side (the entry's `diff` still holds the change)."""
+        if self.is_undo(entry_id):
+            return self.undo_read(entry_id)
         entry = self.entry(entry_id)
         _turn, step = self.index().changes[str(entry.checkpoint_id)]
         change: Change = step.change  # type: ignore[assignment]
@@ -209,13 +245,20 @@ class GeminiCliSource(IndexedSource[GeminiIndex], ResumeHooks, LiveWatch):
                 return os.path.relpath(path, root)
         return path
 
-    # -- resume -----------------------------------------------------------------------------------
+    # -- rollback and resume ----------------------------------------------------------------------
     def workspace_root(self, task_id: Id) -> Path | None:
-        if self.workspace is not None:
-            return self.workspace
+        """The project folder the task's session worked in (its tmp folder's .project_root)."""
         ix = self.index()
         turn = ix.turns.get(str(task_id))
         return ix.roots.get(turn.session_id) if turn else None
+
+    def recorded_cwds(self) -> frozenset[str]:
+        return frozenset(str(r) for r in self.index().roots.values() if r is not None)
+
+    def rollback_note(self, task_id: Id, root: Path) -> str:
+        recorded = self.recorded_cwds()
+        return restore_note(root, self.workspace, Path(next(iter(recorded))) if len(recorded) == 1 else None,
+                            self.workspace_root(task_id))
 
     def resume_command(self, session_id: Id) -> ResumeCommand:
         ix = self.index()

@@ -13,6 +13,11 @@ OpenCode's snapshot store (`snapshot/<project>/<hash>/`, a git object store whos
 with zlib) at the model step's start and finish snapshots, each side where it holds it (the
 workspace's own objects, named by `alternates`, may be gone); a side it does not hold is
 unknown (`before_known` false) and the entry carries OpenCode's recorded diff.
+
+A change whose both sides are known rolls back under the directory its session recorded, or
+under --root: the rollback engine checks containment and conflicts, writes atomically and keeps
+the undo in memtui's state folder (memtui.core.sources.transcript_undo); nothing is written into
+OpenCode's database or snapshot store.
 """
 
 from __future__ import annotations
@@ -20,16 +25,18 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import zlib
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, UnknownId
+from memtui.core.agents.opencode.snapshots import fill_from_snapshots, snapshot_repos
+from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
 from memtui.core.model import CheckpointInfo, Id, Problem, ResumeCommand, SessionInfo, StepInfo, TaskInfo
 from memtui.core.usage.tokens import Tokens
 from memtui.core.sources.base import ContentUnknown, Index, IndexedSource, SourceEntryInfo, page, preview
+from memtui.core.sources.transcript_root import restore_note
+from memtui.core.sources.transcript_undo import UndoRecorder
 from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
 
 DB_NAME = "opencode.db"
@@ -98,12 +105,35 @@ class OpenCodeIndex(Index):
     changes: dict[str, tuple[str, Change]] = field(default_factory=dict)  # step id → (task id, change)
 
 
-class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks, LiveWatch):
+READING = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE})
+
+
+class OpenCodeSource(UndoRecorder, IndexedSource[OpenCodeIndex], RollbackHooks, ResumeHooks, LiveWatch):
     """The sessions of one OpenCode database (of one workspace when `workspace_filter` is set)."""
 
     kind = "opencode"
     label = "OpenCode"
-    capabilities = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE})
+    workspace: Path | None = None  # the --root folder (with_root), where recorded paths are restored
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
+        """Diffs, resume, following; rollback when a folder to restore under is on this machine
+        (the --root given, or a session's recorded directory)."""
+        if self.workspace is not None:
+            here = Path(self.workspace).is_dir()
+        else:
+            ix = self.index()
+            known = self.__dict__.get("_folders_of")
+            if known is None or known[0] is not ix:  # asked at every key the footer shows: once per index
+                known = self._folders_of = (ix, any(Path(d).is_dir() for d in ix.session_dirs.values() if d))
+            here = known[1]
+        return READING | {Capability.ROLLBACK} if here else READING
+
+    def instead(self, capability: Capability) -> str:
+        if capability is Capability.ROLLBACK and capability not in self.withheld:
+            return ("its sessions worked in folders that are not on this machine; open this store with --root DIR"
+                    " (memtui PATH --root DIR) to restore into a copy of the project")
+        return super().instead(capability)
 
     def __init__(self, db: Path, workspace_filter: Path | None = None) -> None:
         db = Path(db)
@@ -152,7 +182,7 @@ class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks, LiveWatch):
             parts: dict[str, list[dict]] = {}
             for p in conn.execute("SELECT message_id, data FROM part WHERE session_id = ? ORDER BY id", (sid,)):
                 parts.setdefault(p["message_id"], []).append(_json(p["data"]))
-            snapshots = self._snapshot_repo(worktrees.get(s["project_id"]), s["project_id"])
+            snapshots = snapshot_repos(self.path, s["project_id"])
             task: Task | None = None
             for m in messages:
                 data = _json(m["data"])
@@ -214,7 +244,7 @@ class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks, LiveWatch):
                         task.steps[-1] = last
                         ix.steps[str(last.id)] = last
                         for change in pending:
-                            self._fill_from_snapshots(change, snapshots, worktrees.get(s["project_id"]),
+                            fill_from_snapshots(change, snapshots, worktrees.get(s["project_id"]),
                                                       start_snapshot, p.get("snapshot"))
                         pending = []
                     else:
@@ -265,33 +295,6 @@ class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks, LiveWatch):
         return Change(step_id, path, "modified", None, None, False, False,
                       "OpenCode records an edit's strings and diff, not the whole file", diff)
 
-    def _snapshot_repo(self, worktree: str | None, project_id: str) -> list[Path]:
-        folder = self.path / "snapshot" / project_id
-        return sorted(p for p in folder.iterdir() if (p / "HEAD").is_file()) if folder.is_dir() else []
-
-    def _fill_from_snapshots(self, change: Change, repos: list[Path], worktree: str | None,
-                             before_tree: Any, after_tree: Any) -> None:
-        """An edit's (or a write over an existing file's) whole before/after from OpenCode's
-        snapshot trees at the start and finish of its model step, when the store holds them."""
-        if not worktree or not repos or change.before_known and change.after_known:
-            return
-        rel = os.path.relpath(change.path, worktree)
-        if rel.startswith(".."):
-            return
-        for repo in repos:
-            if not change.before_known:
-                before = _blob(repo, before_tree, rel)
-                if before is not None:
-                    change.before, change.before_known = before, True
-            if not change.after_known:
-                after = _blob(repo, after_tree, rel)
-                if after is not None:
-                    change.after, change.after_known = after, True
-        if change.before_known and change.after_known:
-            change.reason = ""
-        elif change.after_known:
-            change.reason = "OpenCode's snapshots do not hold the file as it was before"
-
     # -- read model --------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
         return sorted(self.index().sessions.values(), key=lambda s: s.updated_at, reverse=True)
@@ -313,9 +316,12 @@ class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks, LiveWatch):
     def checkpoints(self, task_id: Id) -> list[CheckpointInfo]:
         task = self.found(self.index().tasks, task_id, "task")
         return [CheckpointInfo(id=c.step_id, task_id=task.info.id, step_id=c.step_id,
-                               created_at=self.index().steps[c.step_id].created_at, entry_count=1) for c in task.changes]
+                               created_at=self.index().steps[c.step_id].created_at, entry_count=1)
+                for c in task.changes] + self.undo_checkpoints(task.info.id)
 
     def checkpoint(self, checkpoint_id: Id) -> CheckpointInfo:
+        if self.is_undo(checkpoint_id):
+            return self.undo_checkpoint(checkpoint_id)
         task_id, change = self.found(self.index().changes, checkpoint_id, "checkpoint")
         return CheckpointInfo(id=change.step_id, task_id=task_id, step_id=change.step_id,
                               created_at=self.index().steps[change.step_id].created_at, entry_count=1)
@@ -327,6 +333,8 @@ class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks, LiveWatch):
         return change.path
 
     def checkpoint_entries(self, checkpoint_id: Id) -> list[SourceEntryInfo]:
+        if self.is_undo(checkpoint_id):
+            return self.undo_entries(checkpoint_id)
         task_id, c = self.found(self.index().changes, checkpoint_id, "checkpoint")
         session_id = self.index().tasks[task_id].info.session_id
         return [SourceEntryInfo(id=f"{c.step_id}:0", checkpoint_id=c.step_id, path=self._relative(c, session_id),
@@ -336,6 +344,8 @@ class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks, LiveWatch):
                                 unknown_reason=c.reason, diff=c.diff)]
 
     def entry(self, entry_id: Id) -> SourceEntryInfo:
+        if self.is_undo(entry_id):
+            return self.undo_entry(entry_id)
         checkpoint_id = str(entry_id).rsplit(":", 1)[0]
         if not str(entry_id).endswith(":0") or checkpoint_id not in self.index().changes:
             raise UnknownId(f"no file change {entry_id!r} in {self.path}")
@@ -344,7 +354,9 @@ class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks, LiveWatch):
     def read_entry(self, entry_id: Id) -> tuple[bytes | None, bytes | None]:
         """(before, after) where OpenCode's records hold them (an unknown side is None: see the
         entry's `before_known`/`after_known`); ContentUnknown when neither is (the entry's diff
-        holds the change)."""
+        holds the change). A rollback restores only an entry whose both sides are known."""
+        if self.is_undo(entry_id):
+            return self.undo_read(entry_id)
         checkpoint_id = str(entry_id).rsplit(":", 1)[0]
         found = self.index().changes.get(checkpoint_id)
         if found is None or not str(entry_id).endswith(":0"):
@@ -354,53 +366,21 @@ class OpenCodeSource(IndexedSource[OpenCodeIndex], ResumeHooks, LiveWatch):
             raise ContentUnknown(f"{c.path}: {c.reason}")
         return c.before, c.after
 
+    # -- rollback and resume --------------------------------------------------------------------
+    def workspace_root(self, task_id: Id) -> Path | None:
+        """The directory the task's session recorded (its change paths are relative to it)."""
+        task = self.index().tasks.get(str(task_id))
+        cwd = self.index().session_dirs.get(str(task.info.session_id)) if task is not None else None
+        return Path(cwd) if cwd else None
+
+    def recorded_cwds(self) -> frozenset[str]:
+        return frozenset(d for d in self.index().session_dirs.values() if d)
+
+    def rollback_note(self, task_id: Id, root: Path) -> str:
+        recorded = self.recorded_cwds()
+        return restore_note(root, self.workspace, Path(next(iter(recorded))) if len(recorded) == 1 else None,
+                            self.workspace_root(task_id))
+
     def resume_command(self, session_id: Id) -> ResumeCommand:
         cwd = self.index().session_dirs.get(str(session_id))
         return ResumeCommand(("opencode", "--session", str(session_id)), Path(cwd) if cwd else None)
-
-
-def _object(repo: Path, sha: str, depth: int = 0) -> tuple[bytes, bytes] | None:
-    """(type, body) of a loose git object in `repo` or the repositories its
-    `objects/info/alternates` names; None when not held loose (a packed object is not read)."""
-    if len(sha) != 40 or not all(c in "0123456789abcdef" for c in sha):
-        return None
-    try:
-        raw = zlib.decompress((repo / "objects" / sha[:2] / sha[2:]).read_bytes())
-    except (OSError, zlib.error):
-        raw = b""
-    if raw:
-        head, _, body = raw.partition(b"\0")
-        return head.split(b" ")[0], body
-    try:
-        alternates = (repo / "objects" / "info" / "alternates").read_text().split()
-    except OSError:
-        return None
-    for other in alternates if depth < 3 else []:
-        found = _object(Path(other).parent, sha, depth + 1)
-        if found is not None:
-            return found
-    return None
-
-
-def _blob(repo: Path, tree: Any, rel: str) -> bytes | None:
-    """The file `rel` in snapshot tree `tree` of OpenCode's git repository `repo` (its loose
-    objects read with zlib: nothing run, nothing written), or None when the store does not hold it."""
-    if not isinstance(tree, str):
-        return None
-    sha = tree
-    for name in rel.split("/"):
-        obj = _object(repo, sha)
-        if obj is None or obj[0] != b"tree":
-            return None
-        body, sha = obj[1], ""
-        while body:
-            head, _, rest = body.partition(b"\0")
-            entry_name = head.split(b" ", 1)[1].decode("utf-8", "surrogateescape")
-            if entry_name == name:
-                sha = rest[:20].hex()
-                break
-            body = rest[20:]
-        if not sha:
-            return None
-    obj = _object(repo, sha)
-    return obj[1] if obj is not None and obj[0] == b"blob" else None

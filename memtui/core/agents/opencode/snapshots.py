@@ -1,0 +1,102 @@
+"""OpenCode's snapshot store, read-only: `snapshot/<project>/<hash>/` under its data folder is a
+git object store (its tree at the start and the finish of each model step); the loose objects
+are read with zlib — nothing is run, nothing written. A workspace's own objects, named by
+`objects/info/alternates`, may be gone: a file they held is then unknown."""
+
+from __future__ import annotations
+
+import os
+import zlib
+from pathlib import Path
+from typing import Any, Protocol
+
+
+class Sides(Protocol):
+    """A recorded file change whose missing sides the snapshots may fill."""
+
+    path: str
+    before: bytes | None
+    after: bytes | None
+    before_known: bool
+    after_known: bool
+    reason: str
+
+
+def snapshot_repos(data: Path, project_id: str) -> list[Path]:
+    """The snapshot repositories OpenCode keeps for a project under its data folder `data`."""
+    folder = data / "snapshot" / project_id
+    try:
+        return sorted(p for p in folder.iterdir() if (p / "HEAD").is_file()) if folder.is_dir() else []
+    except OSError:
+        return []
+
+
+def fill_from_snapshots(change: Sides, repos: list[Path], worktree: str | None, before_tree: Any,
+                        after_tree: Any) -> None:
+    """An edit's (or a write over an existing file's) whole before/after from OpenCode's
+    snapshot trees at the start and finish of its model step, when the store holds them."""
+    if not worktree or not repos or change.before_known and change.after_known:
+        return
+    rel = os.path.relpath(change.path, worktree)
+    if rel.startswith(".."):
+        return
+    for repo in repos:
+        if not change.before_known:
+            before = _blob(repo, before_tree, rel)
+            if before is not None:
+                change.before, change.before_known = before, True
+        if not change.after_known:
+            after = _blob(repo, after_tree, rel)
+            if after is not None:
+                change.after, change.after_known = after, True
+    if change.before_known and change.after_known:
+        change.reason = ""
+    elif change.after_known:
+        change.reason = "OpenCode's snapshots do not hold the file as it was before"
+
+
+def _object(repo: Path, sha: str, depth: int = 0) -> tuple[bytes, bytes] | None:
+    """(type, body) of a loose git object in `repo` or the repositories its
+    `objects/info/alternates` names; None when not held loose (a packed object is not read)."""
+    if len(sha) != 40 or not all(c in "0123456789abcdef" for c in sha):
+        return None
+    try:
+        raw = zlib.decompress((repo / "objects" / sha[:2] / sha[2:]).read_bytes())
+    except (OSError, zlib.error):
+        raw = b""
+    if raw:
+        head, _, body = raw.partition(b"\0")
+        return head.split(b" ")[0], body
+    try:
+        alternates = (repo / "objects" / "info" / "alternates").read_text().split()
+    except OSError:
+        return None
+    for other in alternates if depth < 3 else []:
+        found = _object(Path(other).parent, sha, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _blob(repo: Path, tree: Any, rel: str) -> bytes | None:
+    """The file `rel` in snapshot tree `tree` of OpenCode's git repository `repo` (its loose
+    objects read with zlib: nothing run, nothing written), or None when the store does not hold it."""
+    if not isinstance(tree, str):
+        return None
+    sha = tree
+    for name in rel.split("/"):
+        obj = _object(repo, sha)
+        if obj is None or obj[0] != b"tree":
+            return None
+        body, sha = obj[1], ""
+        while body:
+            head, _, rest = body.partition(b"\0")
+            entry_name = head.split(b" ", 1)[1].decode("utf-8", "surrogateescape")
+            if entry_name == name:
+                sha = rest[:20].hex()
+                break
+            body = rest[20:]
+        if not sha:
+            return None
+    obj = _object(repo, sha)
+    return obj[1] if obj is not None and obj[0] == b"blob" else None
