@@ -1,4 +1,5 @@
-"""`memtui export PATH (--session ID | --task ID) [--format md|html|json] [-o FILE] [--with-memory]`."""
+"""`memtui export PATH (--session ID | --task ID) [--format md|html|json] [-o FILE] [--with-memory]`,
+or `memtui export PATH (--all | --project DIR) -o FOLDER`: a page per session and an index."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ def register(sub) -> None:
     scope = p.add_mutually_exclusive_group(required=True)
     scope.add_argument("--session", metavar="ID", help="export this session, sub-agents included")
     scope.add_argument("--task", metavar="ID", help="export this task and the tasks it handed off to")
+    scope.add_argument("--all", action="store_true",
+                       help="every session at PATH: one HTML page each and index.html, into the new folder -o")
+    scope.add_argument("--project", metavar="DIR",
+                       help="as --all, for the sessions that ran in the folder DIR (a Claude Code or Codex project)")
     p.add_argument("--format", choices=("md", "html", "json"), default=None,
                    help="document format (default: from the -o file's extension, else md)")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (refuses an existing file); default: stdout")
@@ -47,6 +52,8 @@ def run(args) -> int:
     from memtui.core.resolve import resolve
 
     path = Path(args.path).expanduser()
+    if args.all or args.project:
+        return _site(args, path)
     fmt = _format(args)
     output = Path(args.output).expanduser() if args.output else None
     if output is not None and output.exists():
@@ -65,6 +72,31 @@ def run(args) -> int:
     write_atomic(output, text.encode("utf-8"), before_replace=still_free)
     count = sum(1 for _ in _all(doc["tasks"]))
     print(f"wrote {output} ({fmt}, {count} task{'s' if count != 1 else ''})")
+    return 0
+
+
+def _site(args, path: Path) -> int:
+    """--all / --project: the sessions' pages and the index, into a new folder."""
+    from memtui.core.export.site import INDEX, build_site, select_sessions, write_site
+    from memtui.core.resolve import resolve
+
+    what = "--all" if args.all else "--project"
+    if not args.output:
+        raise MemtuiError(f"{what} writes a folder of pages: name a new one with -o FOLDER")
+    if args.format not in (None, "html") or args.with_memory:
+        raise MemtuiError(f"{what} writes HTML pages only (drop --format / --with-memory)")
+    folder = Path(args.output).expanduser()
+    if folder.exists():
+        raise MemtuiError(f"{folder} exists; choose a new folder (export never overwrites)")
+    project = Path(args.project).expanduser() if args.project else None
+    with resolve(path, kind=args.kind) as resolved:
+        sessions = select_sessions(resolved.source, project)
+        if not sessions:
+            where = f" that ran in {project}" if project is not None else ""
+            raise MemtuiError(f"no sessions{where} in {resolved.path}; nothing written")
+        pages = build_site(resolved.source, sessions)
+    write_site(folder, pages)
+    print(f"wrote {folder}/{INDEX} and {len(sessions)} session page{'s' if len(sessions) != 1 else ''}")
     return 0
 
 

@@ -334,6 +334,11 @@ class MemorySource(ABC):
         """User inputs and summaries of a task."""
         return []
 
+    def thinking(self, task_id: Id) -> Sequence[MessageInfo]:
+        """The agent's thinking texts of a task (role "thinking"), in order; read on demand
+        (exports), never for a listing. Empty where the store keeps none."""
+        return []
+
     def workspace_root(self, task_id: Id) -> Path | None:
         """The folder a task's recorded paths are relative to (a transcript's session cwd)."""
         return self.workspace

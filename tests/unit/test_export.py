@@ -38,7 +38,7 @@ def _tree(tasks: list[dict]) -> list[tuple]:
 
 def test_json_is_the_read_model_with_the_handoff_tree(demo, capsys):
     doc = json.loads(_export([str(demo), "--session", "4", "--format", "json"], capsys))
-    assert (doc["format"], doc["version"]) == ("memtui-export", 1)
+    assert (doc["format"], doc["version"]) == ("memtui-export", 2)
     assert doc["source"]["kind"] == "memtui" and doc["scope"] == {"session": 4}
     # Task 8 handed off to 9 and 10; 10 handed off to 11 (sub-agents in other sessions).
     assert _tree(doc["tasks"]) == [(8, [(9, []), (10, [(11, [])])])]
@@ -86,7 +86,7 @@ def test_a_task_exports_with_its_sub_agents_and_long_results_are_cut(tmp_path, c
     assert step["result_truncated"] and step["result_chars"] == 10_000
     assert step["result"].endswith(f"… [{10_000 - TEXT_LIMIT:,} more characters not exported]")
     md = _export([str(tmp_path), "--task", str(parent)], capsys)
-    assert "Result (truncated):" in md and "more characters not exported]" in md
+    assert "<summary>Result (truncated, 2,002 lines)</summary>" in md and "more characters not exported]" in md
 
 
 def test_claude_code_session_exports_with_its_sub_agent_and_diffs(capsys):

@@ -16,7 +16,8 @@ inert. Long tool arguments, results and diffs are cut with a marker, and say so.
             "summary", "created_at", "updated_at", "finished_at",
             "handed_off_from": ID | null,    # the parent task, when it lives elsewhere
             "messages": [{"role", "content", "created_at"}],
-            "steps": [{"id", "seq", "tool", "args", "args_truncated", "result",
+            "thinking": [{"content", "created_at"}],   # the agent's thinking texts, where kept
+            "steps": [{"id", "seq", "tool", "view", "args", "args_truncated", "result",
                        "result_truncated", "result_chars", "status", "error", "tokens_in",
                        "tokens_out", "cost", "duration_ms", "created_at", "checkpoint_id",
                        "model", "usage": {"input", "output", "cache_read", "cache_write",
@@ -26,7 +27,18 @@ inert. Long tool arguments, results and diffs are cut with a marker, and say so.
             "checkpoints": [{"id", "step_id", "created_at", "label",
                              "entries": [{"id", "path", "kind", "before_size", "after_size",
                                           "added", "removed", "diff", "diff_truncated", "note"}]}],
-            "children": [TASK, ...]}
+            "children": [TASK, ...],
+            "timeline": [ENTRY, ...]}           # the reading order of all of the above
+    VIEW = {"kind": "shell", "command"} | {"kind": "write", "path", "content"}
+         | {"kind": "edit", "path", "edits": [{"old", "new"}]} | {"kind": "patch", "patch"}
+         | {"kind": "read", "path"} | null   # null: the arguments are shown as JSON
+    ENTRY = {"kind": "prompt" | "message" | "text" | "thinking" | "tool" | "compaction" | "interrupt"
+                     | "event" | "checkpoint" | "subagent",
+             "at": ISO-8601 | null,
+             "message" | "thinking" | "step" | "checkpoint": index into the task's list,
+             | "task": the id of a child (a sub-agent round, nested where it was handed off)}
+    A step's checkpoint is shown with the step; the timeline lists the other checkpoints.
+    Version 2 added "thinking", "view" and "timeline".
 """
 
 from __future__ import annotations
@@ -37,6 +49,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from memtui.core.diff import prepare_file_diff
+from memtui.core.export.timeline import step_kind, step_view, timeline
 from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
 from memtui.core.listing import find_session, resolve_id
@@ -45,7 +58,7 @@ from memtui.core.memory_source import MemorySource
 from memtui.core.model import EntryInfo, Id, TaskInfo
 from memtui.core.task_tree import TaskTree, build_task_tree, task_subtree
 
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
 #: Characters of a tool's arguments or result kept in an export; the rest is cut with a marker.
 TEXT_LIMIT = 4000
 #: Lines of one file's diff kept in an export.
@@ -68,6 +81,9 @@ def _as_text(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
+    if isinstance(value, list) and value and all(isinstance(v, dict) and v.get("type") == "text"
+                                                 and isinstance(v.get("text"), str) for v in value):
+        return "\n\n".join(v["text"] for v in value)  # a result as text blocks: their text
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
@@ -79,12 +95,23 @@ def _cut(text: str, limit: int) -> tuple[str, bool]:
     return text[:limit] + "\n" + cut_marker(len(text) - limit), True
 
 
+def _cut_view(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A view's long texts cut as the arguments are (each to TEXT_LIMIT, marked)."""
+    if view is None:
+        return None
+    out = {k: (_cut(v, TEXT_LIMIT)[0] if isinstance(v, str) and k != "kind" else v) for k, v in view.items()}
+    if "edits" in out:
+        out["edits"] = [{k: _cut(v, TEXT_LIMIT)[0] for k, v in e.items()} for e in out["edits"]]
+    return out
+
+
 def _step(step: Any) -> dict[str, Any]:
     args, args_cut = _cut(_as_text(step.args), TEXT_LIMIT)
     full_result = _as_text(step.result)
     result, result_cut = _cut(full_result, TEXT_LIMIT)
     return {
         "id": step.id, "seq": step.seq, "tool": step.tool,
+        "view": _cut_view(step_view(step.tool, step.args)) if step_kind(step.tool) == "tool" else None,
         "args": args, "args_truncated": args_cut,
         "result": result, "result_truncated": result_cut, "result_chars": len(full_result),
         "status": step.status, "error": step.error,
@@ -145,20 +172,22 @@ def _task(source: MemorySource, task: TaskInfo, tree: TaskTree, seen: set[Id]) -
             "id": cp.id, "step_id": cp.step_id, "created_at": _when(cp.created_at), "label": cp.label,
             "entries": [_entry(source, e) for e in source.checkpoint_entries(cp.id)],
         })
+    messages = [{"role": m.role, "content": m.content, "created_at": _when(m.created_at)}
+                for m in source.messages(task.id)]
+    thinking = [{"content": m.content, "created_at": _when(m.created_at)} for m in source.thinking(task.id)]
+    steps = [_step(s) for s in priced_steps(source.steps(task.id))]
+    # A handoff cycle is drawn once: a task already exported is not repeated below itself.
+    children = [_task(source, child, tree, seen) for child in tree.children.get(task.id, [])
+                if child.id not in seen]
     return {
         "id": task.id, "session_id": task.session_id, "title": task.title, "status": task.status,
         "pinned": task.pinned, "superseded": task.superseded, "collected": task.collected,
         "summary": task.summary, "created_at": _when(task.created_at),
         "updated_at": _when(task.updated_at), "finished_at": _when(task.finished_at),
         "handed_off_from": tree.handed_from.get(task.id),
-        "messages": [{"role": m.role, "content": m.content, "created_at": _when(m.created_at)}
-                     for m in source.messages(task.id)],
-        "steps": [_step(s) for s in priced_steps(source.steps(task.id))],
-        "checkpoints": checkpoints,
-        "cost": _cost(own), "cost_with_subagents": _cost(whole),
-        # A handoff cycle is drawn once: a task already exported is not repeated below itself.
-        "children": [_task(source, child, tree, seen) for child in tree.children.get(task.id, [])
-                     if child.id not in seen],
+        "messages": messages, "thinking": thinking, "steps": steps, "checkpoints": checkpoints,
+        "cost": _cost(own), "cost_with_subagents": _cost(whole), "children": children,
+        "timeline": timeline(messages, steps, thinking, children, checkpoints),
     }
 
 
@@ -258,6 +287,39 @@ def cost_line(cost: dict[str, Any], prices: dict[str, Any]) -> str:
     text = f"{cost_text(cost['usd'], unpriced)} ({PriceTable(prices['name'], prices['version'], dated).label})"
     note = unpriced_note(unpriced)
     return text + (f"; {note}" if note else "")
+
+
+#: A result, argument or text longer than this many lines (or FOLD_CHARS characters) starts folded.
+FOLD_LINES = 12
+FOLD_CHARS = 1200
+
+
+def folds(text: str) -> bool:
+    """True when a block is long enough to start folded (<details>)."""
+    return text.count("\n") >= FOLD_LINES or len(text) > FOLD_CHARS
+
+
+def edit_diff(old: str, new: str) -> str:
+    """An edit's old and new text as the hunks of a unified diff (no file header)."""
+    import difflib
+
+    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3)
+    return "\n".join(line for line in lines if not line.startswith(("---", "+++")))
+
+
+def code_language(path: str) -> str:
+    """The info string of a file's fenced block: its extension ("py"), "text" without one."""
+    suffix = Path(path).suffix.lstrip(".").lower()
+    return suffix if suffix.isalnum() else "text"
+
+
+def step_checkpoints(task: dict[str, Any]) -> dict[Any, list[dict[str, Any]]]:
+    """step id → the task's checkpoints recorded at that step (shown with it)."""
+    out: dict[Any, list[dict[str, Any]]] = {}
+    for cp in task["checkpoints"]:
+        if cp["step_id"] is not None:
+            out.setdefault(cp["step_id"], []).append(cp)
+    return out
 
 
 def walk(tasks: list[dict[str, Any]], depth: int = 0):

@@ -237,6 +237,9 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
     def messages(self, task_id: Id) -> Sequence[MessageInfo]:
         return self._for(task_id).messages(task_id)
 
+    def thinking(self, task_id: Id) -> Sequence[MessageInfo]:
+        return self._for(task_id).thinking(task_id)
+
     def resume_command(self, session_id: Id):
         """The agent's resume command; an archived session must be restored first."""
         if str(session_id) in self._archived_ids():

@@ -24,6 +24,7 @@ from typing import Any
 from memtui.core.model import (
     CheckpointInfo,
     Id,
+    MessageInfo,
     Reference,
     SessionInfo,
     StepInfo,
@@ -243,6 +244,13 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
         for seq, item in enumerate(page(turn.items, offset, limit), start=offset + 1):  # numbered from 1
             out.append(self.step_info(ix, turn, seq, item))
         return out
+
+    def thinking(self, task_id: Id) -> list[MessageInfo]:
+        from memtui.core.agents.claude_code.thinking import turn_thinking
+
+        turn = self.turn_of(self.index(), task_id)
+        return [MessageInfo(id=f"{turn.id}/thinking{n}", task_id=turn.id, role="thinking", content=text, created_at=when)
+                for n, (text, when) in enumerate(turn_thinking(turn))]
 
     def step_info(self, ix: Transcripts, turn: Turn, seq: int, item: TranscriptItem) -> StepInfo:
         step_id = f"{turn.session_id}:{item.key}"

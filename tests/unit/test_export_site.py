@@ -1,0 +1,96 @@
+"""`memtui export PATH --all | --project DIR -o FOLDER`: a page per session and an index page
+(title, date, prompts, tokens, cost) whose links are relative and work offline; the folder
+is written whole or not at all, and never over anything."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from memtui.cli import main
+from real_support import claude_session_counts, real_home
+
+SMALL = "claude-2.1.38-spotter-small"  # three sessions, one with a sub-agent
+AGTRACE = "7f2abd2d-7cfc-4447-9ddd-3ca8d14e02e9"  # claude-2.0.28-agtrace's one session
+
+
+class Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.sources: list[str] = []
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "a" and "href" in attrs:
+            self.hrefs.append(attrs["href"])
+        if "src" in attrs:
+            self.sources.append(attrs["src"])
+        if tag == "tr":
+            self.rows.append([])
+        if tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append(" ".join(" ".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def parsed(path: Path) -> Links:
+    links = Links()
+    links.feed(path.read_text(encoding="utf-8"))
+    return links
+
+
+def test_all_sessions_become_linked_pages_with_an_index(tmp_path, capsys):
+    home = real_home(SMALL, tmp_path)
+    out = tmp_path / "site"
+    assert main(["export", str(home), "--all", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == f"wrote {out}/index.html and 3 session pages\n"
+    index = parsed(out / "index.html")
+    header, *rows = index.rows
+    assert header == ["Session", "Date", "Prompts", "Tokens", "Cost"]
+    counts = claude_session_counts(home)
+    by_id = {row[0].split()[-1]: row for row in rows}
+    assert set(by_id) == set(counts)
+    for sid, row in by_id.items():
+        assert int(row[2]) == counts[sid]["typed"] + counts[sid]["commands"]  # prompts, counted independently
+        assert int(row[3].replace(",", "")) > 0 and row[4].startswith("$")
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d\+00:00", row[1]) for row in rows)
+    # Every link is a file of the folder (relative, offline); each page links back; nothing remote.
+    assert sorted(index.hrefs) == sorted(p.name for p in out.iterdir() if p.name != "index.html")
+    for href in index.hrefs:
+        page = parsed(out / href)
+        assert "index.html" in page.hrefs and not page.sources
+        assert all(h.startswith("#") or h == "index.html" for h in page.hrefs), page.hrefs
+    assert sorted(p.name for p in tmp_path.iterdir()) == [SMALL, "site"]  # no temp folder left
+
+
+def test_a_project_exports_only_its_sessions_and_an_existing_folder_is_refused(tmp_path, capsys):
+    home = real_home("claude-2.1.38-spotter-small", tmp_path / "small")
+    (home / "projects" / "-Users-zawakin-agent-sample").symlink_to(
+        real_home("claude-2.0.28-agtrace", tmp_path) / "projects" / "-Users-zawakin-agent-sample")
+    out = tmp_path / "agent-sample"
+    project = "/Users/zawakin/agent-sample"  # the folder its session recorded
+    assert main(["export", str(home), "--project", project, "-o", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", f"session-{AGTRACE}.html"]
+    capsys.readouterr()
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    for argv, said in ((["--all", "-o", str(out)], "exists; choose a new folder (export never overwrites)"),
+                       (["--all"], "name a new one with -o FOLDER"),
+                       (["--all", "-o", str(tmp_path / "x"), "--format", "md"], "writes HTML pages only"),
+                       (["--project", str(tmp_path), "-o", str(tmp_path / "y")], "no sessions that ran in")):
+        assert main(["export", str(home), *argv]) == 2
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1, err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+    assert re.search(r"memtui-tmpdir", " ".join(p.name for p in tmp_path.iterdir())) is None
