@@ -52,8 +52,7 @@ def test_a_claude_session_started_while_open_shows_up_at_reload_and_a_removed_on
     [found] = discover(home)
     source = found.open()
     assert _ids(source) == SPOTTER_SESSIONS
-    parts = _live(source)._parts
-    read = parts.reads
+    read = _live(source).files_read
 
     added = _agtrace_into(home, tmp_path)
     assert _ids(source) == SPOTTER_SESSIONS  # nothing changes until a reload
@@ -62,12 +61,12 @@ def test_a_claude_session_started_while_open_shows_up_at_reload_and_a_removed_on
     titles = {str(s.id): s.title for s in source.sessions()}
     assert titles[AGTRACE_SESSION]  # read like any other session: its prompts, its title
     assert any(t.agent_id for t in _live(source).index().turns.values() if t.session_id == AGTRACE_SESSION)  # its sub-agents too
-    assert parts.reads == read + 1  # the three unchanged transcripts were not read again
+    assert _live(source).files_read == read + 1  # the three unchanged transcripts were not read again
 
     added.unlink()
     source.reload()
     assert _ids(source) == SPOTTER_SESSIONS
-    assert parts.reads == read + 1
+    assert _live(source).files_read == read + 1
 
 
 def test_a_changed_transcript_is_read_again_and_only_it(tmp_path: Path) -> None:
@@ -75,8 +74,7 @@ def test_a_changed_transcript_is_read_again_and_only_it(tmp_path: Path) -> None:
     [found] = discover(home)
     source = found.open()
     before = {str(s.id): s.task_count for s in source.sessions()}
-    parts = _live(source)._parts
-    read = parts.reads
+    read = _live(source).files_read
     longest = max(before, key=before.get)  # the session of most prompts
     [short] = [p for p in (home / "projects").rglob("*.jsonl") if p.stem == longest]
     lines = short.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -88,7 +86,7 @@ def test_a_changed_transcript_is_read_again_and_only_it(tmp_path: Path) -> None:
     assert {str(s.id): s.task_count for s in source.sessions()} == before
     assert half[short.stem] < before[short.stem]
     assert {k: v for k, v in half.items() if k != short.stem} == {k: v for k, v in before.items() if k != short.stem}
-    assert parts.reads == read + 2
+    assert _live(source).files_read == read + 2
 
 
 def test_a_workspace_source_lists_a_new_session_of_that_workspace_only(tmp_path: Path) -> None:
@@ -123,7 +121,7 @@ def test_a_codex_rollout_written_in_new_folders_shows_up_at_reload_and_goes(tmp_
     day = _localpush_into(home, tmp_path).parent
     source.reload()
     assert _ids(source) == {"019b04ae-b1c6-7c72-a134-a4c2de66058c", "019c8a4c-ed82-79a1-aa28-7738fc5ab61a"}
-    assert _live(source)._parts.reads == 2
+    assert _live(source).files_read == 2
     (day / LOCALPUSH_ROLLOUT).unlink()
     source.reload()
     assert _ids(source) == {"019b04ae-b1c6-7c72-a134-a4c2de66058c"}

@@ -13,10 +13,11 @@ import os
 import time
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Hashable, Iterable, Protocol, Self, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Hashable, Iterable, Protocol, Self, TypeVar
 
-from memtui.core.model import Problem
+from memtui.core.model import Problem, TaskInfo
 from memtui.core.sources.base import Index, IndexedSource
+from memtui.core.sources.kept_parts import KeptParts, Progress, kept_parts
 
 PartT = TypeVar("PartT")
 
@@ -104,22 +105,32 @@ class ListedIndex(Index, Generic[SessionT]):
     sessions: a part is an index of the same class, merged into the whole with `merge`."""
 
     sessions: dict[str, SessionT] = field(default_factory=dict)
+    task_rows: dict[str, list[TaskInfo]] = field(default_factory=dict)
+    """session id → its tasks as listed (a part's reader fills it): what a listing reads, so it
+    reads no turn."""
+
+    lazy: ClassVar[tuple[str, ...]] = ()
+    """The heavy tables (turns, steps, changes: keyed by "<session>:…" or (session, …)): kept
+    in the home's index file and read a session at a time when the index is kept there
+    (memtui.core.sources.kept_parts); every other field is read whole at open."""
 
     def add_tables(self, part: Self) -> None:
-        """Add the part's other tables (beside `sessions`) to this index's."""
+        """Add the part's heavy tables (its `lazy` ones) to this index's."""
 
-    def merge(self, part: Self) -> None:
-        """Add one file's part (its sessions and other tables, its counts and problems); a
-        session already read from another file is reported, not read twice."""
+    def merge(self, part: Self) -> bool:
+        """Add one file's part (its sessions, task rows and other tables, its counts and
+        problems); a session already read from another file is reported, not read twice (False)."""
         clash = next((s for s in part.sessions.values() if s.id in self.sessions), None)
         if clash is not None:
             self.problems.append(Problem(str(clash.file), None, f"session {clash.id} already read from another file"))
-            return
+            return False
         self.problems.extend(part.problems)
         self.sessions.update(part.sessions)
+        self.task_rows.update(part.task_rows)
         self.add_tables(part)
         for name, count in part.counts.items():
             self.counts[name] = self.counts.get(name, 0) + count
+        return True
 
 
 def recorded_in(workspace: Path, paths: Iterable[Path], cwd_of: Callable[[Path], str | None],
@@ -155,22 +166,45 @@ class ListedSource(IndexedSource[ListedT]):
         self.home = home
         self._relist = relist  # the files as they are now: listed again at each reload
         self._parts = Parts()  # what each file gave the index, read again when it changed
+        self._kept: KeptParts | None | bool = False  # the home's index file (None: none can be kept)
         self._indexed = False
+        self.progress: Progress | None = None
+        """Told (files read, files to read) while a build reads files (a cold build's progress)."""
 
-    def listed_parts(self, signature: Callable[[Path], Hashable | None],
-                     read: Callable[[Path], ListedT]) -> list[ListedT]:
-        """Each file's part of the index, for a new index: the files to index are those listed
-        when the store was opened, the first time; those listed now after (a new session shows
-        up, a removed one goes). A file is read again only when its `signature` changed."""
+    def merge_listed(self, whole: ListedT, signature: Callable[[Path], Hashable | None],
+                     read: Callable[[Path], ListedT]) -> None:
+        """Merge each listed file's part into `whole`, a new index: the files to index are those
+        listed when the store was opened, the first time; those listed now after (a new session
+        shows up, a removed one goes). A file is read again only when its `signature` changed:
+        since the last build, or — where the index declares heavy tables (`lazy`) and memtui may
+        write its cache folder — since the last run (the home's index file)."""
         if self._relist is not None and self._indexed:
             self.files = sorted(Path(p) for p in self._relist())
         self._indexed = True
-        return self._parts.each(self.files, signature, read)
+        kept = self._kept_parts(whole)
+        if kept is not None:
+            kept.merge_into(whole, self.files, signature, read, self.progress)
+            return
+        for part in self._parts.each(self.files, signature, read):
+            whole.merge(part)
+
+    def _kept_parts(self, whole: ListedT) -> KeptParts | None:
+        if self._kept is False:
+            self._kept = None
+            if whole.lazy:
+                self._kept = kept_parts(self.path, self.kind, type(whole))
+        return self._kept if isinstance(self._kept, KeptParts) else None
 
     @property
     def files_read(self) -> int:
         """Files read into the index so far (a reload that finds nothing changed reads none)."""
-        return self._parts.reads
+        return self._parts.reads + (self._kept.reads if isinstance(self._kept, KeptParts) else 0)
+
+    def close(self) -> None:
+        if isinstance(self._kept, KeptParts):
+            self._kept.close()
+        self._kept = False
+        super().close()
 
     def listed_now(self) -> list[Path]:
         """The files as listed now: the next reload's (watched by follow mode)."""

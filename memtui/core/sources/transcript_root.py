@@ -143,9 +143,12 @@ class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWat
         return self.found(ix.turns, task_id, "turn")
 
     def tasks(self, session_id: Id | None) -> list[TaskInfo]:
+        """The session's tasks as its part listed them (`ListedIndex.task_rows`): no turn is read."""
         ix = self.index()
-        session = ix.sessions.get(str(session_id)) if session_id is not None else None
-        return [self.task_info(ix.turns[t]) for t in session.turns] if session else []
+        if session_id is None or str(session_id) not in ix.sessions:
+            return []
+        rows = ix.task_rows.get(str(session_id))
+        return list(rows) if rows is not None else [self.task_info(ix.turns[t]) for t in ix.sessions[str(session_id)].turns]
 
     def task(self, task_id: Id) -> TaskInfo:
         return self.task_info(self.turn_of(self.index(), task_id))

@@ -49,6 +49,7 @@ from memtui.core.agents.claude_code.checkpoints import LABEL, SUFFIX, snapshot_c
 from memtui.core.agents.claude_code.processes import registry, running_sessions, session_status
 from memtui.core.agents.claude_code.contents import edit_contents
 from memtui.core.agents.claude_code.records import block_text, message_blocks
+from memtui.core.agents.claude_code.session_rows import turn_task
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.paths import files_key, stat_key
@@ -87,16 +88,6 @@ def _mtime(path: Path):
 
 
 _SAVED_TO = re.compile(r"saved to: [^\n]*?[\\/]tool-results[\\/]([^\\/\s]+)")
-
-
-def _first_prompt_title(prompts: list[Turn]) -> str | None:
-    """A session's title from its prompts: the first that says something — typed, or a slash
-    command given arguments (a custom command's request) — not "." alone, not a bare command
-    such as /usage; else the first prompt at all; None when there is none (only the part
-    before any prompt)."""
-    real = [t for t in prompts if t.uuid is not None]
-    said = next((t.title for t in real if any(c.isalnum() for c in t.title) and not (t.command and " " not in t.title)), None)
-    return said or (real[0].title if real else None)
 
 
 def _walk(folder: Path) -> list[Path]:
@@ -147,14 +138,12 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
             own = stat_key(s.file)
             if own is None:
                 continue  # removed since the index (a cleanup): gone at once, not at the next reload
-            prompts = [ix.turns[t] for t in s.turns if ix.turns[t].agent_id is None]
             created = s.created_at or _mtime(s.file)
-            title = s.title or _first_prompt_title(prompts) or (ix.turns[s.turns[0]].title if s.turns else s.id)
+            title = s.title or s.prompt_title or s.id
             if s.orphaned:
                 title = f"(transcript missing) {title}"
-            current = next((t.id for t in reversed(prompts) if not t.superseded), None)
             stored, key = self._stored(ix, s, own)
-            out.append(SessionInfo(id=s.id, title=title, status=session_status(str(s.id), running, kept), current_task_id=current,
+            out.append(SessionInfo(id=s.id, title=title, status=session_status(str(s.id), running, kept), current_task_id=s.current,
                                    created_at=created, updated_at=s.updated_at or created,
                                    task_count=len(s.turns), stored_bytes=stored, files_key=key))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
@@ -176,45 +165,14 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
         and 2.0.x sub-agent transcripts beside it — what cleanup counts of them too."""
         if session.file.is_dir():  # only the sub-agents folder is left
             return _walk(session.file)
-        files = {session.file, *(ix.turns[t].transcript for t in session.turns)}
+        files = {session.file, *session.transcripts}
         folder = session.file.with_suffix("")
         if folder.is_dir():
             files = {f for f in files if folder not in f.parents} | set(_walk(folder))
         return sorted(files)
 
     def task_info(self, turn: Turn) -> TaskInfo:
-        times = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
-        last = turn.items[-1] if turn.items else None
-        status = "completed"
-        if last is not None and last.kind == "event" and last.name == "interrupt":
-            status = "interrupted"
-        elif last is not None and last.is_error:
-            status = "failed"
-        notes = []
-        if turn.superseded:
-            notes.append("on a rewound branch")
-        if turn.compacted:
-            notes.append("context compacted")
-        session = self.index().sessions.get(turn.session_id)
-        if session is not None and session.predecessor and session.turns and session.turns[0] == turn.id:
-            notes.append(f"continues session {session.predecessor}")
-        if turn.side_question:
-            notes.append("side question")
-        elif turn.agent_id:
-            notes.append(f"sub-agent {turn.agent_id}")
-        return TaskInfo(
-            id=turn.id,
-            session_id=turn.session_id,
-            title=turn.title,
-            status=status,
-            superseded=turn.superseded,
-            summary="; ".join(notes),
-            created_at=turn.created_at,
-            updated_at=times[-1],
-            finished_at=times[-1],
-            step_count=len(turn.items),
-            checkpoint_count=sum(1 for i in turn.items if i.change),
-        )
+        return turn_task(turn, self.index().sessions.get(turn.session_id))
 
     def references(self, task_id: Id) -> list[Reference]:
         """Handoffs (either end): the turn that called Task/Agent → the sub-agent's task, and

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from memtui.core.sources.transcript_root import TurnIndex
 from memtui.core.usage.tokens import Tokens
@@ -85,6 +85,9 @@ class TranscriptSession:
     turns: list[str] = field(default_factory=list)
     orphaned: bool = False
     predecessor: str | None = None  # the session this one continues (its first records carry that id)
+    prompt_title: str | None = None  # the title its prompts give, current: its last prompt not rewound,
+    current: str | None = None  # transcripts: those its turns were read from (session_rows.list_sessions)
+    transcripts: tuple[Path, ...] = ()
 
 
 def _transcript_counts() -> dict[str, int]:
@@ -106,6 +109,7 @@ class TranscriptTables(TurnIndex[TranscriptSession, Turn]):
     stored: dict[str, tuple[Any, tuple[int, str]]] = field(default_factory=dict)
     """session → (its transcript's stat key, its bytes and files key): filled as sessions are listed."""
     counts: dict[str, int] = field(default_factory=_transcript_counts)
+    lazy: ClassVar[tuple[str, ...]] = ("turns", "calls", "agent_calls", "compactions")
 
     def add_tables(self, part: "TranscriptTables") -> None:
         self.turns.update(part.turns)

@@ -26,6 +26,7 @@ from memtui.core.paths import stat_key
 from memtui.core.sources.relist import Folders, recorded_in
 from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.agents.claude_code.titles import claude_history_titles
+from memtui.core.agents.claude_code.session_rows import list_sessions
 
 __all__ = ["TranscriptIndex", "TranscriptItem", "Transcripts", "TranscriptSession", "Turn", "claude_home", "find_session_transcripts",
            "looks_like_transcript", "message_blocks", "session_lister", "transcript_cwd", "transcripts_for_workspace",
@@ -289,8 +290,7 @@ class TranscriptIndex(RecordedRoot[Transcripts]):
         """Each transcript listed now, read only when it or its sub-agents' files changed since
         the last index."""
         whole = Transcripts(home=self.home)
-        for part in self.listed_parts(_Signature(), lambda path: Transcripts.read(path, self.home)):
-            whole.merge(part)
+        self.merge_listed(whole, _Signature(), lambda path: list_sessions(Transcripts.read(path, self.home)))
         untitled = [s for s in whole.sessions.values() if not s.title]
         for session_id, title in claude_history_titles(self.home, untitled, whole.problems).items():
             whole.sessions[session_id] = replace(whole.sessions[session_id], title=title)  # the part's is served now

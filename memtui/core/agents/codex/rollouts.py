@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
+from typing import Callable, ClassVar
 
-from memtui.core.model import Problem
+from memtui.core.model import Problem, TaskInfo
 from memtui.core.sources.base import preview
 from memtui.core.usage.tokens import NO_TOKENS, Tokens, from_openai
 from memtui.core.agents.codex.patches import PatchFile, output_succeeded, parse_patch, patch_text
@@ -200,6 +200,7 @@ class RolloutSession:
     turns: list[str] = field(default_factory=list)
     total_tokens: dict | None = None
     cwd: str | None = None
+    prompt_title: str | None = None  # its first prompt's title (`listed`)
 
 
 def _rollout_counts() -> dict[str, int]:
@@ -214,6 +215,7 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
     changes: dict[str, tuple[Turn, RolloutItem, PatchFile, Path]] = field(default_factory=dict)
     """"<session>:<call id>:<n>" → the n-th file of an applied patch: (turn, call, file, rollout)."""
     counts: dict[str, int] = field(default_factory=_rollout_counts)
+    lazy: ClassVar[tuple[str, ...]] = ("turns", "changes")
 
     def add_tables(self, part: "Rollouts") -> None:
         self.turns.update(part.turns)
@@ -221,9 +223,13 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
 
     @classmethod
     def read(cls, path: Path) -> "Rollouts":
-        """One rollout."""
+        """One rollout, its sessions' listing filled in (first prompt's title, task rows)."""
         part = cls()
         part._index_rollout(path)
+        for session in part.sessions.values():
+            turns = [part.turns[t] for t in session.turns]
+            session.prompt_title = next((t.title for t in turns if t.prompt), None)
+            part.task_rows[session.id] = [turn_task(t) for t in turns]
         return part
 
     def _index_rollout(self, path: Path) -> None:
@@ -427,6 +433,17 @@ def _count(totals: dict, key: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
+def turn_task(turn: Turn) -> TaskInfo:
+    """A turn's TaskInfo."""
+    times: list[datetime | None] = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
+    aborted = bool(turn.items) and turn.items[-1].kind == "aborted"
+    return TaskInfo(id=turn.id, session_id=turn.session_id, title=turn.title,
+                    status="interrupted" if aborted else "completed",
+                    created_at=turn.created_at, updated_at=times[-1], finished_at=times[-1],
+                    step_count=len(turn.items),
+                    checkpoint_count=sum(1 for i in turn.items if i.patch is not None and i.applied))
+
+
 class RolloutIndex(RecordedRoot[Rollouts]):
     """A set of rollouts, indexed (`Rollouts`); the read model is CodexSource."""
 
@@ -435,8 +452,7 @@ class RolloutIndex(RecordedRoot[Rollouts]):
         the home every time."""
         whole = Rollouts()
         titles = codex_titles(self.home, whole.problems)
-        for part in self.listed_parts(stat_key, Rollouts.read):
-            whole.merge(part)
+        self.merge_listed(whole, stat_key, Rollouts.read)
         for session in list(whole.sessions.values()):  # a copy: the part's session is in the index served now
             whole.sessions[session.id] = replace(session, title=titles.get(session.id))
         whole.counts["sessions"] = len(whole.sessions)

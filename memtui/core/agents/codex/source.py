@@ -28,6 +28,7 @@ from memtui.core.agents.codex.rollouts import (
     Rollouts,
     RolloutItem,
     Turn,
+    turn_task,
     codex_home,
     find_rollouts,
     looks_like_rollout,
@@ -39,6 +40,7 @@ from memtui.core.agents.codex.rollouts import (
     workspace_lister,
 )
 from memtui.core.sources.jsonl import read_record_at
+from memtui.core.sources.kept_parts import session_of, session_rows
 from memtui.core.paths import files_key, stat_key
 from memtui.core.sources.timestamps import file_time, sort_key
 from memtui.core.sources.transcript_undo import UndoRecorder
@@ -97,23 +99,16 @@ class CodexSource(UndoRecorder, RolloutIndex):
             if stat_key(s.file) is None:
                 continue  # removed since the index (a cleanup): gone at once, not at the next reload
             created = s.created_at or file_time(s.file)
-            first = next((ix.turns[t] for t in s.turns if ix.turns[t].prompt), None)
             stored, key = files_key([s.file])
             # status: a rollout records no end of its session, and Codex registers no process
-            out.append(SessionInfo(id=s.id, title=s.title or (first.title if first else s.id), status="unknown",
+            out.append(SessionInfo(id=s.id, title=s.title or s.prompt_title or s.id, status="unknown",
                                    current_task_id=s.turns[-1] if s.turns else None, created_at=created,
                                    updated_at=s.updated_at or created, task_count=len(s.turns),
                                    stored_bytes=stored, files_key=key))
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)
 
     def task_info(self, turn: Turn) -> TaskInfo:
-        times = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
-        aborted = bool(turn.items) and turn.items[-1].kind == "aborted"
-        return TaskInfo(id=turn.id, session_id=turn.session_id, title=turn.title,
-                        status="interrupted" if aborted else "completed",
-                        created_at=turn.created_at, updated_at=times[-1], finished_at=times[-1],
-                        step_count=len(turn.items),
-                        checkpoint_count=sum(1 for i in turn.items if i.patch is not None and i.applied))
+        return turn_task(turn)
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         ix = self.index()
@@ -182,7 +177,7 @@ class CodexSource(UndoRecorder, RolloutIndex):
         if self.is_undo(checkpoint_id):
             return self.undo_checkpoint(checkpoint_id)
         prefix = f"{checkpoint_id}:"
-        for entry_id, (turn, item, _pf, _path) in self.index().changes.items():
+        for entry_id, (turn, item, _pf, _path) in session_rows(self.index().changes, session_of(checkpoint_id)):
             if entry_id.startswith(prefix):
                 return CheckpointInfo(id=str(checkpoint_id), task_id=turn.id, step_id=str(checkpoint_id),
                                       created_at=item.created_at, entry_count=len(item.patch or []))
@@ -203,7 +198,7 @@ class CodexSource(UndoRecorder, RolloutIndex):
         ix = self.index()
         out = []
         prefix = f"{checkpoint_id}:"
-        for entry_id, (turn, item, pf, path) in ix.changes.items():
+        for entry_id, (turn, item, pf, path) in session_rows(ix.changes, session_of(checkpoint_id)):
             if not entry_id.startswith(prefix):
                 continue
             before, after, reason, diff = self._contents(ix, turn, item, pf, path)

@@ -1,0 +1,196 @@
+"""A listed source's parts kept between runs (memtui.core.sources.part_store), and the index
+served from them: its light tables (sessions, their task rows, counts, problems) read whole
+at open, its heavy ones (turns and steps, a session's changes) read a session at a time, when
+a read first asks for a row of that session.
+
+The agent's index names its heavy tables (`ListedIndex.lazy`); each is keyed by its
+session's id — "<session>:<…>", or a (session, …) tuple — which is how a row is traced to
+the file that holds it.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable, Hashable, Iterable, Iterator
+
+from memtui.core.paths import stat_key
+from memtui.core.sources.part_store import PartStore, code_key, dumps, index_path, loads
+
+
+def session_of(key: object) -> str:
+    """The session a heavy table's key belongs to."""
+    return str(key[0]) if isinstance(key, tuple) and key else str(key).split(":", 1)[0]
+
+
+class LazyTable(dict):
+    """A heavy table of a served index: a session's rows are read (`fill(session)`) when one
+    of them is first asked for; walking the whole table reads every session first."""
+
+    def __init__(self, fill: Callable[[str | None], None]) -> None:
+        super().__init__()
+        self._fill = fill
+
+    def __missing__(self, key: object) -> Any:
+        self._fill(session_of(key))
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        raise KeyError(key)
+
+    def get(self, key: object, default: Any = None) -> Any:
+        if not dict.__contains__(self, key):
+            self._fill(session_of(key))
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if dict.__contains__(self, key):
+            return True
+        self._fill(session_of(key))
+        return dict.__contains__(self, key)
+
+    def __iter__(self) -> Iterator[Any]:
+        self._fill(None)
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._fill(None)
+        return dict.__len__(self)
+
+    def keys(self):  # type: ignore[override]
+        self._fill(None)
+        return dict.keys(self)
+
+    def values(self):  # type: ignore[override]
+        self._fill(None)
+        return dict.values(self)
+
+    def items(self):  # type: ignore[override]
+        self._fill(None)
+        return dict.items(self)
+
+
+def session_rows(table: dict, session: str) -> list[tuple[Any, Any]]:
+    """The (key, row) pairs of one session's rows of a heavy table, that session alone read."""
+    if isinstance(table, LazyTable):
+        table.get(f"{session}:")  # reads the session's rows
+    return [(key, row) for key, row in dict.items(table) if session_of(key) == session]
+
+
+def light(part: Any) -> Any:
+    """The part without its heavy tables: what a listing needs of it."""
+    head = copy.copy(part)
+    for name in part.lazy:
+        setattr(head, name, {})
+    return head
+
+
+KEEP_READ_BYTES = 64 << 20
+"""A build keeps the whole parts of the files it reads (no read of the index file to show
+them) up to this many bytes of files: an update's few; a build from nothing keeps the heads
+of the rest (its memory bounded, not the home's size)."""
+
+Progress = Callable[[int, int], None]
+"""Told (files read so far, files to read) while a build reads files."""
+
+
+class KeptParts:
+    """The parts of a listed source, kept in its home's index file: at each build, every listed
+    file's signature is compared with the one kept; only a new or changed file is read, a file
+    no longer listed is dropped."""
+
+    def __init__(self, store: PartStore) -> None:
+        self.store = store
+        # Fills of a served index take their own lock, not the source's: a read never waits
+        # for the next index being built (follow mode reloads while the app's workers read).
+        self._lock = threading.RLock()
+        self._heads: dict[str, tuple[str, Any]] = {}  # path → (signature, head), as last built
+        self._opened = False
+        self.reads = 0
+        """Files read (parsed) so far: a warm open that finds nothing changed reads none."""
+
+    def merge_into(self, whole: Any, paths: Iterable[Path], signature: Callable[[Path], Hashable | None],
+                   read: Callable[[Path], Any], progress: Progress | None = None) -> None:
+        """Merge the part of each listed path still there into `whole` (heads only: its heavy
+        tables become LazyTables filled from the index file on demand)."""
+        if not self._opened:
+            self.store.open()
+            self._opened = True
+        owner: dict[str, tuple[str, str]] = {}  # session id → (path, signature) of its part
+        loaded: set[str] = set()
+
+        def fill(session: str | None) -> None:
+            with self._lock:
+                wanted = list(owner.values()) if session is None else [owner[session]] if session in owner else []
+                for path, sign in wanted:
+                    if path in loaded:
+                        continue
+                    loaded.add(path)
+                    blob = self.store.body(path, sign)
+                    whole.add_tables(loads(blob) if blob is not None else read(Path(path)))
+
+        for name in whole.lazy:
+            setattr(whole, name, LazyTable(fill))
+        signs = {str(path): (path, self._sign(path, signature)) for path in paths}
+        todo = sum(1 for key, (_path, sign) in signs.items() if sign is not None and not self._known(key, sign))
+        done = 0
+        budget = KEEP_READ_BYTES
+        kept: dict[str, tuple[str, Any]] = {}
+        for key, (path, sign) in signs.items():
+            if sign is None:
+                continue  # gone since it was listed
+            known = self._heads.get(key)
+            whole_part = None
+            if known is None or known[0] != sign:
+                head = self.store.rows.get((key, sign))
+                if head is not None:
+                    known = (sign, loads(head))
+                else:
+                    part = read(path)
+                    self.reads += 1
+                    done += 1
+                    known = (sign, light(part))
+                    own = stat_key(path)
+                    self.store.put(key, sign, own, dumps(known[1]), dumps(part))
+                    budget -= own[0] if own is not None else 0
+                    whole_part = part if budget >= 0 else None
+                    if progress is not None:
+                        progress(done, todo)
+            kept[key] = known
+            if whole.merge(whole_part if whole_part is not None else known[1]):
+                owner.update((sid, (key, sign)) for sid in known[1].sessions)
+                if whole_part is not None:
+                    loaded.add(key)  # its heavy tables are in already
+        self._heads = kept
+        self.store.finish({key: sign for key, (sign, _head) in kept.items()})
+
+    @staticmethod
+    def _sign(path: Path, signature: Callable[[Path], Hashable | None]) -> str | None:
+        sign = signature(path)
+        return None if sign is None else repr(sign)
+
+    def _known(self, key: str, sign: str) -> bool:
+        """Whether the part of `key` with signature `sign` is kept (in memory or in the file)."""
+        known = self._heads.get(key)
+        return (known is not None and known[0] == sign) or (key, sign) in self.store.rows
+
+    def close(self) -> None:
+        self.store.close()
+
+
+_CODE: dict[type, str] = {}
+
+
+def kept_parts(home: Path, kind: str, index_class: type) -> KeptParts | None:
+    """The kept parts of the store at `home` (its index file in memtui's cache folder), keyed by
+    the code that reads and serves them: the index class's package (the agent's parser), this
+    kit, and the core's model; None when no index file may be kept (--read-only, no cache folder)."""
+    path = index_path(home, kind)
+    if path is None:
+        return None
+    if index_class not in _CODE:
+        core = Path(__file__).resolve().parent.parent
+        agent = Path(sys.modules[index_class.__module__].__file__ or core).resolve().parent
+        _CODE[index_class] = code_key(agent, core / "sources", core / "usage", core)
+    return KeptParts(PartStore(path, _CODE[index_class]))

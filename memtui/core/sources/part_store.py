@@ -1,0 +1,226 @@
+"""The persistent index of an agent's home: what each of its transcript files gave the index,
+kept between runs in memtui's cache folder, so a run parses only the files that are new or
+changed since the last one.
+
+One SQLite file per home (`$XDG_CACHE_HOME/memtui/index/<kind>-<name>-<key>.db`, the folder
+0700: the index holds the sessions' titles and prompts), its key the home's resolved path and
+its device and inode; nothing is ever written in the agent's home. Per listed file it keeps:
+
+- `sign`: what the file's part was read from (its size, mtime_ns and inode, and those of the
+  files the agent's parser looked at beside it: a Claude Code session's sub-agents), and the
+  file's own stat key and the byte offset parsed to;
+- `head`: the part's light tables (sessions, each session's task rows, counts, problems):
+  what a listing (`memtui log`, `sources`, the sessions pane, search's change check) reads;
+- `body`: the whole part (turns and steps as byte offsets into the file, never payloads),
+  read when one session's tasks, steps or changes are shown.
+
+The parts are the agent's own (each agent package supplies its parser and index classes);
+this module only keeps them, pickled, keyed by the parser's code: an index written by other
+code, a damaged file, or one of another layout is built again. A build from nothing is
+written beside the index under a temporary name and renamed over it when complete, so kill -9
+during it leaves the old index (or none) and a temporary file the next open removes; an
+update of an existing index is one SQLite transaction per batch (a kill rolls it back).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import re
+import sqlite3
+import stat
+import threading
+from pathlib import Path
+from typing import Any
+
+from memtui.core.atomic import check_writes_allowed, fsync_dir, remove_stale_temps, temp_path
+from memtui.core.errors import WritesForbidden
+
+LAYOUT = "1"
+"""The layout of the file (its tables); the parser's code is keyed separately (`code_key`)."""
+FOLDER = "index"
+"""The folder of the homes' indexes under memtui's cache folder."""
+BATCH = 64
+"""Parts written per transaction when an index is updated in place."""
+
+SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE parts(path TEXT NOT NULL, sign TEXT NOT NULL, size INTEGER, mtime_ns INTEGER,
+                   inode INTEGER, parsed_to INTEGER, head BLOB NOT NULL, body BLOB NOT NULL,
+                   PRIMARY KEY (path, sign));
+"""
+
+
+def code_key(*folders: Path) -> str:
+    """A digest of the Python sources in `folders`: a part pickled by other code (a field
+    added to a turn, a parser that reads a record differently) is never served."""
+    digest = hashlib.blake2b(digest_size=16)
+    for folder in folders:
+        for path in sorted(Path(folder).glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def index_path(home: Path, kind: str, cache: Path | None = None) -> Path | None:
+    """Where the index of the store at `home` (opened as `kind`) is kept, its folder made 0700;
+    None when writes are forbidden (--read-only) or the folder cannot be made."""
+    from memtui.core.cleanup.places import cache_dir  # not at the top: it loads all of cleanup
+
+    try:
+        check_writes_allowed()
+    except WritesForbidden:
+        return None
+    folder = (cache or cache_dir()) / FOLDER
+    home = Path(home).resolve()
+    try:
+        st = os.stat(home)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
+        own = os.lstat(folder)
+        if not stat.S_ISDIR(own.st_mode) or (hasattr(os, "getuid") and own.st_uid != os.getuid()):
+            return None  # a link, or someone else's: nothing goes there
+        if stat.S_IMODE(own.st_mode) != 0o700:
+            os.chmod(folder, 0o700)
+    except OSError:
+        return None
+    key = hashlib.sha256(f"{kind}\0{home}\0{st.st_dev}\0{st.st_ino}".encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", home.name.lstrip(".") or "root")[:40]
+    return folder / f"{kind}-{name}-{key}.db"
+
+
+class PartStore:
+    """The index file of one home: read whole at open (signatures and heads), bodies on demand,
+    changed parts written in batches, vanished ones dropped."""
+
+    def __init__(self, path: Path, code: str) -> None:
+        self.path = Path(path)
+        self.code = code
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()  # the app's workers read bodies from several threads
+        self._pending: list[tuple] = []
+        self._fresh: Path | None = None  # a build from nothing: the temporary file written
+        self.rows: dict[tuple[str, str], bytes] = {}
+        """(path, signature) → the part's head (pickled), of every row kept."""
+        self._previous: set[tuple[str, str]] = set()  # the parts of the index served before the last build
+        self.rebuilt = ""
+        """Why the index was built from nothing this time ("" when it was read)."""
+
+    # -- open ------------------------------------------------------------------------------
+    def open(self) -> dict[tuple[str, str], bytes]:
+        """The rows kept ((path, signature) → head); {} when the index is built from nothing this time
+        (none yet, another layout or code, damaged): then it is written aside until `finish`."""
+        remove_stale_temps(self.path.parent)  # a build killed before its rename
+        reason = "no index yet"
+        if self.path.exists():
+            try:
+                conn = self._connect(self.path)
+                meta = dict(conn.execute("SELECT key, value FROM meta"))
+                if meta.get("layout") == LAYOUT and meta.get("code") == self.code:
+                    self.rows = {(path, sign): head for path, sign, head in conn.execute("SELECT path, sign, head FROM parts")}
+                    self._conn = conn
+                    return self.rows
+                reason = "index of another version"
+                conn.close()
+            except sqlite3.DatabaseError:
+                reason = "damaged index"
+        self.rebuilt = reason
+        self._fresh = temp_path(self.path)
+        conn = self._connect(self._fresh, wal=False)
+        conn.execute("PRAGMA journal_mode=OFF")  # a file of no use until it is complete and renamed into place
+        conn.execute("PRAGMA synchronous=OFF")
+        conn.executescript(SCHEMA)
+        conn.executemany("INSERT INTO meta VALUES (?, ?)", [("layout", LAYOUT), ("code", self.code)])
+        self._conn = conn
+        return self.rows
+
+    @staticmethod
+    def _connect(path: Path, wal: bool = True) -> sqlite3.Connection:
+        """A connection to the index file: WAL, commits not synced (a kill loses nothing the
+        next open cannot read again; a power cut at worst the last updates, read again too)."""
+        conn = sqlite3.connect(str(path), timeout=5.0, isolation_level=None, check_same_thread=False)
+        if wal:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        return conn
+
+    # -- write -----------------------------------------------------------------------------
+    def put(self, path: str, sign: str, own: tuple[int, int, int] | None, head: bytes, body: bytes) -> None:
+        """Keep a part read now (written with its batch, or at `finish`)."""
+        size, mtime_ns, inode = own if own is not None else (None, None, None)
+        self._pending.append((path, sign, size, mtime_ns, inode, size, head, body))
+        self.rows[(path, sign)] = head
+        if len(self._pending) >= BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._pending or self._conn is None:
+            return
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", self._pending)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+        self._pending = []
+
+    def finish(self, listed: dict[str, str]) -> None:
+        """Write what is pending, drop the rows of files no longer listed (`listed`: path →
+        signature of each part in the index built now) and put a build from nothing in place
+        (renamed over the old index). A file's row of the index served before this build is
+        kept until the next one: a read of that index may still ask for its body."""
+        current = set(listed.items())
+        keep = current | self._previous
+        self.rows = {row: head for row, head in self.rows.items() if row in keep}
+        self._flush()
+        if self._conn is None:
+            return
+        with self._lock:
+            gone = [row for row in self._conn.execute("SELECT path, sign FROM parts") if tuple(row) not in keep]
+            if gone:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.executemany("DELETE FROM parts WHERE path = ? AND sign = ?", gone)
+                self._conn.execute("COMMIT")
+        self._previous = current
+        if self._fresh is not None:
+            with self._lock:
+                self._conn.close()
+                fd = os.open(self._fresh, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                os.replace(self._fresh, self.path)
+                fsync_dir(self.path.parent)
+                self._fresh = None
+                self._conn = self._connect(self.path)
+
+    # -- read ------------------------------------------------------------------------------
+    def body(self, path: str, sign: str) -> bytes | None:
+        """The whole part of `path` as it was read with signature `sign` (None when the index
+        now holds another: another process read the file again since)."""
+        if self._conn is None:
+            return None
+        with self._lock:
+            row = self._conn.execute("SELECT body FROM parts WHERE path = ? AND sign = ?", (path, sign)).fetchone()
+        return row[0] if row is not None else None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+        if self._fresh is not None:  # not finished: the temporary file goes
+            self._fresh.unlink(missing_ok=True)
+            self._fresh = None
+
+
+def dumps(part: object) -> bytes:
+    return pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def loads(blob: bytes) -> Any:
+    """A part written by `dumps` (the index is memtui's own file in a 0700 folder of this user)."""
+    return pickle.loads(blob)

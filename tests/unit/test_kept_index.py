@@ -1,0 +1,193 @@
+"""The persistent index of an agent's home (memtui.core.sources.part_store, kept_parts): what a
+user reads through it is what a full read of the home gives, and a run after the first reads
+only the files that changed.
+
+Homes: the real transcripts (tests/fixtures/real, PROVENANCE.md) and the live fixtures the
+agents wrote (tests/fixtures/live). "Without the index" is the same source opened in a process
+that may not write (memtui --read-only): it keeps no index and reads every file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+from real_support import many_sessions, real_home
+
+from memtui.core.atomic import forbid_writes
+from memtui.core.discovery import discover
+from memtui.core.memory_source import Capability, MemorySource
+
+LIVE = Path(__file__).resolve().parents[1] / "fixtures" / "live"
+REAL_HOMES = ["claude-2.1.39-spotter", "claude-2.1.38-spotter-small", "claude-2.1.38-orphan-subagents",
+              "claude-2.0.28-agtrace", "claude-2.1.2-pai", "codex-0.66.0-agtrace", "codex-0.104-localpush"]
+LIVE_HOMES = sorted(str(p.relative_to(LIVE)) for pattern in ("claude-code-*/*/home/.claude", "codex-*/*/home/.codex")
+                    for p in LIVE.glob(pattern))
+
+
+def _open(home: Path) -> MemorySource:
+    [found] = [s for s in discover(home) if s.kind in ("claude-code", "codex")]
+    return found.open()
+
+
+def _live(source: MemorySource):
+    """The agent's own adapter (a home's source lists memtui's archived sessions beside it)."""
+    return getattr(source, "live", source)
+
+
+def everything(source: MemorySource) -> dict:
+    """Every count, row and id a user can read of the store: sessions, tasks, steps, messages,
+    checkpoints and their entries, references, the usage of each task, counts and problems."""
+    out: dict = {"counts": source.counts(), "problems": sorted(map(repr, source.problems())),
+                 "sessions": [repr(s) for s in source.sessions()], "tasks": {}}
+    for session in source.sessions():
+        for task in source.tasks(session.id):
+            checkpoints = source.checkpoints(task.id)
+            out["tasks"][str(task.id)] = {
+                "task": repr(task), "again": repr(source.task(task.id)),
+                "steps": [repr(s) for s in source.steps(task.id)],
+                "messages": [repr(m) for m in source.messages(task.id)],
+                "references": [repr(r) for r in source.references(task.id)],
+                "usage": [repr(s) for s in source.step_usage(task.id)],
+                "checkpoints": [repr(c) for c in checkpoints],
+                "entries": [repr(e) for c in checkpoints for e in source.checkpoint_entries(c.id)],
+            }
+    if source.has_part(Capability.RESUME):
+        resume = source.part(Capability.RESUME)
+        out["resume"] = [repr(resume.resume_command(s.id)) for s in source.sessions() if s.status != "archived"]
+    return out
+
+
+def without_index(home: Path) -> dict:
+    forbid_writes("reading without the index")
+    try:
+        with _open(home) as source:
+            return everything(source)
+    finally:
+        forbid_writes(None)
+
+
+def index_files() -> list[Path]:
+    folder = Path(os.environ["XDG_CACHE_HOME"]) / "memtui" / "index"
+    return sorted(folder.iterdir()) if folder.is_dir() else []
+
+
+def tree(folder: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(folder.rglob("*"))}
+
+
+def _compare(home: Path) -> None:
+    before = tree(home)
+    expected = without_index(home)
+    assert not index_files(), "a process that may not write keeps no index"
+    with _open(home) as cold:
+        assert everything(cold) == expected
+        read_cold = _live(cold).files_read
+    assert read_cold > 0
+    [db] = [p for p in index_files() if p.suffix == ".db"]
+    assert stat.S_IMODE(db.parent.stat().st_mode) == 0o700
+    with _open(home) as warm:
+        assert everything(warm) == expected
+        assert _live(warm).files_read == 0  # nothing changed: no transcript parsed
+    assert tree(home) == before  # nothing written in the agent's home
+
+
+@pytest.mark.parametrize("name", REAL_HOMES)
+def test_every_count_of_a_real_home_is_the_same_with_and_without_the_index(tmp_path: Path, name: str) -> None:
+    _compare(real_home(name, tmp_path))
+
+
+@pytest.mark.parametrize("name", LIVE_HOMES)
+def test_every_count_of_a_live_fixture_is_the_same_with_and_without_the_index(tmp_path: Path, name: str) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(LIVE / name, home)
+    _compare(home)
+
+
+def _prompt_appended(transcript: Path, text: str) -> None:
+    """A new typed prompt at the end of a session, as Claude Code appends one (its own uuid,
+    parented to the last record)."""
+    records = [json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines() if line.strip()]
+    prompt = next(r for r in records if r.get("type") == "user" and isinstance(r.get("message", {}).get("content"), str))
+    last = next(r for r in reversed(records) if r.get("uuid"))
+    grown = {**prompt, "uuid": "0b1f0000-0000-4000-8000-000000000001", "parentUuid": last["uuid"],
+             "timestamp": "2031-01-01T00:00:00.000Z", "message": {"role": "user", "content": text}}
+    with transcript.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(grown) + "\n")
+
+
+def test_a_grown_session_is_the_one_file_read_again_and_reads_as_a_full_read_does(tmp_path: Path) -> None:
+    home = many_sessions("claude-2.1.38-spotter-small", tmp_path, 4)
+    with _open(home) as first:
+        sessions = len(first.sessions())
+    grown = max(home.glob("projects/*/*.jsonl"), key=lambda p: p.stat().st_size)
+    _prompt_appended(grown, "one more prompt, kept across runs")
+    with _open(home) as warm:
+        assert len(warm.sessions()) == sessions
+        assert _live(warm).files_read == 1
+        listed = everything(warm)
+        [newest] = [s for s in warm.sessions() if s.id == grown.stem]
+        assert warm.tasks(newest.id)[-1].title == "one more prompt, kept across runs"
+    assert listed == without_index(home)
+
+
+def test_a_removed_session_leaves_the_index_and_a_new_one_joins_it(tmp_path: Path) -> None:
+    home = many_sessions("claude-2.1.38-spotter-small", tmp_path, 3)
+    with _open(home) as first:
+        ids = {s.id for s in first.sessions()}
+    removed = sorted(home.glob("projects/*/*.jsonl"))[0]
+    removed.unlink()
+    with _open(home) as warm:
+        assert {s.id for s in warm.sessions()} == ids - {removed.stem}
+        assert _live(warm).files_read == 0
+    [db] = [p for p in index_files() if p.suffix == ".db"]
+    with sqlite3.connect(db) as conn:
+        kept = {row[0] for row in conn.execute("SELECT path FROM parts")}
+    assert str(removed) not in kept and len(kept) == len(ids) - 1
+    added = removed.with_name("0b1f0000-0000-4000-8000-0000000000aa.jsonl")
+    shutil.copyfile(sorted(home.glob("projects/*/*.jsonl"))[0], added)
+    with _open(home) as warm:
+        assert added.stem in {s.id for s in warm.sessions()}
+        assert _live(warm).files_read == 1
+    assert everything(_open(home)) == without_index(home)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "other code", "other layout"])
+def test_a_damaged_or_foreign_index_is_built_again(tmp_path: Path, damage: str) -> None:
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    with _open(home) as first:
+        expected = everything(first)
+        files = _live(first).files_read
+    [db] = [p for p in index_files() if p.suffix == ".db"]
+    if damage == "garbage":
+        db.write_bytes(b"not an index\n" * 500)
+    elif damage == "truncated":
+        db.write_bytes(db.read_bytes()[:3000])
+    else:
+        key = "code" if damage == "other code" else "layout"
+        with sqlite3.connect(db) as conn:
+            conn.execute("UPDATE meta SET value = 'x' WHERE key = ?", (key,))
+        conn.close()
+    with _open(home) as again:
+        assert everything(again) == expected
+        assert _live(again).files_read == files  # every file read again
+    with _open(home) as warm:
+        assert warm.sessions()
+        assert _live(warm).files_read == 0  # and kept again
+    assert not [p for p in index_files() if p.name.endswith(".memtui-tmp")]
+
+
+def test_a_process_that_may_not_write_keeps_no_index(tmp_path: Path) -> None:
+    home = real_home("codex-0.66.0-agtrace", tmp_path)
+    forbid_writes("read-only")
+    try:
+        with _open(home) as source:
+            assert source.sessions()
+    finally:
+        forbid_writes(None)
+    assert not (Path(os.environ["XDG_CACHE_HOME"]) / "memtui").exists()
