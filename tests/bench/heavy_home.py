@@ -1,0 +1,253 @@
+"""memtui on a heavy Claude Code home, cold and warm (not collected by pytest).
+
+    python tests/bench/heavy_home.py [--sessions 400] [--runs 3] [--folder DIR]
+
+`make_heavy_home` replicates the real Claude Code sessions of tests/fixtures/real (8 sessions:
+sub-agents, compactions, persisted tool results, a 2.0.x home, an orphaned sub-agents folder)
+to `--sessions` sessions over 50 project folders, each copy under a new session id written
+into its file names and records, in a cache folder (`--folder`, default
+$XDG_CACHE_HOME/memtui-bench/heavy-home-N; made once, kept). Every memtui run is a new process
+with HOME, CLAUDE_CONFIG_DIR, CODEX_HOME and the XDG folders pointed into scratch folders, so
+nothing is written into a real home; a cold run gets an empty cache folder.
+
+Measured in the same run, medians of `--runs` (the cold build and the first search: one run
+each unless `--cold-runs`): wall seconds and the child's peak RSS, as ratios against anchors:
+
+- orjson decoding every line of the same files (the parse floor: MiB/s), in this process;
+- `python -c pass` (a process start) and, for first paint, a trivial Textual app;
+- ccusage `session --json` through `npx --no-install` when it is installed (it is not on the
+  machine this was written on: the row says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+for extra in (ROOT / "tests" / "unit", ROOT / "tests", Path(__file__).resolve().parent):
+    sys.path.insert(0, str(extra))
+
+from real_support import real_home  # noqa: E402
+
+SOURCES = ["claude-2.1.39-spotter", "claude-2.1.38-spotter-small", "claude-2.1.38-orphan-subagents",
+           "claude-2.0.28-agtrace", "claude-2.1.2-pai"]
+PROJECTS = 50
+WORD = "fixture"
+
+
+def _units(unpacked: Path) -> list[tuple[str, list[Path]]]:
+    """Each real session: (its id, its files: transcript, its folder, 2.0.x agent files beside)."""
+    units = []
+    for home in sorted(unpacked.iterdir()):
+        for project in sorted(home.glob("projects/*")):
+            ids = {p.stem for p in project.glob("*.jsonl") if not p.name.startswith("agent-")}
+            ids |= {p.name for p in project.iterdir() if p.is_dir()}
+            for sid in sorted(ids):
+                files = [p for p in (project / f"{sid}.jsonl", project / sid) if p.exists()]
+                files += [p for p in project.glob("agent-*.jsonl") if sid in p.read_text(encoding="utf-8")[:2000]]
+                units.append((sid, files))
+    return units
+
+
+def make_heavy_home(folder: Path, sessions: int) -> Path:
+    """A Claude Code home (`folder`/.claude) of `sessions` copies of the real sessions, made
+    once (a `done` marker says it is complete)."""
+    home = folder / ".claude"
+    if (folder / "done").exists():
+        return home
+    shutil.rmtree(folder, ignore_errors=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in SOURCES:
+            real_home(name, Path(scratch))
+        units = _units(Path(scratch))
+        for n in range(sessions):
+            sid, files = units[n % len(units)]
+            new = str(uuid.UUID(int=(n + 1) << 32 | 0x4000_8000))
+            project = home / "projects" / f"-home-user-project-{n % PROJECTS:02d}"
+            for path in files:
+                renamed = path.name.replace(sid, new)
+                if renamed.startswith("agent-"):  # 2.0.x: beside the session, one name per copy
+                    renamed = f"agent-{n:05d}{renamed[6:]}"
+                for src in ([path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())):
+                    rel = Path(renamed) if path.is_file() else Path(renamed) / src.relative_to(path)
+                    target = project / rel
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    data = src.read_bytes()
+                    if src.suffix == ".jsonl":
+                        data = data.replace(sid.encode(), new.encode())
+                    target.write_bytes(data)
+    (folder / "done").write_text("complete\n")
+    return home
+
+
+def home_bytes(home: Path) -> int:
+    return sum(p.stat().st_size for p in home.rglob("*") if p.is_file())
+
+
+def orjson_pass(home: Path) -> float:
+    """Seconds orjson takes to decode every line of every transcript (the anchor)."""
+    import orjson
+
+    started = time.perf_counter()
+    for path in home.rglob("*.jsonl"):
+        with open(path, "rb") as lines:
+            for line in lines:
+                if line.strip():
+                    try:
+                        orjson.loads(line)
+                    except orjson.JSONDecodeError:
+                        pass
+    return time.perf_counter() - started
+
+
+def run(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS MiB, stdout) of one child, its RSS from wait4."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    chunks = []
+    assert proc.stdout is not None
+    for chunk in iter(lambda: proc.stdout.read(1 << 16), b""):
+        chunks.append(chunk)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode})")
+    return wall, usage.ru_maxrss / 1024, b"".join(chunks).decode()
+
+
+def scratch_env(base: Path, home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "CLAUDE_", "CODEX_"))}
+    for var in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
+        env[var] = str(base / var.lower())
+    env.update(HOME=str(base / "user"), CLAUDE_CONFIG_DIR=str(home), CODEX_HOME=str(base / "no-codex"),
+               XDG_CACHE_HOME=str(base / "cache"))
+    (base / "user").mkdir(parents=True, exist_ok=True)
+    return env
+
+
+def grow(transcript: Path, lines: int = 100) -> None:
+    """The session goes on: `lines` more records at its end (its last records again, under new
+    uuids, parented in a chain), as the agent appends them."""
+    records = [json.loads(x) for x in transcript.read_text(encoding="utf-8").splitlines()[-lines:] if x.strip()]
+    parent = next((r.get("uuid") for r in reversed(records) if r.get("uuid")), None)
+    with transcript.open("a", encoding="utf-8") as out:
+        for record in records:
+            if "uuid" in record:
+                record["uuid"], record["parentUuid"], parent = str(uuid.uuid4()), parent, record.get("uuid")
+            out.write(json.dumps(record) + "\n")
+
+
+def first_paint_rows(home: Path, env: dict[str, str], runs: int, newest: str) -> list[tuple[str, float]]:
+    """First paint of the app on the home (warm index: until the newest session's title is
+    drawn) and of a trivial Textual app."""
+    from startup import TRIVIAL, first_paint
+
+    marker = newest
+    os.environ.update(env)  # the pty child inherits this process's environment
+    rows = []
+    try:
+        memtui = [first_paint([sys.executable, "-m", "memtui", str(home)], marker, timeout=120)["first"][0]
+                  for _ in range(runs)]
+        trivial = [first_paint([sys.executable, "-c", TRIVIAL], "TRIVIAL-APP-READY")["first"][0] for _ in range(runs)]
+        rows = [("app first paint, warm (sessions listed)", statistics.median(memtui)),
+                ("anchor: trivial Textual app first paint", statistics.median(trivial))]
+    except RuntimeError as exc:
+        print(f"first paint not measured: {exc}")
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, default=400, help="sessions in the home (the issue's home has 2,000)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cold-runs", type=int, default=1)
+    ap.add_argument("--folder", type=Path, default=None)
+    ap.add_argument("--no-paint", action="store_true", help="skip the first-paint rows")
+    args = ap.parse_args()
+    compileall.compile_dir(str(ROOT / "memtui"), quiet=1)  # as an installed package's modules are
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memtui-bench"
+    folder = args.folder or cache / f"heavy-home-{args.sessions}"
+    home = make_heavy_home(folder, args.sessions)
+    size = home_bytes(home)
+    transcripts = list(home.rglob("*.jsonl"))
+    print(f"home: {home} — {args.sessions} sessions, {len(transcripts)} transcript files, {size / 2**20:.0f} MiB")
+    memtui = [sys.executable, "-m", "memtui"]
+    rows: list[tuple[str, float, float]] = []
+
+    def median_of(name: str, argv: list[str], env: dict[str, str], runs: int, before=None) -> str:
+        walls, rsss, out = [], [], ""
+        for _ in range(runs):
+            if before is not None:
+                before()
+            wall, rss, out = run(argv, env)
+            walls.append(wall)
+            rsss.append(rss)
+        rows.append((name, statistics.median(walls), max(rsss)))
+        return out
+
+    with tempfile.TemporaryDirectory() as scratch_dir:
+        scratch = Path(scratch_dir)
+        anchor = statistics.median(orjson_pass(home) for _ in range(args.runs))
+        rows.append(("anchor: orjson decodes every line", anchor, 0.0))
+        median_of("anchor: python -c pass", [sys.executable, "-c", "pass"], os.environ.copy(), args.runs)
+        envs = []
+
+        def fresh_env() -> None:
+            envs.append(scratch_env(scratch / f"cold{len(envs)}", home))
+
+        cold_walls = []
+        for n in range(args.cold_runs):
+            fresh_env()
+            wall, rss, listing = run([*memtui, "log", str(home), "--json"], envs[-1])
+            cold_walls.append((wall, rss))
+        rows.append(("cold: memtui log HOME --json (index built)", statistics.median(w for w, _ in cold_walls),
+                     max(r for _, r in cold_walls)))
+        env = envs[-1]
+        index = sum(p.stat().st_size for p in (Path(env["XDG_CACHE_HOME"]) / "memtui" / "index").iterdir())
+        listing = median_of("warm: memtui log HOME --json", [*memtui, "log", str(home), "--json"], env, args.runs)
+        newest = json.loads(listing)["sessions"][0]["title"][:24]
+        median_of("warm: memtui sources HOME --json", [*memtui, "sources", str(home), "--json"], env, args.runs)
+        median_of("warm: memtui usage HOME --json", [*memtui, "usage", str(home), "--json"], env, args.runs)
+        median_of("first search (search index built)", [*memtui, "search", str(home), WORD, "--json"], env, 1)
+        median_of("warm: memtui search HOME WORD --json", [*memtui, "search", str(home), WORD, "--json"], env, args.runs)
+        grown = max(transcripts, key=lambda p: p.stat().st_size if "subagents" not in p.parts else 0)
+        median_of("one session grew 100 lines: log", [*memtui, "log", str(home), "--json"], env, args.runs,
+                  before=lambda: grow(grown))
+        median_of("one session grew 100 lines: search", [*memtui, "search", str(home), WORD, "--json"], env,
+                  args.runs, before=lambda: grow(grown))
+        ccusage = subprocess.run(["npx", "--no-install", "ccusage", "--version"], capture_output=True, text=True,
+                                 env=env, check=False) if shutil.which("npx") else None
+        if ccusage is not None and ccusage.returncode == 0:
+            median_of("anchor: ccusage session --json", ["npx", "--no-install", "ccusage", "session", "--json"], env, args.runs)
+        else:
+            print("ccusage: not installed here (npx --no-install ccusage fails): no ccusage anchor")
+        paint = [] if args.no_paint else first_paint_rows(home, env, args.runs, newest)
+
+    mib = size / 2**20
+    print(f"\nindex file: {index / 2**20:.1f} MiB = {index / size:.1%} of the home")
+    print(f"parse throughput: cold log {mib / cold_walls[0][0]:.1f} MiB/s, orjson line decode {mib / anchor:.1f} MiB/s "
+          f"(cold log {cold_walls[0][0] / anchor:.1f}x the orjson pass)")
+    start = next(w for n, w, _ in rows if n == "anchor: python -c pass")
+    print(f"\n{'what':<46} {'seconds':>8} {'x orjson':>9} {'x start':>8} {'peak RSS MiB':>13}")
+    for name, wall, rss in rows:
+        print(f"{name:<46} {wall:>8.3f} {wall / anchor:>9.2f} {wall / start:>8.1f} {rss:>13.0f}")
+    for name, wall in paint:
+        print(f"{name:<46} {wall:>8.3f}")
+    if len(paint) == 2:
+        print(f"app first paint = {paint[0][1] / paint[1][1]:.2f}x the trivial Textual app")
+
+
+if __name__ == "__main__":
+    main()
