@@ -9,14 +9,22 @@ from memtui.core.display import human_bytes, percent
 
 def register(sub) -> None:
     p = sub.add_parser("stats", help="database size, freelist and per-table statistics")
-    p.add_argument("path", help="workspace directory or agent.db")
+    p.add_argument("path", help="workspace directory or agent.db, or an agent's SQLite store (OpenCode's data folder)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from memtui.core.stats import db_stats
+    from memtui.core.resolve import resolve
+    from memtui.core.stats import db_stats, sqlite_file_stats
 
+    with resolve(args.path) as resolved:
+        source = resolved.source
+        files = [] if source.can(Capability.STATS) else list(source.sqlite_files())
+    if files:  # another agent's SQLite store: read-only figures of each of its files
+        for stats in (sqlite_file_stats(f) for f in files):
+            emit(stats.to_json(), args.json, lambda _, s=stats: stats_text(s))
+        return 0
     with open_store(args.path, Capability.STATS) as store:
         stats = db_stats(store)
     emit(stats.to_json(), args.json, lambda _: stats_text(stats))

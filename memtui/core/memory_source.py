@@ -347,6 +347,12 @@ class MemorySource(ABC):
         """The session's cumulative token usage as its agent reported it (None if never)."""
         return None
 
+    def sqlite_files(self) -> Sequence[Path]:
+        """The SQLite files this store keeps in another agent's home (OpenCode's opencode.db):
+        `memtui stats` shows their size, freelist and bytes per table, read-only. memtui's own
+        store declares Capability.STATS instead."""
+        return []
+
     def record_tables(self) -> RecordTables | None:
         """The SQL tables memory search reads this store's records from, set-wise (memtui's own
         store); None: the index reads its sessions through the read model above."""

@@ -16,8 +16,10 @@ from pathlib import Path
 import peewee
 
 from memtui.core.display import human_bytes
+from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import Capability, MemorySource
 from memtui.core.store import AgentStore
+from memtui.core.sqlite_readonly import connect_readonly
 from memtui.core.store.stats_queries import ContentStat, Query, content_stat, database_reads
 
 AUTO_VACUUM = {0: "none", 1: "full", 2: "incremental"}
@@ -103,6 +105,19 @@ def db_stats(source: "AgentStore | str | Path", use_dbstat: bool = True) -> DbSt
         source.require_declared(Capability.STATS)
     with database_reads(Path(source)) as (query, db_path):
         return _stats(query, db_path, use_dbstat)
+
+
+def sqlite_file_stats(path: Path, use_dbstat: bool = True) -> DbStats:
+    """The same statistics of another program's SQLite file (an agent's database), opened
+    read-only for the purpose without a byte of it changed (memtui.core.sqlite_readonly: no
+    lock, no -wal/-shm created where no log is pending)."""
+    conn = connect_readonly(path)
+    try:
+        return _stats(lambda sql, params=(): conn.execute(sql, params).fetchall(), Path(path), use_dbstat)
+    except sqlite3.DatabaseError as exc:
+        raise MemtuiError(f"{path}: cannot read its statistics ({exc})") from None
+    finally:
+        conn.close()
 
 
 def _one(query: Query, sql: str, params: tuple = ()):

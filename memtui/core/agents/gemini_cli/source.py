@@ -23,7 +23,7 @@ from memtui.core.sources.timestamps import file_time, sort_key
 from memtui.core.sources.transcript_root import restore_note
 from memtui.core.sources.transcript_undo import UndoRecorder
 
-READING = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.SEARCH})
+READING = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.SEARCH, Capability.CLEANUP})
 
 
 class GeminiCliSource(UndoRecorder, IndexedSource[GeminiIndex], RollbackHooks, ResumeHooks, LiveWatch):
@@ -36,7 +36,7 @@ class GeminiCliSource(UndoRecorder, IndexedSource[GeminiIndex], RollbackHooks, R
     @property
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
         """Diffs where the chat recorded the contents, resume, search (its index is kept in
-        memtui's cache folder); rollback when a folder to restore under is on this machine (the
+        memtui's cache folder), cleanup of the home (a chat file per session); rollback when a folder to restore under is on this machine (the
         --root given, or a session's project folder)."""
         return READING | {Capability.ROLLBACK} if self._some_folder_here() else READING
 

@@ -106,6 +106,9 @@ class OpenCodeIndex(Index):
 
 
 READING = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE})
+CLEANUP_REFUSAL = ("OpenCode keeps every session in one SQLite database (opencode.db), not in a file per session:"
+                   " archiving one would mean writing into OpenCode's database, which memtui never does;"
+                   " `memtui stats PATH` shows what the database holds")
 
 
 class OpenCodeSource(UndoRecorder, IndexedSource[OpenCodeIndex], RollbackHooks, ResumeHooks, LiveWatch):
@@ -130,6 +133,8 @@ class OpenCodeSource(UndoRecorder, IndexedSource[OpenCodeIndex], RollbackHooks, 
         return READING | {Capability.ROLLBACK} if here else READING
 
     def instead(self, capability: Capability) -> str:
+        if capability is Capability.CLEANUP:
+            return CLEANUP_REFUSAL
         if capability is Capability.ROLLBACK and capability not in self.withheld:
             return ("its sessions worked in folders that are not on this machine; open this store with --root DIR"
                     " (memtui PATH --root DIR) to restore into a copy of the project")
@@ -143,6 +148,10 @@ class OpenCodeSource(UndoRecorder, IndexedSource[OpenCodeIndex], RollbackHooks, 
 
     def close(self) -> None:
         pass
+
+    def sqlite_files(self) -> list[Path]:
+        """opencode.db, for `memtui stats` (read-only)."""
+        return [self.db]
 
     def watched_files(self) -> list[Path]:
         """The database and its write-ahead log (stat only: a commit changes one of them)."""
