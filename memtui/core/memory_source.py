@@ -177,7 +177,7 @@ class MemorySource(ABC):
         if capability in self.withheld and capability in self.capabilities:
             return self.withheld_why or "it is turned off for this session"
         if capability is Capability.RESUME:
-            return "only Claude Code, Codex, Gemini CLI, OpenCode and Aider sessions can be resumed in their agent"
+            return "only Claude Code, Codex, Gemini CLI, OpenCode, Aider and Cline CLI sessions can be resumed in their agent"
         if capability in NATIVE_ONLY:
             return ("it works on memtui's own store only; open a workspace with .agent/agent.db"
                     " (`memtui sources PATH` lists the stores a folder holds)")

@@ -76,6 +76,14 @@ class Agent:
     def calls_for(self, op: Op, repo: Path) -> list[tuple[str, dict]]:
         raise NotImplementedError
 
+    def tool_names(self, op: Op, repo: Path) -> list[str]:
+        """The agent's tools an operation is played with (the truth's tool calls)."""
+        return [name for name, _ in self.render(Step([op]), repo)[1]]
+
+    # Tool uses written in the reply's text (Cline's XML) rather than as tool calls: how many a
+    # step makes, for the stub to count the results that come back; None for tool calls.
+    text_calls = None
+
     def adapt(self, scenario: Scenario) -> Scenario:
         """The scenario as this agent plays it (most: as it is)."""
         return scenario
@@ -351,7 +359,84 @@ class Aider(Agent):
         return "\n".join([step.text, *blocks]).strip() + "\n", []
 
 
-AGENTS: dict[str, Agent] = {a.name: a for a in (ClaudeCode(), Codex(), GeminiCli(), OpenCode(), Aider())}
+class Cline(Agent):
+    """The `cline` CLI 2.x (the VS Code extension's task engine in a terminal): a tool use is XML
+    in the model's text, one per reply, and a task ends with attempt_completion; yolo mode (-y)
+    approves every tool. It writes the extension's task folders under `~/.cline/data/tasks/`."""
+
+    name = "cline"
+    package = "cline"
+    model = "stub"
+    ops = (Read, Write, Edit, Delete, Shell)
+    _binary: Path | None = None
+
+    def binary(self, version, cache):
+        self._binary = self.prefix(version, cache) / "node_modules" / ".bin" / "cline"
+        return self._binary
+
+    def prepare(self, home, repo, url, settings):
+        # `cline auth` writes the provider (OpenAI-compatible, on the stub) into ~/.cline/data.
+        subprocess.run([str(self._binary), "auth", "-p", "openai", "-k", "stub", "-m", self.model, "-b", f"{url}/v1"],
+                       cwd=repo, env=run_env(home, {}), stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=120)
+        return {}
+
+    def command(self, binary, turn, first, session):
+        argv = [str(binary), "--json", "-y"]
+        return [*argv, turn.prompt] if first or not session else [*argv, "-T", session, turn.prompt]
+
+    def session_of(self, stdout, home):
+        tasks = home / ".cline" / "data" / "tasks"
+        found = sorted(tasks.iterdir(), key=lambda p: p.name) if tasks.is_dir() else []
+        return found[-1].name if found else None
+
+    def adapt(self, scenario):
+        """One tool use per reply: a step of several operations becomes one step each (the
+        usage on the first); a step of text only becomes attempt_completion. write_to_file
+        writes its content with the trailing newlines cut (trimEnd), so the scenario's are."""
+        turns = []
+        for turn in scenario.turns:
+            steps = []
+            for step in turn.steps:
+                calls = [dataclasses.replace(op, content=op.content.rstrip("\n")) if isinstance(op, Write) else op
+                         for op in step.calls]
+                if len(calls) <= 1:
+                    steps.append(dataclasses.replace(step, calls=calls))
+                    continue
+                for n, op in enumerate(calls):
+                    steps.append(Step([op], text=step.text if n == 0 else "",
+                                      usage=step.usage if n == 0 else Usage(input=0, output=0)))
+            turns.append(dataclasses.replace(turn, steps=steps))
+        return dataclasses.replace(scenario, turns=tuple(turns))
+
+    def text_calls(self, step):
+        return 1  # a tool use, or attempt_completion
+
+    def tool_names(self, op, repo):
+        return [self._xml(op)[0]]
+
+    @staticmethod
+    def _xml(op) -> tuple[str, dict[str, str]]:
+        if isinstance(op, Read):
+            return "read_file", {"path": op.path}
+        if isinstance(op, Write):
+            return "write_to_file", {"path": op.path, "content": op.content}
+        if isinstance(op, Edit):
+            return "replace_in_file", {"path": op.path, "diff": f"------- SEARCH\n{op.old}=======\n{op.new}+++++++ REPLACE\n"}
+        if isinstance(op, Delete):
+            return "execute_command", {"command": f"rm {shlex.quote(op.path)}", "requires_approval": "false"}
+        if isinstance(op, Shell):
+            return "execute_command", {"command": op.command, "requires_approval": "false"}
+        raise TypeError(op)
+
+    def render(self, step, repo):
+        if not step.calls:
+            return f"<attempt_completion>\n<result>\n{step.text}\n</result>\n</attempt_completion>", []
+        name, params = self._xml(step.calls[0])
+        body = "".join(f"<{k}>\n{v}</{k}>\n" if k in ("content", "diff") else f"<{k}>{v}</{k}>\n" for k, v in params.items())
+        return (f"{step.text}\n\n" if step.text else "") + f"<{name}>\n{body}</{name}>", []
+
+
+AGENTS: dict[str, Agent] = {a.name: a for a in (ClaudeCode(), Codex(), GeminiCli(), OpenCode(), Aider(), Cline())}
 
 
 def versions(path: Path | None = None) -> list[tuple[str, str]]:

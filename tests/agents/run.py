@@ -154,7 +154,8 @@ def run_one(agent: Agent, version: str, scenario: Scenario, *, cache: Path, out:
     logs.mkdir(parents=True, exist_ok=True)
     request_log = logs / f"{scenario.name}.requests.jsonl"
     request_log.unlink(missing_ok=True)
-    script = Script(scenario, lambda step, where: agent.render(step, repo), side_request=agent.side_request)
+    script = Script(scenario, lambda step, where: agent.render(step, repo), side_request=agent.side_request,
+                    text_calls=agent.text_calls)
     with StubModel(script, request_log) as model:
         env = run_env(home, {**agent.prepare(home, repo, model.url, scenario.settings), **scenario.env})
         session = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -58,9 +59,12 @@ class Script:
     the reply's text and tool calls; `where` is (prompt index, step index), for stable ids."""
 
     def __init__(self, scenario: Scenario, render: Callable[[Step, tuple[int, int]], tuple[str, list[tuple[str, dict]]]],
-                 side_text: str = SIDE_TEXT, side_request: Callable[[dict], bool] = lambda body: False) -> None:
+                 side_text: str = SIDE_TEXT, side_request: Callable[[dict], bool] = lambda body: False,
+                 text_calls: Callable[[Step], int] | None = None) -> None:
         self.scripts = scenario.scripts()
         self.render = render
+        # An agent whose tool uses are in the reply's text (Cline's XML) says how many a step makes.
+        self.text_calls = text_calls
         self.side_text = side_text
         self.side_request = side_request  # the agent's own judgement: a title or commit-message request
 
@@ -88,22 +92,26 @@ class Script:
         after = conversation[i + 1:]
         answered = sum(m.results for m in after)
         last_results = max((n for n, m in enumerate(after) if m.results), default=-1)
-        if answered >= sum(len(self.render(s, (0, 0))[1]) for s in steps) and any(
+        if answered >= sum(self._calls(s, self.render(s, (0, 0))) for s in steps) and any(
                 m.role == "assistant" and not m.calls for m in after[last_results + 1:]):
             return Reply(self.side_text)  # the script is played out (a notification came after it)
         index = 0
         rendered = None
         for index, step in enumerate(steps):
             rendered = self.render(step, (list(self.scripts).index(prompt), index))
-            if answered < len(rendered[1]) or index == len(steps) - 1:
+            if answered < self._calls(step, rendered) or index == len(steps) - 1:
                 break
-            answered -= len(rendered[1])
+            answered -= self._calls(step, rendered)
         step = steps[index]
         text, calls = rendered
-        if index == len(steps) - 1 and answered >= len(calls) and calls:
+        if index == len(steps) - 1 and answered >= self._calls(step, rendered) and self._calls(step, rendered):
             return Reply(self.side_text)  # past the script (never loop on a call)
         ids = [_call_id(prompt, index, n) for n in range(len(calls))]
         return Reply(text, [(name, args, cid) for (name, args), cid in zip(calls, ids)], step.usage)
+
+
+    def _calls(self, step: Step, rendered: tuple[str, list]) -> int:
+        return self.text_calls(step) if self.text_calls is not None else len(rendered[1])
 
 
 def _call_id(prompt: str, step: int, n: int) -> str:
@@ -165,8 +173,13 @@ def chat_conversation(body: dict) -> list[Message]:
         elif role == "assistant":
             out.append(Message("assistant", _texts(m.get("content")), calls=len(m.get("tool_calls") or [])))
         elif role == "user":
-            out.append(Message("user", _texts(m.get("content"))))
+            text = _texts(m.get("content"))
+            out.append(Message("user", text, results=len(_XML_RESULT.findall(text))))
     return out
+
+
+# A tool result an agent sends back as text (Cline: "[write_to_file for 'greet.py'] Result:").
+_XML_RESULT = re.compile(r"^\[[a-z_]+(?: for '[^\n]*')?\] Result:", re.M)
 
 
 def gemini_conversation(body: dict) -> list[Message]:

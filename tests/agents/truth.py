@@ -51,7 +51,7 @@ def truth_of(scenario: Scenario, agent, repo: Path, model: str) -> dict:
         for step in steps:
             _add(usage, step.usage)
             for op in step.calls:
-                called = [name for name, _ in agent.render(Step([op]), repo)[1]]
+                called = agent.tool_names(op, repo)
                 names += called
                 if isinstance(op, SubAgent):
                     sub_names, _ = play(op.steps, turn, depth + 1)

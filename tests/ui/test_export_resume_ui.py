@@ -78,7 +78,7 @@ async def test_resume_is_refused_in_one_line_on_memtuis_own_store(demo_path):
         await pilot.press("a")
         await settle(pilot)
         assert [n.message for n in notifications(app)][-1].endswith(
-            "can't resume a session in its agent: only Claude Code, Codex, Gemini CLI, OpenCode and Aider sessions can be resumed in their agent")
+            "can't resume a session in its agent: only Claude Code, Codex, Gemini CLI, OpenCode, Aider and Cline CLI sessions can be resumed in their agent")
 
 
 async def test_a_missing_claude_binary_is_named_with_the_command_to_copy(tmp_path, monkeypatch):

@@ -15,7 +15,7 @@ from importlib import import_module
 
 from memtui.core.agents.agent import Agent
 
-PACKAGES: tuple[str, ...] = ("claude_code", "codex", "memtui", "ra_aid", "jsonl", "gemini_cli", "opencode", "aider")
+PACKAGES: tuple[str, ...] = ("claude_code", "codex", "memtui", "ra_aid", "jsonl", "gemini_cli", "opencode", "aider", "cline")
 
 
 def agent_named(package: str) -> Agent:

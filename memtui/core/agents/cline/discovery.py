@@ -1,0 +1,96 @@
+"""Where Cline keeps its tasks: the `cline` CLI's data folder (`~/.cline/data`) and the VS Code
+extension's globalStorage folder (`<editor>/User/globalStorage/saoudrizwan.claude-dev` under
+`~/.config` on Linux, `~/Library/Application Support` on macOS, `%APPDATA%` on Windows, and the
+remote servers' `~/.vscode-server/data`), each with `tasks/<taskId>/`; a data folder, its
+`tasks/` folder or one task folder given as PATH; and, for a workspace, the tasks whose recorded
+working directory it is."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memtui.core.agents.cline.source import ClineSource, task_folders, task_history
+from memtui.core.agents.cline.tasks import is_task_folder, read_task
+from memtui.core.sources.found import Looking, Source
+
+KIND = "cline"
+EXTENSION = "saoudrizwan.claude-dev"
+EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+
+
+def data_folders(env) -> list[Path]:
+    """Every Cline data folder of the user's (the CLI's, then each editor's extension storage)."""
+    home = Path(env["HOME"]) if env.get("HOME") else None
+    bases: list[Path] = []
+    if env.get("XDG_CONFIG_HOME"):
+        bases.append(Path(env["XDG_CONFIG_HOME"]))
+    if home is not None:
+        bases += [home / ".config", home / "Library" / "Application Support"]
+    if env.get("APPDATA"):
+        bases.append(Path(env["APPDATA"]))
+    found = [home / ".cline" / "data"] if home is not None else []
+    found += [b / editor / "User" / "globalStorage" / EXTENSION for b in bases for editor in EDITORS]
+    if home is not None:
+        found += [home / server / "data" / "User" / "globalStorage" / EXTENSION for server in (".vscode-server", ".vscode-remote")]
+    return [f for f in dict.fromkeys(found) if (f / "tasks").is_dir()]
+
+
+def _is_cli(data: Path | None) -> bool:
+    return data is not None and data.name == "data" and data.parent.name == ".cline"
+
+
+def _store(path: Path, data: Path | None, folders: list[Path] | None = None, workspace: Path | None = None) -> Source:
+    tasks = (data / "tasks") if data is not None else path
+
+    def lister() -> list[Path]:
+        if folders is not None:
+            return folders
+        found = task_folders(tasks)
+        if workspace is None:
+            return found
+        history = task_history(data) if data is not None else {}
+        target = os.path.realpath(workspace)
+        return [f for f in found if _cwd(f, history) == target]
+
+    return Source(KIND, path, lambda: ClineSource(path, lister, data=data, cli=_is_cli(data)), label="Cline")
+
+
+def _cwd(folder: Path, history: dict[str, dict]) -> str | None:
+    cwd = history.get(folder.name, {}).get("cwdOnTaskInitialization")
+    if not isinstance(cwd, str) or not cwd:
+        task = read_task(folder, [])
+        cwd = task.cwd if task is not None else None
+    return os.path.realpath(cwd) if cwd else None
+
+
+def store_at(path: Path, looking: Looking) -> list[Source] | None:
+    """A task folder, a `tasks/` folder of them, or a data folder holding `tasks/`; None else."""
+    if path.is_file():
+        return [_store(path.parent, _data_of(path.parent), [path.parent])] if path.name == "ui_messages.json" and \
+            is_task_folder(path.parent) else None
+    if is_task_folder(path) and path.parent.name == "tasks":
+        return [_store(path, path.parent.parent, [path])]
+    if path.name == "tasks" and task_folders(path):
+        return [_store(path, path.parent)]
+    if (path / "tasks").is_dir() and (path.name == EXTENSION or _is_cli(path) or (path / "state" / "taskHistory.json").is_file()):
+        return [_store(path, path)]
+    return None
+
+
+def _data_of(folder: Path) -> Path | None:
+    return folder.parent.parent if folder.parent.name == "tasks" else None
+
+
+def for_workspace(workspace: Path, looking: Looking) -> list[Source]:
+    """The Cline tasks that ran in `workspace` (every task when it is the user's home folder)."""
+    out = []
+    for data in data_folders(looking.env):
+        if looking.user_home:
+            out.append(_store(data, data))
+            continue
+        source = _store(data, data, workspace=workspace)
+        if source.open().sessions():
+            out.append(source)
+        source.close()
+    return out

@@ -1,0 +1,140 @@
+"""The tasks the real `cline` CLI 2.18 wrote (tests/fixtures/live/cline-*/: `~/.cline/data/tasks/<id>/`
+with ui_messages.json, api_conversation_history.json, task_metadata.json) read by memtui as a user
+sees them, against each scenario's truth — and reading writes nothing into the home. Then a task
+folder of Cline's VS Code extension published without a licence (not copied here), read from a
+checkout when one is given, against an independent count of its messages."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from memtui.cli import main
+from memtui.core.discovery import discover
+
+from .live_support import LIVE, fingerprint, fixture_id, truth_of
+
+FIXTURES = sorted(p.parent for p in LIVE.glob("cline-*/*/truth.json"))
+# The tool a UI message names, as the model called it (the truth's names).
+AS_CALLED = {"newFileCreated": "write_to_file", "editedExistingFile": "replace_in_file", "readFile": "read_file",
+             "execute_command": "execute_command"}
+
+
+def data_folder(fixture: Path) -> Path:
+    return fixture / "home" / ".cline" / "data"
+
+
+@pytest.fixture(params=FIXTURES, ids=fixture_id)
+def live(request, tmp_path, monkeypatch):
+    fixture = request.param
+    monkeypatch.setenv("HOME", str(tmp_path))
+    before = fingerprint(fixture / "home")
+    [found] = discover(data_folder(fixture))
+    assert found.kind == "cline"
+    source = found.open()
+    yield fixture, truth_of(fixture), source
+    assert fingerprint(fixture / "home") == before, "reading Cline's home wrote into it"
+
+
+def prompts(source) -> list:
+    [session] = source.sessions()
+    return list(source.tasks(session.id))
+
+
+def test_one_task_folder_holds_every_prompt(live):
+    _fixture, truth, source = live
+    assert len(source.sessions()) == truth["sessions"]
+    assert [t.summary for t in prompts(source)] == truth["prompts"]
+    assert not source.problems()
+
+
+def test_tool_uses_commands_and_output_tokens_of_each_prompt(live):
+    _fixture, truth, source = live
+    for task, turn in zip(prompts(source), truth["turns"]):
+        steps = source.steps(task.id)
+        assert [AS_CALLED[s.tool] for s in steps if s.tool in AS_CALLED] == turn["tool_calls"]
+        assert [s.args["command"] for s in steps if s.tool == "execute_command"] == turn["shell"]
+        assert sum(s.tokens_out for s in steps) == turn["output_tokens"]
+        assert steps[-1].tool == "attempt_completion"
+
+
+def test_file_changes_carry_the_truths_bytes(live):
+    """Each new file and edit: path, kind, and before/after bytes equal to the truth's (an edit's
+    before is its SEARCH/REPLACE undone on the file Cline sent back)."""
+    _fixture, truth, source = live
+    for n, task in enumerate(prompts(source)):
+        got = [(e.path, e.kind, *source.read_entry(e.id))
+               for c in source.checkpoints(task.id) for e in source.checkpoint_entries(c.id)]
+        expected = [(c["path"], c["kind"], c["before"] and c["before"].encode(), c["after"] and c["after"].encode())
+                    for c in truth["file_changes"] if c["turn"] == n and c["op"] in ("Write", "Edit")]
+        assert got == expected
+
+
+def test_cli_verbs_and_resume(live, capsys, tmp_path):
+    fixture, truth, source = live
+    [session] = source.sessions()
+    command = source.resume_command(session.id)
+    assert (command.argv, str(command.cwd)) == (("cline", "--taskId", str(session.id)), truth["workspace"])
+    data = data_folder(fixture)
+    assert main(["log", str(data), "--json"]) == 0
+    assert main(["export", str(data), "--session", str(session.id), "-o", str(tmp_path / "out.md")]) == 0
+    assert main(["sources", str(data)]) == 0
+    assert "cline" in capsys.readouterr().out
+
+
+def test_a_workspace_finds_its_tasks_in_the_cli_home(live, monkeypatch):
+    """`memtui sources PROJECT` finds the CLI's tasks of that project (by their recorded folder)."""
+    fixture, truth, _source = live
+    monkeypatch.setenv("HOME", str(fixture / "home"))
+    workspace = Path(truth["workspace"])
+    if not workspace.is_dir():
+        pytest.skip(f"the run's folder {workspace} is not on this machine")
+    assert [s.kind for s in discover(workspace) if s.kind == "cline"] == ["cline"]
+
+
+# --------------------------------------------------------------------------- published, unlicensed
+REAL = {  # repository → (commit, task folders inside it)
+    "gmfstu/Online-Card-Architecture": ("0c3f68ab987b911c118cbfb4b36efc796c5f8fd4",
+                                        ("exported_task_1769064454592", "exported_conversation_1769053680585/1769053680585")),
+}
+
+
+def count_messages(folder: Path) -> dict[str, int]:
+    """An independent count of a task folder's ui_messages.json, by the format alone."""
+    ui = json.loads((folder / "ui_messages.json").read_text())
+    kinds = [m.get("say") if m.get("type") == "say" else m.get("ask") for m in ui]
+    tools = [json.loads(m["text"]).get("tool") for m, k in zip(ui, kinds) if k == "tool"]
+    return {"requests": kinds.count("api_req_started"), "checkpoints": kinds.count("checkpoint_created"),
+            "tools": len(tools), "edits": sum(t in ("newFileCreated", "editedExistingFile") for t in tools),
+            "prompts": 1 + kinds.count("user_feedback")}
+
+
+@pytest.mark.parametrize("repo", sorted(REAL))
+def test_a_published_extension_task_counts_each_message_once(repo, tmp_path):
+    commit, folders = REAL[repo]
+    root = os.environ.get("MEMTUI_REAL_HOMES")
+    checkout = Path(root) / repo.replace("/", "+") if root else None
+    if checkout is None or not (checkout / folders[0]).is_dir():
+        pytest.skip(f"{repo} has no licence, so it is not in the repository: clone it at {commit[:12]} into "
+                    f"$MEMTUI_REAL_HOMES/{repo.replace('/', '+')} to run this")
+    for inside in folders:
+        folder = checkout / inside
+        before = fingerprint(folder)
+        [found] = discover(folder / "ui_messages.json")
+        source = found.open()
+        expected = count_messages(folder)
+        [session] = source.sessions()
+        steps = [s for t in source.tasks(session.id) for s in source.steps(t.id)]
+        changes = [e for t in source.tasks(session.id) for c in source.checkpoints(t.id) for e in source.checkpoint_entries(c.id)]
+        assert len(source.tasks(session.id)) == expected["prompts"]
+        assert sum(s.tool == "checkpoint" for s in steps) == expected["checkpoints"]
+        assert sum(s.usage is not None for s in steps) == expected["requests"]
+        assert len(changes) == expected["edits"]
+        assert sum(s.tool in ("readFile", "newFileCreated", "editedExistingFile", "listFilesTopLevel", "searchFiles")
+                   for s in steps) == expected["tools"]
+        assert all(s.args["commit"] for s in steps if s.tool == "checkpoint")
+        assert not source.problems()
+        assert fingerprint(folder) == before

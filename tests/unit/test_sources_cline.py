@@ -1,0 +1,108 @@
+"""Cline task folders where the live runs do not reach: the VS Code extension's globalStorage
+folder found for a workspace (Linux, macOS and Windows places), a follow-up prompt, a rewrite of
+an existing file (its before unknown, said why), an edit whose replacement is found twice (no
+guess), a message kind memtui does not know (shown, counted, reported) and files that are not
+JSON — one line each, never a traceback. The task folder is the live fixture's, copied."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memtui.cli import main
+from memtui.core.discovery import discover
+from memtui.core.memory_source import Capability
+from memtui.core.sources.base import ContentUnknown
+
+LIVE = Path(__file__).resolve().parents[1] / "fixtures" / "live" / "cline-2.18.0" / "create-edit" / "home" / ".cline" / "data"
+STORAGE = ("User", "globalStorage", "saoudrizwan.claude-dev")
+
+
+def extension_home(tmp_path: Path, base: Path, workspace: Path) -> Path:
+    """The live task copied into an editor's extension storage under `base`, recorded as run in
+    `workspace`."""
+    [task] = (LIVE / "tasks").iterdir()
+    data = base.joinpath("Code", *STORAGE)
+    shutil.copytree(task, data / "tasks" / task.name)
+    history = json.loads((LIVE / "state" / "taskHistory.json").read_text())
+    history[0]["cwdOnTaskInitialization"] = str(workspace)
+    (data / "state").mkdir(parents=True)
+    (data / "state" / "taskHistory.json").write_text(json.dumps(history))
+    return data
+
+
+@pytest.mark.parametrize("place", ["linux", "macos", "windows"])
+def test_a_workspace_finds_the_extensions_tasks(tmp_path, monkeypatch, place):
+    home, workspace = tmp_path / "home", tmp_path / "project"
+    workspace.mkdir()
+    base = {"linux": home / ".config", "macos": home / "Library" / "Application Support", "windows": tmp_path / "AppData"}[place]
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("APPDATA", str(tmp_path / "AppData"))
+    extension_home(tmp_path, base, workspace)
+    [found] = [s for s in discover(workspace) if s.kind == "cline"]
+    source = found.open()
+    [session] = source.sessions()
+    assert session.title.startswith("Create greet.py")
+    assert not source.can(Capability.RESUME)  # an extension task is resumed in VS Code
+    assert "VS Code" in source.instead(Capability.RESUME)
+    (tmp_path / "elsewhere").mkdir()
+    assert [s for s in discover(tmp_path / "elsewhere") if s.kind == "cline"] == []
+
+
+def edited_task(tmp_path: Path, edit) -> Path:
+    """The live task folder copied, `edit(ui, api)` applied to its messages."""
+    [task] = (LIVE / "tasks").iterdir()
+    folder = tmp_path / "data" / "tasks" / task.name
+    shutil.copytree(task, folder)
+    ui = json.loads((folder / "ui_messages.json").read_text())
+    api = json.loads((folder / "api_conversation_history.json").read_text())
+    edit(ui, api)
+    (folder / "ui_messages.json").write_text(json.dumps(ui))
+    (folder / "api_conversation_history.json").write_text(json.dumps(api))
+    return folder
+
+
+def open_task(folder: Path):
+    [found] = discover(folder)
+    assert found.kind == "cline"
+    return found.open()
+
+
+def test_follow_up_rewrite_twice_found_and_unknown_kinds(tmp_path):
+    def edit(ui, api):
+        tool = next(m for m in ui if m.get("say") == "tool" and "newFileCreated" in m["text"])
+        data = json.loads(tool["text"])
+        data["tool"] = "editedExistingFile"  # write_to_file over a file that existed: the whole new content
+        tool["text"] = json.dumps(data)
+        patch = next(m for m in ui if m.get("say") == "tool" and "SEARCH" in m["text"])
+        data = json.loads(patch["text"])
+        data["content"] = "------- SEARCH\nalpha\n=======\na\n+++++++ REPLACE"  # "a" is in the file more than once
+        patch["text"] = json.dumps(data)
+        ui.append({"ts": ui[-1]["ts"] + 1000, "type": "say", "say": "user_feedback", "text": "And now <b>bold</b>?"})
+        ui.append({"ts": ui[-1]["ts"] + 1000, "type": "say", "say": "brand_new_kind", "text": "something new"})
+
+    source = open_task(edited_task(tmp_path, edit))
+    [session] = source.sessions()
+    first, follow = source.tasks(session.id)
+    assert follow.summary == "And now <b>bold</b>?"
+    assert [(s.tool, s.result) for s in source.steps(follow.id)] == [("notification", "something new")]
+    rewrite, patched = [e for c in source.checkpoints(first.id) for e in source.checkpoint_entries(c.id)]
+    assert (rewrite.kind, rewrite.before_known, rewrite.unknown_reason) == (
+        "modified", False, "Cline did not record the file's content before it was rewritten")
+    assert (patched.before_known, patched.unknown_reason) == (False, "an edit's replacement is not found once in the file after it")
+    with pytest.raises(ContentUnknown):
+        source.read_entry(patched.id)
+    assert [p.message for p in source.problems()] == ["1 message(s) of unknown kind 'brand_new_kind': shown as notifications"]
+
+
+def test_files_that_are_not_json_are_reported(tmp_path, capsys):
+    folder = edited_task(tmp_path, lambda ui, api: None)
+    (folder / "ui_messages.json").write_text("[{not json")
+    (folder / "api_conversation_history.json").write_text("{}")
+    assert main(["sources", str(folder.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "cline" in out and "not JSON" in out
