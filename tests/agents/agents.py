@@ -14,11 +14,10 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .scenario import Delete, Edit, MultiEdit, Op, Read, Scenario, Shell, Step, SubAgent, Turn, Usage, Write
+from .scenario import Delete, Edit, MultiEdit, Op, Read, Scenario, Shell, Step, SubAgent, Turn, Write
 
 QUIET = {  # every agent: no telemetry, no update checks, no colour
     "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
@@ -303,142 +302,6 @@ class OpenCode(Agent):
         return rel.startswith((".npm/", ".cache/opencode/", ".local/share/opencode/bin/", ".config/opencode/node_modules/"))
 
 
-class Aider(Agent):
-    """Aider has no tools: the model's text carries SEARCH/REPLACE blocks, which it applies."""
-
-    name = "aider"
-    package = "aider-chat"
-    model = "openai/stub"
-    ops = (Read, Write, Edit, MultiEdit)
-
-    def prefix(self, version, cache):
-        return cache / f"aider-{version}"
-
-    def binary(self, version, cache):
-        return self.prefix(version, cache) / "bin" / "aider"
-
-    def install(self, version, cache):
-        prefix = self.prefix(version, cache)
-        subprocess.run([sys.executable, "-m", "venv", str(prefix)], check=True)
-        subprocess.run([str(prefix / "bin" / "pip"), "install", "-q", f"aider-chat=={version}"], check=True)
-
-    def prepare(self, home, repo, url, settings):
-        self.url = url
-        return {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": "stub"}
-
-    def command(self, binary, turn, first, session):
-        argv = [str(binary), "--openai-api-base", f"{self.url}/v1", "--model", "openai/stub", "--yes-always",
-                "--edit-format", "diff", "--no-check-update", "--analytics-disable", "--no-show-release-notes",
-                "--no-pretty", "--no-show-model-warnings", "--map-tokens", "0", "--message", turn.prompt]
-        return argv if first else [*argv, "--restore-chat-history"]
-
-    def side_request(self, body):
-        system = " ".join(str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "system")
-        return "commit message" in system
-
-    def adapt(self, scenario):
-        """Aider answers each prompt with one reply: a turn's steps become one step."""
-        turns = []
-        for turn in scenario.turns:
-            if not turn.steps:
-                turns.append(turn)
-                continue
-            calls = [op for s in turn.steps for op in s.calls if not isinstance(op, Read)]
-            usage = Usage(**{k: sum(getattr(s.usage, k) for s in turn.steps) for k in ("input", "output", "cache_read", "cache_write")})
-            turns.append(Turn(turn.prompt, [Step(calls, text=" ".join(s.text for s in turn.steps if s.text), usage=usage)],
-                              resume=turn.resume))
-        return dataclasses.replace(scenario, turns=tuple(turns))
-
-    def render(self, step, repo):
-        blocks = []
-        for op in step.calls:
-            edits = ((("", op.content),) if isinstance(op, Write) else
-                     op.edits if isinstance(op, MultiEdit) else ((op.old, op.new),))
-            for old, new in edits:
-                blocks.append(f"{op.path}\n```\n<<<<<<< SEARCH\n{old}=======\n{new}>>>>>>> REPLACE\n```\n")
-        return "\n".join([step.text, *blocks]).strip() + "\n", []
-
-
-class Cline(Agent):
-    """The `cline` CLI 2.x (the VS Code extension's task engine in a terminal): a tool use is XML
-    in the model's text, one per reply, and a task ends with attempt_completion; yolo mode (-y)
-    approves every tool. It writes the extension's task folders under `~/.cline/data/tasks/`."""
-
-    name = "cline"
-    package = "cline"
-    model = "stub"
-    ops = (Read, Write, Edit, Delete, Shell)
-    _binary: Path | None = None
-
-    def binary(self, version, cache):
-        self._binary = self.prefix(version, cache) / "node_modules" / ".bin" / "cline"
-        return self._binary
-
-    def prepare(self, home, repo, url, settings):
-        # `cline auth` writes the provider (OpenAI-compatible, on the stub) into ~/.cline/data.
-        subprocess.run([str(self._binary), "auth", "-p", "openai", "-k", "stub", "-m", self.model, "-b", f"{url}/v1"],
-                       cwd=repo, env=run_env(home, {}), stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=120)
-        return {}
-
-    def command(self, binary, turn, first, session):
-        argv = [str(binary), "--json", "-y"]
-        return [*argv, turn.prompt] if first or not session else [*argv, "-T", session, turn.prompt]
-
-    def session_of(self, stdout, home):
-        tasks = home / ".cline" / "data" / "tasks"
-        found = sorted(tasks.iterdir(), key=lambda p: p.name) if tasks.is_dir() else []
-        return found[-1].name if found else None
-
-    def adapt(self, scenario):
-        """One tool use per reply: a step of several operations becomes one step each (the
-        usage on the first); a step of text only becomes attempt_completion. write_to_file
-        writes its content with the trailing newlines cut (trimEnd), so the scenario's are."""
-        turns = []
-        for turn in scenario.turns:
-            steps = []
-            for step in turn.steps:
-                calls = [dataclasses.replace(op, content=op.content.rstrip("\n")) if isinstance(op, Write) else op
-                         for op in step.calls]
-                if len(calls) <= 1:
-                    steps.append(dataclasses.replace(step, calls=calls))
-                    continue
-                for n, op in enumerate(calls):
-                    steps.append(Step([op], text=step.text if n == 0 else "",
-                                      usage=step.usage if n == 0 else Usage(input=0, output=0)))
-            turns.append(dataclasses.replace(turn, steps=steps))
-        return dataclasses.replace(scenario, turns=tuple(turns))
-
-    def text_calls(self, step):
-        return 1  # a tool use, or attempt_completion
-
-    def tool_names(self, op, repo):
-        return [self._xml(op)[0]]
-
-    @staticmethod
-    def _xml(op) -> tuple[str, dict[str, str]]:
-        if isinstance(op, Read):
-            return "read_file", {"path": op.path}
-        if isinstance(op, Write):
-            return "write_to_file", {"path": op.path, "content": op.content}
-        if isinstance(op, Edit):
-            return "replace_in_file", {"path": op.path, "diff": f"------- SEARCH\n{op.old}=======\n{op.new}+++++++ REPLACE\n"}
-        if isinstance(op, Delete):
-            return "execute_command", {"command": f"rm {shlex.quote(op.path)}", "requires_approval": "false"}
-        if isinstance(op, Shell):
-            return "execute_command", {"command": op.command, "requires_approval": "false"}
-        raise TypeError(op)
-
-    def render(self, step, repo):
-        if not step.calls:
-            return f"<attempt_completion>\n<result>\n{step.text}\n</result>\n</attempt_completion>", []
-        name, params = self._xml(step.calls[0])
-        body = "".join(f"<{k}>\n{v}</{k}>\n" if k in ("content", "diff") else f"<{k}>{v}</{k}>\n" for k, v in params.items())
-        return (f"{step.text}\n\n" if step.text else "") + f"<{name}>\n{body}</{name}>", []
-
-
-AGENTS: dict[str, Agent] = {a.name: a for a in (ClaudeCode(), Codex(), GeminiCli(), OpenCode(), Aider(), Cline())}
-
-
 def versions(path: Path | None = None) -> list[tuple[str, str]]:
     """The pinned (agent, version) pairs of versions.txt, one a line."""
     path = path or Path(__file__).with_name("versions.txt")
@@ -460,3 +323,10 @@ def run_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
                 "CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex"), "TZ": "UTC"})
     env.update(extra)
     return env
+
+
+# The agents whose tool uses are in the model's text (Aider's edit blocks, Cline's XML), in their
+# own module; imported last, as they build on what is above.
+from .text_agents import Aider, Cline  # noqa: E402
+
+AGENTS: dict[str, Agent] = {a.name: a for a in (ClaudeCode(), Codex(), GeminiCli(), OpenCode(), Aider(), Cline())}
