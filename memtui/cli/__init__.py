@@ -41,6 +41,7 @@ VERBS: list[str] = [
     "export",
     "usage",
     "serve",
+    "push",
 ]
 
 

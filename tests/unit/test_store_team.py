@@ -16,7 +16,7 @@ from memtui.core.demo import DemoClock
 from memtui.core.errors import MemtuiError, ReadOnlyStore, SchemaTooNew, StoreNotFound
 from memtui.core.memory_source import Capability, Unsupported
 from memtui.core.resolve import resolve, team_url
-from memtui.core.store import schema
+from memtui.core.store import AgentStore, schema
 from memtui.core.store.team import TeamStore, shown_url
 
 
@@ -170,3 +170,48 @@ def test_a_foreign_table_named_as_memtuis_is_refused(team_url, pg_cluster):
         conn.execute("CREATE TABLE session (id int)")
     with pytest.raises(MemtuiError, match="no memtui store"):
         TeamStore.open(team_url)
+
+
+def _readme_grants(database: str, suffix: str) -> list[str]:
+    """The README's GRANT statements (Team store), for this database and roles of this test."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = text.split("### Team store", 1)[1].split("```sql", 1)[1].split("```", 1)[0]
+    block = block.replace("'…'", "'x'").replace("memtui_reader", f"reader_{suffix}").replace(
+        "memtui_writer", f"writer_{suffix}").replace("DATABASE memtui ", f'DATABASE "{database}" ')
+    lines = [line.split("--")[0].strip() for line in block.splitlines()]
+    return [s.strip() for s in " ".join(lines).split(";") if s.strip()]
+
+
+def test_the_readmes_grants_let_the_writer_push_and_the_reader_only_read(pg_cluster, tmp_path):
+    import os
+
+    from memtui.core.team.push import push
+
+    url = pg_cluster.new_database()
+    database = url.split("/")[3].split("?")[0]
+    suffix = str(os.getpid())
+    statements = _readme_grants(database, suffix)
+    # The role statements first (cluster-wide), then the grants inside the database.
+    for sql in statements:
+        if sql.startswith("CREATE ROLE") or "ON DATABASE" in sql:
+            pg_cluster.admin(sql)
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for sql in statements:
+            if not (sql.startswith("CREATE ROLE") or "ON DATABASE" in sql):
+                conn.execute(sql)
+    as_writer = url.replace("memtui@", f"writer_{suffix}@")
+    as_reader = url.replace("memtui@", f"reader_{suffix}@")
+    workspace = tmp_path / "ws"
+    with AgentStore.open(workspace) as local:
+        session = local.start_session("pushed by the writer role")
+        local.start_task(session, "t")
+    report = push([workspace], as_writer, machine="m1")
+    assert report.written == 1
+    with TeamStore.open(as_reader, readonly=True) as reader:
+        assert [s.title for s in reader.sessions()] == ["pushed by the writer role"]
+        with reader.writer() as w, pytest.raises(Exception, match="permission denied"):
+            w.start_session("a reader may not write")

@@ -32,6 +32,7 @@ from memtui.core.store import NATIVE_CAPABILITIES, AgentStore, Clock, ContentCac
 from memtui.core.store.dialect import POSTGRES
 from memtui.core.store.models import build_models
 from memtui.core.store.paths import is_team_url
+from memtui.core.store.pushed import SessionPush
 
 __all__ = ["TeamStore", "is_team_url", "shown_url", "team_folder", "TEAM_CAPABILITIES"]
 
@@ -48,7 +49,7 @@ TEAM_TABLES = (
     "CREATE TABLE IF NOT EXISTS memtui_schema (version integer NOT NULL)",
     "CREATE TABLE IF NOT EXISTS origin (id serial PRIMARY KEY, machine text NOT NULL, user_name text NOT NULL,"
     " agent text NOT NULL, session_key text NOT NULL, store_path text NOT NULL, title text NOT NULL DEFAULT '',"
-    " pushed_at double precision NOT NULL, UNIQUE (machine, agent, store_path, session_key))",
+    " fingerprint text NOT NULL DEFAULT '', pushed_at double precision NOT NULL, UNIQUE (machine, agent, store_path, session_key))",
     "ALTER TABLE session ADD COLUMN IF NOT EXISTS origin_id integer UNIQUE REFERENCES origin (id) ON DELETE SET NULL",
     "ALTER TABLE task ADD COLUMN IF NOT EXISTS origin_id integer REFERENCES origin (id) ON DELETE SET NULL",
     "CREATE INDEX IF NOT EXISTS task_origin ON task (origin_id)",
@@ -105,13 +106,14 @@ def open_error(exc: Exception, url: str) -> MemtuiError:
     return StoreNotFound(f"cannot open the team store at {shown_url(url)}: {first}")
 
 
-class TeamStore(AgentStore):
+class TeamStore(AgentStore, SessionPush):
     """memtui's store on a PostgreSQL server. `TeamStore.open(url)`; close with `close()`."""
 
     label = "memtui team"
     undo_kept_in = "store"
     capabilities = TEAM_CAPABILITIES
     _dialect = POSTGRES
+    blob_cols: schema.BlobColumns
 
     if TYPE_CHECKING:  # AgentStore's, which this store runs as they are
 

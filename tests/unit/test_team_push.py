@@ -1,0 +1,151 @@
+"""`memtui push`: three machines (team_machines) push their Claude Code and Codex homes and memtui
+stores into one team store on a real PostgreSQL server; each session is there once per machine,
+each content once; a re-push writes nothing; a push killed with SIGKILL at spread-out moments is
+finished by the next one, with no session torn or doubled (KILL_TRIALS here; more in
+tests/reliability/test_team_push_kill.py)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+import pytest
+from team_machines import build_machines
+from team_push_support import integrity, push_process, sessions
+
+from memtui.cli import main
+from memtui.core.discovery import discover_given
+from memtui.core.store import AgentStore
+from memtui.core.store.team import TeamStore
+from memtui.core.team.push import push
+
+KILL_TRIALS = 3
+
+
+@pytest.fixture(scope="module")
+def machines(tmp_path_factory):
+    return build_machines(tmp_path_factory.mktemp("machines"))
+
+
+def _source_sessions(machine) -> dict[tuple[str, str], set[str]]:
+    """{(agent, store path): session ids} as memtui reads them on the machine itself."""
+    found = {}
+    for path in machine.paths:
+        for entry in discover_given(path, env=machine.env):
+            if entry.kind != "memory-files":
+                with entry.open() as source:
+                    found[(entry.kind, str(entry.path))] = {str(s.id) for s in source.sessions()} | (
+                        {"(orphans)"} if source.tasks(None) else set())
+    return found
+
+
+def test_three_machines_each_session_once_per_machine_each_content_once(machines, team_url):
+    reports = [push(m.paths, team_url, machine=m.name, env=m.env) for m in machines]
+    assert integrity(team_url) == {}
+    pushed = sessions(team_url)
+    for machine in machines:
+        expected = {(agent, path, key) for (agent, path), keys in _source_sessions(machine).items() for key in keys}
+        assert {(a, p, k) for m, a, p, k, *_ in pushed if m == machine.name} == expected
+    laptop, devbox, ci = reports
+    # devbox's Claude Code sessions are laptop's (copied): written again for devbox, no new content.
+    devbox_claude = next(s for s in devbox.sources if s.kind == "claude-code")
+    assert devbox_claude.written == devbox_claude.sessions > 0 and devbox_claude.blobs == 0
+    ci_codex = next(s for s in ci.sources if s.kind == "codex")  # devbox pushed the same rollouts
+    assert ci_codex.written == ci_codex.sessions > 0 and ci_codex.blobs == 0
+    with TeamStore.open(team_url, readonly=True) as team:
+        orphans = sum(1 for row in pushed if row[3] == "(orphans)")
+        assert team.counts()["sessions"] == sum(r.written for r in reports) - orphans == len(pushed) - orphans
+
+    again = [push(m.paths, team_url, machine=m.name, env=m.env) for m in machines]
+    assert [r.rows for r in again] == [0, 0, 0]
+    assert all(s.unchanged for r in again for s in r.sources)  # not even read: their cursors matched
+    assert sessions(team_url) == pushed
+
+
+def test_contents_read_back_exactly_in_the_team_store(machines, team_url):
+    laptop = machines[0]
+    push(laptop.paths, team_url, machine=laptop.name, env=laptop.env)
+    with AgentStore.open(laptop.home / "work", readonly=True) as local, TeamStore.open(team_url, readonly=True) as team:
+        local_entries = local.query("SELECT id FROM checkpoint_entry ORDER BY id")
+        team_hashes = {(e.path, e.before_hash, e.after_hash) for (cp,) in team.query("SELECT id FROM checkpoint")
+                       for e in team.checkpoint_entries(cp)}
+        for (entry_id,) in local_entries[:40]:
+            e = local.entry(entry_id)
+            assert (e.path, e.before_hash, e.after_hash) in team_hashes
+        (cp,) = team.query("SELECT MAX(c.id) FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id")[0]
+        for e in team.checkpoint_entries(cp):
+            before, after = team.read_entry(e.id)
+            assert after is None or __import__("hashlib").sha256(after).hexdigest() == e.after_hash
+
+
+def test_a_session_that_grew_is_written_again_and_only_it(machines, team_url, tmp_path):
+    import shutil
+
+    laptop = machines[0]
+    work = tmp_path / "work"
+    shutil.copytree(laptop.home / "work", work)
+    push([work], team_url, machine="laptop", env=laptop.env)
+    with AgentStore.open(work) as store:
+        session = store.sessions()[-1]
+        task = store.tasks(session.id)[-1].id
+        store.record_step(task, "read_file", {"path": "new.py"}, "new result")
+    report = push([work], team_url, machine="laptop", env=laptop.env)
+    assert report.written == 1 and not report.sources[0].unchanged
+    assert integrity(team_url) == {}
+    with TeamStore.open(team_url, readonly=True) as team:
+        assert team.query("SELECT COUNT(*) FROM step WHERE args LIKE '%new.py%'") == [(1,)]
+        assert team.query("SELECT COUNT(*) FROM origin WHERE session_key = ?", (str(session.id),)) == [(1,)]
+
+
+def test_dry_run_writes_nothing_and_says_what_would_go(machines, team_url):
+    laptop = machines[0]
+    report = push(laptop.paths, team_url, machine=laptop.name, env=laptop.env, dry_run=True)
+    assert report.written == sum(s.sessions for s in report.sources) > 0 and report.rows == 0
+    with pytest.raises(Exception, match="no memtui store"):
+        TeamStore.open(team_url, readonly=True)
+
+
+def test_cli_push_prints_json_and_needs_a_team(machines, team_url, capsys, monkeypatch):
+    laptop = machines[0]
+    for key, value in laptop.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("MEMTUI_TEAM_URL", raising=False)
+    assert main(["push", str(laptop.home / "work")]) == 2
+    assert "--team URL" in capsys.readouterr().err
+    monkeypatch.setenv("MEMTUI_TEAM_URL", team_url)
+    assert main(["push", str(laptop.home / "work"), "--machine", "laptop", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["machine"] == "laptop" and doc["written"] == doc["sessions"] > 0
+    assert main(["push", str(laptop.home / "work"), "--machine", "laptop"]) == 0
+    assert "unchanged since the last push" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def reference(machines, pg_cluster) -> tuple[list[tuple], float]:
+    """The laptop's push, once, uninterrupted, as its own process: what every killed-then-finished
+    push must equal, and how long a whole one takes (the kills are spread over that time)."""
+    url = pg_cluster.new_database()
+    started = time.monotonic()
+    proc = push_process(machines[0], url)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    return sessions(url), time.monotonic() - started
+
+
+def kill_trial(machine, url: str, after: float) -> None:
+    proc = push_process(machine, url)
+    time.sleep(after)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+
+
+@pytest.mark.parametrize("fraction", [(i + 0.5) / KILL_TRIALS for i in range(KILL_TRIALS)])
+def test_a_push_killed_mid_way_is_finished_by_the_next(machines, pg_cluster, reference, fraction):
+    laptop = machines[0]
+    expected, full = reference
+    url = pg_cluster.new_database()
+    kill_trial(laptop, url, full * fraction)
+    push(laptop.paths, url, machine=laptop.name, env=laptop.env)
+    assert integrity(url) == {}
+    assert sessions(url) == expected
