@@ -106,3 +106,26 @@ def test_files_that_are_not_json_are_reported(tmp_path, capsys):
     assert main(["sources", str(folder.parent)]) == 0
     out = capsys.readouterr().out
     assert "cline" in out and "not JSON" in out
+
+
+def test_chain_lists_the_global_and_workspace_rules(tmp_path):
+    from memtui.core.loaded_memory import loaded_chains
+
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    (home / "Cline" / "Rules").mkdir(parents=True)  # where the CLI made it in a home without Documents
+    (home / "Cline" / "Rules" / "style.md").write_text("Be brief.\n")
+    (ws / ".clinerules" / "workflows").mkdir(parents=True)
+    (ws / ".clinerules" / "01-code.md").write_text("Tabs.\n")
+    (ws / ".clinerules" / "workflows" / "release.md").write_text("A workflow, run on demand.\n")
+    (ws / "memory-bank").mkdir()
+    (ws / "memory-bank" / "activeContext.md").write_text("# Now\n")
+    [chain] = loaded_chains(ws, agents=["cline"], env={"HOME": str(home)})
+    assert [(f.path.name, f.scope, f.loaded_bytes) for f in chain.files] == [
+        ("style.md", "global", 10), ("01-code.md", "project", 6), ("activeContext.md", "project", 0)]
+    (ws / ".clinerules" / "01-code.md").unlink()
+    (ws / ".clinerules" / "workflows" / "release.md").unlink()
+    (ws / ".clinerules" / "workflows").rmdir()
+    (ws / ".clinerules").rmdir()
+    (ws / ".clinerules").write_text("One file of rules.\n")
+    [chain] = loaded_chains(ws, agents=["cline"], env={"HOME": str(home)})
+    assert [f.path.name for f in chain.files if f.loaded_bytes] == ["style.md", ".clinerules"]
