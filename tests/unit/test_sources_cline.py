@@ -129,3 +129,17 @@ def test_chain_lists_the_global_and_workspace_rules(tmp_path):
     (ws / ".clinerules").write_text("One file of rules.\n")
     [chain] = loaded_chains(ws, agents=["cline"], env={"HOME": str(home)})
     assert [f.path.name for f in chain.files if f.loaded_bytes] == ["style.md", ".clinerules"]
+
+
+def test_the_cli_data_folder_named_by_cline_dir(tmp_path, monkeypatch):
+    """`CLINE_DIR` moves the CLI's folder (its tasks then resume with `cline --taskId`)."""
+    data = tmp_path / "elsewhere" / "data"
+    shutil.copytree(LIVE, data)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLINE_DIR", str(tmp_path / "elsewhere"))
+    (tmp_path / "home").mkdir()
+    [found] = [s for s in discover(tmp_path / "home") if s.kind == "cline"]
+    source = found.open()
+    [session] = source.sessions()
+    assert source.can(Capability.RESUME)
+    assert source.resume_command(session.id).argv == ("cline", "--taskId", str(session.id))

@@ -1,6 +1,6 @@
-"""Where Cline keeps its tasks: the `cline` CLI's data folder (`~/.cline/data`) and the VS Code
-extension's globalStorage folder (`<editor>/User/globalStorage/saoudrizwan.claude-dev` under
-`~/.config` on Linux, `~/Library/Application Support` on macOS, `%APPDATA%` on Windows, and the
+"""Where Cline keeps its tasks: the `cline` CLI's data folder (`$CLINE_DIR/data`, else
+`~/.cline/data`) and the VS Code extension's globalStorage folder
+(`<editor>/User/globalStorage/saoudrizwan.claude-dev` under `~/.config` on Linux, `~/Library/Application Support` on macOS, `%APPDATA%` on Windows, and the
 remote servers' `~/.vscode-server/data`), each with `tasks/<taskId>/`; a data folder, its
 `tasks/` folder or one task folder given as PATH; and, for a workspace, the tasks whose recorded
 working directory it is."""
@@ -29,7 +29,8 @@ def data_folders(env) -> list[Path]:
         bases += [home / ".config", home / "Library" / "Application Support"]
     if env.get("APPDATA"):
         bases.append(Path(env["APPDATA"]))
-    found = [home / ".cline" / "data"] if home is not None else []
+    found = [Path(env["CLINE_DIR"]).expanduser() / "data"] if env.get("CLINE_DIR") else []
+    found += [home / ".cline" / "data"] if home is not None else []
     found += [b / editor / "User" / "globalStorage" / EXTENSION for b in bases for editor in EDITORS]
     if home is not None:
         found += [home / server / "data" / "User" / "globalStorage" / EXTENSION for server in (".vscode-server", ".vscode-remote")]
@@ -37,7 +38,10 @@ def data_folders(env) -> list[Path]:
 
 
 def _is_cli(data: Path | None) -> bool:
-    return data is not None and data.name == "data" and data.parent.name == ".cline"
+    """The `cline` CLI's data folder (`$CLINE_DIR/data`, `~/.cline/data`: its settings beside its
+    tasks), not the extension's storage."""
+    return data is not None and data.name == "data" and (
+        data.parent.name == ".cline" or (data / "globalState.json").is_file())
 
 
 def _store(path: Path, data: Path | None, folders: list[Path] | None = None, workspace: Path | None = None) -> Source:
