@@ -258,7 +258,7 @@ class OpenCode(Agent):
     name = "opencode"
     package = "opencode-ai"
     model = "stub/stub-model"
-    ops = (Read, Write, Edit, Delete, Shell)
+    ops = (Read, Write, Edit, Delete, Shell, SubAgent)
 
     def binary(self, version, cache):
         return self.prefix(version, cache) / "node_modules" / ".bin" / "opencode"
@@ -292,6 +292,8 @@ class OpenCode(Agent):
             return [("bash", {"command": f"rm {shlex.quote(op.path)}", "description": f"Delete {op.path}"})]
         if isinstance(op, Shell):
             return [("bash", {"command": op.command, "description": "Run a command"})]
+        if isinstance(op, SubAgent):
+            return [("task", {"description": op.description, "prompt": op.prompt, "subagent_type": "general"})]
         raise TypeError(op)
 
     def side_request(self, body):

@@ -12,7 +12,7 @@ import pytest
 
 from memtui.core.discovery import discover
 
-from .live_support import LIVE, NOT_CALLS, fingerprint, fixture_id, truth_of
+from .live_support import LIVE, fingerprint, fixture_id, sessions, truth_of
 
 FIXTURES = sorted(p.parent for p in LIVE.glob("opencode-*/*/truth.json"))
 pytestmark = pytest.mark.skipif(not FIXTURES, reason="no OpenCode live fixtures")
@@ -34,7 +34,7 @@ def live(request):
     [found] = discover(data_folder(fixture))
     assert found.kind == "opencode"
     source = found.open()
-    [session] = source.sessions()
+    [session] = sessions(source)  # a sub-agent's own session is nested, not listed
     yield fixture, truth_of(fixture), source, session
     source.close()
     assert fingerprint(fixture / "home") == before, "reading OpenCode's home wrote into it"
@@ -42,19 +42,32 @@ def live(request):
 
 def test_one_session_holds_every_prompt_in_order(live):
     _fixture, truth, source, session = live
-    assert session.title == "Scripted session"  # the session row's title
-    assert [t.summary for t in source.tasks(session.id)] == [prompt_as_stored(p) for p in truth["prompts"]]
+    [listed] = source.sessions()
+    assert listed.title == "Scripted session"  # the session row's title
+    assert [t.summary for t in session.prompts] == [prompt_as_stored(p) for p in truth["prompts"]]
 
 
 def test_tool_calls_of_each_prompt(live):
     _fixture, truth, source, session = live
-    assert [[s.tool for s in source.steps(t.id) if s.tool not in NOT_CALLS] for t in source.tasks(session.id)] == \
-        [t["tool_calls"] for t in truth["turns"]]
+    assert [session.calls(t.id) for t in session.prompts] == [t["tool_calls"] for t in truth["turns"]]
+
+
+def test_sub_agents_are_nested_under_the_prompt_that_started_them(live):
+    """A `task` call's sub-agent session: its prompt is a task right after the one that called
+    it, handed the work, with its own tool calls and tokens."""
+    _fixture, truth, source, session = live
+    for task, turn in zip(session.prompts, truth["turns"]):
+        found = session.subagents[str(task.id)]
+        assert [t.summary for t in found] == [s["prompt"] for s in turn["subagents"]]
+        assert [session.calls(s.id) for s in found] == [s["tool_calls"] for s in turn["subagents"]]
+        assert [sum(x.tokens_out for x in source.steps(s.id)) for s in found] == \
+            [s["output_tokens"] for s in turn["subagents"]]
+    assert source.counts().get("subagent_sessions", 0) == sum(len(t["subagents"]) for t in truth["turns"])
 
 
 def test_shell_commands_and_their_errors(live):
     _fixture, truth, source, session = live
-    for task, turn in zip(source.tasks(session.id), truth["turns"]):
+    for task, turn in zip(session.prompts, truth["turns"]):
         shells = [s for s in source.steps(task.id) if s.tool == "bash"]
         assert [s.args["command"] for s in shells] == turn["shell"]
         assert sum(s.status == "error" for s in source.steps(task.id)) == turn["errors"]
@@ -62,20 +75,20 @@ def test_shell_commands_and_their_errors(live):
 
 def test_output_tokens_per_prompt_and_session(live):
     _fixture, truth, source, session = live
-    per_task = [sum(s.tokens_out for s in source.steps(t.id)) for t in source.tasks(session.id)]
+    per_task = [sum(s.tokens_out for s in source.steps(t.id)) for t in session.prompts]
     assert per_task == [t["output_tokens"] for t in truth["turns"]]
-    usage = [s.usage for t in source.tasks(session.id) for s in source.steps(t.id) if s.usage]
+    usage = [s.usage for t in session.tasks() for s in source.steps(t.id) if s.usage]
     costs = truth["cost_inputs"]
     assert sum(u.input for u in usage) == costs["input_tokens"]
     assert sum(u.cache_read for u in usage) == costs["cache_read_tokens"]
 
 
 def test_file_changes_carry_the_truths_bytes(live):
-    """Each prompt's write/edit changes: path, kind, and the after bytes (and the before bytes
-    wherever memtui says it knows them) equal to the truth's."""
+    """Each prompt's write/edit changes (its sub-agents' included): path, kind, and the after
+    bytes (and the before bytes wherever memtui says it knows them) equal to the truth's."""
     _fixture, truth, source, session = live
-    for n, task in enumerate(source.tasks(session.id)):
-        entries = [e for c in source.checkpoints(task.id) for e in source.checkpoint_entries(c.id)]
+    for n, task in enumerate(session.prompts):
+        entries = [e for t in (task, *session.subagents[str(task.id)]) for e in session.changes(t)]
         expected = [c for c in truth["file_changes"] if c["turn"] == n]
         assert [(e.path, e.kind) for e in entries] == [(c["path"], c["kind"]) for c in expected]
         for entry, change in zip(entries, expected):
@@ -170,3 +183,25 @@ def test_following_an_opencode_store_sees_a_new_part(tmp_path):
         conn.execute("PRAGMA user_version = 7")  # the file grows or its header changes on any commit
     conn.close()
     assert watch.poll() is True
+
+
+def test_memtui_search_finds_a_sub_agents_prompt_and_its_steps(capsys, monkeypatch, tmp_path):
+    """`memtui search` over OpenCode's data folder: the index is built through the read model in
+    memtui's cache folder; a sub-agent's prompt and its reply are found, nothing is written
+    into OpenCode's folder."""
+    from memtui.cli import main
+
+    for var in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(var, str(tmp_path / var))
+    fixture = next((f for f in FIXTURES if f.name == "subagent"), None)
+    if fixture is None:
+        pytest.skip("no OpenCode sub-agent fixture")
+    folder = data_folder(fixture)
+    before = fingerprint(fixture / "home")
+    helper = truth_of(fixture)["turns"][0]["subagents"][0]["prompt"]
+    assert main(["search", str(folder), "two chores", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert {h["kind"] for h in hits} >= {"task", "step"}
+    assert any(helper in h["text"] for h in hits if h["kind"] == "task")
+    assert fingerprint(fixture / "home") == before
+    assert any((tmp_path / "XDG_CACHE_HOME").rglob("*"))  # the index lives in memtui's cache folder

@@ -50,6 +50,7 @@ def opened(store: Path, root: Path | None):
 
 
 def tasks(source) -> list:
+    """The session's tasks in order: each prompt, then the sub-agents it handed work to."""
     [session] = source.sessions()
     return list(source.tasks(session.id))
 
@@ -91,7 +92,7 @@ def test_newer_work_is_a_conflict_left_alone(world):
     source = opened(store, workspace)
     last = tasks(source)[-1]
     plan = plan_rollback(source, task=last.id)
-    edited = next(f.path for f in plan.files if f.action == "write")
+    edited = next(f.path for f in plan.files if f.status == "ready")
     (workspace / edited).write_text("newer work the agent never saw\n")
     result = apply_rollback(source, plan_rollback(source, task=last.id))
     [conflict] = [f for f in result.files if f.path == edited]
@@ -158,7 +159,8 @@ def test_rollback_is_offered_only_with_a_folder_to_restore_under(world, tmp_path
     assert "--root" in source.instead(Capability.ROLLBACK)
 
 
-@pytest.mark.parametrize("fixture", [f for f in FIXTURES if agent(f) == "opencode"], ids=fixture_id)
+@pytest.mark.parametrize("fixture", [f for f in FIXTURES if agent(f) == "opencode" and any(
+    c["op"] == "Edit" for c in truth_of(f)["file_changes"])], ids=fixture_id)
 def test_an_opencode_edit_whose_before_is_gone_is_never_guessed(fixture, tmp_path):
     """Without its snapshot store OpenCode's edit has no before: the diff shows what is known,
     and a rollback names the file instead of writing it (a write's added file still goes)."""
@@ -172,3 +174,21 @@ def test_an_opencode_edit_whose_before_is_gone_is_never_guessed(fixture, tmp_pat
     apply_rollback(source, plan)
     for f in unknown:
         assert files(workspace)[f.path] == before[f.path]
+
+
+@pytest.mark.parametrize("fixture", [f for f in FIXTURES if any(t["subagents"] for t in truth_of(f)["turns"])],
+                         ids=fixture_id)
+def test_a_prompts_rollback_takes_its_sub_agents_changes_along(fixture, tmp_path):
+    """The prompt that handed work to a sub-agent rolls back what the sub-agent changed too
+    (the handoff), and says so."""
+    store, workspace = scratch(fixture, tmp_path)
+    source = opened(store, workspace)
+    [session] = source.sessions()
+    prompt = next(t for t in source.tasks(session.id)
+                  if any(r.kind == "handoff" and str(r.from_task) == str(t.id) for r in source.references(t.id)))
+    assert [c for c in source.checkpoints(prompt.id)] == []  # the prompt itself wrote nothing
+    plan = plan_rollback(source, task=prompt.id)
+    assert any("sub-agent" in n for n in plan.notes)
+    assert apply_rollback(source, plan).ok
+    expected = {rel: text.encode() for rel, text in truth_of(fixture)["files_before"].items()}
+    assert files(workspace) == expected
