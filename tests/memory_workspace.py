@@ -72,14 +72,24 @@ def make_store(root: Path, unfinished: bool = True):
     checkpoint, and (if `unfinished`) a running task. Returns the closed store's path."""
     from memtui.core.store import AgentStore
 
-    clock = iter(datetime(2026, 11, 3, 9, minute, tzinfo=timezone.utc) for minute in range(60))
-    with AgentStore.open(root, clock=lambda: next(clock)) as store:
-        sid = store.start_session("Fix the flaky test")
-        tid = store.start_task(sid, "Investigate the zebra race")
-        step = store.record_step(tid, "edit_file", {"path": "src/io.py", "note": "add quokka lock"}, "wrote 2 lines")
-        store.record_checkpoint(tid, step, {"src/io.py": (b"old\n", b"new\n")})
-        store.add_message(tid, "user", "please look at the narwhal failure")
-        store.finish_task(tid, "completed", summary="Found the platypus in flush()")
-        if unfinished:
-            store.start_task(sid, "Write the lock")
+    with AgentStore.open(root, clock=store_clock()) as store:
+        record_store(store, unfinished)
         return store.db_path
+
+
+def store_clock():
+    """The clock make_store's records are stamped with: a minute per reading from 09:00."""
+    clock = iter(datetime(2026, 11, 3, 9, minute, tzinfo=timezone.utc) for minute in range(60))
+    return lambda: next(clock)
+
+
+def record_store(store, unfinished: bool = True) -> None:
+    """make_store's records, into `store` (memtui's store on either engine)."""
+    sid = store.start_session("Fix the flaky test")
+    tid = store.start_task(sid, "Investigate the zebra race")
+    step = store.record_step(tid, "edit_file", {"path": "src/io.py", "note": "add quokka lock"}, "wrote 2 lines")
+    store.record_checkpoint(tid, step, {"src/io.py": (b"old\n", b"new\n")})
+    store.add_message(tid, "user", "please look at the narwhal failure")
+    store.finish_task(tid, "completed", summary="Found the platypus in flush()")
+    if unfinished:
+        store.start_task(sid, "Write the lock")

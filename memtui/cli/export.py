@@ -50,6 +50,7 @@ def run(args) -> int:
     from memtui.core.atomic import write_atomic
     from memtui.core.export import build_export, render_export
     from memtui.core.resolve import resolve
+    from memtui.core.store.paths import is_team_url
 
     path = Path(args.path).expanduser()
     if args.all or args.project:
@@ -58,7 +59,7 @@ def run(args) -> int:
     output = Path(args.output).expanduser() if args.output else None
     if output is not None and output.exists():
         raise MemtuiError(f"{output} exists; choose another file (export never overwrites)")
-    with resolve(path, kind=args.kind) as resolved:
+    with resolve(args.path if is_team_url(args.path) else path, kind=args.kind) as resolved:  # a team store's URL too
         doc = build_export(resolved.source, session_id=args.session, task_id=args.task,
                            with_memory=args.with_memory, memory_root=resolved.root)
     text = render_export(doc, fmt)

@@ -36,6 +36,7 @@ def _date(text: str) -> date:
 
 def run(args) -> int:
     from memtui.core.discovery import discover_given
+    from memtui.core.store.paths import is_team_url
     from memtui.core.usage import price, source_replies, summarise
 
     path = Path(args.path).expanduser()
@@ -43,8 +44,14 @@ def run(args) -> int:
         from memtui.core.errors import MemtuiError
 
         raise MemtuiError(f"--since {args.since} is after --until {args.until}")
-    found = [s for s in discover_given(path) if s.kind != "memory-files" and args.agent in (None, s.kind)]
     replies = []
+    if is_team_url(args.path):  # the team store: every machine's sessions
+        from memtui.core.resolve import resolve
+
+        with resolve(args.path) as resolved:
+            replies.extend(source_replies(resolved.source))
+    found = [] if is_team_url(args.path) else [
+        s for s in discover_given(path) if s.kind != "memory-files" and args.agent in (None, s.kind)]
     try:
         for entry in found:
             replies.extend(source_replies(entry.open()))

@@ -181,20 +181,28 @@ def _build(root: Path, seed: int, scale: int | None, clock: Callable[[], datetim
            progress: Callable[[int, int], None] | None, before: datetime | None) -> None:
     start = demo_start(before or datetime.now(timezone.utc), scale)
     clock = clock or DemoClock(start, seed=seed)
-    rng = random.Random(seed)
     with AgentStore.open(root, clock=clock) as store:
-        agent = _Agent(store, rng, {
-            "src/tinyhttp/router.py": F.ROUTER_V0.encode(), "src/tinyhttp/parser.py": F.PARSER_V0.encode(),
-            "src/tinyhttp/server.py": F.SERVER_V0.encode(), "tests/test_router.py": F.TEST_ROUTER_V0.encode(),
-            "README.md": F.README_V0.encode(), "pyproject.toml": F.PYPROJECT.encode(),
-        })
-        _story(agent, clock)
-        if scale:
-            _scaled(agent, scale, progress)
-    write_files(root, agent.files)
+        files = record_demo(store, clock, seed, scale, progress)
+    write_files(root, files)
     write_memory(root, start)
     (root / DEMO_MARK).write_text("Made by `memtui demo`: `memtui demo PATH --force` may replace this folder"
                                   " whole.\n", encoding="utf-8")
+
+
+def record_demo(store: AgentStore, clock: Callable[[], datetime], seed: int = 1, scale: int | None = None,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, bytes]:
+    """Record the demo's sessions into `store`, opened on `clock` (the story moves a DemoClock on
+    between its steps): the team-store tests record it on PostgreSQL too. Returns the
+    workspace's files as the story left them."""
+    agent = _Agent(store, random.Random(seed), {
+        "src/tinyhttp/router.py": F.ROUTER_V0.encode(), "src/tinyhttp/parser.py": F.PARSER_V0.encode(),
+        "src/tinyhttp/server.py": F.SERVER_V0.encode(), "tests/test_router.py": F.TEST_ROUTER_V0.encode(),
+        "README.md": F.README_V0.encode(), "pyproject.toml": F.PYPROJECT.encode(),
+    })
+    _story(agent, clock)
+    if scale:
+        _scaled(agent, scale, progress)
+    return agent.files
 
 
 class DemoRefused(MemtuiError):

@@ -27,6 +27,22 @@ def demo(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def demo_store(request, demo) -> str:
+    """The demo's store as `memtui export` is given it: the workspace (SQLite), or a team store on
+    the test PostgreSQL cluster the same story was recorded into (the same ids and contents)."""
+    if request.param == "sqlite":
+        return str(demo)
+    from memtui.core.demo import DEMO_START, DemoClock, record_demo
+    from memtui.core.store.team import TeamStore
+
+    url = request.getfixturevalue("pg_cluster").new_database()
+    clock = DemoClock(DEMO_START, seed=1)
+    with TeamStore.open(url, clock=clock) as team:
+        record_demo(team, clock, seed=1)
+    return url
+
+
 def _export(argv: list[str], capsys) -> str:
     assert main(["export", *argv]) == 0
     return capsys.readouterr().out
@@ -36,8 +52,8 @@ def _tree(tasks: list[dict]) -> list[tuple]:
     return [(t["id"], _tree(t["children"])) for t in tasks]
 
 
-def test_json_is_the_read_model_with_the_handoff_tree(demo, capsys):
-    doc = json.loads(_export([str(demo), "--session", "4", "--format", "json"], capsys))
+def test_json_is_the_read_model_with_the_handoff_tree(demo_store, capsys):
+    doc = json.loads(_export([demo_store, "--session", "4", "--format", "json"], capsys))
     assert (doc["format"], doc["version"]) == ("memtui-export", 2)
     assert doc["source"]["kind"] == "memtui" and doc["scope"] == {"session": 4}
     # Task 8 handed off to 9 and 10; 10 handed off to 11 (sub-agents in other sessions).
@@ -54,8 +70,8 @@ def test_json_is_the_read_model_with_the_handoff_tree(demo, capsys):
     assert added["diff"].startswith("@@ -0,0 +1,10 @@\n+\"\"\"Header handling")
 
 
-def test_markdown_has_tree_steps_and_plain_unified_diffs(demo, capsys):
-    md = _export([str(demo), "--session", "4"], capsys)
+def test_markdown_has_tree_steps_and_plain_unified_diffs(demo_store, capsys):
+    md = _export([demo_store, "--session", "4"], capsys)
     assert "- task 8: Split the parser into modules (completed, 4 steps)" in md
     assert "    - task 11: Build a fuzz corpus for the parser" in md
     assert "- handed off from task 8" in md and "- handed off to: task 9, task 10" in md
@@ -63,8 +79,8 @@ def test_markdown_has_tree_steps_and_plain_unified_diffs(demo, capsys):
     assert "```diff\n@@ -5,6 +5,9 @@\n from dataclasses import dataclass, field\n \n \n+MAX_HEADERS = 100\n" in md
 
 
-def test_html_is_self_contained_and_highlighted(demo, capsys):
-    page = _export([str(demo), "--session", "4", "--format", "html"], capsys)
+def test_html_is_self_contained_and_highlighted(demo_store, capsys):
+    page = _export([demo_store, "--session", "4", "--format", "html"], capsys)
     assert page.startswith("<!DOCTYPE html>")
     assert "Content-Security-Policy" in page and "<script" not in page
     assert "http://" not in page and "https://" not in page  # no remote asset

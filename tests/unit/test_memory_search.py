@@ -10,7 +10,7 @@ import sys
 import textwrap
 
 import pytest
-from memory_workspace import FILES, make_store, make_workspace
+from memory_workspace import FILES, make_store, make_workspace, record_store, store_clock
 
 from memtui.core.atomic import forbid_writes
 from memtui.core.memory import SearchIndex, search_workspace
@@ -35,8 +35,22 @@ def test_hits_in_files_carry_file_and_line(tmp_path):
     assert hits[0].to_json().keys() == {"kind", "file", "line", "text"}
 
 
-def test_hits_in_the_store(ws):
-    with AgentStore.open(ws, readonly=True) as store:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def ws_store(request, ws):
+    """`open(readonly)`: the store of `ws` (SQLite), or a team store on the test PostgreSQL
+    cluster holding the same records; memory documents are read from `ws` for both."""
+    if request.param == "sqlite":
+        return lambda readonly=True: AgentStore.open(ws, readonly=readonly)
+    from memtui.core.store.team import TeamStore
+
+    url = request.getfixturevalue("team_url")
+    with TeamStore.open(url, clock=store_clock()) as team:
+        record_store(team)
+    return lambda readonly=True: TeamStore.open(url, readonly=readonly)
+
+
+def test_hits_in_the_store(ws, ws_store):
+    with ws_store() as store:
         def one(query):
             hits = search_workspace(ws, query, store)
             assert len(hits) == 1, hits
@@ -83,12 +97,12 @@ def test_changed_files_are_reindexed(tmp_path):
     assert search_workspace(root, "wombat") == []
 
 
-def test_the_store_part_is_rebuilt_when_the_store_changes(ws):
-    with AgentStore.open(ws, readonly=True) as store:
+def test_the_store_part_is_rebuilt_when_the_store_changes(ws, ws_store):
+    with ws_store() as store:
         assert search_workspace(ws, "axolotl", store) == []
-    with AgentStore.open(ws) as store:
+    with ws_store(readonly=False) as store:
         store.add_message(2, "user", "what about the axolotl?")
-    with AgentStore.open(ws, readonly=True) as store:
+    with ws_store() as store:
         assert [(h.kind, h.task) for h in search_workspace(ws, "axolotl", store)] == [("message", "2")]
 
 

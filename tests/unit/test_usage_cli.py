@@ -48,6 +48,21 @@ def test_memtuis_own_store_is_costed_by_what_it_recorded(demo, capsys):
     assert report["prices"]["name"] == "genai-prices"
 
 
+def test_a_team_store_is_costed_as_the_same_store_on_this_machine(demo, capsys, team_url):
+    from memtui.core.demo import DEMO_START, DemoClock, record_demo
+    from memtui.core.store.team import TeamStore
+
+    clock = DemoClock(DEMO_START, seed=3)
+    with TeamStore.open(team_url, clock=clock) as team:
+        record_demo(team, clock, seed=3)
+    local, shared = _json(capsys, demo, "--by", "model"), _json(capsys, team_url, "--by", "model")
+    # The figures (not when: the demo was made relative to today; nor its folder: a server has none).
+    figures = ("key", "input", "output", "cache_read", "cache_write", "reasoning", "cost", "replies", "sessions")
+    assert [{k: row[k] for k in figures} for row in shared["rows"]] == [
+        {k: row[k] for k in figures} for row in local["rows"]]
+    assert shared["total"]["cost"] == local["total"]["cost"] > 0
+
+
 def test_the_table_has_a_row_per_day_a_total_and_the_price_table(demo, capsys):
     assert main(["usage", str(demo)]) == 0
     out = capsys.readouterr().out.splitlines()
