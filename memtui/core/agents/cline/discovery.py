@@ -1,9 +1,10 @@
 """Where Cline keeps its tasks: the `cline` CLI's data folder (`$CLINE_DIR/data`, else
 `~/.cline/data`) and the VS Code extension's globalStorage folder
-(`<editor>/User/globalStorage/saoudrizwan.claude-dev` under `~/.config` on Linux, `~/Library/Application Support` on macOS, `%APPDATA%` on Windows, and the
-remote servers' `~/.vscode-server/data`), each with `tasks/<taskId>/`; a data folder, its
-`tasks/` folder or one task folder given as PATH; and, for a workspace, the tasks whose recorded
-working directory it is."""
+(`<editor>/User/globalStorage/saoudrizwan.claude-dev` under `~/.config` on Linux,
+`~/Library/Application Support` on macOS, `%APPDATA%` on Windows, and the remote servers'
+`~/.vscode-server/data`), each with `tasks/<taskId>/`; a data folder, its `tasks/` folder or one
+task folder given as PATH; and, for a workspace, the tasks whose recorded working directory it
+is."""
 
 from __future__ import annotations
 
