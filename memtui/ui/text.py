@@ -22,7 +22,7 @@ from rich.text import Span, Text
 
 from memtui.core.display import human_bytes, one_line, sanitize
 
-__all__ = ["EndKept", "ansi_text", "clock_time", "contrast", "human_bytes", "human_cost", "human_duration", "human_tokens", "one_line",
+__all__ = ["EndKept", "Fitting", "ansi_text", "clock_time", "contrast", "human_bytes", "human_cost", "human_duration", "human_tokens", "one_line",
            "readable", "relative_time", "safe_text", "sanitize"]
 
 
@@ -56,6 +56,26 @@ class EndKept:
         head.rstrip()  # a wide character cut in two leaves a space
         line = head + kept_end(self.text, width - head.cell_len)
         line.no_wrap, line.overflow, line.end = True, "crop", ""
+        yield line
+
+
+class Fitting:
+    """A label said in several forms, longest first (`Orphans (tasks without a session)`,
+    `Orphans (no session)`, `Orphans`): drawn as the first form that fits the room it is
+    drawn in, so a narrow column reads a whole shorter label rather than a cut longer one.
+    The last form is cut with `…` when even it does not fit."""
+
+    def __init__(self, *forms: Text) -> None:
+        self.forms = forms
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(min(form.cell_len for form in self.forms), max(form.cell_len for form in self.forms))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        line = next((form for form in self.forms if form.cell_len <= width), self.forms[-1]).copy()
+        line.truncate(width, overflow="ellipsis")
+        line.no_wrap, line.end = True, ""
         yield line
 
 

@@ -5,6 +5,7 @@ included — with the conflict check, and the chain changing after the fix."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 from chain_world import memory_lines, world_in_env, write
@@ -181,3 +182,20 @@ async def test_leaving_the_editor_goes_back_to_the_chain(world, open_memory):
         await pilot.press("a")
         await settle(pilot)
         assert panel.agent == "codex"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (160, 48)])
+async def test_each_chain_file_stays_on_one_line(demo_path, open_memory, shown, size):
+    """At 120 columns a file's scope ("project") wrapped onto a line of its own under the path.
+    Each file is one line: where the room is short the scope and state give way, then the
+    start of the path."""
+    async with open_memory(demo_path, size=size) as pilot:
+        panel = await open_loaded(pilot, agent="memtui")
+        files = len(panel.list.chain.files)
+        side = [line.split("│")[0] for line in shown(pilot.app).splitlines()]
+        first = next(i for i, line in enumerate(side) if line.startswith("  1 "))
+        listed = side[first:first + files]
+        assert all(re.match(r" *\d+ \S+ +[\d.]+ (B|KiB) \S", line) for line in listed), "\n".join(side)
+        assert all(line.rstrip().endswith((".md", ".jsonl", "project", "demand", "⚠ 1")) for line in listed), "\n".join(side)
+        if size[0] >= 120:
+            assert "HISTORY.jsonl project on demand" in "\n".join(listed)

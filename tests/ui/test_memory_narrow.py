@@ -50,3 +50,24 @@ async def test_with_no_document_the_keys_of_one_are_not_offered(tmp_path, open_m
         assert screen.query_one("#memory-switcher", ContentSwitcher).current == "memory-markdown"
         assert screen is pilot.app.screen  # no history dialog
         assert "No memory documents" in shown(pilot.app)
+
+
+async def test_at_80x24_the_history_preview_shows_the_version(demo_copy, open_memory, shown):
+    """The versions table took 10 rows whatever their number, leaving the preview a border
+    and no line of the kept version; and the title read "1 kept version(s)"."""
+    from textual.widgets import TextArea
+
+    from memtui.core.memory import read_document, save_document
+
+    path = demo_copy / "PROJECT_MEMORY.md"
+    before = path.read_text()
+    save_document(demo_copy, path, before + "- one more\n", read_document(path).version)
+    async with open_memory(demo_copy, select="PROJECT_MEMORY.md", size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        preview = pilot.app.screen.query_one("#history-preview", TextArea)
+        assert preview.scrollable_content_region.height >= 6, preview.region
+        text = shown(pilot.app)
+        assert before.splitlines()[0] in text, text
+        assert "1 kept version " in text and "(s)" not in text, text

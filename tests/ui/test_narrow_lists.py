@@ -4,6 +4,7 @@ cutting one. At 160×48 and 220×60 every column is back."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,15 @@ async def test_the_source_switcher_keeps_the_end_of_a_long_path(tmp_path: Path, 
         path = row.strip().split("  ")[-1]
         assert path.startswith("…") and path.endswith("/ann-claude/projects")
         assert str(config / "projects").endswith(path[1:])
+
+
+@pytest.mark.parametrize("width", [80, 120, 160])
+async def test_the_orphans_row_is_named_whole_at_every_width(demo_path, open_app, shown, width) -> None:
+    """At 120 columns the row read "Orphans (tasks without a se": a label cut mid-word. A
+    narrower title column shows a shorter form of it, whole."""
+    async with open_app(demo_path, size=(width, 40)) as pilot:
+        await pilot.press("1", "end")
+        await pilot.pause()
+        row = next(line for line in shown(pilot.app).splitlines() if "Orphans" in line)
+        label = re.split(r"\s{2,}", row.split("│")[1].strip())[0]
+        assert label in ("Orphans (tasks without a session)", "Orphans (no session)", "Orphans"), row

@@ -261,9 +261,29 @@ async def test_a_refused_rollback_says_how_to_proceed():
         dialog = app.screen
         assert not dialog.query_one("#rollback-confirm").display
         summary = " ".join(str(dialog.query_one("#rollback-summary").render()).split())
-        assert "lead outside /workspace" in summary and "one at a time" in summary
+        assert "leads outside /workspace" in summary and "one at a time" in summary
         notes = " ".join(str(dialog.query_one("#rollback-notes").render()).split())
         assert "rollback --entry ID" in notes and "--root" not in notes
         await pilot.press("escape")
         await pilot.pause()
     assert app.chosen == [None]
+
+
+async def test_the_done_toast_leaves_the_undo_dialog_uncovered(world, app_for, shown):
+    """At 80×24 the toast of a finished rollback ("…: done", "Undo with u") lay over the title
+    of the undo dialog that `u` opened next."""
+    app = app_for(world.root, clock=lambda: FIXED)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # toasts drawn
+        await settle(pilot)
+        await open_on_task(pilot, world.parent)
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert "Undo with u" in shown(app)  # the done toast, on the main screen
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, RollbackScreen)
+        text = shown(app)
+        assert "Undo with u" not in text, text
+        assert "Undo the rollback of task" in text, text

@@ -99,3 +99,18 @@ async def test_statistics_at_80x24_tell_every_table_apart(demo_path: Path, open_
             head, _, tail = cell.partition("…")
             matches = [n for n in names if n.startswith(head) and n.endswith(tail)]
             assert matches, f"{cell!r} is no table or index of the store"
+
+
+async def test_at_80x24_the_steps_pane_shows_four_steps_without_sideways_scrolling(demo_path: Path, open_app,
+                                                                                    shown) -> None:
+    """The steps pane showed two steps: its columns were wider than the pane, so a sideways
+    scrollbar took a row, and the Arguments column was cut to "command…"."""
+    from memtui.ui.widgets.step_timeline import StepTimeline
+
+    async with open_app(demo_path, size=SMALL) as pilot:
+        steps = pilot.app.screen.query_one(StepTimeline)
+        assert not steps.show_horizontal_scrollbar, steps.virtual_size
+        text = shown(pilot.app)
+        rows = [line for line in text.splitlines() if re.match(r"│\s+\d+\s", line)]
+        assert len(rows) >= 4, text
+        assert "command=" in rows[0], rows[0]  # the argument's name and the start of its value

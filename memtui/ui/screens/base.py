@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from textual import events
+from textual import events, on
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
@@ -92,4 +92,14 @@ class MemtuiModal(ModalScreen[T], MemtuiScreen[T]):
 
     ModalScreen comes first: Textual takes a widget's CSS type names and default styles
     along the first base only."""
+
+    ASKS: bool = False
+    """A dialog that asks for a decision (a rollback, a yes/no): the toasts of earlier actions
+    go as it opens — over a dialog they would cover its title (at 80×24, the whole of
+    "Roll back …: done" lay over the undo dialog it offered)."""
+
+    @on(events.Mount)
+    def _clear_earlier_toasts(self) -> None:
+        if self.ASKS:
+            self.app.clear_notifications()
 

@@ -27,6 +27,7 @@ class ConfirmScreen(MemtuiModal[bool]):
     CSS_PATH = screen_css("confirm.tcss")
 
     COMMAND_SCOPE = "confirm"
+    ASKS = True
     BINDINGS = bindings("confirm")
 
     def __init__(self, title: str, body: str | Text, yes: str = "Yes", no: str = "No", note: str = "",

@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Static, TextArea
 from textual.worker import get_current_worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
-from memtui.core.display import shown_lines
+from memtui.core.display import counted, shown_lines
 from memtui.core.memory.save import HistoryEntry
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiModal
@@ -43,7 +43,7 @@ class HistoryScreen(MemtuiModal[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="history-dialog"):
-            yield Static(safe_text(f"History of {self.doc_name} — {len(self.entries)} kept version(s)"),
+            yield Static(safe_text(f"History of {self.doc_name} — {counted(len(self.entries), 'kept version')}"),
                          id="history-title")
             yield DataTable(id="history-table", cursor_type="row")
             yield TextArea(id="history-preview", read_only=True, soft_wrap=True)

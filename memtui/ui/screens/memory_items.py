@@ -196,7 +196,7 @@ class MemoryItemsScreen(MemtuiScreen[None]):
         for item in chosen:
             lines.append(f"{item.kind} #{item.id}  ", style="bold")
             lines.append(one_line(item.content, 70) + "\n")
-        self.app.push_screen(ConfirmScreen(f"Delete {len(chosen)} item(s) from RA.Aid's memory?", lines,
+        self.app.push_screen(ConfirmScreen(f"Delete {counted(len(chosen), 'item')} from RA.Aid's memory?", lines,
                                            yes="Delete", no="Keep",
                                            note="One transaction; RA.Aid cannot bring them back."), answered)
 
@@ -215,7 +215,7 @@ class MemoryItemsScreen(MemtuiScreen[None]):
     def _curated(self, event: Curated) -> None:
         self.marked.clear()
         kept = "; ".join(f"{kind} #{i}: {why}" for kind, i, why in event.refused)
-        self.app.notify(f"Deleted {event.deleted} item(s)." + (f" Kept {kept}." if kept else ""),
+        self.app.notify(f"Deleted {counted(event.deleted, 'item')}." + (f" Kept {kept}." if kept else ""),
                         title="Memory curated", markup=False)
         self.app.refresh_data()
 

@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Label, ListItem, ListView, Static
 
+from memtui.core.display import counted
 from memtui.core.memory_source import Capability, MemorySource
 from memtui.core.model import Id
 from memtui.core.rollback import FilePlan, RollbackPlan, RollbackResult
@@ -64,6 +65,7 @@ class RollbackScreen(MemtuiModal[bool | None]):
     CSS_PATH = screen_css("rollback.tcss")
 
     COMMAND_SCOPE = "rollback"
+    ASKS = True
     BINDINGS = bindings("rollback")
 
     def __init__(self, plan: RollbackPlan, title: str, warning: str = "", *, undo: str = "store") -> None:
@@ -134,7 +136,7 @@ class RollbackScreen(MemtuiModal[bool | None]):
             parts.append(f"{conflicts} conflict{'s' if conflicts != 1 else ''}"
                          + (" (overwritten)" if self.plan.force else " (left alone)"))
         if self.plan.refused:
-            parts = [f"refused: {len(self.plan.escapes)} path(s) lead outside {sanitize(str(self.plan.root))} —"
+            parts = [f"refused: {counted(len(self.plan.escapes), 'path')} {'leads' if len(self.plan.escapes) == 1 else 'lead'} outside {sanitize(str(self.plan.root))} —"
                      " roll back the files inside it one at a time (r on a changed file)"]
         self.query_one("#rollback-summary", Static).update(Content(" · ".join(parts)))
         confirm = self.query_one("#rollback-confirm", Button)

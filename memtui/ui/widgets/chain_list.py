@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from rich.text import Text
+
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
@@ -16,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from memtui.core.memory.chain import AgentChain, ChainFile
 from memtui.core.display import human_bytes, sanitize
+from memtui.ui.text import kept_end
 
 BAR_WIDTH = 10
 
@@ -75,10 +78,18 @@ class ChainList(OptionList):
         super().__init__(id=id, classes=classes)
         self.workspace = workspace
         self.chain: AgentChain | None = None
+        self._fitted_to = 0
+
+    def on_resize(self) -> None:
+        # Each line is fitted to the width (one line per file, never wrapped): refit.
+        width = self.scrollable_content_region.width
+        if width != self._fitted_to and self.chain is not None:
+            self.show(self.chain, self.highlighted_path)
 
     def show(self, chain: AgentChain, keep: Path | None = None) -> None:
         """Replace the list with `chain`; keep the highlight on `keep` if it is listed."""
         self.chain = chain
+        self._fitted_to = self.scrollable_content_region.width
         largest = max((f.bytes for f in chain.files), default=0)
         counts: dict[Path, int] = {}
         for problem in chain.problems:
@@ -106,6 +117,9 @@ class ChainList(OptionList):
         return True
 
     def _prompt(self, entry: ChainFile, largest: int, problems: int) -> Content:
+        """One line: order, size bar, size, the path and beside it the scope and state. Where
+        the room is short the scope, then the state drop out to keep the path whole, and past
+        that the path loses its start (at 120 columns "project" wrapped onto a line of its own)."""
         indent = "  " * max(entry.depth - 1, 0) + ("└ " if entry.depth else "")
         name = shown_chain_path(entry, self.workspace)
         if entry.on_demand:
@@ -117,13 +131,23 @@ class ChainList(OptionList):
         else:
             state = ""
         faint = entry.on_demand or (entry.bytes > 0 and entry.loaded_bytes == 0)
-        return Content.assemble(
+        head = Content.assemble(
             Content.from_markup("[$text-muted]$order[/] ", order=f"{entry.order:>2}"),
             size_bar(entry, largest),
             Content.from_markup(" [$text-muted]$size[/] $indent", size=f"{human_bytes(entry.bytes):>8}", indent=indent),
-            Content.from_markup("[$text-muted]$name[/]" if faint else "$name", name=sanitize(name)),
-            Content.from_markup(" [$text-muted]$scope $state[/]", scope=entry.scope, state=state),
-            Content.from_markup("[b $warning] ⚠ $count[/]", count=str(problems)) if problems else "",
+        )
+        warn = Content.from_markup("[b $warning] ⚠ $count[/]", count=str(problems)) if problems else Content("")
+        muted = " [$text-muted]$words[/]"
+        forms = [Content.from_markup(muted, words=f"{entry.scope} {state}".rstrip()) + warn,
+                 (Content.from_markup(muted, words=state) if state else Content("")) + warn, warn]
+        name = sanitize(name)
+        room = self._fitted_to - head.cell_length if self._fitted_to else len(name) + 80  # not laid out: whole
+        beside = next((form for form in forms if room - form.cell_length >= len(name)), forms[-1])
+        name = kept_end(Text(name), max(1, room - beside.cell_length)).plain
+        return Content.assemble(
+            head,
+            Content.from_markup("[$text-muted]$name[/]" if faint else "$name", name=name),
+            beside,
         )
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from memtui.core.display import counted
 from memtui.core.memory.documents import JsonlDocument, record_text
 from memtui.ui.text import safe_text
 
@@ -53,7 +54,7 @@ class JsonlTable(Vertical):
         if parsed.problems:
             lines = ", ".join(str(p.line) for p in parsed.problems[:20])
             more = "…" if len(parsed.problems) > 20 else ""
-            notice.update(f"⚠ {len(parsed.problems)} malformed line(s) skipped: {lines}{more}")
+            notice.update(f"⚠ {counted(len(parsed.problems), 'malformed line')} skipped: {lines}{more}")
             notice.remove_class("-clean")
         else:
             notice.update("")

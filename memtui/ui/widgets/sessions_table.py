@@ -10,7 +10,7 @@ from rich.text import Text
 
 from memtui.core.display import counted
 from memtui.core.model import SESSION_STATUSES, Id, SessionInfo
-from memtui.ui.text import human_bytes, relative_time, safe_text
+from memtui.ui.text import Fitting, human_bytes, relative_time, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
 ORPHANS_KEY = "orphans"
@@ -23,6 +23,8 @@ class OrphansRow:
     count: int
     id: str = ORPHANS_KEY
     title: str = "Orphans (tasks without a session)"
+    short_titles: tuple[str, ...] = ("Orphans (no session)", "Orphans")
+    """What a narrower title column shows instead of cutting the title."""
 
 
 class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
@@ -98,7 +100,8 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
     def row_cells(self, record: SessionInfo | OrphansRow) -> Iterable[Any]:
         if isinstance(record, OrphansRow):
             style = self.get_component_rich_style("sessions-table--orphans", partial=True)
-            return (Text(record.title, style=style), Text("—"), Text(""), self.number(record.count),
+            title = Fitting(*(Text(t, style=style) for t in (record.title, *record.short_titles)))
+            return (title, Text("—"), Text(""), self.number(record.count),
                     self.number(self.costs.get(ORPHANS_KEY, "")), Text(""), Text(""))
         status_style = self.get_component_rich_style(
             "sessions-table--open" if record.status == "open" else "sessions-table--closed", partial=True)

@@ -92,6 +92,8 @@ class StepTimeline(RecordTable[StepInfo]):
         ("cost", "Cost", 7),
         ("cp", "Δ", 2),
     )
+    SHED = ("time", "tokens", "duration")  # narrow (80 columns): the arguments stay readable, no sideways scroll
+    MIN_FLEX = 16
     RIGHT = frozenset({"seq", "duration", "tokens", "cost"})
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
         "step-timeline--ok",
