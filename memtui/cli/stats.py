@@ -21,9 +21,9 @@ def run(args) -> int:
     with resolve(args.path) as resolved:
         source = resolved.source
         files = [] if source.can(Capability.STATS) else list(source.sqlite_files())
-    if files:  # another agent's SQLite store: read-only figures of each of its files
-        for stats in (sqlite_file_stats(f) for f in files):
-            emit(stats.to_json(), args.json, lambda _, s=stats: stats_text(s))
+    if files:  # another agent's SQLite files: read-only figures of each ({"files": [...]} in JSON)
+        found = [sqlite_file_stats(f) for f in files]
+        emit({"files": [s.to_json() for s in found]}, args.json, lambda _: "\n\n".join(stats_text(s) for s in found))
         return 0
     with open_store(args.path, Capability.STATS) as store:
         stats = db_stats(store)

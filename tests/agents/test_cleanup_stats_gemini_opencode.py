@@ -116,7 +116,7 @@ def test_opencode_stats_agree_with_sqlite_and_write_nothing(fixture, tmp_path, m
     folder = data_folder(fixture)
     before = fingerprint(folder)
     assert main(["stats", str(folder), "--json"]) == 0
-    stats = json.loads(capsys.readouterr().out)
+    [stats] = json.loads(capsys.readouterr().out)["files"]
     assert fingerprint(folder) == before and not list(folder.glob("opencode.db-*"))
     db = folder / "opencode.db"
     with sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True) as conn:  # an independent count
@@ -143,6 +143,30 @@ def test_opencode_stats_show_the_pages_a_delete_freed(tmp_path, monkeypatch, cap
         freed = conn.execute("PRAGMA freelist_count").fetchone()[0]
     conn.close()
     assert main(["stats", str(folder), "--json"]) == 0
-    stats = json.loads(capsys.readouterr().out)
+    [stats] = json.loads(capsys.readouterr().out)["files"]
     assert freed > 0 and stats["freelist_count"] == freed
     assert next(t for t in stats["tables"] if t["name"] == "event")["rows"] == 0
+
+
+CODEX = sorted(p.parent for p in LIVE.glob("codex-*/*/truth.json"))
+
+
+@pytest.mark.skipif(not CODEX, reason="no Codex live fixtures")
+def test_codex_stats_cover_every_sqlite_file_of_its_home(tmp_path, monkeypatch, capsys):
+    """`memtui stats ~/.codex`: each SQLite file Codex keeps (state_*, logs_*, thread_history_*, …),
+    its rows agreeing with SQLite's own count, nothing written."""
+    env(monkeypatch, tmp_path)
+    home = CODEX[0] / "home" / ".codex"
+    before = fingerprint(home)
+    assert main(["stats", str(home), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)["files"]
+    assert [Path(f["path"]).name for f in found] == sorted(p.name for p in home.glob("*.sqlite"))
+    assert any(Path(f["path"]).name.startswith("state_") for f in found)
+    for f in found:
+        with sqlite3.connect(f"file:{f['path']}?mode=ro&immutable=1", uri=True) as conn:
+            for table in f["tables"]:
+                name = "sqlite_master" if table["name"] == "sqlite_schema" else table["name"]
+                if table["rows"] and not name.startswith("sqlite_"):
+                    assert conn.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0] == table["rows"], name
+        conn.close()
+    assert fingerprint(home) == before

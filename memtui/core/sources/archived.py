@@ -127,6 +127,9 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
     def counts(self) -> dict[str, int]:
         return {**self.live.counts(), "archived_sessions": len(self._archived_ids())}
 
+    def sqlite_files(self) -> list[Path]:
+        return list(self.live.sqlite_files())
+
     def watched_databases(self) -> list[Path]:
         return list(self.live.watched_databases())
 

@@ -85,6 +85,13 @@ class CodexSource(UndoRecorder, RolloutIndex):
         relist = rollout_lister(path)  # listed again at each reload
         return cls(relist(), home=home, path=path, relist=relist)
 
+    def sqlite_files(self) -> list[Path]:
+        """The SQLite files Codex keeps in its home (state_*, logs_*, thread_history_*, …), for
+        `memtui stats` (read-only)."""
+        if self.home is None:
+            return []
+        return sorted(p for p in self.home.glob("*.sqlite") if p.is_file())
+
     # -- summary ---------------------------------------------------------------------------
     def token_usage(self, session_id: Id) -> dict | None:
         """The session's last cumulative `total_token_usage` (None if never reported)."""
