@@ -63,6 +63,8 @@ def test_sub_agents_are_nested_under_the_prompt_that_started_them(live):
         assert [sum(x.tokens_out for x in source.steps(s.id)) for s in found] == \
             [s["output_tokens"] for s in turn["subagents"]]
     assert source.counts().get("subagent_sessions", 0) == sum(len(t["subagents"]) for t in truth["turns"])
+    [listed] = source.sessions()
+    assert listed.current_task_id == session.prompts[-1].id  # the last prompt, not a sub-agent's task
 
 
 def test_shell_commands_and_their_errors(live):

@@ -159,8 +159,9 @@ class _Reader:
         ix.order[sid] = order
         first = ix.tasks[order[0]].info.title if order else sid
         created = _time(s["time_created"]) or datetime.fromtimestamp(0, tz=timezone.utc)
+        prompts = self.own.get(sid) or order  # the current task is the last prompt, not a sub-agent's
         ix.sessions[sid] = SessionInfo(id=sid, title=s["title"] or first, status="unknown",
-                                       current_task_id=order[-1] if order else None, created_at=created,
+                                       current_task_id=prompts[-1] if prompts else None, created_at=created,
                                        updated_at=_time(s["time_updated"]) or created, task_count=len(order))
 
     def _session(self, s: Any, listed_in: str, worktree: str | None) -> None:
