@@ -144,7 +144,7 @@ def _collect_task(store: "AgentStore", task: int, live: set[int], result: GcResu
     """One task's heavy rows in one transaction; False (nothing changed) if it became live."""
     with store.transaction():
         state = store.root_state(task)
-        if state is None or state.status in UNFINISHED or state.pinned or state.current:
+        if state is None or state.collected or state.status in UNFINISHED or state.pinned or state.current:
             return False
         # Referenced by a live task, or by one that became a root since the live set was read.
         for parent in store.referrers(task, LIVE_EDGES):

@@ -22,6 +22,8 @@ SIBLING_SCAN = 200  # paths of one folder looked at to find them
 if TYPE_CHECKING:
     from peewee import Database
 
+    from memtui.core.store.dialect import Dialect
+
 
 class BlobCache(Protocol):
     """The store's cache of blob contents by id (what a new content's delta base is read from)."""
@@ -37,6 +39,7 @@ class ContentWriter:
     if TYPE_CHECKING:  # what AgentStore, which it is mixed into, gives it
         _db: Database
         _cache: BlobCache
+        _dialect: Dialect
 
         def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]: ...
 
@@ -56,7 +59,7 @@ class ContentWriter:
         deleted: a rename), files of the same name, or same-folder files of the same kind."""
         data = bytes(data)
         h = codec.content_hash(data)
-        row = self._sql(f"SELECT id, codec FROM blob WHERE {BY_HASH}", by_hash(h))
+        row = self._sql(f"SELECT id, codec FROM blob WHERE {BY_HASH}{self._dialect.share_lock}", by_hash(h))
         if row and row[0][1] == codec.CODEC_MISSING:  # a content lost before an upgrade comes back
             enc = codec.encode(data)
             self._run("UPDATE blob SET codec = ?, data = ?, size = ?, stored = ?, depth = 1, base = NULL,"
@@ -87,9 +90,10 @@ class ContentWriter:
         """[(id, depth)] of the path's blob of `version` if it is still kept: the newest one
         (base_versions asks for it inside a run), or a run's first one shallow enough to start
         another run's chain (indexed: no other is a base there)."""
-        return (self._sql("SELECT id, depth FROM blob WHERE id = ? AND path_id = ? AND version = ?",
+        lock = self._dialect.share_lock
+        return (self._sql(f"SELECT id, depth FROM blob WHERE id = ? AND path_id = ? AND version = ?{lock}",
                           (newest, path_id, version))
-                or self._sql(f"SELECT id, depth FROM blob WHERE path_id = ? AND version = ? AND {SHALLOW}",
+                or self._sql(f"SELECT id, depth FROM blob WHERE path_id = ? AND version = ? AND {SHALLOW}{lock}",
                              (path_id, version)))
 
     def _bases(self, path_id: int, version: int, newest: int | None) -> list[tuple[bytes, int, int]]:
@@ -125,11 +129,13 @@ class ContentWriter:
             # likely the same file renamed); else, or for other kin, its newest run start (on a
             # real history the newest of those deltas 0.9% worse, and trying both 0.4%: a deeper
             # base leaves the new path's runs less room).
+            lock = self._dialect.share_lock
             row = (other in renamed and self._sql(
                 "SELECT b.id, b.depth FROM path p JOIN blob b ON b.id = p.newest_blob WHERE p.id = ?"
-                " AND b.depth <= ? AND b.codec != ?", (other, codec.KIN_DEPTH, codec.CODEC_MISSING))
+                f" AND b.depth <= ? AND b.codec != ?{lock and lock + ' OF b'}",
+                (other, codec.KIN_DEPTH, codec.CODEC_MISSING))
                 or self._sql(f"SELECT id, depth FROM blob WHERE path_id = ? AND {SHALLOW} AND depth <= ?"
-                             " AND codec != ? ORDER BY version DESC LIMIT 1",
+                             f" AND codec != ? ORDER BY version DESC LIMIT 1{lock}",
                              (other, codec.KIN_DEPTH, codec.CODEC_MISSING)))
             if row:
                 bases.append((self.read_blob(row[0][0]), row[0][0], row[0][1]))

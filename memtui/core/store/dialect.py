@@ -37,6 +37,12 @@ class Dialect:
     all_rows: int | None = -1
     write_lock: str | None = "IMMEDIATE"
     skip_locked = ""
+    lock_row = ""
+    share_lock = ""
+    """Appended to the writer's lookups of a content it will reference (by hash, or as a delta
+    base): PostgreSQL keeps a concurrent GC from deleting it until the writer commits."""
+    """Appended to a read of a row the transaction will rewrite from what it read (a pack GC
+    repacks): PostgreSQL locks it first, so two GCs never rewrite one pack from stale reads."""
     """Appended to GC's read of a task's root state inside its transaction: PostgreSQL locks the
     task row, and a task another GC holds is skipped (SQLite's one writer needs no lock)."""
 
@@ -58,6 +64,8 @@ class _Postgres(Dialect):
     all_rows = None
     write_lock = None
     skip_locked = " FOR UPDATE OF t SKIP LOCKED"
+    lock_row = " FOR UPDATE"
+    share_lock = " FOR KEY SHARE"
 
     def sql(self, text: str) -> str:
         return _pg_sql(text)

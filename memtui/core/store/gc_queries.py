@@ -76,6 +76,7 @@ class RootState(NamedTuple):
     status: str
     pinned: bool
     current: bool  # the current task of an open session
+    collected: bool = False  # another pass collected it since this one's plan
 
 
 class Referrer(NamedTuple):
@@ -271,11 +272,12 @@ class GcQueries:
 
     # ------------------------------------------------------------------ a pass (on a writer)
     def root_state(self, task: int) -> RootState | None:
-        """Whether `task` is a root now (None: no such task)."""
-        rows = self._sql("SELECT t.status, t.pinned, COALESCE(s.status = 'open' AND s.current_task_id = t.id, FALSE)"
-                         " FROM task t LEFT JOIN session s ON s.id = t.session_id WHERE t.id = ?" + self._dialect.skip_locked,
+        """Whether `task` is a root now, and whether it was collected meanwhile (None: no such
+        task, or another GC holds it: PostgreSQL's SKIP LOCKED)."""
+        rows = self._sql("SELECT t.status, t.pinned, COALESCE(s.status = 'open' AND s.current_task_id = t.id, FALSE),"
+                         " t.collected_at IS NOT NULL FROM task t LEFT JOIN session s ON s.id = t.session_id WHERE t.id = ?" + self._dialect.skip_locked,
                          (task,))
-        return RootState(rows[0][0], bool(rows[0][1]), bool(rows[0][2])) if rows else None
+        return RootState(rows[0][0], bool(rows[0][1]), bool(rows[0][2]), bool(rows[0][3])) if rows else None
 
     def referrers(self, task: int, kinds: tuple[str, ...]) -> list[Referrer]:
         """The tasks referencing `task` by these kinds, with whether each is a root now."""
@@ -349,7 +351,7 @@ class GcQueries:
         gone = self.execute(f"DELETE FROM blob WHERE {key} IN ({','.join('?' * len(keys))})" + self._unused()
                             + f" RETURNING {key}, base, stored, {'pack' if packed else 'NULL'}", keys).fetchall()
         if packed:  # the packs that held their frames keep only the live ones
-            packs.repack(self.execute, {p for *_, p in gone if p is not None})
+            packs.repack(self.execute, {p for *_, p in gone if p is not None}, self._dialect.lock_row)
         return [DeletedBlob(h, base, stored) for h, base, stored, _ in gone]
 
     def page_size(self) -> int:

@@ -89,11 +89,12 @@ def _write_pack(execute: Execute, pack_id: int | None, frames: list[tuple[int, b
         at += len(frame)
 
 
-def repack(execute: Execute, pack_ids: Iterable[int]) -> None:
+def repack(execute: Execute, pack_ids: Iterable[int], lock: str = "") -> None:
     """After blobs were deleted: each of `pack_ids` keeps only the frames of blobs still there
-    (its blob ids lie between its `first_blob` and `last_blob`), or is deleted with none left."""
+    (its blob ids lie between its `first_blob` and `last_blob`), or is deleted with none left.
+    `lock`: how the pack row is locked before its frames are read (the dialect's `lock_row`)."""
     for pack_id in sorted(set(pack_ids)):
-        row = execute("SELECT first_blob, last_blob FROM pack WHERE id = ?", (pack_id,)).fetchone()
+        row = execute("SELECT first_blob, last_blob FROM pack WHERE id = ?" + lock, (pack_id,)).fetchone()
         if row is None:
             continue
         first, last = row
