@@ -15,6 +15,7 @@ from typing import NoReturn
 
 from memtui import __version__
 from memtui.cli._errors import describe, failures
+from memtui.cli._progress import show_progress
 from memtui.core.errors import damaged, no_such_path
 from memtui.core.store.paths import is_team_url
 
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["open", *argv]
     args = build_parser(argv[0] if argv[0] in VERBS else None).parse_args(argv)
     path = vars(args).get("path")
+    show_progress(args.verb)
     try:
         if path is not None and args.verb != "demo" and not is_team_url(path):
             check_path(Path(path).expanduser())

@@ -94,14 +94,24 @@ of the rest (its memory bounded, not the home's size)."""
 Progress = Callable[[int, int], None]
 """Told (files read so far, files to read) while a build reads files."""
 
+_watcher: Callable[[Path, int, int], None] | None = None
+
+
+def watch_builds(watcher: Callable[[Path, int, int], None] | None) -> None:
+    """From now on, this process tells `watcher(home, files read, files to read)` as an index
+    build reads files (a verb's progress line on a terminal); None stops it."""
+    global _watcher
+    _watcher = watcher
+
 
 class KeptParts:
     """The parts of a listed source, kept in its home's index file: at each build, every listed
     file's signature is compared with the one kept; only a new or changed file is read, a file
     no longer listed is dropped."""
 
-    def __init__(self, store: PartStore) -> None:
+    def __init__(self, store: PartStore, home: Path) -> None:
         self.store = store
+        self.home = home
         # Fills of a served index take their own lock, not the source's: a read never waits
         # for the next index being built (follow mode reloads while the app's workers read).
         self._lock = threading.RLock()
@@ -157,6 +167,8 @@ class KeptParts:
                     whole_part = part if budget >= 0 else None
                     if progress is not None:
                         progress(done, todo)
+                    if _watcher is not None:
+                        _watcher(self.home, done, todo)
             kept[key] = known
             if whole.merge(whole_part if whole_part is not None else known[1]):
                 owner.update((sid, (key, sign)) for sid in known[1].sessions)
@@ -193,4 +205,4 @@ def kept_parts(home: Path, kind: str, index_class: type) -> KeptParts | None:
         core = Path(__file__).resolve().parent.parent
         agent = Path(sys.modules[index_class.__module__].__file__ or core).resolve().parent
         _CODE[index_class] = code_key(agent, core / "sources", core / "usage", core)
-    return KeptParts(PartStore(path, _CODE[index_class]))
+    return KeptParts(PartStore(path, _CODE[index_class]), Path(home))

@@ -1,0 +1,53 @@
+"""A verb's progress line while the index of an agent's home is built (stderr, a terminal only):
+`memtui: indexing HOME: 120/2000 transcripts`, rewritten in place and cleared when done."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+SHOW_FROM = 50
+"""A build that reads this many files shows the line from its first file; a smaller one only
+once it has taken longer than AFTER_S."""
+AFTER_S = 0.5
+EVERY_S = 0.1
+"""The line is rewritten at most this often."""
+
+
+class ProgressLine:
+    """Told (home, read, to read) by memtui.core.sources.kept_parts.watch_builds."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.started = 0.0
+        self.written = 0.0
+        self.shown = False
+
+    def __call__(self, home: Path, done: int, total: int) -> None:
+        from memtui.core.display import sanitize
+
+        now = time.monotonic()
+        if done <= 1:
+            self.started = now
+        if done >= total:
+            if self.shown:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+                self.shown = False
+            return
+        if (total < SHOW_FROM and now - self.started < AFTER_S) or (self.shown and now - self.written < EVERY_S):
+            return
+        self.stream.write(f"\rmemtui: indexing {sanitize(str(home))}: {done}/{total} transcripts\x1b[K")
+        self.stream.flush()
+        self.written, self.shown = now, True
+
+
+def show_progress(verb: str) -> None:
+    """A verb run on a terminal shows the progress of index builds on stderr (the app shows
+    its own; a pipe or file gets nothing)."""
+    if verb not in ("open", "serve", "demo") and sys.stderr.isatty():
+        from memtui.core.sources.kept_parts import watch_builds
+
+        watch_builds(ProgressLine(sys.stderr))

@@ -1,0 +1,46 @@
+"""The progress line of a verb while the index of an agent's home is built from nothing: on a
+terminal it counts the transcripts read and is cleared before the verb's output; a pipe gets
+nothing of it, and a warm run (nothing to read) shows none."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from real_support import many_sessions
+from terminal_support import ESCAPES, Terminal
+
+from memtui.cli._progress import SHOW_FROM
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "HOME": str(tmp_path / "user"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+
+def _on_terminal(home: Path, env: dict[str, str], tmp_path: Path) -> bytes:
+    term = Terminal([sys.executable, "-m", "memtui", "log", str(home)], env, tmp_path)
+    term.wait_for(b"session ", timeout=300)
+    assert term.close(timeout=300) == 0
+    return term.seen
+
+
+def test_a_cold_build_counts_transcripts_on_a_terminal_and_clears_the_line(tmp_path: Path) -> None:
+    home = many_sessions("claude-2.1.38-spotter-small", tmp_path, SHOW_FROM // 3 + 1)
+    files = len(list(home.glob("projects/*/*.jsonl")))
+    assert files >= SHOW_FROM
+    seen = _on_terminal(home, _env(tmp_path), tmp_path)
+    assert f"memtui: indexing {home}: 1/{files} transcripts".encode() in seen
+    assert seen.index(b"\r\x1b[K") < seen.index(b"session ")  # cleared before the listing
+    assert b"indexing" not in ESCAPES.sub(b"", seen).split(b"\r")[-1]
+    warm = _on_terminal(home, _env(tmp_path), tmp_path)
+    assert b"indexing" not in warm
+
+
+def test_a_pipe_gets_no_progress_line(tmp_path: Path) -> None:
+    home = many_sessions("claude-2.1.38-spotter-small", tmp_path, SHOW_FROM // 3 + 1)
+    run = subprocess.run([sys.executable, "-m", "memtui", "log", str(home)], capture_output=True, text=True,
+                         env=_env(tmp_path), timeout=300, check=False)
+    assert run.returncode == 0 and "session " in run.stdout
+    assert "indexing" not in run.stderr
