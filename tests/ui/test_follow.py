@@ -29,7 +29,7 @@ async def test_new_steps_and_sessions_appear_and_the_cursor_stays(demo_copy, ope
         task = screen.query_one(TaskTree).current_task()
         steps = screen.query_one(StepTimeline)
         before = len(steps.records)
-        await pilot.press("3", "down")  # a step that is not the last: tail leaves it alone
+        await pilot.press("3", "home", "down")  # a step that is not the last: tail leaves it alone
         await settle(pilot)
         chosen = steps.current_record()
         with AgentStore.open(demo_copy) as agent:

@@ -119,8 +119,10 @@ async def test_step_detail_without_a_checkpoint_stays(demo_path: Path, settled, 
     async with open_app(demo_path, size=SIZE) as pilot:
         app = pilot.app
         steps = app.screen.query_one(StepTimeline)
+        await pilot.press("3", "home")  # the running task opened on its newest step: its first
+        await settled(pilot)
         assert steps.current_record().checkpoint_id is None
-        await pilot.press("3", "enter")
+        await pilot.press("enter")
         await settled(pilot)
         await pilot.press("c")
         await settled(pilot)

@@ -334,6 +334,9 @@ class MainScreen(MemtuiScreen[None]):
                 if kept is not None:
                     self.keep["step_of"] = (event.task_id, kept)
                     self._select_kept_step(timeline)
+            elif task is not None and task.id == event.task_id and self._tails(task):  # a running task opens where its agent is writing
+                self.keep["step_of"] = (event.task_id, LAST)
+                self._select_kept_step(timeline)
             self._step_highlighted()
             self.steps_ahead.around(task.id for task in self.query_one(TaskTree).around_cursor())
             if not event.steps:
@@ -346,6 +349,10 @@ class MainScreen(MemtuiScreen[None]):
         shown = len(timeline.records)
         self.query_one("#steps-pane").border_subtitle = (
             f"{shown:,}/{timeline.total:,}" if timeline.total > shown else f"{timeline.total:,}")
+
+    def _tails(self, task: TaskInfo | None) -> bool:
+        """True when `task` is running and new steps are followed (follow mode and tail on)."""
+        return task is not None and task.status == "running" and self.tail and self.app.follower.enabled
 
     @on(DataTable.RowHighlighted, "#steps")
     def _step_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:

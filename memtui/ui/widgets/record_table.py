@@ -214,7 +214,25 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         while index is not None and index >= self._added:
             self._add_page()
         if index is not None:
-            self.move_cursor(row=index, animate=False)
+            self.jump_to_row(index)
+
+    def jump_to_row(self, index: int) -> None:
+        """Move the cursor to row `index` and show it in the same frame. DataTable scrolls to a
+        cursor only after the next refresh when rows were just added (it measures them when
+        idle), so a reload that put the cursor back on the newest step drew one frame of the
+        table's top first; the rows are one line each, so the height is known now."""
+        self.move_cursor(row=index, animate=False)
+        header = self.header_height if self.show_header else 0
+        height = self.scrollable_content_region.height - header  # the header stays put
+        if height <= 0:
+            return
+        top = int(self.scroll_y)
+        if top <= index < top + height:
+            return
+        rows = header + self.row_count
+        if self.virtual_size.height < rows:
+            self.virtual_size = Size(self.virtual_size.width, rows)
+        self.scroll_to(y=index - height + 1 if index >= top + height else index, animate=False, immediate=True)
 
     def _add_page(self, count: int = PAGE) -> None:
         self._page_pending = False
@@ -255,7 +273,7 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
             return False
         while index >= self._added:
             self._add_page()
-        self.move_cursor(row=index, animate=False)
+        self.jump_to_row(index)
         return True
 
     def action_first_row(self) -> None:
