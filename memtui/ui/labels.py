@@ -5,17 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from memtui.core.agents import all_agents
 from memtui.ui.text import one_line
 
-KIND_LABELS: dict[str, str] = {
-    "memtui": "memtui",
-    "memory-files": "Memory files",
-    "ra-aid": "RA.Aid",
-    "jsonl-sessions": "JSONL sessions",
-    "claude-code": "Claude Code",
-    "codex": "Codex",
-}
-"""How each source kind is named on screen."""
+KIND_LABELS: dict[str, str] = {"memory-files": "Memory files", **{a.kind: a.label for a in all_agents()}}
+"""How each source kind is named on screen: each agent by the label its package declares."""
 
 
 def shown_path(path: Path, opened: Path) -> str:
