@@ -17,7 +17,15 @@ def register(sub) -> None:
 def run(args) -> int:
     from memtui.core.resolve import resolve
     from memtui.core.stats import db_stats, sqlite_file_stats
+    from memtui.core.store.paths import is_team_url
 
+    if is_team_url(args.path):  # a team store: the server's figures, no freelist
+        from memtui.core.store.team_stats import team_stats
+
+        with resolve(args.path) as resolved:
+            team = team_stats(resolved.source)  # type: ignore[arg-type]  # a TeamStore
+        emit(team.to_json(), args.json, lambda _: team_text(team))
+        return 0
     with resolve(args.path) as resolved:
         source = resolved.source
         files = [] if source.can(Capability.STATS) else list(source.sqlite_files())
@@ -55,4 +63,19 @@ def stats_text(s) -> str:
         lines.append(f"  {i.name:<36} {i.table:<18} {human_bytes(i.bytes):>12}")
     if not s.dbstat:
         lines.append("  (this SQLite lacks dbstat: bytes per table and index are unknown)")
+    return "\n".join(lines)
+
+
+def team_text(s) -> str:
+    c = s.content
+    lines = [f"{s.url}",
+             f"  database {human_bytes(s.database_bytes)}; {s.origins} pushed sessions from {s.machines} machines",
+             f"  contents: {human_bytes(c.raw_bytes)} described by {c.entries} entries, {human_bytes(c.unique_bytes)}"
+             f" distinct (dedup saves {human_bytes(c.dedup_saved)}), {human_bytes(c.stored_bytes)} stored ({percent(c.ratio)})",
+             "  no freelist on a server: rows GC deleted stay as dead rows until VACUUM (autovacuum, or VACUUM (VERBOSE))",
+             "",
+             f"  {'table':<20} {'rows':>10} {'dead':>8} {'bytes':>12} {'out of line':>12}  last vacuum"]
+    for t in s.tables:
+        lines.append(f"  {t.name:<20} {t.rows:>10} {t.dead_rows:>8} {human_bytes(t.bytes):>12}"
+                     f" {human_bytes(t.toast_bytes):>12}  {t.last_vacuum or 'never'}")
     return "\n".join(lines)

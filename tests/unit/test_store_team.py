@@ -215,3 +215,25 @@ def test_the_readmes_grants_let_the_writer_push_and_the_reader_only_read(pg_clus
         assert [s.title for s in reader.sessions()] == ["pushed by the writer role"]
         with reader.writer() as w, pytest.raises(Exception, match="permission denied"):
             w.start_session("a reader may not write")
+
+
+def test_stats_of_a_team_store_come_from_the_server(team_url, capsys):
+    from gc_fixtures import TickClock, task_with_edit, version
+
+    from memtui.core.gc import apply_gc
+
+    with TeamStore.open(team_url, clock=TickClock()) as store:
+        session = store.start_session("s")
+        for i in range(6):
+            task_with_edit(store, session, f"old {i}", after=version(i) * 20)
+        task_with_edit(store, session, "current", finish=None)
+        assert apply_gc(store).tasks == 6
+        store.query("SELECT pg_stat_force_next_flush()")  # this connection's counts, now
+    assert main(["stats", team_url, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    tables = {t["name"]: t for t in doc["tables"]}
+    assert tables["step"]["dead_rows"] >= 12  # two steps of each collected task, until VACUUM
+    assert tables["blob"]["bytes"] > 0 and doc["database_bytes"] > sum(t["bytes"] for t in doc["tables"]) / 2
+    assert doc["content"]["entries"] == 1 and doc["content"]["blobs"] >= 1
+    assert main(["stats", team_url]) == 0
+    assert "no freelist on a server" in capsys.readouterr().out
