@@ -215,10 +215,33 @@ class Codex(Agent):
 
 
 class GeminiCli(Agent):
+    """A sub-agent is Gemini CLI's `invoke_agent` of its generalist agent, which ends its run by
+    calling `complete_task` with its answer: a sub-agent's last, text-only step is played so."""
+
     name = "gemini-cli"
     package = "@google/gemini-cli"
-    ops = (Read, Write, Edit, Delete, Shell)
+    ops = (Read, Write, Edit, Delete, Shell, SubAgent)
     model = "gemini-2.5-flash"
+
+    def __init__(self) -> None:
+        self.finals: set[int] = set()  # the steps (by id) that end a sub-agent's run
+
+    def adapt(self, scenario):
+        def mark(steps):
+            for step in steps:
+                for op in step.calls:
+                    if isinstance(op, SubAgent) and op.steps:
+                        mark(op.steps)
+                        if not op.steps[-1].calls:
+                            self.finals.add(id(op.steps[-1]))
+        for turn in scenario.turns:
+            mark(turn.steps)
+        return scenario
+
+    def render(self, step, repo):
+        if id(step) in self.finals:
+            return "", [("complete_task", {"result": {"response": step.text}})]
+        return super().render(step, repo)
 
     def binary(self, version, cache):
         return self.prefix(version, cache) / "node_modules" / ".bin" / "gemini"
@@ -251,6 +274,8 @@ class GeminiCli(Agent):
             return [("run_shell_command", {"command": f"rm {shlex.quote(op.path)}", "description": f"Delete {op.path}"})]
         if isinstance(op, Shell):
             return [("run_shell_command", {"command": op.command, "description": "Run a command"})]
+        if isinstance(op, SubAgent):
+            return [("invoke_agent", {"agent_name": "generalist", "prompt": op.prompt})]
         raise TypeError(op)
 
 

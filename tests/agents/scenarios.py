@@ -40,7 +40,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             Step(text="missing.txt does not exist.", usage=Usage(input=50, output=9, cache_read=1600)),
         ]),
     )),
-    Scenario("subagent", files={"notes.md": NOTES}, env=CHECKPOINTS, only=("claude-code", "opencode"), turns=(
+    Scenario("subagent", files={"notes.md": NOTES}, env=CHECKPOINTS, only=("claude-code", "opencode", "gemini-cli"), turns=(
         Turn("Ask a helper to write todo.md, then report.", [
             Step([SubAgent("Helper task: write todo.md listing two chores.", [
                 Step([Write("todo.md", "# Todo\n\n- water plants\n- file taxes\n")],

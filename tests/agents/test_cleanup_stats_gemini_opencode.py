@@ -170,3 +170,23 @@ def test_codex_stats_cover_every_sqlite_file_of_its_home(tmp_path, monkeypatch, 
                     assert conn.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0] == table["rows"], name
         conn.close()
     assert fingerprint(home) == before
+
+
+@pytest.mark.skipif(not any(f.name == "subagent" for f in GEMINI), reason="no Gemini CLI sub-agent fixture")
+def test_a_session_takes_its_sub_agents_chats_along(tmp_path, monkeypatch, capsys):
+    """A session's sub-agent chats (chats/<session id>/) are its files: archived with it and
+    restored byte for byte."""
+    env(monkeypatch, tmp_path)
+    home = shutil.copytree(next(f for f in GEMINI if f.name == "subagent") / "home" / ".gemini", tmp_path / ".gemini")
+    old = time.time() - 90 * DAY
+    for chat in home.glob("tmp/*/chats/**/*.jsonl"):
+        os.utime(chat, (old, old))
+    before = fingerprint(home)
+    [session] = take_inventory(home).sessions
+    assert sorted(f.path.name for f in session.files) == sorted(p.name for p in home.glob("tmp/*/chats/**/*.jsonl"))
+    assert len(session.files) == 2
+    assert main(["cleanup", str(home), "--archive", "--yes", "--keep-days", "0", "--keep-last", "0"]) == 0
+    assert not list(home.glob("tmp/*/chats/**/*.jsonl"))
+    assert main(["restore", "--session", session.id]) == 0
+    capsys.readouterr()
+    assert fingerprint(home) == before

@@ -62,11 +62,11 @@ def test_output_tokens_of_each_prompt_and_the_session(live):
 
 
 def test_file_changes_carry_the_truths_bytes(live):
-    """Each prompt's write_file / replace calls: path, kind, and before/after bytes equal to the
-    truth's (Gemini CLI 0.61 records the whole file on both sides)."""
+    """Each prompt's write_file / replace calls (its sub-agents' included): path, kind, and
+    before/after bytes equal to the truth's (Gemini CLI 0.61 records the whole file on both sides)."""
     _fixture, truth, source, session = live
     for n, task in enumerate(session.prompts):
-        entries = session.changes(task)
+        entries = [e for t in (task, *session.subagents[str(task.id)]) for e in session.changes(t)]
         expected = [c for c in truth["file_changes"] if c["turn"] == n]
         assert [(e.path, e.kind) for e in entries] == [(c["path"], c["kind"]) for c in expected]
         for entry, change in zip(entries, expected):
@@ -74,6 +74,22 @@ def test_file_changes_carry_the_truths_bytes(live):
             before, after = source.read_entry(entry.id)
             assert after == change["after"].encode()
             assert before == (None if change["before"] is None else change["before"].encode())
+
+
+def test_sub_agents_are_nested_under_the_prompt_that_started_them(live):
+    """An `invoke_agent` call's sub-agent (its chat beside the caller's, in chats/<session id>/):
+    its prompt is a task right after the one that called it, with its own tool calls and tokens."""
+    _fixture, truth, source, session = live
+    for task, turn in zip(session.prompts, truth["turns"]):
+        found = session.subagents[str(task.id)]
+        assert [t.title for t in found] == [f"{s['prompt']} (sub-agent)" for s in turn["subagents"]]
+        # A sub-agent of Gemini CLI ends its run by calling complete_task with its answer.
+        assert [[c for c in session.calls(s.id) if c != "complete_task"] for s in found] == \
+            [s["tool_calls"] for s in turn["subagents"]]
+        assert [sum(x.tokens_out for x in source.steps(s.id)) for s in found] == \
+            [s["output_tokens"] for s in turn["subagents"]]
+    assert source.counts().get("subagent_chats", 0) == sum(len(t["subagents"]) for t in truth["turns"])
+    assert source.sessions()[0].current_task_id == session.prompts[-1].id
 
 
 def test_failed_shell_calls_and_long_results_are_read(live):
@@ -152,9 +168,13 @@ def test_memtui_sources_and_log_list_it(fixture, capsys):
     assert listed["kind"] == "gemini-cli" and listed["problems"] == []
     assert main(["log", str(home), "--json"]) == 0
     [session] = json.loads(capsys.readouterr().out)["sessions"]
-    assert [t["title"] for t in session["tasks"]] == truth["prompts"]
-    assert [t["checkpoints"] for t in session["tasks"]] == \
-        [sum(1 for c in truth["file_changes"] if c["turn"] == n) for n in range(len(truth["turns"]))]
+    # Each prompt, then the sub-agents it started, with the file changes each made.
+    expected = [(turn["prompt"], sum(1 for c in truth["file_changes"] if c["turn"] == n and c["by"] == "main"))
+                for n, turn in enumerate(truth["turns"])]
+    for n, turn in reversed(list(enumerate(truth["turns"]))):
+        expected[n + 1:n + 1] = [(f"{s['prompt']} (sub-agent)", sum(1 for c in truth["file_changes"]
+                                 if c["turn"] == n and c["by"] == "subagent")) for s in turn["subagents"]]
+    assert [(t["title"], t["checkpoints"]) for t in session["tasks"]] == expected
     assert fingerprint(home) == before
 
 

@@ -124,7 +124,7 @@ def test_a_path_outside_the_project_refuses_the_whole_rollback(world, tmp_path):
     change = truth_of(fixture)["file_changes"][-1]["path"]
     outside = str(tmp_path / "elsewhere" / change)
     if agent(fixture) == "gemini-cli":
-        for chat in store.rglob("session-*.json*"):
+        for chat in store.glob("tmp/*/chats/**/*.json*"):  # sub-agents' chats too
             chat.write_text(chat.read_text().replace(f"{recorded}/{change}", outside))
     else:
         with sqlite3.connect(store / "opencode.db") as conn:

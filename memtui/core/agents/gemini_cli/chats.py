@@ -77,6 +77,7 @@ class Turn:
     created_at: datetime | None
     steps: list[Step] = field(default_factory=list)
     replies: list[tuple[str, datetime | None]] = field(default_factory=list)
+    listed_in: str = ""  # a sub-agent's turn: the session it is listed in (its chat's id is session_id)
 
 
 @dataclass
@@ -101,6 +102,8 @@ class GeminiIndex(Index):
     turns: dict[str, Turn] = field(default_factory=dict)
     roots: dict[str, Path | None] = field(default_factory=dict)  # session id → its project folder
     changes: dict[str, tuple[Turn, Step]] = field(default_factory=dict)  # "<session>:<call id>" → its call
+    listed: dict[str, Chat] = field(default_factory=dict)  # every chat id (a sub-agent's too) → its listed chat
+    handoffs: dict[str, list[str]] = field(default_factory=dict)  # turn id → its sub-agents' turn ids
 
 
 def project_hash(project: str | Path) -> str:

@@ -15,8 +15,10 @@ from typing import Callable, Sequence
 
 from memtui.core.agents.gemini_cli.chats import Change, Chat, GeminiIndex, Step, Turn, read_chat
 from memtui.core.agents.gemini_cli.home import home_of, project_root_of
+from memtui.core.agents.gemini_cli.subagents import nest_sub_agents
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
-from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, ResumeCommand, SessionInfo, StepInfo, TaskInfo
+from memtui.core.model import (CheckpointInfo, Id, MessageInfo, Problem, Reference, ResumeCommand, SessionInfo, StepInfo,
+                               TaskInfo)
 from memtui.core.paths import files_key, stat_key
 from memtui.core.sources.base import ContentUnknown, IndexedSource, SourceEntryInfo, files_and_folders, page, preview
 from memtui.core.sources.timestamps import file_time, sort_key
@@ -88,7 +90,7 @@ class GeminiCliSource(UndoRecorder, IndexedSource[GeminiIndex], RollbackHooks, R
     def build_index(self) -> GeminiIndex:
         ix = GeminiIndex()
         problems: list[Problem] = []
-        unknown = 0
+        chats: list[Chat] = []
         for file in self._chats:
             chat = read_chat(file, problems)
             if chat is None:
@@ -96,18 +98,22 @@ class GeminiCliSource(UndoRecorder, IndexedSource[GeminiIndex], RollbackHooks, R
             if chat.id in ix.sessions:
                 problems.append(Problem(str(file), None, f"session {chat.id} is also in {ix.sessions[chat.id].file}: not shown twice"))
                 continue
-            unknown += chat.unknown
-            ix.sessions[chat.id] = chat
-            ix.roots[chat.id] = project_root_of(file.parent.parent)
+            ix.sessions[chat.id] = ix.listed[chat.id] = chat
+            chats += [chat, *nest_sub_agents(ix, chat, problems)]
+            root = project_root_of(file.parent.parent)
             for turn in chat.turns:
                 ix.turns[turn.id] = turn
+                ix.roots[turn.session_id] = root
                 for step in turn.steps:
                     if step.change is not None:
-                        ix.changes[f"{chat.id}:{step.key}"] = (turn, step)
+                        ix.changes[f"{turn.session_id}:{step.key}"] = (turn, step)
         ix.problems = problems
-        ix.counts = {"sessions": len(ix.sessions), "prompts": len(ix.turns),
+        ix.counts = {"sessions": len(ix.sessions), "prompts": sum(1 for t in ix.turns.values() if not t.listed_in),
                      "tool_calls": sum(1 for t in ix.turns.values() for s in t.steps if s.tool not in ("reply", "notification")),
                      "file_changes": len(ix.changes)}
+        unknown = sum(c.unknown for c in chats)
+        if len(chats) > len(ix.sessions):
+            ix.counts["subagent_chats"] = len(chats) - len(ix.sessions)
         if unknown:
             ix.counts["unknown_records"] = unknown
         return ix
@@ -126,10 +132,11 @@ class GeminiCliSource(UndoRecorder, IndexedSource[GeminiIndex], RollbackHooks, R
             updated = chat.updated_at or created
             stored, key = files_key([chat.file])
             title = chat.turns[0].prompt if chat.turns else chat.id
+            prompts = [t for t in chat.turns if not t.listed_in]  # the current task is a prompt, not a sub-agent's
             out.append(SessionInfo(id=chat.id, title=preview(title), status="unknown",
-                                   current_task_id=chat.turns[-1].id if chat.turns else None,
+                                   current_task_id=prompts[-1].id if prompts else None,
                                    created_at=created, updated_at=updated, task_count=len(chat.turns),
-                                   current_title=preview(chat.turns[-1].prompt) if chat.turns else "",
+                                   current_title=preview(prompts[-1].prompt) if prompts else "",
                                    stored_bytes=stored, files_key=key))
         return sorted(out, key=lambda s: sort_key(s.updated_at), reverse=True)
 
@@ -146,15 +153,23 @@ class GeminiCliSource(UndoRecorder, IndexedSource[GeminiIndex], RollbackHooks, R
         times = [s.finished_at or s.created_at for s in turn.steps if s.finished_at or s.created_at]
         last = times[-1] if times else turn.created_at
         cancelled = any(s.status == "cancelled" for s in turn.steps)
-        return TaskInfo(id=turn.id, session_id=turn.session_id, title=preview(turn.prompt),
+        return TaskInfo(id=turn.id, session_id=turn.listed_in or turn.session_id,
+                        title=preview(turn.prompt) + (" (sub-agent)" if turn.listed_in else ""),
                         status="cancelled" if cancelled else "completed", created_at=turn.created_at,
                         updated_at=last, finished_at=last, step_count=len(turn.steps),
                         checkpoint_count=sum(1 for s in turn.steps if s.change is not None))
 
+    def references(self, task_id: Id) -> list[Reference]:
+        """Handoffs at either end: the turn whose `invoke_agent` call started a sub-agent → its turns."""
+        handoffs = self.index().handoffs
+        found = [Reference(from_task=str(task_id), to_task=child, kind="handoff") for child in handoffs.get(str(task_id), [])]
+        return found + [Reference(from_task=parent, to_task=str(task_id), kind="handoff")
+                        for parent, children in handoffs.items() if str(task_id) in children]
+
     def step(self, step_id: Id) -> StepInfo:
         """A step by id ("<session>:<message or call id>"), from its session's turns."""
         session_id = str(step_id).split(":", 1)[0]
-        chat = self.index().sessions.get(session_id)
+        chat = self.index().listed.get(session_id)  # a sub-agent's steps are in its caller's chat
         for turn in chat.turns if chat else []:
             for seq, step in enumerate(turn.steps, start=1):
                 if f"{turn.session_id}:{step.key}" == str(step_id):
