@@ -136,3 +136,37 @@ def test_arguments_render_by_kind_and_long_results_fold(tmp_path):
     assert "<details open><summary>Result (1 line)</summary>" in page
     assert json.loads(render_export(doc, "json"))["tasks"][0]["steps"][2]["view"] == {
         "kind": "shell", "command": 'pytest -q && echo "done"'}
+
+
+def rollout_order(path: Path) -> list[tuple[str, str]]:
+    """A Codex rollout's reasoning summaries and calls, in the order written."""
+    out = []
+    for rec in records(path):
+        payload = rec.get("payload") if rec.get("type") == "response_item" else None
+        if not isinstance(payload, dict):
+            continue
+        if payload.get("type") == "reasoning":
+            text = "\n\n".join(s["text"] for s in payload.get("summary") or [] if s.get("text", "").strip())
+            if text:
+                out.append(("thinking", text))
+        elif payload.get("type") in ("function_call", "custom_tool_call"):
+            out.append(("tool", payload["name"]))
+    return out
+
+
+def test_a_real_codex_rollout_exports_its_reasoning_summaries_in_order(tmp_path):
+    home = real_home("codex-0.66.0-agtrace", tmp_path)
+    [rollout] = home.rglob("rollout-*.jsonl")
+    expected = rollout_order(rollout)
+    assert sum(kind == "thinking" for kind, _ in expected) == 6
+    entry = next(s for s in discover(home) if s.kind == "codex")
+    try:
+        source = entry.open()
+        [session] = source.sessions()
+        doc = build_export(source, session_id=session.id)
+    finally:
+        entry.close()
+    got = [e for root in doc["tasks"] for e in export_order(root, False) if e[0] != "text"]
+    assert got == expected
+    md = render_export(doc, "md")
+    assert md.count("<details><summary>Thinking</summary>") == 6

@@ -166,11 +166,11 @@ def _view(view: dict[str, Any] | None, step: dict[str, Any], diffs: bool) -> Ite
         yield _code(view["command"], BashLexer(stripnl=False, ensurenl=False))
     elif view["kind"] == "read":
         yield f"<p>Reads <code>{_t(view['path'])}</code></p>"
-    elif view["kind"] == "patch":
-        yield _code(view["patch"], DiffLexer(stripnl=False, ensurenl=False), f"Patch ({_lines(view['patch'])})")
-    elif diffs:
+    elif diffs:  # the change the step made, as its checkpoint records it, follows
         if view["kind"] == "write":
             yield f"<p>Writes <code>{_t(view['path'])}</code>:</p>"
+    elif view["kind"] == "patch":
+        yield _code(view["patch"], DiffLexer(stripnl=False, ensurenl=False), f"Patch ({_lines(view['patch'])})")
     elif view["kind"] == "write":
         yield _code(view["content"], _lexer(view["path"]),
                     f"Writes <code>{_t(view['path'])}</code> ({_lines(view['content'])})")

@@ -90,10 +90,10 @@ def _view(view: dict[str, Any] | None, step: dict[str, Any], diffs: bool) -> lis
         return ["", block(view["command"], "sh")]
     if view["kind"] == "read":
         return ["", f"Reads `{inline(view['path'])}`"]
+    if diffs:  # the change the step made, as its checkpoint records it, follows
+        return [] if view["kind"] != "write" else ["", f"Writes `{inline(view['path'])}`:"]
     if view["kind"] == "patch":
         return _folded(f"Patch ({_lines(view['patch'])})", block(view["patch"], "diff"))
-    if diffs:
-        return [] if view["kind"] != "write" else ["", f"Writes `{inline(view['path'])}`:"]
     if view["kind"] == "write":
         return _folded(f"Writes {escape_html(view['path'])} ({_lines(view['content'])})",
                        block(view["content"], code_language(view["path"])))

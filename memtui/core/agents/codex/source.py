@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memtui.core.model import CheckpointInfo, Id, SessionInfo, StepInfo, TaskInfo
+from memtui.core.model import CheckpointInfo, Id, MessageInfo, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import UnknownId
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page
 from memtui.core.agents.codex.patches import SHELL_TOOLS, exit_code
@@ -122,6 +122,15 @@ class CodexSource(UndoRecorder, RolloutIndex):
         turn = self.turn_of(ix, task_id)
         path = ix.sessions[turn.session_id].file
         return [self._step(turn, path, seq, item) for seq, item in enumerate(page(turn.items, offset, limit), start=offset + 1)]
+
+    def thinking(self, task_id: Id) -> list[MessageInfo]:
+        """The turn's reasoning summaries (Codex keeps the reasoning itself encrypted)."""
+        from memtui.core.agents.codex.thinking import turn_reasoning
+
+        ix = self.index()
+        turn = self.turn_of(ix, task_id)
+        return [MessageInfo(id=f"{turn.id}/thinking{n}", task_id=turn.id, role="thinking", content=text, created_at=when)
+                for n, (text, when) in enumerate(turn_reasoning(turn, ix.sessions[turn.session_id].file))]
 
     def step_info(self, ix: Rollouts, turn: Turn, seq: int, item: RolloutItem) -> StepInfo:
         return self._step(turn, ix.sessions[turn.session_id].file, seq, item)
