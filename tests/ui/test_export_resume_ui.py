@@ -11,7 +11,7 @@ from memtui.ui.app import make_app
 from memtui.ui.screens.export import ExportScreen
 from memtui.ui.screens.resume import ResumeScreen
 
-from conftest import fixed_clock, notifications
+from conftest import fixed_clock, notifications, screen_text
 from pilot_support import settle
 from sources_support import agent_homes
 
@@ -95,8 +95,12 @@ async def test_a_missing_claude_binary_is_named_with_the_command_to_copy(tmp_pat
         screen = app.screen
         assert isinstance(screen, ResumeScreen)
         assert "Claude is not on PATH" in str(screen.query_one("#resume-why", Static).render())
-        assert screen.query_one("#resume-command", Input).value == (
-            f"cd {workspace} && claude --resume 5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21")
+        command = f"cd {workspace} && claude --resume 5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"
+        assert screen.plan.shell_line == command
+        # The whole line on screen, `cd` to the session id (a one-line box scrolled its start away).
+        box, lines = screen.query_one("#resume-command").content_region, screen_text(app).splitlines()
+        drawn = "".join(lines[y][box.x:box.right] for y in range(box.y, box.bottom))
+        assert drawn.replace(" ", "") == command.replace(" ", ""), drawn
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, ResumeScreen)
@@ -181,5 +185,5 @@ async def test_a_session_open_in_a_running_claude_is_not_resumed_beside_it(tmp_p
         assert isinstance(screen, ResumeScreen)
         why = str(screen.query_one("#resume-why", Static).render())
         assert "open in a running claude" in why, why
-        assert screen.query_one("#resume-command", Input).value == f"cd {workspace} && claude --resume {session}"
+        assert screen.plan.shell_line == f"cd {workspace} && claude --resume {session}"
     assert not ran.exists()

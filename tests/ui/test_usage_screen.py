@@ -3,6 +3,7 @@ the models; snapshots at 80×24 and 160×48 on the seeded demo (its recorded cos
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from textual.widgets import DataTable
@@ -60,3 +61,21 @@ async def test_the_total_is_what_memtui_usage_prints(demo_path: Path, open_app) 
         await _open_usage(pilot)
         note = str(pilot.app.screen.query_one("#usage-note").render())
         assert f"total ${expected:,.2f}" in note
+
+
+async def test_at_80x24_a_cut_title_says_so_and_b_names_the_next_grouping(demo_path: Path, open_app,
+                                                                          shown) -> None:
+    """At 80 columns the session titles ran past the pane's edge ("Add request routing with
+    pat") with a sideways scrollbar; the groups pane read "By day (b: by …)"."""
+    async with open_app(demo_path, size=(80, 24)) as pilot:
+        await _open_usage(pilot)
+        screen = pilot.app.screen
+        text = shown(pilot.app)
+        assert "By day (b: by week)" in text, text
+        sessions = screen.query_one("#usage-sessions", DataTable)
+        assert not sessions.show_horizontal_scrollbar
+        lines = text.splitlines()
+        for row in screen.data.sessions.rows[:5]:
+            line = next(line for line in lines if line.startswith("│ $") and row.title[:12] in line)
+            cell = re.match(r"│ \S+\s+\S+  (.*)", line.split("││")[0]).group(1).rstrip(" ▁▂▃▄▅▆▇█│")
+            assert cell == row.title or (cell.endswith("…") and row.title.startswith(cell[:-1])), line

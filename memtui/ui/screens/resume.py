@@ -14,7 +14,7 @@ from textual import on
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Static
 
 from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
@@ -43,19 +43,15 @@ class ResumeScreen(MemtuiModal[None]):
             yield Static(Content(sanitize(f"Resume in {self.plan.argv[0]}")), id="resume-title")
             yield Static(Content(sanitize(self.why)), id="resume-why")
             yield Static("Run it yourself:", id="resume-label")
-            # An Input shows the whole line, selectable, and cannot run anything.
-            yield Input(self.plan.shell_line, id="resume-command")
+            # The whole line, wrapped (in a one-line box the start, `cd DIR`, scrolled out of
+            # sight at 120 columns); selectable, and nothing here runs it.
+            yield Static(Content(sanitize(self.plan.shell_line)), id="resume-command")
             with Horizontal(id="resume-buttons"):
                 yield Button("Copy", variant="primary", id="resume-copy")
                 yield Button("Close", id="resume-close")
 
     def on_mount(self) -> None:
         self.query_one("#resume-copy", Button).focus()  # so c and escape act on the dialog
-
-    @on(Input.Changed, "#resume-command")
-    def _keep_command(self, event: Input.Changed) -> None:
-        if event.value != self.plan.shell_line:  # the line is to copy, not to edit
-            event.input.value = self.plan.shell_line
 
     @on(Button.Pressed, "#resume-copy")
     def action_copy(self) -> None:

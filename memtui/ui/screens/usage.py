@@ -11,6 +11,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
@@ -94,7 +95,8 @@ class UsageScreen(MemtuiScreen[None]):
         self.refresh_data()
 
     def _titles(self) -> None:
-        self.query_one("#usage-groups-pane").border_title = f"By {self.grouping} (b: by …)"
+        following = GROUPS[(GROUPS.index(self.grouping) + 1) % len(GROUPS)]
+        self.query_one("#usage-groups-pane").border_title = f"By {self.grouping} (b: by {following})"
         chart = self.query_one(UsageChart)
         self.query_one("#usage-chart-pane").border_title = ("Tokens per day (t: cost)" if chart.show_tokens
                                                             else "Cost per day (t: tokens)")
@@ -131,11 +133,29 @@ class UsageScreen(MemtuiScreen[None]):
         for row in data.models.rows:
             models.add_row(_right(cost_text(row.cost, row.unpriced)), _right(human_tokens(row.tokens.total)),
                            safe_text(row.key), key=row.key)
+        self.call_after_refresh(self._fit_names)  # once laid out, with or without a scrollbar
         total = data.days.total
         note = f"total {cost_text(total.cost, total.unpriced)} · {human_tokens(total.tokens.total)} tokens"
         missing = unpriced_note(total.unpriced)
         self.query_one("#usage-note", Static).update(safe_text(note + (f" · {missing}" if missing else "")))
         self.busy = False
+
+    def on_resize(self) -> None:
+        self._fit_names()
+
+    def _fit_names(self) -> None:
+        """The session titles and model names take what the figures leave of their table, cut
+        with `…` (left to their own width they ran past the edge: "Add request routing with pat")."""
+        for table in self.query("#usage-sessions, #usage-models").results(DataTable):
+            columns = list(table.columns.values())
+            if not columns or not table.size.width:
+                continue
+            figures = sum(column.get_render_width(table) for column in columns[:-1])
+            width = max(8, table.scrollable_content_region.width - figures - 2 * table.cell_padding)
+            if columns[-1].width != width or columns[-1].auto_width:
+                columns[-1].width, columns[-1].auto_width = width, False
+                table.virtual_size = Size(figures + width + 2 * table.cell_padding, table.virtual_size.height)
+                table.notify_style_update()  # rows are cached drawn at the old width: redraw them
 
     def _show_groups(self) -> None:
         if self.data is None:
