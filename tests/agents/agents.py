@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .scenario import Delete, Edit, MultiEdit, Op, Read, Scenario, Shell, Step, SubAgent, Turn, Write
+from .side_questions import ask_side_question
 
 QUIET = {  # every agent: no telemetry, no update checks, no colour
     "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
@@ -36,9 +37,12 @@ class Agent:
     name = ""
     package = ""
     ops: tuple[type, ...] = ()  # the operations it can play
+    asides = False  # whether it can be asked a side question (Turn kind "aside")
 
     def can_express(self, scenario: Scenario) -> bool:
         if scenario.only and self.name not in scenario.only:
+            return False
+        if any(t.kind == "aside" for t in scenario.turns) and not self.asides:
             return False
         return all(isinstance(op, self.ops) for op in scenario.ops())
 
@@ -92,6 +96,14 @@ class Agent:
         the stub answers with a plain text instead of the script."""
         return False
 
+    def command_request(self, body: dict) -> str | None:
+        """The slash command a model request is made for (its compaction summary…), or None."""
+        return None
+
+    def ask_aside(self, binary: Path, turn: Turn, session: str | None, **run) -> subprocess.CompletedProcess:
+        """Ask the session a side question (`run`: cwd, env, timeout of subprocess.run)."""
+        raise NotImplementedError
+
     def leave_out(self, rel: str) -> bool:
         """Whether a file of the run's home stays out of the fixture (caches, binaries)."""
         return False
@@ -102,6 +114,8 @@ class ClaudeCode(Agent):
     package = "@anthropic-ai/claude-code"
     ops = (Read, Write, Edit, MultiEdit, Delete, Shell, SubAgent)
     model = "claude-sonnet-4-5"
+    asides = True
+    SUMMARY_REQUEST = "Your task is to create a detailed summary of the conversation so far"
 
     def binary(self, version, cache):
         return self.prefix(version, cache) / "node_modules" / ".bin" / "claude"
@@ -122,6 +136,22 @@ class ClaudeCode(Agent):
             return json.loads(stdout.strip().splitlines()[-1]).get("session_id")
         except (ValueError, IndexError, AttributeError):
             return None
+
+    def command_request(self, body):
+        messages = body.get("messages") or [{}]
+        content = messages[-1].get("content")
+        texts = content if isinstance(content, str) else " ".join(
+            b.get("text", "") for b in content or [] if isinstance(b, dict))
+        return "/compact" if self.SUMMARY_REQUEST in texts else None
+
+    def leave_out(self, rel):
+        # 2.1.8x-9x asks npm for its global folder (an update check): npm's own logs.
+        return rel.startswith(".npm/")
+
+    def ask_aside(self, binary, turn, session, **run):
+        argv = [str(binary), "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+                "--model", self.model, "--dangerously-skip-permissions", "--resume", session or ""]
+        return ask_side_question(argv, turn.prompt, **run)
 
     def adapt(self, scenario):
         """The MultiEdit tool is gone from 2.1.3xx: a MultiEdit is played as one Edit per change,

@@ -61,18 +61,20 @@ def fingerprint(folder: Path) -> dict[str, tuple[int, int, str]]:
 
 @dataclass
 class SessionView:
-    """One session as memtui shows it: its prompt tasks in order, each with its sub-agent tasks."""
+    """One session as memtui shows it: its prompt tasks in order, each with its sub-agent tasks
+    and the side questions asked after it."""
 
     source: MemorySource
     id: str
     prompts: list[TaskInfo]
     subagents: dict[str, list[TaskInfo]]  # prompt task id → the tasks it handed work to
+    asides: dict[str, list[TaskInfo]]  # prompt task id → the side questions asked during it
 
     def calls(self, task_id: str) -> list[str]:
         return [s.tool for s in self.source.steps(task_id) if s.tool not in NOT_CALLS]
 
     def tasks(self) -> list[TaskInfo]:
-        return [t for p in self.prompts for t in (p, *self.subagents[str(p.id)])]
+        return [t for p in self.prompts for t in (p, *self.subagents[str(p.id)], *self.asides[str(p.id)])]
 
     def changes(self, task: TaskInfo) -> list:
         """The file changes a task made (its own checkpoints' entries, recording order)."""
@@ -83,8 +85,14 @@ class SessionView:
         return sum(s.tokens_out for t in self.tasks() for s in self.source.steps(t.id))
 
 
+def is_aside(task: TaskInfo) -> bool:
+    """A side question, as memtui notes it on the task."""
+    return "side question" in task.summary.split("; ")
+
+
 def sessions(source: MemorySource) -> list[SessionView]:
-    """Each session: tasks handed work by another task are its sub-agents, the rest prompts."""
+    """Each session: tasks handed work by another task are its sub-agents (or side questions),
+    the rest prompts."""
     views = []
     for session in source.sessions():
         tasks = list(source.tasks(session.id))
@@ -96,6 +104,8 @@ def sessions(source: MemorySource) -> list[SessionView]:
         handed = {c for cs in children.values() for c in cs}
         by_id = {str(t.id): t for t in tasks}
         prompts = [t for t in tasks if str(t.id) not in handed]
+        nested = {str(p.id): [by_id[c] for c in children.get(str(p.id), []) if c in by_id] for p in prompts}
         views.append(SessionView(source, str(session.id), prompts,
-                                 {str(p.id): [by_id[c] for c in children.get(str(p.id), []) if c in by_id] for p in prompts}))
+                                 {p: [t for t in found if not is_aside(t)] for p, found in nested.items()},
+                                 {p: [t for t in found if is_aside(t)] for p, found in nested.items()}))
     return views

@@ -155,14 +155,18 @@ def run_one(agent: Agent, version: str, scenario: Scenario, *, cache: Path, out:
     request_log = logs / f"{scenario.name}.requests.jsonl"
     request_log.unlink(missing_ok=True)
     script = Script(scenario, lambda step, where: agent.render(step, repo), side_request=agent.side_request,
-                    text_calls=agent.text_calls)
+                    text_calls=agent.text_calls, command_request=agent.command_request)
     with StubModel(script, request_log) as model:
         env = run_env(home, {**agent.prepare(home, repo, model.url, scenario.settings), **scenario.env})
         session = None
         for i, turn in enumerate(scenario.turns):
-            argv = agent.command(binary, turn, i == 0 or not turn.resume, session)
-            done = subprocess.run(argv, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                                  text=True, timeout=TURN_TIMEOUT)
+            if turn.kind == "aside":
+                done = agent.ask_aside(binary, turn, session, cwd=repo, env=env, timeout=TURN_TIMEOUT)
+                argv = done.args
+            else:
+                argv = agent.command(binary, turn, i == 0 or not turn.resume, session)
+                done = subprocess.run(argv, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                                      text=True, timeout=TURN_TIMEOUT)
             (logs / f"{scenario.name}.turn{i}.out").write_text(
                 f"$ {' '.join(argv)}\nexit {done.returncode}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}")
             if done.returncode != 0:
@@ -187,14 +191,17 @@ def run_one(agent: Agent, version: str, scenario: Scenario, *, cache: Path, out:
             "bytes": size}
 
 
-def plan(agent_names: list[str] | None, scenario_names: list[str] | None) -> list[tuple[Agent, str, Scenario]]:
+def plan(agent_names: list[str] | None, scenario_names: list[str] | None,
+         version_names: list[str] | None = None) -> list[tuple[Agent, str, Scenario]]:
     """Every (agent, version, scenario) to run: pinned versions × scenarios the agent can express."""
     out = []
     for name, version in versions():
-        if agent_names and name not in agent_names:
+        if agent_names and name not in agent_names or version_names and version not in version_names:
             continue
         agent = AGENTS[name]
         for scenario in SCENARIOS:
+            if scenario.versions and version not in scenario.versions:
+                continue
             if (not scenario_names or scenario.name in scenario_names) and agent.can_express(scenario):
                 out.append((agent, version, scenario))
     return out
@@ -204,11 +211,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.agents.run", description=__doc__.split("\n\n")[0])
     parser.add_argument("--agent", action="append", help="only this agent (repeatable)")
     parser.add_argument("--scenario", action="append", help="only this scenario (repeatable)")
+    parser.add_argument("--version", action="append", help="only this pinned version (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the runs and stop")
     parser.add_argument("--no-install", action="store_true", help="use what the cache holds")
     args = parser.parse_args(argv)
     cache = cache_dir()
-    runs = plan(args.agent, args.scenario)
+    runs = plan(args.agent, args.scenario, args.version)
     if args.list:
         for agent, version, scenario in runs:
             print(f"{agent.name}-{version} {scenario.name}")

@@ -104,17 +104,22 @@ class Step:
 @dataclass(frozen=True)
 class Turn:
     """A prompt and the steps the model answers it with. `resume`: the prompt is given to the
-    session before it (the agent's resume), not to a new one. `command`: a slash command the
-    agent runs itself (e.g. /compact) instead of sending a prompt to the model."""
+    session before it (the agent's resume), not to a new one. `kind`: "prompt" (the default
+    with steps); "command", a slash command the agent runs itself (e.g. /compact; the default
+    without steps), whose steps, if any, answer the request the command makes of the model (the
+    compaction's summary); "aside", a side question asked of the session as the turn before it
+    left it, answered by one text step without tools and kept out of the conversation."""
 
     prompt: str
     steps: tuple[Step, ...] = ()
     resume: bool = False
+    kind: str = "prompt"
 
-    def __init__(self, prompt: str, steps=(), resume: bool = False) -> None:
+    def __init__(self, prompt: str, steps=(), resume: bool = False, kind: str | None = None) -> None:
         object.__setattr__(self, "prompt", prompt)
         object.__setattr__(self, "steps", tuple(steps))
         object.__setattr__(self, "resume", resume)
+        object.__setattr__(self, "kind", kind or ("prompt" if steps else "command"))
 
 
 @dataclass(frozen=True)
@@ -123,7 +128,8 @@ class Scenario:
 
     `env`: extra environment for the agent (e.g. file checkpointing on); `settings`: extra
     settings of the agent's own configuration (Codex: config.toml keys); `only`: the agents that
-    run it when not every agent that can express its operations should."""
+    run it when not every agent that can express its operations should; `versions`: the pinned
+    versions that run it (none: every one), for a shape only some releases write."""
 
     name: str
     turns: tuple[Turn, ...]
@@ -131,9 +137,10 @@ class Scenario:
     env: dict[str, str] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
     only: tuple[str, ...] = ()
+    versions: tuple[str, ...] = ()
 
     def scripts(self) -> dict[str, tuple[Step, ...]]:
-        """Every prompt the model answers (turns and sub-agents), with its steps."""
+        """Every prompt the model answers (turns, side questions and sub-agents), with its steps."""
         found: dict[str, tuple[Step, ...]] = {}
 
         def add(prompt: str, steps: tuple[Step, ...]) -> None:
@@ -144,9 +151,13 @@ class Scenario:
                         add(op.prompt, op.steps)
 
         for turn in self.turns:
-            if turn.steps:
+            if turn.steps and turn.kind != "command":
                 add(turn.prompt, turn.steps)
         return found
+
+    def commands(self) -> dict[str, tuple[Step, ...]]:
+        """The slash commands whose own request to the model is scripted, with its answer."""
+        return {turn.prompt: turn.steps for turn in self.turns if turn.kind == "command" and turn.steps}
 
     def ops(self) -> list[Op]:
         """Every operation of the scenario, sub-agents' included, in the order they run."""

@@ -10,6 +10,10 @@ from __future__ import annotations
 from .scenario import Delete, Edit, MultiEdit, Read, Scenario, Shell, Step, SubAgent, Turn, Usage, Write
 
 CHECKPOINTS = {"CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING": "1"}
+# The Claude Code releases that fork the whole conversation into the session's subagents folder
+# for a compaction (`agent-acompact-*`) and a side question (`agent-aside_question-*`). 2.1.197
+# and 2.1.332 answer the same /compact and side question and write no fork.
+FORKING = ("2.1.90",)
 
 NOTES = "# Notes\n\nalpha\nbeta\ngamma\n"
 GREET = 'def greet(name):\n    return "Hello, " + name\n'
@@ -89,6 +93,40 @@ SCENARIOS: tuple[Scenario, ...] = (
         Turn("After compacting: write b.txt.", resume=True, steps=[
             Step([Write("b.txt", "b\n")], usage=Usage(input=400, output=21, cache_write=900)),
             Step(text="Wrote b.txt.", usage=Usage(input=30, output=6, cache_read=900)),
+        ]),
+    )),
+)
+
+SCENARIOS += (
+    # A prompt that opens with a tag (pasted HTML) is still a prompt; a local command (/context)
+    # is none, wherever its output is written (a user line, or from 2.1.1xx a system line).
+    Scenario("tagged-prompt", files={"notes.md": NOTES}, env=CHECKPOINTS, only=("claude-code",), turns=(
+        Turn('<section class="notes">alpha beta gamma</section> Add omega to notes.md.', [
+            Step([Read("notes.md")], usage=Usage(input=610, output=16, cache_write=2050)),
+            Step([Edit("notes.md", "gamma\n", "gamma\nomega\n")], usage=Usage(input=700, output=25, cache_write=2150)),
+            Step(text="Added omega.", usage=Usage(input=42, output=5, cache_read=2150)),
+        ]),
+        Turn("/context", resume=True),
+        Turn("After the context report: write omega.txt.", resume=True, steps=[
+            Step([Write("omega.txt", "omega\n")], usage=Usage(input=390, output=22, cache_write=960)),
+            Step(text="Wrote omega.txt.", usage=Usage(input=36, output=6, cache_read=960)),
+        ]),
+    )),
+    Scenario("forks", files={"notes.md": NOTES}, env=CHECKPOINTS, only=("claude-code",), versions=FORKING, turns=(
+        Turn("Fork setup: add eta to notes.md.", [
+            Step([Read("notes.md")], usage=Usage(input=640, output=15, cache_write=2100)),
+            Step([Edit("notes.md", "gamma\n", "gamma\neta\n")], usage=Usage(input=720, output=27, cache_write=2200)),
+            Step(text="Added eta.", usage=Usage(input=45, output=6, cache_read=2200)),
+        ]),
+        Turn("Side question: which word did you add to notes.md?", kind="aside", steps=[
+            Step(text="I added eta after gamma.", usage=Usage(input=2300, output=11, cache_read=2200)),
+        ]),
+        Turn("/compact", resume=True, kind="command", steps=[
+            Step(text="Summary: notes.md gained eta after gamma.", usage=Usage(input=2400, output=38, cache_read=2200)),
+        ]),
+        Turn("After the forks: write theta.txt.", resume=True, steps=[
+            Step([Write("theta.txt", "theta\n")], usage=Usage(input=380, output=24, cache_write=950)),
+            Step(text="Wrote theta.txt.", usage=Usage(input=35, output=7, cache_read=950)),
         ]),
     )),
 )

@@ -60,13 +60,16 @@ class Script:
 
     def __init__(self, scenario: Scenario, render: Callable[[Step, tuple[int, int]], tuple[str, list[tuple[str, dict]]]],
                  side_text: str = SIDE_TEXT, side_request: Callable[[dict], bool] = lambda body: False,
-                 text_calls: Callable[[Step], int] | None = None) -> None:
+                 text_calls: Callable[[Step], int] | None = None,
+                 command_request: Callable[[dict], str | None] = lambda body: None) -> None:
         self.scripts = scenario.scripts()
+        self.commands = scenario.commands()
         self.render = render
         # An agent whose tool uses are in the reply's text (Cline's XML) says how many a step makes.
         self.text_calls = text_calls
         self.side_text = side_text
         self.side_request = side_request  # the agent's own judgement: a title or commit-message request
+        self.command_request = command_request  # …and the command (/compact) a request is made for
 
     def _script_of(self, text: str) -> str | None:
         # The longest prompt found wins: a sub-agent's prompt may quote a shorter one.
@@ -76,6 +79,10 @@ class Script:
     def reply(self, conversation: list[Message], body: dict | None = None) -> Reply:
         if body is not None and self.side_request(body):
             return Reply(self.side_text)
+        command = self.command_request(body) if body is not None else None
+        if command in self.commands:  # e.g. /compact's summary: one text reply, as scripted
+            step = self.commands[command][0]
+            return Reply(step.text, [], step.usage)
         users = [i for i, m in enumerate(conversation) if m.role == "user"]
         if not users:
             return Reply(self.side_text)

@@ -1,6 +1,7 @@
 """The truth of a run, written from the scenario alone (never from memtui): the prompts, the
 tool calls by the agent's tool names, each file change with its before/after bytes and
-sha256, the tokens the scripted model reported."""
+sha256, the side questions (under the turn they followed), the tokens the scripted model
+reported (a command's own request and a side question included)."""
 
 from __future__ import annotations
 
@@ -68,19 +69,29 @@ def truth_of(scenario: Scenario, agent, repo: Path, model: str) -> dict:
                                     "after_sha256": sha(after)})
         return names, subagents
 
+    asides = []
     for turn in scenario.turns:
+        if turn.kind == "aside":  # answered beside the session: no turn of its own, no change
+            for step in turn.steps:
+                _add(usage, step.usage)
+            asides.append({"question": turn.prompt, "after_turn": len(turns) - 1,
+                           "output_tokens": sum(s.usage.output for s in turn.steps)})
+            turns[-1]["asides"].append(asides[-1])
+            continue
         names, subagents = play(turn.steps, len(turns), 0)
-        turns.append({"prompt": turn.prompt, "command": not turn.steps, "resume": turn.resume, "tool_calls": names,
-                      "subagents": subagents,
+        turns.append({"prompt": turn.prompt, "command": turn.kind == "command", "resume": turn.resume, "tool_calls": names,
+                      "subagents": subagents, "asides": [],
+                      "answer": " ".join(s.text for s in turn.steps if s.text) if turn.kind == "command" else None,
                       "output_tokens": sum(s.usage.output for s in turn.steps),
                       "shell": [op.command for s in turn.steps for op in s.calls if isinstance(op, Shell)],
                       "errors": sum(1 for s in turn.steps for op in s.calls if isinstance(op, Shell) and op.fails)})
     return {
         "scenario": scenario.name,
         "workspace": str(repo),
-        "sessions": 1 + sum(1 for t in scenario.turns[1:] if not t.resume),
-        "prompts": [t.prompt for t in scenario.turns if t.steps],
-        "commands": [t.prompt for t in scenario.turns if not t.steps],
+        "sessions": 1 + sum(1 for t in scenario.turns[1:] if not t.resume and t.kind != "aside"),
+        "prompts": [t.prompt for t in scenario.turns if t.kind == "prompt"],
+        "commands": [t.prompt for t in scenario.turns if t.kind == "command"],
+        "asides": asides,
         "turns": turns,
         "tool_calls": [n for t in turns for n in t["tool_calls"]],
         "file_changes": changes,

@@ -66,7 +66,9 @@ def records(path: Path) -> list[dict]:
     """The JSON objects of a JSONL file; a line cut off mid-write (a live transcript's last) is
     left out, as memtui reports it."""
     out = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    # Split on newlines only: str.splitlines() also splits inside a JSON string at U+2028,
+    # U+0085 and the like, which JSON leaves unescaped (and a transcript may hold).
+    for line in path.read_text(encoding="utf-8", errors="replace").split("\n"):
         try:
             record = json.loads(line) if line.strip() else None
         except json.JSONDecodeError:
@@ -78,7 +80,16 @@ def records(path: Path) -> list[dict]:
 
 # -- Claude Code ------------------------------------------------------------------------------
 
-INJECTED_PREFIXES = ("<", "[Request interrupted by user")
+# What Claude Code itself lists as the user's prompts (its rewind list: the messages one can go
+# back to) leaves out user lines holding these tags — output of local commands and of `!`
+# shell commands, background-task notifications, ticks, teammates' messages — and its synthetic
+# interrupt markers. Any other text is a prompt, a tag-led one too (pasted HTML, a program's
+# `<observed_from_primary_session>` prompt). (The rule of its resume picker's *first prompt*,
+# which skips any tag-led text, is a title rule, not a prompt rule.) `<bash-input>` (the `!`
+# command itself) and `<command-name>` lines are counted apart: they ask no model.
+NOT_PROMPTS = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>",
+               "<task-notification>", "<tick>", "<teammate-message", "<bash-input>")
+INTERRUPTED = "[Request interrupted by user"
 IDE_CONTEXT = ("<ide_opened_file>", "<ide_selection>", "<ide_diagnostics>")
 
 
@@ -93,6 +104,14 @@ def _user_text(rec: dict) -> str | None:
     texts = [block.get("text", "") for block in content if block.get("type") == "text"]
     typed = [t for t in texts if not t.lstrip().startswith(IDE_CONTEXT)]
     return "\n".join(typed or texts)
+
+
+def _local_output(rec: dict) -> bool:
+    """A local command's output: a user line (or, from 2.1.1xx, a `system` line of subtype
+    `local_command`) holding `<local-command-stdout>` — the command ran without the model."""
+    if rec.get("type") == "system" and rec.get("subtype") == "local_command":
+        return True
+    return rec.get("type") == "user" and "<local-command-stdout>" in (_user_text(rec) or "")
 
 
 def _session_of(path: Path, projects: Path) -> str:
@@ -113,10 +132,11 @@ def claude_session_counts(home: Path) -> dict[str, dict[str, int]]:
     `message.id`, a tool call by its `tool_use` id, each counted once (a 2.1.8x compaction
     summariser or side question copies the whole conversation before its own records).
 
-    typed: user text lines of a main transcript that nobody injected (no isMeta, no compaction
-    summary, not starting with a tag or an interrupt marker; IDE context blocks before the
-    typed text are skipped); commands: `<command-name>` lines not answered by
-    `<local-command-stdout>` (they start work, so they are shown as prompts); tool_calls:
+    typed: user text lines of a main transcript that Claude Code lists as prompts (see
+    NOT_PROMPTS: no isMeta, no compaction summary, no interrupt marker, no tag of output or
+    notification; IDE context blocks before the typed text are skipped); commands:
+    `<command-name>` lines not answered by a local command's output (they start work, so they
+    are shown as prompts); tool_calls:
     distinct tool_use ids; file_changes: distinct Edit/Write/MultiEdit calls whose result has
     a filePath (a sub-agent's result record has no toolUseResult: its call's file_path) and
     no error; output_tokens: per reply the largest output_tokens seen, summed;
@@ -171,16 +191,16 @@ def claude_session_counts(home: Path) -> dict[str, dict[str, int]]:
                     continue
                 if not main or rec.get("isSidechain") or rec.get("isMeta") or rec.get("isCompactSummary"):
                     continue
-                if text.strip().startswith("[Request interrupted by user") and typed:
+                if text.strip().startswith(INTERRUPTED) and typed:
                     ends[typed[-1][0]] = "interrupt"
                 if "<command-name>" in text:
                     later = recs[n + 1:]
-                    nxt = next((r for r in later if r.get("type") == "assistant"
-                                or (r.get("type") == "user" and "<local-command-stdout>" in (_user_text(r) or ""))), None)
+                    nxt = next((r for r in later if r.get("type") == "assistant" or _local_output(r)), None)
                     if nxt is not None and nxt.get("type") == "assistant":
                         counts["commands"] += 1
                     continue
-                if not text.strip().startswith(INJECTED_PREFIXES):
+                if not text.strip().startswith(INTERRUPTED) and not any(tag in text for tag in NOT_PROMPTS) \
+                        and not rec.get("isVisibleInTranscriptOnly"):
                     counts["typed"] += 1
                     typed.append((rec["uuid"], text))
         counts["output_tokens"] += sum(replies.values())

@@ -43,8 +43,13 @@ def test_each_session_counts_each_record_once(repo):
     for session in source.sessions():
         if session.id not in truth or session.title.startswith("(transcript missing)"):
             continue
-        steps = [s for t in source.tasks(session.id) for s in source.steps(t.id)]
+        tasks = source.tasks(session.id)
+        steps = [s for t in tasks for s in source.steps(t.id)]
         expected = truth[session.id]
+        notes = [t.summary.split("; ") for t in tasks]
+        prompts = [t for t, n in zip(tasks, notes)
+                   if not any(x.startswith(("sub-agent", "side question")) for x in n) and not t.id.endswith(":start")]
+        assert len(prompts) == expected["typed"] + expected["commands"], session.id
         assert sum(s.tool not in NOT_CALLS for s in steps) == expected["tool_calls"], session.id
         assert sum(1 for s in steps if s.checkpoint_id and s.tool != "checkpoint") == expected["file_changes"], session.id
         assert sum(s.tokens_out for s in steps) == expected["output_tokens"], session.id

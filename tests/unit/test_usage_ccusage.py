@@ -79,8 +79,9 @@ def _memtui(capsys, home: Path, by: str) -> dict[str, dict]:
 
 RULES = {
     "lines": "a reply written on several lines without a requestId (the scripted model of the live fixtures"
-             " sends none) is counted once by memtui (by message.id) and by ccusage's session report, once a"
-             " line by ccusage's daily report",
+             " sends none) is counted once by memtui (by message.id, its largest counts), once by ccusage's"
+             " session report (at its first line's counts: 2.1.90 streams output 1 there), once a line by"
+             " ccusage's daily report (by the line's uuid: a fork's copy of a line, same uuid, once)",
     "split": "a reply whose cache_creation_input_tokens its cache_creation split does not add up to (the"
              " scripted model writes a zero split) has that total counted as 5-minute writes by memtui and"
              " only the split by ccusage",
@@ -104,7 +105,7 @@ def recount(home: Path, rules: str, by: str) -> dict[str, dict[str, int]]:
             total = usage.get("cache_creation_input_tokens", 0)
             if rules == "ccusage":  # its session report counts such a message once, its daily report once a line
                 once = record.get("requestId") or by == "session"
-                key = (message.get("id"), record.get("requestId")) if once else (path, number)
+                key = (message.get("id"), record.get("requestId")) if once else record.get("uuid", (path, number))
                 written = sum(split.values()) if isinstance(split, dict) else total
             else:
                 key = (message.get("id"), record.get("requestId"))
@@ -113,6 +114,8 @@ def recount(home: Path, rules: str, by: str) -> dict[str, dict[str, int]]:
                       "cache_read": usage.get("cache_read_input_tokens", 0), "cache_write": written}
             row = record["timestamp"][:10] if by == "day" else record["sessionId"]
             old = seen.get(key)
+            if old is not None and rules == "ccusage":
+                continue  # ccusage keeps the first line it met
             seen[key] = (row, counts if old is None else {k: max(v, old[1][k]) for k, v in counts.items()})
     for row, counts in seen.values():
         total_row = rows.setdefault(row, dict.fromkeys(counts, 0))

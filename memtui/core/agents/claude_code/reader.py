@@ -17,7 +17,8 @@ from memtui.core.model import Problem
 from memtui.core.sources.base import preview
 from memtui.core.agents.claude_code.branches import superseded_prompts
 from memtui.core.agents.claude_code.checkpoints import add_checkpoint_steps
-from memtui.core.agents.claude_code.records import IGNORED_TYPES, READ_TYPES, classify_user, message_blocks, reply_usage
+from memtui.core.agents.claude_code.records import (IGNORED_TYPES, READ_TYPES, UserLine, classify_user, message_blocks,
+                                                   reply_usage, side_question)
 from memtui.core.usage.tokens import NO_TOKENS
 from memtui.core.sources.fields import RECORD_ERRORS, field
 from memtui.core.sources.jsonl import iter_records, unknown_type_problems
@@ -173,6 +174,10 @@ class TranscriptReader:
             self._settle_command()
             target = target if target is not None else self._open_turn(when)
             target.items.append(self._item("event", offset, lineno, when, f"{lineno}:event", name="api error", is_error=True))
+        elif rtype == "system" and field(rec, "subtype", kind=str) == "local_command":
+            # A local command's output as a system line (2.1.1xx+; the CLI may then write its own
+            # "No response requested."): the command ran without the model and opened no turn.
+            self._settle_command()
         elif rtype == "system" and field(rec, "subtype", kind=str) == "compact_boundary":
             self._settle_command()
             item = self._item("compact", offset, lineno, when, f"{lineno}:compact", name="compaction")
@@ -211,6 +216,9 @@ class TranscriptReader:
             self._results(rec, offset)
             return
         if self.subagent or sidechain:
+            question = side_question(line.text) if target is not None and target.side_question else None
+            if question is not None:
+                line = UserLine("prompt", question)
             if line.kind == "prompt" and target is not None and not target.prompt:
                 target.prompt = line.text
                 target.created_at = target.created_at or when

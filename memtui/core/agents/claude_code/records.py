@@ -129,3 +129,13 @@ def is_compaction_summariser(stem: str) -> bool:
 def is_side_question(stem: str) -> bool:
     """`agent-aside_question-*` transcripts (2.1.86+) hold a side question asked while a turn ran."""
     return stem.startswith("agent-aside_question")
+
+
+SIDE_QUESTION_HEAD = "<system-reminder>This is a side question"
+
+
+def side_question(text: str) -> str | None:
+    """The question someone asked aside (/btw), from the prompt of a side-question transcript:
+    Claude Code writes its instructions in a system reminder before the question."""
+    head, end, question = text.lstrip().partition("</system-reminder>")
+    return question.strip() or None if end and head.startswith(SIDE_QUESTION_HEAD) else None

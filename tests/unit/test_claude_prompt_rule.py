@@ -1,0 +1,68 @@
+"""Which Claude Code user lines are prompts, by what Claude Code itself lists as the user's
+prompts (its rewind list): a prompt that opens with a tag (pasted HTML) is one; a local command
+(/context, /compact) is none, whether its output is a user line or (2.1.1xx+) a `system` line
+of subtype `local_command` followed by the CLI's own "No response requested.".
+
+The independent counter (real_support.claude_session_counts) and memtui, against the truth of
+the live fixtures the real CLI wrote (tests/fixtures/live/claude-code-*, scenario
+"tagged-prompt" among them: python -m tests.agents.run makes them)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memtui.core.agents.claude_code.source import ClaudeCodeSource
+
+from real_support import claude_session_counts, records
+
+LIVE = Path(__file__).resolve().parents[1] / "fixtures" / "live"
+FIXTURES = sorted(p.parent for p in LIVE.glob("claude-code-*/*/truth.json"))
+
+
+def fixture_id(path: Path) -> str:
+    return f"{path.parent.name}/{path.name}"
+
+
+@pytest.fixture(params=FIXTURES, ids=fixture_id)
+def live(request, tmp_path):
+    """(a scratch copy of the fixture's Claude home, the scenario's truth)."""
+    home = tmp_path / ".claude"
+    shutil.copytree(request.param / "home" / ".claude", home)
+    return home, json.loads((request.param / "truth.json").read_text())
+
+
+def test_the_counter_and_memtui_count_the_prompts_the_scenario_typed(live):
+    home, truth = live
+    [(session_id, counted)] = claude_session_counts(home).items()
+    # The scenarios' slash commands (/compact, /context) all run locally: none starts work.
+    assert (counted["typed"], counted["commands"]) == (len(truth["prompts"]), 0)
+    source = ClaudeCodeSource.from_path(home)
+    assert source.counts()["prompts"] == len(truth["prompts"])
+    tasks = [t for t in source.tasks(session_id) if not any(n.startswith(("sub-agent", "side question")) for n in t.summary.split("; "))]
+    assert [t.title for t in tasks] == [p[:79] + "…" if len(p) > 80 else p for p in truth["prompts"]]
+
+
+def test_the_fixtures_hold_the_shapes_that_decide_the_rule():
+    """The real CLI wrote a tag-led prompt and a local command whose output is a system line."""
+    shapes = set()
+    for fixture in FIXTURES:
+        for path in (fixture / "home" / ".claude" / "projects").glob("*/*.jsonl"):
+            for rec in records(path):
+                content = (rec.get("message") or {}).get("content")
+                if rec.get("type") == "user" and isinstance(content, str) and content.startswith("<section"):
+                    shapes.add("tag-led prompt")
+                if rec.get("type") == "system" and rec.get("subtype") == "local_command":
+                    shapes.add("local command as a system line")
+    assert shapes == {"tag-led prompt", "local command as a system line"}
+
+
+def test_a_json_line_holding_a_unicode_line_separator_is_one_record(tmp_path):
+    """JSON leaves U+2028 and U+0085 unescaped inside strings; a transcript line holding one is
+    still one record (the counter once split it in two and lost the prompt)."""
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"type": "user", "text": "one\u2028two\x85three"}, ensure_ascii=False) + "\n")
+    assert records(path) == [{"type": "user", "text": "one\u2028two\x85three"}]
