@@ -67,6 +67,6 @@ def list_sessions(part: PartT) -> PartT:
         prompts = [t for t in turns if t.agent_id is None]
         session.prompt_title = first_prompt_title(prompts) or (turns[0].title if turns else None)
         session.current = next((t.id for t in reversed(prompts) if not t.superseded), None)
-        session.transcripts = tuple(sorted({t.transcript for t in turns}))
+        session.transcripts = tuple(sorted({str(t.transcript) for t in turns}))
         part.task_rows[session.id] = [turn_task(t, session) for t in turns]
     return part

@@ -17,6 +17,7 @@ steps and entries on demand.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -90,12 +91,12 @@ def _mtime(path: Path):
 _SAVED_TO = re.compile(r"saved to: [^\n]*?[\\/]tool-results[\\/]([^\\/\s]+)")
 
 
-def _walk(folder: Path) -> list[Path]:
-    """Every file under `folder` ([] when it is gone)."""
-    try:
-        return [p for p in folder.rglob("*") if p.is_file()]
-    except OSError:
-        return []
+def _walk(folder: str) -> list[str]:
+    """Every file under `folder` ([] when it is gone); links to folders are not followed."""
+    found = []
+    for parent, _dirs, files in os.walk(folder):
+        found += [os.path.join(parent, name) for name in files if os.path.isfile(os.path.join(parent, name))]
+    return found
 
 
 class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
@@ -160,15 +161,16 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
         return known[1]
 
     @staticmethod
-    def _session_files(ix: Transcripts, session) -> list[Path]:
+    def _session_files(ix: Transcripts, session) -> list[str]:
         """The session's files: its transcript, its folder's files (sub-agents, tool results)
         and 2.0.x sub-agent transcripts beside it — what cleanup counts of them too."""
         if session.file.is_dir():  # only the sub-agents folder is left
-            return _walk(session.file)
-        files = {session.file, *session.transcripts}
-        folder = session.file.with_suffix("")
-        if folder.is_dir():
-            files = {f for f in files if folder not in f.parents} | set(_walk(folder))
+            return sorted(_walk(str(session.file)))
+        files = {str(session.file), *session.transcripts}
+        folder = str(session.file.with_suffix(""))
+        inside = _walk(folder)
+        if inside:
+            files = {f for f in files if not f.startswith(folder + os.sep)} | set(inside)
         return sorted(files)
 
     def task_info(self, turn: Turn) -> TaskInfo:

@@ -87,7 +87,7 @@ class TranscriptSession:
     predecessor: str | None = None  # the session this one continues (its first records carry that id)
     prompt_title: str | None = None  # the title its prompts give, current: its last prompt not rewound,
     current: str | None = None  # transcripts: those its turns were read from (session_rows.list_sessions)
-    transcripts: tuple[Path, ...] = ()
+    transcripts: tuple[str, ...] = ()
 
 
 def _transcript_counts() -> dict[str, int]:

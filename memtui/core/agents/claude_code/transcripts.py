@@ -142,8 +142,12 @@ class _Signature:
 
 
 def _stats(folder: Path, suffix: str, prefix: str = "") -> tuple:
-    names = sorted(p.name for p in folder.glob(f"{prefix}*{suffix}")) if folder.is_dir() else []
-    return tuple((name, stat_key(folder / name)) for name in names)
+    try:
+        with os.scandir(folder) as entries:
+            names = sorted(e.name for e in entries if e.name.startswith(prefix) and e.name.endswith(suffix))
+    except OSError:  # gone, or not a folder
+        return ()
+    return tuple((name, stat_key(os.path.join(folder, name))) for name in names)
 
 
 @dataclass
