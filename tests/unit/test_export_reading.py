@@ -6,6 +6,7 @@ with counters that share no code with memtui (real_support)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from memtui.core.discovery import discover
@@ -170,3 +171,25 @@ def test_a_real_codex_rollout_exports_its_reasoning_summaries_in_order(tmp_path)
     assert got == expected
     md = render_export(doc, "md")
     assert md.count("<details><summary>Thinking</summary>") == 6
+
+
+def test_hostile_arguments_stay_inert_in_every_kind(tmp_path):
+    evil = "</summary></details></pre><script>alert(1)</script>\x1b[30;40mhidden\x1b[0m\u202e"
+    with AgentStore.open(tmp_path, clock=None) as store:
+        sid = store.start_session("Hostile")
+        task = store.start_task(sid, "Hostile calls")
+        store.record_step(task, "Write", {"file_path": f"{evil}.py", "content": evil}, evil)
+        store.record_step(task, "Edit", {"file_path": f"{evil}.md", "old_string": evil, "new_string": "x"}, "ok")
+        store.record_step(task, "Bash", {"command": evil}, "\n".join([evil] * 40))
+        store.record_step(task, "apply_patch", f"*** Begin Patch\n+{evil}\n*** End Patch", "ok")
+    with AgentStore.open(tmp_path, readonly=True) as store:
+        doc = build_export(store, session_id=sid)
+    page, md = render_export(doc, "html"), render_export(doc, "md")
+    for text in (page, md):
+        assert "\x1b" not in text and "\u202e" not in text
+    assert "<script" not in page and "</summary></details></pre>" not in page
+    assert page.count("<details") == page.count("</details>")
+    # Markdown: agent text only inside fences (inert there); outside, no tag of its own.
+    outside = re.sub(r"(?ms)^(`{3,})[^\n]*\n.*?^\1$", "", md)
+    assert "<script" not in outside and "alert" not in outside.replace("&lt;script&gt;alert", "")
+    assert outside.count("<details>") == outside.count("</details>") == md.count("<details>")
