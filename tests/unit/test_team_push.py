@@ -149,3 +149,18 @@ def test_a_push_killed_mid_way_is_finished_by_the_next(machines, pg_cluster, ref
     push(laptop.paths, url, machine=laptop.name, env=laptop.env)
     assert integrity(url) == {}
     assert sessions(url) == expected
+
+
+def test_handoffs_across_sessions_are_kept_whichever_session_goes_first(machines, team_url):
+    laptop = machines[0]
+    work = laptop.home / "work"
+    with AgentStore.open(work, readonly=True) as local:
+        expected = {(str(r.from_task), str(r.to_task), r.kind) for r in local.all_references()}
+        sessions_of = {t: s for s, t in local.query("SELECT session_id, id FROM task")}
+    across = {r for r in expected if sessions_of[int(r[0])] != sessions_of[int(r[1])]}
+    assert across  # the demo hands tasks off to sub-agents' sessions
+    push([work], team_url, machine="laptop", env=laptop.env)
+    with TeamStore.open(team_url, readonly=True) as team:
+        got = set(team.query("SELECT a.origin_task, b.origin_task, r.kind FROM task_ref r"
+                             " JOIN task a ON a.id = r.from_task JOIN task b ON b.id = r.to_task"))
+    assert got == expected

@@ -134,6 +134,7 @@ class SessionPush:
                      _title(session), session.fingerprint, now)).fetchall()[0][0]
             newest_blob = self._sql("SELECT COALESCE(MAX(id), 0) FROM blob")[0][0]
             rows = self._write_rows(origin_id, session, now)
+            rows += self._link_across(origin, session)
             blobs = self._sql("SELECT COUNT(*) FROM blob WHERE id > ?", (newest_blob,))[0][0]
             return Written(rows + 1, blobs)
 
@@ -169,14 +170,33 @@ class SessionPush:
                                   " ON CONFLICT DO NOTHING", (tasks[ref.from_task], tasks[ref.to_task], ref.kind)).rowcount
         return rows
 
+    def _link_across(self, origin: Origin, pushed: PushedSession) -> int:
+        """References between a task of this session and one of another session of the same
+        store (a handoff to a sub-agent's session): linked once both ends are in, whichever
+        session was pushed first (a source lists a reference at both of its ends)."""
+        inside = {t.info.id for t in pushed.tasks}
+        rows = 0
+        for ref in pushed.references:
+            if ref.from_task in inside and ref.to_task in inside:
+                continue  # written with the session
+            rows += self._run(
+                "INSERT INTO task_ref (from_task, to_task, kind) SELECT a.id, b.id, ? FROM task a"
+                " JOIN origin oa ON oa.id = a.origin_id, task b JOIN origin ob ON ob.id = b.origin_id"
+                " WHERE a.origin_task = ? AND b.origin_task = ? AND oa.machine = ? AND oa.agent = ?"
+                " AND oa.store_path = ? AND ob.machine = oa.machine AND ob.agent = oa.agent"
+                " AND ob.store_path = oa.store_path ON CONFLICT DO NOTHING",
+                (ref.kind, str(ref.from_task), str(ref.to_task), origin.machine, origin.agent,
+                 origin.store_path)).rowcount
+        return rows
+
     def _write_task(self, origin_id: int, session_id: int | None, pushed: PushedTask, default: float) -> int:
         t = pushed.info
         created = _ts(t.created_at, default)
         task_id = self._run(
             "INSERT INTO task (session_id, title, status, pinned, summary, created_at, updated_at, finished_at,"
-            " origin_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            " origin_id, origin_task) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (session_id, t.title, t.status, bool(t.pinned), t.summary, created, _ts(t.updated_at, created),
-             None if t.finished_at is None else t.finished_at.timestamp(), origin_id)).fetchall()[0][0]
+             None if t.finished_at is None else t.finished_at.timestamp(), origin_id, str(t.id))).fetchall()[0][0]
         steps: dict[Id, int] = {}
         step_bytes = 0
         for seq, s in enumerate(pushed.steps, 1):

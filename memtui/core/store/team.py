@@ -53,6 +53,9 @@ TEAM_TABLES = (
     "ALTER TABLE session ADD COLUMN IF NOT EXISTS origin_id integer UNIQUE REFERENCES origin (id) ON DELETE SET NULL",
     "ALTER TABLE task ADD COLUMN IF NOT EXISTS origin_id integer REFERENCES origin (id) ON DELETE SET NULL",
     "CREATE INDEX IF NOT EXISTS task_origin ON task (origin_id)",
+    # The task's id in its store there: references across that store's sessions are joined by it.
+    "ALTER TABLE task ADD COLUMN IF NOT EXISTS origin_task text",
+    "CREATE INDEX IF NOT EXISTS task_origin_task ON task (origin_task)",
     "CREATE TABLE IF NOT EXISTS push_cursor (machine text NOT NULL, file_path text NOT NULL, size bigint NOT NULL,"
     " mtime_ns bigint NOT NULL, inode bigint NOT NULL, pushed_at double precision NOT NULL,"
     " PRIMARY KEY (machine, file_path))",
