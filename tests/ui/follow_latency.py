@@ -21,10 +21,10 @@ LIVE = Path(__file__).resolve().parent.parent / "fixtures" / "live"
 
 
 def _first_line_only(src: Path, dest: Path) -> None:
-    """A transcript as it is a moment after the agent started it: its first line(s)."""
+    """A transcript as it is a moment after the agent started it: its first line."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     lines = src.read_text(encoding="utf-8").splitlines(keepends=True)
-    dest.write_text("".join(lines[:4]), encoding="utf-8")
+    dest.write_text("".join(lines[:1]), encoding="utf-8")
 
 
 def claude_code(tmp: Path) -> tuple[Path, Callable[[], str]]:
