@@ -79,11 +79,15 @@ def session_rows(table: dict, session: str) -> list[tuple[Any, Any]]:
 
 
 def light(part: Any) -> Any:
-    """The part without its heavy tables: what a listing needs of it."""
+    """The part without its heavy and side tables: what a listing needs of it."""
     head = copy.copy(part)
-    for name in part.lazy:
+    for name in (*part.lazy, *part.side):
         setattr(head, name, {})
     return head
+
+
+def side_tables(part: Any) -> dict[str, dict]:
+    return {name: getattr(part, name) for name in part.side}
 
 
 KEEP_READ_BYTES = 64 << 20
@@ -128,20 +132,29 @@ class KeptParts:
             self.store.open()
             self._opened = True
         owner: dict[str, tuple[str, str]] = {}  # session id → (path, signature) of its part
-        loaded: set[str] = set()
+        loaded: dict[str, set[str]] = {"body": set(), "side": set()}  # paths whose tables are in
 
-        def fill(session: str | None) -> None:
-            with self._lock:
-                wanted = list(owner.values()) if session is None else [owner[session]] if session in owner else []
-                for path, sign in wanted:
-                    if path in loaded:
-                        continue
-                    loaded.add(path)
-                    blob = self.store.body(path, sign)
-                    whole.add_tables(loads(blob) if blob is not None else read(Path(path)))
+        def filler(column: str) -> Callable[[str | None], None]:
+            def fill(session: str | None) -> None:
+                with self._lock:
+                    wanted = list(owner.values()) if session is None else [owner[session]] if session in owner else []
+                    for path, sign in wanted:
+                        if path in loaded[column]:
+                            continue
+                        loaded[column].add(path)
+                        blob = self.store.blob(path, sign, column)
+                        if column == "side":
+                            tables = loads(blob) if blob is not None else side_tables(read(Path(path)))
+                            for name, rows in tables.items():
+                                dict.update(getattr(whole, name), rows)
+                        else:
+                            whole.add_tables(loads(blob) if blob is not None else read(Path(path)))
+            return fill
 
-        for name in whole.lazy:
-            setattr(whole, name, LazyTable(fill))
+        for column, names in (("body", whole.lazy), ("side", whole.side)):
+            fill = filler(column)
+            for name in names:
+                setattr(whole, name, LazyTable(fill))
         signs = {str(path): (path, self._sign(path, signature)) for path in paths}
         todo = sum(1 for key, (_path, sign) in signs.items() if sign is not None and not self._known(key, sign))
         done = 0
@@ -162,7 +175,7 @@ class KeptParts:
                     done += 1
                     known = (sign, light(part))
                     own = stat_key(path)
-                    self.store.put(key, sign, own, dumps(known[1]), dumps(part))
+                    self.store.put(key, sign, own, dumps(known[1]), dumps(side_tables(part)), dumps(part))
                     budget -= own[0] if own is not None else 0
                     whole_part = part if budget >= 0 else None
                     if progress is not None:
@@ -172,8 +185,9 @@ class KeptParts:
             kept[key] = known
             if whole.merge(whole_part if whole_part is not None else known[1]):
                 owner.update((sid, (key, sign)) for sid in known[1].sessions)
-                if whole_part is not None:
-                    loaded.add(key)  # its heavy tables are in already
+                if whole_part is not None:  # its heavy and side tables are in already
+                    loaded["body"].add(key)
+                    loaded["side"].add(key)
         self._heads = kept
         self.store.finish({key: sign for key, (sign, _head) in kept.items()})
 

@@ -11,6 +11,8 @@ its device and inode; nothing is ever written in the agent's home. Per listed fi
   file's own stat key and the byte offset parsed to;
 - `head`: the part's light tables (sessions, each session's task rows, counts, problems):
   what a listing (`memtui log`, `sources`, the sessions pane, search's change check) reads;
+- `side`: what usage reads of the part (each task's token counts by step, its handoffs), read
+  a session at a time when its usage or cost is asked for;
 - `body`: the whole part (turns and steps as byte offsets into the file, never payloads),
   read when one session's tasks, steps or changes are shown.
 
@@ -37,7 +39,7 @@ from typing import Any
 from memtui.core.atomic import check_writes_allowed, fsync_dir, remove_stale_temps, temp_path
 from memtui.core.errors import WritesForbidden
 
-LAYOUT = "1"
+LAYOUT = "2"
 """The layout of the file (its tables); the parser's code is keyed separately (`code_key`)."""
 FOLDER = "index"
 """The folder of the homes' indexes under memtui's cache folder."""
@@ -47,7 +49,7 @@ BATCH = 64
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE parts(path TEXT NOT NULL, sign TEXT NOT NULL, size INTEGER, mtime_ns INTEGER,
-                   inode INTEGER, parsed_to INTEGER, head BLOB NOT NULL, body BLOB NOT NULL,
+                   inode INTEGER, parsed_to INTEGER, head BLOB NOT NULL, side BLOB NOT NULL, body BLOB NOT NULL,
                    PRIMARY KEY (path, sign));
 """
 
@@ -145,10 +147,10 @@ class PartStore:
         return conn
 
     # -- write -----------------------------------------------------------------------------
-    def put(self, path: str, sign: str, own: tuple[int, int, int] | None, head: bytes, body: bytes) -> None:
+    def put(self, path: str, sign: str, own: tuple[int, int, int] | None, head: bytes, side: bytes, body: bytes) -> None:
         """Keep a part read now (written with its batch, or at `finish`)."""
         size, mtime_ns, inode = own if own is not None else (None, None, None)
-        self._pending.append((path, sign, size, mtime_ns, inode, size, head, body))
+        self._pending.append((path, sign, size, mtime_ns, inode, size, head, side, body))
         self.rows[(path, sign)] = head
         if len(self._pending) >= BATCH:
             self._flush()
@@ -159,7 +161,7 @@ class PartStore:
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                self._conn.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", self._pending)
+                self._conn.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", self._pending)
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
@@ -198,13 +200,13 @@ class PartStore:
                 self._conn = self._connect(self.path)
 
     # -- read ------------------------------------------------------------------------------
-    def body(self, path: str, sign: str) -> bytes | None:
-        """The whole part of `path` as it was read with signature `sign` (None when the index
-        now holds another: another process read the file again since)."""
-        if self._conn is None:
+    def blob(self, path: str, sign: str, column: str) -> bytes | None:
+        """The part of `path` as read with signature `sign`: its `column` ("side" or "body");
+        None when the index now holds another (another process read the file again since)."""
+        if self._conn is None or column not in ("side", "body"):
             return None
         with self._lock:
-            row = self._conn.execute("SELECT body FROM parts WHERE path = ? AND sign = ?", (path, sign)).fetchone()
+            row = self._conn.execute(f"SELECT {column} FROM parts WHERE path = ? AND sign = ?", (path, sign)).fetchone()
         return row[0] if row is not None else None
 
     def close(self) -> None:

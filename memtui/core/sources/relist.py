@@ -15,7 +15,7 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Generic, Hashable, Iterable, Protocol, Self, TypeVar
 
-from memtui.core.model import Problem, TaskInfo
+from memtui.core.model import Problem, Reference, StepInfo, TaskInfo
 from memtui.core.sources.base import Index, IndexedSource
 from memtui.core.sources.kept_parts import KeptParts, Progress, kept_parts
 
@@ -109,6 +109,14 @@ class ListedIndex(Index, Generic[SessionT]):
     """session id → its tasks as listed (a part's reader fills it): what a listing reads, so it
     reads no turn."""
 
+    usage_rows: dict[str, list[StepInfo]] = field(default_factory=dict)
+    """task id → its steps that used tokens, as `step_usage` answers (a part's reader fills it)."""
+    handoffs: dict[str, list[Reference]] = field(default_factory=dict)
+    """task id → the handoffs it is either end of, in its session (where the agent has them)."""
+
+    side: ClassVar[tuple[str, ...]] = ("usage_rows", "handoffs")
+    """What usage reads (memtui.core.usage): kept apart from the heavy tables, read a session at
+    a time from the index file."""
     lazy: ClassVar[tuple[str, ...]] = ()
     """The heavy tables (turns, steps, changes: keyed by "<session>:…" or (session, …)): kept
     in the home's index file and read a session at a time when the index is kept there
@@ -127,6 +135,8 @@ class ListedIndex(Index, Generic[SessionT]):
         self.problems.extend(part.problems)
         self.sessions.update(part.sessions)
         self.task_rows.update(part.task_rows)
+        for name in self.side:
+            getattr(self, name).update(getattr(part, name))
         self.add_tables(part)
         for name, count in part.counts.items():
             self.counts[name] = self.counts.get(name, 0) + count

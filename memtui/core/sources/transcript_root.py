@@ -98,6 +98,14 @@ class TurnIndex(ListedIndex[SessionT], Generic[SessionT, TurnT]):
 TurnIndexT = TypeVar("TurnIndexT", bound=TurnIndex[Any, Any])
 
 
+def turn_usage(turn: Any) -> list[StepInfo]:
+    """The steps of a turn that used tokens, as `step_usage` answers: a usage row each."""
+    return [StepInfo(id=f"{turn.session_id}:{item.key}", task_id=turn.id, seq=seq, tool=item.name or item.kind,
+                     args=None, result=None, tokens_in=item.tokens_in, tokens_out=item.tokens_out,
+                     created_at=item.created_at, model=item.model, usage=item.usage)
+            for seq, item in enumerate(turn.items, start=1) if item.usage is not None or item.tokens_in or item.tokens_out]
+
+
 class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWatch):
     """A transcript adapter (Claude Code, Codex): `workspace` is the `--root` folder if one was
     given, else the recorded working directory (`recorded_workspace`, the one `cwd` all indexed
@@ -108,13 +116,11 @@ class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWat
     resume_argv: tuple[str, ...] = ()  # the agent's resume command, before the session id
 
     def step_usage(self, task_id: Id) -> list[StepInfo]:
-        """From the index alone: no transcript or rollout line is read again."""
-        turn = self.turn_of(self.index(), task_id)
-        return [StepInfo(id=f"{turn.session_id}:{item.key}", task_id=turn.id, seq=seq, tool=item.name or item.kind,
-                         args=None, result=None, tokens_in=item.tokens_in, tokens_out=item.tokens_out,
-                         created_at=item.created_at, model=item.model, usage=item.usage)
-                for seq, item in enumerate(turn.items, start=1) if item.usage is not None or item.tokens_in
-                or item.tokens_out]
+        """From the index alone (its usage rows, `turn_usage`): no transcript or rollout line is
+        read again, and where the index is kept, no turn either."""
+        ix = self.index()
+        rows = ix.usage_rows.get(str(task_id))
+        return list(rows) if rows is not None else turn_usage(self.turn_of(ix, task_id))
 
     def task_info(self, turn: Any) -> TaskInfo:
         """The TaskInfo of one of the index's turns."""
@@ -178,9 +184,16 @@ class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWat
 
     def workspace_root(self, task_id: Id) -> Path | None:
         """The cwd the task's session recorded: entry paths are relative to it."""
-        ix = self.index()
-        cwd = ix.sessions[self.turn_of(ix, task_id).session_id].cwd
+        cwd = self.session_of_task(task_id).cwd
         return Path(cwd) if cwd else None
+
+    def session_of_task(self, task_id: Id) -> Any:
+        """The session of task `task_id` (its id starts with the session's), its turns not read."""
+        ix = self.index()
+        session = ix.sessions.get(str(task_id).split(":", 1)[0])
+        if session is not None and str(task_id) in session.turns:
+            return session
+        return ix.sessions[self.turn_of(ix, task_id).session_id]
 
     def restore_path(self, path: str, task_id: Id, root: Path) -> str:
         """An absolute recorded path (a home whose sessions worked in different folders keeps

@@ -1,6 +1,6 @@
 """What a listing reads of a Claude Code session, worked out when its files are read: its
-title from its prompts, its current prompt, the transcripts it was read from, and each turn's
-task row — kept with the session's part (memtui.core.sources.kept_parts), so `memtui log`, the
+title from its prompts, its current prompt, the transcripts it was read from, each turn's
+task row, usage rows and handoffs — kept with the session's part (memtui.core.sources.kept_parts), so `memtui log`, the
 sessions pane and search's change check read no turn."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from datetime import datetime
 from typing import TypeVar
 
 from memtui.core.agents.claude_code.tables import TranscriptSession, TranscriptTables, Turn
-from memtui.core.model import TaskInfo
+from memtui.core.model import Reference, TaskInfo
+from memtui.core.sources.transcript_root import turn_usage
 
 PartT = TypeVar("PartT", bound=TranscriptTables)
 
@@ -69,4 +70,22 @@ def list_sessions(part: PartT) -> PartT:
         session.current = next((t.id for t in reversed(prompts) if not t.superseded), None)
         session.transcripts = tuple(sorted({str(t.transcript) for t in turns}))
         part.task_rows[session.id] = [turn_task(t, session) for t in turns]
+        part.usage_rows.update((t.id, turn_usage(t)) for t in turns)
+        part.handoffs.update(_handoffs(part, turns))
     return part
+
+
+def _handoffs(part: TranscriptTables, turns: list[Turn]) -> dict[str, list[Reference]]:
+    """Each turn of a session → the handoffs it is either end of: the turn that called
+    Task/Agent → the sub-agent's task, the turn a side question was asked during → the side
+    question (in the order of the session's turns)."""
+    out: dict[str, list[Reference]] = {}
+    for child in turns:
+        found = part.calls.get(f"{child.session_id}:{child.parent_call}") if child.parent_call else None
+        parent_id = found[0] if found is not None else child.branch_from
+        if parent_id is None:
+            continue
+        ref = Reference(from_task=parent_id, to_task=child.id, kind="handoff")
+        for end in dict.fromkeys((parent_id, child.id)):
+            out.setdefault(end, []).append(ref)
+    return out

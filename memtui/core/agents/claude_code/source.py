@@ -181,21 +181,12 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
         the turn a side question was asked during → the side question. And "continues": a
         continued session's first task → the last task of the session it continues."""
         ix = self.index()
-        turn = self.turn_of(ix, task_id)
+        session = self.session_of_task(task_id)
         refs = []
-        session = ix.sessions[turn.session_id]
         before = ix.sessions.get(session.predecessor) if session.predecessor else None
         if before is not None and before.turns and session.turns and task_id == session.turns[0]:
             refs.append(Reference(from_task=session.turns[0], to_task=before.turns[-1], kind="continues"))
-        for child_id in ix.sessions[turn.session_id].turns:
-            child = ix.turns[child_id]
-            found = ix.calls.get(f"{child.session_id}:{child.parent_call}") if child.parent_call else None
-            parent_id = found[0] if found is not None else child.branch_from
-            if parent_id is None:
-                continue
-            if task_id in (parent_id, child.id):
-                refs.append(Reference(from_task=parent_id, to_task=child.id, kind="handoff"))
-        return refs
+        return refs + list(ix.handoffs.get(str(task_id), []))
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         ix = self.index()

@@ -21,7 +21,7 @@ from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records, unknown_type_problems
 from memtui.core.paths import stat_key
 from memtui.core.sources.relist import Folders, recorded_in
-from memtui.core.sources.transcript_root import RecordedRoot, TurnIndex
+from memtui.core.sources.transcript_root import RecordedRoot, TurnIndex, turn_usage
 from memtui.core.sources.timestamps import parse_time
 from memtui.core.agents.codex.titles import codex_titles
 
@@ -230,6 +230,7 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
             turns = [part.turns[t] for t in session.turns]
             session.prompt_title = next((t.title for t in turns if t.prompt), None)
             part.task_rows[session.id] = [turn_task(t) for t in turns]
+            part.usage_rows.update((t.id, turn_usage(t)) for t in turns)
         return part
 
     def _index_rollout(self, path: Path) -> None:
