@@ -178,6 +178,9 @@ class MemorySource(ABC):
             return self.withheld_why or "it is turned off for this session"
         if capability is Capability.RESUME:
             return "only Claude Code, Codex, Gemini CLI, OpenCode, Aider and Cline CLI sessions can be resumed in their agent"
+        if capability is Capability.STATS:
+            return ("it keeps no SQLite file to measure; `memtui stats` reads memtui's own store (.agent/agent.db)"
+                    " and the SQLite files other agents keep (OpenCode's opencode.db, a Codex home's *.sqlite)")
         if capability in NATIVE_ONLY:
             return ("it works on memtui's own store only; open a workspace with .agent/agent.db"
                     " (`memtui sources PATH` lists the stores a folder holds)")
@@ -186,7 +189,8 @@ class MemorySource(ABC):
         if capability is Capability.ITEMS:
             return "memory items are kept by RA.Aid (.ra-aid/pk.db) and JSONL session stores; open one of those"
         if capability is Capability.CLEANUP:
-            return "cleanup archives sessions of a Claude Code or Codex home; open ~/.claude or ~/.codex (or a project of theirs)"
+            return ("cleanup archives sessions of a home that keeps a file per session (Claude Code, Codex, Gemini CLI);"
+                    " open ~/.claude, ~/.codex or ~/.gemini (or a project of theirs)")
         if capability is Capability.ROLLBACK and Capability.DIFF not in self.capabilities:
             return ("it records no file contents to put back; roll back from a store that does"
                     " (memtui's own, Claude Code, Codex)")

@@ -326,15 +326,15 @@ class MemtuiApp(App[int]):
             self.push_screen(GcScreen())
 
     def action_cleanup(self) -> None:
-        """Open the cleanup preview of the Claude Code / Codex home the source reads."""
+        """Open the cleanup preview of the agent home the source reads (Claude Code, Codex, Gemini CLI)."""
         from memtui.core.homes import agent_home
         from memtui.ui.screens.cleanup import CleanupScreen
 
         source = self.source
         home = agent_home(source.kind, source.path) if source is not None and source.can(Capability.CLEANUP) else None
         if home is None:
-            self.notify("Cleanup works on a Claude Code or Codex home: open ~/.claude or ~/.codex, or one of their"
-                        " projects.", title="Cleanup", markup=False)
+            self.notify("Cleanup works on a Claude Code, Codex or Gemini CLI home: open ~/.claude, ~/.codex or"
+                        " ~/.gemini, or one of their projects.", title="Cleanup", markup=False)
         elif not isinstance(self.screen, CleanupScreen):
             self.push_screen(CleanupScreen(home, source.kind))
 

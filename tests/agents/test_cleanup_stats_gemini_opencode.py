@@ -190,3 +190,11 @@ def test_a_session_takes_its_sub_agents_chats_along(tmp_path, monkeypatch, capsy
     assert main(["restore", "--session", session.id]) == 0
     capsys.readouterr()
     assert fingerprint(home) == before
+
+
+@pytest.mark.skipif(not GEMINI, reason="no Gemini CLI live fixtures")
+def test_stats_of_a_store_without_sqlite_say_what_it_reads(tmp_path, monkeypatch, capsys):
+    env(monkeypatch, tmp_path)
+    assert main(["stats", str(GEMINI[0] / "home" / ".gemini")]) == 2
+    err = capsys.readouterr().err
+    assert "keeps no SQLite file" in err and "opencode.db" in err and err.count("\n") == 1
