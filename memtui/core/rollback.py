@@ -36,6 +36,7 @@ from typing import Any, Iterable, Sequence
 
 from memtui.core.atomic import write_atomic
 from memtui.core.containment import PathCheck, check_path
+from memtui.core.display import counted
 from memtui.core.errors import ContentError, PathEscape, RollbackError
 from memtui.core.memory_source import Capability, MemorySource, RollbackHooks, default_rollback_root
 from memtui.core.model import CheckpointInfo, EntryInfo, Id
@@ -109,7 +110,7 @@ def plan_rollback(store: MemorySource, *, entry: Id | None = None, checkpoint: I
             if info is not None and info.collected:
                 notes.append(f"task {t} was collected by GC: its edits can no longer be rolled back")
         if len(tasks) > 1:
-            notes.append(f"includes {len(tasks) - 1} sub-agent task(s) by handoff: "
+            notes.append(f"includes {counted(len(tasks) - 1, 'sub-agent task')} by handoff: "
                          + ", ".join(str(t) for t in tasks[1:]))
     # A source without rollback hooks (Capability.ROLLBACK's part) is rolled back under the
     # root given, its workspace or its task's folder, its paths as recorded, with no undo.

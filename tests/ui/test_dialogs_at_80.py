@@ -32,3 +32,18 @@ async def test_the_dialog_fits_an_80_column_screen(demo_path, open_app, make):
         dialog = pilot.app.screen.query_one(dialog_id)
         assert dialog.region.x >= 0 and dialog.region.right <= 80, dialog.region
         assert dialog.outer_size.width <= 80, dialog.outer_size
+
+
+async def test_the_rollback_dialog_names_its_choices_whole_at_80_columns(demo_path, open_app, shown):
+    """The force box read "Overwrite conflicting fil…" beside the two buttons."""
+    from memtui.core.rollback import FilePlan, RollbackPlan
+    from memtui.ui.screens.rollback import RollbackScreen
+
+    plan = RollbackPlan("checkpoint", "c1", "t1", demo_path,
+                        (FilePlan("notes.md", (1,), None, target=b"old\n", disk=b"new\n"),))
+    async with open_app(demo_path, size=SMALL) as pilot:
+        pilot.app.push_screen(RollbackScreen(plan, "Roll back checkpoint c1"))
+        await settle(pilot)
+        text = shown(pilot.app)
+        for words in ("Overwrite conflicts (f)", "Roll back (y)", "Cancel (esc)"):
+            assert words in text, text

@@ -34,6 +34,7 @@ async def test_r_on_a_task_confirms_and_rolls_back_with_sub_agents(world, open_a
         dialog = app.screen
         assert isinstance(dialog, RollbackScreen)
         assert [f.path for f in dialog.plan.files] == ["app.py", "notes.md", "new.txt"]
+        assert any(note.startswith("includes 1 sub-agent task by handoff") for note in dialog.plan.notes)
         assert world.read("app.py") == b"print('v1')\n"  # nothing written before confirming
         await pilot.press("y")
         await settle(pilot)
@@ -160,7 +161,7 @@ def sample_plan(force: bool = False) -> RollbackPlan:
                  refusal="under .agent/: a rollback never writes there", recorded_action="write"),
     )
     plan = RollbackPlan("task", 7, 7, root, files, tasks=(7, 9), checkpoints=(3, 4, 5),
-                        notes=("includes 1 sub-agent task(s) by handoff: 9",))
+                        notes=("includes 1 sub-agent task by handoff: 9",))
     return plan.with_force(force)
 
 

@@ -85,7 +85,7 @@ class RollbackScreen(MemtuiModal[bool | None]):
                 yield DiffView(id="rollback-diff")
             yield Static(self._notes(), id="rollback-notes")
             with Horizontal(id="rollback-buttons"):
-                yield Checkbox("Overwrite conflicting files (f)", self.plan.force, id="rollback-force",
+                yield Checkbox("Overwrite conflicts (f)", self.plan.force, id="rollback-force",
                                disabled=not any(f.conflict for f in self.plan.files))
                 yield Button("Roll back (y)", variant="error", id="rollback-confirm")
                 yield Button("Cancel (esc)", id="rollback-cancel")
