@@ -9,6 +9,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from memtui.cli import main
+from memtui.core.store import AgentStore
 from real_support import claude_session_counts, real_home
 
 SMALL = "claude-2.1.38-spotter-small"  # three sessions, one with a sub-agent
@@ -94,3 +95,51 @@ def test_a_project_exports_only_its_sessions_and_an_existing_folder_is_refused(t
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
     assert re.search(r"memtui-tmpdir", " ".join(p.name for p in tmp_path.iterdir())) is None
+
+
+KILLED_EXPORT = """
+import os, signal, sys
+import memtui.core.atomic as atomic
+from memtui.cli import main
+from memtui.core.store import AgentStore
+kill_at, writes = int(sys.argv[3]), [0]
+real_write, real_place = atomic.write_atomic, atomic.put_in_place
+def write(*a, **kw):
+    real_write(*a, **kw)
+    writes[0] += 1
+    if writes[0] == kill_at:
+        os.kill(os.getpid(), signal.SIGKILL)
+def place(*a, **kw):
+    if kill_at == 0:
+        os.kill(os.getpid(), signal.SIGKILL)
+    real_place(*a, **kw)
+atomic.write_atomic, atomic.put_in_place = write, place
+sys.exit(main(["export", sys.argv[1], "--all", "-o", sys.argv[2]]))
+"""
+
+
+def test_an_export_killed_mid_way_leaves_no_folder_and_the_next_one_writes_it_whole(tmp_path):
+    """kill -9 after the first page, after the last (before the folder is renamed into place):
+    no folder at all (never a half-written one), and the next export writes it whole and
+    sweeps the killed one's temporary folder."""
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path / "ws"
+    with AgentStore.open(root) as store:
+        for n in range(3):
+            task = store.start_task(store.start_session(f"session {n}"), f"task {n}")
+            store.record_step(task, "bash", {"command": f"echo {n}"}, "ok")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for kill_at in (1, 0):  # after the first page's write; just before the rename
+        out = tmp_path / f"site{kill_at}"
+        proc = subprocess.run([sys.executable, "-c", KILLED_EXPORT, str(root), str(out), str(kill_at)],
+                              capture_output=True, text=True, env=env, timeout=120)
+        assert proc.returncode == -9, proc.stderr
+        assert not out.exists()
+        assert any(p.name.endswith(".memtui-tmpdir") for p in tmp_path.iterdir())  # what it left
+        assert main(["export", str(root), "--all", "-o", str(out)]) == 0
+        assert sorted(p.name for p in out.iterdir()) == ["index.html"] + sorted(
+            f"session-{n}.html" for n in (1, 2, 3))
+        assert not any(p.name.endswith(".memtui-tmpdir") for p in tmp_path.iterdir())
