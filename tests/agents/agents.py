@@ -108,6 +108,13 @@ class Agent:
         """Whether a file of the run's home stays out of the fixture (caches, binaries)."""
         return False
 
+    def skips(self, version: str, scenario: Scenario) -> str:
+        """Why this version does not play `scenario` here ("" when it does)."""
+        return ""
+
+    def after_run(self, home: Path, repo: Path) -> None:
+        """Stop what the agent left running after the scenario's turns (a background daemon)."""
+
 
 class ClaudeCode(Agent):
     name = "claude-code"

@@ -140,11 +140,32 @@ def keep_workspace(repo: Path, files_after: dict[str, str], target: Path) -> lis
     return kept
 
 
+def play_turns(agent: Agent, version: str, binary: Path, scenario: Scenario, repo: Path, env: dict, logs: Path,
+               home: Path) -> str | None:
+    """Run each turn of `scenario` (a resumed one in the session before); the last session."""
+    session = None
+    for i, turn in enumerate(scenario.turns):
+        if turn.kind == "aside":
+            done = agent.ask_aside(binary, turn, session, cwd=repo, env=env, timeout=TURN_TIMEOUT)
+            argv = done.args
+        else:
+            argv = agent.command(binary, turn, i == 0 or not turn.resume, session)
+            done = subprocess.run(argv, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                                  text=True, timeout=TURN_TIMEOUT)
+        (logs / f"{scenario.name}.turn{i}.out").write_text(
+            f"$ {' '.join(argv)}\nexit {done.returncode}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}")
+        if done.returncode != 0:
+            raise RunFailed(f"{agent.name} {version} {scenario.name} turn {i}: exit {done.returncode}: "
+                            f"{(done.stderr or done.stdout).strip()[-400:]}")
+        session = agent.session_of(done.stdout, home) or session
+    return session
+
+
 def run_one(agent: Agent, version: str, scenario: Scenario, *, cache: Path, out: Path = FIXTURES) -> dict:
     """Run `scenario` through `agent` `version`; write its fixture; a summary of the run."""
     started = time.monotonic()
-    scenario = agent.adapt(scenario)
     binary = agent.binary(version, cache)
+    scenario = agent.adapt(scenario)
     place = RUNS / f"{agent.name}-{version}" / scenario.name
     shutil.rmtree(place, ignore_errors=True)
     home, repo = place / "home", place / "repo"
@@ -158,21 +179,10 @@ def run_one(agent: Agent, version: str, scenario: Scenario, *, cache: Path, out:
                     text_calls=agent.text_calls, command_request=agent.command_request)
     with StubModel(script, request_log) as model:
         env = run_env(home, {**agent.prepare(home, repo, model.url, scenario.settings), **scenario.env})
-        session = None
-        for i, turn in enumerate(scenario.turns):
-            if turn.kind == "aside":
-                done = agent.ask_aside(binary, turn, session, cwd=repo, env=env, timeout=TURN_TIMEOUT)
-                argv = done.args
-            else:
-                argv = agent.command(binary, turn, i == 0 or not turn.resume, session)
-                done = subprocess.run(argv, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                                      text=True, timeout=TURN_TIMEOUT)
-            (logs / f"{scenario.name}.turn{i}.out").write_text(
-                f"$ {' '.join(argv)}\nexit {done.returncode}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}")
-            if done.returncode != 0:
-                raise RunFailed(f"{agent.name} {version} {scenario.name} turn {i}: exit {done.returncode}: "
-                                f"{(done.stderr or done.stdout).strip()[-400:]}")
-            session = agent.session_of(done.stdout, home) or session
+        try:
+            play_turns(agent, version, binary, scenario, repo, env, logs, home)
+        finally:
+            agent.after_run(home, repo)
     truth = truth_of(scenario, agent, repo, getattr(agent, "model", "stub"))
     found = workspace_files(repo)
     if found != truth["files_after"]:
@@ -202,7 +212,8 @@ def plan(agent_names: list[str] | None, scenario_names: list[str] | None,
         for scenario in SCENARIOS:
             if scenario.versions and version not in scenario.versions:
                 continue
-            if (not scenario_names or scenario.name in scenario_names) and agent.can_express(scenario):
+            if (not scenario_names or scenario.name in scenario_names) and agent.can_express(scenario) \
+                    and not agent.skips(version, scenario):
                 out.append((agent, version, scenario))
     return out
 

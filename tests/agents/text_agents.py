@@ -5,7 +5,9 @@ reply). Part of tests/agents/agents.py (the same `Agent` questions)."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -71,17 +73,21 @@ class Aider(Agent):
 
 
 class Cline(Agent):
-    """The `cline` CLI 2.x (the VS Code extension's task engine in a terminal): a tool use is XML
+    """The `cline` CLI. 2.x (the VS Code extension's task engine in a terminal): a tool use is XML
     in the model's text, one per reply, and a task ends with attempt_completion; yolo mode (-y)
-    approves every tool. It writes the extension's task folders under `~/.cline/data/tasks/`."""
+    approves every tool; it writes the extension's task folders under `~/.cline/data/tasks/`.
+    3.x (the Cline SDK): tool calls (read_files, editor, run_commands), a reply of text ends the
+    task; it writes `~/.cline/data/sessions/<id>/` and leaves a hub daemon running."""
 
     name = "cline"
     package = "cline"
     model = "stub"
     ops = (Read, Write, Edit, Delete, Shell)
     _binary: Path | None = None
+    sdk = False  # 3.x
 
     def binary(self, version, cache):
+        self.sdk = int(version.split(".")[0]) >= 3
         self._binary = self.prefix(version, cache) / "node_modules" / ".bin" / "cline"
         return self._binary
 
@@ -92,18 +98,50 @@ class Cline(Agent):
         return {}
 
     def command(self, binary, turn, first, session):
+        if self.sdk:
+            argv = [str(binary), "--json", "-P", "openai", "-m", self.model]
+            return [*argv, turn.prompt] if first or not session else [*argv, "--id", session, turn.prompt]
         argv = [str(binary), "--json", "-y"]
         return [*argv, turn.prompt] if first or not session else [*argv, "-T", session, turn.prompt]
 
+    def skips(self, version, scenario):
+        if int(version.split(".")[0]) >= 3 and any(t.resume for t in scenario.turns):
+            return "3.x resumes a session (--id) only with the prompt on a terminal or stdin, which the runner does not give"
+        return ""
+
+    def leave_out(self, rel):
+        # 3.x: its logs, caches, locks (the hub daemon's) and its teams database: no memory of a session.
+        return rel.startswith((".cline/data/logs/", ".cline/data/cache/", ".cline/data/locks/", ".cline/data/db/teams.db"))
+
+    def after_run(self, home, repo):
+        """3.x starts a hub daemon (`cline --cline-hub-daemon --cwd REPO`) that outlives the
+        run: the one of this run's folder is stopped, by its pid."""
+        for proc in Path("/proc").glob("[0-9]*"):
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"--cline-hub-daemon" in argv and str(repo).encode() in argv:
+                try:
+                    os.kill(int(proc.name), signal.SIGTERM)
+                except OSError:
+                    pass
+
     def session_of(self, stdout, home):
+        if self.sdk:
+            sessions = home / ".cline" / "data" / "sessions"
+            found = sorted(sessions.iterdir(), key=lambda p: p.name) if sessions.is_dir() else []
+            return found[-1].name if found else None
         tasks = home / ".cline" / "data" / "tasks"
         found = sorted(tasks.iterdir(), key=lambda p: p.name) if tasks.is_dir() else []
         return found[-1].name if found else None
 
     def adapt(self, scenario):
-        """One tool use per reply: a step of several operations becomes one step each (the
+        """2.x: one tool use per reply: a step of several operations becomes one step each (the
         usage on the first); a step of text only becomes attempt_completion. write_to_file
         writes its content with the trailing newlines cut (trimEnd), so the scenario's are."""
+        if self.sdk:
+            return scenario
         turns = []
         for turn in scenario.turns:
             steps = []
@@ -119,11 +157,26 @@ class Cline(Agent):
             turns.append(dataclasses.replace(turn, steps=steps))
         return dataclasses.replace(scenario, turns=tuple(turns))
 
-    def text_calls(self, step):
-        return 1  # a tool use, or attempt_completion
+    @property
+    def text_calls(self):
+        return None if self.sdk else (lambda step: 1)  # 2.x: a tool use, or attempt_completion
 
     def tool_names(self, op, repo):
-        return [self._xml(op)[0]]
+        return [name for name, _ in self._calls(op, repo)] if self.sdk else [self._xml(op)[0]]
+
+    @staticmethod
+    def _calls(op, repo) -> list[tuple[str, dict]]:
+        if isinstance(op, Read):
+            return [("read_files", {"files": [{"path": str(repo / op.path)}]})]
+        if isinstance(op, Write):
+            return [("editor", {"path": str(repo / op.path), "new_text": op.content})]
+        if isinstance(op, Edit):
+            return [("editor", {"path": str(repo / op.path), "old_text": op.old, "new_text": op.new})]
+        if isinstance(op, Delete):
+            return [("run_commands", {"commands": [f"rm {shlex.quote(op.path)}"]})]
+        if isinstance(op, Shell):
+            return [("run_commands", {"commands": [op.command]})]
+        raise TypeError(op)
 
     @staticmethod
     def _xml(op) -> tuple[str, dict[str, str]]:
@@ -140,6 +193,8 @@ class Cline(Agent):
         raise TypeError(op)
 
     def render(self, step, repo):
+        if self.sdk:
+            return step.text, [c for op in step.calls for c in self._calls(op, repo)]
         if not step.calls:
             return f"<attempt_completion>\n<result>\n{step.text}\n</result>\n</attempt_completion>", []
         name, params = self._xml(step.calls[0])

@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memtui.core.agents.cline.source import ClineSource, task_folders, task_history
-from memtui.core.agents.cline.tasks import is_task_folder, read_task
+from memtui.core.agents.cline.sessions import is_session_folder
+from memtui.core.agents.cline.source import ClineSource, read_folder, task_folders, task_history
+from memtui.core.agents.cline.tasks import is_task_folder
 from memtui.core.sources.found import Looking, Source
 
 KIND = "cline"
@@ -35,23 +36,21 @@ def data_folders(env) -> list[Path]:
     found += [b / editor / "User" / "globalStorage" / EXTENSION for b in bases for editor in EDITORS]
     if home is not None:
         found += [home / server / "data" / "User" / "globalStorage" / EXTENSION for server in (".vscode-server", ".vscode-remote")]
-    return [f for f in dict.fromkeys(found) if (f / "tasks").is_dir()]
+    return [f for f in dict.fromkeys(found) if (f / "tasks").is_dir() or (f / "sessions").is_dir()]
 
 
 def _is_cli(data: Path | None) -> bool:
     """The `cline` CLI's data folder (`$CLINE_DIR/data`, `~/.cline/data`: its settings beside its
     tasks), not the extension's storage."""
     return data is not None and data.name == "data" and (
-        data.parent.name == ".cline" or (data / "globalState.json").is_file())
+        data.parent.name == ".cline" or (data / "globalState.json").is_file() or (data / "sessions").is_dir())
 
 
 def _store(path: Path, data: Path | None, folders: list[Path] | None = None, workspace: Path | None = None) -> Source:
-    tasks = (data / "tasks") if data is not None else path
-
     def lister() -> list[Path]:
         if folders is not None:
             return folders
-        found = task_folders(tasks)
+        found = task_folders(data if data is not None else path)
         if workspace is None:
             return found
         history = task_history(data) if data is not None else {}
@@ -64,7 +63,7 @@ def _store(path: Path, data: Path | None, folders: list[Path] | None = None, wor
 def _cwd(folder: Path, history: dict[str, dict]) -> str | None:
     cwd = history.get(folder.name, {}).get("cwdOnTaskInitialization")
     if not isinstance(cwd, str) or not cwd:
-        task = read_task(folder, [])
+        task = read_folder(folder, [])
         cwd = task.cwd if task is not None else None
     return os.path.realpath(cwd) if cwd else None
 
@@ -72,19 +71,21 @@ def _cwd(folder: Path, history: dict[str, dict]) -> str | None:
 def store_at(path: Path, looking: Looking) -> list[Source] | None:
     """A task folder, a `tasks/` folder of them, or a data folder holding `tasks/`; None else."""
     if path.is_file():
-        return [_store(path.parent, _data_of(path.parent), [path.parent])] if path.name == "ui_messages.json" and \
-            is_task_folder(path.parent) else None
-    if is_task_folder(path) and path.parent.name == "tasks":
+        one = path.name == "ui_messages.json" and is_task_folder(path.parent) or \
+            path.name == f"{path.parent.name}.messages.json"
+        return [_store(path.parent, _data_of(path.parent), [path.parent])] if one else None
+    if (is_task_folder(path) and path.parent.name == "tasks") or (is_session_folder(path) and path.parent.name == "sessions"):
         return [_store(path, path.parent.parent, [path])]
-    if path.name == "tasks" and task_folders(path):
+    if path.name in ("tasks", "sessions") and task_folders(path.parent):
         return [_store(path, path.parent)]
-    if (path / "tasks").is_dir() and (path.name == EXTENSION or _is_cli(path) or (path / "state" / "taskHistory.json").is_file()):
+    if ((path / "tasks").is_dir() or (path / "sessions").is_dir()) and \
+            (path.name == EXTENSION or _is_cli(path) or (path / "state" / "taskHistory.json").is_file()):
         return [_store(path, path)]
     return None
 
 
 def _data_of(folder: Path) -> Path | None:
-    return folder.parent.parent if folder.parent.name == "tasks" else None
+    return folder.parent.parent if folder.parent.name in ("tasks", "sessions") else None
 
 
 def for_workspace(workspace: Path, looking: Looking) -> list[Source]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from memtui.core.agents.cline.sessions import is_session_folder, read_session
 from memtui.core.agents.cline.tasks import Change, ClineTask, Prompt, Step, is_task_folder, read_task
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, UnknownId
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, ResumeCommand, SessionInfo, StepInfo, TaskInfo
@@ -74,7 +75,7 @@ class ClineSource(IndexedSource[ClineIndex], ResumeHooks, LiveWatch):
         history = task_history(self.data) if self.data is not None else {}
         unknown: dict[str, int] = {}
         for folder in self._lister():
-            task = read_task(folder, problems)
+            task = read_folder(folder, problems)
             if task is None:
                 continue
             cwd = history.get(task.id, {}).get("cwdOnTaskInitialization")
@@ -122,7 +123,7 @@ class ClineSource(IndexedSource[ClineIndex], ResumeHooks, LiveWatch):
         times = [s.at for s in prompt.steps if s.at]
         last = times[-1] if times else prompt.at
         failed = any(s.status == "error" for s in prompt.steps)
-        done = any(s.tool == "attempt_completion" for s in prompt.steps)
+        done = any(s.tool == "attempt_completion" for s in prompt.steps) or task.status == "completed"
         return TaskInfo(id=str(task_id), session_id=task.id, title=preview(prompt.text) or str(task_id),
                         status="failed" if failed and not done else "completed" if done else "unknown",
                         summary=prompt.text, created_at=prompt.at, updated_at=last, finished_at=last if done else None,
@@ -204,12 +205,21 @@ class ClineSource(IndexedSource[ClineIndex], ResumeHooks, LiveWatch):
 
     def resume_command(self, session_id: Id) -> ResumeCommand:
         task = self.found(self.index().sessions, session_id, "session")
-        return ResumeCommand(("cline", "--taskId", task.id), Path(task.cwd) if task.cwd else None)
+        return ResumeCommand((*task.resume, task.id), Path(task.cwd) if task.cwd else None)
 
 
-def task_folders(tasks: Path) -> list[Path]:
-    """The task folders under a `tasks/` folder, oldest first (their ids are start times)."""
-    try:
-        return sorted((p for p in tasks.iterdir() if p.is_dir() and is_task_folder(p)), key=lambda p: p.name)
-    except OSError:
-        return []
+def task_folders(data: Path) -> list[Path]:
+    """The task folders of a data folder (`tasks/<id>/`, and the 3.x CLI's `sessions/<id>/`),
+    oldest first (their ids start with their start times)."""
+    found = []
+    for kind, check in (("tasks", is_task_folder), ("sessions", is_session_folder)):
+        try:
+            found += [p for p in (data / kind).iterdir() if p.is_dir() and check(p)]
+        except OSError:
+            continue
+    return sorted(found, key=lambda p: p.name)
+
+
+def read_folder(folder: Path, problems: list[Problem]) -> ClineTask | None:
+    """A task folder or a 3.x session folder, read whole."""
+    return read_session(folder, problems) if is_session_folder(folder) else read_task(folder, problems)

@@ -89,13 +89,17 @@ class ClineTask:
     updated: datetime | None = None
     cwd: str | None = None
     unknown: dict[str, int] = field(default_factory=dict)
+    resume: tuple[str, ...] = ("cline", "--taskId")  # the CLI's resume command, before the id
+    status: str = ""  # a 3.x session's own ("completed", …); "" for a task folder
 
 
-def _time(ms: Any) -> datetime | None:
+def ms_time(ms: Any) -> datetime | None:
+    """A time in milliseconds since the epoch (Cline's `ts`), or None."""
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc) if isinstance(ms, (int, float)) and ms > 0 else None
 
 
-def _load(path: Path, problems: list[Problem]) -> Any:
+def load_json(path: Path, problems: list[Problem]) -> Any:
+    """A JSON file (None, with a problem, when it cannot be read or is not JSON; None when absent)."""
     try:
         return json.loads(path.read_bytes().decode("utf-8", "replace"))
     except FileNotFoundError:
@@ -134,12 +138,12 @@ def is_task_folder(folder: Path) -> bool:
 
 def read_task(folder: Path, problems: list[Problem]) -> ClineTask | None:
     """A task folder read whole (None when it holds no ui_messages.json to read)."""
-    ui = _load(folder / UI, problems)
+    ui = load_json(folder / UI, problems)
     if not isinstance(ui, list):
         if (folder / UI).is_file():
             problems.append(Problem(str(folder / UI), None, "not a list of messages: not shown"))
         return None
-    api = _load(folder / API, problems)
+    api = load_json(folder / API, problems)
     api = api if isinstance(api, list) else []
     task = ClineTask(id=folder.name, folder=folder)
     pending: tuple[Tokens, float] | None = None
@@ -150,7 +154,7 @@ def read_task(folder: Path, problems: list[Problem]) -> ClineTask | None:
             continue
         kind = str(m.get("say") if m.get("type") == "say" else m.get("ask"))
         text = m["text"] if isinstance(m.get("text"), str) else ""
-        at = _time(m.get("ts"))
+        at = ms_time(m.get("ts"))
         task.started = task.started or at
         task.updated = at or task.updated
         model = str((m.get("modelInfo") or {}).get("modelId") or "") if isinstance(m.get("modelInfo"), dict) else ""
