@@ -179,3 +179,26 @@ def test_reading_both_chains_writes_nothing(world):
     chain_of("gemini-cli", world[1], env_of(home))
     chain_of("opencode", world[1], env_of(home))
     assert snapshot() == before
+
+
+def test_broken_settings_fifos_and_cycles_never_hang_or_crash(tmp_path):
+    """A settings.json / opencode.json that is not JSON is a `config` problem (the defaults
+    apply); a context file that is a named pipe is listed unread; an import cycle is reported."""
+    home, repo = context_world(tmp_path.resolve())
+    write(home / ".gemini" / "settings.json", '{"context": {"fileName": ')
+    write(repo / "opencode.json", "{not json")
+    write(repo / "docs" / "b.md", "doc b @a.md\n")  # a.md imports b.md imports a.md
+    os.mkfifo(repo / "pkg" / "sub" / "CONTEXT.md")
+    os.remove(repo / "pkg" / "sub" / "GEMINI.md")
+    os.mkfifo(repo / "pkg" / "sub" / "GEMINI.md")
+    gemini = chain_of("gemini-cli", repo, env_of(home))
+    rules = {(p.rule, p.file.name) for p in gemini.problems}
+    assert ("config", "settings.json") in rules and ("import-cycle", "b.md") in rules
+    assert at_start(gemini)[:2] == [str(home / ".gemini/GEMINI.md"), str(home / ".gemini/inc.md")]
+    fifo = gemini.file(repo / "pkg/sub/GEMINI.md")
+    assert fifo is not None and fifo.loaded_bytes == 0 and "named pipe" in fifo.reason
+    opencode = chain_of("opencode", repo, env_of(home))
+    assert ("config", "opencode.json") in {(p.rule, p.file.name) for p in opencode.problems}
+    assert str(repo / "AGENTS.md") in at_start(opencode)
+    first = opencode.file(repo / "pkg/sub/AGENTS.md")  # AGENTS.md comes first there: the CONTEXT.md pipe is never tried
+    assert first is not None and first.on_demand and opencode.file(repo / "pkg/sub/CONTEXT.md") is None

@@ -324,7 +324,9 @@ def _inside(path: str, folder: str) -> bool:
 
 
 def _readable(path: Path) -> bool:
+    """There for Gemini CLI's access check: anything but a folder (a link, a named pipe: listed,
+    and the bounded read says why it is not loaded)."""
     try:
-        return path.is_file() or path.is_symlink()
+        return os.path.lexists(path) and not path.is_dir()
     except OSError:
         return False

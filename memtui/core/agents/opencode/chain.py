@@ -63,7 +63,7 @@ def opencode_chain(root: Path, cwd: Path, env: Mapping[str, str]) -> AgentChain:
             b.add(path, scope, reason=reason, **kw)
 
     globals_ = [p for p in ([config / "AGENTS.md"] if config else []) +
-                ([home / ".claude" / "CLAUDE.md"] if home is not None and claude else []) if p.is_file()]
+                ([home / ".claude" / "CLAUDE.md"] if home is not None and claude else []) if _present(p)]
     for n, path in enumerate(globals_):
         if n == 0:
             add(path, "global", "your instructions for every project"
@@ -105,7 +105,7 @@ def find_up(name: str, start: Path, stop: Path) -> list[Path]:
     found = []
     here = start
     while True:
-        if (here / name).is_file():
+        if _present(here / name):
             found.append(here / name)
         if here == stop or here.parent == here:
             return found
@@ -123,7 +123,7 @@ def nested_files(cwd: Path, names: list[str]) -> list[Path]:
         if visited > _NESTED_MAX_DIRS or depth >= _NESTED_MAX_DEPTH:
             dirnames[:] = []
         if depth:
-            first = next((Path(dirpath) / n for n in names if (Path(dirpath) / n).is_file()), None)
+            first = next((Path(dirpath) / n for n in names if _present(Path(dirpath) / n)), None)
             if first is not None:
                 out.append(first)
     return out
@@ -191,6 +191,15 @@ def _glob(folder: Path, pattern: str) -> list[Path]:
 
 def _strip_comments(text: str) -> str:
     return re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*[\s\S]*?\*/', lambda m: m.group(1) or "", text)
+
+
+def _present(path: Path) -> bool:
+    """There for OpenCode's exists check: anything but a folder (a named pipe is listed, and the
+    bounded read says why it is not loaded)."""
+    try:
+        return os.path.lexists(path) and not path.is_dir()
+    except OSError:
+        return False
 
 
 def _on(env: Mapping[str, str], name: str) -> bool:
