@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -36,6 +37,16 @@ def files_key(paths: Iterable[Path | str]) -> tuple[int, str]:
             total += key[0]
             digest.update(f"{path}\0{key}\0".encode("utf-8", "surrogateescape"))
     return total, digest.hexdigest()
+
+
+_DRIVE = re.compile(r"^[a-z]:[\\/]")
+
+
+def recorded_folder(cwd: str) -> str:
+    """A working folder as an agent recorded it, in one spelling: a Windows drive letter upper
+    case. `c:\\Users\\me` and `C:\\Users\\me` are one folder; Claude Code records both (even
+    in one session) and keeps a project folder for each (`c--Users-me`, `C--Users-me`)."""
+    return cwd[0].upper() + cwd[1:] if _DRIVE.match(cwd) else cwd
 
 
 def relative_parts(path: str, root: Path | None = None) -> list[str]:

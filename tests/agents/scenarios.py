@@ -112,6 +112,23 @@ SCENARIOS += (
             Step(text="Wrote omega.txt.", usage=Usage(input=36, output=6, cache_read=960)),
         ]),
     )),
+    # A `cd` in a shell step: Claude Code keeps the shell's folder and records it as the cwd of
+    # the records after it; the session's project stays the folder it started in.
+    Scenario("cd-mid-session", files={"notes.md": NOTES, "sub/inner.md": "inner\n"}, env=CHECKPOINTS,
+             only=("claude-code",), turns=(
+        Turn("Move into sub, then edit sub/inner.md and notes.md from there.", [
+            Step([Shell("cd sub && pwd")], usage=Usage(input=560, output=18, cache_write=1950)),
+            Step([Read("sub/inner.md")], usage=Usage(input=80, output=14, cache_read=1950)),
+            Step([Edit("sub/inner.md", "inner\n", "inner\nmore\n")], usage=Usage(input=90, output=29, cache_read=1950)),
+            Step([Read("notes.md")], usage=Usage(input=85, output=13, cache_read=2000)),
+            Step([Edit("notes.md", "beta\n", "BETA\n")], usage=Usage(input=95, output=26, cache_read=2050)),
+            Step(text="Edited both from sub.", usage=Usage(input=50, output=8, cache_read=2100)),
+        ]),
+        Turn("Back in the workspace: write top.txt.", resume=True, steps=[
+            Step([Write("top.txt", "top\n")], usage=Usage(input=300, output=20, cache_write=800)),
+            Step(text="Wrote top.txt.", usage=Usage(input=30, output=5, cache_read=800)),
+        ]),
+    )),
     Scenario("forks", files={"notes.md": NOTES}, env=CHECKPOINTS, only=("claude-code",), versions=FORKING, turns=(
         Turn("Fork setup: add eta to notes.md.", [
             Step([Read("notes.md")], usage=Usage(input=640, output=15, cache_write=2100)),

@@ -201,3 +201,24 @@ def test_a_compaction_is_a_step_of_the_prompt_it_happened_in(fixture):
     found = [[s.tool for s in source.steps(t.id) if s.tool in ("compaction", "compacted")] for t in session.prompts]
     assert found[0] and not any(found[1:]) and len(found[0]) == 1
     source.close()
+
+
+@pytest.mark.parametrize("fixture", [f for f in FIXTURES if f.name == "cd-mid-session"], ids=fixture_id)
+def test_a_cd_moves_the_recorded_cwd_not_the_session(fixture):
+    """After a `cd sub` in a shell step Claude Code records the shell's folder as the cwd of the
+    records that follow (and its file checkpoints stay relative to the folder it started in):
+    the session stays one, of the workspace — found for it and not for the subfolder — and its
+    prompts' paths are the workspace's (their rollback is checked above)."""
+    from memtui.core.agents.claude_code.transcripts import transcripts_for_workspace
+
+    truth = truth_of(fixture)
+    home = agent_home(fixture)
+    [transcript] = home.glob("projects/*/*.jsonl")
+    cwds = [json.loads(line).get("cwd") for line in transcript.read_text().splitlines()]
+    assert {c for c in cwds if c} == {truth["workspace"], truth["workspace"] + "/sub"}
+    assert transcripts_for_workspace(Path(truth["workspace"]), home) == [transcript]
+    assert transcripts_for_workspace(Path(truth["workspace"]) / "sub", home) == []
+    source = open_fixture(fixture)
+    [session] = sessions(source)
+    assert {str(source.workspace_root(t.id)) for t in session.prompts} == {truth["workspace"]}
+    source.close()

@@ -15,8 +15,9 @@ from memtui.core.atomic import write_atomic
 from memtui.core.cleanup.files import FileInfo
 from memtui.core.cleanup.inventory import SessionRecord
 
-VERSION = 4  # 2: a session begun with a slash command is titled by it; 3: a cut title ends in …;
-# 4: a Codex thread is titled as the reader titles it (its first user_message event where it has them)
+VERSION = 5  # 2: a session begun with a slash command is titled by it; 3: a cut title ends in …;
+# 4: a Codex thread is titled as the reader titles it (its first user_message event where it has them);
+# 5: a Windows project's drive letter is upper case (c:\ and C:\ are one project)
 
 
 class SummaryCache:

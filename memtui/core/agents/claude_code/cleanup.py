@@ -19,6 +19,7 @@ from pathlib import Path
 from memtui.core.cleanup.files import HEAD_BYTES, UUID, short_title, FileInfo, chunk_records, file_info, newest_records, read_head, records_with, walk_files
 from memtui.core.cleanup.inventory import Inventory, OrphanRecord, SessionRecord
 from memtui.core.cleanup.summaries import SummaryCache
+from memtui.core.paths import recorded_folder
 from memtui.core.agents.claude_code.records import IDE_CONTEXT, classify_user
 from memtui.core.agents.claude_code.processes import running_sessions
 from memtui.core.sources.timestamps import parse_time
@@ -90,7 +91,7 @@ def read_session(path: Path, session_id: str, info: FileInfo) -> SessionRecord:
     cwd = first = prompt = command = None
     for n, record in enumerate(chunk_records(head)):
         if cwd is None and isinstance(record.get("cwd"), str):
-            cwd = record["cwd"]
+            cwd = recorded_folder(record["cwd"])
         if first is None:
             first = parse_time(record.get("timestamp"))
         if prompt is None:

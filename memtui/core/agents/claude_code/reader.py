@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.model import Problem
+from memtui.core.paths import recorded_folder
 from memtui.core.sources.base import preview
 from memtui.core.agents.claude_code.branches import superseded_prompts
 from memtui.core.agents.claude_code.checkpoints import add_checkpoint_steps
@@ -131,8 +132,8 @@ class TranscriptReader:
                 if session_id != self.session.id:  # carried over from the session this one continues
                     self.session.predecessor = session_id
             cwd = field(rec, "cwd", kind=str)
-            if cwd and self.session.cwd is None:
-                self.session.cwd = cwd
+            if cwd and self.session.cwd is None:  # the folder it started in: a later `cd` moves no project
+                self.session.cwd = recorded_folder(cwd)
             if when is not None:
                 self.session.created_at = self.session.created_at or when
                 self.session.updated_at = when

@@ -22,7 +22,7 @@ from memtui.core.agents.claude_code.records import block_text, is_compaction_sum
 from memtui.core.usage.tokens import NO_TOKENS
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
-from memtui.core.paths import stat_key
+from memtui.core.paths import recorded_folder, stat_key
 from memtui.core.sources.relist import Folders, recorded_in
 from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.agents.claude_code.titles import claude_history_titles
@@ -50,7 +50,7 @@ def transcript_cwd(path: Path, max_lines: int = 40) -> str | None:
     `subagents` folder, the cwd its first sub-agent recorded."""
     path = _first_subagent(path) or path
     record = first_record(path, max_lines, where=lambda r: isinstance(r.get("cwd"), str))
-    return record["cwd"] if record else None
+    return recorded_folder(record["cwd"]) if record else None
 
 
 def looks_like_transcript(path: Path) -> bool:
