@@ -24,6 +24,8 @@ def register(sub) -> None:
     p = sub.add_parser("serve", help="serve the app to a web browser (needs memtui[serve])")
     p.add_argument("path", nargs="?", default=".", help="workspace directory or a store")
     p.add_argument("--root", help="workspace root, for an agent.db outside its workspace")
+    p.add_argument("--team", nargs="?", const="", metavar="URL",
+                   help="serve the team store at URL (postgresql://…; without URL: $MEMTUI_TEAM_URL), read-only")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     p.add_argument("--read-only", action="store_true",
@@ -37,9 +39,11 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def app_command(path: Path, root: str | None, read_only: bool) -> str:
-    """The shell command textual-serve runs for each browser tab: this Python, this memtui."""
-    argv = [sys.executable, "-m", "memtui", "open", str(path)]
+def app_command(path: Path | str, root: str | None, read_only: bool) -> str:
+    """The shell command textual-serve runs for each browser tab: this Python, this memtui. A
+    team store's URL reaches each tab through $MEMTUI_TEAM_URL (`open --team`), not its command
+    line, where any user of the machine could read a password in it."""
+    argv = [sys.executable, "-m", "memtui", "open", *(["--team"] if isinstance(path, str) else [str(path)])]
     if root:
         argv += ["--root", str(Path(root).expanduser().resolve())]
     if read_only:
@@ -57,7 +61,7 @@ def public_url(host: str, port: int) -> str:
     return f"http://{name}:{port}"
 
 
-def _check_store(path: Path) -> None:
+def _check_store(path: Path | str) -> None:
     """Refuse here, in one line, a path each tab's `memtui open` would refuse (a file that is
     no store, a damaged database): the browser would only show a splash that never goes."""
     from memtui.cli.open import check_openable
@@ -65,6 +69,32 @@ def _check_store(path: Path) -> None:
     store = check_openable(path)
     if store is not None:
         store.close()
+
+
+def _served(args) -> Path | str:
+    """What is served: PATH, or a team store's URL (`--team [URL]`, or PATH given as one). A team
+    store is served read-only: the web view of a shared store writes nothing."""
+    from memtui.core.resolve import team_url
+    from memtui.core.store.paths import is_team_url
+
+    url = (team_url(args.team or None) if args.team is not None else None) or (
+        args.path if is_team_url(args.path) else None)
+    if args.team is not None and url is None:
+        raise MemtuiError("--team needs a URL (postgresql://…) or $MEMTUI_TEAM_URL set")
+    if url is None:
+        return Path(args.path).expanduser().resolve()
+    if not is_team_url(url):
+        raise MemtuiError(f"--team takes a postgresql:// URL, not {url!r}")
+    args.read_only = True
+    return url
+
+
+def _title(path: Path | str) -> str:
+    if isinstance(path, str):
+        from memtui.core.store.team import shown_url
+
+        return shown_url(path)
+    return path.name or str(path)
 
 
 CHUNK_WAIT_S = 30  # seconds the server waits for each chunk of a file the app delivers
@@ -82,9 +112,15 @@ def run(args) -> int:
     # in its own process, which on a busy machine can take longer, and the browser then reports the
     # download "canceled". A stalled app still ends the download, after a wait a person accepts.
     download_manager.DOWNLOAD_TIMEOUT = max(download_manager.DOWNLOAD_TIMEOUT, CHUNK_WAIT_S)
-    path = Path(args.path).expanduser().resolve()
-    if not path.exists():
+    path = _served(args)
+    if isinstance(path, Path) and not path.exists():
         raise MemtuiError(f"{args.path} does not exist")
+    if isinstance(path, str):  # each tab's `memtui open --team` reads it there
+        import os
+
+        from memtui.core.resolve import TEAM_URL_VARIABLE
+
+        os.environ[TEAM_URL_VARIABLE] = path
     _check_store(path)
     if not 0 < args.port < 65536:
         raise MemtuiError(f"--port {args.port} is not a port number (1–65535)")
@@ -97,14 +133,15 @@ def run(args) -> int:
     base = args.public_url or public_url(args.host, args.port)
     guard = WebGuard.for_address(args.host, args.port, args.public_url, max_apps=args.max_tabs)
     url = guard.url(base)
+    shown = _title(path) if isinstance(path, str) else path  # a URL without its password
     if loopback:
-        print(f"memtui: serving {path} at {url} — loopback only: browsers on this machine that have "
+        print(f"memtui: serving {shown} at {url} — loopback only: browsers on this machine that have "
               "this address can connect", file=sys.stderr)
     else:
         can = "browse" if args.read_only else "browse and change (pin, roll back, GC, edit)"
-        print(f"memtui: serving {path} at {url}", file=sys.stderr)
+        print(f"memtui: serving {shown} at {url}", file=sys.stderr)
         print(f"memtui: WARNING: listening on {args.host}: anyone who can reach port {args.port} and has "
-              f"this address can {can} the agent memory at {path}", file=sys.stderr)
+              f"this address can {can} the agent memory at {shown}", file=sys.stderr)
 
     class GuardedServer(Server):
         """textual-serve's server with the guard in front of every route."""
@@ -115,7 +152,7 @@ def run(args) -> int:
             app.middlewares.append(guard.middleware)
 
     server = GuardedServer(app_command(path, args.root, args.read_only), host=args.host, port=args.port,
-                           title=f"memtui — {path.name or path}", public_url=base)
+                           title=f"memtui — {_title(path)}", public_url=base)
     # textual-serve runs on asyncio.get_event_loop(): give it a fresh one (a closed loop left by
     # an earlier run in this process, or none at all on newer Pythons, would fail).
     asyncio.set_event_loop(asyncio.new_event_loop())

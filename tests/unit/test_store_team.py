@@ -237,3 +237,20 @@ def test_stats_of_a_team_store_come_from_the_server(team_url, capsys):
     assert doc["content"]["entries"] == 1 and doc["content"]["blobs"] >= 1
     assert main(["stats", team_url]) == 0
     assert "no freelist on a server" in capsys.readouterr().out
+
+
+def test_serve_shows_a_team_store_read_only_without_its_password(team_url, capsys, monkeypatch):
+    monkeypatch.setenv("MEMTUI_TEAM_URL", "")  # serve sets it for its tabs: put back after the test
+    _recorded(team_url)
+    # 192.0.2.1 (TEST-NET-1) is no address of this machine: the bind fails after the checks.
+    with_password = team_url.replace("memtui@", "memtui:s3cret@")
+    assert main(["serve", "--team", with_password, "--host", "192.0.2.1", "--port", "8765"]) == 2
+    err = capsys.readouterr().err
+    assert "lets other machines in" not in err  # a team store is served read-only: no refusal
+    assert "can browse the agent memory" in err and "change" not in err
+    assert "s3cret" not in err and "memtui: serving postgresql://memtui@" in err
+    from memtui.cli.serve import app_command
+
+    import shlex
+
+    assert shlex.split(app_command(team_url, None, read_only=True))[-3:] == ["open", "--team", "--read-only"]
