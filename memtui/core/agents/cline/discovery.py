@@ -13,7 +13,7 @@ from pathlib import Path
 
 from memtui.core.agents.cline.sessions import is_session_folder
 from memtui.core.agents.cline.source import ClineSource, read_folder, task_folders, task_history
-from memtui.core.agents.cline.tasks import is_task_folder
+from memtui.core.agents.cline.tasks import is_task_folder, load_json
 from memtui.core.sources.found import Looking, Source
 
 KIND = "cline"
@@ -62,7 +62,10 @@ def _store(path: Path, data: Path | None, folders: list[Path] | None = None, wor
 
 def _cwd(folder: Path, history: dict[str, dict]) -> str | None:
     cwd = history.get(folder.name, {}).get("cwdOnTaskInitialization")
-    if not isinstance(cwd, str) or not cwd:
+    if is_session_folder(folder):  # 3.x: the session file names it; its messages need no reading
+        meta = load_json(folder / f"{folder.name}.json", [])
+        cwd = meta.get("cwd") if isinstance(meta, dict) and isinstance(meta.get("cwd"), str) else None
+    elif not isinstance(cwd, str) or not cwd:
         task = read_folder(folder, [])
         cwd = task.cwd if task is not None else None
     return os.path.realpath(cwd) if cwd else None
