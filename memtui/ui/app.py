@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import WRITING, Capability, MemorySource, Unsupported
+from memtui.core.sources.kept_parts import watch_builds
 from memtui.resources import app_css
 from memtui.ui.collector import resume_after
 from memtui.ui.commands import CommandTable, action_offered, bindings
@@ -36,7 +37,7 @@ from memtui.ui.follow import Follower, describe_changes
 from memtui.ui.settings import load_settings, remember
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.measure import measure
-from memtui.ui.messages import SessionsLoaded, SourceFailed, SourceOpened, WorkspaceMeasured
+from memtui.ui.messages import IndexProgress, SessionsLoaded, SourceFailed, SourceOpened, WorkspaceMeasured
 from memtui.ui.opening import is_store, open_workspace, opening_failure, tidy_workspace
 from memtui.ui import pane_reads, terminal_driver, web_driver
 
@@ -91,6 +92,9 @@ class MemtuiApp(App[int]):
         """Set once the sessions are drawn: the header's figures wait for it (never compete)."""
         self.source_entry: Any | None = None
         """The `memtui.core.sources.Source` shown, when it is another agent's store."""
+        self.indexing: tuple[int, int] | None = None
+        """(transcripts read, to read) while the index of an agent's home is built from nothing."""
+        self._index_told = 0.0
 
     # ------------------------------------------------------------------ startup
     def on_mount(self) -> None:
@@ -99,12 +103,30 @@ class MemtuiApp(App[int]):
             self.theme = self.settings["theme"]
         self.theme_changed_signal.subscribe(self, lambda theme: remember(self, theme=theme.name))
         self.follower.start()
+        watch_builds(self._index_read)
         if self._given_source is not None:
             self._show_main()
             self._adopt(self._given_source)
         else:  # the main screen comes with the newest sessions (or, if slow, without them)
             self.set_timer(pane_reads.MAIN_HOLD, self._show_main)
             self.open_source()
+
+    def _index_read(self, _home: Path, read: int, to_read: int) -> None:
+        """Told by an index build (in a worker): a few times a second, the sessions pane says so."""
+        now = monotonic()
+        if read < to_read and now - self._index_told < 0.1:
+            return
+        self._index_told = now
+        self.post_message(IndexProgress(read, to_read))
+
+    @on(IndexProgress)
+    def _index_progress(self, event: IndexProgress) -> None:
+        self.indexing = None if event.read >= event.to_read else (event.read, event.to_read)
+        from memtui.ui.screens.main import MainScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.show_indexing()
 
     def _show_main(self, first: SessionsLoaded | None = None) -> None:
         """The main screen, with the newest sessions when the opening read them; when it came
@@ -385,6 +407,9 @@ class MemtuiApp(App[int]):
             self.follower.close()
             self._close_source()
             self.exit(0, return_code=return_code)
+
+    def on_unmount(self) -> None:
+        watch_builds(None)
 
     def _close_source(self) -> None:
         if self.source is not None:

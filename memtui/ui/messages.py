@@ -47,6 +47,14 @@ class WorkspaceMeasured(Message):
 
 
 @dataclass
+class IndexProgress(Message):
+    """The index of an agent's home is being built: `read` of `to_read` transcripts so far."""
+
+    read: int
+    to_read: int
+
+
+@dataclass
 class SessionsLoaded(Message):
     """Sessions newest first from `offset` (the first page, then the rest), with current-task
     titles; orphans counted apart; `complete` on the last part."""

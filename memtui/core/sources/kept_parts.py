@@ -178,10 +178,10 @@ class KeptParts:
                     self.store.put(key, sign, own, dumps(known[1]), dumps(side_tables(part)), dumps(part))
                     budget -= own[0] if own is not None else 0
                     whole_part = part if budget >= 0 else None
-                    if progress is not None:
-                        progress(done, todo)
                     if _watcher is not None:
                         _watcher(self.home, done, todo)
+                    if progress is not None:
+                        progress(done, todo)
             kept[key] = known
             if whole.merge(whole_part if whole_part is not None else known[1]):
                 owner.update((sid, (key, sign)) for sid in known[1].sessions)

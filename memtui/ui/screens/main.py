@@ -105,6 +105,14 @@ class MainScreen(MemtuiScreen[None]):
             self._sessions_loaded(first)
         else:
             self.query_one(SessionsTable).loading = True
+            self.show_indexing()
+
+    def show_indexing(self) -> None:
+        """While the sessions wait for the index of an agent's home being built, the pane counts
+        the transcripts read (the sessions come when it is done)."""
+        indexing = self.app.indexing  # type: ignore[attr-defined]  (MemtuiApp)
+        if indexing is not None and self.query_one(SessionsTable).loading:
+            self.query_one("#sessions-pane").border_subtitle = f"indexing {indexing[0]:,}/{indexing[1]:,} transcripts"
 
     def opened(self, first: SessionsLoaded) -> None:
         """The newest sessions the opening read, come after this screen (an opening slower than
