@@ -98,8 +98,10 @@ async def _usage(pilot: Any) -> None:
 
 
 async def _memory(pilot: Any) -> None:
+    """PROJECT_MEMORY.md rendered, with its table of contents and the list's lint badges."""
     await settle(pilot)
     await _keys(pilot, "m")
+    await _keys(pilot, "down", "down")
 
 
 async def _follow(pilot: Any) -> None:
@@ -178,18 +180,29 @@ def take_served(workspace: Path, out: Path) -> Path | None:
         return page.screenshot(out / "serve.png")
 
 
+def documents_written_at(workspace: Path, when: Any) -> None:
+    """Give the demo's files (not its database) one fixed time, after the demo's story: the
+    memory screen shows a document's modification time, which would otherwise be the day the
+    shots were taken."""
+    stamp = when.timestamp()
+    for path in workspace.rglob("*"):
+        if path.is_file() and not path.name.startswith("agent.db"):
+            os.utime(path, (stamp, stamp))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build the seeded demo in a temporary directory and write every shot."""
     args = list(sys.argv[1:] if argv is None else argv)
     out = Path(args[0] if args else "screenshots").resolve()
     os.environ["TZ"] = "UTC"  # wall-clock times in the panes are local time
     time.tzset()
-    from memtui.core.demo import build_demo
+    from memtui.core.demo import DEMO_START, build_demo
     from memtui.core.scratch import scratch_folder
 
     with scratch_folder("shots") as tmp:
         workspace = Path(tmp) / "demo"
         build_demo(workspace, seed=1)
+        documents_written_at(workspace, DEMO_START + timedelta(days=4))
         for path in asyncio.run(take(workspace, out)):
             print(path)
         served_shot = take_served(workspace, out)
