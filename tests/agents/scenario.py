@@ -138,6 +138,7 @@ class Scenario:
     settings: dict[str, str] = field(default_factory=dict)
     only: tuple[str, ...] = ()
     versions: tuple[str, ...] = ()
+    compaction: Step | None = None  # the answer to the agent's own (automatic) compaction request
 
     def scripts(self) -> dict[str, tuple[Step, ...]]:
         """Every prompt the model answers (turns, side questions and sub-agents), with its steps."""
@@ -157,7 +158,8 @@ class Scenario:
 
     def commands(self) -> dict[str, tuple[Step, ...]]:
         """The slash commands whose own request to the model is scripted, with its answer."""
-        return {turn.prompt: turn.steps for turn in self.turns if turn.kind == "command" and turn.steps}
+        found = {turn.prompt: turn.steps for turn in self.turns if turn.kind == "command" and turn.steps}
+        return {"/compact": (self.compaction,), **found} if self.compaction else found
 
     def ops(self) -> list[Op]:
         """Every operation of the scenario, sub-agents' included, in the order they run."""

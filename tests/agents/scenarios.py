@@ -129,6 +129,21 @@ SCENARIOS += (
             Step(text="Wrote top.txt.", usage=Usage(input=30, output=5, cache_read=800)),
         ]),
     )),
+    # A reply reporting a nearly full context: resumed, Claude Code compacts by itself before the
+    # next prompt (2.1.90: through a summariser fork, agent-acompact-*).
+    Scenario("autocompact", files={"notes.md": NOTES}, env=CHECKPOINTS, only=("claude-code",), versions=FORKING,
+             compaction=Step(text="Summary: a.txt written. Next: After the automatic compaction: write b.txt.",
+                             usage=Usage(input=3000, output=41, cache_read=1800)),
+             turns=(
+        Turn("Before the context fills: write a.txt.", [
+            Step([Write("a.txt", "a\n")], usage=Usage(input=600, output=20, cache_write=1800)),
+            Step(text="Wrote a.txt.", usage=Usage(input=185000, output=5, cache_read=1800)),
+        ]),
+        Turn("After the automatic compaction: write b.txt.", resume=True, steps=[
+            Step([Write("b.txt", "b\n")], usage=Usage(input=400, output=21, cache_write=900)),
+            Step(text="Wrote b.txt.", usage=Usage(input=30, output=6, cache_read=900)),
+        ]),
+    )),
     Scenario("forks", files={"notes.md": NOTES}, env=CHECKPOINTS, only=("claude-code",), versions=FORKING, turns=(
         Turn("Fork setup: add eta to notes.md.", [
             Step([Read("notes.md")], usage=Usage(input=640, output=15, cache_write=2100)),

@@ -65,16 +65,19 @@ def test_fork_copies_are_counted_once(fixture):
 
 @pytest.mark.parametrize("fixture", [f for f in FORKED if fork_files(f, "acompact")], ids=fixture_id)
 def test_the_summariser_reply_is_the_compaction_step(fixture):
-    """/compact shows once, in the prompt it followed, carrying the summariser's own reply:
-    its tokens and its text (not the copied conversation's)."""
+    """A compaction shows once, carrying the summariser's own reply (its tokens and its text,
+    not the copied conversation's): /compact in the prompt it followed, an automatic one in the
+    prompt whose sending set it off."""
     truth = truth_of(fixture)
     source = open_fixture(fixture)
     [session] = sessions(source)
-    found = [s for t in session.prompts for s in source.steps(t.id) if s.tool == "compaction"]
-    [compaction] = found
-    [command] = [t for t in truth["turns"] if t["command"] and t["prompt"] == "/compact"]
-    assert compaction.tokens_out == command["output_tokens"]
-    assert command.get("answer") is None or command["answer"] in str(compaction.result)
+    found = [(n, s) for n, t in enumerate(session.prompts) for s in source.steps(t.id) if s.tool == "compaction"]
+    [(where, compaction)] = found
+    command = next((t for t in truth["turns"] if t["command"] and t["prompt"] == "/compact"), None)
+    expected = command or truth["auto_compaction"]
+    assert where == (0 if command else len(session.prompts) - 1)
+    assert compaction.tokens_out == expected["output_tokens"]
+    assert expected.get("answer") is None or expected["answer"] in str(compaction.result)
     source.close()
 
 

@@ -85,8 +85,12 @@ def truth_of(scenario: Scenario, agent, repo: Path, model: str) -> dict:
                       "output_tokens": sum(s.usage.output for s in turn.steps),
                       "shell": [op.command for s in turn.steps for op in s.calls if isinstance(op, Shell)],
                       "errors": sum(1 for s in turn.steps for op in s.calls if isinstance(op, Shell) and op.fails)})
+    if scenario.compaction is not None:  # the agent's own, in no turn of the script
+        _add(usage, scenario.compaction.usage)
     return {
         "scenario": scenario.name,
+        "auto_compaction": None if scenario.compaction is None else {
+            "answer": scenario.compaction.text, "output_tokens": scenario.compaction.usage.output},
         "workspace": str(repo),
         "sessions": 1 + sum(1 for t in scenario.turns[1:] if not t.resume and t.kind != "aside"),
         "prompts": [t.prompt for t in scenario.turns if t.kind == "prompt"],
