@@ -143,3 +143,33 @@ def test_the_cli_data_folder_named_by_cline_dir(tmp_path, monkeypatch):
     [session] = source.sessions()
     assert source.can(Capability.RESUME)
     assert source.resume_command(session.id).argv == ("cline", "--taskId", str(session.id))
+
+
+SDK = Path(__file__).resolve().parents[1] / "fixtures" / "live" / "cline-3.0.65" / "create-edit" / "home" / ".cline" / "data"
+
+
+@pytest.mark.parametrize(("status", "ended", "pid", "shown"), [
+    ("completed", True, None, "closed"),
+    ("running", False, "mine", "open"),  # this test's own process: alive, started before the session
+    ("running", False, "gone", "closed"),
+])
+def test_a_cli_3_session_says_whether_it_is_still_running(tmp_path, status, ended, pid, shown):
+    import os
+    from datetime import datetime, timedelta, timezone
+
+    data = shutil.copytree(SDK, tmp_path / ".cline" / "data")
+    [meta_path] = [p for p in (data / "sessions").glob("*/*.json") if not p.name.endswith(".messages.json")]
+    meta = json.loads(meta_path.read_text())
+    meta["status"] = status
+    meta["started_at"] = (datetime.now(timezone.utc) + timedelta(seconds=5)).isoformat()
+    if not ended:
+        meta.pop("ended_at", None)
+    dead = os.fork()
+    if dead == 0:
+        os._exit(0)
+    os.waitpid(dead, 0)
+    meta["pid"] = os.getpid() if pid == "mine" else dead if pid == "gone" else meta["pid"]
+    meta_path.write_text(json.dumps(meta))
+    [found] = discover(data)
+    [session] = found.open().sessions()
+    assert session.status == shown

@@ -63,6 +63,7 @@ def read_session(folder: Path, problems: list[Problem]) -> ClineTask | None:
     meta = meta if isinstance(meta, dict) else {}
     task = ClineTask(id=folder.name, folder=folder, cwd=meta.get("cwd") if isinstance(meta.get("cwd"), str) else None,
                      started=parse_time(meta.get("started_at")), resume=("cline", "--id"), status=str(meta.get("status") or ""))
+    task.session_status = _session_status(meta, task.started)
     results = {b.get("tool_use_id"): b for m in messages if isinstance(m, dict) and isinstance(m.get("content"), list)
                for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"}
     known: dict[str, str] = {}
@@ -133,3 +134,20 @@ def _change(args: dict, said: str, known: dict[str, str]) -> Change:
     known.pop(path, None)
     return Change(path, "modified", None, None, False, False,
                   "Cline records an edit's old and new text, not the whole file", diff)
+
+
+def _session_status(meta: dict, started: datetime | None) -> str:
+    """"closed" once the session file records its end; "open" while it is running in a live
+    process (its pid, started no later than the session: a reused pid is not it); else "unknown"."""
+    if meta.get("ended_at") or meta.get("status") in ("completed", "failed", "cancelled", "aborted"):
+        return "closed"
+    pid = meta.get("pid")
+    if meta.get("status") != "running" or not isinstance(pid, int) or started is None:
+        return "unknown"
+    import psutil  # only for a session that says it is running
+
+    try:
+        born = psutil.Process(pid).create_time()
+    except (psutil.Error, OSError):
+        return "closed"
+    return "open" if born <= started.timestamp() + 1 else "closed"

@@ -107,7 +107,7 @@ class ClineSource(IndexedSource[ClineIndex], ResumeHooks, LiveWatch):
             created = task.started or file_time(task.folder)
             stored, key = files_key([task.folder / "ui_messages.json", task.folder / "api_conversation_history.json"])
             title = task.prompts[0].text if task.prompts else task.id
-            out.append(SessionInfo(id=task.id, title=preview(title), status="unknown",
+            out.append(SessionInfo(id=task.id, title=preview(title), status=task.session_status,
                                    current_task_id=f"{task.id}:{len(task.prompts)}" if task.prompts else None,
                                    created_at=created, updated_at=task.updated or created, task_count=len(task.prompts),
                                    current_title=preview(task.prompts[-1].text) if task.prompts else "",

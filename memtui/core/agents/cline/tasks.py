@@ -91,6 +91,7 @@ class ClineTask:
     unknown: dict[str, int] = field(default_factory=dict)
     resume: tuple[str, ...] = ("cline", "--taskId")  # the CLI's resume command, before the id
     status: str = ""  # a 3.x session's own ("completed", …); "" for a task folder
+    session_status: str = "unknown"  # SessionInfo.status: a 3.x session says whether it ended
 
 
 def ms_time(ms: Any) -> datetime | None:
