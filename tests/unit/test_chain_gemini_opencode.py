@@ -6,7 +6,9 @@ what it refuses.
 first request carried (Gemini: `--- Context from: PATH ---`, OpenCode: `Instructions from:
 PATH`) are the ones listed as loaded at start below. With `context.fileName: "AGENTS.md"`
 Gemini CLI 0.61 read AGENTS.md *and* GEMINI.md; `@../outside.md` was refused as a path
-traversal; `@missing.md` failed; `docs/a.md`'s own `@b.md` was inlined too.
+traversal; `@missing.md` failed; `docs/a.md`'s own `@b.md` was inlined too. With
+`tmp/<project>/memory/MEMORY.md` beside an older `memory/GEMINI.md` (projects.json naming the
+project), Gemini CLI sent MEMORY.md only, after the global file.
 """
 
 from __future__ import annotations
