@@ -59,7 +59,8 @@ def _sessions_text(doc: dict) -> str:
     lines = []
     for session in doc["sessions"]:
         sid = "orphans" if session["id"] is None else f"session {session['id']}"
-        lines.append(f"{sid}  {session['status']}  {one_line(session['title'], 70)}")
+        origin = f"  [{one_line(session['origin'], 40)}]" if session.get("origin") else ""
+        lines.append(f"{sid}  {session['status']}  {one_line(session['title'], 70)}{origin}")
         for task in session["tasks"]:
             lines.append(f"  task {task['id']}  {task['status']:<12} {one_line(task['title'], 60)}"
                          f"  ({counted(task['steps'], 'step')}, {counted(task['checkpoints'], 'checkpoint')})")

@@ -27,7 +27,7 @@ def log_sessions(source: MemorySource, session_id: Id | None = None) -> dict[str
     sessions = list(source.sessions())
     if session_id is not None:
         sessions = [find_session(source, session_id, sessions)]
-    out = [{"id": s.id, "title": s.title, "status": s.status,
+    out = [{"id": s.id, "title": s.title, "status": s.status, **({"origin": s.origin} if s.origin else {}),
             "tasks": [_task_row(source, t) for t in source.tasks(s.id)]} for s in sessions]
     if session_id is None:
         orphans = list(source.tasks(None))

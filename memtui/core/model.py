@@ -42,6 +42,7 @@ class SessionInfo:
     stored_bytes: int = 0  # bytes of step payloads and checkpoint content of its tasks
     current_title: str = ""  # the current task's title ("" without one)
     files_key: str = ""  # a transcript store's: digest of its files' stat keys (paths.files_key), "" elsewhere
+    origin: str = ""  # a team store's: "machine · agent" it was pushed from (memtui push); "" elsewhere
 
 
 @dataclass(frozen=True)

@@ -164,3 +164,16 @@ def test_handoffs_across_sessions_are_kept_whichever_session_goes_first(machines
         got = set(team.query("SELECT a.origin_task, b.origin_task, r.kind FROM task_ref r"
                              " JOIN task a ON a.id = r.from_task JOIN task b ON b.id = r.to_task"))
     assert got == expected
+
+
+def test_sessions_name_the_machine_and_agent_they_came_from(machines, team_url, capsys):
+    for machine in machines[:2]:
+        push(machine.paths, team_url, machine=machine.name, env=machine.env)
+    with TeamStore.open(team_url, readonly=True) as team:
+        origins = {s.origin for s in team.sessions()}
+    assert origins == {"laptop · claude-code", "laptop · memtui", "devbox · claude-code", "devbox · codex"}
+    assert main(["log", team_url]) == 0
+    out = capsys.readouterr().out
+    assert "[devbox · codex]" in out and "[laptop · memtui]" in out
+    with AgentStore.open(machines[0].home / "work", readonly=True) as local:
+        assert {s.origin for s in local.sessions()} == {""}  # a store on this machine names none

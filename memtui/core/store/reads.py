@@ -61,6 +61,9 @@ class ReadModel(MemorySource):
                 " + (SELECT COALESCE(SUM(COALESCE(e.before_size, 0) + COALESCE(e.after_size, 0)), 0)"
                 " FROM checkpoint c JOIN checkpoint_entry e ON e.checkpoint_id = c.id WHERE c.task_id = t.id)")
 
+    _SESSION_ORIGIN = "''"
+    """Where a session came from, as SQL over the session `s` (a team store names its machine)."""
+
     def _session_rows(self, where: str, params: tuple | list, offset: int, limit: int | None) -> list[SessionInfo]:
         # The page is chosen first; counts, bytes and the current task's title are then read for
         # its sessions only (an index walk each), never for the whole store.
@@ -69,11 +72,12 @@ class ReadModel(MemorySource):
             SELECT s.id, s.title, s.status, s.current_task_id, s.created_at, s.updated_at,
                    (SELECT COUNT(*) FROM task t WHERE t.session_id = s.id),
                    (SELECT COALESCE(SUM({self._task_bytes_sql()}), 0) FROM task t WHERE t.session_id = s.id),
-                   (SELECT ct.title FROM task ct WHERE ct.id = s.current_task_id)
+                   (SELECT ct.title FROM task ct WHERE ct.id = s.current_task_id), {self._SESSION_ORIGIN}
             FROM (SELECT * FROM session {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?) s
             ORDER BY s.updated_at DESC, s.id DESC
             """, (*params, self._dialect.all_rows if limit is None else limit, offset))
-        return [SessionInfo(r[0], r[1], r[2], r[3], _dt(r[4]), _dt(r[5]), r[6], r[7], r[8] or "") for r in rows]
+        return [SessionInfo(r[0], r[1], r[2], r[3], _dt(r[4]), _dt(r[5]), r[6], r[7], r[8] or "", origin=r[9] or "")
+                for r in rows]
 
     def sessions(self, offset: int = 0, limit: int | None = None) -> list[SessionInfo]:
         """Sessions, newest activity first, with task counts, stored bytes and the current task's

@@ -117,6 +117,7 @@ class TeamStore(AgentStore, SessionPush):
     capabilities = TEAM_CAPABILITIES
     _dialect = POSTGRES
     blob_cols: schema.BlobColumns
+    _SESSION_ORIGIN = "(SELECT o.machine || ' · ' || o.agent FROM origin o WHERE o.id = s.origin_id)"
 
     if TYPE_CHECKING:  # AgentStore's, which this store runs as they are
 
