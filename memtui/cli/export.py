@@ -78,7 +78,7 @@ def run(args) -> int:
 
 def _site(args, path: Path) -> int:
     """--all / --project: the sessions' pages and the index, into a new folder."""
-    from memtui.core.export.site import INDEX, build_site, select_sessions, write_site
+    from memtui.core.export.site import INDEX, ORPHANS, build_site, select_sessions, write_site
     from memtui.core.resolve import resolve
 
     what = "--all" if args.all else "--project"
@@ -92,12 +92,13 @@ def _site(args, path: Path) -> int:
     project = Path(args.project).expanduser() if args.project else None
     with resolve(path, kind=args.kind) as resolved:
         sessions = select_sessions(resolved.source, project)
-        if not sessions:
+        if not sessions and (project is not None or not resolved.source.tasks(None)):
             where = f" that ran in {project}" if project is not None else ""
             raise MemtuiError(f"no sessions{where} in {resolved.path}; nothing written")
-        pages = build_site(resolved.source, sessions)
+        pages = build_site(resolved.source, sessions, include_orphans=project is None)
     write_site(folder, pages)
-    print(f"wrote {folder}/{INDEX} and {len(sessions)} session page{'s' if len(sessions) != 1 else ''}")
+    orphans = f" and {ORPHANS} (tasks without a session)" if ORPHANS in pages else ""
+    print(f"wrote {folder}/{INDEX}, {len(sessions)} session page{'s' if len(sessions) != 1 else ''}{orphans}")
     return 0
 
 

@@ -55,7 +55,7 @@ def test_all_sessions_become_linked_pages_with_an_index(tmp_path, capsys):
     home = real_home(SMALL, tmp_path)
     out = tmp_path / "site"
     assert main(["export", str(home), "--all", "-o", str(out)]) == 0
-    assert capsys.readouterr().out == f"wrote {out}/index.html and 3 session pages\n"
+    assert capsys.readouterr().out == f"wrote {out}/index.html, 3 session pages\n"
     index = parsed(out / "index.html")
     header, *rows = index.rows
     assert header == ["Session", "Date", "Prompts", "Tokens", "Cost"]
@@ -143,3 +143,21 @@ def test_an_export_killed_mid_way_leaves_no_folder_and_the_next_one_writes_it_wh
         assert sorted(p.name for p in out.iterdir()) == ["index.html"] + sorted(
             f"session-{n}.html" for n in (1, 2, 3))
         assert not any(p.name.endswith(".memtui-tmpdir") for p in tmp_path.iterdir())
+
+
+def test_a_workspace_exports_its_orphan_tasks_on_a_page_of_their_own(tmp_path, capsys):
+    from memtui.core.demo import build_demo
+
+    root = build_demo(tmp_path / "ws", seed=1)
+    with AgentStore.open(root, readonly=True) as store:
+        sessions, orphans = len(store.sessions()), store.tasks(None)
+    assert orphans
+    out = tmp_path / "site"
+    assert main(["export", str(root), "--all", "-o", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert said == f"wrote {out}/index.html, {sessions} session pages and orphans.html (tasks without a session)\n"
+    index = parsed(out / "index.html")
+    assert index.rows[-1][0] == "Tasks without a session" and "orphans.html" in index.hrefs
+    page = (out / "orphans.html").read_text(encoding="utf-8")
+    assert "memtui export — tasks without a session" in page
+    assert all(f">task {task.id}</a>: " in page for task in orphans)

@@ -5,7 +5,7 @@ store's own text, unsanitised (JSON escapes it); the Markdown and HTML renderers
 inert. Long tool arguments, results and diffs are cut with a marker, and say so.
 
     {"format": "memtui-export", "version": 1, "generated_at": ISO-8601,
-     "source": {"kind", "path"}, "scope": {"session": ID} | {"task": ID},
+     "source": {"kind", "path"}, "scope": {"session": ID} | {"task": ID} | {"orphans": true},
      "session": {"id", "title", "status", "created_at", "updated_at"} | null,
      "tasks": [TASK, ...],                    # roots; sub-agents nest under "children"
      "memory": [{"path", "kind", "text", "truncated"}] | null,
@@ -208,20 +208,24 @@ def _memory(root: Path | None) -> list[dict[str, Any]]:
 
 
 def build_export(source: MemorySource, *, session_id: Id | None = None, task_id: Id | None = None,
-                 with_memory: bool = False, memory_root: Path | None = None,
+                 orphans: bool = False, with_memory: bool = False, memory_root: Path | None = None,
                  now: Callable[[], datetime] | None = None) -> dict[str, Any]:
-    """The export document of one session (with its sub-agents) or one task (with the tasks it
-    handed off to). Exactly one of `session_id` / `task_id`. Raises UnknownId (a KeyError and
-    MemtuiError) for an id the source lacks."""
-    if (session_id is None) == (task_id is None):
-        raise ValueError("export one session or one task")
+    """The export document of one session (with its sub-agents), one task (with the tasks it
+    handed off to) or, with `orphans`, the tasks of no session (and what they handed off to).
+    Exactly one of them. Raises UnknownId (a KeyError and MemtuiError) for an id the source lacks."""
+    if [session_id is not None, task_id is not None, orphans].count(True) != 1:
+        raise ValueError("export one session, one task or the orphan tasks")
     session = None
-    if session_id is not None:
+    scope: dict[str, Any]
+    if orphans:
+        tree = build_task_tree(source, None)
+        scope = {"orphans": True}
+    elif session_id is not None:
         found = find_session(source, session_id)
         session = {"id": found.id, "title": found.title, "status": found.status,
                    "created_at": _when(found.created_at), "updated_at": _when(found.updated_at)}
         tree = build_task_tree(source, found.id)
-        scope: dict[str, Id] = {"session": found.id}
+        scope = {"session": found.id}
     else:
         tree = task_subtree(source, _typed_task_id(source, task_id))
         scope = {"task": tree.roots[0]}

@@ -273,7 +273,8 @@ def render_html(doc: dict[str, Any], up: str | None = None) -> str:
     """The export document as one HTML page (UTF-8, inline CSS, no script); `up` is a
     relative link to the index page it belongs to, when it has one."""
     scope = doc["scope"]
-    what = f"session {_t(scope['session'])}" if "session" in scope else f"task {_t(scope['task'])}"
+    what = (f"session {_t(scope['session'])}" if "session" in scope
+            else f"task {_t(scope['task'])}" if "task" in scope else "tasks without a session")
     title = doc["session"]["title"] if doc["session"] else (doc["tasks"][0]["title"] if doc["tasks"] else "")
     tasks = list(walk(doc["tasks"]))
     anchors = {task["id"]: f"task-{n}" for n, (_, task) in enumerate(tasks)}

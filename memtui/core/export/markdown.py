@@ -184,7 +184,8 @@ def _task(task: dict[str, Any], parent: Any, prices: dict[str, Any], depth: int 
 def render_markdown(doc: dict[str, Any]) -> str:
     """The export document as one Markdown text."""
     scope = doc["scope"]
-    what = f"session {inline(scope['session'])}" if "session" in scope else f"task {inline(scope['task'])}"
+    what = (f"session {inline(scope['session'])}" if "session" in scope
+            else f"task {inline(scope['task'])}" if "task" in scope else "tasks without a session")
     title = doc["session"]["title"] if doc["session"] else (doc["tasks"][0]["title"] if doc["tasks"] else "")
     out = [f"# memtui export — {what}: {inline(title)}", "",
            f"Source: {inline(doc['source']['kind'])} at {inline(doc['source']['path'])}  ",

@@ -25,6 +25,7 @@ from memtui.core.memory_source import MemorySource
 from memtui.core.model import SessionInfo
 
 INDEX = "index.html"
+ORPHANS = "orphans.html"
 
 
 def _t(value: object) -> str:
@@ -64,15 +65,24 @@ def _prompts(doc: dict[str, Any]) -> int:
     return sum(1 for task in doc["tasks"] for entry in task["timeline"] if entry["kind"] == "prompt")
 
 
-def build_site(source: MemorySource, sessions: list[SessionInfo],
-               now: Callable[[], datetime] | None = None) -> dict[str, str]:
-    """File name → HTML of each session's page and of the index."""
-    from memtui.core.export.html import page_head, render_html, with_marks
-    from memtui.core.usage import cost_text, session_costs
+def _cost(cost: dict[str, Any]) -> str:
+    """An exported cost as `memtui usage` words it ("$1.23", "$1.23 + unpriced", "unpriced")."""
+    from memtui.core.usage import cost_text
 
-    costs = session_costs(source, sessions)
+    return _t(cost_text(cost["usd"], {item["model"]: item["tokens"] for item in cost["unpriced"]}))
+
+
+def build_site(source: MemorySource, sessions: list[SessionInfo], include_orphans: bool = False,
+               now: Callable[[], datetime] | None = None) -> dict[str, str]:
+    """File name → HTML of each session's page and of the index; with `include_orphans`, a page
+    of the tasks of no session too (when there are any)."""
+    from memtui.core.export.html import page_head, render_html, with_marks
+    from memtui.core.usage import session_costs
+
+    orphans = source.tasks(None) if include_orphans else []
+    costs = session_costs(source, [*sessions, None] if orphans else sessions)
     pages: dict[str, str] = {}
-    rows, taken, prices = [], {INDEX}, None
+    rows, taken, prices = [], {INDEX, ORPHANS}, None
     for session in sessions:
         doc = build_export(source, session_id=session.id, now=now)
         prices = doc["prices"]
@@ -89,7 +99,13 @@ def build_site(source: MemorySource, sessions: list[SessionInfo],
         title = session.title or f"session {session.id}"
         out.append(f'<tr><td><a href="{escape(name, quote=True)}">{_t(title)}</a><br><span class="meta">{_t(session.id)}</span></td>'
                    f"<td>{_t(when)}</td><td class=\"num\">{prompts:,}</td><td class=\"num\">{tokens:,}</td>"
-                   f"<td>{_t(cost_text(cost['usd'], {i['model']: i['tokens'] for i in cost['unpriced']}))}</td></tr>")
+                   f"<td>{_cost(cost)}</td></tr>")
+    if orphans:  # tasks of no session: one page of their own
+        doc = build_export(source, orphans=True, now=now)
+        pages[ORPHANS], prices = render_html(doc, up=INDEX), doc["prices"]
+        out.append(f'<tr><td><a href="{ORPHANS}">Tasks without a session</a></td><td></td>'
+                   f'<td class="num">{_prompts(doc):,}</td><td class="num">{costs[None].tokens.total:,}</td>'
+                   f"<td>{_cost(doc['cost'])}</td></tr>")
     out.append("</tbody></table>")
     if prices:
         out.append(f'<p class="meta">Costs as <code>memtui usage</code> prices them: what the store recorded, '
