@@ -11,9 +11,12 @@ with HOME, CLAUDE_CONFIG_DIR, CODEX_HOME and the XDG folders pointed into scratc
 nothing is written into a real home; a cold run gets an empty cache folder.
 
 Measured in the same run, medians of `--runs` (the cold build and the first search: one run
-each unless `--cold-runs`): wall seconds and the child's peak RSS, as ratios against anchors:
+each unless `--cold-runs`): wall seconds, the child's CPU seconds (steadier on a shared
+machine) and peak RSS, the CPU seconds as ratios against anchors:
 
 - orjson decoding every line of the same files (the parse floor: MiB/s), in this process;
+- `memtui log` where no index can be kept (its cache folder cannot be made): every transcript
+  parsed, as each run did before the index;
 - `python -c pass` (a process start) and, for first paint, a trivial Textual app;
 - ccusage `session --json` through `npx --no-install` when it is installed (it is not on the
   machine this was written on: the row says so).
@@ -96,10 +99,10 @@ def home_bytes(home: Path) -> int:
 
 
 def orjson_pass(home: Path) -> float:
-    """Seconds orjson takes to decode every line of every transcript (the anchor)."""
+    """CPU seconds orjson takes to decode every line of every transcript (the anchor)."""
     import orjson
 
-    started = time.perf_counter()
+    started = time.process_time()
     for path in home.rglob("*.jsonl"):
         with open(path, "rb") as lines:
             for line in lines:
@@ -108,11 +111,15 @@ def orjson_pass(home: Path) -> float:
                         orjson.loads(line)
                     except orjson.JSONDecodeError:
                         pass
-    return time.perf_counter() - started
+    return time.process_time() - started
+
+
+CPU: dict[int, float] = {}
 
 
 def run(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS MiB, stdout) of one child, its RSS from wait4."""
+    """(wall seconds, peak RSS MiB, stdout) of one child, its RSS and CPU time from wait4 (the
+    CPU seconds kept in CPU by pid: steadier than wall time on a shared machine)."""
     started = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     chunks = []
@@ -121,6 +128,7 @@ def run(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
         chunks.append(chunk)
     _pid, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
+    CPU[-1] = usage.ru_utime + usage.ru_stime
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode})")
@@ -184,36 +192,41 @@ def main() -> None:
     transcripts = list(home.rglob("*.jsonl"))
     print(f"home: {home} — {args.sessions} sessions, {len(transcripts)} transcript files, {size / 2**20:.0f} MiB")
     memtui = [sys.executable, "-m", "memtui"]
-    rows: list[tuple[str, float, float]] = []
+    rows: list[tuple[str, float, float, float]] = []  # name, wall, CPU, peak RSS
 
     def median_of(name: str, argv: list[str], env: dict[str, str], runs: int, before=None) -> str:
-        walls, rsss, out = [], [], ""
+        walls, cpus, rsss, out = [], [], [], ""
         for _ in range(runs):
             if before is not None:
                 before()
             wall, rss, out = run(argv, env)
             walls.append(wall)
+            cpus.append(CPU[-1])
             rsss.append(rss)
-        rows.append((name, statistics.median(walls), max(rsss)))
+        rows.append((name, statistics.median(walls), statistics.median(cpus), max(rsss)))
         return out
 
     with tempfile.TemporaryDirectory() as scratch_dir:
         scratch = Path(scratch_dir)
         anchor = statistics.median(orjson_pass(home) for _ in range(args.runs))
-        rows.append(("anchor: orjson decodes every line", anchor, 0.0))
+        rows.append(("anchor: orjson decodes every line", anchor, anchor, 0.0))
         median_of("anchor: python -c pass", [sys.executable, "-c", "pass"], os.environ.copy(), args.runs)
         envs = []
 
         def fresh_env() -> None:
             envs.append(scratch_env(scratch / f"cold{len(envs)}", home))
 
+        fresh_env()
+        unusable = dict(envs[-1], XDG_CACHE_HOME=str(scratch / "a-file"))
+        (scratch / "a-file").write_text("no cache folder can be made here\n")
+        median_of("no index (cache folder unusable): log --json", [*memtui, "log", str(home), "--json"], unusable, 1)
         cold_walls = []
         for n in range(args.cold_runs):
             fresh_env()
             wall, rss, listing = run([*memtui, "log", str(home), "--json"], envs[-1])
-            cold_walls.append((wall, rss))
-        rows.append(("cold: memtui log HOME --json (index built)", statistics.median(w for w, _ in cold_walls),
-                     max(r for _, r in cold_walls)))
+            cold_walls.append((wall, CPU[-1], rss))
+        rows.append(("cold: memtui log HOME --json (index built)", statistics.median(w for w, _c, _r in cold_walls),
+                     statistics.median(c for _w, c, _r in cold_walls), max(r for _w, _c, r in cold_walls)))
         env = envs[-1]
         index = sum(p.stat().st_size for p in (Path(env["XDG_CACHE_HOME"]) / "memtui" / "index").iterdir())
         listing = median_of("warm: memtui log HOME --json", [*memtui, "log", str(home), "--json"], env, args.runs)
@@ -236,13 +249,14 @@ def main() -> None:
         paint = [] if args.no_paint else first_paint_rows(home, env, args.runs, newest)
 
     mib = size / 2**20
+    cold_cpu = cold_walls[0][1]
     print(f"\nindex file: {index / 2**20:.1f} MiB = {index / size:.1%} of the home")
-    print(f"parse throughput: cold log {mib / cold_walls[0][0]:.1f} MiB/s, orjson line decode {mib / anchor:.1f} MiB/s "
-          f"(cold log {cold_walls[0][0] / anchor:.1f}x the orjson pass)")
-    start = next(w for n, w, _ in rows if n == "anchor: python -c pass")
-    print(f"\n{'what':<46} {'seconds':>8} {'x orjson':>9} {'x start':>8} {'peak RSS MiB':>13}")
-    for name, wall, rss in rows:
-        print(f"{name:<46} {wall:>8.3f} {wall / anchor:>9.2f} {wall / start:>8.1f} {rss:>13.0f}")
+    print(f"parse throughput (CPU): cold log {mib / cold_cpu:.1f} MiB/s, orjson line decode {mib / anchor:.1f} MiB/s "
+          f"(cold log {cold_cpu / anchor:.1f}x the orjson pass); one process (no worker pool)")
+    start = next(c for n, _w, c, _r in rows if n == "anchor: python -c pass")
+    print(f"\n{'what':<46} {'wall s':>8} {'CPU s':>8} {'CPU x orjson':>12} {'CPU x start':>11} {'peak RSS MiB':>13}")
+    for name, wall, cpu, rss in rows:
+        print(f"{name:<46} {wall:>8.3f} {cpu:>8.3f} {cpu / anchor:>12.2f} {cpu / max(start, 1e-3):>11.1f} {rss:>13.0f}")
     for name, wall in paint:
         print(f"{name:<46} {wall:>8.3f}")
     if len(paint) == 2:
