@@ -167,3 +167,22 @@ def test_chain_lists_the_read_files_of_the_config_that_wins(repo, tmp_path):
     files, found = chain()
     assert files == [("CONVENTIONS.md", 0)]
     assert found.files[0].reason.startswith("not loaded: Aider reads it only when")
+
+
+def test_the_last_session_is_open_while_aider_runs_in_the_repository(repo):
+    """Aider records no end: a running `aider` in the repository makes its last conversation open
+    (and resuming it says so); without one every session is closed."""
+    (repo / ".aider.chat.history.md").write_text(history(repo, git(repo, "rev-parse", "--short", "HEAD")))
+    source = open_repo(repo)
+    assert {s.status for s in source.sessions()} == {"closed"}
+    running = subprocess.Popen(["aider", "60"], executable=shutil.which("sleep"), cwd=repo)
+    try:
+        source.reload()
+        newest, older = sorted(source.sessions(), key=lambda s: s.created_at, reverse=True)
+        assert (newest.status, older.status) == ("open", "closed")
+        assert source.resume_command(newest.id).open
+    finally:
+        running.kill()
+        running.wait()
+    source.reload()
+    assert {s.status for s in source.sessions()} == {"closed"}

@@ -15,6 +15,7 @@ from memtui.core.agents.aider.commits import (Commit, FileChange, GitError, blob
                                               toplevel)
 from memtui.core.agents.aider.history import (HISTORY, INPUT_HISTORY, Chat, Step, Turn, date_prompts,
                                               read_history, read_input_times)
+from memtui.core.agents.aider.processes import aider_running_in
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, ResumeCommand, SessionInfo, StepInfo, TaskInfo
 from memtui.core.paths import files_key
@@ -35,6 +36,7 @@ class AiderIndex(Index):
     commits: dict[str, tuple[Turn, Step, Commit]] = field(default_factory=dict)  # commit step id → its commit
     sizes: dict[str, int] = field(default_factory=dict)  # blob → bytes
     of_turn: dict[str, list[str]] = field(default_factory=dict)  # task id → its commit step ids
+    running: bool | None = None  # an aider process works in the repository (None: cannot tell)
 
 
 class AiderSource(UndoRecorder, IndexedSource[AiderIndex], RollbackHooks, ResumeHooks, LiveWatch):
@@ -97,6 +99,7 @@ class AiderSource(UndoRecorder, IndexedSource[AiderIndex], RollbackHooks, Resume
         if wanted:
             self._read_commits(ix, wanted, problems)
         ix.problems = problems
+        ix.running = aider_running_in(self.workspace) if chats and self.workspace is not None else None
         ix.counts = {"sessions": len(ix.sessions), "prompts": len(ix.turns), "commits": len(ix.commits),
                      "file_changes": sum(len(c.files) for _t, _s, c in ix.commits.values())}
         return ix
@@ -127,11 +130,14 @@ class AiderSource(UndoRecorder, IndexedSource[AiderIndex], RollbackHooks, Resume
     def sessions(self) -> list[SessionInfo]:
         ix = self.index()
         stored, key = files_key([self.history])
+        last = next(reversed(ix.sessions), None)
         out = []
         for chat in ix.sessions.values():
             created = chat.started_at or file_time(self.history)
             updated = max((self._task(ix, t).updated_at or created for t in chat.turns), key=sort_key, default=created)
-            out.append(SessionInfo(id=chat.id, title=preview(chat.turns[0].prompt), status="unknown",
+            # Only the last conversation can be the one a running aider continues.
+            status = "unknown" if ix.running is None else "open" if ix.running and chat.id == last else "closed"
+            out.append(SessionInfo(id=chat.id, title=preview(chat.turns[0].prompt), status=status,
                                    current_task_id=chat.turns[-1].id, created_at=created, updated_at=updated,
                                    task_count=len(chat.turns), current_title=preview(chat.turns[-1].prompt),
                                    stored_bytes=stored, files_key=key))
@@ -255,6 +261,7 @@ class AiderSource(UndoRecorder, IndexedSource[AiderIndex], RollbackHooks, Resume
     def resume_command(self, session_id: Id) -> ResumeCommand:
         """Aider resumes a repository's last conversation, not a chosen one: the command is the
         same for every session of the history."""
-        self.found(self.index().sessions, session_id, "session")
-        return ResumeCommand(("aider", "--restore-chat-history"), self.workspace)
+        ix = self.index()
+        self.found(ix.sessions, session_id, "session")
+        return ResumeCommand(("aider", "--restore-chat-history"), self.workspace, open=bool(ix.running))
 
