@@ -67,6 +67,18 @@ def test_sub_agents_are_nested_under_the_prompt_that_started_them(live):
     assert listed.current_task_id == session.prompts[-1].id  # the last prompt, not a sub-agent's task
 
 
+def test_each_prompts_messages_are_its_prompt_and_the_replies(live):
+    """What export and search read as a task's messages: the prompt as stored, then each reply
+    text OpenCode recorded, in order."""
+    _fixture, truth, source, session = live
+    for task, prompt in zip(session.prompts, truth["prompts"]):
+        messages = source.messages(task.id)
+        assert (messages[0].role, messages[0].content) == ("user", prompt_as_stored(prompt))
+        replies = [s.result for s in source.steps(task.id) if s.tool == "reply" and s.result]
+        assert [(m.role, m.content) for m in messages[1:]] == [("assistant", r) for r in replies]
+        assert replies, "every scripted prompt ends with a reply"
+
+
 def test_shell_commands_and_their_errors(live):
     _fixture, truth, source, session = live
     for task, turn in zip(session.prompts, truth["turns"]):

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from memtui.core.agents.opencode.index import Change, OpenCodeIndex, read_index
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
-from memtui.core.model import CheckpointInfo, Id, Problem, Reference, ResumeCommand, SessionInfo, StepInfo, TaskInfo
+from memtui.core.model import (CheckpointInfo, Id, MessageInfo, Problem, Reference, ResumeCommand, SessionInfo, StepInfo,
+                               TaskInfo)
 from memtui.core.sources.base import ContentUnknown, IndexedSource, SourceEntryInfo, page
 from memtui.core.sources.transcript_root import restore_note
 from memtui.core.sources.transcript_undo import UndoRecorder
@@ -124,6 +125,15 @@ class OpenCodeSource(UndoRecorder, IndexedSource[OpenCodeIndex], RollbackHooks, 
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         return page(self.found(self.index().tasks, task_id, "task").steps, offset, limit)
+
+    def messages(self, task_id: Id) -> list[MessageInfo]:
+        """The prompt, then OpenCode's text replies."""
+        task = self.found(self.index().tasks, task_id, "task")
+        out = [MessageInfo(id=f"{task.info.id}/prompt", task_id=task.info.id, role="user", content=task.info.summary,
+                           created_at=task.info.created_at)]
+        return out + [MessageInfo(id=f"{s.id}/reply", task_id=task.info.id, role="assistant", content=s.result,
+                                  created_at=s.created_at)
+                      for s in task.steps if s.tool == "reply" and isinstance(s.result, str) and s.result]
 
     def references(self, task_id: Id) -> list[Reference]:
         """Handoffs at either end: the task whose `task` call started a sub-agent → its tasks."""
