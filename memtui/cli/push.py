@@ -16,6 +16,8 @@ def register(sub) -> None:
     p.add_argument("--team", metavar="URL", help="the team store (postgresql://…; default: $MEMTUI_TEAM_URL)")
     p.add_argument("--machine", metavar="NAME", help="the name this machine's rows get (default: its hostname)")
     p.add_argument("--dry-run", action="store_true", help="write nothing: say what a push would write")
+    p.add_argument("--watch", nargs="?", const=60.0, type=float, metavar="SECONDS",
+                   help="push again every SECONDS (default 60) until interrupted: a line per push that wrote")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -34,6 +36,8 @@ def run(args) -> int:
         raise MemtuiError(f"--team takes a postgresql:// URL, not {url!r}")
     paths = [Path(p).expanduser() for p in args.paths] or [Path.home()]
     progress = _progress if sys.stderr.isatty() and not args.json else None
+    if args.watch is not None:
+        return _watch(paths, url, args, max(args.watch, 0.1))
     report = push(paths, url, machine=args.machine, dry_run=args.dry_run, progress=progress)
     if progress is not None:
         sys.stderr.write("\r\033[K")
@@ -41,6 +45,26 @@ def run(args) -> int:
     doc["team"] = shown_url(url)
     emit(doc, args.json, _text)
     return 0
+
+
+def _watch(paths: list[Path], url: str, args, every: float) -> int:
+    """Push, then again every `every` seconds, until interrupted (Ctrl-C: exit 130); the first push
+    and each later one that wrote something print their summary."""
+    import time
+
+    from memtui.core.store.team import shown_url
+    from memtui.core.team.push import push
+
+    first = True
+    while True:
+        report = push(paths, url, machine=args.machine, dry_run=args.dry_run)
+        if first or report.written:
+            doc = report.to_json()
+            doc["team"] = shown_url(url)
+            emit(doc, args.json, _text)
+            sys.stdout.flush()
+        first = False
+        time.sleep(every)
 
 
 def _progress(line: str) -> None:

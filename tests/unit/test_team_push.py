@@ -177,3 +177,29 @@ def test_sessions_name_the_machine_and_agent_they_came_from(machines, team_url, 
     assert "[devbox · codex]" in out and "[laptop · memtui]" in out
     with AgentStore.open(machines[0].home / "work", readonly=True) as local:
         assert {s.origin for s in local.sessions()} == {""}  # a store on this machine names none
+
+
+def test_push_watch_pushes_what_is_new_until_interrupted(machines, team_url, tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    work = tmp_path / "work"
+    shutil.copytree(machines[0].home / "work", work)
+    env = {**os.environ, **machines[0].env}
+    proc = subprocess.Popen([sys.executable, "-m", "memtui", "push", str(work), "--team", team_url, "--machine", "m",
+                             "--watch", "0.2", "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        first = json.loads(proc.stdout.readline())
+        assert first["written"] == first["sessions"] > 0
+        with AgentStore.open(work) as store:
+            store.start_task(store.start_session("new while watching"), "t")
+        second = json.loads(proc.stdout.readline())  # the next push that wrote: the new session only
+        assert second["written"] == 1
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 130
+    with TeamStore.open(team_url, readonly=True) as team:
+        assert "new while watching" in {s.title for s in team.sessions()}
