@@ -219,3 +219,21 @@ def test_memtui_search_finds_a_sub_agents_prompt_and_its_steps(capsys, monkeypat
     assert any(helper in h["text"] for h in hits if h["kind"] == "task")
     assert fingerprint(fixture / "home") == before
     assert any((tmp_path / "XDG_CACHE_HOME").rglob("*"))  # the index lives in memtui's cache folder
+
+
+def test_sessions_whose_parents_loop_are_each_listed(tmp_path):
+    """A damaged database whose sessions name each other as parents: each is shown, no task lost."""
+    fixture = next((f for f in FIXTURES if f.name == "subagent"), None)
+    if fixture is None:
+        pytest.skip("no OpenCode sub-agent fixture")
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    (folder / "opencode.db").write_bytes((data_folder(fixture) / "opencode.db").read_bytes())
+    with sqlite3.connect(folder / "opencode.db") as conn:
+        [(child, parent)] = conn.execute("SELECT id, parent_id FROM session WHERE parent_id IS NOT NULL").fetchall()
+        conn.execute("UPDATE session SET parent_id = ? WHERE id = ?", (child, parent))
+    conn.close()
+    [found] = discover(folder)
+    source = found.open()
+    assert sorted(s.id for s in source.sessions()) == sorted([child, parent])
+    assert sum(len(source.tasks(s.id)) for s in source.sessions()) == 2

@@ -129,12 +129,15 @@ class _Reader:
 
     @staticmethod
     def _top(sid: str, by_id: dict[str, Any]) -> str:
-        """The session a sub-agent's session is listed in: its topmost parent read here."""
-        seen = {sid}
-        while by_id[sid]["parent_id"] in by_id and by_id[sid]["parent_id"] not in seen:
-            sid = by_id[sid]["parent_id"]
-            seen.add(sid)
-        return sid
+        """The session a sub-agent's session is listed in: its topmost parent read here (itself
+        when its parents loop back to it: a damaged database still shows every session)."""
+        seen, here = {sid}, sid
+        while by_id[here]["parent_id"] in by_id:
+            here = by_id[here]["parent_id"]
+            if here in seen:
+                return sid
+            seen.add(here)
+        return here
 
     def _listed(self, s: Any) -> None:
         """The top session `s`, its tasks in order with each task's sub-agents right after it."""
@@ -148,8 +151,9 @@ class _Reader:
         def emit(task_id: str) -> None:
             order.append(task_id)
             for child in children.get(task_id, []):
-                ix.handoffs.setdefault(task_id, []).extend(self.own.get(child, []))
-                for sub in self.own.get(child, []):
+                subs = [t for t in self.own.get(child, []) if ix.tasks[t].info.session_id == sid]  # listed here
+                ix.handoffs.setdefault(task_id, []).extend(subs)
+                for sub in subs:
                     emit(sub)
 
         for task_id in self.own.get(sid, []):
