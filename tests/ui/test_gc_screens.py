@@ -302,3 +302,24 @@ async def test_a_reload_leaves_the_cursor_and_the_open_sessions_as_they_were(dem
         await settle(pilot, 6)
         with AgentStore.open(demo_copy, readonly=True) as store:
             assert store.task(3).pinned
+
+
+async def test_the_apply_question_counts_in_words(tmp_path, open_app):
+    """One reclaimable task of one step: the question read "(1 steps, 0 checkpoints, 0
+    entries, 0 stored contents)"."""
+    from memtui.core.store import AgentStore
+
+    with AgentStore.open(tmp_path) as store:
+        session = store.start_session("done long ago")
+        task = store.start_task(session, "one step")
+        store.record_step(task, "bash", {"command": "true"}, "ok")
+        store.finish_task(task)
+        store.close_session(session)
+    async with open_app(tmp_path, size=(120, 30)) as pilot:
+        await pilot.press("g")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        body = " ".join(str(pilot.app.screen.body).split())
+        assert "of 1 task (1 step, 0 checkpoints, 0 entries, 0 stored contents)" in body, body

@@ -192,3 +192,19 @@ async def test_search_on_an_agent_home_finds_a_step_and_enter_selects_it(tmp_pat
         assert str(app.screen.query_one(StepTimeline).task_id) == chosen.task
         assert "shellenv" in str(step.result)
     assert files() == before
+
+
+async def test_at_80x24_a_long_decision_title_is_cut_with_an_ellipsis(demo_path, open_screen, shown):
+    """The decision column ran past the pane's edge ("Compile route patterns w") with a
+    sideways scrollbar."""
+    from textual.widgets import DataTable
+
+    async with open_screen(demo_path, lambda: DecisionsScreen(demo_path), size=(80, 24)) as pilot:
+        table = pilot.app.screen.query_one("#decisions-table", DataTable)
+        assert not table.show_horizontal_scrollbar
+        titles = [d.title for d in pilot.app.screen.decisions]
+        rows = [line.split("│")[0].rstrip() for line in shown(pilot.app).splitlines() if line.startswith(" 2026-")]
+        assert len(rows) == len(titles), rows
+        for row, title in zip(rows, titles):
+            cell = row.split("  ")[-1].strip()
+            assert cell == title or (cell.endswith("…") and title.startswith(cell[:-1])), row

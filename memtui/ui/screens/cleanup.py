@@ -279,7 +279,8 @@ class CleanupScreen(MemtuiScreen[None]):
         elif event.result is not None:
             r = event.result
             verb = "Archived" if event.what == "archive" else "Deleted"
-            text = f"{verb} {len(r.done):,} sessions/orphan groups, {human_bytes(r.bytes_removed)} freed"
+            done = counted(len(r.done), "session or orphan group", "sessions or orphan groups")
+            text = f"{verb} {done}, {human_bytes(r.bytes_removed)} freed"
             if event.what == "archive":
                 text += f" (archive {human_bytes(r.archive_bytes)})"
             if r.skipped:

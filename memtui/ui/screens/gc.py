@@ -202,8 +202,9 @@ class GcScreen(MemtuiScreen[None]):
             return
         totals = plan.totals()
         body = (f"Delete the steps, checkpoints and entries of {counted(len(plan.reclaimable), 'task')}"
-                f" ({totals['steps']:,} steps, {totals['checkpoints']:,} checkpoints, {totals['entries']:,}"
-                f" entries, {totals['blobs']:,} stored contents): {human_bytes(plan.reclaimable_bytes)}.\n"
+                f" ({counted(totals['steps'], 'step')}, {counted(totals['checkpoints'], 'checkpoint')},"
+                f" {counted(totals['entries'], 'entry', 'entries')}, {counted(totals['blobs'], 'stored content')}):"
+                f" {human_bytes(plan.reclaimable_bytes)}.\n"
                 "Task rows, references, messages and summaries stay. This cannot be undone.")
 
         def answered(yes: bool | None) -> None:

@@ -11,7 +11,6 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
@@ -23,6 +22,7 @@ from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.text import human_tokens, safe_text
 from memtui.ui.widgets.key_footer import KeyFooter
+from memtui.ui.widgets.record_table import fit_last_column
 from memtui.ui.widgets.usage_chart import UsageChart
 from memtui.ui.workers import failure_reason
 
@@ -144,18 +144,10 @@ class UsageScreen(MemtuiScreen[None]):
         self._fit_names()
 
     def _fit_names(self) -> None:
-        """The session titles and model names take what the figures leave of their table, cut
-        with `…` (left to their own width they ran past the edge: "Add request routing with pat")."""
+        """Session titles and model names cut with `…` inside their pane (left to their own
+        width they ran past its edge: "Add request routing with pat")."""
         for table in self.query("#usage-sessions, #usage-models").results(DataTable):
-            columns = list(table.columns.values())
-            if not columns or not table.size.width:
-                continue
-            figures = sum(column.get_render_width(table) for column in columns[:-1])
-            width = max(8, table.scrollable_content_region.width - figures - 2 * table.cell_padding)
-            if columns[-1].width != width or columns[-1].auto_width:
-                columns[-1].width, columns[-1].auto_width = width, False
-                table.virtual_size = Size(figures + width + 2 * table.cell_padding, table.virtual_size.height)
-                table.notify_style_update()  # rows are cached drawn at the old width: redraw them
+            fit_last_column(table)
 
     def _show_groups(self) -> None:
         if self.data is None:

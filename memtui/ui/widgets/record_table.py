@@ -30,6 +30,22 @@ FIRST_PAGE = 60
 terminal shows and the prefetch distance; the next page follows as the cursor goes down."""
 
 
+def fit_last_column(table: DataTable) -> None:
+    """Give a plain DataTable's last column (a title, a name) what the columns before it leave
+    of the table's width, so a long cell is cut with `…` inside the table rather than running
+    past its edge behind a sideways scrollbar. Call once laid out and on each resize."""
+    columns = list(table.columns.values())
+    if not columns or not table.size.width:
+        return
+    before = sum(column.get_render_width(table) for column in columns[:-1])
+    width = max(8, table.scrollable_content_region.width - before - 2 * table.cell_padding)
+    last = columns[-1]
+    if last.width != width or last.auto_width:
+        last.width, last.auto_width = width, False
+        table.virtual_size = Size(before + width + 2 * table.cell_padding, table.virtual_size.height)
+        table.notify_style_update()  # rows are cached drawn at the old width: redraw them
+
+
 class RecordTable(StylesPerPass, DataTable, Generic[R]):
     """Rows from records; paged; `/`-filterable (`filter_text`)."""
 
