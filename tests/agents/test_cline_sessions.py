@@ -86,7 +86,7 @@ def test_file_changes_carry_the_truths_bytes(live):
                 assert set(removed) <= set(change["before"].splitlines()) and set(added) <= set(change["after"].splitlines())
 
 
-def test_cli_verbs_and_resume(live, capsys, tmp_path):
+def test_cli_verbs_search_and_resume(live, capsys, tmp_path):
     fixture, truth, source = live
     [session] = source.sessions()
     command = source.resume_command(session.id)
@@ -95,6 +95,9 @@ def test_cli_verbs_and_resume(live, capsys, tmp_path):
     data = data_folder(fixture)
     assert main(["log", str(data), "--json"]) == 0
     assert main(["export", str(data), "--session", str(session.id), "-o", str(tmp_path / "out.md")]) == 0
+    capsys.readouterr()
+    assert main(["search", str(data), "notes"]) == 0  # its index in memtui's cache folder, not the home
+    assert f"task {session.id}:1" in capsys.readouterr().out
     assert main(["sources", str(data)]) == 0
     assert "cline" in capsys.readouterr().out
 
