@@ -157,7 +157,13 @@ class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWat
         return list(rows) if rows is not None else [self.task_info(ix.turns[t]) for t in ix.sessions[str(session_id)].turns]
 
     def task(self, task_id: Id) -> TaskInfo:
-        return self.task_info(self.turn_of(self.index(), task_id))
+        """The task's row as its session's part listed it (no turn read: the sessions pane asks
+        each listed session's current task)."""
+        ix = self.index()
+        for row in ix.task_rows.get(str(task_id).split(":", 1)[0]) or ():
+            if str(row.id) == str(task_id):
+                return row
+        return self.task_info(self.turn_of(ix, task_id))
 
     def step_info(self, ix: TurnIndexT, turn: Any, seq: int, item: Any) -> StepInfo:
         """The StepInfo of `item`, the `seq`-th step (from 1) of one of the index's turns."""
