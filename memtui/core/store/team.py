@@ -196,8 +196,8 @@ class TeamStore(AgentStore, SessionPush):
 
     def instead(self, capability: Capability) -> str:
         if capability is Capability.ROLLBACK and capability not in self.withheld:
-            return ("files are rolled back only on the machine that owns them: run the rollback there against its"
-                    " own store (`memtui rollback WORKSPACE CHECKPOINT`; the diff pane names the machine)")
+            return ("files are rolled back only on the machine that owns them: run `memtui rollback PATH --checkpoint ID`"
+                    " there, against its own store (`memtui log` of the team store names each session's machine)")
         if capability in (Capability.STATS, Capability.VACUUM):
             return "a server has no file to count free pages of or vacuum; ask PostgreSQL (VACUUM (VERBOSE))"
         if capability is Capability.LIVE:
@@ -288,7 +288,7 @@ class TeamStore(AgentStore, SessionPush):
         origin = self.origin_of_checkpoint(checkpoint_id)
         if origin is None:
             return (f"checkpoint {checkpoint_id} names no machine; roll it back from the store it was recorded in"
-                    " (`memtui rollback WORKSPACE CHECKPOINT`)")
+                    " (`memtui rollback PATH --checkpoint ID`)")
         machine, agent, session, store_path = origin
-        return (f"on {machine}: memtui rollback {store_path} CHECKPOINT (the {agent} session {session};"
-                " checkpoint ids are that store's own)")
+        return (f"on {machine}: memtui rollback {store_path} --checkpoint ID (the {agent} session {session};"
+                " ID as `memtui log` there lists it: checkpoint ids are that store's own)")
