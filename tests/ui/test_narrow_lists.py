@@ -28,6 +28,11 @@ async def test_the_source_switcher_shows_problems_and_path_whole(demo_path: Path
         assert "Counts" in header and "Problems " in header and "Path" in header
         assert ".agent/agent.db" in _line_with(text, "●  memtui")  # the row's path, whole
         assert "—" in _line_with(text, "Memory files")  # its problems cell
+        # The counts leave out whole counts where the room is short: at 160 columns the row
+        # read "sessions 10 · tasks 18 · steps 255 · checkpoints 26 · entries…".
+        counts = re.search(r"memtui\s+(sessions .*?)\s{2,}", _line_with(text, "●  memtui")).group(1)
+        assert counts.startswith("sessions 10 · tasks 18") and "…" not in counts, counts
+        assert all(re.fullmatch(r"[a-z ]+ \d+", part) for part in counts.split(" · ")), counts
 
 
 async def test_statistics_keep_the_kind_whole_at_100_columns(demo_path: Path, open_app, settled, shown) -> None:

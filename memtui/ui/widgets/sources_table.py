@@ -9,7 +9,7 @@ from typing import Any, Iterable
 from rich.text import Text
 
 from memtui.ui.labels import KIND_LABELS, counts_line, shown_path
-from memtui.ui.text import EndKept, safe_text
+from memtui.ui.text import EndKept, Fitting, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
 
@@ -22,6 +22,14 @@ class SourceRow:
     problems: int
     notes: tuple[str, ...] = ()
     """The first problems as lines ("file:line: message"), shown under the table."""
+
+
+def counts_cell(counts: dict[str, int]) -> Fitting:
+    """The counts as the room allows: whole counts, the last ones left out first ("sessions 10
+    · tasks 18 · steps 255 · checkpoints 26", not "… · entries…")."""
+    items = list(counts.items())
+    forms = [safe_text(counts_line(dict(items[:n]), 200)) for n in range(len(items), 0, -1)]
+    return Fitting(*forms) if forms else Fitting(safe_text(""))
 
 
 class SourcesTable(RecordTable[SourceRow]):
@@ -58,7 +66,7 @@ class SourcesTable(RecordTable[SourceRow]):
         return (
             Text("●" if self.is_current(record) else " ", style="bold"),
             Text(KIND_LABELS.get(source.kind, source.kind), style="bold"),
-            safe_text(counts_line(record.counts, 200)),
+            counts_cell(record.counts),
             Text(str(record.problems) if record.problems else "—", style="bold" if record.problems else "dim",
                  justify="right"),
             EndKept(safe_text(shown_path(source.path, self.opened))),
