@@ -100,8 +100,8 @@ def _cut_view(view: dict[str, Any] | None) -> dict[str, Any] | None:
     if view is None:
         return None
     out = {k: (_cut(v, TEXT_LIMIT)[0] if isinstance(v, str) and k != "kind" else v) for k, v in view.items()}
-    if "edits" in out:
-        out["edits"] = [{k: _cut(v, TEXT_LIMIT)[0] for k, v in e.items()} for e in out["edits"]]
+    if isinstance(view.get("edits"), list):
+        out["edits"] = [{k: _cut(v, TEXT_LIMIT)[0] for k, v in e.items()} for e in view["edits"]]
     return out
 
 

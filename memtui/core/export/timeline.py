@@ -98,7 +98,7 @@ def timeline(messages: list[dict], steps: list[dict], thinking: list[dict], chil
         others.append((False, {"kind": "checkpoint", "at": cp["created_at"], "checkpoint": n}))
     for child in children:
         others.append((False, {"kind": "subagent", "at": child["created_at"], "task": child["id"]}))
-    timed = sorted(((before, _moment(e["at"]), e) for before, e in others if e["at"] is not None),
+    timed = sorted(((before, at, e) for before, e in others if (at := _moment(e["at"])) is not None),
                    key=lambda o: o[1])
     # Without a time: a prompt opens the task, anything else closes it.
     first = [o[1] for o in others if o[1]["at"] is None and o[1]["kind"] == "prompt"]

@@ -110,9 +110,9 @@ def task_costs(source: "MemorySource", task_id: "Id", pricer: Pricer | None = No
     return own, whole
 
 
-def session_costs(source: "MemorySource", sessions: "Iterable[SessionInfo]", pricer: Pricer | None = None,
-                  cancelled: "Callable[[], bool]" = lambda: False) -> "dict[Id, Group]":
-    """Each session's tokens and cost (the sessions pane's Cost column)."""
+def session_costs(source: "MemorySource", sessions: "Iterable[SessionInfo | None]", pricer: Pricer | None = None,
+                  cancelled: "Callable[[], bool]" = lambda: False) -> "dict[Id | None, Group]":
+    """Each session's tokens and cost (the sessions pane's Cost column); None: the tasks of no session."""
     pricer = pricer or shared_pricer()
     out: dict = {}
     for session in sessions:
