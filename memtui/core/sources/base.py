@@ -75,7 +75,9 @@ class Index:
     tables are typed fields: `Transcripts.turns`, `Rollouts.changes` …) and adds its tables;
     every index has its counts (what `memtui sources` prints) and the problems met while
     reading. Built whole, then served: its tables never change once a source serves it (a read
-    may still add what it meets on the way: a problem of a step read, a session's file sizes)."""
+    may still add what it meets on the way: a problem of a step read, a session's file sizes;
+    an index kept in memtui's cache folder fills its heavy tables a session at a time as reads
+    ask for them, memtui.core.sources.kept_parts)."""
 
     counts: dict[str, int] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
