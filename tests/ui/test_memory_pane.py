@@ -49,7 +49,7 @@ async def test_jsonl_shows_a_table_and_the_malformed_line(tmp_path, open_memory)
         app = pilot.app
         assert app.screen.query_one(ContentSwitcher).current == "memory-jsonl"
         notice = str(app.screen.query_one("#jsonl-problems").render())
-        assert "1 malformed line(s) skipped: 3" in notice
+        assert "1 malformed line skipped: 3" in notice
         assert app.screen.query_one("#jsonl-records").row_count == 3
 
 
@@ -328,7 +328,7 @@ async def test_undo_and_history_read_and_write_off_the_ui_thread(tmp_path, open_
         await settle(pilot)
         assert type(app.screen).__name__ == "HistoryScreen"
         assert app.screen.query_one("#history-preview", TextArea).text == original
-        assert "History of MEMORY.md — 1 kept version(s)" in shown(app)
+        assert "History of MEMORY.md — 1 kept version" in shown(app)
         await pilot.press("enter")
         await settle(pilot)
         assert path.read_text() == original
