@@ -18,8 +18,8 @@ machine) and peak RSS, the CPU seconds as ratios against anchors:
 - `memtui log` where no index can be kept (its cache folder cannot be made): every transcript
   parsed, as each run did before the index;
 - `python -c pass` (a process start) and, for first paint, a trivial Textual app;
-- ccusage `session --json` through `npx --no-install` when it is installed (it is not on the
-  machine this was written on: the row says so).
+- ccusage `session --json` and `daily --json` (offline, its bundled prices), installed once
+  into a cache folder by tests/unit/ccusage_support.py (node and npm needed; else the row says why).
 """
 
 from __future__ import annotations
@@ -240,12 +240,15 @@ def main() -> None:
                   before=lambda: grow(grown))
         median_of("one session grew 100 lines: search", [*memtui, "search", str(home), WORD, "--json"], env,
                   args.runs, before=lambda: grow(grown))
-        ccusage = subprocess.run(["npx", "--no-install", "ccusage", "--version"], capture_output=True, text=True,
-                                 env=env, check=False) if shutil.which("npx") else None
-        if ccusage is not None and ccusage.returncode == 0:
-            median_of("anchor: ccusage session --json", ["npx", "--no-install", "ccusage", "session", "--json"], env, args.runs)
+        from ccusage_support import VERSION, ccusage
+
+        binary, why = ccusage()  # installed once into a cache folder (tests/unit/ccusage_support.py)
+        if binary is not None:
+            median_of(f"anchor: ccusage {VERSION} session --json -O", [str(binary), "session", "--json", "-O"], env,
+                      args.runs)
+            median_of(f"anchor: ccusage {VERSION} daily --json -O", [str(binary), "daily", "--json", "-O"], env, args.runs)
         else:
-            print("ccusage: not installed here (npx --no-install ccusage fails): no ccusage anchor")
+            print(f"ccusage: not run ({why})")
         paint = [] if args.no_paint else first_paint_rows(home, env, args.runs, newest)
 
     mib = size / 2**20
