@@ -17,6 +17,7 @@ from memtui.ui.widgets.sessions_table import OrphansRow, SessionsTable
 from memtui.ui.widgets.step_timeline import StepTimeline
 from memtui.ui.widgets.task_tree import TaskTree
 from conftest import notifications
+from pilot_support import settle
 
 
 
@@ -280,9 +281,11 @@ async def test_step_totals_say_unknown_tokens_when_no_step_recorded_any(crafted_
         assert "1,200 steps" in totals and "tokens —" in totals and "0 tokens" not in totals
 
 
-async def test_big_task_loads_steps_in_pages(crafted_path: Path, settled, open_app) -> None:
-    async with open_app(crafted_path, size=SIZE) as pilot:
-        app = pilot.app
+async def test_big_task_loads_steps_in_pages(crafted_path: Path, settled, app_for) -> None:
+    app = app_for(crafted_path)
+    app.follower.enabled = False  # not followed, a task opens on its first page (followed and running: its last)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
         tree = app.screen.query_one(TaskTree)
         big = next(n.data for n in tree.root.children if n.data.title == "A long task")
         tree.select_task(big.id)
@@ -412,7 +415,8 @@ async def test_the_footer_follows_the_focused_pane(demo_path: Path, open_app, sh
         assert "Split" not in footer() and "Hunk" not in footer() and "Roll back" not in footer()
         await pilot.press("2")
         assert "p Pin" in footer() and "r Roll back" in footer() and "Split" not in footer()
-        await pilot.press("3")
+        await pilot.press("3", "home")  # the running task opened on its newest step: its first
+        await settle(pilot)
         assert "o Step" in footer() and "p Pin" not in footer()
         await pilot.press("5")  # the first step changed no files: no diff keys (below, a step that did)
         assert "R Checkpoint" in footer() and "Split" not in footer(), footer()
