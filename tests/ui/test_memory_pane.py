@@ -369,3 +369,13 @@ async def test_an_editor_that_changes_nothing_saves_nothing_and_keeps_crlf(tmp_p
         await settle(pilot)
         assert path.read_bytes() == b"# Memory\r\n\r\n- kept with CRLF\r\n"
         assert [h.reason for h in list_history(root, path)] == []
+
+
+async def test_the_document_title_counts_its_lines_in_words(tmp_path, open_memory):
+    from conftest import screen_text
+
+    root = workspace(tmp_path)
+    (root / "MEMORY.md").write_text("One line only.\n")
+    async with open_memory(root, select="MEMORY.md", size=SIZE) as pilot:
+        text = screen_text(pilot.app)
+        assert "MEMORY.md  ·  1 line  ·  15 B" in text and "1 lines" not in text

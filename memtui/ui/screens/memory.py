@@ -39,7 +39,7 @@ from textual.widgets import Input
 from textual.worker import Worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
-from memtui.core.display import has_controls
+from memtui.core.display import counted, has_controls
 from memtui.core.errors import MemtuiError, SaveConflict
 from memtui.core.memory.chain import ChainFile
 from memtui.core.memory.discover import MemoryDocument, discover_documents
@@ -217,7 +217,7 @@ class MemoryScreen(MemtuiScreen[None]):
             return
         self.opened = opened = event.opened
         doc = self.docs.get(event.rel)
-        self.view.title(event.rel if doc is None else f"{event.rel}  ·  {doc.lines} lines  ·  {doc.size} B  ·  "
+        self.view.title(event.rel if doc is None else f"{event.rel}  ·  {counted(doc.lines, 'line')}  ·  {doc.size} B  ·  "
                         f"modified {doc.mtime:%Y-%m-%d %H:%M} UTC")
         self.view.notice(f"Read-only: {opened.encoding_error}. Nothing is re-encoded." if opened.readonly else "")
         self.view.findings([f for f in self.findings if f.file == event.rel])
