@@ -23,6 +23,7 @@ GENERIC = {
     # (module under memtui/core, the probed object as written): why a probe is right there.
     ("atomic.py", "os"): "os.getuid exists on POSIX only",
     ("memory/search_location.py", "os"): "os.getuid exists on POSIX only",
+    ("sources/part_store.py", "os"): "os.getuid exists on POSIX only",
     ("memory/chain.py", "os"): "O_NONBLOCK and O_NOCTTY exist on POSIX only",
     ("atomic.py", "ctypes.CDLL(None, use_errno=True)"): "renameat2 is in glibc 2.28+ only",
     ("memory/search.py", "exc"): "an error SQLite raised has sqlite_errorcode, one Python raised has not",

@@ -86,8 +86,6 @@ def light(part: Any) -> Any:
     return head
 
 
-def side_tables(part: Any) -> dict[str, dict]:
-    return {name: getattr(part, name) for name in part.side}
 
 
 KEEP_READ_BYTES = 64 << 20
@@ -144,9 +142,7 @@ class KeptParts:
                         loaded[column].add(path)
                         blob = self.store.blob(path, sign, column)
                         if column == "side":
-                            tables = loads(blob) if blob is not None else side_tables(read(Path(path)))
-                            for name, rows in tables.items():
-                                dict.update(getattr(whole, name), rows)
+                            whole.add_side(loads(blob) if blob is not None else read(Path(path)).side_tables())
                         else:
                             whole.add_tables(loads(blob) if blob is not None else read(Path(path)))
             return fill
@@ -175,7 +171,7 @@ class KeptParts:
                     done += 1
                     known = (sign, light(part))
                     own = stat_key(path)
-                    self.store.put(key, sign, own, dumps(known[1]), dumps(side_tables(part)), dumps(part))
+                    self.store.put(key, sign, own, dumps(known[1]), dumps(part.side_tables()), dumps(part))
                     budget -= own[0] if own is not None else 0
                     whole_part = part if budget >= 0 else None
                     if _watcher is not None:

@@ -125,6 +125,15 @@ class ListedIndex(Index, Generic[SessionT]):
     def add_tables(self, part: Self) -> None:
         """Add the part's heavy tables (its `lazy` ones) to this index's."""
 
+    def side_tables(self) -> dict[str, dict]:
+        """The side tables by name (`side`)."""
+        return {"usage_rows": self.usage_rows, "handoffs": self.handoffs}
+
+    def add_side(self, tables: dict[str, dict]) -> None:
+        """Add side tables (as `side_tables` gives them) to this index's."""
+        self.usage_rows.update(tables.get("usage_rows", {}))
+        self.handoffs.update(tables.get("handoffs", {}))
+
     def merge(self, part: Self) -> bool:
         """Add one file's part (its sessions, task rows and other tables, its counts and
         problems); a session already read from another file is reported, not read twice (False)."""
@@ -135,8 +144,7 @@ class ListedIndex(Index, Generic[SessionT]):
         self.problems.extend(part.problems)
         self.sessions.update(part.sessions)
         self.task_rows.update(part.task_rows)
-        for name in self.side:
-            getattr(self, name).update(getattr(part, name))
+        self.add_side(part.side_tables())
         self.add_tables(part)
         for name, count in part.counts.items():
             self.counts[name] = self.counts.get(name, 0) + count
