@@ -21,7 +21,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from memtui.core.memory.chain_lint import lint_chain_files
 from memtui.core.memory.chain_records import ChainFile, ChainProblem, FileRead
@@ -188,6 +188,26 @@ class ChainBuilder:
         order = {f.path: f.order for f in self.files}
         problems.sort(key=lambda p: (order.get(p.file, len(order) + 1), str(p.file), p.line or 0, p.rule))
         return AgentChain(self.agent, self.cwd, tuple(self.files), tuple(_unique(problems)))
+
+
+NESTED_MAX_DIRS = 2000
+NESTED_MAX_DEPTH = 8
+SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".hg", ".svn", "dist", "build"})
+
+
+def folders_below(cwd: Path, skip: frozenset[str] = SKIP_DIRS) -> Iterator[Path]:
+    """Each folder below `cwd` (not `cwd` itself), in sorted order, where an agent looks for
+    context files loaded on demand: hidden and `skip` folders are not entered, symlinked
+    folders are not followed, and the walk stops at NESTED_MAX_DIRS folders or NESTED_MAX_DEPTH."""
+    visited = 0
+    for dirpath, dirnames, _ in os.walk(cwd):
+        visited += 1
+        depth = len(Path(dirpath).relative_to(cwd).parts)
+        dirnames[:] = sorted(d for d in dirnames if d not in skip and not d.startswith("."))
+        if visited > NESTED_MAX_DIRS or depth >= NESTED_MAX_DEPTH:
+            dirnames[:] = []
+        if depth:
+            yield Path(dirpath)
 
 
 def user_home(env: Mapping[str, str]) -> Path | None:

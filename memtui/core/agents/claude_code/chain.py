@@ -21,15 +21,13 @@ import sys
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from memtui.core.memory.chain import AgentChain, ChainBuilder, agent_home, count_lines, user_home
+from memtui.core.memory.chain import SKIP_DIRS, AgentChain, ChainBuilder, agent_home, count_lines, folders_below, user_home
 from memtui.core.memory.documents import iter_prose_lines
 
 MAX_IMPORT_HOPS = 5
 MEMORY_MAX_LINES = 200
 MEMORY_MAX_BYTES = 25_000
-_NESTED_MAX_DIRS = 2000
-_NESTED_MAX_DEPTH = 8
-_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".hg", ".svn", ".tox", "dist", "build"})
+_SKIP_DIRS = SKIP_DIRS | {".tox"}
 
 _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
 _CODE_SPAN = re.compile(r"(`+)(?:.+?)(?<!`)\1(?!`)")
@@ -249,16 +247,7 @@ def _auto_memory_off(config: Path, project_root: Path, env: Mapping[str, str]) -
 def _nested(walk: _ClaudeWalk, cwd: Path) -> None:
     """CLAUDE.md files below the working directory: loaded when Claude reads a file there.
     Symlinked directories are not entered; the walk is bounded."""
-    visited = 0
-    for dirpath, dirnames, _ in os.walk(cwd):
-        visited += 1
-        depth = len(Path(dirpath).relative_to(cwd).parts)
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
-        if visited > _NESTED_MAX_DIRS or depth >= _NESTED_MAX_DEPTH:
-            dirnames[:] = []
-        if depth == 0:
-            continue
-        here = Path(dirpath)
+    for here in folders_below(cwd, _SKIP_DIRS):
         for path in (here / "CLAUDE.md", here / ".claude" / "CLAUDE.md", here / "CLAUDE.local.md"):
             walk.top(path, "local" if path.name == "CLAUDE.local.md" else "project",
                      "below the working directory: loaded when Claude reads a file in "

@@ -31,14 +31,11 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from memtui.core.memory.chain import AgentChain, ChainBuilder
+from memtui.core.memory.chain import AgentChain, ChainBuilder, folders_below
 
 DEFAULT_NAME = "GEMINI.md"
 MEMORY_INDEX = "MEMORY.md"
 MAX_IMPORT_HOPS = 5
-_NESTED_MAX_DIRS = 2000
-_NESTED_MAX_DEPTH = 8
-_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".hg", ".svn", "dist", "build"})
 _CODE = re.compile(r"(`+)([\s\S]*?)\1")
 _WHITE = " \t\n\r"
 
@@ -221,16 +218,7 @@ def _project_tmp(home: Path, cwd: Path) -> Path | None:
 
 def _nested(walk: _GeminiWalk, cwd: Path, names: list[str]) -> None:
     """Context files below the working directory: loaded when a tool touches a file there."""
-    visited = 0
-    for dirpath, dirnames, _ in os.walk(cwd):
-        visited += 1
-        depth = len(Path(dirpath).relative_to(cwd).parts)
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
-        if visited > _NESTED_MAX_DIRS or depth >= _NESTED_MAX_DEPTH:
-            dirnames[:] = []
-        if depth == 0:
-            continue
-        here = Path(dirpath)
+    for here in folders_below(cwd):
         for name in names:
             if _readable(here / name):
                 walk.top(here / name, "directory", "below the working directory: loaded when Gemini CLI reads or "

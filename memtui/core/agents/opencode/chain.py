@@ -28,13 +28,10 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from memtui.core.memory.chain import AgentChain, ChainBuilder, user_home
+from memtui.core.memory.chain import AgentChain, ChainBuilder, folders_below, user_home
 
 CONFIG_NAMES = ("opencode.json", "opencode.jsonc")
 _TRUTHY = frozenset({"1", "true"})
-_NESTED_MAX_DIRS = 2000
-_NESTED_MAX_DEPTH = 8
-_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".hg", ".svn", "dist", "build"})
 
 
 def config_dir(env: Mapping[str, str]) -> Path | None:
@@ -115,17 +112,10 @@ def find_up(name: str, start: Path, stop: Path) -> list[Path]:
 def nested_files(cwd: Path, names: list[str]) -> list[Path]:
     """Per folder below `cwd`, the first of `names` it holds (a bounded walk)."""
     out = []
-    visited = 0
-    for dirpath, dirnames, _ in os.walk(cwd):
-        visited += 1
-        depth = len(Path(dirpath).relative_to(cwd).parts)
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
-        if visited > _NESTED_MAX_DIRS or depth >= _NESTED_MAX_DEPTH:
-            dirnames[:] = []
-        if depth:
-            first = next((Path(dirpath) / n for n in names if _present(Path(dirpath) / n)), None)
-            if first is not None:
-                out.append(first)
+    for here in folders_below(cwd):
+        first = next((here / n for n in names if _present(here / n)), None)
+        if first is not None:
+            out.append(first)
     return out
 
 
