@@ -103,7 +103,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("command_palette", "ctrl+p", "Command palette", show=False),
     Command("refresh_data", "ctrl+r", "Reload from the store", show=False),
     Command("quit", "q", "Quit", priority=False),
-    Command("switch_source", "S", "Switch source: each store found here (memtui's and every agent's it reads)", show=False),
+    Command("switch_source", "S", "Switch source: every store found here", show=False),
     Command("memory_items", "i", "Memory items: RA.Aid facts, snippets, notes; history", show=False,
             needs=Capability.ITEMS),
     # The preview only reads (like the statistics), so a store opened --read-only shows it too;

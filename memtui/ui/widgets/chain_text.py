@@ -40,9 +40,9 @@ def chain_rows(data: bytes, entry: ChainFile, agent: str) -> list[_Row]:
     else:
         head = []
     rows = head + [_Row(i, _show(line)) for i, line in enumerate(lines, start=1)]
-    if not entry.truncated:
-        return rows
     cut = entry.loaded_bytes
+    if not entry.truncated or cut >= len(data):  # a file changed since the chain was read: no rule until it is read again
+        return rows
     index = data.count(b"\n", 0, cut)  # 0-based line holding the first unread byte
     start = data.rfind(b"\n", 0, cut) + 1
     where = f"line {entry.loaded_lines}" if cut == start else f"byte {cut:,}, line {index + 1}"
