@@ -15,7 +15,7 @@ from textual.widgets import Button, DataTable, Input, Label, Static
 from textual.worker import Worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
-from memtui.ui.widgets.record_table import fit_last_column
+from memtui.ui.widgets.record_table import FittedTable
 from memtui.core.errors import MemtuiError, SaveConflict
 from memtui.core.display import counted
 from memtui.core.memory.decisions import Decision, add_decision, default_decision_log, read_decisions
@@ -57,7 +57,7 @@ class DecisionsScreen(MemtuiScreen[None]):
         with Horizontal(id="decisions-body"):
             with Vertical(id="decisions-side"):
                 yield Input(placeholder="filter decisions", id="decisions-filter")
-                yield DataTable(id="decisions-table", cursor_type="row", zebra_stripes=True)
+                yield FittedTable(id="decisions-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="decisions-detail"):
                 yield Static(id="decisions-entry")
         yield KeyFooter()
@@ -70,9 +70,6 @@ class DecisionsScreen(MemtuiScreen[None]):
         self.query_one("#decisions-filter").display = False
         table.focus()
         self.refresh_data()
-
-    def on_resize(self) -> None:
-        fit_last_column(self.query_one(DataTable))
 
     def refresh_data(self) -> None:
         """Read the log again (the app calls this after any write)."""
@@ -101,7 +98,7 @@ class DecisionsScreen(MemtuiScreen[None]):
             return str(self.log_path)
 
     def _fill(self) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one(FittedTable)
         text = self.query_one("#decisions-filter", Input).value.strip().lower()
         table.clear()
         shown = 0
@@ -113,7 +110,7 @@ class DecisionsScreen(MemtuiScreen[None]):
             why = Content.from_markup("[b $warning]$flag", flag=NO_WHY) if decision.missing_why else "✓"
             table.add_row(safe_text(decision.date or ""), why, safe_text(decision.title or "(untitled)"), key=str(decision.index))
             shown += 1
-        self.call_after_refresh(fit_last_column, table)  # the titles cut with … inside the pane
+        table.fit()  # the titles cut with … inside the pane
         missing = sum(d.missing_why for d in self.decisions)
         status = f"{self._rel()}  ·  {counted(len(self.decisions), 'decision')}"
         if missing:

@@ -22,7 +22,7 @@ from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.text import human_tokens, safe_text
 from memtui.ui.widgets.key_footer import KeyFooter
-from memtui.ui.widgets.record_table import fit_last_column
+from memtui.ui.widgets.record_table import FittedTable
 from memtui.ui.widgets.usage_chart import UsageChart
 from memtui.ui.workers import failure_reason
 
@@ -80,9 +80,9 @@ class UsageScreen(MemtuiScreen[None]):
                 yield UsageChart(id="usage-chart")
         with Horizontal(id="usage-bottom"):
             with Vertical(id="usage-sessions-pane", classes="usage-pane"):
-                yield DataTable(id="usage-sessions", cursor_type="row")
+                yield FittedTable(id="usage-sessions", cursor_type="row")
             with Vertical(id="usage-models-pane", classes="usage-pane"):
-                yield DataTable(id="usage-models", cursor_type="row")
+                yield FittedTable(id="usage-models", cursor_type="row")
         yield Static("", id="usage-note")
         yield KeyFooter()
 
@@ -121,33 +121,25 @@ class UsageScreen(MemtuiScreen[None]):
         self.data = data = event.data
         self._show_groups()
         self.query_one(UsageChart).show(data.days.rows)
-        sessions = self.query_one("#usage-sessions", DataTable)
+        sessions = self.query_one("#usage-sessions", FittedTable)
         sessions.clear(columns=True)
         sessions.add_columns("Cost", "Tokens", "Session")
         for row in data.sessions.rows[:TOP_SESSIONS]:
             sessions.add_row(_right(cost_text(row.cost, row.unpriced)), _right(human_tokens(row.tokens.total)),
                              safe_text(" ".join((row.title or row.key).split())), key=row.key)
-        models = self.query_one("#usage-models", DataTable)
+        models = self.query_one("#usage-models", FittedTable)
         models.clear(columns=True)
         models.add_columns("Cost", "Tokens", "Model")
         for row in data.models.rows:
             models.add_row(_right(cost_text(row.cost, row.unpriced)), _right(human_tokens(row.tokens.total)),
                            safe_text(row.key), key=row.key)
-        self.call_after_refresh(self._fit_names)  # once laid out, with or without a scrollbar
+        sessions.fit()  # titles and model names cut with … inside their panes
+        models.fit()
         total = data.days.total
         note = f"total {cost_text(total.cost, total.unpriced)} · {human_tokens(total.tokens.total)} tokens"
         missing = unpriced_note(total.unpriced)
         self.query_one("#usage-note", Static).update(safe_text(note + (f" · {missing}" if missing else "")))
         self.busy = False
-
-    def on_resize(self) -> None:
-        self._fit_names()
-
-    def _fit_names(self) -> None:
-        """Session titles and model names cut with `…` inside their pane (left to their own
-        width they ran past its edge: "Add request routing with pat")."""
-        for table in self.query("#usage-sessions, #usage-models").results(DataTable):
-            fit_last_column(table)
 
     def _show_groups(self) -> None:
         if self.data is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Generic, Iterable, Sequence, TypeVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
@@ -33,17 +34,43 @@ terminal shows and the prefetch distance; the next page follows as the cursor go
 def fit_last_column(table: DataTable) -> None:
     """Give a plain DataTable's last column (a title, a name) what the columns before it leave
     of the table's width, so a long cell is cut with `…` inside the table rather than running
-    past its edge behind a sideways scrollbar. Call once laid out and on each resize."""
+    past its edge behind a sideways scrollbar.
+
+    The columns before it are measured here from their cells: the table measures new rows only
+    when it next goes idle, so its own widths may still be the headers' alone."""
     columns = list(table.columns.values())
     if not columns or not table.size.width:
         return
-    before = sum(column.get_render_width(table) for column in columns[:-1])
+    before = sum(_shown_width(table, column) for column in columns[:-1])
     width = max(8, table.scrollable_content_region.width - before - 2 * table.cell_padding)
     last = columns[-1]
     if last.width != width or last.auto_width:
         last.width, last.auto_width = width, False
         table.virtual_size = Size(before + width + 2 * table.cell_padding, table.virtual_size.height)
         table.notify_style_update()  # rows are cached drawn at the old width: redraw them
+
+
+def _shown_width(table: DataTable, column: Any) -> int:
+    if column.auto_width:
+        cells = (cell.cell_len if isinstance(cell, Text) else cell_len(str(cell))
+                 for cell in table.get_column(column.key))
+        column.content_width = max(column.content_width, column.label.cell_len, *cells)
+    return column.get_render_width(table)
+
+
+class FittedTable(DataTable):
+    """A plain DataTable whose last column fits the table (`fit_last_column`) whenever the
+    table's width or its vertical scrollbar changes, and after rows are added (`fit`)."""
+
+    def fit(self) -> None:
+        """Fit once laid out (call after adding or clearing rows)."""
+        self.call_after_refresh(fit_last_column, self)
+
+    def on_resize(self) -> None:
+        fit_last_column(self)
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        self.fit()
 
 
 class RecordTable(StylesPerPass, DataTable, Generic[R]):
