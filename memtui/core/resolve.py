@@ -111,21 +111,18 @@ def resolve(path: Path | str, need: Capability | None = None, *, root: Path | st
             raise no_store(given, kind)
         entry = found[0]
         source = entry.open()
-    try:
-        if root is not None:
-            source = source.with_root(Path(root).expanduser())
-        if need is not None:
-            source.require(need)
-    except BaseException:
-        source.close()
-        raise
-    return Resolved(given, source, entry, found)
+    return Resolved(given, _bound(source, need, root), entry, found)
 
 
 def _resolve_team(url: str, need: Capability | None, root: Path | str | None) -> Resolved:
     from memtui.core.store.team import TeamStore
 
-    source: MemorySource = TeamStore.open(url, readonly=True)
+    source = _bound(TeamStore.open(url, readonly=True), need, root)
+    return Resolved(source.path, source)
+
+
+def _bound(source: MemorySource, need: Capability | None, root: Path | str | None) -> MemorySource:
+    """`source` bound to `root` when given and checked able to do `need`; closed if not."""
     try:
         if root is not None:
             source = source.with_root(Path(root).expanduser())
@@ -134,7 +131,7 @@ def _resolve_team(url: str, need: Capability | None, root: Path | str | None) ->
     except BaseException:
         source.close()
         raise
-    return Resolved(source.path, source)
+    return source
 
 
 def team_url(given: str | None = None, env: Mapping[str, str] | None = None) -> str | None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.model import Problem
+from memtui.core.sources.changes import RecordedChange as Change
 from memtui.core.usage.tokens import Tokens
 
 UI = "ui_messages.json"
@@ -43,18 +44,6 @@ NOTICES = {"error", "diff_error", "error_retry", "clineignore_error", "shell_int
 EDITS = {"newFileCreated", "editedExistingFile", "fileDeleted"}
 _FINAL = re.compile(r'<final_file_content path="([^"]*)">\n(.*?)\n</final_file_content>', re.S)
 _SEARCH = re.compile(r"^(?:-{7}|<{7}) SEARCH\n(.*?)^={7}\n(.*?)^(?:\+{7}|>{7}) REPLACE$", re.S | re.M)
-
-
-@dataclass
-class Change:
-    path: str
-    kind: str  # "added" | "modified" | "deleted"
-    before: str | None
-    after: str | None
-    before_known: bool
-    after_known: bool
-    reason: str = ""
-    diff: str | None = None
 
 
 @dataclass

@@ -27,27 +27,13 @@ from typing import Any
 
 from memtui.core.model import Problem
 from memtui.core.sources.base import Index
+from memtui.core.sources.changes import RecordedChange as Change
 from memtui.core.sources.timestamps import file_time, parse_time
 from memtui.core.usage.tokens import Tokens
 
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 EDIT_TOOLS = frozenset({"write_file", "replace"})
 CONTEXT_OPENING = "<session_context>"
-
-
-@dataclass
-class Change:
-    """One file a write_file / replace call changed: its path as recorded and the contents
-    memtui could establish (None where unknown; `added` files have no before)."""
-
-    path: str
-    kind: str  # "added" | "modified"
-    before: str | None
-    after: str | None
-    before_known: bool
-    after_known: bool
-    reason: str = ""
-    diff: str | None = None
 
 
 @dataclass
