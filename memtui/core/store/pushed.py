@@ -8,7 +8,8 @@ session_key` is unique), so each session is there once per machine; contents go 
 store's content writer, so each distinct content is stored once across every machine.
 
 A session whose fingerprint (what changes when it grows) is the one stored is not written
-again; a changed one replaces its earlier rows (its contents stay deduplicated).
+again; a changed one replaces its earlier rows (its contents stay deduplicated), keeping the pins
+set on them in the team store.
 """
 
 from __future__ import annotations
@@ -121,8 +122,10 @@ class SessionPush:
                               self._origin_key(origin))
             if found and found[0][1] == session.fingerprint:
                 return Written(0, 0)
+            pinned: set[str] = set()
             if found:
                 origin_id = found[0][0]
+                pinned = self._pinned_here(origin_id)
                 self._drop_pushed(origin_id)
                 self._run("UPDATE origin SET fingerprint = ?, title = ?, pushed_at = ?, user_name = ? WHERE id = ?",
                           (session.fingerprint, _title(session), now, origin.user, origin_id))
@@ -133,10 +136,15 @@ class SessionPush:
                     (origin.machine, origin.user, origin.agent, origin.session_key, origin.store_path,
                      _title(session), session.fingerprint, now)).fetchall()[0][0]
             newest_blob = self._sql("SELECT COALESCE(MAX(id), 0) FROM blob")[0][0]
-            rows = self._write_rows(origin_id, session, now)
+            rows = self._write_rows(origin_id, session, now, pinned)
             rows += self._link_across(origin, session)
             blobs = self._sql("SELECT COUNT(*) FROM blob WHERE id > ?", (newest_blob,))[0][0]
             return Written(rows + 1, blobs)
+
+    def _pinned_here(self, origin_id: int) -> set[str]:
+        """The tasks of an earlier push of this session pinned in the team store (their ids
+        there): a re-push keeps these pins, whatever the machine's own store says."""
+        return {r[0] for r in self._sql("SELECT origin_task FROM task WHERE origin_id = ? AND pinned", (origin_id,))}
 
     def _drop_pushed(self, origin_id: int) -> None:
         """The rows an earlier push of this session wrote (contents stay: GC sweeps them)."""
@@ -144,7 +152,7 @@ class SessionPush:
         self._run("DELETE FROM task WHERE origin_id = ?", (origin_id,))  # steps, checkpoints … cascade
         self._run("DELETE FROM session WHERE origin_id = ?", (origin_id,))
 
-    def _write_rows(self, origin_id: int, pushed: PushedSession, now: float) -> int:
+    def _write_rows(self, origin_id: int, pushed: PushedSession, now: float, pinned: set[str]) -> int:
         info = pushed.info
         session_id = None
         created = now if info is None else _ts(info.created_at, now)
@@ -158,7 +166,8 @@ class SessionPush:
             rows = 1
         tasks: dict[Id, int] = {}
         for task in pushed.tasks:
-            tasks[task.info.id] = self._write_task(origin_id, session_id, task, created)
+            tasks[task.info.id] = self._write_task(origin_id, session_id, task, created,
+                                                   task.info.pinned or str(task.info.id) in pinned)
             rows += 1 + len(task.steps) + len(task.messages) + len(task.questions) + sum(
                 1 + len(cp.entries) for cp in task.checkpoints)
         current = None if info is None else tasks.get(info.current_task_id)
@@ -189,13 +198,14 @@ class SessionPush:
                  origin.store_path)).rowcount
         return rows
 
-    def _write_task(self, origin_id: int, session_id: int | None, pushed: PushedTask, default: float) -> int:
+    def _write_task(self, origin_id: int, session_id: int | None, pushed: PushedTask, default: float,
+                    pinned: bool) -> int:
         t = pushed.info
         created = _ts(t.created_at, default)
         task_id = self._run(
             "INSERT INTO task (session_id, title, status, pinned, summary, created_at, updated_at, finished_at,"
             " origin_id, origin_task) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (session_id, t.title, t.status, bool(t.pinned), t.summary, created, _ts(t.updated_at, created),
+            (session_id, t.title, t.status, bool(pinned), t.summary, created, _ts(t.updated_at, created),
              None if t.finished_at is None else t.finished_at.timestamp(), origin_id, str(t.id))).fetchall()[0][0]
         steps: dict[Id, int] = {}
         step_bytes = 0
