@@ -8,7 +8,8 @@ from typing import Any
 from memtui.core.agents import all_agents
 from memtui.ui.text import one_line
 
-KIND_LABELS: dict[str, str] = {"memory-files": "Memory files", **{a.kind: a.label for a in all_agents()}}
+KIND_LABELS: dict[str, str] = {"memory-files": "Memory files", "every-agent": "every agent",
+                               **{a.kind: a.label for a in all_agents()}}
 """How each source kind is named on screen: each agent by the label its package declares."""
 
 

@@ -7,6 +7,7 @@ traceback: a title, what happened, what to do.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -31,9 +32,25 @@ def open_workspace(path: Path, *, root: Path | None = None,
     from memtui.core.resolve import resolve
 
     resolved = resolve(path, root=root)  # the app browses read-only; a write opens its writer
+    if root is None and resolved.entry is not None and _is_user_home(resolved.path):
+        from memtui.core.sources.every_agent import every_agent_entry
+
+        every = every_agent_entry(resolved.path, resolved.found)  # `memtui ~`: every agent's sessions
+        if every is not None:
+            source = every.open()
+            source.counts()
+            return source, every
     if resolved.entry is not None:
         resolved.source.counts()  # index transcripts here, not on the UI thread
     return resolved.source, resolved.entry
+
+
+def _is_user_home(path: Path) -> bool:
+    home = os.environ.get("HOME")
+    try:
+        return home is not None and home != "" and Path(home).resolve() == Path(path).resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 def tidy_workspace(source: Any) -> None:

@@ -1,4 +1,5 @@
-"""The sessions list: newest activity first, with an "Orphans" row for session-less tasks."""
+"""The sessions list: newest activity first, with an "Orphans" row for session-less tasks; an
+Agent column when the sessions come from several agents (`memtui ~`: SessionInfo.origin)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from memtui.ui.text import Fitting, human_bytes, relative_time, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
 ORPHANS_KEY = "orphans"
+AGENT_COLUMN = ("agent", "Agent", 11)
+"""Shown after the title when the sessions name where they come from (their `origin`)."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,7 @@ class OrphansRow:
 class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
     """Sessions: title, status, current task, tasks, stored bytes, last activity."""
 
-    COLUMNS = (
+    COLUMNS: tuple[tuple[str, str, int | None], ...] = (
         ("title", "Session", None),
         ("status", "Status", max(len(word) for word in SESSION_STATUSES)),  # "archived", not "archiv…"
         ("current", "Current task", None),
@@ -70,6 +73,8 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         """Show the first page of sessions (`offset` 0: replaces the list) or the rest after it;
         the Orphans row comes last, with the last part. Returns the pane's count line."""
         tail: list[OrphansRow] = [OrphansRow(orphans)] if complete and orphans else []
+        if not self.shows_agents and any(s.origin for s in sessions):
+            self._show_agents()
         if offset:
             self.current_titles = {**self.current_titles, **titles}
             shown = {self.row_key(r) for r in self.records}  # a session may have moved up meanwhile
@@ -83,6 +88,24 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
             self._wanted = previous if previous is not None and self.current_key() != previous else None
         listed = sum(1 for r in self.records if isinstance(r, SessionInfo))
         return f"{listed:,}{'' if complete else '…'}" + (f" + {counted(orphans, 'orphan')}" if orphans else "")
+
+    @property
+    def shows_agents(self) -> bool:
+        """Whether the Agent column is shown (the sessions name their agent)."""
+        return AGENT_COLUMN in self.COLUMNS
+
+    def _show_agents(self) -> None:
+        self.COLUMNS = (self.COLUMNS[0], AGENT_COLUMN, *self.COLUMNS[1:])
+        self._shown = (self._shown[0], AGENT_COLUMN[0], *self._shown[1:])
+        if self.columns:  # already mounted: the columns anew (rows follow from show_part)
+            self.clear(columns=True)
+            self._add_columns()
+            self._fit_columns()
+
+    def filter_key(self, record: SessionInfo | OrphansRow) -> str:
+        """The title, and the agent where shown: `/gemini` lists Gemini CLI's sessions."""
+        origin = record.origin if isinstance(record, SessionInfo) else ""
+        return f"{record.title}\t{origin}" if origin else record.title
 
     def show_costs(self, costs: dict[str, str]) -> None:
         """Fill the Cost column of these sessions (row key → "$1.23"); rows not drawn yet get
@@ -98,16 +121,18 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         return str(record.id) if isinstance(record, SessionInfo) else ORPHANS_KEY
 
     def row_cells(self, record: SessionInfo | OrphansRow) -> Iterable[Any]:
+        agent = [safe_text(record.origin if isinstance(record, SessionInfo) else "")] if self.shows_agents else []
         if isinstance(record, OrphansRow):
             style = self.get_component_rich_style("sessions-table--orphans", partial=True)
             title = Fitting(*(Text(t, style=style) for t in (record.title, *record.short_titles)))
-            return (title, Text("—"), Text(""), self.number(record.count),
+            return (title, *agent, Text("—"), Text(""), self.number(record.count),
                     self.number(self.costs.get(ORPHANS_KEY, "")), Text(""), Text(""))
         status_style = self.get_component_rich_style(
             "sessions-table--open" if record.status == "open" else "sessions-table--closed", partial=True)
         current = self.current_titles.get(record.current_task_id, "") if record.current_task_id else ""
         return (
             safe_text(record.title),
+            *agent,
             safe_text(record.status, style=status_style),
             safe_text(current),
             self.number(record.task_count),

@@ -21,4 +21,4 @@ def _chain(root: Path, cwd: Path, env: Mapping[str, str], managed: Iterable[Path
 
 # No cleanup: the history is one file per repository, not one per session (the source says so).
 AGENT = Agent(kind="aider", label="Aider", chain=_chain, chain_label="Aider",
-              discovery=discovery_in(__name__ + ".discovery", inside=True))
+              discovery=discovery_in(__name__ + ".discovery", inside=True, for_workspace=True))

@@ -38,3 +38,16 @@ def inside(workspace: Path, looking: Looking) -> list[Source]:
     """The repository's own `.aider.chat.history.md`."""
     history = workspace / HISTORY
     return [_store(history)] if history.is_file() and looks_like_history(history) else []
+
+
+def for_workspace(workspace: Path, looking: Looking) -> list[Source]:
+    """For the user's home folder (`memtui ~`), the histories of the repositories below it:
+    Aider keeps no list of the repositories it ran in, so they are looked for by the bounded
+    walk of memory.chain.folders_below (hidden folders and dependencies skipped). They come
+    after the agents' homes kept there, so `memtui log ~` still means the first of those."""
+    if not looking.user_home:
+        return []
+    from memtui.core.memory.chain import folders_below
+
+    return [_store(f / HISTORY) for f in folders_below(workspace)
+            if (f / HISTORY).is_file() and looks_like_history(f / HISTORY)]

@@ -1,0 +1,87 @@
+"""`memtui ~` on a home folder holding six agents' homes (Claude Code, Codex, Gemini CLI, OpenCode,
+Aider, Cline — files the real CLIs wrote, tests/agents/six_home.py): every session of each is
+listed, newest activity first, each naming its agent; `/` on an agent's name lists its sessions
+alone; reading writes nothing into the home."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from memtui.ui.app import make_app
+from memtui.ui.opening import open_workspace
+from memtui.ui.widgets.sessions_table import SessionsTable
+
+from .live_support import fingerprint
+from .six_home import AGENTS, expected_sessions, make_six_agent_home
+
+COPIES = 2
+
+
+@pytest.fixture
+def six(tmp_path, monkeypatch) -> Path:
+    user = make_six_agent_home(tmp_path, COPIES)
+    for name, value in {"HOME": user, "XDG_CONFIG_HOME": user / ".config", "XDG_DATA_HOME": user / ".local/share",
+                        "XDG_STATE_HOME": tmp_path / "state", "XDG_CACHE_HOME": tmp_path / "cache",
+                        "CLAUDE_CONFIG_DIR": user / ".claude", "CODEX_HOME": user / ".codex"}.items():
+        monkeypatch.setenv(name, str(value))
+    return user
+
+
+def test_the_home_folder_lists_every_session_of_each_agent_newest_first(six) -> None:
+    before = fingerprint(six)
+    source, entry = open_workspace(six)
+    try:
+        sessions = list(source.sessions())
+        assert Counter(s.origin for s in sessions) == expected_sessions(COPIES)
+        assert [s.updated_at for s in sessions] == sorted((s.updated_at for s in sessions), reverse=True)
+        for label in AGENTS:  # each agent's sessions read through the merged list: tasks, steps, changes
+            session = next(s for s in sessions if s.origin == label)
+            tasks = source.tasks(session.id)
+            assert tasks, label
+            assert source.task(tasks[0].id).id == tasks[0].id
+            steps = source.steps(tasks[0].id)
+            assert steps and source.step(steps[0].id).id == steps[0].id, label
+        # Every session's task is found again by its id (ids of different agents never mix up).
+        assert all(source.tasks(s.id) for s in sessions)
+    finally:
+        source.close()
+    assert fingerprint(six) == before
+
+
+def test_a_single_agents_home_folder_opens_that_agent_alone(tmp_path, monkeypatch) -> None:
+    """Nothing to merge: the app opens the one agent's store, as before."""
+    from .six_home import _gemini
+
+    user = tmp_path / "user"
+    _gemini(user, 1)
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    source, entry = open_workspace(user)
+    try:
+        assert source.kind == "gemini-cli" and not any(s.origin for s in source.sessions())
+    finally:
+        source.close()
+
+
+async def test_the_app_shows_each_sessions_agent_and_filters_by_it(six, shown) -> None:
+    from pilot_support import settle
+
+    app = make_app(six)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionsTable)
+        assert table.shows_agents
+        assert len(table.records) == sum(expected_sessions(COPIES).values())
+        screen = shown(app)
+        assert "Agent" in screen.splitlines()[2] or "Agent" in screen
+        assert {label for label in AGENTS if f" {label} " in screen} >= {table.records[0].origin}
+        await pilot.press("slash", *"gemini")
+        await pilot.pause()
+        assert {r.origin for r in table.matching} == {"Gemini CLI"}
+        assert len(table.matching) == expected_sessions(COPIES)["Gemini CLI"]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "Gemini CLI" in shown(app)
