@@ -110,7 +110,7 @@ def _opencode(user: Path, copies: int) -> None:
         out.execute(f"DELETE FROM {table}")
     ident = re.compile(r"\b(ses|msg|prt)_[A-Za-z0-9]+")
     for scenario in scenarios("OpenCode"):
-        src = sqlite3.connect(f"file:{scenario / 'home/.local/share/opencode/opencode.db'}?mode=ro", uri=True)
+        src = sqlite3.connect(f"file:{scenario / 'home/.local/share/opencode/opencode.db'}?immutable=1", uri=True)  # writes no -shm/-wal beside the fixture
         for project in src.execute("SELECT * FROM project"):  # the same worktree in every scenario
             marks = ", ".join("?" * len(project))
             out.execute(f"INSERT OR IGNORE INTO project VALUES ({marks})", project)
