@@ -44,6 +44,16 @@ def field(record: Any, *path: str, kind: type | tuple[type, ...], default: Any =
     """`record[path[0]][path[1]]…` if it has type `kind`; `default` when a key is missing
     or null; FieldError when a value on the way is not an object or the value has another type."""
     value = record
+    for key in path:  # the common case, a JSON record's own dicts and a value of the exact type, first
+        if value.__class__ is not dict:
+            break
+        value = value.get(key)
+        if value is None:
+            return default
+    else:
+        if value.__class__ is kind or (kind.__class__ is tuple and value.__class__ in kind):  # type: ignore[operator]
+            return value
+    value = record
     for depth, key in enumerate(path):
         if not isinstance(value, dict):
             where = ".".join(path[:depth]) or "record"

@@ -1,0 +1,57 @@
+"""memtui.core.sources.jsonl.iter_records: each line decoded by orjson where it can, and a line
+orjson refuses read as the standard json module reads it — records and problems as before."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from memtui.core.sources.jsonl import MAX_DEPTH, iter_records
+
+LINES = [
+    b'{"type": "user", "n": 1}\n',
+    b"\n",
+    b'  {"type": "spaced"}  \r\n',
+    b'{"text": "\\ud800 a lone surrogate"}\n',  # orjson refuses it; json reads it
+    b'{"cost": NaN, "big": 1e400}\n',  # not JSON to orjson; json reads nan and inf
+    b'["a", "list"]\n',
+    b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1) + b"\n",
+    b'{"deep but fine": ' + b"[" * 100 + b"]" * 100 + b"}\n",
+    b'{"bad": \xff\xfe "utf-8"}\n',
+    b'{"ok": "caf\xc3\xa9"}\n',
+    b'{"broken": \n',
+    b'{"last": "cut off',
+]
+
+
+def test_every_line_reads_as_the_json_module_would(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(LINES))
+    problems = []
+    got = list(iter_records(path, problems))
+    offsets = [sum(map(len, LINES[:n])) for n in range(len(LINES))]
+    by_line = {lineno: (offset, record) for lineno, offset, record in got}
+    assert sorted(by_line) == [1, 3, 4, 5, 8, 10]
+    assert by_line[1] == (offsets[0], {"type": "user", "n": 1})
+    assert by_line[3] == (offsets[2], {"type": "spaced"})
+    assert by_line[4][1]["text"] == "\ud800 a lone surrogate"
+    assert math.isnan(by_line[5][1]["cost"]) and by_line[5][1]["big"] == math.inf
+    assert by_line[8][1] == json.loads(LINES[7])
+    assert by_line[10][1] == {"ok": "café"}
+    found = [(p.line, p.message.split(":")[0].split(" (")[0]) for p in problems]
+    assert found == [
+        (6, "not a JSON object, skipped"),
+        (7, f"nested more than {MAX_DEPTH} levels deep, skipped"),
+        (9, "invalid UTF-8 at byte 8"),
+        (9, "malformed JSON"),
+        (11, "malformed JSON"),
+        (12, "truncated last line"),
+    ]
+
+
+def test_a_last_line_with_its_newline_that_does_not_parse_is_malformed_not_truncated(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": \n')
+    problems = []
+    assert [r for _l, _o, r in iter_records(path, problems)] == [{"a": 1}]
+    assert [(p.line, p.message.split(":")[0]) for p in problems] == [(2, "malformed JSON")]
