@@ -172,3 +172,44 @@ def first_record(
     except OSError:
         return None
     return None
+
+
+class GrownLines:
+    """The lines of a JSON Lines file from byte `offset` on (line `lineno` parsed last): first
+    its complete lines (`complete`: each ends in a newline), then what follows the last of them
+    (`tail`: a last line the agent has not finished writing, or one written without its newline).
+    A parse kept at `end` (after `complete`) goes on from there when the file grows; the tail is
+    read again then, as part of the next complete line."""
+
+    def __init__(self, path: Path, problems: list[Problem], offset: int = 0, lineno: int = 0) -> None:
+        self.path, self.problems = path, problems
+        self.end, self.lineno = offset, lineno
+        self.last_line = b""  # the last complete line (a cursor's check of the bytes before `end`)
+        self._tail = b""
+
+    def complete(self) -> Iterator[tuple[int, int, Any]]:
+        """(line number, byte offset, record) of each parseable complete line after `offset`."""
+        try:
+            handle = open(self.path, "rb")
+        except OSError as exc:
+            self.problems.append(Problem(str(self.path), None, f"cannot read: {exc.strerror or exc}"))
+            return
+        with handle:
+            handle.seek(self.end)
+            for raw in handle:
+                if not raw.endswith(b"\n"):
+                    self._tail = raw
+                    break
+                self.lineno += 1
+                offset, self.end, self.last_line = self.end, self.end + len(raw), raw
+                record = _object(raw, self.path, self.lineno, self.problems, last=False)
+                if record is not None:
+                    yield self.lineno, offset, record
+
+    def tail(self, problems: list[Problem] | None = None) -> Iterator[tuple[int, int, Any]]:
+        """The record of the unfinished last line, if it parses (a torn one is reported, in
+        `problems` if given)."""
+        if self._tail:
+            record = _object(self._tail, self.path, self.lineno + 1, self.problems if problems is None else problems, last=True)
+            if record is not None:
+                yield self.lineno + 1, self.end, record

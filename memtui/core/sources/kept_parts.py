@@ -11,12 +11,14 @@ the file that holds it.
 from __future__ import annotations
 
 import copy
+import pickle
 import sys
 import threading
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Iterator
 
 from memtui.core.paths import stat_key
+from memtui.core.sources.cursor import Resumable
 from memtui.core.sources.part_store import PartStore, code_key, dumps, index_path, loads
 
 
@@ -93,6 +95,10 @@ KEEP_READ_BYTES = 64 << 20
 them) up to this many bytes of files: an update's few; a build from nothing keeps the heads
 of the rest (its memory bounded, not the home's size)."""
 
+Grown = Callable[[Path, Resumable | None], tuple[Any, Resumable | None]]
+"""An agent's parse of a file on from a kept cursor (None, or one that no longer fits: the whole
+file): its part, and the cursor and state to go on from next time."""
+
 Progress = Callable[[int, int], None]
 """Told (files read so far, files to read) while a build reads files."""
 
@@ -123,9 +129,10 @@ class KeptParts:
         """Files read (parsed) so far: a warm open that finds nothing changed reads none."""
 
     def merge_into(self, whole: Any, paths: Iterable[Path], signature: Callable[[Path], Hashable | None],
-                   read: Callable[[Path], Any], progress: Progress | None = None) -> None:
+                   read: Callable[[Path], Any], progress: Progress | None = None, grown: Grown | None = None) -> None:
         """Merge the part of each listed path still there into `whole` (heads only: its heavy
-        tables become LazyTables filled from the index file on demand)."""
+        tables become LazyTables filled from the index file on demand). With `grown`, a file
+        read again is parsed on from the cursor kept of it (only the lines it grew by)."""
         if not self._opened:
             self.store.open()
             self._opened = True
@@ -166,12 +173,19 @@ class KeptParts:
                 if head is not None:
                     known = (sign, loads(head))
                 else:
-                    part = read(path)
+                    cursor = None
+                    if grown is not None:
+                        blob = self.store.cursor(key)
+                        # The state in a cursor is the parser's pickle, compressed already.
+                        part, resume = grown(path, pickle.loads(blob) if blob is not None else None)
+                        cursor = pickle.dumps(resume, pickle.HIGHEST_PROTOCOL) if resume is not None else None
+                    else:
+                        part = read(path)
                     self.reads += 1
                     done += 1
                     known = (sign, light(part))
                     own = stat_key(path)
-                    self.store.put(key, sign, own, dumps(known[1]), dumps(part.side_tables()), dumps(part))
+                    self.store.put(key, sign, own, dumps(known[1]), dumps(part.side_tables()), dumps(part), cursor)
                     budget -= own[0] if own is not None else 0
                     whole_part = part if budget >= 0 else None
                     if _watcher is not None:

@@ -40,7 +40,7 @@ from typing import Any
 from memtui.core.atomic import check_writes_allowed, fsync_dir, remove_stale_temps, temp_path
 from memtui.core.errors import WritesForbidden
 
-LAYOUT = "3"
+LAYOUT = "4"
 """The layout of the file (its tables); the parser's code is keyed separately (`code_key`)."""
 FOLDER = "index"
 """The folder of the homes' indexes under memtui's cache folder."""
@@ -51,7 +51,7 @@ SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE parts(path TEXT NOT NULL, sign TEXT NOT NULL, size INTEGER, mtime_ns INTEGER,
                    inode INTEGER, parsed_to INTEGER, head BLOB NOT NULL, side BLOB NOT NULL, body BLOB NOT NULL,
-                   PRIMARY KEY (path, sign));
+                   cursor BLOB, PRIMARY KEY (path, sign));
 """
 
 
@@ -148,10 +148,12 @@ class PartStore:
         return conn
 
     # -- write -----------------------------------------------------------------------------
-    def put(self, path: str, sign: str, own: tuple[int, int, int] | None, head: bytes, side: bytes, body: bytes) -> None:
-        """Keep a part read now (written with its batch, or at `finish`)."""
+    def put(self, path: str, sign: str, own: tuple[int, int, int] | None, head: bytes, side: bytes, body: bytes,
+            cursor: bytes | None = None) -> None:
+        """Keep a part read now (written with its batch, or at `finish`); `cursor`: where its
+        parse of the file stopped, and the parser's state there (a grown file goes on from it)."""
         size, mtime_ns, inode = own if own is not None else (None, None, None)
-        self._pending.append((path, sign, size, mtime_ns, inode, size, head, side, body))
+        self._pending.append((path, sign, size, mtime_ns, inode, size, head, side, body, cursor))
         self.rows[(path, sign)] = head
         if len(self._pending) >= BATCH:
             self._flush()
@@ -162,7 +164,7 @@ class PartStore:
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                self._conn.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", self._pending)
+                self._conn.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self._pending)
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
@@ -208,6 +210,18 @@ class PartStore:
             return None
         with self._lock:
             row = self._conn.execute(f"SELECT {column} FROM parts WHERE path = ? AND sign = ?", (path, sign)).fetchone()
+        return row[0] if row is not None else None
+
+    def cursor(self, path: str) -> bytes | None:
+        """The cursor kept of `path`'s last parse (the newest of its rows), None when none is."""
+        for pending in reversed(self._pending):
+            if pending[0] == path and pending[9] is not None:
+                return pending[9]
+        if self._conn is None:
+            return None
+        with self._lock:
+            row = self._conn.execute("SELECT cursor FROM parts WHERE path = ? AND cursor IS NOT NULL"
+                                     " ORDER BY rowid DESC LIMIT 1", (path,)).fetchone()
         return row[0] if row is not None else None
 
     def close(self) -> None:

@@ -17,7 +17,8 @@ from typing import Any, Callable, ClassVar, Generic, Hashable, Iterable, Protoco
 
 from memtui.core.model import Problem, Reference, StepInfo, TaskInfo
 from memtui.core.sources.base import Index, IndexedSource
-from memtui.core.sources.kept_parts import KeptParts, Progress, kept_parts
+from memtui.core.sources.cursor import Resumable
+from memtui.core.sources.kept_parts import Grown, KeptParts, Progress, kept_parts
 
 PartT = TypeVar("PartT")
 
@@ -66,23 +67,34 @@ class Parts:
 
     def __init__(self) -> None:
         self._kept: dict[Path, tuple[Hashable, Any]] = {}
+        self._cursors: dict[Path, Resumable] = {}
         self.reads = 0
         """Files read so far (a reload that finds nothing changed reads none)."""
 
     def each(self, paths: Iterable[Path], signature: Callable[[Path], Hashable | None],
-             read: Callable[[Path], PartT]) -> list[PartT]:
-        """The part of each path still there, in order (`signature` None: gone since listed)."""
+             read: Callable[[Path], PartT], grown: Grown | None = None) -> list[PartT]:
+        """The part of each path still there, in order (`signature` None: gone since listed);
+        with `grown`, a file read again is parsed on from where its last parse stopped."""
         kept: dict[Path, tuple[Hashable, Any]] = {}
+        cursors: dict[Path, Resumable] = {}
         for path in paths:
             sign = signature(path)
             if sign is None:
                 continue
             known = self._kept.get(path)
             if known is None or known[0] != sign:
-                known = (sign, read(path))
+                if grown is not None:
+                    part, resume = grown(path, self._cursors.pop(path, None))
+                    if resume is not None:
+                        self._cursors[path] = resume
+                    known = (sign, part)
+                else:
+                    known = (sign, read(path))
                 self.reads += 1
             kept[path] = known
-        self._kept = kept
+            if path in self._cursors:
+                cursors[path] = self._cursors[path]
+        self._kept, self._cursors = kept, cursors
         return [part for _sign, part in kept.values()]
 
 
@@ -190,20 +202,21 @@ class ListedSource(IndexedSource[ListedT]):
         """Told (files read, files to read) while a build reads files (a cold build's progress)."""
 
     def merge_listed(self, whole: ListedT, signature: Callable[[Path], Hashable | None],
-                     read: Callable[[Path], ListedT]) -> None:
+                     read: Callable[[Path], ListedT], grown: Grown | None = None) -> None:
         """Merge each listed file's part into `whole`, a new index: the files to index are those
         listed when the store was opened, the first time; those listed now after (a new session
         shows up, a removed one goes). A file is read again only when its `signature` changed:
         since the last build, or — where the index declares heavy tables (`lazy`) and memtui may
-        write its cache folder — since the last run (the home's index file)."""
+        write its cache folder — since the last run (the home's index file). `grown`: how the
+        agent parses a grown file on from where its last parse stopped (kept in the index file)."""
         if self._relist is not None and self._indexed:
             self.files = sorted(Path(p) for p in self._relist())
         self._indexed = True
         kept = self._kept_parts(whole)
         if kept is not None:
-            kept.merge_into(whole, self.files, signature, read, self.progress)
+            kept.merge_into(whole, self.files, signature, read, self.progress, grown)
             return
-        for part in self._parts.each(self.files, signature, read):
+        for part in self._parts.each(self.files, signature, read, grown):
             whole.merge(part)
 
     def _kept_parts(self, whole: ListedT) -> KeptParts | None:

@@ -11,7 +11,7 @@ one of an unexpected shape is reported (file, line, what was wrong) and the pass
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from memtui.core.model import Problem
 from memtui.core.paths import recorded_folder
@@ -80,7 +80,13 @@ class TranscriptReader:
 
     # -- the pass ------------------------------------------------------------------------------
     def read(self) -> None:
-        for lineno, offset, rec in iter_records(self.path, self.problems):
+        self.consume(iter_records(self.path, self.problems))
+        self.finish()
+
+    def consume(self, records: Iterable[tuple[int, int, Any]]) -> None:
+        """Read (line number, offset, record) triples: the file's lines, or the lines it grew by
+        since a kept state of this reader (memtui.core.sources.cursor)."""
+        for lineno, offset, rec in records:
             try:
                 self._record(lineno, offset, rec)
             except RECORD_ERRORS as exc:
@@ -88,6 +94,10 @@ class TranscriptReader:
             uuid = rec.get("uuid") if isinstance(rec, dict) else None
             if not self.subagent and self.turn is not None and isinstance(uuid, str) and uuid in self.own.uuids:
                 self.own.turn_of[uuid] = self.turn.id
+
+    def finish(self) -> None:
+        """Settle what the lines read leave open (a pending command, titles, rewound prompts,
+        checkpoints) and hand the problems to the index: after the last line."""
         self._settle_command()
         if self.unknown:
             counts = self.index.counts

@@ -21,8 +21,10 @@ from memtui.core.agents.claude_code.tables import TranscriptItem, TranscriptSess
 from memtui.core.agents.claude_code.records import block_text, is_compaction_summariser, is_side_question, message_blocks, reply_usage
 from memtui.core.usage.tokens import NO_TOKENS
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
-from memtui.core.sources.jsonl import count_malformed, first_record, iter_records
+from memtui.core.sources.jsonl import GrownLines, count_malformed, first_record, iter_records
 from memtui.core.paths import recorded_folder, stat_key
+from memtui.core.sources.cursor import FileCursor, Resumable, resumable
+from memtui.core.sources.part_store import dumps, loads
 from memtui.core.sources.relist import Folders, recorded_in
 from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.agents.claude_code.titles import claude_history_titles
@@ -158,9 +160,45 @@ class Transcripts(TranscriptTables):
     @classmethod
     def read(cls, path: Path, home: Path | None) -> "Transcripts":
         """One session's transcript and its sub-agents'."""
-        part = cls(home=home)
-        held = Held()
-        session = part._index_session(path, held)
+        return cls.read_from(path, home, None)[0]
+
+    @classmethod
+    def read_from(cls, path: Path, home: Path | None, resume: Resumable | None) -> tuple["Transcripts", Resumable | None]:
+        """One session's transcript and its sub-agents', the transcript's lines parsed on from
+        `resume` (its cursor and the reader's state there) when it still holds what was parsed
+        then; and the cursor and state to go on from next time (None: an orphaned session's).
+        The sub-agents' files (small, and read against what the main transcript holds) are read
+        whole each time."""
+        if path.is_dir():
+            part = cls(home=home)
+            held = Held()
+            session = part._index_session(path, held)
+            part._read_subagents(path, session, held)
+            return part, None
+        state = resumable(resume, path)
+        if state is not None:
+            part, reader = loads(state)
+            if reader.session.id == path.stem and not _SESSION_ID.match(path.stem):
+                # Named by no session id and no record carried one yet: a record may now.
+                return cls.read_from(path, home, None)
+            lines = GrownLines(path, reader.problems, resume.cursor.offset, resume.cursor.lineno)
+        else:
+            part = cls(home=home)
+            session = part._new_session(path)
+            reader = TranscriptReader(part, path, session, None, Held())
+            lines = GrownLines(path, reader.problems)
+        reader.consume(lines.complete())
+        cursor = FileCursor.after(path, lines)
+        kept = Resumable(cursor, dumps((part, reader))) if cursor is not None else None
+        reader.consume(lines.tail())
+        reader.finish()
+        reader.held.add(reader.own)
+        part._read_subagents(path, reader.session, reader.held)
+        return part, kept
+
+    def _read_subagents(self, path: Path, session: TranscriptSession, held: Held) -> None:
+        """The session's sub-agent transcripts and compaction summarisers, after its transcript."""
+        part = self
         summarisers = []
         for sub in _subagent_files(path, session.id):
             if is_compaction_summariser(sub.stem):
@@ -173,13 +211,23 @@ class Transcripts(TranscriptTables):
         part._link_subagents(session)
         if session.orphaned:
             part._orphan_dates(session)
-        return part
 
     def _index_session(self, path: Path, held: Held) -> TranscriptSession:
         """The session a transcript (or an orphaned `subagents` folder) holds. Its id is the
         file's name, as `claude --resume` looks it up: a continued session's first records may
         carry the session it continues (its predecessor). A name that is no session id yields
         to the id the records carry."""
+        session = self._new_session(path)
+        if session.orphaned:
+            session.cwd = transcript_cwd(path)
+            self.problems.append(Problem(str(path.parent), None,
+                                          "the session transcript is missing; only its sub-agent transcripts are left"))
+        else:
+            self._index_transcript(path, session, subagent=False, held=held)
+        return session
+
+    def _new_session(self, path: Path) -> TranscriptSession:
+        """The session of a transcript (or orphaned `subagents` folder), its lines not read yet."""
         orphaned = path.is_dir()
         name = path.parent.name if orphaned else path.stem
         record = first_record(_first_subagent(path) if orphaned else path, max_lines=40,
@@ -189,12 +237,6 @@ class Transcripts(TranscriptTables):
             session_id = record["sessionId"]
         session = TranscriptSession(session_id, path, orphaned=orphaned)
         self.sessions[session_id] = session
-        if orphaned:
-            session.cwd = transcript_cwd(path)
-            self.problems.append(Problem(str(path.parent), None,
-                                          "the session transcript is missing; only its sub-agent transcripts are left"))
-        else:
-            self._index_transcript(path, session, subagent=False, held=held)
         return session
 
     def _orphan_dates(self, session: TranscriptSession) -> None:
@@ -287,6 +329,10 @@ class Transcripts(TranscriptTables):
                 match = next((c for c in calls if c.agent_prompt and c.agent_prompt.strip() == child.prompt.strip()), None)
                 child.parent_call = match.key if match else None
 
+def _listed(read: tuple[Transcripts, Resumable | None]) -> tuple[Transcripts, Resumable | None]:
+    return list_sessions(read[0]), read[1]
+
+
 class TranscriptIndex(RecordedRoot[Transcripts]):
     """A set of transcripts, indexed (`Transcripts`); the read model is ClaudeCodeSource."""
 
@@ -294,7 +340,8 @@ class TranscriptIndex(RecordedRoot[Transcripts]):
         """Each transcript listed now, read only when it or its sub-agents' files changed since
         the last index."""
         whole = Transcripts(home=self.home)
-        self.merge_listed(whole, _Signature(), lambda path: list_sessions(Transcripts.read(path, self.home)))
+        self.merge_listed(whole, _Signature(), lambda path: list_sessions(Transcripts.read(path, self.home)),
+                          lambda path, resume: _listed(Transcripts.read_from(path, self.home, resume)))
         untitled = [s for s in whole.sessions.values() if not s.title]
         for session_id, title in claude_history_titles(self.home, untitled, whole.problems).items():
             whole.sessions[session_id] = replace(whole.sessions[session_id], title=title)  # the part's is served now

@@ -11,14 +11,16 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, ClassVar
+from typing import Any, Callable, ClassVar, Iterable
 
 from memtui.core.model import Problem, TaskInfo
 from memtui.core.sources.base import preview
 from memtui.core.usage.tokens import NO_TOKENS, Tokens, from_openai
 from memtui.core.agents.codex.patches import PatchFile, output_succeeded, parse_patch, patch_text
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
-from memtui.core.sources.jsonl import count_malformed, first_record, iter_records, unknown_type_problems
+from memtui.core.sources.cursor import FileCursor, Resumable, resumable
+from memtui.core.sources.jsonl import GrownLines, count_malformed, first_record, unknown_type_problems
+from memtui.core.sources.part_store import dumps, loads
 from memtui.core.paths import stat_key
 from memtui.core.sources.relist import Folders, recorded_in
 from memtui.core.sources.transcript_root import RecordedRoot, TurnIndex, turn_usage
@@ -224,60 +226,117 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
     @classmethod
     def read(cls, path: Path) -> "Rollouts":
         """One rollout, its sessions' listing filled in (first prompt's title, task rows)."""
-        part = cls()
-        part._index_rollout(path)
-        for session in part.sessions.values():
-            turns = [part.turns[t] for t in session.turns]
-            session.prompt_title = next((t.title for t in turns if t.prompt), None)
-            part.task_rows[session.id] = [turn_task(t) for t in turns]
-            part.usage_rows.update((t.id, turn_usage(t)) for t in turns)
-        return part
+        return cls.read_from(path, None)[0]
 
-    def _index_rollout(self, path: Path) -> None:
-        problems: list[Problem] = []
-        rows: list[tuple[int, int, str, dict, datetime | None]] = []  # (line, offset, kind, payload, time)
-        meta: dict = {}
-        unknown: dict[str, list[int]] = {}  # record type memtui does not know → its lines
-        for lineno, offset, rec in iter_records(path, problems):
+    @classmethod
+    def read_from(cls, path: Path, resume: Resumable | None) -> tuple["Rollouts", Resumable | None]:
+        """One rollout, its lines parsed on from `resume` (its cursor and the parse's state
+        there) when it still holds what was parsed then; and the cursor and state to go on
+        from next time. A rollout whose new lines change how its earlier ones read (its header,
+        or the first user_message event: prompts are then read from the events) is read whole."""
+        state = resumable(resume, path)
+        part = loads(state) if state is not None else cls()
+        if state is None:
+            part._begin()
+        lines = GrownLines(path, part._read_problems, *((resume.cursor.offset, resume.cursor.lineno) if state else ()))
+        had_meta = bool(part._meta)
+        rows = part._scan(path, lines.complete())
+        cursor = FileCursor.after(path, lines)
+        # The unfinished last line is read after the state is kept (it is read again as a
+        # complete line next time); a tail that parses is the line it will be, read as one.
+        tail_problems: list[Problem] = []
+        tail = list(lines.tail(tail_problems))
+        header_in_tail = not part._meta and any(_is_header(lineno, rec) for lineno, _offset, rec in tail)
+        events = _has_events(rows) or any(_is_user_event(rec) for _lineno, _offset, rec in tail)
+        tail_rows = None
+        if part._session is None:
+            if header_in_tail:  # the session is named by its tail: no state kept before it
+                cursor = None
+                part._read_problems += tail_problems
+                tail_rows = part._scan(path, tail)
+            part._open(path, events)
+        elif part._meta and not had_meta or header_in_tail or events and not part._has_events:
+            return cls.read_from(path, None)
+        part._rows(rows, path)
+        kept = Resumable(cursor, dumps(part)) if cursor is not None else None
+        if tail_rows is None:
+            part._read_problems += tail_problems
+            tail_rows = part._scan(path, tail)
+        part._rows(tail_rows, path)
+        part._finish(path)
+        return part, kept
+
+    def _begin(self) -> None:
+        """A parse from the file's first line: nothing read yet."""
+        self._meta: dict = {}
+        self._unknown: dict[str, list[int]] = {}  # record type memtui does not know → its lines
+        self._read_problems: list[Problem] = []
+        self._session: RolloutSession | None = None
+
+    def _scan(self, path: Path, records: Iterable[tuple[int, int, Any]]) -> list[tuple[int, int, str, dict, datetime | None]]:
+        """The rows of `records` memtui reads ((line, offset, kind, payload, time)); the
+        header found (`_meta`), unknown record types noted."""
+        rows: list[tuple[int, int, str, dict, datetime | None]] = []
+        for lineno, offset, rec in records:
             try:
                 when = parse_time(typed_field(rec, "timestamp", kind=(str, int, float)))
                 rtype = typed_field(rec, "type", kind=str)
                 payload = typed_field(rec, "payload", kind=dict)
             except RECORD_ERRORS as exc:
-                problems.append(Problem(str(path), lineno, f"{exc}; line skipped"))
+                self._read_problems.append(Problem(str(path), lineno, f"{exc}; line skipped"))
                 continue
             if rtype == "session_meta" and payload is not None:
-                meta = meta or payload
+                self._meta = self._meta or payload
             elif payload is not None and rtype in ("response_item", "event_msg", "compacted", "turn_context"):
                 rows.append((lineno, offset, rtype, payload, when))
             elif rtype in FLAT_ITEMS:  # early rollouts: the item itself is the line
                 rows.append((lineno, offset, "response_item", rec, when))
             elif lineno == 1 and rtype is None and ("id" in rec or "instructions" in rec):
-                meta = rec
+                self._meta = rec
             elif rtype is not None and rtype not in READ_TYPES and rtype not in IGNORED_TYPES:
-                unknown.setdefault(rtype, []).append(lineno)
+                self._unknown.setdefault(rtype, []).append(lineno)
             # turn_context without payload, the ignored types: skipped
+        return rows
+
+    def _open(self, path: Path, has_events: bool) -> None:
+        """The rollout's session, from its header, before its rows are read."""
+        meta = self._meta
         session_id = meta.get("id") if isinstance(meta.get("id"), str) else path.stem
         session = RolloutSession(session_id, path, meta, None, created_at=parse_time(meta.get("timestamp")))
-        session.cwd = rollout_cwd(path, meta)
         self.sessions[session_id] = session
+        self._session = session
         self._current: Turn | None = None
         self._pending: dict[str, RolloutItem] = {}
         self._last_total: dict = {}  # the last cumulative token total reported
         self._early = [0, 0]  # tokens reported before the first prompt
         self._early_usage = NO_TOKENS
         self._model = meta.get("model") if isinstance(meta.get("model"), str) else ""
-        self._has_events = any(kind == "event_msg" and p.get("type") == "user_message" for _l, _o, kind, p, _w in rows)
+        self._has_events = has_events
+
+    def _rows(self, rows: list[tuple[int, int, str, dict, datetime | None]], path: Path) -> None:
         for lineno, offset, kind, payload, when in rows:
             try:
-                self._row(session, lineno, offset, kind, payload, when)
+                self._row(self._session, lineno, offset, kind, payload, when)
             except RECORD_ERRORS as exc:
-                problems.append(Problem(str(path), lineno, f"{exc}; line skipped"))
+                self._read_problems.append(Problem(str(path), lineno, f"{exc}; line skipped"))
+
+    def _finish(self, path: Path) -> None:
+        """After the last line: tokens settled per turn, the session's listing filled in."""
+        session = self._session
+        session.cwd = rollout_cwd(path, self._meta)
         self._settle(session, path)
-        if unknown:
-            self.counts["unknown_records"] = self.counts.get("unknown_records", 0) + sum(map(len, unknown.values()))
-            problems += unknown_type_problems(path, unknown)
+        problems = self._read_problems
+        if self._unknown:
+            self.counts["unknown_records"] = self.counts.get("unknown_records", 0) + sum(map(len, self._unknown.values()))
+            problems += unknown_type_problems(path, self._unknown)
         self.problems += problems
+        for name in _PARSE_STATE:  # the parse's, kept with its cursor: not the part's
+            self.__dict__.pop(name, None)
+        for session in self.sessions.values():
+            turns = [self.turns[t] for t in session.turns]
+            session.prompt_title = next((t.title for t in turns if t.prompt), None)
+            self.task_rows[session.id] = [turn_task(t) for t in turns]
+            self.usage_rows.update((t.id, turn_usage(t)) for t in turns)
 
     def _row(self, session: RolloutSession, lineno: int, offset: int, kind: str, payload: dict, when) -> None:
         if when is not None:
@@ -420,6 +479,27 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
         return turn
 
 
+_PARSE_STATE = ("_meta", "_unknown", "_read_problems", "_session", "_current", "_pending", "_last_total", "_early",
+                "_early_usage", "_model", "_has_events")
+
+
+def _is_header(lineno: int, rec: dict) -> bool:
+    """Whether a record is a rollout's header (session_meta, or an early rollout's first line)."""
+    if rec.get("type") == "session_meta":
+        return isinstance(rec.get("payload"), dict)
+    return lineno == 1 and rec.get("type") is None and ("id" in rec or "instructions" in rec)
+
+
+def _is_user_event(rec: dict) -> bool:
+    payload = rec.get("payload")
+    return rec.get("type") == "event_msg" and isinstance(payload, dict) and payload.get("type") == "user_message"
+
+
+def _has_events(rows: list[tuple[int, int, str, dict, datetime | None]]) -> bool:
+    """Whether the rows hold a user_message event (prompts are then read from the events)."""
+    return any(kind == "event_msg" and p.get("type") == "user_message" for _l, _o, kind, p, _w in rows)
+
+
 def _grown(before: dict, after: dict, key: str) -> int:
     """How much a cumulative token count grew since `before`. A total that dropped (Codex
     started counting again mid-rollout) is a new baseline, as ccusage takes it: all of the
@@ -453,7 +533,7 @@ class RolloutIndex(RecordedRoot[Rollouts]):
         the home every time."""
         whole = Rollouts()
         titles = codex_titles(self.home, whole.problems)
-        self.merge_listed(whole, stat_key, Rollouts.read)
+        self.merge_listed(whole, stat_key, Rollouts.read, Rollouts.read_from)
         for session in list(whole.sessions.values()):  # a copy: the part's session is in the index served now
             whole.sessions[session.id] = replace(session, title=titles.get(session.id))
         whole.counts["sessions"] = len(whole.sessions)
