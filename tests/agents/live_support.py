@@ -17,7 +17,7 @@ LIVE = Path(__file__).resolve().parents[1] / "fixtures" / "live"
 HOME_FOLDER = {"claude-code": ".claude", "codex": ".codex", "gemini-cli": ".gemini"}
 # Steps that are not the model's tool calls: its text, and what the agent recorded around them.
 NOT_CALLS = frozenset({"reply", "checkpoint", "compaction", "compacted", "turn_diff", "interrupted", "interrupt",
-                       "notification", "command", "command output"})
+                       "notification", "command", "command output", "notice", "api error"})
 # The operations whose file changes an agent's sessions record: Claude Code's edit tools (a
 # file removed by a shell command is not in its transcript); every Codex patch; Gemini CLI's
 # write_file and replace.

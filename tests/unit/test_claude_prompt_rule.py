@@ -66,3 +66,26 @@ def test_a_json_line_holding_a_unicode_line_separator_is_one_record(tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_text(json.dumps({"type": "user", "text": "one\u2028two\x85three"}, ensure_ascii=False) + "\n")
     assert records(path) == [{"type": "user", "text": "one\u2028two\x85three"}]
+
+
+def _synthetic_texts(home: Path) -> list[str]:
+    """The text of every assistant line the CLI wrote itself (model `<synthetic>`), read with json."""
+    return sorted(block["text"] for path in home.glob("projects/*/*.jsonl") for rec in records(path)
+                  if rec.get("type") == "assistant" and (rec.get("message") or {}).get("model") == "<synthetic>"
+                  for block in rec["message"]["content"] if block.get("type") == "text")
+
+
+def test_claude_codes_own_words_after_a_local_command_are_a_notice_not_the_models_reply(live):
+    """The CLI answers a local command itself with an assistant line of model `<synthetic>`
+    ("No response requested."): the timeline shows it as Claude Code's notice, never as a
+    reply of the model."""
+    home, _truth = live
+    source = ClaudeCodeSource.from_path(home)
+    steps = [step for session in source.sessions() for task in source.tasks(session.id) for step in source.steps(task.id)]
+    synthetic = _synthetic_texts(home)
+    assert sorted(step.result for step in steps if step.tool == "notice") == synthetic
+    assert not set(synthetic) & {step.result for step in steps if step.tool == "reply"}
+
+
+def test_some_fixture_holds_a_reply_the_cli_wrote_itself():
+    assert any(_synthetic_texts(fixture / "home" / ".claude") for fixture in FIXTURES)

@@ -26,7 +26,7 @@ HOMES = {  # repository → (commit, the Claude home inside it)
     "hannibal8856/claude_backup": ("2e35e2520a2d1ec40b13fb931c06981bc7bb7453", ".claude"),
 }
 NOT_CALLS = {"reply", "thinking", "compaction", "checkpoint", "interrupt", "notification", "command output", "shell",
-             "command", "api error"}
+             "command", "api error", "notice"}
 
 
 @pytest.mark.parametrize("repo", sorted(HOMES))

@@ -25,7 +25,7 @@ API = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c52"
 FRAGMENT = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c53"
 WORKTREE = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c54"
 NOT_CALLS = {"reply", "thinking", "compaction", "checkpoint", "interrupt", "notification", "command output", "shell",
-             "command", "api error"}
+             "command", "api error", "notice"}
 
 
 @pytest.fixture(scope="module")

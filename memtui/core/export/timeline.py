@@ -17,7 +17,7 @@ from typing import Any
 #: Step tools that are no tool call: what the timeline calls them.
 STEP_KINDS = {"reply": "text", "thinking": "thinking", "compaction": "compaction", "interrupt": "interrupt",
               "notification": "event", "command": "event", "command output": "event", "shell": "event",
-              "meta": "event", "api error": "event", "checkpoint": "event"}
+              "meta": "event", "api error": "event", "notice": "event", "checkpoint": "event"}
 
 _PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "notebook_path")
 _OLD_KEYS = ("old_string", "oldString", "old_str", "old")

@@ -30,6 +30,9 @@ EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 AGENT_TOOLS = frozenset({"Task", "Agent"})
 CONVERSATION = frozenset({"user", "assistant", "system", "attachment", "progress"})
 EVENT_STEPS = frozenset({"interrupt", "notification", "command output", "shell"})
+SYNTHETIC = "<synthetic>"
+"""The model Claude Code names on a reply it wrote itself ("No response requested." after a
+local command, an API error it gave up on): shown as its notice, never as the model's reply."""
 
 
 class Held:
@@ -332,6 +335,12 @@ class TranscriptReader:
                                   file_path=field(args, "file_path", kind=str), agent_prompt=field(args, "prompt", kind=str))
                 self.index.calls[f"{self.session.id}:{tool_id}"] = (turn.id, item)
             elif btype == "text" and field(block, "text", kind=str, default="").strip():
+                if model == SYNTHETIC:  # Claude Code's own words, not the model's: a notice (or an API error)
+                    error = field(rec, "isApiErrorMessage", kind=bool, default=False)
+                    item = self._item("event", offset, lineno, when, f"{lineno}:{index}", name="api error" if error else "notice",
+                                      is_error=error)
+                    turn.items.append(item)
+                    continue
                 item = self._item("reply", offset, lineno, when, f"{lineno}:{index}", name="reply", block=index)
                 turn.replies.append((block["text"], when))
             else:

@@ -220,7 +220,7 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
         if item.kind == "event" and item.is_error:  # an API error the tool retried (or gave up on)
             error = rec.get("error") if isinstance(rec.get("error"), dict) else {}
             detail = error.get("error") if isinstance(error.get("error"), dict) else {}
-            text = str(detail.get("message") or rec.get("content") or "API error")
+            text = str(detail.get("message") or rec.get("content") or _event_text(rec) or "API error")
             return StepInfo(id=step_id, task_id=turn.id, seq=seq, tool=item.name, args=None, result=text, status="error",
                             error=text, created_at=item.created_at)
         if item.kind == "event":
