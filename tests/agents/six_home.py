@@ -17,6 +17,7 @@ import json
 import re
 import shutil
 import sqlite3
+import subprocess
 import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -128,19 +129,27 @@ def _opencode(user: Path, copies: int) -> None:
     shutil.copytree(scenarios("OpenCode")[0] / "home" / ".config", user / ".config", dirs_exist_ok=True)
 
 
+PER_REPOSITORY = 10
+"""Aider keeps one history per repository, appended to by each session: copies of a scenario go
+into one repository's history, ten to a repository."""
+
+
 def _aider(user: Path, copies: int) -> None:
     started = re.compile(rb"# aider chat started at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
     for scenario in scenarios("Aider"):
         for n in range(copies):
-            repo = user / "src" / f"aider-{scenario.name}-{n:04d}"
-            repo.mkdir(parents=True)
+            repo = user / "src" / f"aider-{scenario.name}-{n // PER_REPOSITORY:03d}"
+            if not repo.exists():  # the repository with the commits Aider made (its bundle)
+                subprocess.run(["git", "clone", "-q", str(scenario / "workspace.bundle"), str(repo)], check=True,
+                               capture_output=True)
             for name in (".aider.chat.history.md", ".aider.input.history"):
                 data = (scenario / "workspace" / name).read_bytes()
                 if name.endswith(".md"):  # a session's id is its start time: each copy starts n minutes later
                     data = started.sub(lambda m: b"# aider chat started at " + (datetime.strptime(
                         m.group(1).decode(), "%Y-%m-%d %H:%M:%S") + timedelta(minutes=n)).strftime(
                         "%Y-%m-%d %H:%M:%S").encode(), data)
-                (repo / name).write_bytes(data)
+                with open(repo / name, "ab") as out:
+                    out.write(data)
 
 
 def _cline(user: Path, copies: int) -> None:

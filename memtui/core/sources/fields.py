@@ -87,3 +87,18 @@ def objects(record: Any, *path: str) -> list[dict]:
 # Exceptions a record of an unexpected shape can still raise deep inside an adapter; caught
 # per record as a last line of defence, so one odd line never makes a whole source unreadable.
 RECORD_ERRORS = (FieldError, TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
+
+
+def loads(text: str | bytes) -> Any:
+    """A JSON document decoded as `json.loads` decodes it, by orjson where it can (several
+    times faster on the large records agents write); what orjson refuses and json takes (NaN,
+    unpaired surrogates, nesting deeper than orjson's limit) goes to json, which raises
+    json.JSONDecodeError (or RecursionError) where both refuse."""
+    import json
+
+    import orjson
+
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)

@@ -65,7 +65,12 @@ def git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
 
 
 def toplevel(folder: Path) -> Path | None:
-    """The root of the git work tree holding `folder`, or None (not a repository, no git)."""
+    """The root of the git work tree holding `folder`, or None (not a repository, no git). A
+    folder with no `.git` in it or above it is none, without running git (many histories below
+    the home folder are looked at at once)."""
+    here = Path(folder).absolute()
+    if "GIT_DIR" not in os.environ and not any((p / ".git").exists() for p in (here, *here.parents)):
+        return None
     try:
         out = git(folder, "rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape").strip()
     except GitError:

@@ -5,25 +5,51 @@ folder; nothing is written, nothing is signalled)."""
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
+FRESH_FOR = 1.0
+"""Seconds one look at the processes answers for: a home with many repositories holding Aider
+histories (`memtui ~`) lists the processes once, not once per repository."""
 
-def aider_running_in(repo: Path) -> bool | None:
-    """True when a running `aider` works in `repo`, False when none does, None when a process that
-    looks like aider would not say where it works (another user's)."""
+_lock = threading.Lock()
+_seen: tuple[float, frozenset[str], bool] | None = None
+
+
+def _aider_folders() -> tuple[frozenset[str], bool]:
+    """The working folders of the running `aider` processes, and whether one would not say."""
     import psutil  # only when asked: listing processes is not free
 
-    target = os.path.realpath(repo)
-    unsure = False
+    folders, unsure = set(), False
     for proc in psutil.process_iter(["cmdline"]):
         argv = proc.info.get("cmdline") or []
         if not any(os.path.basename(a) == "aider" for a in argv[:2]) and "aider.main" not in argv[:3]:
             continue
         try:
-            if os.path.realpath(proc.cwd()) == target:
-                return True
+            folders.add(os.path.realpath(proc.cwd()))
         except (psutil.AccessDenied, psutil.ZombieProcess):
             unsure = True
         except (psutil.Error, OSError):
             continue
+    return frozenset(folders), unsure
+
+
+def forget_processes() -> None:
+    """The next question lists the processes again (a source's reload: see them as they are now)."""
+    global _seen
+    with _lock:
+        _seen = None
+
+
+def aider_running_in(repo: Path) -> bool | None:
+    """True when a running `aider` works in `repo`, False when none does, None when a process that
+    looks like aider would not say where it works (another user's)."""
+    global _seen
+    with _lock:
+        if _seen is None or time.monotonic() - _seen[0] > FRESH_FOR:
+            _seen = (time.monotonic(), *_aider_folders())
+        _, folders, unsure = _seen
+    if os.path.realpath(repo) in folders:
+        return True
     return None if unsure else False

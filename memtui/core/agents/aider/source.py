@@ -15,7 +15,7 @@ from memtui.core.agents.aider.commits import (Commit, FileChange, GitError, blob
                                               toplevel)
 from memtui.core.agents.aider.history import (HISTORY, INPUT_HISTORY, Chat, Step, Turn, date_prompts,
                                               read_history, read_input_times)
-from memtui.core.agents.aider.processes import aider_running_in
+from memtui.core.agents.aider.processes import aider_running_in, forget_processes
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, ResumeCommand, SessionInfo, StepInfo, TaskInfo
 from memtui.core.paths import files_key
@@ -83,6 +83,10 @@ class AiderSource(UndoRecorder, IndexedSource[AiderIndex], RollbackHooks, Resume
 
     def watched_files(self) -> list[Path]:
         return [self.history, self.history.with_name(INPUT_HISTORY), self.history.parent]
+
+    def reload(self) -> None:
+        forget_processes()
+        super().reload()
 
     # -- the index ----------------------------------------------------------------------------
     def build_index(self) -> AiderIndex:

@@ -29,6 +29,7 @@ from typing import Any
 
 from memtui.core.model import Problem
 from memtui.core.sources.changes import RecordedChange as Change
+from memtui.core.sources.fields import loads
 from memtui.core.usage.tokens import Tokens
 
 UI = "ui_messages.json"
@@ -91,7 +92,7 @@ def ms_time(ms: Any) -> datetime | None:
 def load_json(path: Path, problems: list[Problem]) -> Any:
     """A JSON file (None, with a problem, when it cannot be read or is not JSON; None when absent)."""
     try:
-        return json.loads(path.read_bytes().decode("utf-8", "replace"))
+        return loads(path.read_bytes().decode("utf-8", "replace"))
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -103,7 +104,7 @@ def load_json(path: Path, problems: list[Problem]) -> Any:
 
 def _json(text: Any) -> dict:
     try:
-        value = json.loads(text) if isinstance(text, str) else None
+        value = loads(text) if isinstance(text, str) else None
     except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}

@@ -28,6 +28,7 @@ from typing import Any
 from memtui.core.model import Problem
 from memtui.core.sources.base import Index
 from memtui.core.sources.changes import RecordedChange as Change
+from memtui.core.sources.fields import loads
 from memtui.core.sources.timestamps import file_time, parse_time
 from memtui.core.usage.tokens import Tokens
 
@@ -113,7 +114,7 @@ def looks_like_chat(path: Path) -> bool:
     except OSError:
         return False
     try:
-        first = json.loads(head.split(b"\n", 1)[0] if path.suffix == ".jsonl" else head)
+        first = loads(head.split(b"\n", 1)[0] if path.suffix == ".jsonl" else head)
     except (ValueError, RecursionError):
         return False
     return isinstance(first, dict) and "sessionId" in first and ("projectHash" in first or "messages" in first)
@@ -182,7 +183,7 @@ def read_records(path: Path, problems: list[Problem]) -> list[tuple[int, dict]]:
     text = data.decode("utf-8", "replace")
     if path.suffix == ".json":
         try:
-            doc = json.loads(text)
+            doc = loads(text)
         except (json.JSONDecodeError, RecursionError) as exc:
             problems.append(Problem(str(path), None, f"not a JSON chat: {exc}"))
             return []
@@ -198,7 +199,7 @@ def read_records(path: Path, problems: list[Problem]) -> list[tuple[int, dict]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads(line)
         except (json.JSONDecodeError, RecursionError):
             problems.append(Problem(str(path), n, "not a JSON record"))
             continue

@@ -32,6 +32,7 @@ from typing import Any
 from memtui.core.agents.opencode.snapshots import fill_from_snapshots, snapshot_repos
 from memtui.core.model import Problem, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.base import Index, preview
+from memtui.core.sources.fields import loads
 from memtui.core.sqlite_readonly import table_names
 from memtui.core.usage.tokens import Tokens
 
@@ -49,7 +50,7 @@ def _dict(value: Any) -> dict:
 
 def _json(text: Any) -> dict:
     try:
-        value = json.loads(text) if isinstance(text, str) else None
+        value = loads(text) if isinstance(text, str) else None
     except (json.JSONDecodeError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
@@ -101,6 +102,7 @@ class _Reader:
         self.unknown: dict[str, int] = {}
         self.own: dict[str, list[str]] = {}  # session → its own task ids
         self.spawned: dict[str, str] = {}  # sub-agent session → the task whose call started it
+        self._snapshots: dict[str, list[Path]] = {}  # project → its snapshot repositories
 
     def read(self, workspace_filter: str | None) -> None:
         ix, conn = self.ix, self.conn
@@ -117,9 +119,15 @@ class _Reader:
         for s in rows:
             ix.session_dirs[s["id"]] = s["directory"]
             self._session(s, top[s["id"]], worktrees.get(s["project_id"]))
+        children: dict[str, list[str]] = {}  # task → the sub-agent sessions it started
+        for child, task in self.spawned.items():
+            children.setdefault(task, []).append(child)
+        of_session: dict[str | None, list[str]] = {}
+        for task_id, task in ix.tasks.items():
+            of_session.setdefault(task.info.session_id, []).append(task_id)
         for s in rows:
             if top[s["id"]] == s["id"]:
-                self._listed(s)
+                self._listed(s, children, of_session.get(s["id"], []))
         ix.counts = {"sessions": len(ix.sessions), "tasks": len(ix.tasks), "steps": len(ix.steps),
                      "unknown_records": sum(self.unknown.values())}
         if len(rows) > len(ix.sessions):
@@ -139,13 +147,12 @@ class _Reader:
             seen.add(here)
         return here
 
-    def _listed(self, s: Any) -> None:
-        """The top session `s`, its tasks in order with each task's sub-agents right after it."""
+    def _listed(self, s: Any, children: dict[str, list[str]], listed_here: list[str]) -> None:
+        """The top session `s`, its tasks in order with each task's sub-agents right after it
+        (`children`: the sub-agent sessions each task started; `listed_here`: the tasks listed
+        in `s`, in the order read)."""
         ix = self.ix
         sid = s["id"]
-        children: dict[str, list[str]] = {}
-        for child, task in self.spawned.items():
-            children.setdefault(task, []).append(child)
         order: list[str] = []
 
         def emit(task_id: str) -> None:
@@ -158,7 +165,8 @@ class _Reader:
 
         for task_id in self.own.get(sid, []):
             emit(task_id)
-        stray = [t for t, task in ix.tasks.items() if task.info.session_id == sid and t not in order]
+        emitted = set(order)
+        stray = [t for t in listed_here if t not in emitted]
         order += stray  # a sub-agent whose calling task is not known: still in its session
         ix.order[sid] = order
         first = ix.tasks[order[0]].info.title if order else sid
@@ -177,7 +185,9 @@ class _Reader:
         parts: dict[str, list[dict]] = {}
         for p in conn.execute("SELECT message_id, data FROM part WHERE session_id = ? ORDER BY id", (sid,)):
             parts.setdefault(p["message_id"], []).append(_json(p["data"]))
-        snapshots = snapshot_repos(self.folder, s["project_id"])
+        snapshots = self._snapshots.get(s["project_id"])
+        if snapshots is None:
+            snapshots = self._snapshots[s["project_id"]] = snapshot_repos(self.folder, s["project_id"])
         note = f"sub-agent: {s['title']}" if listed_in != sid and s["title"] else ""
         task: Task | None = None
         for m in messages:

@@ -1,0 +1,109 @@
+"""First paint of `memtui ~` on a home folder holding six agents (not collected by pytest).
+
+    python tests/bench/six_agents.py [--copies 65] [--runs 3] [--folder DIR] [--profile]
+
+The home is tests/agents/six_home.py's: every live fixture of Claude Code, Codex, Gemini CLI,
+OpenCode, Aider and Cline (files the real CLIs wrote) placed `--copies` times under new ids —
+65 copies make ~2,000 sessions spread over the six agents. Made once in a cache folder and
+kept. Every run is a new process in a pty (120x40) with HOME and the XDG folders pointed into
+the bench folder (never a real home); the app is first painted when the Agent column and the
+newest session's agent are drawn (the merged list is on screen).
+
+Measured in the same run, medians of `--runs`, interleaved with the anchor: a trivial Textual
+app's first paint. The first memtui run builds the index (cold, one run); the rest are warm.
+`--profile` runs the warm opening path (open_workspace: discovery, every store, the merged
+list) in this process under cProfile and prints the top functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "agents"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from six_home import expected_sessions, make_six_agent_home  # noqa: E402
+from startup import TRIVIAL, first_paint  # noqa: E402
+
+
+def bench_env(folder: Path, user: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "CLAUDE_", "CODEX_"))}
+    env.update(HOME=str(user), XDG_CONFIG_HOME=str(user / ".config"), XDG_DATA_HOME=str(user / ".local/share"),
+               XDG_STATE_HOME=str(folder / "state"), XDG_CACHE_HOME=str(folder / "cache"),
+               CLAUDE_CONFIG_DIR=str(user / ".claude"), CODEX_HOME=str(user / ".codex"))
+    return env
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--copies", type=int, default=65)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--folder", type=Path, default=None)
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    compileall.compile_dir(str(ROOT / "memtui"), quiet=1)
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memtui-bench"
+    folder = (args.folder or cache / f"six-agents-{args.copies}").absolute()
+    if not (folder / "done").exists():
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        make_six_agent_home(folder, args.copies)
+        (folder / "done").write_text("complete\n")
+    user = folder / "user"
+    expected = expected_sessions(args.copies)
+    print(f"home: {user} — {sum(expected.values()):,} sessions: "
+          + ", ".join(f"{label} {n}" for label, n in expected.items()))
+    env = bench_env(folder, user)
+    os.environ.update(env)  # the pty children inherit it; the in-process reads below use it too
+
+    if args.profile:
+        import cProfile
+        import pstats
+
+        from memtui.ui.opening import open_workspace
+
+        open_workspace(user)[0].close()  # warm
+        profile = cProfile.Profile()
+        profile.enable()
+        source, _ = open_workspace(user)
+        source.session_page(0, 100)
+        profile.disable()
+        source.close()
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
+        return
+
+    memtui = [sys.executable, "-m", "memtui", str(user)]
+    marker = ["Agent"]
+    cold = first_paint(memtui, marker, timeout=600)["first"]
+    from memtui.ui.opening import open_workspace
+
+    source, _ = open_workspace(user)
+    newest = source.sessions()[0].origin
+    source.close()
+    marker = ["Agent", newest]
+    warm, trivial = [], []
+    for _ in range(args.runs):
+        warm.append(first_paint(memtui, marker, timeout=300)["first"])
+        trivial.append(first_paint([sys.executable, "-c", TRIVIAL], "TRIVIAL-APP-READY")["first"])
+    anchor_wall = statistics.median(t[0] for t in trivial)
+    anchor_cpu = statistics.median(t[1] for t in trivial)
+    rows = [("memtui ~ first paint, cold (index built), 1 run", cold),
+            (f"memtui ~ first paint, warm, median of {args.runs}",
+             (statistics.median(w[0] for w in warm), statistics.median(w[1] for w in warm))),
+            (f"anchor: trivial Textual app, median of {args.runs}", (anchor_wall, anchor_cpu))]
+    print(f"{'':52} {'wall s':>8} {'× anchor':>9} {'CPU s':>8} {'× anchor':>9}")
+    for name, (wall, cpu) in rows:
+        print(f"{name:52} {wall:8.2f} {wall / anchor_wall:9.2f} {cpu:8.2f} {cpu / anchor_cpu:9.2f}")
+    print("warm runs (wall, CPU):", ", ".join(f"{w:.2f}/{c:.2f}" for w, c in warm),
+          "· trivial:", ", ".join(f"{w:.2f}/{c:.2f}" for w, c in trivial))
+
+
+if __name__ == "__main__":
+    main()
