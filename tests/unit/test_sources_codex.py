@@ -142,3 +142,29 @@ def test_browsing_changes_no_byte(homes, tmp_path):
                     except ContentUnknown:
                         pass
     assert tree_state(tmp_path) == before
+
+
+def test_a_windows_drive_spelt_two_ways_is_one_project(tmp_path):
+    """Two real rollouts whose session_meta records the same Windows folder as `c:\\…` and
+    `C:\\…` (Windows spells the drive both ways): usage by project shows one project."""
+    import json
+
+    import zstandard
+
+    from memtui.core.resolve import open_source
+    from memtui.core.usage import price, source_replies, summarise
+
+    real = sorted((FIXTURES / "real" / "codex-0.104-localpush").rglob("rollout-*.jsonl.zst"))
+    assert len(real) == 2
+    day = tmp_path / ".codex" / "sessions" / "2026" / "02" / "23"
+    day.mkdir(parents=True)
+    for rollout, drive in zip(real, "cC"):
+        text = zstandard.ZstdDecompressor().decompress(rollout.read_bytes(), max_output_size=1 << 30).decode()
+        records = [json.loads(line) for line in text.splitlines()]
+        for record in records:
+            if record.get("type") == "session_meta":
+                record["payload"]["cwd"] = drive + ":\\Users\\me\\proj"
+        (day / rollout.name.removesuffix(".zst")).write_text("".join(json.dumps(r) + "\n" for r in records))
+    with open_source(tmp_path / ".codex") as source:
+        report = summarise(price(source_replies(source)), "project")
+    assert [row.key for row in report.rows] == ["C:\\Users\\me\\proj"]

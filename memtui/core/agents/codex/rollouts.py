@@ -21,7 +21,7 @@ from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.cursor import FileCursor, Resumable, resumable
 from memtui.core.sources.jsonl import GrownLines, count_malformed, first_record, unknown_type_problems
 from memtui.core.sources.part_store import dumps, loads
-from memtui.core.paths import stat_key
+from memtui.core.paths import recorded_folder, stat_key
 from memtui.core.sources.relist import Folders, recorded_in
 from memtui.core.sources.transcript_root import RecordedRoot, TurnIndex, turn_usage
 from memtui.core.sources.timestamps import parse_time
@@ -106,13 +106,13 @@ def rollout_cwd(path: Path, meta: dict | None = None) -> str | None:
     meta = session_meta(path) if meta is None else meta
     cwd = meta.get("cwd") if isinstance(meta, dict) else None
     if isinstance(cwd, str) and cwd:
-        return cwd
+        return recorded_folder(cwd)
     record = first_record(path, max_lines=30, where=_context_cwd)
     if record is None:
         return None
     payload = record.get("payload") if isinstance(record.get("payload"), dict) else record
     found = _CWD.search(message_text(payload))
-    return found.group(1).strip() if found else None
+    return recorded_folder(found.group(1).strip()) if found else None
 
 
 def rollouts_for_workspace(workspace: Path, home: Path, cwds: dict[Path, str] | None = None,
