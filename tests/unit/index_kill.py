@@ -66,3 +66,45 @@ def kill_trial(home: Path, cache: Path, expected: str, kill_after: int, *, updat
     assert again.stdout == expected
     assert stray_temps(cache) == []
     return killed
+
+
+def cut_home(home: Path, share: float = 0.6) -> dict[Path, bytes]:
+    """Each session transcript cut to its first `share` of lines (as it was earlier in the
+    session); the whole bytes returned, to give the rest back with `grow_back`."""
+    whole = {}
+    for path in sorted(home.glob("projects/*/*.jsonl")):
+        whole[path] = path.read_bytes()
+        path.write_bytes(cut_bytes(whole[path], share))
+    return whole
+
+
+def grow_back(whole: dict[Path, bytes]) -> None:
+    """Each cut transcript given its remaining lines, appended as the agent wrote them."""
+    for path, data in whole.items():
+        now = path.stat().st_size
+        with path.open("ab") as out:
+            out.write(data[now:])
+
+
+def grown_kill_trial(home: Path, whole: dict[Path, bytes], cache: Path, expected: str, kill_after: int) -> bool:
+    """The index built over the cut home, every transcript grown back, then kill -9 after the
+    `kill_after`-th part parsed on from its cursor is kept; the next run must print `expected`
+    (a run without any index over the whole home) and leave no temporary file. Whether the
+    child was killed."""
+    for path, data in whole.items():  # cut again (this trial's cache is new: it parses it whole)
+        path.write_bytes(cut_bytes(data))
+    assert run_log(home, cache).returncode == 0
+    grow_back(whole)
+    child = run_log(home, cache, kill_after)
+    killed = child.returncode == -9
+    assert killed or (child.returncode == 0 and child.stdout == expected), child.stderr
+    again = run_log(home, cache)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == expected
+    assert stray_temps(cache) == []
+    return killed
+
+
+def cut_bytes(data: bytes, share: float = 0.6) -> bytes:
+    lines = data.splitlines(keepends=True)
+    return b"".join(lines[: max(1, int(len(lines) * share))])
