@@ -37,28 +37,32 @@ def _date(text: str) -> date:
 def run(args) -> int:
     from memtui.core.discovery import discover_given
     from memtui.core.store.paths import is_team_url
-    from memtui.core.usage import price, source_replies, summarise
+    from memtui.core.usage import kept_priced, price, price_table, source_replies, summarise
 
     path = Path(args.path).expanduser()
     if args.since and args.until and args.since > args.until:
         from memtui.core.errors import MemtuiError
 
         raise MemtuiError(f"--since {args.since} is after --until {args.until}")
-    replies = []
+    priced = []
+    table = None
     if is_team_url(args.path):  # the team store: every machine's sessions
         from memtui.core.resolve import resolve
 
         with resolve(args.path) as resolved:
-            replies.extend(source_replies(resolved.source))
+            priced.extend(price(source_replies(resolved.source)))
     found = [] if is_team_url(args.path) else [
         s for s in discover_given(path) if s.kind != "memory-files" and args.agent in (None, s.kind)]
     try:
         for entry in found:
-            replies.extend(source_replies(entry.open()))
+            usage = kept_priced(entry.open())  # a session unchanged since the last run: its kept rows
+            priced.extend(usage.items)
+            table = usage.table
     finally:
         for entry in found:
             entry.close()
-    report = summarise(price(replies), args.by, since=args.since, until=args.until, agent=args.agent)
+    report = summarise(priced, args.by, since=args.since, until=args.until, agent=args.agent,
+                       table=table or price_table())
     emit(report.as_dict(), args.json, lambda _: text(report))
     return 0
 

@@ -9,11 +9,16 @@ request ids (ccusage counts a message id once across the whole home: copies shar
 counted once by it and once per copy by memtui). No Codex copies: ccusage counts rollouts with
 the same events once, so copies would not compare.
 
-In one run, each best of three, both tools cold (a new process each time; neither keeps an
-index on disk: memtui's transcript index lives in the process):
-- anchor: `ccusage daily --json -O` (npm ccusage, installed as the tests install it);
-- `memtui usage HOME --by day --json`.
-Printed: wall and CPU seconds, memtui/ccusage ratios, and both tools' totals.
+In one run, both tools on the same home, each a new process each time:
+- anchor: `ccusage daily --json -O` (npm ccusage, installed as the tests install it; it keeps
+  nothing between runs);
+- `memtui usage HOME --by day --json`, cold once (no index, no kept usage: every transcript
+  parsed, written to memtui's cache folder under a scratch XDG_CACHE_HOME), then warm: the
+  home's index ($XDG_CACHE_HOME/memtui/index) and each session's priced replies
+  ($XDG_CACHE_HOME/memtui/usage), both served while the session's files keep their stat keys.
+The warm runs alternate with ccusage's (--repeat each), so a change of the machine's load
+falls on both. Printed: the medians of wall and CPU seconds, memtui/ccusage ratios, the cold
+run, and both tools' totals (the warm totals must equal the cold ones).
 """
 
 from __future__ import annotations
@@ -80,15 +85,17 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
 
 
-def best(argv: list[str], env: dict[str, str], repeat: int = 3) -> tuple[float, float, str]:
-    runs = [timed(argv, env) for _ in range(repeat)]
-    return min(r[0] for r in runs), min(r[1] for r in runs), runs[-1][2]
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=2000)
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "memtui-bench" / "usage-v1")
+    parser.add_argument("--repeat", type=int, default=5, help="warm runs of each tool (default 5)")
     args = parser.parse_args()
     binary, why = ccusage()
     if binary is None:
@@ -102,14 +109,28 @@ def main() -> int:
                "CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex"),
                **{v: str(Path(scratch) / v.lower()) for v in ("XDG_DATA_HOME", "XDG_STATE_HOME",
                                                              "XDG_CACHE_HOME", "XDG_CONFIG_HOME")}}
-        anchor_wall, anchor_cpu, theirs = best([str(binary), "daily", "--json", "-O", "-z", "UTC"], env)
-        wall, cpu, ours = best([sys.executable, "-m", "memtui", "usage", str(home), "--by", "day", "--json"], env)
+        theirs_argv = [str(binary), "daily", "--json", "-O", "-z", "UTC"]
+        ours_argv = [sys.executable, "-m", "memtui", "usage", str(home), "--by", "day", "--json"]
+        cold_wall, cold_cpu, cold = timed(ours_argv, env)
+        anchor, warm = [], []
+        for _ in range(args.repeat):
+            anchor.append(timed(theirs_argv, env))
+            warm.append(timed(ours_argv, env))
+    theirs, ours = anchor[-1][2], warm[-1][2]
+    if any(run[2] != cold for run in warm):
+        print("the warm reports differ from the cold one")
+        return 1
+    a_wall, a_cpu = median([r[0] for r in anchor]), median([r[1] for r in anchor])
+    wall, cpu = median([r[0] for r in warm]), median([r[1] for r in warm])
     their_total = json.loads(theirs)["totals"]
     our_total = json.loads(ours)["total"]
     print(f"home: {sessions:,} Claude Code transcripts (sub-agents' beside them included), {size / (1 << 20):,.0f} MiB")
-    print(f"anchor  ccusage {VERSION} daily --json -O : {anchor_wall:6.2f} s wall, {anchor_cpu:6.2f} s CPU")
-    print(f"memtui usage HOME --by day --json   : {wall:6.2f} s wall, {cpu:6.2f} s CPU")
-    print(f"ratio memtui / ccusage               : {wall / anchor_wall:6.2f}× wall, {cpu / anchor_cpu:6.2f}× CPU")
+    print(f"medians of {args.repeat}, alternating runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"anchor  ccusage {VERSION} daily --json -O : {a_wall:6.2f} s wall, {a_cpu:6.2f} s CPU")
+    print(f"memtui usage HOME --by day --json, warm : {wall:6.2f} s wall, {cpu:6.2f} s CPU")
+    print(f"ratio memtui warm / ccusage             : {wall / a_wall:6.2f}× wall, {cpu / a_cpu:6.2f}× CPU")
+    print(f"memtui cold (index and usage built)    : {cold_wall:6.2f} s wall, {cold_cpu:6.2f} s CPU"
+          f" ({cold_wall / a_wall:.2f}× ccusage's wall)")
     print(f"totals: memtui ${our_total['cost']:,.2f} ({our_total['total_tokens']:,} tokens) |"
           f" ccusage ${their_total['totalCost']:,.2f} ({their_total['totalTokens']:,} tokens)")
     return 0

@@ -65,16 +65,17 @@ def code_key(*folders: Path) -> str:
     return digest.hexdigest()
 
 
-def index_path(home: Path, kind: str, cache: Path | None = None) -> Path | None:
-    """Where the index of the store at `home` (opened as `kind`) is kept, its folder made 0700;
-    None when writes are forbidden (--read-only) or the folder cannot be made."""
+def index_path(home: Path, kind: str, cache: Path | None = None, folder_name: str = FOLDER) -> Path | None:
+    """Where the index of the store at `home` (opened as `kind`) is kept (or another file of the
+    store's, under `folder_name` of memtui's cache folder), its folder made 0700; None when
+    writes are forbidden (--read-only) or the folder cannot be made."""
     from memtui.core.cleanup.places import cache_dir  # not at the top: it loads all of cleanup
 
     try:
         check_writes_allowed()
     except WritesForbidden:
         return None
-    folder = (cache or cache_dir()) / FOLDER
+    folder = (cache or cache_dir()) / folder_name
     home = Path(home).resolve()
     try:
         st = os.stat(home)

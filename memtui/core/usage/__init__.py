@@ -9,6 +9,7 @@ them; report.py groups them.
 """
 
 from memtui.core.usage.collect import priced_steps, session_costs, task_costs, session_replies, source_replies, step_reply, step_tokens
+from memtui.core.usage.kept import Usage, kept_priced
 from memtui.core.usage.prices import PriceTable, Pricer, find_model, price_table, shared_pricer
 from memtui.core.usage.report import (
     GROUPINGS,
@@ -25,5 +26,5 @@ from memtui.core.usage.report import (
 from memtui.core.usage.tokens import NO_TOKENS, Tokens, from_anthropic, from_openai
 
 __all__ = ["GROUPINGS", "Group", "NO_TOKENS", "PriceTable", "Priced", "Pricer", "Reply", "Report", "Tokens",
-           "by_task", "cost_text", "find_model", "from_anthropic", "from_openai", "price", "price_table", "priced_steps", "session_costs", "shared_pricer", "task_costs", "session_replies", "source_replies", "step_reply", "step_tokens",
+           "Usage", "by_task", "cost_text", "kept_priced", "find_model", "from_anthropic", "from_openai", "price", "price_table", "priced_steps", "session_costs", "shared_pricer", "task_costs", "session_replies", "source_replies", "step_reply", "step_tokens",
            "summarise", "unpriced_note"]

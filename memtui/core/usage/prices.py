@@ -49,13 +49,18 @@ class PriceTable:
                 "dated": self.dated.isoformat() if self.dated else None}
 
 
-def price_table(today: date | None = None) -> PriceTable:
-    """The price table in use and its date (as of `today`, default the real one)."""
-    return PriceTable(TABLE, _version(), _latest_change(today or datetime.now(UTC).date()))
+def price_table(today: date | None = None, starts: "list[date] | None" = None) -> PriceTable:
+    """The price table in use and its date (as of `today`, default the real one); `starts`: the
+    table's price start dates as `price_start_dates` gives them, when kept from an earlier run
+    (the table is then not loaded)."""
+    today = today or datetime.now(UTC).date()
+    dates = price_start_dates() if starts is None else starts
+    return PriceTable(TABLE, table_version(), max((d for d in dates if d <= today), default=None))
 
 
 @cache
-def _version() -> str:
+def table_version() -> str:
+    """The price table's package version."""
     try:
         return version(TABLE)
     except PackageNotFoundError:  # pragma: no cover (a dependency of memtui)
@@ -63,18 +68,19 @@ def _version() -> str:
 
 
 @cache
-def _latest_change(today: date) -> date | None:
+def price_start_dates() -> list[date]:
+    """Every date a price in the table starts on, in order (a table's date is the latest of
+    them in force)."""
     from genai_prices.data_snapshot import get_snapshot
     from genai_prices.types import StartDateConstraint
 
-    latest = None
+    found = set()
     for provider in get_snapshot().providers:
         for model in provider.models:
             for conditional in model.prices if isinstance(model.prices, list) else ():
-                constraint = conditional.constraint
-                if isinstance(constraint, StartDateConstraint) and constraint.start_date <= today:
-                    latest = max(latest or constraint.start_date, constraint.start_date)
-    return latest
+                if isinstance(conditional.constraint, StartDateConstraint):
+                    found.add(conditional.constraint.start_date)
+    return sorted(found)
 
 
 @dataclass(frozen=True)
@@ -153,14 +159,14 @@ class Pricer:
         `<synthetic>` replies used none)."""
         if not tokens:
             return 0.0
-        info = self._model(model)
+        info = self._models[model] if model in self._models else self._model(model)
         if info is None:
             return None
         when = (at or datetime.now(UTC)).replace(second=0, microsecond=0)
         key = (model, when)
-        with self._lock:
-            price = self._periods.get(key)
-            if price is None:
+        price = self._periods.get(key)  # a dict read needs no lock; a miss is looked up under it
+        if price is None:
+            with self._lock:
                 found = info.get_prices(when)
                 price = self._by_price.setdefault(id(found), _ModelPrice(found))
                 self._periods[key] = price

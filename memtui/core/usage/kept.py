@@ -1,0 +1,204 @@
+"""Each session's priced replies kept between runs, so a usage report over a home read before
+reads no transcript, no usage table of the index and no price table.
+
+One SQLite file per store (`$XDG_CACHE_HOME/memtui/usage/<kind>-<name>-<key>.db`, keyed as the
+home's index is, in the same 0700 cache folder; nothing is written in the agent's home). Per
+session it keeps the session's `files_key` — the digest of the stat keys (size, mtime, inode)
+of every file of the session: its transcript, sub-agents' transcripts, tool results — and its
+replies as `price(session_replies(...))` gave them: turn, time, model, tokens by kind, the cost
+its store recorded and the cost priced. A session whose files changed (a new reply, a cleanup),
+or one its store gives no files key for (memtui's own store, an archived session), is read
+through the source again and kept anew; a session no longer listed is dropped. The file is
+emptied when memtui's code or the price table's version differs from the one that wrote it.
+
+What is not the session's own is not kept: its title (Claude Code may take it from the
+prompt history, another file) and which home and agent it is of come from the listing.
+Writes are one SQLite transaction (kill -9 leaves the previous rows); a cache that cannot be
+read or written is done without.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import sqlite3
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memtui.core.usage.collect import ORPHANS, session_replies
+from memtui.core.usage.prices import PriceTable, Pricer, price_start_dates, price_table, shared_pricer, table_version
+from memtui.core.usage.report import Priced, Reply, price
+from memtui.core.usage.tokens import Tokens
+
+if TYPE_CHECKING:
+    from memtui.core.memory_source import MemorySource
+    from memtui.core.model import SessionInfo
+
+FOLDER = "usage"
+LAYOUT = "1"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, files_key TEXT NOT NULL, rows BLOB NOT NULL);
+"""
+
+Row = tuple[Any, ...]
+"""(task id, time, model, the six token counts, recorded cost, priced cost, project)."""
+
+
+@cache
+def _code() -> str:
+    """A digest of the code that makes a session's replies: the core, its sources and usage
+    engines, and every agent's package."""
+    from memtui.core.sources.part_store import code_key
+
+    core = Path(__file__).resolve().parent.parent
+    agents = sorted(p for p in (core / "agents").iterdir() if p.is_dir() and not p.name.startswith("_"))
+    return code_key(core, core / "sources", core / "usage", core / "agents", *agents)
+
+
+def _row(item: Priced) -> Row:
+    r, t = item.reply, item.reply.tokens
+    return (r.task_id, r.at, r.model, t.input, t.output, t.cache_read, t.cache_write_5m, t.cache_write_1h,
+            t.reasoning, r.cost, item.cost, r.project)
+
+
+def _item(row: Row, agent: str, session: "SessionInfo", home: str, pricer: Pricer) -> Priced:
+    task_id, at, model, i, o, cr, w5, w1, rs, recorded, cost, project = row
+    reply = Reply(agent, str(session.id), task_id, at, model, Tokens(i, o, cr, w5, w1, rs), recorded, project,
+                  session.title, home)
+    if at is None and recorded is None:  # priced at the time of asking: not kept
+        cost = pricer.cost(model, reply.tokens, None)
+    return Priced(reply, cost)
+
+
+class KeptUsage:
+    """The usage file of one store: its sessions' rows read whole at open, written at `save`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.kept: dict[str, tuple[str, bytes]] = {}
+        self.starts: list[date] | None = None
+        self._conn: sqlite3.Connection | None = None
+
+    def open(self) -> None:
+        """Read the kept rows; a file of other code or another price table is emptied."""
+        conn = sqlite3.connect(str(self.path), timeout=5.0, isolation_level=None)
+        self._conn = conn
+        conn.executescript(SCHEMA)
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        if meta.get("layout") != LAYOUT or meta.get("code") != _code() or meta.get("prices") != table_version():
+            return
+        self.kept = {sid: (key, rows) for sid, key, rows in conn.execute("SELECT id, files_key, rows FROM sessions")}
+        if "price_dates" in meta:
+            self.starts = [date.fromisoformat(d) for d in json.loads(meta["price_dates"])]
+
+    def save(self, fresh: dict[str, tuple[str, list[Row]]], listed: set[str], starts: list[date] | None) -> None:
+        """Keep the rows read now (`fresh`: session → (files key, rows)) and drop the sessions
+        no longer `listed`, in one transaction."""
+        conn = self._conn
+        if conn is None:
+            return
+        gone = [(sid,) for sid in self.kept if sid not in listed]
+        stale = not self.kept and bool(conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone())
+        if not fresh and not gone and not stale and (starts is None or self.starts is not None):
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if stale:  # written by other code or for another price table
+                conn.execute("DELETE FROM sessions")
+            conn.executemany("DELETE FROM sessions WHERE id = ?", gone)
+            conn.executemany("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?)",
+                             [(sid, key, pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
+                              for sid, (key, rows) in fresh.items()])
+            meta = [("layout", LAYOUT), ("code", _code()), ("prices", table_version())]
+            if starts is not None:
+                meta.append(("price_dates", json.dumps([d.isoformat() for d in starts])))
+            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def _kept_usage(source: "MemorySource") -> KeptUsage | None:
+    from memtui.core.sources.part_store import index_path
+
+    path = index_path(Path(source.path), source.kind, folder_name=FOLDER)
+    if path is None:
+        return None
+    kept = KeptUsage(path)
+    try:
+        kept.open()
+    except (sqlite3.Error, OSError, ValueError, pickle.UnpicklingError):
+        kept.close()
+        return None
+    return kept
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What `kept_priced` found: the priced replies, the table that priced them, and where
+    each session's replies came from."""
+
+    items: list[Priced]
+    read: int
+    """Sessions whose replies were read through the source (none kept, or their files changed)."""
+    kept: int
+    """Sessions whose replies came from the usage file."""
+    table: PriceTable
+    """The price table that priced them, with its date."""
+
+
+def kept_priced(source: "MemorySource", pricer: Pricer | None = None, today: date | None = None) -> Usage:
+    """Every reply `source` recorded, priced, in the order `price(source_replies(source))` gives
+    them and equal to them: a session whose files are unchanged since a run kept its rows is
+    read from memtui's cache folder, any other through the source (and kept)."""
+    pricer = pricer or shared_pricer()
+    kept = _kept_usage(source)
+    agent, home = source.kind, str(source.path)
+    items: list[Priced] = []
+    fresh: dict[str, tuple[str, list[Row]]] = {}
+    listed: set[str] = set()
+    read = served = 0
+    try:
+        for session in source.sessions():
+            sid, key = str(session.id), session.files_key
+            listed.add(sid)
+            known = kept.kept.get(sid) if kept is not None and key else None
+            if known is not None and known[0] == key:
+                try:
+                    rows = pickle.loads(known[1])
+                except Exception:  # a damaged row: read the session again
+                    rows = None
+                if rows is not None:
+                    items.extend(_item(row, agent, session, home, pricer) for row in rows)
+                    served += 1
+                    continue
+            priced = price(session_replies(source, session), pricer)
+            items.extend(priced)
+            read += 1
+            if key:
+                fresh[sid] = (key, [_row(item) for item in priced])
+        items.extend(price(session_replies(source, None), pricer))  # the tasks of no session
+        starts = kept.starts if kept is not None and kept.starts is not None else None
+        table = price_table(today, starts)
+        if kept is not None:
+            try:
+                kept.save(fresh, listed, price_start_dates() if starts is None else None)
+            except (sqlite3.Error, OSError):
+                pass  # done without: the next run reads those sessions again
+    finally:
+        if kept is not None:
+            kept.close()
+    return Usage(items, read, served, table)
+
+
+__all__ = ["FOLDER", "KeptUsage", "ORPHANS", "Usage", "kept_priced"]
