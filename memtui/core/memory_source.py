@@ -68,6 +68,9 @@ class Capability(str, Enum):
     """Changes can be followed as they happen (memtui.core.live.watch_source polls them cheaply)."""
     CLEANUP = "cleanup"
     """Its agent's home can be cleaned up: old sessions archived (restorable) or deleted."""
+    ORIGIN = "origin"
+    """Its sessions name the machine and agent they were pushed from (a team store): listed,
+    filtered and usage grouped by them."""
 
     @property
     def doing(self) -> str:
@@ -89,6 +92,7 @@ _DOING: dict[Capability, str] = {
     Capability.RESUME: "resume a session in its agent",
     Capability.LIVE: "follow changes as they happen",
     Capability.CLEANUP: "clean up an agent home",
+    Capability.ORIGIN: "tell sessions apart by the machine they came from",
 }
 
 WRITING = frozenset({Capability.ROLLBACK, Capability.GC, Capability.PIN, Capability.VACUUM,
@@ -191,6 +195,9 @@ class MemorySource(ABC):
         if capability is Capability.CLEANUP:
             return ("cleanup archives sessions of a home that keeps a file per session (Claude Code, Codex, Gemini CLI);"
                     " open ~/.claude, ~/.codex or ~/.gemini (or a project of theirs)")
+        if capability is Capability.ORIGIN:
+            return ("every session of a store on this machine comes from this machine; a team store"
+                    " (`memtui push --team URL` from each machine) names each session's machine")
         if capability is Capability.ROLLBACK and Capability.DIFF not in self.capabilities:
             return ("it records no file contents to put back; roll back from a store that does"
                     " (memtui's own, Claude Code, Codex)")

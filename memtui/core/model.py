@@ -28,6 +28,10 @@ session open — Codex, JSONL stores, a Claude Code home without its process reg
 "archived": moved into memtui's archive by a cleanup)."""
 
 
+ORIGIN_SEPARATOR = " · "
+"""Between the machine and the agent in SessionInfo.origin."""
+
+
 @dataclass(frozen=True)
 class SessionInfo:
     """One conversation with an agent."""
@@ -42,7 +46,19 @@ class SessionInfo:
     stored_bytes: int = 0  # bytes of step payloads and checkpoint content of its tasks
     current_title: str = ""  # the current task's title ("" without one)
     files_key: str = ""  # a transcript store's: digest of its files' stat keys (paths.files_key), "" elsewhere
-    origin: str = ""  # a team store's: "machine · agent" it was pushed from (memtui push); "" elsewhere
+    origin: str = ""  # a team store's: "machine · agent" it was pushed from (memtui push); a merged home's: its agent; "" elsewhere
+
+    @property
+    def machine(self) -> str:
+        """The machine a team store's session was pushed from ("" elsewhere)."""
+        return self.origin.rsplit(ORIGIN_SEPARATOR, 1)[0] if ORIGIN_SEPARATOR in self.origin else ""
+
+    @property
+    def agent(self) -> str:
+        """The agent a session came from where its source names it: a team store's kind of store
+        (claude-code, codex, memtui …), a merged home's agent ("Gemini CLI"); "" elsewhere. An
+        agent's name never holds the separator; a machine's may."""
+        return self.origin.rsplit(ORIGIN_SEPARATOR, 1)[-1]
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,10 @@ __all__ = ["TeamStore", "is_team_url", "shown_url", "team_folder", "TEAM_CAPABIL
 CREATE_LOCK = 0x6D656D747569  # "memtui": the advisory lock the creation of the tables takes
 
 TEAM_CAPABILITIES = NATIVE_CAPABILITIES - {Capability.ROLLBACK, Capability.VACUUM, Capability.LIVE,
-                                           Capability.STATS, Capability.EDIT_MEMORY}
+                                           Capability.STATS, Capability.EDIT_MEMORY} | {Capability.ORIGIN}
 """A team store is browsed, searched, pinned and collected; files are rolled back on the machine
-that owns them, and a server has no file to vacuum, watch or count free pages of."""
+that owns them, and a server has no file to vacuum, watch or count free pages of. Each session
+names the machine and agent it was pushed from (ORIGIN)."""
 
 # Beyond the tables of agent.db (made from memtui.core.store.models): where rows came from, and
 # how far each machine's files were pushed.

@@ -39,7 +39,7 @@ from memtui.ui.widgets.checkpoint_panes import CheckpointPanes
 from memtui.ui.settings import remember
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.key_footer import KeyFooter
-from memtui.ui.widgets.list_filter import ListFilter
+from memtui.ui.widgets.list_filter import ListFilter, show_count
 from memtui.ui.widgets.pane import Pane, focus_now, pane_name, toggle_zoom
 from memtui.ui.widgets.sessions_table import ORPHANS_KEY, OrphansRow, SessionsTable
 from memtui.ui.widgets.step_timeline import STEP_PAGE, StepTimeline, totals_line
@@ -89,7 +89,9 @@ class MainScreen(MemtuiScreen[None]):
     def compose(self) -> ComposeResult:
         yield WorkspaceBar(id="workspace-bar")
         with Horizontal(id="top-row"):
-            yield Pane(SessionsTable(id="sessions", now=self.app.now), title="Sessions", id="sessions-pane")
+            sessions = SessionsTable(id="sessions", now=self.app.now)
+            sessions.show_origin(self._origin())
+            yield Pane(sessions, title="Sessions", id="sessions-pane")
             yield Pane(TaskTree(id="tasks"), title="Tasks", id="tasks-pane")
         with Vertical(id="steps-row"):
             yield Pane(StepTimeline(id="steps"), Label("", id="step-totals"), title="Steps", id="steps-pane")
@@ -204,10 +206,16 @@ class MainScreen(MemtuiScreen[None]):
                 self.post_message(SessionsLoaded(*part))
                 self.app.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
 
+    def _origin(self) -> bool:
+        """Whether the open source's sessions name the machine they came from (a team store)."""
+        return self.app.source is not None and self.app.source.can(Capability.ORIGIN)
+
     @on(SessionsLoaded)
     def _sessions_loaded(self, event: SessionsLoaded) -> None:
         table = self.query_one(SessionsTable)
         table.loading = False
+        if not event.offset:
+            table.show_origin(self._origin())
         self.query_one("#sessions-pane").border_subtitle = table.show_part(
             event.sessions, event.current_titles, event.orphan_count, event.offset, event.complete, self._loaded_once)
         self._loaded_once = True
@@ -579,6 +587,22 @@ class MainScreen(MemtuiScreen[None]):
         """Filter the focused list (sessions, tasks, steps or files) as you type."""
         self.query_one(ListFilter).open_on(self.focused, [self.query_one(kind) for kind in (
             SessionsTable, TaskTree, StepTimeline, CheckpointFiles)])
+
+    def action_filter_origin(self, field: str) -> None:
+        """Show the sessions of the next machine (`field` "machine") or agent ("agent") in turn,
+        then all again: the filter's `machine:NAME` / `agent:KIND` word (the rest of it stays)."""
+        table = self.query_one(SessionsTable)
+        values = table.origins(field)
+        current = table.origin_filter(field)
+        index = next((i for i, v in enumerate(values) if v.lower() == current.lower()), -1)
+        chosen = values[index + 1] if index + 1 < len(values) else ""
+        words = [w for w in table.filter_text.split() if w.partition(":")[0].lower() != field]
+        if chosen:
+            words.append(f"{field}:{chosen}")
+        text = " ".join(words)
+        table.apply_filter(text)
+        self.query_one(ListFilter).target = table
+        show_count(table, bool(text))
 
     def action_clear_filter(self) -> None:
         """Escape: close the filter box, else clear the focused list's filter, else leave a zoomed pane."""

@@ -198,6 +198,11 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         """The text a filter matches against (case-insensitive substring)."""
         return str(getattr(record, "title", ""))
 
+    def matches(self, record: R, needle: str) -> bool:
+        """Whether `record` passes the filter `needle` (lower case): by default, its
+        `filter_key` contains it."""
+        return needle in self.filter_key(record).lower()
+
     def more_available(self) -> bool:
         """True when more records exist than were given (the subclass fetches them)."""
         return False
@@ -233,7 +238,7 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         if self._waiting is not _NOTHING:
             return  # every record is listed once the table is laid out
         needle = self.filter_text.lower()
-        new = [r for r in records if not needle or needle in self.filter_key(r).lower()]
+        new = [r for r in records if not needle or self.matches(r, needle)]
         self.matching.extend(new)
         if self._added >= len(self.matching) - len(new) - PREFETCH:
             self._add_page()
@@ -247,7 +252,7 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
 
     def _rebuild(self, keep: str | None) -> None:
         needle = self.filter_text.lower()
-        self.matching = [r for r in self.records if not needle or needle in self.filter_key(r).lower()]
+        self.matching = [r for r in self.records if not needle or self.matches(r, needle)]
         self.clear()
         self._added = 0
         self._page_pending = False

@@ -1,11 +1,15 @@
 """The sessions list: newest activity first, with an "Orphans" row for session-less tasks; an
-Agent column when the sessions come from several agents (`memtui ~`: SessionInfo.origin)."""
+Agent column when the sessions come from several agents (`memtui ~`: SessionInfo.origin).
+
+On a source whose sessions name the machine they came from (a team store: Capability.ORIGIN)
+it has a Machine and an Agent column, and its filter takes `machine:NAME` and `agent:KIND`
+words, which match those exactly (`/machine:laptop fix`: laptop's sessions with "fix" in them)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable, ClassVar, Iterable
+from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 from rich.text import Text
 
@@ -15,8 +19,6 @@ from memtui.ui.text import Fitting, human_bytes, relative_time, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
 ORPHANS_KEY = "orphans"
-AGENT_COLUMN = ("agent", "Agent", 11)
-"""Shown after the title when the sessions name where they come from (their `origin`)."""
 
 
 @dataclass(frozen=True)
@@ -30,11 +32,17 @@ class OrphansRow:
     """What a narrower title column shows instead of cutting the title."""
 
 
-class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
-    """Sessions: title, status, current task, tasks, stored bytes, last activity."""
+ORIGIN_FIELDS = ("machine", "agent")
+"""The filter words that match where a session came from exactly: `machine:NAME`, `agent:KIND`."""
 
-    COLUMNS: tuple[tuple[str, str, int | None], ...] = (
+
+class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
+    """Sessions: title, (machine, agent,) status, current task, tasks, stored bytes, last activity."""
+
+    COLUMNS: Sequence[tuple[str, str, int | None]] = (
         ("title", "Session", None),
+        ("machine", "Machine", 10),
+        ("agent", "Agent", 11),  # "claude-code"
         ("status", "Status", max(len(word) for word in SESSION_STATUSES)),  # "archived", not "archiv…"
         ("current", "Current task", None),
         ("tasks", "Tasks", 5),
@@ -43,7 +51,10 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         ("activity", "Activity", 10),
     )
     FLEX = {"title": 3.0, "current": 2.0}
-    SHED = ("current", "bytes", "cost")  # narrow: the tasks pane names the current task; cost is on the usage screen
+    SHED: Sequence[str] = ("current", "bytes", "cost")  # narrow: the tasks pane names the current task; cost is on the usage screen
+    SHED_ORIGIN = ("current", "bytes", "cost", "agent", "status")
+    """Narrow, on a team store: the machine stays, in the place of the status (pushed sessions'
+    is mostly "unknown" or "closed")."""
     RIGHT = frozenset({"tasks", "cost", "bytes"})
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
         "sessions-table--open",
@@ -66,7 +77,73 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         self._wanted: str | None = None
         self.costs: dict[str, str] = {}
         """Each session's cost as shown ("$1.23", "—"), by row key, as the screen's worker priced them."""
-        """The session selected before a reload when it was not on the first page."""
+        self.origin = False
+        """Whether the sessions name their machine and agent (both columns are shown)."""
+        self.agents = False
+        """Whether the sessions name their agent (the Agent column is shown)."""
+        self.COLUMNS = self._columns()
+        self._shown = tuple(key for key, _, _ in self.COLUMNS)
+
+    def _columns(self) -> tuple[tuple[str, str, int | None], ...]:
+        self.SHED = self.SHED_ORIGIN if self.origin else type(self).SHED
+        hidden = set() if self.origin else {"machine"} if self.agents else set(ORIGIN_FIELDS)
+        return tuple(c for c in type(self).COLUMNS if c[0] not in hidden)
+
+    @property
+    def shows_agents(self) -> bool:
+        """Whether the Agent column is shown (the sessions name their agent)."""
+        return self.origin or self.agents
+
+    def show_origin(self, origin: bool, agents: bool | None = None) -> None:
+        """Show (or leave out) the Machine and Agent columns (`origin`: the open source's sessions
+        name the machine they came from), or the Agent column alone (`agents`)."""
+        agents = self.agents if agents is None else agents
+        if (origin, agents) == (self.origin, self.agents):
+            return
+        self.origin, self.agents = origin, agents
+        self.COLUMNS = self._columns()
+        self._shown = tuple(key for key, _, _ in self.COLUMNS)
+        if self.columns:  # mounted: the columns anew, and the rows if there are any
+            keep = self.current_key()
+            self.clear(columns=True)
+            self._add_columns()
+            self._fit_columns()
+            if self.records and self.size.width:
+                self._rebuild(keep)
+
+    def origins(self, field: str) -> list[str]:
+        """The machines (`field` "machine") or agents ("agent") of the listed sessions, sorted."""
+        return sorted({getattr(r, field) for r in self.records if isinstance(r, SessionInfo) and getattr(r, field)},
+                      key=str.lower)
+
+    def origin_filter(self, field: str) -> str:
+        """The value of the filter's `machine:`/`agent:` word ("" without one)."""
+        for word in self.filter_text.split():
+            name, colon, value = word.partition(":")
+            if colon and name.lower() == field:
+                return value
+        return ""
+
+    def matches(self, record: SessionInfo | OrphansRow, needle: str) -> bool:
+        """The filter's text is looked for in the title (and the origin); each `machine:NAME` or
+        `agent:KIND` word matches the session's own exactly (case-insensitive)."""
+        if not self.origin:
+            return super().matches(record, needle)
+        rest = []
+        for word in needle.split(" "):
+            name, colon, value = word.partition(":")
+            if colon and value and name in ORIGIN_FIELDS:
+                if not isinstance(record, SessionInfo) or getattr(record, name).lower() != value:
+                    return False
+            else:
+                rest.append(word)
+        text = " ".join(rest).strip()
+        return not text or text in self.filter_key(record).lower()
+
+    def filter_key(self, record: SessionInfo | OrphansRow) -> str:
+        """The title, and the origin where shown: `/gemini` lists Gemini CLI's sessions."""
+        origin = record.origin if isinstance(record, SessionInfo) else ""
+        return f"{record.title}\t{origin}" if origin else record.title
 
     def show_part(self, sessions: list[SessionInfo], titles: dict[Id, str], orphans: int, offset: int,
                   complete: bool, keep_cursor: bool) -> str:
@@ -74,7 +151,7 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         the Orphans row comes last, with the last part. Returns the pane's count line."""
         tail: list[OrphansRow] = [OrphansRow(orphans)] if complete and orphans else []
         if not self.shows_agents and any(s.origin for s in sessions):
-            self._show_agents()
+            self.show_origin(self.origin, agents=True)
         if offset:
             self.current_titles = {**self.current_titles, **titles}
             shown = {self.row_key(r) for r in self.records}  # a session may have moved up meanwhile
@@ -88,24 +165,6 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
             self._wanted = previous if previous is not None and self.current_key() != previous else None
         listed = sum(1 for r in self.records if isinstance(r, SessionInfo))
         return f"{listed:,}{'' if complete else '…'}" + (f" + {counted(orphans, 'orphan')}" if orphans else "")
-
-    @property
-    def shows_agents(self) -> bool:
-        """Whether the Agent column is shown (the sessions name their agent)."""
-        return AGENT_COLUMN in self.COLUMNS
-
-    def _show_agents(self) -> None:
-        self.COLUMNS = (self.COLUMNS[0], AGENT_COLUMN, *self.COLUMNS[1:])
-        self._shown = (self._shown[0], AGENT_COLUMN[0], *self._shown[1:])
-        if self.columns:  # already mounted: the columns anew (rows follow from show_part)
-            self.clear(columns=True)
-            self._add_columns()
-            self._fit_columns()
-
-    def filter_key(self, record: SessionInfo | OrphansRow) -> str:
-        """The title, and the agent where shown: `/gemini` lists Gemini CLI's sessions."""
-        origin = record.origin if isinstance(record, SessionInfo) else ""
-        return f"{record.title}\t{origin}" if origin else record.title
 
     def show_costs(self, costs: dict[str, str]) -> None:
         """Fill the Cost column of these sessions (row key → "$1.23"); rows not drawn yet get
@@ -121,22 +180,27 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         return str(record.id) if isinstance(record, SessionInfo) else ORPHANS_KEY
 
     def row_cells(self, record: SessionInfo | OrphansRow) -> Iterable[Any]:
-        agent = [safe_text(record.origin if isinstance(record, SessionInfo) else "")] if self.shows_agents else []
+        cells = self._cells(record)
+        return [cells[key] for key, _, _ in self.COLUMNS]
+
+    def _cells(self, record: SessionInfo | OrphansRow) -> dict[str, Any]:
         if isinstance(record, OrphansRow):
             style = self.get_component_rich_style("sessions-table--orphans", partial=True)
             title = Fitting(*(Text(t, style=style) for t in (record.title, *record.short_titles)))
-            return (title, *agent, Text("—"), Text(""), self.number(record.count),
-                    self.number(self.costs.get(ORPHANS_KEY, "")), Text(""), Text(""))
+            return {"title": title, "machine": Text(""), "agent": Text(""), "status": Text("—"), "current": Text(""),
+                    "tasks": self.number(record.count), "cost": self.number(self.costs.get(ORPHANS_KEY, "")),
+                    "bytes": Text(""), "activity": Text("")}
         status_style = self.get_component_rich_style(
             "sessions-table--open" if record.status == "open" else "sessions-table--closed", partial=True)
         current = self.current_titles.get(record.current_task_id, "") if record.current_task_id else ""
-        return (
-            safe_text(record.title),
-            *agent,
-            safe_text(record.status, style=status_style),
-            safe_text(current),
-            self.number(record.task_count),
-            self.number(self.costs.get(str(record.id), "")),
-            self.number(human_bytes(record.stored_bytes)),
-            Text(relative_time(record.updated_at, self.now())),
-        )
+        return {
+            "title": safe_text(record.title),
+            "machine": safe_text(record.machine),
+            "agent": safe_text(record.agent),
+            "status": safe_text(record.status, style=status_style),
+            "current": safe_text(current),
+            "tasks": self.number(record.task_count),
+            "cost": self.number(self.costs.get(str(record.id), "")),
+            "bytes": self.number(human_bytes(record.stored_bytes)),
+            "activity": Text(relative_time(record.updated_at, self.now())),
+        }
