@@ -97,7 +97,6 @@ def iter_records(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int
     except OSError as exc:
         problems.append(Problem(str(path), None, f"cannot read: {exc.strerror or exc}"))
         return
-    loads, refused = orjson.loads, orjson.JSONDecodeError
     with handle:
         offset = 0
         lineno = 0
@@ -105,19 +104,24 @@ def iter_records(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int
             lineno += 1
             start = offset
             offset += len(raw)
-            # The common line, decoded as read (orjson takes the newline as whitespace); a line
-            # that may nest too deeply, is too long, or that orjson refuses is read the slow way.
             # Only the last line can lack its newline: that is what marks it truncated.
-            record = None
-            if raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH and len(raw) <= MAX_LINE_BYTES:
-                try:
-                    record = loads(raw)
-                except refused:
-                    record = None
-            if record.__class__ is not dict:
-                record = _object(raw, path, lineno, problems, last=not raw.endswith(b"\n"))
+            record = _record(raw, path, lineno, problems, last=not raw.endswith(b"\n"))
             if record is not None:
                 yield lineno, start, record
+
+
+def _record(raw: bytes, path: Path, lineno: int, problems: list[Problem], *, last: bool) -> dict[str, Any] | None:
+    """The JSON object on a line as read, or None (reported). The common line is decoded as it is
+    (orjson takes the newline as whitespace); one that may nest too deeply, is too long, or that
+    orjson refuses is read the slow way (`_object`)."""
+    if raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH and len(raw) <= MAX_LINE_BYTES:
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            record = None
+        if record.__class__ is dict:
+            return record
+    return _object(raw, path, lineno, problems, last=last)
 
 
 def _object(raw: bytes, path: Path, lineno: int, problems: list[Problem], *, last: bool) -> dict[str, Any] | None:
@@ -202,7 +206,7 @@ class GrownLines:
                     break
                 self.lineno += 1
                 offset, self.end, self.last_line = self.end, self.end + len(raw), raw
-                record = _object(raw, self.path, self.lineno, self.problems, last=False)
+                record = _record(raw, self.path, self.lineno, self.problems, last=False)
                 if record is not None:
                     yield self.lineno, offset, record
 
@@ -210,6 +214,6 @@ class GrownLines:
         """The record of the unfinished last line, if it parses (a torn one is reported, in
         `problems` if given)."""
         if self._tail:
-            record = _object(self._tail, self.path, self.lineno + 1, self.problems if problems is None else problems, last=True)
+            record = _record(self._tail, self.path, self.lineno + 1, self.problems if problems is None else problems, last=True)
             if record is not None:
                 yield self.lineno + 1, self.end, record

@@ -10,7 +10,7 @@ the file that holds it.
 
 from __future__ import annotations
 
-import copy
+from functools import partial
 import pickle
 import sys
 import threading
@@ -19,6 +19,7 @@ from typing import Any, Callable, Hashable, Iterable, Iterator
 
 from memtui.core.paths import stat_key
 from memtui.core.sources.cursor import Resumable
+from memtui.core.sources.part_pool import light, read_parts
 from memtui.core.sources.part_store import PartStore, code_key, dumps, index_path, loads
 
 
@@ -80,14 +81,6 @@ def session_rows(table: dict, session: str) -> list[tuple[Any, Any]]:
     return [(key, row) for key, row in dict.items(table) if session_of(key) == session]
 
 
-def light(part: Any) -> Any:
-    """The part without its heavy and side tables: what a listing needs of it."""
-    head = copy.copy(part)
-    for name in (*part.lazy, *part.side):
-        setattr(head, name, {})
-    return head
-
-
 
 
 KEEP_READ_BYTES = 64 << 20
@@ -110,6 +103,16 @@ def watch_builds(watcher: Callable[[Path, int, int], None] | None) -> None:
     build reads files (a verb's progress line on a terminal); None stops it."""
     global _watcher
     _watcher = watcher
+
+
+def parse_part(read: Callable[[Path], Any], grown: Grown | None, path: Path, blob: bytes | None) -> tuple[Any, bytes | None]:
+    """A file's part, parsed on from its kept cursor (`blob`) with `grown` if given, else read
+    whole; and the cursor to keep (pickled), if any."""
+    if grown is None:
+        return read(path), None
+    # The state in a cursor is the parser's pickle, compressed already.
+    part, resume = grown(path, pickle.loads(blob) if blob is not None else None)
+    return part, pickle.dumps(resume, pickle.HIGHEST_PROTOCOL) if resume is not None else None
 
 
 class KeptParts:
@@ -159,7 +162,11 @@ class KeptParts:
             for name in names:
                 setattr(whole, name, LazyTable(fill))
         signs = {str(path): (path, self._sign(path, signature)) for path in paths}
-        todo = sum(1 for key, (_path, sign) in signs.items() if sign is not None and not self._known(key, sign))
+        reading = [(path, self.store.cursor(key) if grown is not None else None)
+                   for key, (path, sign) in signs.items() if sign is not None and not self._known(key, sign)]
+        todo = len(reading)
+        # On every core when there are many to read (a cold build); in order, as listed.
+        parsed = read_parts(partial(parse_part, read, grown), reading, [(stat_key(p) or (0,))[0] for p, _c in reading])
         done = 0
         budget = KEEP_READ_BYTES
         kept: dict[str, tuple[str, Any]] = {}
@@ -173,21 +180,16 @@ class KeptParts:
                 if head is not None:
                     known = (sign, loads(head))
                 else:
-                    cursor = None
-                    if grown is not None:
-                        blob = self.store.cursor(key)
-                        # The state in a cursor is the parser's pickle, compressed already.
-                        part, resume = grown(path, pickle.loads(blob) if blob is not None else None)
-                        cursor = pickle.dumps(resume, pickle.HIGHEST_PROTOCOL) if resume is not None else None
-                    else:
-                        part = read(path)
+                    part, blobs, cursor = next(parsed)
                     self.reads += 1
                     done += 1
-                    known = (sign, light(part))
+                    known = (sign, light(part) if part is not None else loads(blobs[0]))
+                    if blobs is None:
+                        blobs = (dumps(known[1]), dumps(part.side_tables()), dumps(part))
                     own = stat_key(path)
-                    self.store.put(key, sign, own, dumps(known[1]), dumps(part.side_tables()), dumps(part), cursor)
+                    self.store.put(key, sign, own, *blobs, cursor)
                     budget -= own[0] if own is not None else 0
-                    whole_part = part if budget >= 0 else None
+                    whole_part = part if budget >= 0 else None  # a worker's: its tables are read when asked
                     if _watcher is not None:
                         _watcher(self.home, done, todo)
                     if progress is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from functools import partial
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -329,8 +330,15 @@ class Transcripts(TranscriptTables):
                 match = next((c for c in calls if c.agent_prompt and c.agent_prompt.strip() == child.prompt.strip()), None)
                 child.parent_call = match.key if match else None
 
-def _listed(read: tuple[Transcripts, Resumable | None]) -> tuple[Transcripts, Resumable | None]:
-    return list_sessions(read[0]), read[1]
+def read_listed(path: Path, home: Path | None) -> Transcripts:
+    """One session's part, its listing filled in."""
+    return list_sessions(Transcripts.read(path, home))
+
+
+def grown_listed(path: Path, resume: Resumable | None, home: Path | None) -> tuple[Transcripts, Resumable | None]:
+    """One session's part parsed on from `resume`, its listing filled in; its cursor."""
+    part, kept = Transcripts.read_from(path, home, resume)
+    return list_sessions(part), kept
 
 
 class TranscriptIndex(RecordedRoot[Transcripts]):
@@ -340,8 +348,8 @@ class TranscriptIndex(RecordedRoot[Transcripts]):
         """Each transcript listed now, read only when it or its sub-agents' files changed since
         the last index."""
         whole = Transcripts(home=self.home)
-        self.merge_listed(whole, _Signature(), lambda path: list_sessions(Transcripts.read(path, self.home)),
-                          lambda path, resume: _listed(Transcripts.read_from(path, self.home, resume)))
+        # partials, not closures: a worker process can run them (memtui.core.sources.part_pool)
+        self.merge_listed(whole, _Signature(), partial(read_listed, home=self.home), partial(grown_listed, home=self.home))
         untitled = [s for s in whole.sessions.values() if not s.title]
         for session_id, title in claude_history_titles(self.home, untitled, whole.problems).items():
             whole.sessions[session_id] = replace(whole.sessions[session_id], title=title)  # the part's is served now

@@ -1,0 +1,122 @@
+"""Parts read in worker processes: a build that has many files to read (a cold index of a
+heavy home) parses them on every core, each worker handing back a part's tables pickled as
+the index file keeps them; a build with few (a warm open, a grown session, a small home)
+reads them in this process, where starting workers would cost more than they save.
+
+The workers are forked from this process when it runs no other thread (a verb), else started
+by a fork server (a fresh interpreter that imports the parser once, then forks a worker per
+core): never a fork of a process whose other threads (the app's) may hold locks. Results come back in the order the files were listed, so the index merged
+from them is the one a serial build makes.
+"""
+
+from __future__ import annotations
+
+import copy
+import multiprocessing
+import os
+import pickle
+import sys
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from memtui.core.sources.part_store import dumps
+
+POOL_BYTES = 48 << 20
+"""Files to read of at least this many bytes in all are parsed in worker processes; below it,
+starting them (a fresh interpreter importing the parser, ~0.3 s) costs more than they save."""
+MAX_WORKERS = 8
+"""Workers at most (each holds a parser's memory: ~40 MiB)."""
+
+last_workers = 0
+"""How many worker processes the last build of this process parsed in (0: it parsed here)."""
+
+Parse = Callable[[Path, Any], tuple[Any, "bytes | None"]]
+"""A file's part from its path and kept cursor: (the part, the cursor to keep)."""
+Blobs = tuple[bytes, bytes, bytes]
+"""A part's head, side and body, pickled (memtui.core.sources.part_store.dumps)."""
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def workers_for(parse: Parse, sizes: list[int]) -> int:
+    """How many worker processes should parse files of `sizes` bytes with `parse`: 0 (parse them
+    here) below POOL_BYTES, on one core, or when `parse` cannot be sent to a worker (a closure)."""
+    if sum(sizes) < POOL_BYTES or len(sizes) < 2 or cores() < 2:
+        return 0
+    try:
+        pickle.dumps(parse)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return 0
+    return min(cores(), MAX_WORKERS, len(sizes))
+
+
+def light(part: Any) -> Any:
+    """The part without its heavy and side tables: what a listing needs of it."""
+    head = copy.copy(part)
+    for name in (*part.lazy, *part.side):
+        setattr(head, name, {})
+    return head
+
+
+def pickled_part(parse: Parse, item: tuple[Path, Any]) -> tuple[Blobs, bytes | None]:
+    """(In a worker.) The part of a file, pickled — its head (`light`), side and body — and its
+    cursor."""
+    part, cursor = parse(*item)
+    return (dumps(light(part)), dumps(part.side_tables()), dumps(part)), cursor
+
+
+def _context(parse: Parse) -> Any:
+    """How workers start: forked from this process where that is safe and cheapest (Linux, no
+    other thread that could hold a lock: a verb), else from a fork server that imported the
+    parser once (the app, whose build runs beside its other threads), else spawned."""
+    methods = multiprocessing.get_all_start_methods()
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" not in methods:
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    modules = {__name__}
+    while isinstance(parse, partial):  # the agent's parser, named inside the partials
+        modules |= {a.__module__ for a in parse.args if callable(a) and hasattr(a, "__module__")}
+        parse = parse.func
+    modules.add(parse.__module__)
+    context.set_forkserver_preload(sorted(m for m in modules if m in sys.modules))
+    return context
+
+
+def read_parts(parse: Parse, items: list[tuple[Path, Any]], sizes: list[int]) -> Iterator[tuple[Any, Blobs | None, bytes | None]]:
+    """Each item's part (`parse(path, cursor)` → part, cursor), in order: (the part, None, its
+    cursor) parsed here, or (None, its tables pickled, its cursor) by a worker. Workers that die
+    (killed, out of memory) leave the rest to this process."""
+    global last_workers
+    workers = last_workers = workers_for(parse, sizes)
+    done = 0
+    if workers:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(parse))
+        finished = False
+        try:
+            chunk = max(1, min(8, len(items) // (workers * 8)))
+            results = pool.map(partial(pickled_part, parse), items, chunksize=chunk)
+            for _item in items:
+                try:
+                    blobs, cursor = next(results)
+                except BrokenProcessPool:
+                    break
+                done += 1
+                yield None, blobs, cursor
+            finished = True
+        finally:
+            pool.shutdown(wait=finished, cancel_futures=True)  # done: the idle workers exit and are waited for
+    for item in items[done:]:
+        part, cursor = parse(*item)
+        yield part, None, cursor
