@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     path = vars(args).get("path")
     show_progress(args.verb)
     try:
-        if path is not None and args.verb != "demo" and not is_team_url(path):
+        if path is not None and args.verb != "demo" and not is_team_url(path) and vars(args).get("team") is None:
             check_path(Path(path).expanduser())
         return int(args.func(args) or 0)
     except failures() as exc:

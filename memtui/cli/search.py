@@ -1,4 +1,5 @@
-"""`memtui search PATH QUERY`: search memory documents and the store (or an agent home's sessions).
+"""`memtui search PATH QUERY` (or `--team URL QUERY`): search memory documents and the store (or an agent
+home's sessions; a team store is searched on its server).
 
 Exit status: 0 when something matched, 1 when nothing did (like grep), 2 on errors. On a
 terminal the matches are marked in colour, as grep marks them (not with NO_COLOR set).
@@ -25,8 +26,10 @@ COUNT_CAP = 10_001
 
 def register(sub) -> None:
     p = sub.add_parser("search", help="search memory documents, tasks, steps and messages")
-    p.add_argument("path", help="workspace directory or agent.db")
-    p.add_argument("query", nargs="+", help='words to find (all must match; "quote phrases")')
+    p.add_argument("path", help="workspace directory or agent.db (with --team: the first word to find)")
+    p.add_argument("query", nargs="*", help='words to find (all must match; "quote phrases")')
+    p.add_argument("--team", nargs="?", const="", metavar="URL",
+                   help="search the team store at URL on its server (postgresql://…; without URL: $MEMTUI_TEAM_URL)")
     shown = p.add_mutually_exclusive_group()
     shown.add_argument("--limit", type=int, metavar="N",
                        help=f"at most N hits (default {LIMIT}, or every hit with --json); when more match,"
@@ -41,6 +44,10 @@ def register(sub) -> None:
 def run(args) -> int:
     from memtui.core.memory.search import KINDS, SearchIndex
 
+    if args.team is not None:  # every word given is a word to find
+        args.path, args.query = _team(args.team), [args.path, *args.query]
+    elif not args.query:
+        raise MemtuiError("search needs a PATH and words to find (or --team URL and words)")
     if not " ".join(args.query).strip():
         raise MemtuiError("search needs words to find (an empty query matches nothing)")
     if args.limit is not None and args.limit < 1:
@@ -70,6 +77,19 @@ def run(args) -> int:
         shown = f"{more - 1:,}+" if more == COUNT_CAP else f"{more:,}"
         print(f"{shown} more matches not shown (--limit N or --all lists them)", file=sys.stderr)
     return 0 if hits else 1
+
+
+def _team(given: str) -> str:
+    """The team store's URL: `--team URL`, or $MEMTUI_TEAM_URL for `--team` alone."""
+    from memtui.core.resolve import team_url
+    from memtui.core.store.paths import is_team_url
+
+    url = team_url(given or None)
+    if url is None:
+        raise MemtuiError("--team needs a URL (postgresql://…) or $MEMTUI_TEAM_URL set")
+    if not is_team_url(url):
+        raise MemtuiError(f"--team takes a postgresql:// URL, not {url!r}")
+    return url
 
 
 def _agent_of(source) -> str | None:

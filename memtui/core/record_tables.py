@@ -63,3 +63,24 @@ class RecordTables(ABC):
     @abstractmethod
     def index_folder(self) -> Path:
         """The folder the store's search index is kept in (beside its database)."""
+
+    def searched_on_server(self) -> "RecordSearch | None":
+        """The store itself when its server matches its records (the team store: PostgreSQL),
+        else None (the search index keeps the records' text on this machine)."""
+        return None
+
+
+class RecordSearch(ABC):
+    """A store whose server finds its records (memtui.core.memory.search_server makes hits of
+    the rows). Kinds: "task", "message", "step"; a record's place orders it newest first."""
+
+    @abstractmethod
+    def matching_records(self, kind: str, terms: list[str], limit: int | None, after: int | None = None) -> list[tuple]:
+        """(place, *columns) of the records of `kind` holding every term as a case-insensitive
+        substring, newest first, those after place `after` (None: from the newest), at most `limit`
+        (None: all). Columns: task (id, title, summary); message (task id, content); step (task id,
+        id, seq, tool, args, result, error)."""
+
+    @abstractmethod
+    def count_matching(self, kind: str, terms: list[str], limit: int, after: int | None = None) -> int:
+        """How many records `matching_records` would give, counted up to `limit`."""

@@ -16,8 +16,9 @@ from memtui.core.demo import DemoClock
 from memtui.core.errors import MemtuiError, ReadOnlyStore, SchemaTooNew, StoreNotFound
 from memtui.core.memory_source import Capability, Unsupported
 from memtui.core.resolve import resolve, team_url
-from memtui.core.store import AgentStore, schema
+from memtui.core.store import AgentStore
 from memtui.core.store.team import TeamStore, shown_url
+from memtui.core.store.team_migrate import TEAM_SCHEMA_VERSION
 
 
 def _recorded(url: str) -> tuple[int, int]:
@@ -32,7 +33,7 @@ def _recorded(url: str) -> tuple[int, int]:
 def test_a_team_store_is_made_on_first_write_with_its_schema_and_origin_tables(team_url):
     _recorded(team_url)
     with TeamStore.open(team_url, readonly=True) as store:
-        assert store.query("SELECT version FROM memtui_schema") == [(schema.SCHEMA_VERSION,)]
+        assert store.query("SELECT version FROM memtui_schema") == [(TEAM_SCHEMA_VERSION,)]
         columns = {(t, c) for t, c in store.query(
             "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()")}
         assert {("session", "origin_id"), ("task", "origin_id"), ("origin", "machine"), ("origin", "user_name"),
@@ -129,12 +130,17 @@ def test_an_unreachable_server_is_one_line_without_the_password(tmp_path):
     assert str(err.value).startswith(f"cannot open the team store at {shown_url(url)}")
 
 
-def test_a_newer_schema_is_refused(team_url):
+def test_a_newer_schema_is_refused(team_url, capsys):
     _recorded(team_url)
     with TeamStore.open(team_url) as store:
-        store.execute("UPDATE memtui_schema SET version = ?", (schema.SCHEMA_VERSION + 1,))
-    with pytest.raises(SchemaTooNew):
-        TeamStore.open(team_url, readonly=True)
+        store.execute("UPDATE memtui_schema SET version = ?", (TEAM_SCHEMA_VERSION + 1,))
+    for readonly in (True, False):  # a writer does not "upgrade" it either
+        with pytest.raises(SchemaTooNew, match=f"newer memtui \\(team schema {TEAM_SCHEMA_VERSION + 1}, this one reads"
+                                               f" up to {TEAM_SCHEMA_VERSION}\\); upgrade memtui"):
+            TeamStore.open(team_url, readonly=readonly)
+    assert main(["log", team_url]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "upgrade memtui" in err and "\n" not in err and "Traceback" not in err
 
 
 def test_two_writers_creating_the_store_at_once_make_it_once(team_url):
@@ -213,6 +219,7 @@ def test_the_readmes_grants_let_the_writer_push_and_the_reader_only_read(pg_clus
     assert report.written == 1
     with TeamStore.open(as_reader, readonly=True) as reader:
         assert [s.title for s in reader.sessions()] == ["pushed by the writer role"]
+        assert reader.search_by == "trigrams"  # pg_trgm, created as the README says: substrings on the server
         with reader.writer() as w, pytest.raises(Exception, match="permission denied"):
             w.start_session("a reader may not write")
 

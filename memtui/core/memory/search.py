@@ -11,6 +11,9 @@ tasks whose signature changed. One refresh is one transaction: an interrupted on
 leaves SQLite's journal, which the next open rolls back, so the next refresh redoes it; a
 damaged index file is started again.
 
+A store whose server finds its records itself (the team store on PostgreSQL) keeps none of them
+here: only its memory documents are indexed, its records come from memtui.core.memory.search_server.
+
 Hits are read out a page at a time by memtui.core.memory.search_query, each kind from a
 rowid band of its own (ranking tens of thousands of matches by relevance would take longer than
 a keystroke).
@@ -32,8 +35,10 @@ from memtui.core.memory.search_location import INDEX_NAME, PRIVATE, UNSAVED, def
 from memtui.core.memory.search_plan import TOKENIZER, SearchHit, excerpt, given_up_when, prepare, query_terms
 from memtui.core.memory.search_query import BANDS, KINDS, Position, SearchPage, band, search_page
 from memtui.core.memory.search_records import MAX_FIELD_CHARS, SearchRecord, collector_paused, file_records, split_older
+from memtui.core.memory.search_server import combined_page
 from memtui.core.memory.search_sessions import records_reader
 from memtui.core.memory_source import MemorySource
+from memtui.core.record_tables import RecordSearch
 
 __all__ = ["INDEX_NAME", "KINDS", "PRIVATE", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchPage", "SearchRecord",
            "default_index_path", "excerpt", "query_terms", "search_workspace"]
@@ -122,7 +127,7 @@ class SearchIndex:
             with collector_paused(), self.conn:
                 self.conn.execute("BEGIN")
                 self._refresh_files(cancelled)
-                if self.store is not None and not cancelled():
+                if self.store is not None and not cancelled() and self._server() is None:
                     self._refresh_store(cancelled)
                 self._learn_words()
         except sqlite3.OperationalError as exc:
@@ -282,11 +287,23 @@ class SearchIndex:
              after: Position | None = None, cancelled: Callable[[], bool] | None = None) -> SearchPage:
         """search_query.search_page: `shown` hits after `after`, the matches after them counted up
         to `cap`. Once `cancelled()`, it stops at once: an empty page."""
-        def read() -> SearchPage:
-            with given_up_when(self.conn, cancelled):
-                return search_page(self.conn, query, shown, cap, kinds, after)
-            return SearchPage(after=after)
-        return self._undamaged(read, cancelled)
+        def local(query: str, shown: int | None, cap: int, kinds: Iterable[str], after: Position | None) -> SearchPage:
+            return self._undamaged(lambda: self._local_page(query, shown, cap, kinds, after, cancelled), cancelled)
+        server = self._server()
+        if server is not None:  # memory documents here, the store's records on its server
+            return combined_page(local, server, query, shown, cap, kinds, after, cancelled)
+        return local(query, shown, cap, kinds, after)
+
+    def _local_page(self, query: str, shown: int | None, cap: int, kinds: Iterable[str], after: Position | None,
+                    cancelled: Callable[[], bool] | None) -> SearchPage:
+        with given_up_when(self.conn, cancelled):
+            return search_page(self.conn, query, shown, cap, kinds, after)
+        return SearchPage(after=after)
+
+    def _server(self) -> RecordSearch | None:
+        """The store's server, when it finds the store's records itself (memtui.core.memory.search_server)."""
+        tables = self.store.record_tables() if self.store is not None else None
+        return tables.searched_on_server() if tables is not None else None
 
     # -- setup --------------------------------------------------------------------------------
 

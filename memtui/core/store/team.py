@@ -33,42 +33,17 @@ from memtui.core.store.dialect import POSTGRES
 from memtui.core.store.models import build_models
 from memtui.core.store.paths import is_team_url
 from memtui.core.store.pushed import SessionPush
+from memtui.core.store.team_migrate import (CREATE_LOCK, FIRST_TEAM_SCHEMA, TEAM_SCHEMA_VERSION, create_team,
+                                            upgrade_team)
+from memtui.core.store.team_search import TeamSearch
 
 __all__ = ["TeamStore", "is_team_url", "shown_url", "team_folder", "TEAM_CAPABILITIES"]
-
-CREATE_LOCK = 0x6D656D747569  # "memtui": the advisory lock the creation of the tables takes
 
 TEAM_CAPABILITIES = NATIVE_CAPABILITIES - {Capability.ROLLBACK, Capability.VACUUM, Capability.LIVE,
                                            Capability.STATS, Capability.EDIT_MEMORY} | {Capability.ORIGIN}
 """A team store is browsed, searched, pinned and collected; files are rolled back on the machine
 that owns them, and a server has no file to vacuum, watch or count free pages of. Each session
 names the machine and agent it was pushed from (ORIGIN)."""
-
-# Beyond the tables of agent.db (made from memtui.core.store.models): where rows came from, and
-# how far each machine's files were pushed.
-TEAM_TABLES = (
-    "CREATE TABLE IF NOT EXISTS memtui_schema (version integer NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS origin (id serial PRIMARY KEY, machine text NOT NULL, user_name text NOT NULL,"
-    " agent text NOT NULL, session_key text NOT NULL, store_path text NOT NULL, title text NOT NULL DEFAULT '',"
-    " fingerprint text NOT NULL DEFAULT '', pushed_at double precision NOT NULL, UNIQUE (machine, agent, store_path, session_key))",
-    "ALTER TABLE session ADD COLUMN IF NOT EXISTS origin_id integer UNIQUE REFERENCES origin (id) ON DELETE SET NULL",
-    "ALTER TABLE task ADD COLUMN IF NOT EXISTS origin_id integer REFERENCES origin (id) ON DELETE SET NULL",
-    "CREATE INDEX IF NOT EXISTS task_origin ON task (origin_id)",
-    # The task's id in its store there: references across that store's sessions are joined by it.
-    "ALTER TABLE task ADD COLUMN IF NOT EXISTS origin_task text",
-    "CREATE INDEX IF NOT EXISTS task_origin_task ON task (origin_task)",
-    "CREATE TABLE IF NOT EXISTS push_cursor (machine text NOT NULL, file_path text NOT NULL, size bigint NOT NULL,"
-    " mtime_ns bigint NOT NULL, inode bigint NOT NULL, pushed_at double precision NOT NULL,"
-    " PRIMARY KEY (machine, file_path))",
-    # Each content once, also while two machines push the same file at once (the second waits,
-    # then its insert fails and its session is retried: it finds the content then).
-    "CREATE UNIQUE INDEX IF NOT EXISTS blob_hash ON blob (hash)",
-    # Contents are zstd frames or raw bytes chosen because they did not compress: kept out of
-    # line as they are, never compressed again by the server.
-    "ALTER TABLE blob ALTER COLUMN data SET STORAGE EXTERNAL",
-    "ALTER TABLE pack ALTER COLUMN data SET STORAGE EXTERNAL",
-)
-
 
 def shown_url(url: str) -> str:
     """The URL without its password, as memtui prints it."""
@@ -110,7 +85,7 @@ def open_error(exc: Exception, url: str) -> MemtuiError:
     return StoreNotFound(f"cannot open the team store at {shown_url(url)}: {first}")
 
 
-class TeamStore(AgentStore, SessionPush):
+class TeamStore(TeamSearch, AgentStore, SessionPush):
     """memtui's store on a PostgreSQL server. `TeamStore.open(url)`; close with `close()`."""
 
     label = "memtui team"
@@ -142,14 +117,20 @@ class TeamStore(AgentStore, SessionPush):
                     raise StoreNotFound(f"no memtui store at {shown_url(url)}; create it with"
                                         f" `memtui push --team {shown_url(url)}` (a writer role)")
                 version = self._create()
+            elif version < TEAM_SCHEMA_VERSION and not readonly:
+                version = self._upgrade()
+            self.team_schema = version
+            self.search_by = self._searched_by() if version >= 9 else None
         except (peewee.DatabaseError, peewee.InterfaceError) as exc:
             self._db.close()
             raise open_error(exc, url) from None
         except BaseException:
             self._db.close()
             raise
-        self._schema = version
-        self.blob_cols = schema.blob_columns(version)
+        # The record tables are agent.db's of this memtui's schema (the read model asks it);
+        # the team store's own changes are counted by `team_schema` (team_migrate).
+        self._schema = schema.SCHEMA_VERSION
+        self.blob_cols = schema.blob_columns(schema.SCHEMA_VERSION)
 
     @classmethod
     def open(cls, path, readonly: bool = False, clock: Clock | None = None,  # type: ignore[override]
@@ -168,12 +149,12 @@ class TeamStore(AgentStore, SessionPush):
             return None
         rows = self._db.execute_sql("SELECT version FROM memtui_schema").fetchall()
         version = rows[0][0] if rows else 0
-        if version > schema.SCHEMA_VERSION:
-            raise SchemaTooNew(f"the team store at {shown_url(self.url)} was written by a newer memtui (schema"
-                               f" {version}, this one reads up to {schema.SCHEMA_VERSION}); upgrade memtui")
-        if version < schema.SCHEMA_VERSION:
-            raise MemtuiError(f"the team store at {shown_url(self.url)} has schema {version}; this memtui"
-                              f" writes {schema.SCHEMA_VERSION} and has no upgrade for a team store yet")
+        if version > TEAM_SCHEMA_VERSION:
+            raise SchemaTooNew(f"the team store at {shown_url(self.url)} was written by a newer memtui (team schema"
+                               f" {version}, this one reads up to {TEAM_SCHEMA_VERSION}); upgrade memtui")
+        if version < FIRST_TEAM_SCHEMA:
+            raise MemtuiError(f"the team store at {shown_url(self.url)} has team schema {version}, older than any"
+                              f" this memtui upgrades (from {FIRST_TEAM_SCHEMA})")
         return version
 
     def _create(self) -> int:
@@ -185,11 +166,31 @@ class TeamStore(AgentStore, SessionPush):
             found = self._probe()  # another writer made it while this one waited for the lock
             if found is not None:
                 return found
-            self._db.create_tables(self._m.all)
-            for statement in (*schema.INDEXES, *TEAM_TABLES):
-                self._db.execute_sql(POSTGRES.sql(statement), ())
-            self._db.execute_sql("INSERT INTO memtui_schema (version) VALUES (%s)", (schema.SCHEMA_VERSION,))
-        return schema.SCHEMA_VERSION
+            create_team(self._db, self._m)
+        return TEAM_SCHEMA_VERSION
+
+    def _upgrade(self) -> int:
+        """An older team store brought up to this memtui's schema, in one transaction under the
+        creation lock (another writer upgrading meanwhile: this one finds it done). A role that
+        may not change the tables (not their owner) leaves it as it is: the new schema only adds
+        indexes, so it is written as before and searched through an index on this machine."""
+        try:
+            with self._db.atomic():
+                self._db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (CREATE_LOCK,))
+                version = self._probe()
+                assert version is not None  # the table was there before the lock
+                upgrade_team(self._db, version)
+        except peewee.ProgrammingError as exc:
+            if "permission denied" not in str(exc) and "must be owner" not in str(exc):
+                raise
+            return self._probe() or FIRST_TEAM_SCHEMA
+        return TEAM_SCHEMA_VERSION
+
+    def _searched_by(self) -> str:
+        """"trigrams" when the trigram indexes are there, else "words" (team_search)."""
+        rows = self._db.execute_sql("SELECT 1 FROM pg_indexes WHERE schemaname = current_schema()"
+                                    " AND indexname = 'step_search_trgm'").fetchall()
+        return "trigrams" if rows else "words"
 
     # ----------------------------------------------------------------- what it is
     def describe(self) -> str:

@@ -1,0 +1,155 @@
+"""Search on the team store's server: the records memory search finds (task titles and
+summaries, messages, step tool/arguments/result/error) matched by PostgreSQL itself, through
+indexes over the very text the SQLite index keeps of them — never copied to this machine.
+
+A query term matches as a case-insensitive substring, as it does in the SQLite index
+(memtui.core.memory.search_plan): `config` finds `getConfig`, `parse_config` the identifier.
+
+- With `pg_trgm` (PostgreSQL's contrib, trusted: a role that may create in the database
+  installs it): GIN trigram indexes over each kind's text answer `ILIKE '%term%'` for every
+  term of 3 characters or more; shorter ones and punctuation are checked on the rows the other
+  terms found, or by reading the kind's rows newest first until the page is full.
+- Without it (the writer could not create it, see the README): GIN full-text indexes
+  (`to_tsvector('simple')`) over the same text find the rows holding a word that starts with a
+  word term (`conf` finds `config` and `Configure`, not `getConfig`: the one difference from the
+  SQLite index), the term then checked with ILIKE on those rows. A term with punctuation
+  (`parse_config`, `->`) is checked with ILIKE on every row, newest first, until the page is full.
+Which of the two a store has is read from the server when it is opened (`search_by`).
+
+The text of a record is made by IMMUTABLE SQL functions (inlined by the planner, so the index
+expressions and the statements' conditions are the same expression): a step's arguments and
+result with their JSON string escapes undone and clipped as the SQLite index clips them
+(memtui.core.memory.search_records.json_text), a message's content, a task's title and summary.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from memtui.core.record_tables import RecordSearch
+
+__all__ = ["SEARCH_FUNCTIONS", "TRIGRAM_INDEXES", "WORD_INDEXES", "KIND_SQL", "TeamSearch", "install_search"]
+
+MAX_FIELD_CHARS = 32_000  # as memtui.core.memory.search_records.MAX_FIELD_CHARS (a lower layer: kept in step)
+MAX_MESSAGE_CHARS = 200_000
+"""A message's text indexed (a tsvector holds at most 1 MiB: a longer message would refuse its insert)."""
+SEQ_BITS = 40
+"""A step's or message's place in the newest-first order, one integer: task id << SEQ_BITS | seq (or id)."""
+
+SEARCH_FUNCTIONS = (
+    r"""CREATE OR REPLACE FUNCTION memtui_json_text(v text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+    SELECT CASE WHEN v IS NULL OR v = 'null' THEN '' ELSE
+      replace(replace(replace(replace(replace(replace(
+        CASE WHEN length(v) > 1 AND left(v, 1) = '"' AND right(v, 1) = '"' THEN substr(v, 2, length(v) - 2)
+             ELSE v END,
+        '\\', chr(1)), '\n', chr(10)), '\t', chr(9)), '\r', chr(13)), '\"', '"'), chr(1), '\')
+    END $f$""",
+    r"""CREATE OR REPLACE FUNCTION memtui_step_text(tool text, args text, result text, error text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+    SELECT concat_ws(chr(10), tool, memtui_json_text(left(args, 32002)), memtui_json_text(left(result, 32002)), error)
+    $f$""",
+    r"""CREATE OR REPLACE FUNCTION memtui_task_text(title text, summary text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT concat_ws(chr(10), title, summary) $f$""",
+    r"""CREATE OR REPLACE FUNCTION memtui_message_text(content text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT left(content, 200000) $f$""",
+)
+
+TEXT = {
+    "task": "memtui_task_text(t.title, t.summary)",
+    "message": "memtui_message_text(m.content)",
+    "step": "memtui_step_text(s.tool, s.args, s.result, s.error)",
+}
+"""Each kind's searched text, as its indexes name it (the alias is the statement's)."""
+_INDEXED = {"task": ("task", "memtui_task_text(title, summary)"),
+            "message": ("message", "memtui_message_text(content)"),
+            "step": ("step", "memtui_step_text(tool, args, result, error)")}
+TRIGRAM_INDEXES = tuple(f"CREATE INDEX IF NOT EXISTS {kind}_search_trgm ON {table} USING gin ({expr} gin_trgm_ops)"
+                        for kind, (table, expr) in _INDEXED.items())
+WORD_INDEXES = tuple(f"CREATE INDEX IF NOT EXISTS {kind}_search_words ON {table}"
+                     f" USING gin (to_tsvector('simple'::regconfig, {expr}))" for kind, (table, expr) in _INDEXED.items())
+
+KIND_SQL = {
+    # (FROM and the kind's own condition, its newest-first order, its place in that order, the columns of a hit)
+    "task": ("task t WHERE (t.title <> '' OR COALESCE(t.summary, '') <> '')", "t.id DESC", "t.id",
+             "t.id, t.title, t.summary"),
+    "message": ("message m JOIN task t ON t.id = m.task_id WHERE m.content <> ''"
+                " AND m.content IS DISTINCT FROM t.summary",  # the summary is the task's hit already
+                "m.task_id DESC, m.id DESC", f"(m.task_id * {1 << SEQ_BITS} + m.id)", "m.task_id, m.content"),
+    "step": ("step s WHERE TRUE", "s.task_id DESC, s.seq DESC", f"(s.task_id * {1 << SEQ_BITS} + s.seq)",
+             "s.task_id, s.id, s.seq, s.tool, s.args, s.result, s.error"),
+}
+_AFTER = {"task": "t.id < ?", "message": "(m.task_id, m.id) < (?, ?)", "step": "(s.task_id, s.seq) < (?, ?)"}
+_WORD = re.compile(r"[^\W_]+")
+TRIGRAM = 3  # pg_trgm indexes a pattern's runs of 3 characters: a shorter term is checked on the rows
+
+
+def install_search(execute, trigrams: bool = True) -> str:
+    """The search functions and indexes, in the transaction `execute` runs in: trigram indexes
+    when pg_trgm is there or can be created (in a savepoint: a role that may not create it
+    leaves the transaction usable), else full-text ones. Returns what the store searches by."""
+    for statement in SEARCH_FUNCTIONS:
+        execute(statement)
+    by = "words"
+    if trigrams:
+        execute("SAVEPOINT memtui_trgm")
+        try:
+            execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            execute("RELEASE SAVEPOINT memtui_trgm")
+            by = "trigrams"
+        except Exception:  # noqa: BLE001 - any refusal (privilege, not installed): the fallback
+            execute("ROLLBACK TO SAVEPOINT memtui_trgm")
+    for statement in TRIGRAM_INDEXES if by == "trigrams" else WORD_INDEXES:
+        execute(statement)
+    return by
+
+
+def _like(term: str) -> str:
+    return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+class TeamSearch(RecordSearch):
+    """The team store's side of memory search (first among its bases: its `searched_on_server`
+    answers before RecordTables' None) (memtui.core.memory.search_server turns its rows
+    into hits). Needs `_sql` (AgentStore's) and `search_by`: "trigrams", "words" or None (a store
+    of an older schema, searched through a local index as before)."""
+
+    search_by: str | None
+
+    if TYPE_CHECKING:  # AgentStore's
+
+        def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]: ...
+
+    def searched_on_server(self) -> RecordSearch | None:
+        return self if self.search_by else None
+
+    def _where(self, kind: str, terms: list[str], after: int | None) -> tuple[str, list[Any]]:
+        text = TEXT[kind]
+        where: list[str] = []
+        params: list[Any] = []
+        for term in terms:
+            if self.search_by == "words" and _WORD.fullmatch(term):
+                # The rows holding a word that starts with the term (no index finds it inside a word)
+                where.append(f"to_tsvector('simple'::regconfig, {text}) @@ to_tsquery('simple', ?)")
+                params.append("'" + term.lower().replace("'", "''") + "':*")
+            where.append(f"{text} ILIKE ?")
+            params.append(_like(term))
+        if after is not None:
+            where.append(_AFTER[kind])
+            params.extend((after,) if kind == "task" else divmod(after, 1 << SEQ_BITS))
+        return " AND ".join(where), params
+
+    def matching_records(self, kind: str, terms: list[str], limit: int | None, after: int | None = None) -> list[tuple]:
+        """The records of `kind` holding every term, newest first (after place `after`), at most
+        `limit` (None: all): (place, *columns of KIND_SQL)."""
+        source, order, place, columns = KIND_SQL[kind]
+        where, params = self._where(kind, terms, after)
+        return self._sql(f"SELECT {place}, {columns} FROM {source} AND {where} ORDER BY {order} LIMIT ?",
+                         [*params, limit])
+
+    def count_matching(self, kind: str, terms: list[str], limit: int, after: int | None = None) -> int:
+        """How many records `matching_records` would give, counted up to `limit` (no text read out)."""
+        source, order, _, _ = KIND_SQL[kind]
+        where, params = self._where(kind, terms, after)
+        return self._sql(f"SELECT COUNT(*) FROM (SELECT 1 FROM {source} AND {where} ORDER BY {order} LIMIT ?) AS n",
+                         [*params, limit])[0][0]
