@@ -83,3 +83,9 @@ async def open_step(pilot: Any, session: str, task: str, seq: int, focus: str = 
 
 
 ROUTING = ("Add request routing with path parameters", "Fix path parameters after review")
+
+
+def footer_keys(app: Any) -> set[str]:
+    """The keys the footer shows now (Textual hides a binding whose check_action is False)."""
+    return {binding.key for _node, binding, enabled, _tip in app.screen.active_bindings.values()
+            if binding.show and enabled}

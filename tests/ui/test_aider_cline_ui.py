@@ -13,7 +13,7 @@ import pytest
 
 from memtui.ui.app import make_app
 from memtui.ui.widgets.step_timeline import StepTimeline
-from pilot_support import settle
+from pilot_support import footer_keys, settle
 from conftest import screen_text
 
 LIVE = Path(__file__).resolve().parent.parent / "fixtures" / "live"
@@ -21,11 +21,6 @@ AIDER = LIVE / "aider-0.86.2" / "resume"
 CLINE = LIVE / "cline-2.18.0" / "create-edit" / "home" / ".cline"
 pytestmark = pytest.mark.skipif(shutil.which("git") is None or not AIDER.is_dir() or not CLINE.is_dir(),
                                 reason="no git, or no Aider / Cline live fixture")
-
-
-def footer_keys(app) -> set[str]:
-    return {binding.key for _node, binding, enabled, _tip in app.screen.active_bindings.values()
-            if binding.show and enabled}
 
 
 def state(folder: Path) -> dict:

@@ -14,17 +14,11 @@ from memtui.core.agents.ra_aid.source import RaAidSource
 from memtui.core.store import AgentStore
 from memtui.ui.app import make_app
 from memtui.ui.commands import commands_for, screen_scopes
-from pilot_support import settle
+from pilot_support import footer_keys, settle
 from memtui.ui.widgets.step_timeline import StepTimeline
 from conftest import notifications, screen_text
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-
-
-def footer_keys(app) -> set[str]:
-    """The keys the footer shows now (Textual hides a binding whose check_action is False)."""
-    return {binding.key for _node, binding, enabled, _tip in app.screen.active_bindings.values()
-            if binding.show and enabled}
 
 
 def palette(app) -> set[str]:

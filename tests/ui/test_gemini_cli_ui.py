@@ -13,16 +13,11 @@ import pytest
 
 from memtui.ui.app import make_app
 from memtui.ui.widgets.step_timeline import StepTimeline
-from pilot_support import settle
+from pilot_support import footer_keys, settle
 from conftest import screen_text
 
 HOME = Path(__file__).resolve().parent.parent / "fixtures" / "live" / "gemini-cli-0.61.0" / "resume" / "home" / ".gemini"
 pytestmark = pytest.mark.skipif(not HOME.is_dir(), reason="no Gemini CLI live fixture")
-
-
-def footer_keys(app) -> set[str]:
-    return {binding.key for _node, binding, enabled, _tip in app.screen.active_bindings.values()
-            if binding.show and enabled}
 
 
 async def test_a_gemini_home_lists_its_prompts_and_diffs_a_change_without_offering_rollback(tmp_path):
