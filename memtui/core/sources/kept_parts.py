@@ -183,9 +183,11 @@ class KeptParts:
                     part, blobs, cursor = next(parsed)
                     self.reads += 1
                     done += 1
-                    known = (sign, light(part) if part is not None else loads(blobs[0]))
-                    if blobs is None:
+                    if blobs is None:  # parsed here
+                        known = (sign, light(part))
                         blobs = (dumps(known[1]), dumps(part.side_tables()), dumps(part))
+                    else:  # by a worker
+                        known = (sign, loads(blobs[0]))
                     own = stat_key(path)
                     self.store.put(key, sign, own, *blobs, cursor)
                     budget -= own[0] if own is not None else 0
