@@ -13,6 +13,7 @@ from textual.widgets import Static
 from memtui.core.demo import build_demo
 from memtui.ui.app import make_app
 from conftest import notifications
+from pilot_support import settle
 
 
 @pytest.fixture
@@ -55,13 +56,11 @@ async def test_the_wal_checkpoint_toast_says_how_many_frames_moved(demo):
     try:
         app = make_app(demo)
         async with app.run_test(size=(140, 42), notifications=True) as pilot:
-            await pilot.pause()
-            await app.workers.wait_for_complete()
+            await settle(pilot)
             await pilot.press("s")
-            await app.workers.wait_for_complete()
+            await settle(pilot)
             await pilot.press("w")
-            await app.workers.wait_for_complete()
-            await pilot.pause()
+            await settle(pilot)
             said = [n.message for n in notifications(app) if n.title == "Done"]
             assert said, "no toast after the checkpoint"
             moved = re.fullmatch(r"Checkpoint: (\d+) of (\d+) frames moved; log now 0 B\.", said[-1])
