@@ -79,3 +79,33 @@ async def test_at_80x24_a_cut_title_says_so_and_b_names_the_next_grouping(demo_p
             line = next(line for line in lines if line.startswith("│ $") and row.title[:12] in line)
             cell = re.match(r"│ \S+\s+\S+  (.*)", line.split("││")[0]).group(1).rstrip(" ▁▂▃▄▅▆▇█│")
             assert cell == row.title or (cell.endswith("…") and row.title.startswith(cell[:-1])), line
+
+
+async def test_a_claude_code_home_is_costed_from_its_kept_rows_the_second_time(tmp_path: Path, open_app,
+                                                                              monkeypatch) -> None:
+    import os
+    import pickle
+    import sqlite3
+
+    from memtui.core.usage.kept import FOLDER
+    from tests.unit.real_support import real_home
+
+    for name in ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / f"no-{name.lower()}"))
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    async with open_app(home, size=(120, 40)) as pilot:
+        await _open_usage(pilot)
+        first = pilot.app.screen.data
+        kept = next((Path(os.environ["XDG_CACHE_HOME"]) / "memtui" / FOLDER).glob("*.db"))
+        with sqlite3.connect(kept) as db:
+            sessions = db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+            # One session's kept rows emptied: a report served from the kept file leaves its replies out.
+            db.execute("UPDATE sessions SET rows = ? WHERE id = ?", (pickle.dumps([]), "d6e0bada-1959-4eec-a9d2-0bfade768d8f"))
+        await pilot.press("escape")
+        await settle(pilot)
+        await _open_usage(pilot)
+        second = pilot.app.screen.data
+    assert sessions == 3 and first.days.total.cost
+    left = [i for i in first.priced if i.reply.session_id != "d6e0bada-1959-4eec-a9d2-0bfade768d8f"]
+    assert 0 < len(left) < len(first.priced)
+    assert second.priced == left

@@ -15,8 +15,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from memtui.core.usage import GROUPINGS, Group, Priced, Report, by_task, cost_text, price, price_table, summarise
-from memtui.core.usage import source_replies, unpriced_note
+from memtui.core.usage import GROUPINGS, Group, Priced, Report, by_task, cost_text, kept_priced, price_table, summarise
+from memtui.core.usage import unpriced_note
 from memtui.resources import screen_css
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
@@ -113,8 +113,8 @@ class UsageScreen(MemtuiScreen[None]):
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False, description="read token usage")
     def load_usage(self) -> None:
         with self.app.reading() as source:
-            replies = list(source_replies(source))
-        self.post_message(self.Loaded(usage_data(price(replies))))
+            priced = kept_priced(source).items  # sessions unchanged since the last report: their kept rows
+        self.post_message(self.Loaded(usage_data(priced)))
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
