@@ -43,22 +43,22 @@ def _hits(url: str, root) -> dict[str, list]:
         return {q: [(h.kind, h.task, h.line, h.text) for h in index.search(q, None)] for q in QUERIES}
 
 
-def test_the_server_finds_a_word_through_its_trigram_index(team_url):
+def test_the_servers_trigram_index_answers_the_search_condition(team_url):
+    """The condition a search sends is the trigram index's own expression (the text functions
+    are inlined alike on both sides): the index can answer it. On a table this small the planner
+    would rather scan, so scans are ruled out for the plan asked for."""
     _record(team_url)
-    with psycopg.connect(team_url) as conn:
-        # As many rows again as make a scan cost more than the index, for the planner's estimate.
-        conn.execute("INSERT INTO step (task_id, seq, tool, status, tokens_in, tokens_out, cost,"
-                     " duration_ms, payload_bytes, created_at, args, result) SELECT 1, 100 + g, 'bash', 'ok', 0, 0, 0, 0, 0, 0, '{\"command\": \"ls\"}', '\"' || md5(g::text) || '\"'"
-                     " FROM generate_series(1, 20000) g")
-        conn.execute("ANALYZE step")
     with TeamStore.open(team_url, readonly=True) as store:
         assert store.search_by == "trigrams"
         assert [row[2] for row in store.matching_records("step", ["wombat"], 100)] == list(range(12, 0, -1))
         source, order, place, _ = KIND_SQL["step"]
         where, params = store._where("step", ["wombat"], None)
-        plan = "\n".join(r[0] for r in store.query(
-            f"EXPLAIN SELECT {place} FROM {source} AND {where} ORDER BY {order} LIMIT 200", params))
-        assert "step_search_trgm" in plan, plan
+    with psycopg.connect(team_url) as conn:
+        conn.execute("SET enable_seqscan = off")
+        conn.execute("SET enable_indexscan = off")  # the (task, seq) index read backwards, filtering
+        plan = "\n".join(r[0] for r in conn.execute(
+            f"EXPLAIN SELECT {place} FROM {source} AND {where.replace('?', '%s')} ORDER BY {order} LIMIT 200", params))
+    assert "Bitmap Index Scan on step_search_trgm" in plan, plan
 
 
 def test_without_pg_trgm_the_full_text_indexes_give_the_same_hits(pg_cluster, tmp_path):
