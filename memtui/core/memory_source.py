@@ -71,6 +71,9 @@ class Capability(str, Enum):
     ORIGIN = "origin"
     """Its sessions name the machine and agent they were pushed from (a team store): listed,
     filtered and usage grouped by them."""
+    SQLITE_STATS = "sqlite-stats"
+    """Size, freelist and bytes per table of the SQLite files another agent keeps (`sqlite_files`,
+    read-only: OpenCode's opencode.db, a Codex home's *.sqlite, the Cline CLI's sessions.db)."""
 
     @property
     def doing(self) -> str:
@@ -93,6 +96,7 @@ _DOING: dict[Capability, str] = {
     Capability.LIVE: "follow changes as they happen",
     Capability.CLEANUP: "clean up an agent home",
     Capability.ORIGIN: "tell sessions apart by the machine they came from",
+    Capability.SQLITE_STATS: "show database statistics",
 }
 
 WRITING = frozenset({Capability.ROLLBACK, Capability.GC, Capability.PIN, Capability.VACUUM,
@@ -182,7 +186,7 @@ class MemorySource(ABC):
             return self.withheld_why or "it is turned off for this session"
         if capability is Capability.RESUME:
             return "only Claude Code, Codex, Gemini CLI, OpenCode, Aider and Cline CLI sessions can be resumed in their agent"
-        if capability is Capability.STATS:
+        if capability in (Capability.STATS, Capability.SQLITE_STATS):
             return ("it keeps no SQLite file to measure; `memtui stats` reads memtui's own store (.agent/agent.db)"
                     " and the SQLite files other agents keep (OpenCode's opencode.db, a Codex home's *.sqlite)")
         if capability in NATIVE_ONLY:

@@ -361,10 +361,15 @@ class MemtuiApp(App[int]):
             self.push_screen(CleanupScreen(home, source.kind))
 
     def action_stats(self) -> None:
-        """Open the database statistics (native stores only; not over itself)."""
+        """Open the database statistics: memtui's store, or the SQLite files another agent keeps
+        (read-only: OpenCode's opencode.db, a Codex home's *.sqlite); not over itself."""
         from memtui.ui.screens.stats import StatsScreen
 
-        if self._offered(Capability.STATS) and self.store is not None and not isinstance(self.screen, StatsScreen):
+        if isinstance(self.screen, StatsScreen):
+            return
+        if self.source is not None and self.source.can(Capability.SQLITE_STATS):
+            self.push_screen(StatsScreen(files=list(self.source.sqlite_files())))
+        elif self._offered(Capability.STATS) and self.store is not None:
             self.push_screen(StatsScreen())
 
     def action_usage(self) -> None:

@@ -53,9 +53,9 @@ class Command:
     panes: tuple[str, ...] = ()
     """The panes of its screen where it applies (focus in one of them); () = anywhere on it.
     Elsewhere it is neither in the footer nor run (the help lists it with its scope)."""
-    needs: Capability | None = None
+    needs: Capability | tuple[Capability, ...] | None = None
     """What the open source must be able to do for the command to be offered at all (footer,
-    palette, help) and to run; None: always."""
+    palette, help) and to run (a tuple: any one of them); None: always."""
 
     def matches(self, action: str, parameters: tuple[object, ...]) -> bool:
         """True if this command is `action` with these parameters (as Textual parses them)."""
@@ -110,7 +110,7 @@ COMMANDS: tuple[Command, ...] = (
     # collecting (apply) needs GC, which --read-only withholds.
     Command("gc", "g", "GC preview: what is live, what may go, and why", footer="GC", needs=Capability.STATS),
     Command("stats", "s", "Database size, freelist and per-table statistics", footer="Stats",
-            needs=Capability.STATS),
+            needs=(Capability.STATS, Capability.SQLITE_STATS)),
     Command("memory", "m", "Memory documents (view, edit, lint)", footer="Memory"),
     Command("decisions", "D", "Decision log", footer="Decisions"),
     Command("search", "ctrl+f", "Search memory and sessions", footer="Search"),
@@ -274,7 +274,8 @@ def _parsed(action: str) -> tuple[str, tuple[object, ...]]:
     return name, tuple(literal_eval(f"({args.rstrip(')')},)")) if args else ()
 
 
-SCOPE_NEEDS: dict[str, Capability] = {"gc": Capability.STATS, "stats": Capability.STATS,
+SCOPE_NEEDS: dict[str, Capability | tuple[Capability, ...]] = {
+    "gc": Capability.STATS, "stats": (Capability.STATS, Capability.SQLITE_STATS),
                                        "rollback": Capability.ROLLBACK, "items": Capability.ITEMS,
                                        "cleanup": Capability.CLEANUP, "resume": Capability.RESUME}
 """Screens only a source with this capability opens: none of their commands is offered otherwise."""
@@ -285,7 +286,12 @@ def offered(command: Command, source: MemorySource | None) -> bool:
     capabilities the source declares. With no source (yet) there is nothing to restrict by:
     the app hides what needs a store itself (MemtuiApp.NEEDS_SOURCE), and the actions check."""
     needs = [n for n in (command.needs, SCOPE_NEEDS.get(command.scope)) if n is not None]
-    return source is None or all(source.can(n) for n in needs)
+    return source is None or all(can_any(source, n) for n in needs)
+
+
+def can_any(source: MemorySource, need: Capability | tuple[Capability, ...]) -> bool:
+    """Whether `source` can do `need` (a tuple: any one of them)."""
+    return any(source.can(n) for n in need) if isinstance(need, tuple) else source.can(need)
 
 
 def action_offered(action: str, parameters: tuple[object, ...], scope: str | None,
@@ -315,8 +321,10 @@ def refusal(scope: str | None, key: str, source: MemorySource | None, pane: str 
                 continue
             if command.panes and pane not in command.panes:
                 continue
-            missing = [n for n in (command.needs, SCOPE_NEEDS.get(command.scope)) if n and not source.can(n)]
-            return str(Unsupported(source, missing[0])) if missing else None
+            missing = [n for n in (command.needs, SCOPE_NEEDS.get(command.scope)) if n and not can_any(source, n)]
+            if not missing:
+                return None
+            return str(Unsupported(source, missing[0][0] if isinstance(missing[0], tuple) else missing[0]))
     return None
 
 

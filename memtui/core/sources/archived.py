@@ -101,7 +101,8 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
 
     @property
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
-        return folder_capabilities(self, self._folders()[1])
+        """The live home's recorded folders', and statistics of its SQLite files where it has some."""
+        return folder_capabilities(self, self._folders()[1]) | (self.live.capabilities & {Capability.SQLITE_STATS})
 
     def instead(self, capability: Capability) -> str:
         if capability in self.withheld:

@@ -1,5 +1,7 @@
 """Database statistics (key `s`): file, WAL, pages, freelist; bytes and rows per table and
-index; file contents raw vs stored; and the explicit actions that give space back.
+index; file contents raw vs stored; and the explicit actions that give space back. For another
+agent's store, the same figures of the SQLite files it keeps (read-only, no actions: several
+files are listed one after another, their tables named by file).
 
 `v` VACUUM (asks first, with an estimate of what it returns and the temporary space it
 needs; progress and `c` to cancel), `i` incremental vacuum, `w` WAL checkpoint. Each opens
@@ -10,7 +12,8 @@ refreshes after GC like every other screen.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
@@ -21,7 +24,7 @@ from textual.worker import Worker
 from textual.widgets import Label, ProgressBar, Static
 
 from memtui.ui.widgets.key_footer import KeyFooter
-from memtui.core.stats import DbStats, db_stats
+from memtui.core.stats import DbStats, db_stats, sqlite_file_stats
 from memtui.core.vacuum import VacuumResult, incremental_vacuum, vacuum, vacuum_estimate, wal_checkpoint
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
@@ -54,14 +57,18 @@ class StatsScreen(MemtuiScreen[None]):
         result: VacuumResult | None
         error: str | None = None
 
-    def __init__(self) -> None:
+    def __init__(self, files: list[Path] | None = None) -> None:
         super().__init__()
+        self.files = files
+        """Another agent's SQLite files to measure (None: memtui's own store)."""
         self.stats: DbStats | None = None
         self.working = False
         self._cancel = threading.Event()
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("Database statistics"), id="stats-title")
+        title = "Database statistics" if not self.files else (
+            f"Database statistics · {', '.join(f.name for f in self.files)} (read-only)")
+        yield Static(safe_text(title), id="stats-title")
         with Horizontal(id="stats-body"):
             with Vertical(id="stats-figures", classes="gc-pane"):
                 yield Static("", id="stats-facts")
@@ -101,6 +108,10 @@ class StatsScreen(MemtuiScreen[None]):
 
     @work(thread=True, exclusive=True, group="stats", exit_on_error=False, description="read database statistics")
     def load_stats(self) -> None:
+        if self.files is not None:
+            each = [sqlite_file_stats(f) for f in self.files]
+            self.post_message(self.StatsLoaded(each[0] if len(each) == 1 else merged_stats(each)))
+            return
         with self.app.reading() as store:
             stats = db_stats(store)
         self.post_message(self.StatsLoaded(stats))
@@ -143,6 +154,10 @@ class StatsScreen(MemtuiScreen[None]):
 
     # ------------------------------------------------------------------ actions
     def _busy(self) -> bool:
+        if self.files is not None:  # its keys are not offered; reached another way, say why
+            self.notify("memtui vacuums its own store only: another agent's database is measured, never written.",
+                        markup=False)
+            return True
         if self.working:
             self.notify("Another database action is running.", markup=False)
         return self.working or self.stats is None
@@ -229,3 +244,18 @@ class StatsScreen(MemtuiScreen[None]):
             self.notify(event.result.summary() + ".", title="Done", timeout=8, markup=False)
         self.app.reopen_source()
 
+
+
+def merged_stats(each: list[DbStats]) -> DbStats:
+    """Several SQLite files' statistics as one (a Codex home's *.sqlite): sizes and pages summed,
+    each table and index named by its file."""
+    def named(stats: DbStats, name: str) -> str:
+        return f"{Path(stats.path).stem} · {name}"
+
+    return replace(
+        each[0], path=", ".join(s.path for s in each), file_bytes=sum(s.file_bytes for s in each),
+        wal_bytes=sum(s.wal_bytes for s in each), page_count=sum(s.page_count for s in each),
+        freelist_count=sum(s.freelist_count for s in each), dbstat=all(s.dbstat for s in each),
+        tables=tuple(replace(t, name=named(s, t.name)) for s in each for t in s.tables),
+        indexes=tuple(replace(i, name=named(s, i.name), table=named(s, i.table)) for s in each for i in s.indexes),
+        overhead_bytes=sum(s.overhead_bytes for s in each))

@@ -54,7 +54,14 @@ class ClineSource(IndexedSource[ClineIndex], ResumeHooks, LiveWatch):
     @property
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
         can = {Capability.DIFF, Capability.LIVE, Capability.SEARCH}
+        if self.sqlite_files():
+            can.add(Capability.SQLITE_STATS)
         return frozenset({*can, Capability.RESUME} if self.cli else can)
+
+    def sqlite_files(self) -> list[Path]:
+        """The CLI 3.x's session database (`db/sessions.db`), for `memtui stats` (read-only)."""
+        db = self.data / "db" / "sessions.db" if self.data is not None else None
+        return [db] if db is not None and db.is_file() else []
 
     def instead(self, capability: Capability) -> str:
         if capability is Capability.RESUME:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, SessionInfo, StepInfo, TaskInfo
-from memtui.core.memory_source import UnknownId
+from memtui.core.memory_source import Capability, UnknownId
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page
 from memtui.core.agents.codex.patches import SHELL_TOOLS, exit_code
 from memtui.core.agents.codex.rollouts import (
@@ -84,6 +84,12 @@ class CodexSource(UndoRecorder, RolloutIndex):
             return cls([path], home=home, path=path)
         relist = rollout_lister(path)  # listed again at each reload
         return cls(relist(), home=home, path=path, relist=relist)
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
+        """A transcript store's, and statistics of the SQLite files its home keeps."""
+        found = super().capabilities
+        return found | {Capability.SQLITE_STATS} if self.sqlite_files() else found
 
     def sqlite_files(self) -> list[Path]:
         """The SQLite files Codex keeps in its home (state_*, logs_*, thread_history_*, …), for

@@ -43,7 +43,7 @@ def looks_like_opencode_db(path: Path) -> bool:
         return False
 
 
-READING = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.SEARCH})
+READING = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.SEARCH, Capability.SQLITE_STATS})
 CLEANUP_REFUSAL = ("OpenCode keeps every session in one SQLite database (opencode.db), not in a file per session:"
                    " archiving one would mean writing into OpenCode's database, which memtui never does;"
                    " `memtui stats PATH` shows what the database holds")
