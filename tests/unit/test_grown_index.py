@@ -217,3 +217,28 @@ def test_following_a_growing_transcript_parses_only_its_new_lines_at_each_reload
     finally:
         forbid_writes(None)
     assert followed == without_index(home)
+
+
+def test_a_finished_session_keeps_no_cursor_until_it_grows_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transcript last written days ago is indexed without the parser's state (a heavy home's
+    finished sessions would triple the index); when it grows after all it is parsed whole once,
+    then from its cursor."""
+    import os
+
+    from memtui.core.sources.kept_parts import LIVE_NS
+
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    grown = _largest(home)
+    lines = grown.read_bytes().splitlines(keepends=True)
+    cut = len(lines) // 2
+    grown.write_bytes(b"".join(lines[:cut]))
+    old = grown.stat().st_mtime_ns - 3 * LIVE_NS
+    for path in home.rglob("*"):
+        os.utime(path, ns=(old, old))
+    _listed(home, monkeypatch, grown)
+    for end, parsed_lines in ((cut + 10, cut + 10), (cut + 30, 20), (len(lines), len(lines) - cut - 30)):
+        with grown.open("ab") as out:
+            out.write(b"".join(lines[len(grown.read_bytes().splitlines()):end]))
+        listed, parsed, _files = _listed(home, monkeypatch, grown)
+        assert parsed == parsed_lines
+    assert listed == without_index(home)

@@ -137,3 +137,15 @@ def test_memtui_search_finds_a_transcript_line_rewritten_in_place(tmp_path, caps
     assert code == 0 and len(hits) == claude_results_holding(home, "quetzalcoat") > 0
     code, hits = search_json(capsys, home, "elixirforum")
     assert len(hits) == claude_results_holding(home, "elixirforum") < 4
+
+
+def test_a_steps_arguments_are_indexed_as_their_values_not_their_json(tmp_path, capsys):
+    """A Read call's argument is found by its file path, and its record holds the path, not the
+    JSON around it (`{"file_path": "…"}`: keys and quotes are no words anyone searches for)."""
+    home = real_home("claude-2.1.38-spotter-small", tmp_path)
+    code, hits = search_json(capsys, home, "assets/js/app.js", "--kind", "step")
+    assert code == 0
+    reads = [h for h in hits if h["text"].startswith("Read ")]
+    assert reads, [h["text"][:80] for h in hits]
+    assert all(h["text"].startswith("Read /home/marco/projects/spotter/assets/js/app.js ") and '"file_path"' not in h["text"]
+               for h in reads), [h["text"][:80] for h in reads]

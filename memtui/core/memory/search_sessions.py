@@ -17,12 +17,15 @@ import hashlib
 from contextlib import nullcontext
 from typing import Any, ContextManager, Iterator
 
-from orjson import OPT_NON_STR_KEYS, dumps
-
 from memtui.core.memory.search_plan import OWNER_SEP
-from memtui.core.memory.search_records import MAX_FIELD_CHARS, TaskRow, json_text, store_batches, task_rows
+from memtui.core.memory.search_records import MAX_FIELD_CHARS, TaskRow, store_batches, task_rows
 from memtui.core.memory_source import MemorySource
 from memtui.core.record_tables import RecordTables
+
+
+TEXT = "values"
+"""What a session's step records hold (in its signature: a session indexed otherwise is indexed
+again): "values", the values of its arguments and result (`value_text`)."""
 
 
 class StoreReader:
@@ -60,7 +63,7 @@ class SessionReader:
                 self._ids[f"session:{session.id}"] = session.id
                 at = session.updated_at.isoformat() if session.updated_at else ""
                 rows.append(TaskRow(f"session:{session.id}", "", "",
-                                    f"{at}|{session.stored_bytes}|{session.task_count}|{session.title}"
+                                    f"{TEXT}|{at}|{session.stored_bytes}|{session.task_count}|{session.title}"
                                     f"|{session.files_key}",
                                     session.task_count))
             self._rows = rows[::-1]
@@ -96,16 +99,34 @@ def session_records(source: MemorySource, key: str, session_id: Any) -> dict[str
 
 
 def value_text(value: Any) -> str:
-    """A step's arguments or result as searchable text: a string as it is, anything else as
-    its JSON with the string escapes undone (search_records.json_text)."""
+    """A step's arguments or result as searchable text: a string as it is; anything else its
+    values — strings, numbers, file paths — one a line, in order, without the JSON around them
+    (keys, quotes, brackets are no words anyone searches for, and a third of the text). At most
+    MAX_FIELD_CHARS."""
     if value is None:
         return ""
     if isinstance(value, str):
         return value[:MAX_FIELD_CHARS]
-    try:
-        return json_text(dumps(value, option=OPT_NON_STR_KEYS).decode())
-    except TypeError:
-        return json_text(dumps(str(value)).decode())
+    parts: list[str] = []
+    room = [MAX_FIELD_CHARS]
+
+    def add(item: Any) -> None:
+        if room[0] <= 0 or item is None or isinstance(item, bool):
+            return
+        if isinstance(item, dict):
+            for inner in item.values():
+                add(inner)
+        elif isinstance(item, (list, tuple)):
+            for inner in item:
+                add(inner)
+        else:
+            text = item if isinstance(item, str) else str(item)
+            if text:
+                parts.append(text[:room[0]])
+                room[0] -= len(text) + 1
+
+    add(value)  # parsed JSON: nested at most jsonl.MAX_DEPTH deep, within the recursion limit
+    return "\n".join(parts)[:MAX_FIELD_CHARS]
 
 
 def records_reader(source: MemorySource) -> StoreReader | SessionReader:

@@ -11,9 +11,11 @@ the file that holds it.
 from __future__ import annotations
 
 from functools import partial
+import os
 import pickle
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Iterator
 
@@ -88,9 +90,26 @@ KEEP_READ_BYTES = 64 << 20
 them) up to this many bytes of files: an update's few; a build from nothing keeps the heads
 of the rest (its memory bounded, not the home's size)."""
 
-Grown = Callable[[Path, Resumable | None], tuple[Any, Resumable | None]]
+Grown = Callable[[Path, Resumable | None, bool], tuple[Any, Resumable | None]]
 """An agent's parse of a file on from a kept cursor (None, or one that no longer fits: the whole
-file): its part, and the cursor and state to go on from next time."""
+file): its part, and — when asked (`keep`) — the cursor and state to go on from next time."""
+
+LIVE_NS = 24 * 3600 * 10**9
+"""A file written less than this long ago may still grow (its agent is at work): its parse
+keeps a cursor. So does a file that changed since it was indexed. The others (a heavy home's
+thousands of finished sessions) keep none: the parser's state costs a cold build a seventh more
+time and triples the index; one that grows after all is parsed whole once, then from its cursor."""
+
+
+def keeps_cursor(path: Path, seen_before: bool) -> bool:
+    """Whether a parse of `path` should keep a cursor (see LIVE_NS)."""
+    if seen_before:
+        return True
+    try:
+        return time.time_ns() - os.stat(path).st_mtime_ns < LIVE_NS
+    except OSError:
+        return False
+
 
 Progress = Callable[[int, int], None]
 """Told (files read so far, files to read) while a build reads files."""
@@ -105,13 +124,16 @@ def watch_builds(watcher: Callable[[Path, int, int], None] | None) -> None:
     _watcher = watcher
 
 
-def parse_part(read: Callable[[Path], Any], grown: Grown | None, path: Path, blob: bytes | None) -> tuple[Any, bytes | None]:
-    """A file's part, parsed on from its kept cursor (`blob`) with `grown` if given, else read
-    whole; and the cursor to keep (pickled), if any."""
+def parse_part(read: Callable[[Path], Any], grown: Grown | None, path: Path,
+               cursor: tuple[bytes | None, bool]) -> tuple[Any, bytes | None]:
+    """A file's part, parsed on from its kept cursor (`cursor`: the pickled cursor, if any, and
+    whether to keep one: `keeps_cursor`) with `grown` if given, else read whole; and the
+    cursor to keep (pickled), if any."""
     if grown is None:
         return read(path), None
+    blob, keep = cursor
     # The state in a cursor is the parser's pickle, compressed already.
-    part, resume = grown(path, pickle.loads(blob) if blob is not None else None)
+    part, resume = grown(path, pickle.loads(blob) if blob is not None else None, keep)
     return part, pickle.dumps(resume, pickle.HIGHEST_PROTOCOL) if resume is not None else None
 
 
@@ -162,7 +184,8 @@ class KeptParts:
             for name in names:
                 setattr(whole, name, LazyTable(fill))
         signs = {str(path): (path, self._sign(path, signature)) for path in paths}
-        reading = [(path, self.store.cursor(key) if grown is not None else None)
+        reading = [(path, (self.store.cursor(key), keeps_cursor(path, key in self._heads or self.store.holds(key)))
+                        if grown is not None else (None, False))
                    for key, (path, sign) in signs.items() if sign is not None and not self._known(key, sign)]
         todo = len(reading)
         # On every core when there are many to read (a cold build); in order, as listed.

@@ -106,6 +106,7 @@ class PartStore:
         self._fresh: Path | None = None  # a build from nothing: the temporary file written
         self.rows: dict[tuple[str, str], bytes] = {}
         """(path, signature) → the part's head (pickled), of every row kept."""
+        self._paths: set[str] | None = None  # the paths of the rows read at open (`holds`)
         self._previous: set[tuple[str, str]] = set()  # the parts of the index served before the last build
         self.rebuilt = ""
         """Why the index was built from nothing this time ("" when it was read)."""
@@ -212,6 +213,12 @@ class PartStore:
         with self._lock:
             row = self._conn.execute(f"SELECT {column} FROM parts WHERE path = ? AND sign = ?", (path, sign)).fetchone()
         return row[0] if row is not None else None
+
+    def holds(self, path: str) -> bool:
+        """Whether the index held a part of `path` when opened (a file read again changed)."""
+        if self._paths is None:
+            self._paths = {row_path for row_path, _sign in self.rows}
+        return path in self._paths
 
     def cursor(self, path: str) -> bytes | None:
         """The cursor kept of `path`'s last parse (the newest of its rows), None when none is."""

@@ -18,7 +18,7 @@ from typing import Any, Callable, ClassVar, Generic, Hashable, Iterable, Protoco
 from memtui.core.model import Problem, Reference, StepInfo, TaskInfo
 from memtui.core.sources.base import Index, IndexedSource
 from memtui.core.sources.cursor import Resumable
-from memtui.core.sources.kept_parts import Grown, KeptParts, Progress, kept_parts
+from memtui.core.sources.kept_parts import Grown, KeptParts, Progress, keeps_cursor, kept_parts
 
 PartT = TypeVar("PartT")
 
@@ -84,7 +84,7 @@ class Parts:
             known = self._kept.get(path)
             if known is None or known[0] != sign:
                 if grown is not None:
-                    part, resume = grown(path, self._cursors.pop(path, None))
+                    part, resume = grown(path, self._cursors.pop(path, None), keeps_cursor(path, known is not None))
                     if resume is not None:
                         self._cursors[path] = resume
                     known = (sign, part)

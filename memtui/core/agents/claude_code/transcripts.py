@@ -164,10 +164,12 @@ class Transcripts(TranscriptTables):
         return cls.read_from(path, home, None)[0]
 
     @classmethod
-    def read_from(cls, path: Path, home: Path | None, resume: Resumable | None) -> tuple["Transcripts", Resumable | None]:
+    def read_from(cls, path: Path, home: Path | None, resume: Resumable | None,
+                  keep: bool = True) -> tuple["Transcripts", Resumable | None]:
         """One session's transcript and its sub-agents', the transcript's lines parsed on from
         `resume` (its cursor and the reader's state there) when it still holds what was parsed
-        then; and the cursor and state to go on from next time (None: an orphaned session's).
+        then; and, with `keep`, the cursor and state to go on from next time (None: an orphaned
+        session's, or not kept).
         The sub-agents' files (small, and read against what the main transcript holds) are read
         whole each time."""
         if path.is_dir():
@@ -181,7 +183,7 @@ class Transcripts(TranscriptTables):
             part, reader = loads(state)
             if reader.session.id == path.stem and not _SESSION_ID.match(path.stem):
                 # Named by no session id and no record carried one yet: a record may now.
-                return cls.read_from(path, home, None)
+                return cls.read_from(path, home, None, keep)
             lines = GrownLines(path, reader.problems, resume.cursor.offset, resume.cursor.lineno)
         else:
             part = cls(home=home)
@@ -189,7 +191,7 @@ class Transcripts(TranscriptTables):
             reader = TranscriptReader(part, path, session, None, Held())
             lines = GrownLines(path, reader.problems)
         reader.consume(lines.complete())
-        cursor = FileCursor.after(path, lines)
+        cursor = FileCursor.after(path, lines) if keep else None
         kept = Resumable(cursor, dumps((part, reader))) if cursor is not None else None
         reader.consume(lines.tail())
         reader.finish()
@@ -335,9 +337,9 @@ def read_listed(path: Path, home: Path | None) -> Transcripts:
     return list_sessions(Transcripts.read(path, home))
 
 
-def grown_listed(path: Path, resume: Resumable | None, home: Path | None) -> tuple[Transcripts, Resumable | None]:
-    """One session's part parsed on from `resume`, its listing filled in; its cursor."""
-    part, kept = Transcripts.read_from(path, home, resume)
+def grown_listed(path: Path, resume: Resumable | None, keep: bool, home: Path | None) -> tuple[Transcripts, Resumable | None]:
+    """One session's part parsed on from `resume`, its listing filled in; its cursor (if `keep`)."""
+    part, kept = Transcripts.read_from(path, home, resume, keep)
     return list_sessions(part), kept
 
 

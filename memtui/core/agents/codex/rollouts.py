@@ -229,10 +229,10 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
         return cls.read_from(path, None)[0]
 
     @classmethod
-    def read_from(cls, path: Path, resume: Resumable | None) -> tuple["Rollouts", Resumable | None]:
+    def read_from(cls, path: Path, resume: Resumable | None, keep: bool = True) -> tuple["Rollouts", Resumable | None]:
         """One rollout, its lines parsed on from `resume` (its cursor and the parse's state
-        there) when it still holds what was parsed then; and the cursor and state to go on
-        from next time. A rollout whose new lines change how its earlier ones read (its header,
+        there) when it still holds what was parsed then; and, with `keep`, the cursor and state
+        to go on from next time. A rollout whose new lines change how its earlier ones read (its header,
         or the first user_message event: prompts are then read from the events) is read whole."""
         state = resumable(resume, path)
         part = loads(state) if state is not None else cls()
@@ -241,7 +241,7 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
         lines = GrownLines(path, part._read_problems, *((resume.cursor.offset, resume.cursor.lineno) if state else ()))
         had_meta = bool(part._meta)
         rows = part._scan(path, lines.complete())
-        cursor = FileCursor.after(path, lines)
+        cursor = FileCursor.after(path, lines) if keep else None
         # The unfinished last line is read after the state is kept (it is read again as a
         # complete line next time); a tail that parses is the line it will be, read as one.
         tail_problems: list[Problem] = []
@@ -256,7 +256,7 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
                 tail_rows = part._scan(path, tail)
             part._open(path, events)
         elif part._meta and not had_meta or header_in_tail or events and not part._has_events:
-            return cls.read_from(path, None)
+            return cls.read_from(path, None, keep)
         part._rows(rows, path)
         kept = Resumable(cursor, dumps(part)) if cursor is not None else None
         if tail_rows is None:
