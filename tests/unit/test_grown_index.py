@@ -32,14 +32,14 @@ class ParsedLines:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
         self.path, self.count = str(path), 0
-        real = jsonl._object
+        real = jsonl._record  # every line a listing reads goes through it
 
         def counted(raw, where, *args, **kwargs):
             if str(where) == self.path:
                 self.count += 1
             return real(raw, where, *args, **kwargs)
 
-        monkeypatch.setattr(jsonl, "_object", counted)
+        monkeypatch.setattr(jsonl, "_record", counted)
 
 
 def _listed(home: Path, monkeypatch: pytest.MonkeyPatch, grown: Path) -> tuple[dict, int, int]:
@@ -124,13 +124,16 @@ class ParsedFiles:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.lines: dict[str, int] = {}
-        real = jsonl.parse_line
+        # A listing's lines go through `_record`, a record read again by its offset and a
+        # first line looked at through `parse_line` (as does a line `_record` leaves to it).
+        for name in ("_record", "parse_line"):
+            monkeypatch.setattr(jsonl, name, self._counted(getattr(jsonl, name)))
 
+    def _counted(self, real):
         def counted(raw, where, *args, **kwargs):
             self.lines[str(where)] = self.lines.get(str(where), 0) + 1
             return real(raw, where, *args, **kwargs)
-
-        monkeypatch.setattr(jsonl, "parse_line", counted)
+        return counted
 
     def parsed(self) -> set[str]:
         """The files read past their first line (discovery looks at a few files' first line to
