@@ -8,6 +8,7 @@ traceback: a title, what happened, what to do.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -15,10 +16,11 @@ from memtui.core.errors import NotAStore, SchemaTooNew, StoreLocked, StoreNotFou
 
 
 def is_store(source: Any) -> bool:
-    """True for memtui's own store (an AgentStore)."""
-    from memtui.core.store import AgentStore
-
-    return isinstance(source, AgentStore)
+    """True for memtui's own store (an AgentStore). Asked of another agent's store, it loads no
+    peewee (0.3-1 s before the first paint of an agent's home): no AgentStore was made where
+    its module was never imported."""
+    store = sys.modules.get("memtui.core.store.agent_store")
+    return store is not None and isinstance(source, store.AgentStore)
 
 
 def open_workspace(path: Path, *, root: Path | None = None,

@@ -8,22 +8,46 @@ Agent-neutral: an agent package maps its records to `Tokens` (tokens.py); prices
 them; report.py groups them.
 """
 
-from memtui.core.usage.collect import priced_steps, session_costs, task_costs, session_replies, source_replies, step_reply, step_tokens
-from memtui.core.usage.kept import Usage, kept_priced
-from memtui.core.usage.prices import PriceTable, Pricer, find_model, price_table, shared_pricer
-from memtui.core.usage.report import (
-    GROUPINGS,
-    Group,
-    Priced,
-    Reply,
-    Report,
-    by_task,
-    cost_text,
-    price,
-    summarise,
-    unpriced_note,
-)
-from memtui.core.usage.tokens import NO_TOKENS, Tokens, from_anthropic, from_openai
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memtui.core.usage.collect import priced_steps, session_costs, task_costs, session_replies, source_replies, step_reply, step_tokens
+    from memtui.core.usage.kept import Usage, kept_priced
+    from memtui.core.usage.prices import PriceTable, Pricer, find_model, price_table, shared_pricer
+    from memtui.core.usage.report import (
+        GROUPINGS,
+        Group,
+        Priced,
+        Reply,
+        Report,
+        by_task,
+        cost_text,
+        price,
+        summarise,
+        unpriced_note,
+    )
+    from memtui.core.usage.tokens import NO_TOKENS, Tokens, from_anthropic, from_openai
+
+_WHERE = {name: module for module, names in {
+    "collect": ('priced_steps', 'session_costs', 'task_costs', 'session_replies', 'source_replies', 'step_reply', 'step_tokens'),
+    "kept": ('Usage', 'kept_priced'),
+    "prices": ('PriceTable', 'Pricer', 'find_model', 'price_table', 'shared_pricer'),
+    "report": ('GROUPINGS', 'Group', 'Priced', 'Reply', 'Report', 'by_task', 'cost_text', 'price', 'summarise', 'unpriced_note'),
+    "tokens": ('NO_TOKENS', 'Tokens', 'from_anthropic', 'from_openai'),
+}.items() for name in names}
+"""Each name of the package → its module, loaded on first use: `memtui.core.usage.tokens`, which
+every agent's model imports, loads no price table (importlib.metadata, genai-prices) with it."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memtui.core.usage' has no attribute {name!r}")
+    return getattr(import_module(f"memtui.core.usage.{module}"), name)
+
 
 __all__ = ["GROUPINGS", "Group", "NO_TOKENS", "PriceTable", "Priced", "Pricer", "Reply", "Report", "Tokens",
            "Usage", "by_task", "cost_text", "kept_priced", "find_model", "from_anthropic", "from_openai", "price", "price_table", "priced_steps", "session_costs", "shared_pricer", "task_costs", "session_replies", "source_replies", "step_reply", "step_tokens",
