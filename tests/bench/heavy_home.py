@@ -1,6 +1,7 @@
 """memtui on a heavy Claude Code home, cold and warm (not collected by pytest).
 
     python tests/bench/heavy_home.py [--sessions 400] [--runs 3] [--folder DIR]
+    python tests/bench/heavy_home.py --sessions 2000 --folder /work/heavy/heavy-home-2000 --no-grow --cold-runs 3
 
 `make_heavy_home` replicates the real Claude Code sessions of tests/fixtures/real (8 sessions:
 sub-agents, compactions, persisted tool results, a 2.0.x home, an orphaned sub-agents folder)
@@ -17,7 +18,9 @@ machine) and peak RSS, the CPU seconds as ratios against anchors:
 - orjson decoding every line of the same files (the parse floor: MiB/s), in this process;
 - `memtui log` where no index can be kept (its cache folder cannot be made): every transcript
   parsed, as each run did before the index;
-- `python -c pass` (a process start) and, for first paint, a trivial Textual app;
+- `python -c pass` (a process start) and, for first paint, a trivial Textual app (CPU seconds
+  of each by its first paint beside wall seconds);
+- the cold build with the worker pool off (memtui.core.sources.part_pool): how the pool scales;
 - ccusage `session --json` and `daily --json` (offline, its bundled prices), installed once
   into a cache folder by tests/unit/ccusage_support.py (node and npm needed; else the row says why).
 """
@@ -157,23 +160,43 @@ def grow(transcript: Path, lines: int = 100) -> None:
             out.write(json.dumps(record) + "\n")
 
 
-def first_paint_rows(home: Path, env: dict[str, str], runs: int, newest: str) -> list[tuple[str, float]]:
-    """First paint of the app on the home (warm index: until the newest session's title is
-    drawn) and of a trivial Textual app."""
+def first_paint_rows(home: Path, env: dict[str, str], runs: int, newest: str,
+                     cold_env=None) -> list[tuple[str, float, float]]:
+    """First paint of the app on the home (until the newest session's title is drawn: warm
+    index, and with `cold_env` (a function giving a fresh scratch environment) on no index)
+    and of a trivial Textual app: (name, wall seconds, CPU seconds of the program by then)."""
     from startup import TRIVIAL, first_paint
 
-    marker = newest
-    os.environ.update(env)  # the pty child inherits this process's environment
     rows = []
+    saved = dict(os.environ)
     try:
-        memtui = [first_paint([sys.executable, "-m", "memtui", str(home)], marker, timeout=120)["first"][0]
-                  for _ in range(runs)]
-        trivial = [first_paint([sys.executable, "-c", TRIVIAL], "TRIVIAL-APP-READY")["first"][0] for _ in range(runs)]
-        rows = [("app first paint, warm (sessions listed)", statistics.median(memtui)),
-                ("anchor: trivial Textual app first paint", statistics.median(trivial))]
+        memtui, trivial, cold = [], [], []
+        for n in range(runs):  # alternated, so both see the same load
+            os.environ.update(env)  # the pty child inherits this process's environment
+            memtui.append(first_paint([sys.executable, "-m", "memtui", str(home)], newest, timeout=120)["first"])
+            trivial.append(first_paint([sys.executable, "-c", TRIVIAL], "TRIVIAL-APP-READY")["first"])
+            if cold_env is not None and n == 0:  # one: each is a whole build
+                os.environ.update(cold_env())
+                cold.append(first_paint([sys.executable, "-m", "memtui", str(home)], newest, timeout=900)["first"])
+
+        def median(name: str, pairs: list) -> tuple[str, float, float]:
+            return name, statistics.median(w for w, _c in pairs), statistics.median(c for _w, c in pairs)
+
+        rows = [median("app first paint, warm (sessions listed)", memtui),
+                median("anchor: trivial Textual app first paint", trivial)]
+        if cold:
+            rows.append(median("app first paint, cold (newest session drawn, 1 run)", cold))
     except RuntimeError as exc:
         print(f"first paint not measured: {exc}")
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
     return rows
+
+
+SERIAL = ("import sys; import memtui.core.sources.part_pool as pool; pool.POOL_BYTES = 1 << 62; "
+          "from memtui.cli import main; sys.exit(main(sys.argv[1:]))")
+"""`memtui` with the worker pool off: every file parsed in the one process."""
 
 
 def main() -> None:
@@ -183,6 +206,9 @@ def main() -> None:
     ap.add_argument("--cold-runs", type=int, default=1)
     ap.add_argument("--folder", type=Path, default=None)
     ap.add_argument("--no-paint", action="store_true", help="skip the first-paint rows")
+    ap.add_argument("--serial-runs", type=int, default=1, help="cold builds with the worker pool off")
+    ap.add_argument("--no-grow", action="store_true",
+                    help="skip the rows that grow a session (a shared home, such as /work/heavy's, is left as it is)")
     args = ap.parse_args()
     compileall.compile_dir(str(ROOT / "memtui"), quiet=1)  # as an installed package's modules are
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memtui-bench"
@@ -227,7 +253,16 @@ def main() -> None:
             cold_walls.append((wall, CPU[-1], rss))
         rows.append(("cold: memtui log HOME --json (index built)", statistics.median(w for w, _c, _r in cold_walls),
                      statistics.median(c for _w, c, _r in cold_walls), max(r for _w, _c, r in cold_walls)))
-        env = envs[-1]
+        serial = [sys.executable, "-c", SERIAL]
+        pooled_env = envs[-1]  # the warm rows read the index the last (pooled) cold build wrote
+        serial_runs = []
+        for _ in range(args.serial_runs):
+            fresh_env()
+            wall, rss, _out = run([*serial, "log", str(home), "--json"], envs[-1])
+            serial_runs.append((wall, CPU[-1], rss))
+        rows.append(("cold, parsed in one process (no workers)", statistics.median(w for w, _c, _r in serial_runs),
+                     statistics.median(c for _w, c, _r in serial_runs), max(r for _w, _c, r in serial_runs)))
+        env = pooled_env
         index = sum(p.stat().st_size for p in (Path(env["XDG_CACHE_HOME"]) / "memtui" / "index").iterdir())
         listing = median_of("warm: memtui log HOME --json", [*memtui, "log", str(home), "--json"], env, args.runs)
         newest = json.loads(listing)["sessions"][0]["title"][:24]
@@ -235,11 +270,12 @@ def main() -> None:
         median_of("warm: memtui usage HOME --json", [*memtui, "usage", str(home), "--json"], env, args.runs)
         median_of("first search (search index built)", [*memtui, "search", str(home), WORD, "--json"], env, 1)
         median_of("warm: memtui search HOME WORD --json", [*memtui, "search", str(home), WORD, "--json"], env, args.runs)
-        grown = max(transcripts, key=lambda p: p.stat().st_size if "subagents" not in p.parts else 0)
-        median_of("one session grew 100 lines: log", [*memtui, "log", str(home), "--json"], env, args.runs,
-                  before=lambda: grow(grown))
-        median_of("one session grew 100 lines: search", [*memtui, "search", str(home), WORD, "--json"], env,
-                  args.runs, before=lambda: grow(grown))
+        if not args.no_grow:
+            grown = max(transcripts, key=lambda p: p.stat().st_size if "subagents" not in p.parts else 0)
+            median_of("one session grew 100 lines: log", [*memtui, "log", str(home), "--json"], env, args.runs,
+                      before=lambda: grow(grown))
+            median_of("one session grew 100 lines: search", [*memtui, "search", str(home), WORD, "--json"], env,
+                      args.runs, before=lambda: grow(grown))
         from ccusage_support import VERSION, ccusage
 
         binary, why = ccusage()  # installed once into a cache folder (tests/unit/ccusage_support.py)
@@ -249,22 +285,34 @@ def main() -> None:
             median_of(f"anchor: ccusage {VERSION} daily --json -O", [str(binary), "daily", "--json", "-O"], env, args.runs)
         else:
             print(f"ccusage: not run ({why})")
-        paint = [] if args.no_paint else first_paint_rows(home, env, args.runs, newest)
+        paint = [] if args.no_paint else first_paint_rows(
+            home, env, args.runs, newest, cold_env=lambda: (fresh_env(), envs[-1])[1])
 
     mib = size / 2**20
-    cold_cpu = cold_walls[0][1]
-    print(f"\nindex file: {index / 2**20:.1f} MiB = {index / size:.1%} of the home")
-    print(f"parse throughput (CPU): cold log {mib / cold_cpu:.1f} MiB/s, orjson line decode {mib / anchor:.1f} MiB/s "
-          f"(cold log {cold_cpu / anchor:.1f}x the orjson pass); one process (no worker pool)")
-    start = next(c for n, _w, c, _r in rows if n == "anchor: python -c pass")
-    print(f"\n{'what':<46} {'wall s':>8} {'CPU s':>8} {'CPU x orjson':>12} {'CPU x start':>11} {'peak RSS MiB':>13}")
-    for name, wall, cpu, rss in rows:
-        print(f"{name:<46} {wall:>8.3f} {cpu:>8.3f} {cpu / anchor:>12.2f} {cpu / max(start, 1e-3):>11.1f} {rss:>13.0f}")
-    for name, wall in paint:
-        print(f"{name:<46} {wall:>8.3f}")
-    if len(paint) == 2:
-        print(f"app first paint = {paint[0][1] / paint[1][1]:.2f}x the trivial Textual app")
+    cold_cpu = next(c for n, _w, c, _r in rows if n.startswith("cold: memtui log"))
+    serial_cpu = next(c for n, _w, c, _r in rows if n.startswith("cold, parsed in one process"))
+    from memtui.core.sources.part_pool import workers_for
 
+    workers = workers_for(SERIAL, [p.stat().st_size for p in transcripts])  # a str pickles: the size rule alone
+    print(f"\nindex file: {index / 2**20:.1f} MiB = {index / size:.1%} of the home")
+    print(f"parse throughput (CPU): cold log {mib / cold_cpu:.1f} MiB/s ({workers} worker processes; "
+          f"{mib / serial_cpu:.1f} MiB/s in one process), orjson line decode {mib / anchor:.1f} MiB/s "
+          f"(cold log {cold_cpu / anchor:.1f}x the orjson pass)")
+    start = next(c for n, _w, c, _r in rows if n == "anchor: python -c pass")
+    print(f"\n{'what':<50} {'wall s':>8} {'CPU s':>8} {'CPU x orjson':>12} {'CPU x start':>11} {'peak RSS MiB':>13}")
+    for name, wall, cpu, rss in rows:
+        print(f"{name:<50} {wall:>8.3f} {cpu:>8.3f} {cpu / anchor:>12.2f} {cpu / max(start, 1e-3):>11.1f} {rss:>13.0f}")
+    ccusage = next(((w, c) for n, w, c, _r in rows if "session --json" in n), None)
+    if ccusage is not None:
+        for name, wall, cpu, _rss in rows:
+            if name.startswith(("cold", "warm")):
+                print(f"{name:<50} = {wall / ccusage[0]:.2f}x ccusage session (wall), {cpu / ccusage[1]:.2f}x (CPU)")
+    print(f"\n{'first paint':<50} {'wall s':>8} {'CPU s':>8}")
+    for name, wall, cpu in paint:
+        print(f"{name:<50} {wall:>8.3f} {cpu:>8.3f}")
+    if len(paint) >= 2:
+        print(f"app first paint (warm) = {paint[0][1] / paint[1][1]:.2f}x the trivial Textual app (wall), "
+              f"{paint[0][2] / paint[1][2]:.2f}x (CPU)")
 
 if __name__ == "__main__":
     main()
