@@ -139,3 +139,27 @@ def test_nothing_is_kept_when_writes_are_forbidden(scratch):
         forbid_writes(None)
     assert usage.items == _cold(home) and usage.kept == 0
     assert not (Path(os.environ["XDG_CACHE_HOME"]) / "memtui" / FOLDER).exists()
+
+
+@pytest.mark.parametrize("name", ["claude-2.1.39-spotter", "codex-0.104-localpush"])
+def test_session_costs_keep_and_serve_the_same_rows(name, scratch):
+    from memtui.core.usage import Group, session_costs, session_replies
+
+    home = real_home(name, scratch)
+    entry = _opened(home)
+    try:
+        source = entry.open()
+        sessions = list(source.sessions())
+        cold = {}
+        for session in sessions:
+            cold[session.id] = group = Group(str(session.id))
+            for item in price(session_replies(source, session)):
+                group.add(item)
+        first = session_costs(source, sessions)  # nothing kept yet: read, then kept
+        second = session_costs(source, sessions)
+    finally:
+        entry.close()
+    assert first == cold and second == cold
+    assert any(group.cost for group in cold.values())
+    served = _kept(home)
+    assert served.read == 0 and served.kept == len(sessions)  # what the Cost column kept serves a report

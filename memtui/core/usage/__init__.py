@@ -14,8 +14,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memtui.core.usage.collect import priced_steps, session_costs, task_costs, session_replies, source_replies, step_reply, step_tokens
-    from memtui.core.usage.kept import Usage, kept_priced
+    from memtui.core.usage.collect import priced_steps, task_costs, session_replies, source_replies, step_reply, step_tokens
+    from memtui.core.usage.kept import Usage, kept_priced, session_costs
     from memtui.core.usage.prices import PriceTable, Pricer, find_model, price_table, shared_pricer
     from memtui.core.usage.report import (
         GROUPINGS,
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from memtui.core.usage.tokens import NO_TOKENS, Tokens, from_anthropic, from_openai
 
 _WHERE = {name: module for module, names in {
-    "collect": ('priced_steps', 'session_costs', 'task_costs', 'session_replies', 'source_replies', 'step_reply', 'step_tokens'),
-    "kept": ('Usage', 'kept_priced'),
+    "collect": ('priced_steps', 'task_costs', 'session_replies', 'source_replies', 'step_reply', 'step_tokens'),
+    "kept": ('Usage', 'kept_priced', 'session_costs'),
     "prices": ('PriceTable', 'Pricer', 'find_model', 'price_table', 'shared_pricer'),
     "report": ('GROUPINGS', 'Group', 'Priced', 'Reply', 'Report', 'by_task', 'cost_text', 'price', 'summarise', 'unpriced_note'),
     "tokens": ('NO_TOKENS', 'Tokens', 'from_anthropic', 'from_openai'),

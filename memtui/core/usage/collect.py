@@ -8,7 +8,7 @@ a step of the turn it interrupted, so it is counted there already.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from memtui.core.usage.prices import Pricer, shared_pricer
 from memtui.core.usage.report import Group, Reply, price
@@ -108,21 +108,6 @@ def task_costs(source: "MemorySource", task_id: "Id", pricer: Pricer | None = No
                 seen.add(ref.to_task)
                 todo.append(ref.to_task)
     return own, whole
-
-
-def session_costs(source: "MemorySource", sessions: "Iterable[SessionInfo | None]", pricer: Pricer | None = None,
-                  cancelled: "Callable[[], bool]" = lambda: False) -> "dict[Id | None, Group]":
-    """Each session's tokens and cost (the sessions pane's Cost column); None: the tasks of no session."""
-    pricer = pricer or shared_pricer()
-    out: dict = {}
-    for session in sessions:
-        if cancelled():
-            break
-        group = Group(ORPHANS if session is None else str(session.id))
-        for item in price(session_replies(source, session), pricer):
-            group.add(item)
-        out[None if session is None else session.id] = group
-    return out
 
 
 def source_replies(source: "MemorySource") -> Iterator[Reply]:

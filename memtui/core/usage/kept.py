@@ -26,16 +26,16 @@ from dataclasses import dataclass
 from datetime import date
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from memtui.core.usage.collect import ORPHANS, session_replies
 from memtui.core.usage.prices import PriceTable, Pricer, price_start_dates, price_table, shared_pricer, table_version
-from memtui.core.usage.report import Priced, Reply, price
+from memtui.core.usage.report import Group, Priced, Reply, price
 from memtui.core.usage.tokens import Tokens
 
 if TYPE_CHECKING:
     from memtui.core.memory_source import MemorySource
-    from memtui.core.model import SessionInfo
+    from memtui.core.model import Id, SessionInfo
 
 FOLDER = "usage"
 LAYOUT = "1"
@@ -95,13 +95,13 @@ class KeptUsage:
         if "price_dates" in meta:
             self.starts = [date.fromisoformat(d) for d in json.loads(meta["price_dates"])]
 
-    def save(self, fresh: dict[str, tuple[str, list[Row]]], listed: set[str], starts: list[date] | None) -> None:
+    def save(self, fresh: dict[str, tuple[str, list[Row]]], listed: set[str] | None, starts: list[date] | None) -> None:
         """Keep the rows read now (`fresh`: session → (files key, rows)) and drop the sessions
-        no longer `listed`, in one transaction."""
+        no longer `listed` (None: drop none), in one transaction."""
         conn = self._conn
         if conn is None:
             return
-        gone = [(sid,) for sid in self.kept if sid not in listed]
+        gone = [(sid,) for sid in self.kept if sid not in listed] if listed is not None else []
         stale = not self.kept and bool(conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone())
         if not fresh and not gone and not stale and (starts is None or self.starts is not None):
             return
@@ -157,48 +157,92 @@ class Usage:
     """The price table that priced them, with its date."""
 
 
+class _Reader:
+    """Sessions' priced replies, each from the usage file while its files are unchanged, else
+    through the source (and kept at `save`)."""
+
+    def __init__(self, source: "MemorySource", pricer: Pricer | None) -> None:
+        self.source = source
+        self.pricer = pricer or shared_pricer()
+        self.kept = _kept_usage(source)
+        self.fresh: dict[str, tuple[str, list[Row]]] = {}
+        self.read = self.served = 0
+
+    def items(self, session: "SessionInfo | None") -> list[Priced]:
+        """The session's replies, priced (None: the tasks of no session, never kept)."""
+        if session is None:
+            return price(session_replies(self.source, None), self.pricer)
+        sid, key = str(session.id), session.files_key
+        known = self.kept.kept.get(sid) if self.kept is not None and key else None
+        if known is not None and known[0] == key:
+            try:
+                rows = pickle.loads(known[1])
+            except Exception:  # a damaged row: read the session again
+                rows = None
+            if rows is not None:
+                self.served += 1
+                agent, home = self.source.kind, str(self.source.path)
+                return [_item(row, agent, session, home, self.pricer) for row in rows]
+        priced = price(session_replies(self.source, session), self.pricer)
+        self.read += 1
+        if key:
+            self.fresh[sid] = (key, [_row(item) for item in priced])
+        return priced
+
+    def table(self, today: date | None) -> PriceTable:
+        return price_table(today, self.kept.starts if self.kept is not None else None)
+
+    def save(self, listed: set[str] | None) -> None:
+        """Keep what was read (`listed`: every session the source lists now, the others dropped;
+        None: some of them, none dropped)."""
+        if self.kept is None:
+            return
+        try:
+            self.kept.save(self.fresh, listed, price_start_dates() if self.kept.starts is None else None)
+        except (sqlite3.Error, OSError):
+            pass  # done without: the next run reads those sessions again
+
+    def close(self) -> None:
+        if self.kept is not None:
+            self.kept.close()
+
+
 def kept_priced(source: "MemorySource", pricer: Pricer | None = None, today: date | None = None) -> Usage:
     """Every reply `source` recorded, priced, in the order `price(source_replies(source))` gives
     them and equal to them: a session whose files are unchanged since a run kept its rows is
     read from memtui's cache folder, any other through the source (and kept)."""
-    pricer = pricer or shared_pricer()
-    kept = _kept_usage(source)
-    agent, home = source.kind, str(source.path)
-    items: list[Priced] = []
-    fresh: dict[str, tuple[str, list[Row]]] = {}
-    listed: set[str] = set()
-    read = served = 0
+    reader = _Reader(source, pricer)
     try:
+        items: list[Priced] = []
+        listed: set[str] = set()
         for session in source.sessions():
-            sid, key = str(session.id), session.files_key
-            listed.add(sid)
-            known = kept.kept.get(sid) if kept is not None and key else None
-            if known is not None and known[0] == key:
-                try:
-                    rows = pickle.loads(known[1])
-                except Exception:  # a damaged row: read the session again
-                    rows = None
-                if rows is not None:
-                    items.extend(_item(row, agent, session, home, pricer) for row in rows)
-                    served += 1
-                    continue
-            priced = price(session_replies(source, session), pricer)
-            items.extend(priced)
-            read += 1
-            if key:
-                fresh[sid] = (key, [_row(item) for item in priced])
-        items.extend(price(session_replies(source, None), pricer))  # the tasks of no session
-        starts = kept.starts if kept is not None and kept.starts is not None else None
-        table = price_table(today, starts)
-        if kept is not None:
-            try:
-                kept.save(fresh, listed, price_start_dates() if starts is None else None)
-            except (sqlite3.Error, OSError):
-                pass  # done without: the next run reads those sessions again
+            listed.add(str(session.id))
+            items.extend(reader.items(session))
+        items.extend(reader.items(None))
+        table = reader.table(today)
+        reader.save(listed)
     finally:
-        if kept is not None:
-            kept.close()
-    return Usage(items, read, served, table)
+        reader.close()
+    return Usage(items, reader.read, reader.served, table)
 
 
-__all__ = ["FOLDER", "KeptUsage", "ORPHANS", "Usage", "kept_priced"]
+def session_costs(source: "MemorySource", sessions: "Iterable[SessionInfo | None]", pricer: Pricer | None = None,
+                  cancelled: "Callable[[], bool]" = lambda: False) -> "dict[Id | None, Group]":
+    """Each session's tokens and cost (the sessions pane's Cost column, an export's index);
+    None: the tasks of no session. Its replies are read as `kept_priced` reads them (and kept)."""
+    reader = _Reader(source, pricer)
+    out: dict = {}
+    try:
+        for session in sessions:
+            if cancelled():
+                break
+            group = Group(ORPHANS if session is None else str(session.id))
+            group.extend(reader.items(session))
+            out[None if session is None else session.id] = group
+        reader.save(None)
+    finally:
+        reader.close()
+    return out
+
+
+__all__ = ["FOLDER", "KeptUsage", "ORPHANS", "Usage", "kept_priced", "session_costs"]
