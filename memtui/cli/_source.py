@@ -21,6 +21,23 @@ def opened(path: str | Path, need: Capability | None = None, *, root: Path | Non
         yield resolved.source
 
 
+def team_or_path(path: str, team: str | None) -> Path | str:
+    """PATH, or the team store's URL (`memtui VERB postgresql://…`, `--team URL`, `--team` and
+    $MEMTUI_TEAM_URL; `team` is what --team gave: None without it, "" without its URL)."""
+    from memtui.core.errors import MemtuiError
+    from memtui.core.resolve import team_url
+    from memtui.core.store.paths import is_team_url
+
+    if team is not None:
+        url = team_url(team or None)
+        if url is None:
+            raise MemtuiError("--team needs a URL (postgresql://…) or $MEMTUI_TEAM_URL set")
+        if not is_team_url(url):
+            raise MemtuiError(f"--team takes a postgresql:// URL, not {url!r}")
+        return url
+    return path if is_team_url(path) else Path(path).expanduser()
+
+
 def parse_id(text: str) -> int | str:
     """An id as given on the command line: a number for memtui and RA.Aid, else the store's string."""
     return int(text) if text.isdigit() else text

@@ -46,23 +46,6 @@ def check_openable(path: Path) -> Any | None:
     return None
 
 
-def _team_or_path(args) -> Path | str:
-    """PATH, or the team store's URL (`memtui postgresql://…`, `--team URL`, `--team` and
-    $MEMTUI_TEAM_URL)."""
-    from memtui.core.errors import MemtuiError
-    from memtui.core.resolve import team_url
-    from memtui.core.store.paths import is_team_url
-
-    if args.team is not None:
-        url = team_url(args.team or None)
-        if url is None:
-            raise MemtuiError("--team needs a URL (postgresql://…) or $MEMTUI_TEAM_URL set")
-        if not is_team_url(url):
-            raise MemtuiError(f"--team takes a postgresql:// URL, not {url!r}")
-        return url
-    return args.path if is_team_url(args.path) else Path(args.path).expanduser()
-
-
 def run(args) -> int:
     from memtui.ui.collector import pause, resume
 
@@ -85,10 +68,11 @@ def run(args) -> int:
 def _checked(args):
     """(path, root, the store opened if any) once every refusal before the app has had its say."""
     from memtui.cli._common import root_folder
+    from memtui.cli._source import team_or_path
     from memtui.core.errors import MemtuiError
     from memtui.ui.terminal_driver import keys_missing
 
-    path = _team_or_path(args)
+    path = team_or_path(args.path, args.team)
     root = root_folder(args.root)
     store = check_openable(path)
     if why := keys_missing():

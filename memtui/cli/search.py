@@ -66,13 +66,16 @@ def run(args) -> int:
                 page = index.page(query, room if room != 0 else 1, COUNT_CAP, wanted)
             found = page.hits if room != 0 else []
             more = min(COUNT_CAP, more + page.more + (len(page.hits) if room == 0 else 0))
-            hits += [(searched if len(stores) > 1 and hit.kind != "file" else None, hit) for hit in found]
+            # A team store's hits name the machine (and agent) their task was pushed from.
+            origins = searched.task_origins(h.task for h in found if h.task) if searched is not None else {}
+            hits += [(searched if len(stores) > 1 and hit.kind != "file" else None, hit,
+                      origins.get(hit.task or "", "")) for hit in found]
     if len(stores) > 1:
         print("searched " + ", ".join(f"{_agent_of(s)} at {s.path}" for s in stores), file=sys.stderr)
     if hits and not args.json and sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
-        sys.stdout.write("".join(_marked_line(h, _agent_of(s)) + "\n" for s, h in hits))
+        sys.stdout.write("".join(_marked_line(h, _agent_of(s), origin) + "\n" for s, h, origin in hits))
     else:
-        emit([_hit_json(h, s) for s, h in hits], args.json, _text)
+        emit([_hit_json(h, s, origin) for s, h, origin in hits], args.json, _text)
     if more:
         shown = f"{more - 1:,}+" if more == COUNT_CAP else f"{more:,}"
         print(f"{shown} more matches not shown (--limit N or --all lists them)", file=sys.stderr)
@@ -97,10 +100,14 @@ def _agent_of(source) -> str | None:
     return None if source is None else source.kind
 
 
-def _hit_json(hit, source) -> dict:
+def _hit_json(hit, source, origin: str = "") -> dict:
     out = hit.to_json()
     if source is not None:
         out["source"] = _agent_of(source)
+    if origin:  # a team store's: "machine · agent"
+        from memtui.core.model import ORIGIN_SEPARATOR
+
+        out["machine"], _, out["agent"] = origin.rpartition(ORIGIN_SEPARATOR)
     return out
 
 
@@ -145,11 +152,17 @@ MARK, END = "\x1b[1;31m", "\x1b[0m"
 def _text(hits) -> str:
     if not hits:
         return "no matches"
-    return "\n".join(sanitize(f"{_from(h.get('source'))}{_where(h)}: {h['text']}") for h in hits)
+    return "\n".join(sanitize(f"{_from(h.get('source'), _origin(h))}{_where(h)}: {h['text']}") for h in hits)
 
 
-def _from(agent: str | None) -> str:
-    return f"{agent} " if agent else ""
+def _origin(h: dict) -> str:
+    return f"{h['machine']} · {h['agent']}" if h.get("machine") else ""
+
+
+def _from(agent: str | None, origin: str = "") -> str:
+    """What a hit's line starts with: the store's agent (several searched), the machine and
+    agent its task was pushed from (a team store)."""
+    return "".join(f"{part} " for part in (agent, origin and f"[{origin}]") if part)
 
 
 def _where(h: dict) -> str:
@@ -162,11 +175,11 @@ def _where(h: dict) -> str:
     return f"message (task {h.get('task', '-')})"
 
 
-def _marked_line(hit, agent: str | None = None) -> str:
+def _marked_line(hit, agent: str | None = None, origin: str = "") -> str:
     """`_text`'s line of one hit with its matches marked: the stored text is made safe first
     (one character for one, so the matches stay where they were), the marks added after."""
     text, pieces, last = sanitize(hit.text), [], 0
     for start, end in hit.spans:
         pieces += [text[last:start], MARK, text[start:end], END]
         last = end
-    return sanitize(f"{_from(agent)}{_where(hit.to_json())}: ") + "".join(pieces) + text[last:]
+    return sanitize(f"{_from(agent, origin)}{_where(hit.to_json())}: ") + "".join(pieces) + text[last:]

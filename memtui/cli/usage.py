@@ -1,5 +1,6 @@
-"""`memtui usage PATH [--by day|week|month|model|project|session] [--since DATE] [--until DATE]
-[--agent A] [--json]`: tokens and cost per group, from every agent store at or for PATH."""
+"""`memtui usage PATH [--by day|week|month|model|project|machine|session] [--since DATE]
+[--until DATE] [--agent A] [--team [URL]] [--json]`: tokens and cost per group, from every agent
+store at or for PATH, or from every machine's sessions in a team store (`--by machine`)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,16 @@ from memtui.core.agents import all_agents
 
 
 def register(sub) -> None:
-    p = sub.add_parser("usage", help="tokens and cost by day, week, month, model, project or session")
+    p = sub.add_parser("usage", help="tokens and cost by day, week, month, model, project, machine or session")
     p.add_argument("path", nargs="?", default=".",
                    help="~ (every agent home), an agent's home (~/.claude, ~/.codex), a project folder or a store")
-    p.add_argument("--by", default="day", choices=("day", "week", "month", "model", "project", "session"),
-                   help="what each row is (default: day; a week starts on Monday)")
+    p.add_argument("--by", default="day", choices=("day", "week", "month", "model", "project", "machine", "session"),
+                   help="what each row is (default: day; a week starts on Monday; machine: a team store's)")
     p.add_argument("--since", type=_date, metavar="DATE", help="from this day on (YYYY-MM-DD, local time)")
     p.add_argument("--until", type=_date, metavar="DATE", help="up to this day, inclusive (YYYY-MM-DD)")
     p.add_argument("--agent", choices=[a.kind for a in all_agents()], help="only this agent's stores")
+    p.add_argument("--team", nargs="?", const="", metavar="URL",
+                   help="the team store at URL (postgresql://…; without URL: $MEMTUI_TEAM_URL): every machine's sessions")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -35,23 +38,25 @@ def _date(text: str) -> date:
 
 
 def run(args) -> int:
+    from memtui.cli._source import team_or_path
     from memtui.core.discovery import discover_given
-    from memtui.core.store.paths import is_team_url
+    from memtui.core.errors import MemtuiError
     from memtui.core.usage import kept_priced, price, price_table, source_replies, summarise
 
-    path = Path(args.path).expanduser()
+    path = team_or_path(args.path, args.team)
     if args.since and args.until and args.since > args.until:
-        from memtui.core.errors import MemtuiError
-
         raise MemtuiError(f"--since {args.since} is after --until {args.until}")
+    if args.by == "machine" and not isinstance(path, str):
+        raise MemtuiError("--by machine needs a team store (--team URL): every session of a store on this machine"
+                          " is this machine's")
     priced = []
     table = None
-    if is_team_url(args.path):  # the team store: every machine's sessions
+    if isinstance(path, str):  # the team store: every machine's sessions
         from memtui.core.resolve import resolve
 
-        with resolve(args.path) as resolved:
+        with resolve(path) as resolved:
             priced.extend(price(source_replies(resolved.source)))
-    found = [] if is_team_url(args.path) else [
+    found = [] if isinstance(path, str) else [
         s for s in discover_given(path) if s.kind != "memory-files" and args.agent in (None, s.kind)]
     try:
         for entry in found:

@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Any, ClassVar, ContextManager, Iterator, Literal, Self, Sequence, overload
+from typing import Any, ClassVar, ContextManager, Iterable, Iterator, Literal, Self, Sequence, overload
 
 from memtui.core.errors import MemtuiError, RollbackError
 from memtui.core.record_tables import RecordTables
@@ -357,6 +357,11 @@ class MemorySource(ABC):
     def workspace_root(self, task_id: Id) -> Path | None:
         """The folder a task's recorded paths are relative to (a transcript's session cwd)."""
         return self.workspace
+
+    def task_origins(self, task_ids: Iterable[Id]) -> dict[str, str]:
+        """Where each of these tasks came from, "machine · agent" by task id as text, where the
+        source knows (Capability.ORIGIN: a team store); empty elsewhere."""
+        return {}
 
     def token_usage(self, session_id: Id) -> dict | None:
         """The session's cumulative token usage as its agent reported it (None if never)."""

@@ -244,7 +244,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("focus_results", "down", "From the query to the results", scope="search", show=False,
             palette=False),
     # ---- usage and cost
-    Command("next_grouping", "b", "Group by day, week, month, model, project (next)", scope="usage",
+    Command("next_grouping", "b", "Group by day, week, month, model, project, machine (a team store's) (next)", scope="usage",
             footer="By …"),
     Command("toggle_tokens", "t", "Chart cost / tokens per day", scope="usage", footer="Cost/tokens"),
     Command("close", "escape", "Back", scope="usage"),

@@ -5,7 +5,6 @@ store on this machine (capabilities decide). Snapshots at 160×48 and 80×24."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -21,35 +20,17 @@ from memtui.ui.commands import commands_for, screen_scopes
 from memtui.ui.widgets.sessions_table import SessionsTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
-from mixed_homes import claude_home, codex_home  # noqa: E402
+from team_machines import transcript_machines  # noqa: E402
 
 SHOWN = "postgresql://team-db/memtui"
 """The label the app shows for the team store (its real URL names a temporary socket folder)."""
 
 
-def machine_env(home: Path) -> dict[str, str]:
-    return {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / "claude"), "CODEX_HOME": str(home / "codex"),
-            "XDG_CACHE_HOME": str(home / "cache"), "XDG_DATA_HOME": str(home / "data"),
-            "XDG_STATE_HOME": str(home / "state"), "XDG_CONFIG_HOME": str(home / "config")}
-
-
-def push_three_machines(root: Path, url: str) -> None:
-    """laptop: a Claude Code home; devbox: the same Claude Code sessions and a Codex home; ci: the
-    Codex home — pushed in that order into the team store at `url`."""
-    originals = root / "originals"
-    claude, codex = claude_home(originals), codex_home(originals)
-    for name, parts in (("laptop", {"claude": claude}), ("devbox", {"claude": claude, "codex": codex}),
-                        ("ci", {"codex": codex})):
-        home = root / name
-        for folder, source in parts.items():
-            shutil.copytree(source, home / folder)
-        push([home / folder for folder in parts], url, machine=name, env=machine_env(home))
-
-
 @pytest.fixture(scope="module")
 def team(pg_cluster, tmp_path_factory) -> str:
     url = pg_cluster.new_database()
-    push_three_machines(tmp_path_factory.mktemp("machines"), url)
+    for machine in transcript_machines(tmp_path_factory.mktemp("machines")):
+        push(machine.paths, url, machine=machine.name, env=machine.env)
     return url
 
 
@@ -125,3 +106,48 @@ async def test_a_store_on_this_machine_has_no_machine_column_or_key(demo_path, o
         await pilot.press("M")  # does nothing
         await settle(pilot)
         assert not table.filter_text
+
+
+async def test_the_usage_screen_groups_a_team_store_by_machine(team) -> None:
+    from textual.widgets import DataTable
+
+    app = team_app(team)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("dollar_sign")
+        await settle(pilot)
+        for _ in range(5):  # day → week → month → model → project → machine
+            await pilot.press("b")
+            await settle(pilot)
+        assert app.screen.grouping == "machine"
+        groups = app.screen.query_one("#usage-groups", DataTable)
+        assert {str(groups.get_row_at(i)[0]) for i in range(groups.row_count)} == {"laptop", "devbox", "ci"}
+        assert "By machine (b: by day)" in screen_text(app)
+
+
+async def test_the_usage_screen_of_a_store_on_this_machine_has_no_machine_grouping(demo_path, open_app) -> None:
+    async with open_app(demo_path) as pilot:
+        await pilot.press("dollar_sign")
+        await settle(pilot)
+        seen = set()
+        for _ in range(6):
+            seen.add(pilot.app.screen.grouping)
+            await pilot.press("b")
+            await settle(pilot)
+        assert seen == {"day", "week", "month", "model", "project"}
+
+
+async def test_search_hits_name_the_machine_they_came_from(team) -> None:
+    from memtui.ui.widgets.search_results import SearchResults
+
+    app = team_app(team)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        await pilot.press(*"hoge")
+        await settle(pilot)
+        results = app.screen.query_one(SearchResults)
+        wheres = {results.where(hit).split(" · task")[0] for _, hit in results.records if hit.task}
+        assert wheres == {"laptop · claude-code", "devbox · claude-code", "devbox · codex", "ci · codex"}
+        assert "ci · codex · task" in screen_text(app)

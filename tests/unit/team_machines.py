@@ -6,6 +6,8 @@ tests/fixtures/real (mixed_homes) and memtui's own seeded demo store:
   Codex home (agtrace + localpush);
 - ci: the Codex home and a memtui workspace of its own (demo, seed 2).
 
+`transcript_machines` builds the same three from the transcripts alone (no demo stores: quicker).
+
 Each machine's PATHs are what `memtui push PATH…` is given there; `env` is its environment
 (HOME and the agents' variables pointing into its own scratch folders).
 """
@@ -33,6 +35,21 @@ class Machine:
                 "CODEX_HOME": str(self.home / "codex"), "XDG_CACHE_HOME": str(self.home / "cache"),
                 "XDG_DATA_HOME": str(self.home / "data"), "XDG_STATE_HOME": str(self.home / "state"),
                 "XDG_CONFIG_HOME": str(self.home / "config")}
+
+
+def transcript_machines(root: Path) -> list[Machine]:
+    """laptop: the Claude Code home; devbox: the same Claude Code sessions and the Codex home;
+    ci: the Codex home."""
+    originals = root / "originals"
+    claude, codex = claude_home(originals), codex_home(originals)
+    machines = []
+    for name, parts in (("laptop", {"claude": claude}), ("devbox", {"claude": claude, "codex": codex}),
+                        ("ci", {"codex": codex})):
+        home = root / name
+        for folder, source in parts.items():
+            shutil.copytree(source, home / folder, symlinks=True)
+        machines.append(Machine(name, home, [home / folder for folder in parts]))
+    return machines
 
 
 def build_machines(root: Path, demo_scale: int = 20) -> list[Machine]:

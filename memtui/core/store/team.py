@@ -18,7 +18,7 @@ import hashlib
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 import peewee
@@ -197,7 +197,7 @@ class TeamStore(TeamSearch, AgentStore, SessionPush):
         return f"the team store at {shown_url(self.url)}"
 
     def instead(self, capability: Capability) -> str:
-        if capability is Capability.ROLLBACK and capability not in self.withheld:
+        if capability is Capability.ROLLBACK:  # also read-only: no rollback here ever, it is the same answer
             return ("files are rolled back only on the machine that owns them: run `memtui rollback PATH --checkpoint ID`"
                     " there, against its own store (`memtui log` of the team store names each session's machine)")
         if capability in (Capability.STATS, Capability.VACUUM):
@@ -234,6 +234,18 @@ class TeamStore(TeamSearch, AgentStore, SessionPush):
         with self._db.atomic():
             self._db.execute_sql("SET TRANSACTION READ ONLY")
             return self._sql(sql, params)
+
+    def task_origins(self, task_ids: Iterable[Any]) -> dict[str, str]:
+        """"machine · agent" of each pushed task among `task_ids`, by id as text (search hits
+        name their machine with it)."""
+        ids = sorted({int(t) for t in task_ids if str(t).isdigit()})
+        found: dict[str, str] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            found.update((str(task), origin) for task, origin in self._sql(
+                "SELECT t.id, o.machine || ' · ' || o.agent FROM task t JOIN origin o ON o.id = t.origin_id"
+                f" WHERE t.id IN ({','.join('?' * len(chunk))})", chunk))
+        return found
 
     def change_signature(self) -> str:
         """Changes whenever rows are added, collected or pinned (the search index asks)."""

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from memtui.core.usage.prices import PriceTable, Pricer, find_model, price_table, shared_pricer
     from memtui.core.usage.report import (
         GROUPINGS,
+        ORIGIN_GROUPINGS,
         Group,
         Priced,
         Reply,
@@ -35,7 +36,7 @@ _WHERE = {name: module for module, names in {
     "collect": ('priced_steps', 'task_costs', 'session_replies', 'source_replies', 'step_reply', 'step_tokens'),
     "kept": ('Usage', 'kept_priced', 'session_costs'),
     "prices": ('PriceTable', 'Pricer', 'find_model', 'price_table', 'shared_pricer'),
-    "report": ('GROUPINGS', 'Group', 'Priced', 'Reply', 'Report', 'by_task', 'cost_text', 'price', 'summarise', 'unpriced_note'),
+    "report": ('GROUPINGS', 'ORIGIN_GROUPINGS', 'Group', 'Priced', 'Reply', 'Report', 'by_task', 'cost_text', 'price', 'summarise', 'unpriced_note'),
     "tokens": ('NO_TOKENS', 'Tokens', 'from_anthropic', 'from_openai'),
 }.items() for name in names}
 """Each name of the package → its module, loaded on first use: `memtui.core.usage.tokens`, which
@@ -49,6 +50,6 @@ def __getattr__(name: str) -> Any:
     return getattr(import_module(f"memtui.core.usage.{module}"), name)
 
 
-__all__ = ["GROUPINGS", "Group", "NO_TOKENS", "PriceTable", "Priced", "Pricer", "Reply", "Report", "Tokens",
+__all__ = ["GROUPINGS", "ORIGIN_GROUPINGS", "Group", "NO_TOKENS", "PriceTable", "Priced", "Pricer", "Reply", "Report", "Tokens",
            "Usage", "by_task", "cost_text", "kept_priced", "find_model", "from_anthropic", "from_openai", "price", "price_table", "priced_steps", "session_costs", "shared_pricer", "task_costs", "session_replies", "source_replies", "step_reply", "step_tokens",
            "summarise", "unpriced_note"]

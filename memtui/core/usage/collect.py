@@ -30,13 +30,14 @@ def step_tokens(step: "StepInfo") -> Tokens:
 
 
 def step_reply(step: "StepInfo", *, agent: str, session: "SessionInfo | None", task_id: "Id",
-               project: str = "", home: str = "") -> Reply | None:
+               project: str = "", home: str = "", machine: str = "") -> Reply | None:
     """The step as a Reply (None when it used no tokens and recorded no cost)."""
     tokens = step_tokens(step)
     if not tokens and not step.cost:
         return None
     return Reply(agent, str(session.id) if session else ORPHANS, task_id, step.created_at, step.model, tokens,
-                 step.cost or None, project, session.title if session else "tasks whose session was deleted", home)
+                 step.cost or None, project, session.title if session else "tasks whose session was deleted", home,
+                 machine)
 
 
 def _roots(source: "MemorySource", tasks: list["TaskInfo"]) -> dict["Id", "Id"]:
@@ -61,12 +62,15 @@ def session_replies(source: "MemorySource", session: "SessionInfo | None") -> It
     tasks = list(source.tasks(None if session is None else session.id))
     roots = _roots(source, tasks)
     home = str(source.path)
+    # A team store's session names the machine and the agent it was pushed from.
+    machine = session.machine if session is not None else ""
+    agent = session.agent if session is not None and machine else source.kind
     for task in tasks:
         root = source.workspace_root(task.id)
         project = str(root) if root is not None else ""
         for step in source.step_usage(task.id):
-            reply = step_reply(step, agent=source.kind, session=session, task_id=roots[task.id],
-                               project=project, home=home)
+            reply = step_reply(step, agent=agent, session=session, task_id=roots[task.id],
+                               project=project, home=home, machine=machine)
             if reply is not None:
                 yield reply
 

@@ -1,4 +1,4 @@
-"""Usage and cost grouped by day, week, month, model, project or session.
+"""Usage and cost grouped by day, week, month, model, project, machine or session.
 
 Agent-neutral: it takes `Reply` records (one model reply's tokens, who made it, when, and the
 cost its store recorded, if any) from any source, prices them through a `Pricer`, filters and
@@ -15,8 +15,10 @@ from typing import Any, Iterable, Literal
 from memtui.core.usage.prices import PriceTable, Pricer, price_table
 from memtui.core.usage.tokens import NO_TOKENS, Tokens
 
-GROUPINGS = ("day", "week", "month", "model", "project", "session")
-Grouping = Literal["day", "week", "month", "model", "project", "session"]
+GROUPINGS = ("day", "week", "month", "model", "project", "machine", "session")
+Grouping = Literal["day", "week", "month", "model", "project", "machine", "session"]
+ORIGIN_GROUPINGS = frozenset({"machine"})
+"""What only a source whose sessions name their machine (a team store) can group by."""
 NO_MODEL = "(no model recorded)"
 
 
@@ -26,7 +28,8 @@ class Reply:
 
     `cost` is what the store itself recorded (memtui's own store), which wins over the table;
     None to price `tokens` by `model`. `task_id` is the turn it is counted in: a sub-agent
-    round's or a compaction's replies name the turn that caused them."""
+    round's or a compaction's replies name the turn that caused them. `machine` is the one a
+    team store's session was pushed from ("" for a store on this machine)."""
 
     agent: str
     session_id: str
@@ -38,6 +41,7 @@ class Reply:
     project: str = ""
     session_title: str = ""
     home: str = ""
+    machine: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +155,7 @@ def local_day(at: datetime) -> date:
 
 def group_key(reply: Reply, by: str) -> str:
     """The row `reply` falls in: an ISO date, the Monday of its week, YYYY-MM, the model, the
-    project folder, or the session."""
+    project folder, the machine, or the session."""
     if by in ("day", "week", "month"):
         if reply.at is None:
             return "(no date)"
@@ -165,6 +169,8 @@ def group_key(reply: Reply, by: str) -> str:
         return reply.model or NO_MODEL
     if by == "project":
         return reply.project or "(no project)"
+    if by == "machine":
+        return reply.machine or "(this machine)"
     if by == "session":
         return reply.session_id
     raise ValueError(f"usage can be grouped by {', '.join(GROUPINGS)}; not by {by!r}")

@@ -59,12 +59,13 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         """Hits for a query (posted from a worker)."""
 
         def __init__(self, query: str, page: SearchPage | None = None, listed: int = 0,
-                     indexing: bool = False) -> None:
+                     indexing: bool = False, origins: dict[str, str] | None = None) -> None:
             super().__init__()
             self.indexing = indexing  # no hits yet: the index is being built
             self.query = query
             self.page = page or SearchPage()
             self.listed = listed  # hits listed before this page (0: the first page)
+            self.origins = origins or {}  # a team store's: "machine · agent" of the hits' tasks
 
     def __init__(self, workspace: Path | str, query: str = "") -> None:
         super().__init__()
@@ -174,7 +175,16 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         page = SearchPage() if not query.strip() else self._index.page(
             query, PAGE, COUNT_AHEAD, cancelled=lambda: worker.is_cancelled)
         if not worker.is_cancelled:
-            self.post_message(self.ResultsFound(query, page))
+            self.post_message(self.ResultsFound(query, page, origins=self._origins(page)))
+
+    def _origins(self, page: SearchPage) -> dict[str, str]:
+        """Where the page's tasks came from, on a source that knows (a team store)."""
+        if self.documents_only or not any(hit.task for hit in page.hits):
+            return {}
+        with self.app.reading() as source:
+            if not source.can(Capability.ORIGIN):
+                return {}
+            return source.task_origins(hit.task for hit in page.hits if hit.task)
 
     @on(SearchResults.NeedMore)
     def _need_more(self, event: SearchResults.NeedMore) -> None:
@@ -192,7 +202,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
                     return
                 page = self._index.page(query, PAGE, COUNT_AHEAD, after=after, cancelled=lambda: worker.is_cancelled)
                 if not worker.is_cancelled:
-                    self.post_message(self.ResultsFound(query, page, listed))
+                    self.post_message(self.ResultsFound(query, page, listed, origins=self._origins(page)))
             finally:
                 if self._gone:
                     self._close_index()
@@ -224,6 +234,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
             return
         if event.query != self.query_one(Input).value:
             return
+        self.query_one(SearchResults).origins.update(event.origins)
         if event.listed:  # a further page: after the hits listed, if they are still those it follows
             if event.query == self.hits_for and event.listed == len(self.hits):
                 self._listed(event.page)

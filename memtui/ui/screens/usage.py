@@ -1,5 +1,5 @@
 """Usage and cost (key `$`): what the open store's replies cost, by day, week, month, model or
-project; a bar per day; the costliest sessions (Enter goes to the session's costliest turn);
+project (and machine, on a team store); a bar per day; the costliest sessions (Enter goes to the session's costliest turn);
 the models. Every figure from memtui.core.usage, as `memtui usage` prints it; the price
 table and its date in the title."""
 
@@ -15,7 +15,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from memtui.core.usage import GROUPINGS, Group, Priced, Report, by_task, cost_text, kept_priced, price_table, summarise
+from memtui.core.memory_source import Capability
+from memtui.core.usage import GROUPINGS, ORIGIN_GROUPINGS, Group, Priced, Report, by_task, cost_text, kept_priced, price_table, summarise
 from memtui.core.usage import unpriced_note
 from memtui.resources import screen_css
 from memtui.ui.commands import bindings
@@ -27,6 +28,7 @@ from memtui.ui.widgets.usage_chart import UsageChart
 from memtui.ui.workers import failure_reason
 
 GROUPS = tuple(g for g in GROUPINGS if g != "session")
+"""What `b` steps through, less ORIGIN_GROUPINGS where the sessions do not name their machine."""
 TOP_SESSIONS = 20
 
 
@@ -69,6 +71,7 @@ class UsageScreen(MemtuiScreen[None]):
         super().__init__()
         self.data: UsageData | None = None
         self.grouping = "day"
+        self.groups = tuple(g for g in GROUPS if g not in ORIGIN_GROUPINGS)
         self.busy = True
 
     def compose(self) -> ComposeResult:
@@ -87,6 +90,8 @@ class UsageScreen(MemtuiScreen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        if self.app.source is not None and self.app.source.can(Capability.ORIGIN):
+            self.groups = GROUPS  # a team store's sessions name their machine
         self._titles()
         self.query_one("#usage-sessions-pane").border_title = "Costliest sessions (enter: go to it)"
         self.query_one("#usage-models-pane").border_title = "Models"
@@ -95,7 +100,7 @@ class UsageScreen(MemtuiScreen[None]):
         self.refresh_data()
 
     def _titles(self) -> None:
-        following = GROUPS[(GROUPS.index(self.grouping) + 1) % len(GROUPS)]
+        following = self.groups[(self.groups.index(self.grouping) + 1) % len(self.groups)]
         self.query_one("#usage-groups-pane").border_title = f"By {self.grouping} (b: by {following})"
         chart = self.query_one(UsageChart)
         self.query_one("#usage-chart-pane").border_title = ("Tokens per day (t: cost)" if chart.show_tokens
@@ -157,7 +162,7 @@ class UsageScreen(MemtuiScreen[None]):
 
     # ------------------------------------------------------------------ actions
     def action_next_grouping(self) -> None:
-        self.grouping = GROUPS[(GROUPS.index(self.grouping) + 1) % len(GROUPS)]
+        self.grouping = self.groups[(self.groups.index(self.grouping) + 1) % len(self.groups)]
         self._show_groups()
 
     def action_toggle_tokens(self) -> None:

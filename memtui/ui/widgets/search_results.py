@@ -41,7 +41,7 @@ class SearchResults(RecordTable[Row]):
     def FLEX(self) -> dict[str, float]:  # type: ignore[override]
         """The location gets what its longest one needs, up to a third of the room."""
         room = max(16, self.scrollable_content_region.width - 2 * 2 * self.cell_padding - 7)
-        longest = max((cell_len(describe_location(hit)) for _, hit in self.records), default=8)
+        longest = max((cell_len(self.where(hit)) for _, hit in self.records), default=8)
         where = max(8, min(longest, room // 3))
         return {"where": where, "text": max(8, room - where)}
 
@@ -58,6 +58,16 @@ class SearchResults(RecordTable[Row]):
 
     more = False
     """More hits match than are listed (set by the screen with each page)."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.origins: dict[str, str] = {}
+        """A team store's: where each hit's task came from ("machine · agent", by task id)."""
+
+    def where(self, hit: SearchHit) -> str:
+        """The hit's location, after the machine and agent its task came from (a team store)."""
+        origin = self.origins.get(hit.task or "")
+        return f"{origin} · {describe_location(hit)}" if origin else describe_location(hit)
     _asked = -1  # the number of hits listed when the next page was last asked for
 
     def action_cursor_up(self) -> None:
@@ -100,7 +110,7 @@ class SearchResults(RecordTable[Row]):
             text.stylize(style, start, end)
         return (
             Text(hit.kind),
-            EndKept(safe_text(describe_location(hit)), middle=True),  # the file's name and line stay
+            EndKept(safe_text(self.where(hit)), middle=True),  # the file's name and line stay
             MatchInView(text, hit.spans[0] if hit.spans else None),
         )
 
