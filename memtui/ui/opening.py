@@ -63,7 +63,7 @@ def tidy_workspace(source: Any) -> None:
     from memtui.core.scratch import sweep_scratch
 
     sweep_scratch()
-    if is_store(source):
+    if is_store(source) and source.workspace is not None:  # a team store has no workspace here
         from memtui.core.memory import sweep_workspace
 
         sweep_workspace(source.workspace)
