@@ -20,6 +20,7 @@ import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
+from types import FunctionType
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -85,11 +86,13 @@ def _context(parse: Parse) -> Any:
     if "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    modules = {__name__}
-    while isinstance(parse, partial):  # the agent's parser, named inside the partials
-        modules |= {a.__module__ for a in parse.args if callable(a) and hasattr(a, "__module__")}
-        parse = parse.func
-    modules.add(parse.__module__)
+    modules, named = {__name__}, [parse]
+    while named:  # the agent's parser: the functions named in the partials
+        one = named.pop()
+        if isinstance(one, partial):
+            named += [one.func, *one.args, *one.keywords.values()]
+        elif isinstance(one, FunctionType):
+            modules.add(one.__module__)
     context.set_forkserver_preload(sorted(m for m in modules if m in sys.modules))
     return context
 

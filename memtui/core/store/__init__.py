@@ -35,8 +35,7 @@ def __getattr__(name: str) -> Any:
     """AgentStore and the rest of memtui.core.store.agent_store, loaded on first use."""
     if name.startswith("__"):
         raise AttributeError(name)
-    agent_store = import_module("memtui.core.store.agent_store")
     try:
-        return getattr(agent_store, name)
-    except AttributeError:
+        return vars(import_module("memtui.core.store.agent_store"))[name]
+    except KeyError:
         raise AttributeError(f"module 'memtui.core.store' has no attribute {name!r}") from None

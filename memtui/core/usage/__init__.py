@@ -47,7 +47,7 @@ def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'memtui.core.usage' has no attribute {name!r}")
-    return getattr(import_module(f"memtui.core.usage.{module}"), name)
+    return vars(import_module(f"memtui.core.usage.{module}"))[name]
 
 
 __all__ = ["GROUPINGS", "ORIGIN_GROUPINGS", "Group", "NO_TOKENS", "PriceTable", "Priced", "Pricer", "Reply", "Report", "Tokens",
