@@ -357,11 +357,17 @@ def main() -> None:
     try:
         with PgCluster.start() as cluster:
             if parts & {"search", "paint"}:
+                from big_store import cache_dir
+
                 started = time.perf_counter()
-                root = synthetic_store(tmp / "synthetic", opts.scale)
+                root = cache_dir() / f"team-synthetic-{opts.scale}"  # kept with its SQLite index for the next run
+                if not (root / ".complete").exists():
+                    shutil.rmtree(root, ignore_errors=True)
+                    synthetic_store(root, opts.scale)
+                    (root / ".complete").write_text("done\n")
                 db = root / ".agent" / "agent.db"
-                print(f"search store: {opts.scale:,} tasks generated into agent.db ({db.stat().st_size / 2**20:.0f} MiB)"
-                      f" in {time.perf_counter() - started:.1f} s")
+                print(f"search store: {opts.scale:,} generated tasks in agent.db ({db.stat().st_size / 2**20:.0f} MiB),"
+                      f" made or found in {time.perf_counter() - started:.1f} s")
                 url = cluster.new_database()
                 copied, indexed = copy_into_team(db, url)
                 print(f"  copied into a team store in {copied:.1f} s, its search indexes made in {indexed:.1f} s")

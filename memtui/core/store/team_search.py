@@ -152,7 +152,9 @@ class TeamSearch(RecordSearch):
 
     def count_matching(self, kind: str, terms: list[str], limit: int, after: int | None = None) -> int:
         """How many records `matching_records` would give, counted up to `limit` (no text read out)."""
-        source, order, _, _ = KIND_SQL[kind]
+        source = KIND_SQL[kind][0]
         where, params = self._where(kind, terms, after)
-        return self._sql(f"SELECT COUNT(*) FROM (SELECT 1 FROM {source} AND {where} ORDER BY {order} LIMIT ?) AS n",
+        # In no order: the planner then takes the trigram index rather than reading the kind's
+        # rows newest first until `limit` match (every row, when fewer do: 18 s at 300,000 steps).
+        return self._sql(f"SELECT COUNT(*) FROM (SELECT 1 FROM {source} AND {where} LIMIT ?) AS n",
                          [*params, limit])[0][0]
