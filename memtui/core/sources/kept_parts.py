@@ -94,9 +94,10 @@ Grown = Callable[[Path, Resumable | None, bool], tuple[Any, Resumable | None]]
 """An agent's parse of a file on from a kept cursor (None, or one that no longer fits: the whole
 file): its part, and — when asked (`keep`) — the cursor and state to go on from next time."""
 
-LIVE_NS = 24 * 3600 * 10**9
+LIVE_NS = 3600 * 10**9
 """A file written less than this long ago may still grow (its agent is at work): its parse
-keeps a cursor. So does a file that changed since it was indexed. The others (a heavy home's
+keeps a cursor. So does a file that changed since it was indexed (a session resumed after a
+pause is parsed whole once, then from its cursor). The others (a heavy home's
 thousands of finished sessions) keep none: the parser's state costs a cold build a seventh more
 time and triples the index; one that grows after all is parsed whole once, then from its cursor."""
 
