@@ -12,7 +12,9 @@ import posixpath
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 from memtui.core import content as codec
-from memtui.core.store import packs
+# The submodule itself: `from memtui.core.store import packs` asks the package's lazy __getattr__,
+# which loads agent_store, which imports this module (ImportError when this one is imported first).
+import memtui.core.store.packs as packs
 from memtui.core.store.schema import BY_HASH, SHALLOW, by_hash
 
 KIN_TRIES = 3  # paths deleted in the same checkpoint, and paths of the same name, tried as bases

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, NamedTuple
 
-from memtui.core.store import packs
+# The submodule itself: `from memtui.core.store import packs` asks the package's lazy __getattr__,
+# which loads agent_store, which imports this module (ImportError when this one is imported first).
+import memtui.core.store.packs as packs
 from memtui.core.store.dialect import Dialect
 from memtui.core.store.schema import SUM_LEGACY_SQL, BlobColumns
 

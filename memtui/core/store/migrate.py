@@ -15,7 +15,9 @@ from __future__ import annotations
 from peewee import SqliteDatabase
 
 from memtui.core.errors import UpgradeFailed
-from memtui.core.store import packs
+# The submodule itself: `from memtui.core.store import packs` asks the package's lazy __getattr__,
+# which loads agent_store, which imports this module (ImportError when this one is imported first).
+import memtui.core.store.packs as packs
 from memtui.core.store.schema import COUNTERS, INDEXES, SCHEMA_VERSION, recount
 
 # Indexes of schema 2–5 that schema 6 replaces or no longer needs (the blob's own key index

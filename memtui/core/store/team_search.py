@@ -47,15 +47,15 @@ SEARCH_FUNCTIONS = (
     r"""CREATE OR REPLACE FUNCTION memtui_json_text(v text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
     SELECT replace(replace(replace(replace(replace(replace(nullif(v, 'null'),
       '\\', chr(1)), '\n', chr(10)), '\t', chr(9)), '\r', chr(13)), '\"', '"'), chr(1), '\') $f$""",
-    r"""CREATE OR REPLACE FUNCTION memtui_step_text(tool text, args text, result text, error text) RETURNS text
+    rf"""CREATE OR REPLACE FUNCTION memtui_step_text(tool text, args text, result text, error text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-    SELECT coalesce(tool, '') || chr(10) || coalesce(memtui_json_text(left(args, 32000)), '') || chr(10)
-           || coalesce(memtui_json_text(left(result, 32000)), '') || chr(10) || coalesce(error, '')
+    SELECT coalesce(tool, '') || chr(10) || coalesce(memtui_json_text(left(args, {MAX_FIELD_CHARS})), '') || chr(10)
+           || coalesce(memtui_json_text(left(result, {MAX_FIELD_CHARS})), '') || chr(10) || coalesce(error, '')
     $f$""",
     r"""CREATE OR REPLACE FUNCTION memtui_task_text(title text, summary text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT coalesce(title, '') || chr(10) || coalesce(summary, '') $f$""",
-    r"""CREATE OR REPLACE FUNCTION memtui_message_text(content text) RETURNS text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT left(content, 200000) $f$""",
+    f"""CREATE OR REPLACE FUNCTION memtui_message_text(content text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT left(content, {MAX_MESSAGE_CHARS}) $f$""",
 )
 
 TEXT = {
@@ -84,7 +84,6 @@ KIND_SQL = {
 }
 _AFTER = {"task": "t.id < ?", "message": "(m.task_id, m.id) < (?, ?)", "step": "(s.task_id, s.seq) < (?, ?)"}
 _WORD = re.compile(r"[^\W_]+")
-TRIGRAM = 3  # pg_trgm indexes a pattern's runs of 3 characters: a shorter term is checked on the rows
 
 
 def install_search(execute, trigrams: bool = True) -> str:
