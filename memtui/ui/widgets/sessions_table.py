@@ -113,7 +113,7 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
 
     def origins(self, field: str) -> list[str]:
         """The machines (`field` "machine") or agents ("agent") of the listed sessions, sorted."""
-        return sorted({getattr(r, field) for r in self.records if isinstance(r, SessionInfo) and getattr(r, field)},
+        return sorted({value for r in self.records if isinstance(r, SessionInfo) and (value := _origin_part(r, field))},
                       key=str.lower)
 
     def origin_filter(self, field: str) -> str:
@@ -133,7 +133,7 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         for word in needle.split(" "):
             name, colon, value = word.partition(":")
             if colon and value and name in ORIGIN_FIELDS:
-                if not isinstance(record, SessionInfo) or getattr(record, name).lower() != value:
+                if not isinstance(record, SessionInfo) or _origin_part(record, name).lower() != value:
                     return False
             else:
                 rest.append(word)
@@ -204,3 +204,8 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
             "bytes": self.number(human_bytes(record.stored_bytes)),
             "activity": Text(relative_time(record.updated_at, self.now())),
         }
+
+
+def _origin_part(session: SessionInfo, field: str) -> str:
+    """The session's machine (`field` "machine") or agent ("agent")."""
+    return session.machine if field == "machine" else session.agent
