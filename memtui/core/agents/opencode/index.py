@@ -120,8 +120,8 @@ class _Reader:
             ix.session_dirs[s["id"]] = s["directory"]
             self._session(s, top[s["id"]], worktrees.get(s["project_id"]))
         children: dict[str, list[str]] = {}  # task → the sub-agent sessions it started
-        for child, task in self.spawned.items():
-            children.setdefault(task, []).append(child)
+        for child, parent_task in self.spawned.items():
+            children.setdefault(parent_task, []).append(child)
         of_session: dict[str | None, list[str]] = {}
         for task_id, task in ix.tasks.items():
             of_session.setdefault(task.info.session_id, []).append(task_id)
