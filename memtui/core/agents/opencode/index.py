@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.agents.opencode.snapshots import fill_from_snapshots, snapshot_repos
-from memtui.core.model import Problem, SessionInfo, StepInfo, TaskInfo
+from memtui.core.model import Id, Problem, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.base import Index, preview
 from memtui.core.sources.fields import loads
 from memtui.core.sqlite_readonly import table_names
@@ -122,7 +122,7 @@ class _Reader:
         children: dict[str, list[str]] = {}  # task → the sub-agent sessions it started
         for child, parent_task in self.spawned.items():
             children.setdefault(parent_task, []).append(child)
-        of_session: dict[str | None, list[str]] = {}
+        of_session: dict[Id | None, list[str]] = {}
         for task_id, task in ix.tasks.items():
             of_session.setdefault(task.info.session_id, []).append(task_id)
         for s in rows:
