@@ -112,3 +112,21 @@ def test_a_records_place_orders_it_newest_first(team_url, kind):
         after = places[1]
         assert [row[0] for row in store.matching_records(kind, ["e"], None, after)] == places[2:]
         assert store.count_matching(kind, ["e"], 2, after) == min(2, len(places) - 2)
+
+
+def test_a_page_is_the_same_read_in_order_or_found_in_no_order_and_ordered(team_url, tmp_path, monkeypatch):
+    """A kind's matches, when few, are found through the index in no order and ordered after;
+    when more, read in order: both give the same pages and counts."""
+    from memtui.core.store import team_search
+
+    _record(team_url)
+    root = _empty_root(tmp_path)
+    few = _hits(team_url, root)
+    monkeypatch.setattr(team_search, "FEW", 0)  # every page read in order
+    assert _hits(team_url, root) == few
+    with TeamStore.open(team_url, readonly=True) as store, SearchIndex(root, store) as index:
+        for size in (1, 3):
+            listed, after = [], None
+            while (page := index.page("heron", size, 2, after=after)).hits:
+                listed, after = listed + page.hits, page.after
+            assert [(h.kind, h.task, h.line, h.text) for h in listed] == few["heron"]
