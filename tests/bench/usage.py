@@ -1,6 +1,6 @@
 """Usage benchmark: `memtui usage HOME --by day` against `ccusage daily --json` (not collected by pytest).
 
-    python tests/bench/usage.py [--sessions 2000] [--cache DIR]
+    python tests/bench/usage.py [--sessions 2000] [--cache DIR] [--repeat 5]
 
 A user's home of ~2,000 real-shaped Claude Code sessions is built once (under --cache) from the
 real transcripts of tests/fixtures/real (the real ones in turn, a big one every fourth round,
