@@ -99,7 +99,14 @@ def main(argv: list[str] | None = None) -> int:
     # `memtui` and `memtui PATH` open the app: route them to the `open` verb.
     if not argv or (argv[0] not in VERBS and not argv[0].startswith("-")):
         argv = ["open", *argv]
-    args = build_parser(argv[0] if argv[0] in VERBS else None).parse_args(argv)
+    parser = build_parser(argv[0] if argv[0] in VERBS else None)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # `search PATH --json -- ->`: the words after -- argparse leaves over are words to find
+        words = extra[1:] if extra[0] == "--" else extra
+        after = argv[argv.index("--") + 1:] if "--" in argv else []
+        if not isinstance(vars(args).get("query"), list) or not words or words != after[len(after) - len(words):]:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.query += words
     path = vars(args).get("path")
     show_progress(args.verb)
     try:
