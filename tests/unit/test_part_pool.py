@@ -5,6 +5,8 @@ a small home is parsed in the process (no worker is started for it)."""
 
 from __future__ import annotations
 
+import io
+import sys
 import threading
 from pathlib import Path
 
@@ -13,6 +15,13 @@ from real_support import many_sessions, real_home
 from test_kept_index import _live, _open, everything, without_index
 
 from memtui.core.sources import part_pool
+
+
+class _Captured(io.StringIO):
+    """What Textual puts in sys.stderr while the app runs: its fileno is -1."""
+
+    def fileno(self) -> int:
+        return -1
 
 
 def _sizes(home: Path) -> list[int]:
@@ -40,6 +49,7 @@ def test_a_pooled_build_reads_as_a_build_in_one_process(tmp_path: Path, monkeypa
     other = threading.Thread(target=stop.wait, daemon=True)  # the app's threads, as far as a fork goes
     if beside_a_thread:
         other.start()
+        monkeypatch.setattr(sys, "stderr", _Captured())  # the app's sys.stderr, as Textual captures it
     try:
         with _open(home) as cold:
             assert everything(cold) == expected

@@ -86,6 +86,7 @@ def _context(parse: Parse) -> Any:
     if "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
+    _tracker_running()
     modules, named = {__name__}, [parse]
     while named:  # the agent's parser: the functions named in the partials
         one = named.pop()
@@ -97,6 +98,19 @@ def _context(parse: Parse) -> Any:
     return context
 
 
+def _tracker_running() -> None:
+    """multiprocessing's resource tracker started with this process's real stderr: the app's
+    sys.stderr is a capture whose fileno is -1, which the tracker would pass on (ValueError)."""
+    from multiprocessing import resource_tracker
+
+    stderr = sys.stderr
+    try:
+        sys.stderr = sys.__stderr__ or stderr
+        resource_tracker.ensure_running()
+    finally:
+        sys.stderr = stderr
+
+
 def read_parts(parse: Parse, items: list[tuple[Path, Any]], sizes: list[int]) -> Iterator[tuple[Any, Blobs | None, bytes | None]]:
     """Each item's part (`parse(path, cursor)` → part, cursor), in order: (the part, None, its
     cursor) parsed here, or (None, its tables pickled, its cursor) by a worker. Workers that die
@@ -104,12 +118,20 @@ def read_parts(parse: Parse, items: list[tuple[Path, Any]], sizes: list[int]) ->
     global last_workers
     workers = last_workers = workers_for(parse, sizes)
     done = 0
+    pool = None
     if workers:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(parse))
-        finished = False
         try:
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(parse))
             chunk = max(1, min(8, len(items) // (workers * 8)))
             results = pool.map(partial(pickled_part, parse), items, chunksize=chunk)
+        except (OSError, ValueError, RuntimeError):  # no worker could start: parsed here
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+            pool = None
+            last_workers = 0
+    if pool is not None:
+        finished = False
+        try:
             for _item in items:
                 try:
                     blobs, cursor = next(results)
