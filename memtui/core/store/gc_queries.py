@@ -109,10 +109,14 @@ class DeletedBlob(NamedTuple):
 Hook = Callable[[str, int], None]
 
 # The recursive live set in one statement: the same roots and edges as memtui.core.gc's walk.
-LIVE_SET_SQL = """
+OPEN_STATUSES = "('open', 'unknown')"
+"""The session statuses whose current task is a root: open, and unknown — a transcript pushed to
+a team store from another agent's home records no status, so memtui cannot tell it finished."""
+
+LIVE_SET_SQL = f"""
 WITH RECURSIVE
   roots(id) AS (
-    SELECT current_task_id FROM session WHERE status = 'open' AND current_task_id IS NOT NULL
+    SELECT current_task_id FROM session WHERE status IN {OPEN_STATUSES} AND current_task_id IS NOT NULL
     UNION
     SELECT id FROM task WHERE status IN ('running', 'waiting_user')
     UNION
@@ -166,7 +170,7 @@ class GcQueries:
         running and waiting tasks, then pinned ones (covering-index lookups only)."""
         rows = [RootRow(task, "current") for (task,) in self._sql(
             "SELECT s.current_task_id FROM session s JOIN task t ON t.id = s.current_task_id"
-            " WHERE s.status = 'open'")]
+            f" WHERE s.status IN {OPEN_STATUSES}")]
         rows += [RootRow(task, "running" if status == "running" else "waiting") for task, status in self._sql(
             "SELECT id, status FROM task WHERE status IN ('running', 'waiting_user')")]
         rows += [RootRow(task, "pinned") for (task,) in self._sql("SELECT id FROM task WHERE pinned = TRUE")]
@@ -276,7 +280,7 @@ class GcQueries:
     def root_state(self, task: int) -> RootState | None:
         """Whether `task` is a root now, and whether it was collected meanwhile (None: no such
         task, or another GC holds it: PostgreSQL's SKIP LOCKED)."""
-        rows = self._sql("SELECT t.status, t.pinned, COALESCE(s.status = 'open' AND s.current_task_id = t.id, FALSE),"
+        rows = self._sql(f"SELECT t.status, t.pinned, COALESCE(s.status IN {OPEN_STATUSES} AND s.current_task_id = t.id, FALSE),"
                          " t.collected_at IS NOT NULL FROM task t LEFT JOIN session s ON s.id = t.session_id WHERE t.id = ?" + self._dialect.skip_locked,
                          (task,))
         return RootState(rows[0][0], bool(rows[0][1]), bool(rows[0][2]), bool(rows[0][3])) if rows else None
@@ -285,7 +289,7 @@ class GcQueries:
         """The tasks referencing `task` by these kinds, with whether each is a root now."""
         marks = ",".join("?" * len(kinds))
         return [Referrer(t, status, bool(pinned), bool(current)) for t, status, pinned, current in self._sql(
-            "SELECT p.id, p.status, p.pinned, COALESCE(s.status = 'open' AND s.current_task_id = p.id, FALSE)"
+            f"SELECT p.id, p.status, p.pinned, COALESCE(s.status IN {OPEN_STATUSES} AND s.current_task_id = p.id, FALSE)"
             " FROM task_ref r JOIN task p ON p.id = r.from_task LEFT JOIN session s ON s.id = p.session_id"
             f" WHERE r.to_task = ? AND r.kind IN ({marks})", (task, *kinds))]
 
