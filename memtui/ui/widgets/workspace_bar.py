@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
-from memtui.core.memory_source import WRITING
+from memtui.core.memory_source import WRITING, Capability
 from memtui.ui.labels import KIND_LABELS, workspace_label
 from memtui.ui.opening import is_store
 from memtui.core.display import counted
@@ -60,7 +60,8 @@ class WorkspaceBar(Horizontal):
         old = app.store is not None and app.store.needs_upgrade  # browsed as is; a write upgrades it
         badge.update(Text(" · ".join(w for w, on in (("read-only", readonly), ("older schema", old)) if on)))
         badge.set_class(readonly or old, "-readonly")
-        self.query_one("#ws-follow", Label).update(Text("● following" if app.follower.enabled else ""))
+        following = app.follower.enabled and source is not None and source.can(Capability.LIVE)  # a team store can't
+        self.query_one("#ws-follow", Label).update(Text("● following" if following else ""))
         self._gc_forms = tuple(Text(form) for form in gc_forms(measured, is_store(source)))
         self._fit_gc()
 
