@@ -29,7 +29,8 @@ content, a task's title and summary.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, ContextManager
+from contextlib import _GeneratorContextManager
+from typing import TYPE_CHECKING, Any
 
 from memtui.core.record_tables import RecordSearch
 
@@ -129,7 +130,7 @@ class TeamSearch(RecordSearch):
 
         def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]: ...
 
-        def snapshot(self) -> ContextManager: ...
+        def snapshot(self) -> _GeneratorContextManager[Any]: ...  # AgentStore's (a @contextmanager)
 
     def searched_on_server(self) -> RecordSearch | None:
         return self if self.search_by else None
