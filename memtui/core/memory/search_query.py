@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from memtui.core.memory.search_plan import (Plan, SearchHit, excerpt, like_escape, owned_hit, plan_query, query_terms,
                                             term_finder)
@@ -59,25 +59,44 @@ def search_page(conn: sqlite3.Connection, query: str, shown: int | None, cap: in
     kinds = [k for k in BANDS if k in set(kinds)]
     if after is not None:
         kinds = kinds[kinds.index(after[0]):] if after[0] in kinds else []
+    rows, more = paged_rows(
+        kinds, shown, cap, after,
+        lambda kind, limit, start: select(conn, plan, kind, "rowid, owner, text", -1 if limit is None else limit, start),
+        lambda kind, limit, start: count(conn, plan, kind, limit, start)) or ([], 0)
+    if not rows:
+        return SearchPage(after=after)
+    finder = term_finder(terms)
+    hits = [owned_hit(kind, owner, excerpt(text, terms, finder=finder), terms) for kind, _, owner, text in rows]
+    return SearchPage(hits, more, (rows[-1][0], rows[-1][1]))
+
+
+def paged_rows(kinds: list[str], shown: int | None, cap: int, after: Position | None,
+               fetch: Callable[[str, int | None, int | None], list[tuple]],
+               count_after: Callable[[str, int, int | None], int],
+               cancelled: Callable[[], bool] | None = None) -> tuple[list[tuple], int] | None:
+    """One page's rows across `kinds` in order, each led by its kind, and the matches after
+    them counted up to `cap` — whoever finds the records (this index, or a team store's
+    server). `fetch(kind, limit, after_place)`: at most `limit` (None: all) rows (place, …)
+    after that place; `count_after(kind, limit, after_place)`: how many match after it, up to
+    `limit`. None once `cancelled()` (asked between two calls)."""
     rows: list[tuple] = []
     for kind in kinds:
         if shown is not None and len(rows) >= shown:
             break
-        rows.extend((kind, *row) for row in select(conn, plan, kind, "rowid, owner, text",
-                                                   -1 if shown is None else shown - len(rows),
-                                                   after[1] if after is not None and kind == after[0] else None))
-    if not rows:
-        return SearchPage(after=after)
+        if cancelled is not None and cancelled():
+            return None
+        rows.extend((kind, *row) for row in fetch(kind, None if shown is None else shown - len(rows),
+                                                  after[1] if after is not None and kind == after[0] else None))
     more = 0
-    if len(rows) == shown and cap > 0:
+    if rows and len(rows) == shown and cap > 0:
         last_kind, last = rows[-1][0], rows[-1][1]
         for kind in kinds[kinds.index(last_kind):]:
-            more += count(conn, plan, kind, cap - more, last if kind == last_kind else None)
+            if cancelled is not None and cancelled():
+                return None
+            more += count_after(kind, cap - more, last if kind == last_kind else None)
             if more >= cap:
                 break
-    finder = term_finder(terms)
-    hits = [owned_hit(kind, owner, excerpt(text, terms, finder=finder), terms) for kind, _, owner, text in rows]
-    return SearchPage(hits, more, (rows[-1][0], rows[-1][1]))
+    return rows, more
 
 
 def select(conn: sqlite3.Connection, plan: Plan, kind: str, columns: str, limit: int,

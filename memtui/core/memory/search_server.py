@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from memtui.core.memory.search_plan import excerpt, owned_hit, query_terms, term_finder
-from memtui.core.memory.search_query import KINDS, Position, SearchPage
+from memtui.core.memory.search_query import KINDS, Position, SearchPage, paged_rows
 from memtui.core.memory.search_records import step_rows
 from memtui.core.record_tables import RecordSearch
 
@@ -34,26 +34,12 @@ def server_page(server: RecordSearch, query: str, shown: int | None, cap: int, k
         order = order[order.index(after[0]):] if after[0] in order else []
     if not terms or shown == 0:
         return SearchPage(after=after)
-    rows: list[tuple] = []
-    for kind in order:
-        if shown is not None and len(rows) >= shown:
-            break
-        if cancelled is not None and cancelled():
-            return SearchPage(after=after)
-        rows.extend((kind, *row) for row in server.matching_records(
-            kind, terms, None if shown is None else shown - len(rows),
-            after[1] if after is not None and kind == after[0] else None))
-    if not rows:
+    paged = paged_rows(order, shown, cap, after,
+                       lambda kind, limit, start: server.matching_records(kind, terms, limit, start),
+                       lambda kind, limit, start: server.count_matching(kind, terms, limit, start), cancelled)
+    if paged is None or not paged[0]:  # cancelled, or nothing found
         return SearchPage(after=after)
-    more = 0
-    if len(rows) == shown and cap > 0:
-        last_kind, last = rows[-1][0], rows[-1][1]
-        for kind in order[order.index(last_kind):]:
-            if cancelled is not None and cancelled():
-                return SearchPage(after=after)
-            more += server.count_matching(kind, terms, cap - more, last if kind == last_kind else None)
-            if more >= cap:
-                break
+    rows, more = paged
     finder = term_finder(terms)
     hits = [owned_hit(kind, owner, excerpt(text, terms, finder=finder), terms) for kind, owner, text in map(_record, rows)]
     return SearchPage(hits, more, (rows[-1][0], rows[-1][1]))
