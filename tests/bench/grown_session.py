@@ -88,7 +88,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--folder", type=Path, default=None)
     args = ap.parse_args()
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memtui-bench"
+    cache = Path(tempfile.gettempdir()) / "memtui-bench"  # never under the real home
     source_home = make_heavy_home(args.folder or cache / f"heavy-home-{args.sessions}", args.sessions)
     memtui = [sys.executable, "-m", "memtui"]
     rows: list[tuple[str, float]] = []

@@ -211,7 +211,7 @@ def main() -> None:
                     help="skip the rows that grow a session (a shared home, such as /work/heavy's, is left as it is)")
     args = ap.parse_args()
     compileall.compile_dir(str(ROOT / "memtui"), quiet=1)  # as an installed package's modules are
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memtui-bench"
+    cache = Path(tempfile.gettempdir()) / "memtui-bench"  # never under the real home
     folder = args.folder or cache / f"heavy-home-{args.sessions}"
     home = make_heavy_home(folder, args.sessions)
     size = home_bytes(home)

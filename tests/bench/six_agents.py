@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import tempfile
 import statistics
 import sys
 from pathlib import Path
@@ -48,7 +49,7 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
     compileall.compile_dir(str(ROOT / "memtui"), quiet=1)
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memtui-bench"
+    cache = Path(tempfile.gettempdir()) / "memtui-bench"  # never under the real home
     folder = (args.folder or cache / f"six-agents-{args.copies}").absolute()
     if not (folder / "done").exists():
         import shutil
