@@ -9,7 +9,8 @@ import pytest
 from memtui.core.memory_source import MemorySource
 from memtui.core.discovery import discover
 from memtui.core.sources.base import ContentUnknown
-from memtui.core.agents.codex.source import CodexSource, find_rollouts, parse_patch
+from memtui.core.agents.codex.rollout_files import find_rollouts
+from memtui.core.agents.codex.source import CodexSource, parse_patch
 
 from sources_support import FIXTURES, agent_homes, discovered, tree_state
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memtui.core.agents.claude_code.source import ClaudeCodeSource
-from memtui.core.agents.codex.source import CodexSource, rollouts_for_workspace
+from memtui.core.agents.codex.rollout_files import rollouts_for_workspace
+from memtui.core.agents.codex.source import CodexSource
 
 from sources_support import FIXTURES, copy_fixture
 

@@ -9,7 +9,6 @@ no per-session folders, so a Codex home has no orphans.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -17,7 +16,8 @@ from pathlib import Path
 from memtui.core.cleanup.files import FileInfo, chunk_records, file_info, newest_records, read_head, short_title
 from memtui.core.cleanup.inventory import Inventory, SessionRecord
 from memtui.core.cleanup.summaries import SummaryCache
-from memtui.core.agents.codex.rollouts import FLAT_ITEMS, prompt_text
+from memtui.core.agents.codex.rollouts import FLAT_ITEMS
+from memtui.core.agents.codex.rollout_files import prompt_text
 from memtui.core.agents.codex.titles import codex_titles
 from memtui.core.sources.base import preview
 from memtui.core.sources.fields import RECORD_ERRORS

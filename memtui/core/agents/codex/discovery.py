@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from memtui.core.agents.codex.rollouts import looks_like_rollout, rollout_lister, workspace_lister
+from memtui.core.agents.codex.rollout_files import looks_like_rollout, rollout_lister, workspace_lister
 from memtui.core.agents.codex.source import CodexSource
 from memtui.core.sources.found import Looking, Source, archived_too
 

@@ -1,4 +1,4 @@
-"""Codex rollouts, parsed: finding them, patches, and the one streaming pass that indexes them.
+"""Codex rollouts, parsed: the one streaming pass that indexes them (finding them: rollout_files).
 
 The index keeps byte offsets, not payloads; the read model (memtui.core.agents.codex.source)
 re-reads lines on demand.
@@ -6,12 +6,10 @@ re-reads lines on demand.
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable
+from typing import Any, ClassVar, Iterable
 
 from memtui.core.model import Problem, TaskInfo
 from memtui.core.sources.base import preview
@@ -19,13 +17,13 @@ from memtui.core.usage.tokens import NO_TOKENS, Tokens, from_openai
 from memtui.core.agents.codex.patches import PatchFile, output_succeeded, parse_patch, patch_text
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.cursor import FileCursor, Resumable, resumable
-from memtui.core.sources.jsonl import GrownLines, count_malformed, first_record, unknown_type_problems
+from memtui.core.sources.jsonl import GrownLines, count_malformed, unknown_type_problems
 from memtui.core.sources.part_store import dumps, loads
-from memtui.core.paths import recorded_folder, stat_key
-from memtui.core.sources.relist import Folders, recorded_in
+from memtui.core.paths import stat_key
 from memtui.core.sources.transcript_root import RecordedRoot, TurnIndex, turn_usage
 from memtui.core.sources.timestamps import parse_time
 from memtui.core.agents.codex.titles import codex_titles
+from memtui.core.agents.codex.rollout_files import message_text, prompt_text, rollout_cwd
 
 CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call"})
 OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
@@ -37,117 +35,7 @@ IGNORED_TYPES = frozenset({
     "world_state",         # 0.17x: the environment and instructions the model was given (not the session's work)
     "token_usage_record",  # 0.17x: each reply's usage, also in the token_count events memtui reads
 })
-_CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
-
-__all__ = ["PatchFile", "RolloutIndex", "RolloutItem", "RolloutSession", "Turn", "codex_home", "find_rollouts",
-           "looks_like_rollout", "message_text", "parse_patch", "prompt_text", "rollout_cwd", "rollout_lister", "rollouts_for_workspace",
-           "session_meta", "workspace_lister"]
-
-
-def codex_home(env: dict[str, str] | None = None) -> Path:
-    """`$CODEX_HOME`, else `~/.codex`."""
-    env = os.environ if env is None else env
-    value = env.get("CODEX_HOME")
-    return Path(value).expanduser() if value else Path("~/.codex").expanduser()
-
-
-def find_rollouts(root: Path, folders: Folders | None = None) -> list[Path]:
-    """Rollout files under a Codex home, a sessions folder, or any folder of them. `folders`:
-    listings kept from the last time (a folder whose mtime is unchanged is not listed again)."""
-    root = Path(root)
-    if root.is_file():
-        return [root]
-    folders = folders or Folders()
-    bases = [root / "sessions", root / "archived_sessions"] if (root / "sessions").is_dir() else [root]
-    found: list[Path] = []
-    while bases:
-        base = bases.pop()
-        found += [p for p in folders.files(base, ".jsonl") if p.name.startswith("rollout-")]
-        bases += folders.folders(base, links=False)  # as rglob walked: not into links
-    return sorted(set(found))
-
-
-def rollout_lister(root: Path) -> Callable[[], list[Path]]:
-    """`find_rollouts(root)` at each call, listing only the folders that changed."""
-    folders = Folders()
-    return lambda: find_rollouts(root, folders)
-
-
-def workspace_lister(workspace: Path, home: Path) -> Callable[[], list[Path]]:
-    """`rollouts_for_workspace(workspace, home)` at each call, reading each new rollout's cwd once."""
-    folders, cwds = Folders(), {}  # type: ignore[var-annotated]
-    return lambda: rollouts_for_workspace(workspace, home, cwds, folders)
-
-
-def session_meta(path: Path) -> dict | None:
-    """The rollout's session_meta payload (or a flat early header)."""
-    record = first_record(path, max_lines=5)
-    if record is None:
-        return None
-    if record.get("type") == "session_meta" and isinstance(record.get("payload"), dict):
-        return record["payload"]
-    if "type" not in record and ("id" in record or "instructions" in record):
-        return record
-    return None
-
-
-def looks_like_rollout(path: Path) -> bool:
-    return session_meta(path) is not None
-
-
-def _context_cwd(record: dict) -> bool:
-    payload = record.get("payload") if isinstance(record.get("payload"), dict) else record
-    return payload.get("type") == "message" and payload.get("role") == "user" and "<cwd>" in message_text(payload)
-
-
-def rollout_cwd(path: Path, meta: dict | None = None) -> str | None:
-    """The cwd a rollout recorded: in its session_meta, or — in early rollouts, whose
-    header has none — in the first user message's `<environment_context><cwd>`."""
-    meta = session_meta(path) if meta is None else meta
-    cwd = meta.get("cwd") if isinstance(meta, dict) else None
-    if isinstance(cwd, str) and cwd:
-        return recorded_folder(cwd)
-    record = first_record(path, max_lines=30, where=_context_cwd)
-    if record is None:
-        return None
-    payload = record.get("payload") if isinstance(record.get("payload"), dict) else record
-    found = _CWD.search(message_text(payload))
-    return recorded_folder(found.group(1).strip()) if found else None
-
-
-def rollouts_for_workspace(workspace: Path, home: Path, cwds: dict[Path, str] | None = None,
-                           folders: Folders | None = None) -> list[Path]:
-    """Rollouts whose recorded cwd is `workspace` (`cwds`: as found before)."""
-    return recorded_in(workspace, find_rollouts(home, folders) if home.is_dir() else [], rollout_cwd, cwds)
-
-
-def message_text(payload: dict) -> str:
-    parts = payload.get("content")
-    if isinstance(parts, str):
-        return parts
-    if not isinstance(parts, list):
-        return ""
-    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
-
-
-def prompt_text(kind: str, payload: dict, has_events: bool) -> str | None:
-    """The prompt a rollout record holds, else None: a `user_message` event where the rollout
-    has them (`has_events`; the user messages beside them repeat the prompt among injected
-    context), else a user message that is not injected context. Sessions' titles (the reader,
-    cleanup's inventory) come from the first."""
-    ptype = typed_field(payload, "type", kind=str)
-    if kind == "event_msg" and ptype == "user_message" and has_events:
-        return typed_field(payload, "message", kind=str, default="")
-    if kind == "response_item" and ptype == "message" and payload.get("role") == "user" and not has_events:
-        text = message_text(payload)
-        return None if _is_context(text) else text
-    return None
-
-
-def _is_context(text: str) -> bool:
-    """Codex injects instructions and environment context as user messages."""
-    head = text.lstrip()
-    return head.startswith("<") or head.startswith("# AGENTS.md")
+__all__ = ["PatchFile", "RolloutIndex", "RolloutItem", "RolloutSession", "Turn", "parse_patch"]
 
 
 @dataclass

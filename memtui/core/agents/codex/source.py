@@ -20,7 +20,7 @@ from typing import Any
 
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import Capability, UnknownId
-from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page
+from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, page
 from memtui.core.agents.codex.patches import SHELL_TOOLS, exit_code
 from memtui.core.agents.codex.rollouts import (
     PatchFile,
@@ -29,34 +29,16 @@ from memtui.core.agents.codex.rollouts import (
     RolloutItem,
     Turn,
     turn_task,
-    codex_home,
-    find_rollouts,
-    looks_like_rollout,
-    message_text,
     parse_patch,
-    rollout_lister,
-    rollouts_for_workspace,
-    session_meta,
-    workspace_lister,
 )
+from memtui.core.agents.codex.rollout_files import message_text, rollout_lister
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.sources.kept_parts import session_of, session_rows
 from memtui.core.paths import files_key, stat_key
 from memtui.core.sources.timestamps import file_time, sort_key
 from memtui.core.sources.transcript_undo import UndoRecorder
 
-__all__ = [
-    "CodexSource",
-    "PatchFile",
-    "codex_home",
-    "find_rollouts",
-    "looks_like_rollout",
-    "parse_patch",
-    "rollout_lister",
-    "rollouts_for_workspace",
-    "session_meta",
-    "workspace_lister",
-]
+__all__ = ["CodexSource", "PatchFile", "parse_patch"]
 
 
 class CodexSource(UndoRecorder, RolloutIndex):

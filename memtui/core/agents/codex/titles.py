@@ -11,7 +11,6 @@ import sqlite3
 from pathlib import Path
 
 from memtui.core.model import Problem
-from memtui.core.sources.base import preview
 from memtui.core.sources.fields import RECORD_ERRORS, field
 from memtui.core.sources.jsonl import iter_records
 from memtui.core.sqlite_readonly import is_sqlite, readonly_uri
