@@ -152,6 +152,18 @@ class ChainBuilder:
     def problem(self, file: Path, line: int | None, rule: str, message: str) -> None:
         self.problems.append(ChainProblem(Path(file), line, rule, message))
 
+    def too_deep(self, target: Path, importer: Path, line: int | None, raw: str, hop: int, limit: int,
+                 agent: str) -> bool:
+        """An `@raw` import `hop` hops deep, past the `limit` the agent (named `agent`) follows:
+        listed as not loaded, with an `import-too-deep` problem (True); False within the limit."""
+        if hop <= limit:
+            return False
+        self.add(target, "import", loaded_bytes=0, imported_by=importer, depth=hop,
+                 reason=f"import {hop} hops deep: {agent} follows at most {limit}; not loaded")
+        self.problem(importer, line, "import-too-deep",
+                     f"@{raw} is hop {hop}; {agent} follows imports at most {limit} hops deep, so it is never loaded")
+        return True
+
     def add(self, path: Path, scope: str, *, loaded_bytes: int | None = None, loaded_lines: int | None = None,
             on_demand: bool = False, reason: str = "", imported_by: Path | None = None, depth: int = 0) -> ChainFile:
         """List `path`. By default the whole file is loaded; pass `loaded_bytes` (and

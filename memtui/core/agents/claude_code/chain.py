@@ -116,12 +116,7 @@ class _ClaudeWalk:
                 continue
             self.seen.add(real)
             hop = depth + 1
-            if hop > MAX_IMPORT_HOPS:
-                self.b.add(target, "import", loaded_bytes=0, imported_by=importer, depth=hop,
-                           reason=f"import {hop} hops deep: Claude Code follows at most {MAX_IMPORT_HOPS}; not loaded")
-                self.b.problem(importer, line, "import-too-deep",
-                               f"@{raw} is hop {hop}; Claude Code follows imports at most {MAX_IMPORT_HOPS} hops deep, "
-                               "so it is never loaded")
+            if self.b.too_deep(target, importer, line, raw, hop, MAX_IMPORT_HOPS, "Claude Code"):
                 continue
             entry = self.b.add(target, "import", imported_by=importer, depth=hop,
                                reason=f"imported by {importer.name} (line {line})")

@@ -155,12 +155,7 @@ class _GeminiWalk:
                                f"@{raw}: {target} does not exist; Gemini CLI leaves an \"Import failed\" comment")
                 continue
             hop = depth + 1
-            if hop > MAX_IMPORT_HOPS:
-                self.b.add(target, "import", loaded_bytes=0, imported_by=importer, depth=hop,
-                           reason=f"import {hop} hops deep: Gemini CLI follows at most {MAX_IMPORT_HOPS}; not loaded")
-                self.b.problem(importer, line, "import-too-deep",
-                               f"@{raw} is hop {hop}; Gemini CLI follows imports at most {MAX_IMPORT_HOPS} hops deep, "
-                               "so it is never loaded")
+            if self.b.too_deep(target, importer, line, raw, hop, MAX_IMPORT_HOPS, "Gemini CLI"):
                 continue
             again = real in self.seen
             self.seen.add(real)
