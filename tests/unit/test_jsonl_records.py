@@ -55,3 +55,18 @@ def test_a_last_line_with_its_newline_that_does_not_parse_is_malformed_not_trunc
     problems = []
     assert [r for _l, _o, r in iter_records(path, problems)] == [{"a": 1}]
     assert [(p.line, p.message.split(":")[0]) for p in problems] == [(2, "malformed JSON")]
+
+
+def test_a_record_of_many_brackets_is_read_unless_it_nests_past_the_limit(tmp_path):
+    """Brackets in strings (code in a tool result) do not count; objects and arrays nested
+    deeper than MAX_DEPTH are reported, at the limit they are read."""
+    code = "{[" * MAX_DEPTH
+    at_limit = {"a": json.loads("[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1))}
+    too_deep = {"a": json.loads("[" * MAX_DEPTH + "]" * MAX_DEPTH)}
+    wide = {"calls": [{"input": {"n": n}} for n in range(MAX_DEPTH)]}
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ({"content": code}, at_limit, too_deep, wide)))
+    problems = []
+    got = {lineno: record for lineno, _o, record in iter_records(path, problems)}
+    assert got == {1: {"content": code}, 2: at_limit, 4: wide}
+    assert [(p.line, p.message) for p in problems] == [(3, f"nested more than {MAX_DEPTH} levels deep, skipped")]

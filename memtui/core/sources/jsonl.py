@@ -110,16 +110,31 @@ def iter_records(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int
                 yield lineno, start, record
 
 
+def object_depth(value: Any) -> int:
+    """How deeply a decoded JSON value nests arrays and objects, as `nesting_depth` counts its
+    text; a walk of its containers alone, stopped once past MAX_DEPTH."""
+    deepest = 0
+    stack = [(value, 1)] if value.__class__ is dict or value.__class__ is list else []
+    while stack and deepest <= MAX_DEPTH:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for child in node.values() if node.__class__ is dict else node:
+            if child.__class__ is dict or child.__class__ is list:
+                stack.append((child, depth + 1))
+    return deepest
+
+
 def _record(raw: bytes, path: Path, lineno: int, problems: list[Problem], *, last: bool) -> dict[str, Any] | None:
     """The JSON object on a line as read, or None (reported). The common line is decoded as it is
-    (orjson takes the newline as whitespace); one that may nest too deeply, is too long, or that
-    orjson refuses is read the slow way (`_object`)."""
-    if raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH and len(raw) <= MAX_LINE_BYTES:
+    (orjson takes the newline as whitespace); a line of many brackets is then checked for depth on
+    the decoded object (a regex pass over a large line's text cost more than its decoding); one
+    that nests too deeply, is too long, or that orjson refuses is read the slow way (`_object`)."""
+    if len(raw) <= MAX_LINE_BYTES:
         try:
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
             record = None
-        if record.__class__ is dict:
+        if record.__class__ is dict and (raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH or object_depth(record) <= MAX_DEPTH):
             return record
     return _object(raw, path, lineno, problems, last=last)
 

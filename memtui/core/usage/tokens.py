@@ -64,7 +64,11 @@ class Tokens:
 
     def largest(self, other: "Tokens") -> "Tokens":
         """The larger of each count: streaming snapshots of one reply, each complete so far."""
-        return Tokens(*(max(getattr(self, f.name), getattr(other, f.name)) for f in fields(Tokens)))
+        if other is self or other == self:  # a reply's lines repeat their counts
+            return self
+        return Tokens(max(self.input, other.input), max(self.output, other.output), max(self.cache_read, other.cache_read),
+                      max(self.cache_write_5m, other.cache_write_5m), max(self.cache_write_1h, other.cache_write_1h),
+                      max(self.reasoning, other.reasoning))
 
     def minus(self, other: "Tokens") -> "Tokens":
         """What grew from `other` to `self`, never below 0 per count (a cumulative counter that
@@ -87,6 +91,13 @@ def _count(usage: Any, *path: str) -> int:
         if not isinstance(value, dict):
             return 0
         value = value.get(key)
+    return _number(value)
+
+
+def _number(value: Any) -> int:
+    """A count as recorded: 0 when missing, not a number, or negative."""
+    if value.__class__ is int:  # the common case first: read per reply line of a cold index build
+        return value if value >= 0 else 0
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         return 0
     return int(value)
@@ -98,15 +109,19 @@ def from_anthropic(usage: Any) -> Tokens:
     The 5-minute / 1-hour split comes from `cache_creation`; where it is absent, or says less
     than `cache_creation_input_tokens`, the rest is counted as 5-minute writes (the API's
     default lifetime)."""
-    written = _count(usage, "cache_creation_input_tokens")
-    hour = _count(usage, "cache_creation", "ephemeral_1h_input_tokens")
-    five = _count(usage, "cache_creation", "ephemeral_5m_input_tokens")
+    if not isinstance(usage, dict):
+        return NO_TOKENS
+    get = usage.get
+    split, details = get("cache_creation"), get("output_tokens_details")
+    written = _number(get("cache_creation_input_tokens"))
+    hour = _number(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) else 0
+    five = _number(split.get("ephemeral_5m_input_tokens")) if isinstance(split, dict) else 0
     if hour + five > written:  # the split alone was written (or the total is stale): trust the split
         written = hour + five
-    return Tokens(input=_count(usage, "input_tokens"), output=_count(usage, "output_tokens"),
-                  cache_read=_count(usage, "cache_read_input_tokens"),
+    return Tokens(input=_number(get("input_tokens")), output=_number(get("output_tokens")),
+                  cache_read=_number(get("cache_read_input_tokens")),
                   cache_write_5m=written - hour, cache_write_1h=hour,
-                  reasoning=_count(usage, "output_tokens_details", "thinking_tokens"))
+                  reasoning=_number(details.get("thinking_tokens")) if isinstance(details, dict) else 0)
 
 
 def from_openai(usage: Any) -> Tokens:

@@ -10,6 +10,7 @@ one of an unexpected shape is reported (file, line, what was wrong) and the pass
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -33,6 +34,21 @@ EVENT_STEPS = frozenset({"interrupt", "notification", "command output", "shell"}
 SYNTHETIC = "<synthetic>"
 """The model Claude Code names on a reply it wrote itself ("No response requested." after a
 local command, an API error it gave up on): shown as its notice, never as the model's reply."""
+
+
+def _text(rec: dict, key: str) -> str | None:
+    """`field(rec, key, kind=str)`, the common case first."""
+    value = rec.get(key)
+    return value if value is None or value.__class__ is str else field(rec, key, kind=str)
+
+
+def _iso_time(stamp: str) -> datetime | None:
+    """`parse_time(stamp)`, the common case first: ISO text in UTC, as Claude Code writes it."""
+    try:
+        parsed = datetime.fromisoformat(stamp)
+    except ValueError:
+        return parse_time(stamp)
+    return parsed if parsed.tzinfo is timezone.utc else parse_time(stamp)
 
 
 class Held:
@@ -90,14 +106,16 @@ class TranscriptReader:
     def consume(self, records: Iterable[tuple[int, int, Any]]) -> None:
         """Read (line number, offset, record) triples: the file's lines, or the lines it grew by
         since a kept state of this reader (memtui.core.sources.cursor)."""
+        record, own, names = self._record, self.own, self.names
         for lineno, offset, rec in records:
             try:
-                self._record(lineno, offset, rec)
+                record(lineno, offset, rec)
             except RECORD_ERRORS as exc:
                 self.problems.append(Problem(str(self.path), lineno, f"{exc}; line skipped"))
-            uuid = rec.get("uuid") if isinstance(rec, dict) else None
-            if not self.subagent and self.turn is not None and isinstance(uuid, str) and uuid in self.own.uuids:
-                self.own.turn_of[self.names.get(uuid, uuid)] = self.turn.id
+            if self.turn is not None and not self.subagent:
+                uuid = rec.get("uuid")
+                if uuid.__class__ is str and uuid in own.uuids:
+                    own.turn_of[names.get(uuid, uuid)] = self.turn.id
 
     def finish(self) -> None:
         """Settle what the lines read leave open (a pending command, titles, rewound prompts,
@@ -136,30 +154,37 @@ class TranscriptReader:
         return [self.index.turns[t] for t in self.session.turns]
 
     def _record(self, lineno: int, offset: int, rec: dict) -> None:
-        rtype = field(rec, "type", kind=str, default="")
-        when = parse_time(field(rec, "timestamp", kind=(str, int, float)))
-        sidechain = field(rec, "isSidechain", kind=bool, default=False)
+        # Each field read as `field` reads it, the common case (present, of the type expected)
+        # without its typed walk: a cold index build reads every line of a home here.
+        rtype = rec.get("type")
+        if rtype.__class__ is not str:
+            rtype = field(rec, "type", kind=str, default="")
+        stamp = rec.get("timestamp")
+        when = _iso_time(stamp) if stamp.__class__ is str else parse_time(field(rec, "timestamp", kind=(str, int, float)))
+        sidechain = rec.get("isSidechain", False)
+        if sidechain.__class__ is not bool:
+            sidechain = field(rec, "isSidechain", kind=bool, default=False)
         if not self.subagent and not sidechain:
-            session_id = field(rec, "sessionId", kind=str)
+            session_id = _text(rec, "sessionId")
             if session_id and not self.session_ids_seen:
                 self.session_ids_seen = True
                 if session_id != self.session.id:  # carried over from the session this one continues
                     self.session.predecessor = session_id
-            cwd = field(rec, "cwd", kind=str)
+            cwd = _text(rec, "cwd")
             if cwd and self.session.cwd is None:  # the folder it started in: a later `cd` moves no project
                 self.session.cwd = recorded_folder(cwd)
             if when is not None:
                 self.session.created_at = self.session.created_at or when
                 self.session.updated_at = when
-        uuid = field(rec, "uuid", kind=str)
-        parent = field(rec, "parentUuid", kind=str) or field(rec, "logicalParentUuid", kind=str)
+        uuid = _text(rec, "uuid")
+        parent = _text(rec, "parentUuid") or _text(rec, "logicalParentUuid")
         # One string per uuid (each is a key of several tables, and a parent): a kept state of
         # this reader (memtui.core.sources.cursor) pickles each once, a third of its size.
         if uuid is not None:
             uuid = self.names.setdefault(uuid, uuid)
         if parent is not None:
             parent = self.names.setdefault(parent, parent)
-        if self._held_elsewhere(rec, rtype, uuid):
+        if (uuid is not None and uuid in self.held.uuids) or (rtype == "assistant" and self._held_elsewhere(rec, rtype, uuid)):
             self.copied += 1
             return
         if uuid:
@@ -330,9 +355,9 @@ class TranscriptReader:
         reply = self.replies.setdefault(key, [None, NO_TOKENS, "", (offset, lineno, when, turn)])
         reply[1], reply[2] = reply[1].largest(tokens), model or reply[2]
         for index, block in enumerate(message_blocks(rec)):
-            btype = field(block, "type", kind=str)
+            btype = _text(block, "type")
             if btype == "tool_use":
-                tool_id = field(block, "id", kind=str)
+                tool_id = _text(block, "id")
                 if tool_id is None or tool_id in self.held.tools:
                     continue
                 self.own.tools.add(tool_id)

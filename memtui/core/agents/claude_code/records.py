@@ -54,6 +54,10 @@ _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 def message_blocks(record: Any) -> list[dict]:
     """The content blocks of a record's `message` (a bare string becomes one text block)."""
+    message = record.get("message") if record.__class__ is dict else None
+    content = message.get("content") if message.__class__ is dict else None
+    if content.__class__ is list:  # the common case, without the typed walk of `field`
+        return [item for item in content if isinstance(item, dict)]
     content = field(record, "message", "content", kind=(str, list), default=[])
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
@@ -107,6 +111,18 @@ def classify_user(record: dict) -> UserLine:
     return UserLine("prompt", text)
 
 
+USAGE_COUNTS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+
+
+def _plain(usage: dict) -> bool:
+    """Whether a usage's counts are each missing or a non-negative integer (no check to make)."""
+    for name in USAGE_COUNTS:
+        value = usage.get(name)
+        if value is not None and (value.__class__ is not int or value < 0):
+            return False
+    return True
+
+
 def reply_usage(record: dict) -> tuple[tuple[Any, Any], Tokens, str]:
     """(reply key, tokens by kind, model) of an assistant line.
 
@@ -114,8 +130,14 @@ def reply_usage(record: dict) -> tuple[tuple[Any, Any], Tokens, str]:
     cache counts repeat, `output_tokens` grows with each line (streaming snapshots), so the
     caller keeps the largest value per key (`Tokens.largest`). A count of the wrong type
     raises FieldError (the line is reported)."""
+    message = record.get("message")
+    if message.__class__ is dict:  # the common case first: each field of the type expected
+        mid, request, usage, model = message.get("id"), record.get("requestId"), message.get("usage"), message.get("model")
+        if ((mid is None or mid.__class__ is str) and (request is None or request.__class__ is str)
+                and (model is None or model.__class__ is str) and (usage is None or usage.__class__ is dict and _plain(usage))):
+            return (mid, request), from_anthropic(usage), model or ""
     key = (field(record, "message", "id", kind=str), field(record, "requestId", kind=str))
-    for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"):
+    for name in USAGE_COUNTS:
         count(record, "message", "usage", name)
     usage = field(record, "message", "usage", kind=dict, default={})
     return key, from_anthropic(usage), field(record, "message", "model", kind=str, default="")

@@ -161,7 +161,7 @@ class Transcripts(TranscriptTables):
     @classmethod
     def read(cls, path: Path, home: Path | None) -> "Transcripts":
         """One session's transcript and its sub-agents'."""
-        return cls.read_from(path, home, None)[0]
+        return cls.read_from(path, home, None, keep=False)[0]
 
     @classmethod
     def read_from(cls, path: Path, home: Path | None, resume: Resumable | None,
