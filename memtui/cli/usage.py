@@ -5,7 +5,6 @@ store at or for PATH, or from every machine's sessions in a team store (`--by ma
 from __future__ import annotations
 
 from datetime import date, datetime
-from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
 from memtui.core.agents import all_agents

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Sequence
 
 from memtui.core.memory_source import Capability, MemorySource
-from memtui.core.model import Id, ResumeCommand
+from memtui.core.model import Id
 
 
 @dataclass(frozen=True)

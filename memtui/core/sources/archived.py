@@ -17,7 +17,7 @@ from typing import Any, Callable, ContextManager, Self, Sequence
 
 from memtui.core.cleanup.archive_read import list_archived, unpacked_view
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
-from memtui.core.memory_source import Capability, LiveWatch, MemorySource, ResumeHooks, RollbackHooks, UnknownId
+from memtui.core.memory_source import Capability, LiveWatch, MemorySource, ResumeHooks, RollbackHooks
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, MessageInfo, Problem, Reference, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.timestamps import parse_time, sort_key
 from memtui.core.sources.transcript_root import RecordedRoot, folder_capabilities, restore_note

@@ -20,7 +20,7 @@ from typing import Any, Generic, Protocol, Self, TypeVar
 
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
 from memtui.core.model import Id, MessageInfo, StepInfo, TaskInfo
-from memtui.core.resume import ResumeCommand
+from memtui.core.model import ResumeCommand
 from memtui.core.sources.base import transcript_capabilities
 from memtui.core.sources.relist import ListedIndex, ListedSource
 

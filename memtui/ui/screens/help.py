@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from memtui.ui.commands import COMMANDS, SCOPES, bindings, offered, screen_scopes
+from memtui.ui.commands import COMMANDS, SCOPES, offered, screen_scopes
 from memtui.ui.screens.base import MemtuiModal
 
 NAVIGATION = (

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
 from memtui.core.memory_source import Capability
-from memtui.core.usage import GROUPINGS, ORIGIN_GROUPINGS, Group, Priced, Report, by_task, cost_text, kept_priced, price_table, summarise
+from memtui.core.usage import GROUPINGS, ORIGIN_GROUPINGS, Priced, Report, by_task, cost_text, kept_priced, price_table, summarise
 from memtui.core.usage import unpriced_note
 from memtui.resources import screen_css
 from memtui.ui.commands import bindings

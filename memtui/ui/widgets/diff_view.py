@@ -29,11 +29,7 @@ from textual.worker import get_current_worker
 
 from memtui.core.diff import FileDiff, Op, prepare_file_diff
 from memtui.ui.widgets.diff_render import DiffRows, Mode
-from memtui.ui.widgets.diff_syntax import (  # noqa: F401  (also importable from here, as before the split)
-    HIGHLIGHT_BLOCK,
-    HIGHLIGHT_LOOKBACK,
-    HIGHLIGHT_MAX_CHARS,
-    LineTokens,
+from memtui.ui.widgets.diff_syntax import (
     SyntaxLines,
     TokenType,
     lexer_for,
