@@ -89,8 +89,9 @@ def _gemini(user: Path, copies: int) -> None:
         gemini = scenario / "home" / ".gemini"
         chats = next(gemini.glob("tmp/*/chats"))
         sids = [json.loads(p.open().readline())["sessionId"] for p in chats.glob("session-*.jsonl")]
+        subs = [json.loads(p.open().readline())["sessionId"] for p in chats.glob("*/*.jsonl")]  # sub-agents' chats
         for n in range(copies):
-            swap = {}
+            swap = {sub: _uid(sub, n) for sub in subs}  # each copy's sub-agents are its own, as its sessions are
             for sid in sids:
                 new = _uid(sid, n)
                 swap[sid] = new

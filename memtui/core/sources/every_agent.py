@@ -41,11 +41,15 @@ class EveryAgent(MemorySource):
         self._owner: dict[str, MemorySource] = {}
         """Which store holds a session or task id, as listed."""
         self._sessions: list[SessionInfo] | None = None
+        self._capabilities: frozenset[Capability] | None = None
 
     @property
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
-        """Diffs, where every store records file contents."""
-        return frozenset({Capability.DIFF} if all(s.can(Capability.DIFF) for _, s in self.stores) else ())
+        """Diffs, where every store records file contents (asked at every key the footer shows:
+        once per listing)."""
+        if self._capabilities is None:
+            self._capabilities = frozenset({Capability.DIFF} if all(s.can(Capability.DIFF) for _, s in self.stores) else ())
+        return self._capabilities
 
     def instead(self, capability: Capability) -> str:
         return (f"it lists every agent's sessions at {self.path}; open one agent's store for that (the source"
@@ -73,6 +77,7 @@ class EveryAgent(MemorySource):
         for _, store in self.stores:
             store.reload()
         self._sessions = None
+        self._capabilities = None
         self._owner.clear()
 
     # -- sessions ---------------------------------------------------------------------------
@@ -87,6 +92,8 @@ class EveryAgent(MemorySource):
                     if key in self._owner:
                         continue
                     self._owner[key] = store
+                    if session.current_task_id is not None:  # its title is looked up for the first paint
+                        self._owner.setdefault(f"task:{session.current_task_id}", store)
                     merged.append(dataclasses.replace(session, origin=session.origin or label))
             merged.sort(key=lambda s: s.updated_at, reverse=True)
             self._sessions = merged
@@ -106,6 +113,24 @@ class EveryAgent(MemorySource):
         for task in tasks:
             self._owner.setdefault(f"task:{task.id}", store)
         return tasks
+
+    def tasks_by_id(self, task_ids: Sequence[Id]) -> list[TaskInfo]:
+        """The tasks with these ids, each asked of the store that listed it (a session's current
+        task: the sessions pane's titles), else of the store that knows it."""
+        self.sessions()
+        found: dict[str, TaskInfo] = {}
+        by_store: dict[int, tuple[MemorySource, list[Id]]] = {}
+        for task_id in task_ids:
+            store = self._owner.get(f"task:{task_id}")
+            if store is None:
+                try:
+                    store = self._task_store(task_id)
+                except UnknownId:
+                    continue
+            by_store.setdefault(id(store), (store, []))[1].append(task_id)
+        for store, ids in by_store.values():
+            found.update((str(t.id), t) for t in store.tasks_by_id(ids))
+        return [found[str(t)] for t in task_ids if str(t) in found]
 
     def _task_store(self, task_id: Id) -> MemorySource:
         known = self._owner.get(f"task:{task_id}")

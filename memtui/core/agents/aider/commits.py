@@ -64,6 +64,17 @@ def git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
     return done.stdout
 
 
+def _bare_or_elsewhere(dot_git: Path) -> bool:
+    """Whether a repository's config makes it bare or puts its work tree elsewhere (then only
+    git can say where its top is)."""
+    try:
+        config = (dot_git / "config").read_text(encoding="utf-8", errors="replace").lower()
+    except OSError:
+        return False
+    squeezed = config.replace(" ", "").replace("\t", "")
+    return "bare=true" in squeezed or "worktree=" in squeezed
+
+
 def toplevel(folder: Path) -> Path | None:
     """The root of the git work tree holding `folder`, or None (not a repository, no git). A
     folder with no `.git` in it or above it is none, without running git (many histories below
@@ -71,6 +82,9 @@ def toplevel(folder: Path) -> Path | None:
     here = Path(folder).absolute()
     if "GIT_DIR" not in os.environ and not any((p / ".git").exists() for p in (here, *here.parents)):
         return None
+    if "GIT_DIR" not in os.environ and "GIT_WORK_TREE" not in os.environ and (here / ".git").is_dir() \
+            and (here / ".git" / "HEAD").is_file() and not _bare_or_elsewhere(here / ".git"):
+        return Path(os.path.realpath(here))  # its own .git: the top of its work tree, as git says
     try:
         out = git(folder, "rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape").strip()
     except GitError:

@@ -5,6 +5,7 @@ folder; nothing is written, nothing is signalled)."""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -17,14 +18,53 @@ _lock = threading.Lock()
 _seen: tuple[float, frozenset[str], bool] | None = None
 
 
+def _is_aider(argv: list[str]) -> bool:
+    return any(os.path.basename(a) == "aider" for a in argv[:2]) or "aider.main" in argv[:3]
+
+
+def _aider_folders_proc() -> tuple[frozenset[str], bool] | None:
+    """`_aider_folders` from Linux's /proc (None elsewhere): each process's command line, and
+    the working folder of those that are aider's. Importing psutil and walking its processes
+    costs a tenth of a second or more, paid before the first paint of `memtui ~`."""
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return None
+    if not pids:
+        return None
+    folders, unsure = set(), False
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                raw = f.read()
+        except OSError:  # gone since listed
+            continue
+        if b"aider" not in raw:
+            continue
+        argv = raw.decode("utf-8", "surrogateescape").split("\0")
+        if not _is_aider(argv):
+            continue
+        try:
+            folders.add(os.path.realpath(os.readlink(f"/proc/{pid}/cwd")))
+        except PermissionError:  # another user's
+            unsure = True
+        except OSError:
+            continue
+    return frozenset(folders), unsure
+
+
 def _aider_folders() -> tuple[frozenset[str], bool]:
     """The working folders of the running `aider` processes, and whether one would not say."""
+    if sys.platform.startswith("linux"):
+        found = _aider_folders_proc()
+        if found is not None:
+            return found
     import psutil  # only when asked: listing processes is not free
 
     folders, unsure = set(), False
     for proc in psutil.process_iter(["cmdline"]):
         argv = proc.info.get("cmdline") or []
-        if not any(os.path.basename(a) == "aider" for a in argv[:2]) and "aider.main" not in argv[:3]:
+        if not _is_aider(argv):
             continue
         try:
             folders.add(os.path.realpath(proc.cwd()))

@@ -8,18 +8,20 @@ in memtui's state folder, never in the repository).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable, Hashable
 
 from memtui.core.agents.aider.commits import (Commit, FileChange, GitError, blob_sizes, read_blob, read_commits,
                                               toplevel)
-from memtui.core.agents.aider.history import (HISTORY, INPUT_HISTORY, Chat, Step, Turn, date_prompts,
+from memtui.core.agents.aider.history import (INPUT_HISTORY, Chat, Step, Turn, date_prompts,
                                               read_history, read_input_times)
 from memtui.core.agents.aider.processes import aider_running_in, forget_processes
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, ResumeCommand, SessionInfo, StepInfo, TaskInfo
-from memtui.core.paths import files_key
-from memtui.core.sources.base import ContentUnknown, Index, IndexedSource, SourceEntryInfo, page, preview
+from memtui.core.paths import stat_key
+from memtui.core.sources.base import ContentUnknown, Index, SourceEntryInfo, page, preview
+from memtui.core.sources.listing import ListedRow, Listing, ListingSource, listed_sessions, listing_of
 from memtui.core.sources.timestamps import file_time, sort_key
 from memtui.core.sources.transcript_undo import UndoRecorder
 
@@ -39,11 +41,97 @@ class AiderIndex(Index):
     running: bool | None = None  # an aider process works in the repository (None: cannot tell)
 
 
-class AiderSource(UndoRecorder, IndexedSource[AiderIndex], RollbackHooks, ResumeHooks, LiveWatch):
+class AiderListing(Listing):
+    """Aider's session listing (its parts keyed by this package's code)."""
+
+
+def index_history(history: Path, repo: Path | None) -> AiderIndex:
+    """The index of the chat history `history`, with the commits it names read from `repo`."""
+    ix = AiderIndex()
+    problems: list[Problem] = []
+    chats = read_history(history, problems)
+    date_prompts(chats, read_input_times(history.with_name(INPUT_HISTORY)))
+    wanted: list[tuple[Turn, int, Step]] = []
+    for chat in chats:
+        ix.sessions[chat.id] = chat
+        for turn in chat.turns:
+            ix.turns[turn.id] = turn
+            wanted += [(turn, seq, s) for seq, s in enumerate(turn.steps, start=1) if s.tool == "commit"]
+    if wanted:
+        _read_commits(ix, history, repo, wanted, problems)
+    ix.problems = problems
+    ix.counts = {"sessions": len(ix.sessions), "prompts": len(ix.turns), "commits": len(ix.commits),
+                 "file_changes": sum(len(c.files) for _t, _s, c in ix.commits.values())}
+    return ix
+
+
+def _read_commits(ix: AiderIndex, history: Path, repo: Path | None, wanted: list[tuple[Turn, int, Step]],
+                  problems: list[Problem]) -> None:
+    if repo is None:
+        problems.append(Problem(str(history), None, "not in a git repository here: the commits aider made are not shown"))
+        return
+    try:
+        found, missing = read_commits(repo, [s.sha for _t, _n, s in wanted])
+        blobs = sorted({b for c in found.values() for f in c.files for b in (f.before, f.after) if b})
+        ix.sizes = blob_sizes(repo, blobs)
+    except GitError as exc:
+        problems.append(Problem(str(history), None, f"commits not read: {exc}"))
+        return
+    for turn, seq, step in wanted:
+        commit = found.get(step.sha)
+        if commit is None:
+            if step.sha in missing:
+                problems.append(Problem(str(history), step.line, f"commit {step.sha} is not in the repository "
+                                        "(undone and pruned, or another clone): its files are not shown"))
+            continue
+        ix.commits[f"{turn.id}:{seq}"] = (turn, step, commit)
+        ix.of_turn.setdefault(turn.id, []).append(f"{turn.id}:{seq}")
+
+
+def turn_task(ix: AiderIndex, turn: Turn) -> TaskInfo:
+    """A prompt as a task: done when its last commit was (else when it was typed)."""
+    commits = [ix.commits[key][2] for key in ix.of_turn.get(turn.id, [])]
+    done = [c.committed_at for c in commits if c.committed_at]
+    last = max(done, key=sort_key) if done else turn.created_at
+    failed = any(s.status == "error" for s in turn.steps)
+    return TaskInfo(id=turn.id, session_id=turn.session_id, title=preview(turn.prompt) or turn.id,
+                    status="failed" if failed else "completed", summary=turn.prompt, created_at=turn.created_at,
+                    updated_at=last, finished_at=last, step_count=len(turn.steps),
+                    checkpoint_count=len(commits))
+
+
+def index_listing(history: Path, ix: AiderIndex) -> AiderListing:
+    """The session rows of an index; each row's `extra` says whether it is the history's last
+    conversation (the one a running aider continues). Their status is looked at when listed."""
+    rows = []
+    last = next(reversed(ix.sessions), None)
+    for chat in ix.sessions.values():
+        created = chat.started_at or file_time(history)
+        updated = max((turn_task(ix, t).updated_at or created for t in chat.turns), key=sort_key, default=created)
+        info = SessionInfo(id=chat.id, title=preview(chat.turns[0].prompt), status="unknown",
+                           current_task_id=chat.turns[-1].id, created_at=created, updated_at=updated,
+                           task_count=len(chat.turns), current_title=preview(chat.turns[-1].prompt))
+        rows.append(ListedRow(info, str(history), (str(history),), chat.id == last))
+    return listing_of(rows, ix.counts, ix.problems, AiderListing)  # type: ignore[return-value]
+
+
+def read_listing(history: Path) -> AiderListing:
+    """The listing of one history file (the commits it names read for their times)."""
+    return index_listing(history, index_history(history, toplevel(history.parent) if history.parent.is_dir() else None))
+
+
+def history_signature(history: Path) -> tuple:
+    """The history's and the input history's stat keys (the prompts' times are read from the
+    latter). A history gone is read too: the store is that one file, its listing says it is gone."""
+    return stat_key(history), stat_key(history.with_name(INPUT_HISTORY))
+
+
+class AiderSource(UndoRecorder, ListingSource[AiderIndex], RollbackHooks, ResumeHooks, LiveWatch):
     """The Aider chat history of one repository (`.aider.chat.history.md` at its root)."""
 
     kind = "aider"
     label = "Aider"
+    listing_class = AiderListing
 
     def __init__(self, history: Path) -> None:
         history = Path(history)
@@ -90,64 +178,39 @@ class AiderSource(UndoRecorder, IndexedSource[AiderIndex], RollbackHooks, Resume
 
     # -- the index ----------------------------------------------------------------------------
     def build_index(self) -> AiderIndex:
-        ix = AiderIndex()
-        problems: list[Problem] = []
-        chats = read_history(self.history, problems)
-        date_prompts(chats, read_input_times(self.history.with_name(INPUT_HISTORY)))
-        wanted: list[tuple[Turn, int, Step]] = []
-        for chat in chats:
-            ix.sessions[chat.id] = chat
-            for turn in chat.turns:
-                ix.turns[turn.id] = turn
-                wanted += [(turn, seq, s) for seq, s in enumerate(turn.steps, start=1) if s.tool == "commit"]
-        if wanted:
-            self._read_commits(ix, wanted, problems)
-        ix.problems = problems
-        ix.running = aider_running_in(self.workspace) if chats and self.workspace is not None else None
-        ix.counts = {"sessions": len(ix.sessions), "prompts": len(ix.turns), "commits": len(ix.commits),
-                     "file_changes": sum(len(c.files) for _t, _s, c in ix.commits.values())}
+        ix = index_history(self.history, self.repo)
+        ix.running = aider_running_in(self.workspace) if ix.sessions and self.workspace is not None else None
         return ix
 
-    def _read_commits(self, ix: AiderIndex, wanted: list[tuple[Turn, int, Step]], problems: list[Problem]) -> None:
-        repo = self.repo
-        if repo is None:
-            problems.append(Problem(str(self.history), None, "not in a git repository here: the commits aider made are not shown"))
-            return
-        try:
-            found, missing = read_commits(repo, [s.sha for _t, _n, s in wanted])
-            blobs = sorted({b for c in found.values() for f in c.files for b in (f.before, f.after) if b})
-            ix.sizes = blob_sizes(repo, blobs)
-        except GitError as exc:
-            problems.append(Problem(str(self.history), None, f"commits not read: {exc}"))
-            return
-        for turn, seq, step in wanted:
-            commit = found.get(step.sha)
-            if commit is None:
-                if step.sha in missing:
-                    problems.append(Problem(str(self.history), step.line, f"commit {step.sha} is not in the repository "
-                                            "(undone and pruned, or another clone): its files are not shown"))
-                continue
-            ix.commits[f"{turn.id}:{seq}"] = (turn, step, commit)
-            ix.of_turn.setdefault(turn.id, []).append(f"{turn.id}:{seq}")
+    def units(self) -> list[Path]:
+        return [self.history]
+
+    def unit_signature(self) -> Callable[[Path], Hashable | None]:
+        return history_signature
+
+    def unit_reader(self) -> Callable[[Path], Listing]:
+        return read_listing
+
+    def index_listing(self, ix: AiderIndex) -> Listing:
+        return index_listing(self.history, ix)
 
     # -- the read model -------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
-        ix = self.index()
-        stored, key = files_key([self.history])
-        last = next(reversed(ix.sessions), None)
-        out = []
-        for chat in ix.sessions.values():
-            created = chat.started_at or file_time(self.history)
-            updated = max((self._task(ix, t).updated_at or created for t in chat.turns), key=sort_key, default=created)
-            # Only the last conversation can be the one a running aider continues.
-            status = "unknown" if ix.running is None else "open" if ix.running and chat.id == last else "closed"
-            out.append(SessionInfo(id=chat.id, title=preview(chat.turns[0].prompt), status=status,
-                                   current_task_id=chat.turns[-1].id, created_at=created, updated_at=updated,
-                                   task_count=len(chat.turns), current_title=preview(chat.turns[-1].prompt),
-                                   stored_bytes=stored, files_key=key))
-        return sorted(out, key=lambda s: sort_key(s.updated_at), reverse=True)
+        """The listed sessions; only the last conversation can be the one a running aider continues."""
+        listed = self.listing()
+        rows = listed_sessions(listed)
+        if not rows:
+            return rows
+        known = self.__dict__.get("_running_for")
+        if known is None or known[0] is not listed:  # looked at once per listing, as the index is
+            known = self._running_for = (listed, aider_running_in(self.workspace) if self.workspace is not None else None)
+        running = known[1]
+        return [replace(s, status="unknown" if running is None else "open" if running and listed.sessions[str(s.id)].extra
+                        else "closed") for s in rows]
 
     def tasks(self, session_id: Id | None) -> list[TaskInfo]:
+        if session_id is None:
+            return []  # every prompt is in its conversation: no orphans
         ix = self.index()
         chat = ix.sessions.get(str(session_id)) if session_id is not None else None
         return [self._task(ix, t) for t in chat.turns] if chat else []
@@ -157,14 +220,7 @@ class AiderSource(UndoRecorder, IndexedSource[AiderIndex], RollbackHooks, Resume
         return self._task(ix, self.found(ix.turns, task_id, "task"))
 
     def _task(self, ix: AiderIndex, turn: Turn) -> TaskInfo:
-        commits = [ix.commits[key][2] for key in ix.of_turn.get(turn.id, [])]
-        done = [c.committed_at for c in commits if c.committed_at]
-        last = max(done, key=sort_key) if done else turn.created_at
-        failed = any(s.status == "error" for s in turn.steps)
-        return TaskInfo(id=turn.id, session_id=turn.session_id, title=preview(turn.prompt) or turn.id,
-                        status="failed" if failed else "completed", summary=turn.prompt, created_at=turn.created_at,
-                        updated_at=last, finished_at=last, step_count=len(turn.steps),
-                        checkpoint_count=len(commits))
+        return turn_task(ix, turn)
 
     def steps(self, task_id: Id, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
         ix = self.index()

@@ -9,15 +9,15 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Hashable, cast
 
 from memtui.core.agents.cline.sessions import is_session_folder, read_session
 from memtui.core.agents.cline.tasks import Change, ClineTask, Prompt, Step, is_task_folder, read_task
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, UnknownId
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, ResumeCommand, SessionInfo, StepInfo, TaskInfo
-from memtui.core.paths import files_key
-from memtui.core.sources.base import ContentUnknown, Index, IndexedSource, SourceEntryInfo, files_and_folders, page, preview
-from memtui.core.sources.timestamps import file_time, sort_key
+from memtui.core.sources.base import ContentUnknown, Index, SourceEntryInfo, files_and_folders, page, preview
+from memtui.core.sources.listing import ListedRow, Listing, ListingSource, folder_signature, listing_of
+from memtui.core.sources.timestamps import file_time
 
 HISTORY = ("state", "taskHistory.json")
 
@@ -27,6 +27,73 @@ class ClineIndex(Index):
     sessions: dict[str, ClineTask] = field(default_factory=dict)
     prompts: dict[str, tuple[ClineTask, Prompt]] = field(default_factory=dict)  # task id → its prompt
     changes: dict[str, tuple[str, Step]] = field(default_factory=dict)  # step id → (task id, step)
+    unknown: dict[str, int] = field(default_factory=dict)  # kind of message memtui does not know → how many
+
+
+@dataclass
+class ClineListing(Listing):
+    """Cline's session listing (its parts keyed by this package's code), with the messages of
+    unknown kinds counted across the folders."""
+
+    unknown: dict[str, int] = field(default_factory=dict)
+
+    def merge(self, part: "ClineListing") -> bool:  # type: ignore[override]
+        if not super().merge(part):
+            return False
+        for kind, n in part.unknown.items():
+            self.unknown[kind] = self.unknown.get(kind, 0) + n
+        return True
+
+
+def index_folders(folders: list[Path], history: dict[str, dict]) -> ClineIndex:
+    """The index of the task folders `folders` (each task's working directory from `history`,
+    the data folder's task history, where it names one)."""
+    ix = ClineIndex()
+    unknown = ix.unknown
+    for folder in folders:
+        task = read_folder(folder, ix.problems)
+        if task is None:
+            continue
+        cwd = history.get(task.id, {}).get("cwdOnTaskInitialization")
+        task.cwd = cwd if isinstance(cwd, str) and cwd else task.cwd
+        ix.sessions[task.id] = task
+        for kind, n in task.unknown.items():
+            unknown[kind] = unknown.get(kind, 0) + n
+        for number, prompt in enumerate(task.prompts, start=1):
+            task_id = f"{task.id}:{number}"
+            ix.prompts[task_id] = (task, prompt)
+            for seq, step in enumerate(prompt.steps, start=1):
+                if step.change is not None:
+                    ix.changes[f"{task_id}:{seq}"] = (task_id, step)
+    ix.counts = {"sessions": len(ix.sessions), "prompts": len(ix.prompts),
+                 "tool_uses": sum(1 for _t, p in ix.prompts.values() for s in p.steps
+                                  if s.tool not in ("reply", "reasoning", "checkpoint", "notification", "attempt_completion")),
+                 "file_changes": len(ix.changes)}
+    if unknown:
+        ix.counts["unknown_records"] = sum(unknown.values())
+    return ix
+
+
+def index_listing(ix: ClineIndex) -> ClineListing:
+    """The session rows of an index."""
+    rows = []
+    for task in ix.sessions.values():
+        created = task.started or file_time(task.folder)
+        title = task.prompts[0].text if task.prompts else task.id
+        info = SessionInfo(id=task.id, title=preview(title), status=task.session_status,
+                           current_task_id=f"{task.id}:{len(task.prompts)}" if task.prompts else None,
+                           created_at=created, updated_at=task.updated or created, task_count=len(task.prompts),
+                           current_title=preview(task.prompts[-1].text) if task.prompts else "")
+        folder = str(task.folder)
+        rows.append(ListedRow(info, folder, (os.path.join(folder, "ui_messages.json"), os.path.join(folder, "api_conversation_history.json"))))
+    listed = listing_of(rows, ix.counts, ix.problems, ClineListing)
+    listed.unknown = dict(ix.unknown)  # type: ignore[attr-defined]
+    return listed  # type: ignore[return-value]
+
+
+def read_listing(folder: Path) -> ClineListing:
+    """One task folder's part of the listing."""
+    return index_listing(index_folders([folder], {}))
 
 
 def task_history(data: Path) -> dict[str, dict]:
@@ -38,12 +105,13 @@ def task_history(data: Path) -> dict[str, dict]:
     return {str(i["id"]): i for i in items if isinstance(i, dict) and "id" in i} if isinstance(items, list) else {}
 
 
-class ClineSource(IndexedSource[ClineIndex], ResumeHooks, LiveWatch):
+class ClineSource(ListingSource[ClineIndex], ResumeHooks, LiveWatch):
     """The tasks of a Cline data folder (the CLI's `~/.cline/data` or the extension's
     globalStorage folder), of one of its workspaces, or one task folder."""
 
     kind = "cline"
     label = "Cline"
+    listing_class = ClineListing
 
     def __init__(self, path: Path, lister: Callable[[], list[Path]], *, data: Path | None, cli: bool) -> None:
         super().__init__(Path(path))
@@ -77,50 +145,27 @@ class ClineSource(IndexedSource[ClineIndex], ResumeHooks, LiveWatch):
 
     # -- the index ----------------------------------------------------------------------------
     def build_index(self) -> ClineIndex:
-        ix = ClineIndex()
-        problems: list[Problem] = []
-        history = task_history(self.data) if self.data is not None else {}
-        unknown: dict[str, int] = {}
-        for folder in self._lister():
-            task = read_folder(folder, problems)
-            if task is None:
-                continue
-            cwd = history.get(task.id, {}).get("cwdOnTaskInitialization")
-            task.cwd = cwd if isinstance(cwd, str) and cwd else task.cwd
-            ix.sessions[task.id] = task
-            for kind, n in task.unknown.items():
-                unknown[kind] = unknown.get(kind, 0) + n
-            for number, prompt in enumerate(task.prompts, start=1):
-                task_id = f"{task.id}:{number}"
-                ix.prompts[task_id] = (task, prompt)
-                for seq, step in enumerate(prompt.steps, start=1):
-                    if step.change is not None:
-                        ix.changes[f"{task_id}:{seq}"] = (task_id, step)
-        for kind, n in sorted(unknown.items()):
-            problems.append(Problem(str(self.path), None, f"{n} message(s) of unknown kind {kind!r}: shown as notifications"))
-        ix.problems = problems
-        ix.counts = {"sessions": len(ix.sessions), "prompts": len(ix.prompts),
-                     "tool_uses": sum(1 for _t, p in ix.prompts.values() for s in p.steps
-                                      if s.tool not in ("reply", "reasoning", "checkpoint", "notification", "attempt_completion")),
-                     "file_changes": len(ix.changes)}
-        if unknown:
-            ix.counts["unknown_records"] = sum(unknown.values())
-        return ix
+        return index_folders(self._lister(), task_history(self.data) if self.data is not None else {})
+
+    def units(self) -> list[Path]:
+        return self._lister()
+
+    def unit_signature(self) -> Callable[[Path], Hashable | None]:
+        return folder_signature
+
+    def unit_reader(self) -> Callable[[Path], Listing]:
+        return read_listing
+
+    def index_listing(self, ix: ClineIndex) -> Listing:
+        return index_listing(ix)
+
+    def problems(self) -> list[Problem]:
+        """The problems met reading the folders, then each unknown kind of message, counted."""
+        listed = cast(ClineListing, self.listing())  # index_listing's, or the kept parts' merged
+        return [*listed.problems, *(Problem(str(self.path), None, f"{n} message(s) of unknown kind {kind!r}: shown as notifications")
+                                    for kind, n in sorted(listed.unknown.items()))]
 
     # -- the read model -------------------------------------------------------------------------
-    def sessions(self) -> list[SessionInfo]:
-        out = []
-        for task in self.index().sessions.values():
-            created = task.started or file_time(task.folder)
-            stored, key = files_key([task.folder / "ui_messages.json", task.folder / "api_conversation_history.json"])
-            title = task.prompts[0].text if task.prompts else task.id
-            out.append(SessionInfo(id=task.id, title=preview(title), status=task.session_status,
-                                   current_task_id=f"{task.id}:{len(task.prompts)}" if task.prompts else None,
-                                   created_at=created, updated_at=task.updated or created, task_count=len(task.prompts),
-                                   current_title=preview(task.prompts[-1].text) if task.prompts else "",
-                                   stored_bytes=stored, files_key=key))
-        return sorted(out, key=lambda s: sort_key(s.updated_at), reverse=True)
-
     def tasks(self, session_id: Id | None) -> list[TaskInfo]:
         task = self.index().sessions.get(str(session_id)) if session_id is not None else None
         return [self.task(f"{task.id}:{n}") for n in range(1, len(task.prompts) + 1)] if task else []

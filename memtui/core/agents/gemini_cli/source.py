@@ -13,26 +13,27 @@ import os
 from pathlib import Path
 from typing import Callable, Sequence
 
-from memtui.core.agents.gemini_cli.chats import Change, Chat, GeminiIndex, Step, Turn, read_chat
-from memtui.core.agents.gemini_cli.home import home_of, project_root_of
-from memtui.core.agents.gemini_cli.subagents import nest_sub_agents
+from memtui.core.agents.gemini_cli.chats import Change, Chat, GeminiIndex, Step, Turn
+from memtui.core.agents.gemini_cli.home import home_of
+from memtui.core.agents.gemini_cli.listing import ChatSignature, GeminiListing, index_chats, index_listing, read_listing
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
-from memtui.core.model import (CheckpointInfo, Id, MessageInfo, Problem, Reference, ResumeCommand, SessionInfo, StepInfo,
+from memtui.core.model import (CheckpointInfo, Id, MessageInfo, Reference, ResumeCommand, StepInfo,
                                TaskInfo)
-from memtui.core.paths import files_key, stat_key
-from memtui.core.sources.base import ContentUnknown, IndexedSource, SourceEntryInfo, files_and_folders, page, preview
-from memtui.core.sources.timestamps import file_time, sort_key
+from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page, preview
+from memtui.core.sources.listing import Listing, ListingSource
+from memtui.core.sources.timestamps import sort_key
 from memtui.core.sources.transcript_root import restore_note
 from memtui.core.sources.transcript_undo import UndoRecorder
 
 READING = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.SEARCH, Capability.CLEANUP})
 
 
-class GeminiCliSource(UndoRecorder, IndexedSource[GeminiIndex], RollbackHooks, ResumeHooks, LiveWatch):
+class GeminiCliSource(UndoRecorder, ListingSource[GeminiIndex], RollbackHooks, ResumeHooks, LiveWatch):
     """The Gemini CLI chats of a home, of one project, or one chat file."""
 
     kind = "gemini-cli"
     label = "Gemini CLI"
+    listing_class = GeminiListing
     workspace: Path | None = None  # the --root folder (with_root), where recorded paths are restored
 
     @property
@@ -51,10 +52,10 @@ class GeminiCliSource(UndoRecorder, IndexedSource[GeminiIndex], RollbackHooks, R
     def _some_folder_here(self) -> bool:
         if self.workspace is not None:
             return Path(self.workspace).is_dir()
-        ix = self.index()
+        listed = self.listing()  # the sessions' project folders: no chat parsed for them
         known = self.__dict__.get("_folders_of")
-        if known is None or known[0] is not ix:  # asked at every key the footer shows: once per index
-            known = self._folders_of = (ix, any(r is not None and r.is_dir() for r in ix.roots.values()))
+        if known is None or known[0] is not listed:  # asked at every key the footer shows: once per listing
+            known = self._folders_of = (listed, any(r.extra is not None and os.path.isdir(r.extra) for r in listed.sessions.values()))
         return known[1]
 
     def __init__(self, chats: Sequence[Path], *, home: Path | None, path: Path,
@@ -88,58 +89,24 @@ class GeminiCliSource(UndoRecorder, IndexedSource[GeminiIndex], RollbackHooks, R
 
     # -- the index ----------------------------------------------------------------------------
     def build_index(self) -> GeminiIndex:
-        ix = GeminiIndex()
-        problems: list[Problem] = []
-        chats: list[Chat] = []
-        for file in self._chats:
-            chat = read_chat(file, problems)
-            if chat is None:
-                continue
-            if chat.id in ix.sessions:
-                problems.append(Problem(str(file), None, f"session {chat.id} is also in {ix.sessions[chat.id].file}: not shown twice"))
-                continue
-            ix.sessions[chat.id] = ix.listed[chat.id] = chat
-            chats += [chat, *nest_sub_agents(ix, chat, problems)]
-            root = project_root_of(file.parent.parent)
-            for turn in chat.turns:
-                ix.turns[turn.id] = turn
-                ix.roots[turn.session_id] = root
-                for step in turn.steps:
-                    if step.change is not None:
-                        ix.changes[f"{turn.session_id}:{step.key}"] = (turn, step)
-        ix.problems = problems
-        ix.counts = {"sessions": len(ix.sessions), "prompts": sum(1 for t in ix.turns.values() if not t.listed_in),
-                     "tool_calls": sum(1 for t in ix.turns.values() for s in t.steps if s.tool not in ("reply", "notification")),
-                     "file_changes": len(ix.changes)}
-        unknown = sum(c.unknown for c in chats)
-        if len(chats) > len(ix.sessions):
-            ix.counts["subagent_chats"] = len(chats) - len(ix.sessions)
-        if unknown:
-            ix.counts["unknown_records"] = unknown
-        return ix
+        return index_chats(self._chats)
+
+    def units(self) -> list[Path]:
+        return list(self._chats)
+
+    def unit_signature(self) -> ChatSignature:
+        return ChatSignature()
+
+    def unit_reader(self) -> Callable[[Path], Listing]:
+        return read_listing
+
+    def index_listing(self, ix: GeminiIndex) -> Listing:
+        return index_listing(ix)
 
     def turn_of(self, ix: GeminiIndex, task_id: Id) -> Turn:
         return self.found(ix.turns, task_id, "task")
 
     # -- the read model -------------------------------------------------------------------------
-    def sessions(self) -> list[SessionInfo]:
-        ix = self.index()
-        out = []
-        for chat in ix.sessions.values():
-            if stat_key(chat.file) is None:
-                continue
-            created = chat.created_at or file_time(chat.file)
-            updated = chat.updated_at or created
-            stored, key = files_key([chat.file])
-            title = chat.turns[0].prompt if chat.turns else chat.id
-            prompts = [t for t in chat.turns if not t.listed_in]  # the current task is a prompt, not a sub-agent's
-            out.append(SessionInfo(id=chat.id, title=preview(title), status="unknown",
-                                   current_task_id=prompts[-1].id if prompts else None,
-                                   created_at=created, updated_at=updated, task_count=len(chat.turns),
-                                   current_title=preview(prompts[-1].prompt) if prompts else "",
-                                   stored_bytes=stored, files_key=key))
-        return sorted(out, key=lambda s: sort_key(s.updated_at), reverse=True)
-
     def tasks(self, session_id: Id | None) -> list[TaskInfo]:
         if session_id is None:
             return []

@@ -174,7 +174,8 @@ class _Reader:
         prompts = self.own.get(sid) or order  # the current task is the last prompt, not a sub-agent's
         ix.sessions[sid] = SessionInfo(id=sid, title=s["title"] or first, status="unknown",
                                        current_task_id=prompts[-1] if prompts else None, created_at=created,
-                                       updated_at=_time(s["time_updated"]) or created, task_count=len(order))
+                                       updated_at=_time(s["time_updated"]) or created, task_count=len(order),
+                                       current_title=ix.tasks[prompts[-1]].info.title if prompts else "")
 
     def _session(self, s: Any, listed_in: str, worktree: str | None) -> None:
         ix, conn = self.ix, self.conn

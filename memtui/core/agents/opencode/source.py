@@ -12,15 +12,20 @@ OpenCode's database or snapshot store.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
+from functools import partial
 from pathlib import Path
+from typing import Callable, Hashable
 
 from memtui.core.agents.opencode.index import Change, OpenCodeIndex, read_index
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
-from memtui.core.model import (CheckpointInfo, Id, MessageInfo, Problem, Reference, ResumeCommand, SessionInfo, StepInfo,
+from memtui.core.model import (CheckpointInfo, Id, MessageInfo, Problem, Reference, ResumeCommand, StepInfo,
                                TaskInfo)
-from memtui.core.sources.base import ContentUnknown, IndexedSource, SourceEntryInfo, page
+from memtui.core.paths import stat_key
+from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, page
+from memtui.core.sources.listing import ListedRow, Listing, ListingSource, listing_of
 from memtui.core.sources.transcript_root import restore_note
 from memtui.core.sources.transcript_undo import UndoRecorder
 from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
@@ -49,11 +54,50 @@ CLEANUP_REFUSAL = ("OpenCode keeps every session in one SQLite database (opencod
                    " `memtui stats PATH` shows what the database holds")
 
 
-class OpenCodeSource(UndoRecorder, IndexedSource[OpenCodeIndex], RollbackHooks, ResumeHooks, LiveWatch):
+class OpenCodeListing(Listing):
+    """OpenCode's session listing (its parts keyed by this package's code)."""
+
+
+def index_db(db: Path, workspace_filter: str | None = None) -> OpenCodeIndex:
+    """The index of the OpenCode database `db` (of one workspace's sessions when filtered)."""
+    ix = OpenCodeIndex()
+    try:
+        conn = connect_readonly(db)
+    except sqlite3.Error as exc:
+        ix.problems.append(Problem(str(db), None, f"cannot open: {exc}"))
+        return ix
+    try:
+        ix = read_index(conn, db.parent, db, workspace_filter)
+    except sqlite3.Error as exc:
+        ix.problems.append(Problem(str(db), None, f"cannot read: {exc}"))
+    finally:
+        conn.close()
+    return ix
+
+
+def index_listing(db: Path, ix: OpenCodeIndex) -> OpenCodeListing:
+    """The session rows of an index, each with the folder it recorded (for rollback's offer)."""
+    rows = [ListedRow(s, str(db), None, ix.session_dirs.get(str(s.id))) for s in ix.sessions.values()]
+    return listing_of(rows, ix.counts, ix.problems, OpenCodeListing)  # type: ignore[return-value]
+
+
+def read_listing(db: Path, workspace_filter: str | None = None) -> OpenCodeListing:
+    """The listing of the database: read whole (one part), again when it or its log changed."""
+    return index_listing(db, index_db(db, workspace_filter))
+
+
+def db_signature(db: Path) -> tuple | None:
+    """The database's and its write-ahead log's stat keys: a commit changes one of them."""
+    own = stat_key(db)
+    return None if own is None else (own, stat_key(db.with_name(db.name + "-wal")))
+
+
+class OpenCodeSource(UndoRecorder, ListingSource[OpenCodeIndex], RollbackHooks, ResumeHooks, LiveWatch):
     """The sessions of one OpenCode database (of one workspace when `workspace_filter` is set)."""
 
     kind = "opencode"
     label = "OpenCode"
+    listing_class = OpenCodeListing
     workspace: Path | None = None  # the --root folder (with_root), where recorded paths are restored
 
     @property
@@ -63,10 +107,10 @@ class OpenCodeSource(UndoRecorder, IndexedSource[OpenCodeIndex], RollbackHooks, 
         if self.workspace is not None:
             here = Path(self.workspace).is_dir()
         else:
-            ix = self.index()
+            listed = self.listing()  # the sessions' recorded folders: no message read for them
             known = self.__dict__.get("_folders_of")
-            if known is None or known[0] is not ix:  # asked at every key the footer shows: once per index
-                known = self._folders_of = (ix, any(Path(d).is_dir() for d in ix.session_dirs.values() if d))
+            if known is None or known[0] is not listed:  # asked at every key the footer shows: once per listing
+                known = self._folders_of = (listed, any(Path(r.extra).is_dir() for r in listed.sessions.values() if r.extra))
             here = known[1]
         return READING | {Capability.ROLLBACK} if here else READING
 
@@ -84,8 +128,6 @@ class OpenCodeSource(UndoRecorder, IndexedSource[OpenCodeIndex], RollbackHooks, 
         self.db = db
         self.workspace_filter = os.path.realpath(workspace_filter) if workspace_filter else None
 
-    def close(self) -> None:
-        pass
 
     def sqlite_files(self) -> list[Path]:
         """opencode.db, for `memtui stats` (read-only)."""
@@ -97,28 +139,32 @@ class OpenCodeSource(UndoRecorder, IndexedSource[OpenCodeIndex], RollbackHooks, 
 
     # -- index -------------------------------------------------------------------------------
     def build_index(self) -> OpenCodeIndex:
-        ix = OpenCodeIndex()
-        try:
-            conn = connect_readonly(self.db)
-        except sqlite3.Error as exc:
-            ix.problems.append(Problem(str(self.db), None, f"cannot open: {exc}"))
-            return ix
-        try:
-            ix = read_index(conn, self.path, self.db, self.workspace_filter)
-        except sqlite3.Error as exc:
-            ix.problems.append(Problem(str(self.db), None, f"cannot read: {exc}"))
-        finally:
-            conn.close()
-        return ix
+        return index_db(self.db, self.workspace_filter)
+
+    def units(self) -> list[Path]:
+        return [self.db]
+
+    def unit_signature(self) -> Callable[[Path], Hashable | None]:
+        return db_signature
+
+    def unit_reader(self) -> Callable[[Path], Listing]:
+        return partial(read_listing, workspace_filter=self.workspace_filter)
+
+    def index_listing(self, ix: OpenCodeIndex) -> Listing:
+        return index_listing(self.db, ix)
+
+    def listing_kind(self) -> str:
+        """One workspace's sessions are listed apart from the whole database's."""
+        if self.workspace_filter is None:
+            return self.kind
+        return f"{self.kind}-{hashlib.sha256(self.workspace_filter.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
 
     # -- read model --------------------------------------------------------------------------
-    def sessions(self) -> list[SessionInfo]:
-        return sorted(self.index().sessions.values(), key=lambda s: s.updated_at, reverse=True)
-
     def tasks(self, session_id: Id | None) -> list[TaskInfo]:
+        if session_id is None:
+            return []  # every task has its session: no orphans
         ix = self.index()
-        ids = ix.order.get(str(session_id), []) if session_id is not None else []  # every task has its session
-        return [ix.tasks[t].info for t in ids]
+        return [ix.tasks[t].info for t in ix.order.get(str(session_id), [])]
 
     def task(self, task_id: Id) -> TaskInfo:
         return self.found(self.index().tasks, task_id, "task").info
