@@ -110,3 +110,111 @@ def test_a_writer_that_may_not_change_the_tables_writes_at_the_previous_schema(t
     with TeamStore.open(as_role, readonly=True) as reader:
         assert reader.query("SELECT version FROM memtui_schema") == [(FIRST_TEAM_SCHEMA,)]
         assert _search(reader, _empty_root(tmp_path), "lemur")[:2] == [("task", "2"), ("task", "1")]
+
+
+# ----------------------------------------------------------------- 9 → 10: steps' models and tokens by kind
+def _usage_json(capsys, argv: list[str]) -> dict:
+    import json
+
+    from memtui.cli import main
+
+    assert main([*argv, "--json"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def _task_ids(url: str) -> dict[tuple[str, str], int]:
+    with TeamStore.open(url, readonly=True) as store:
+        return {(session, task): tid for session, task, tid in store.query(
+            "SELECT o.session_key, t.origin_task, t.id FROM task t JOIN origin o ON o.id = t.origin_id")}
+
+
+def test_a_store_of_schema_9_gains_step_models_and_the_next_push_fills_them(team_url, tmp_path, capsys, monkeypatch):
+    """Pushed before 10, a step kept in/out tokens and a cost priced at push, no model: the cost is
+    right, the model unknown. A writer upgrades the store; the next push sends every session
+    again (their tasks keep their ids) and the report by model is the machine's own."""
+    from team_machines import transcript_machines
+
+    from memtui.core.store import team as team_module
+    from memtui.core.team.push import push
+
+    devbox = transcript_machines(tmp_path / "machines")[1]
+    for key, value in devbox.env.items():
+        monkeypatch.setenv(key, value)
+    with monkeypatch.context() as older:
+        older.setattr(team_module, "TEAM_SCHEMA_VERSION", 9)  # the memtui of team schema 9
+        push(devbox.paths, team_url, machine=devbox.name, env=devbox.env)
+    local = _usage_json(capsys, ["usage", str(devbox.home), "--by", "model"])
+    assert len(local["rows"]) == 5
+    ids = _task_ids(team_url)
+
+    with TeamStore.open(team_url, readonly=True) as reader:  # read as it is
+        assert reader.team_schema == 9
+    at_9 = _usage_json(capsys, ["usage", "--team", team_url, "--by", "model"])
+    assert [row["key"] for row in at_9["rows"]] == ["(no model recorded)"]
+    assert at_9["total"]["cost"] == pytest.approx(local["total"]["cost"], rel=1e-6)  # priced at push
+
+    with TeamStore.open(team_url) as writer:
+        assert writer.team_schema == TEAM_SCHEMA_VERSION == 10
+        assert writer.query("SELECT COUNT(*) FROM origin WHERE fingerprint != ''") == [(0,)]
+        assert writer.query("SELECT COUNT(*) FROM push_cursor") == [(0,)]
+    report = push(devbox.paths, team_url, machine=devbox.name, env=devbox.env)
+    assert report.written == sum(s.sessions for s in report.sources) > 0
+    assert _task_ids(team_url) == ids
+    at_10 = _usage_json(capsys, ["usage", "--team", team_url, "--by", "model"])
+    assert {row["key"]: (row["cost"], row["cache_read"], row["replies"]) for row in at_10["rows"]} == {
+        row["key"]: (row["cost"], row["cache_read"], row["replies"]) for row in local["rows"]}
+
+
+_KILLED_UPGRADE = """
+import sys, time
+from pathlib import Path
+from memtui.core.store import team_migrate
+from memtui.core.store.team import TeamStore
+
+real = team_migrate.UPGRADES[9]
+
+def slow(execute, trigrams):
+    real(execute, trigrams)  # the columns added, fingerprints and cursors cleared …
+    Path(sys.argv[2]).write_text("in")  # … and killed here, before the commit
+    time.sleep(60)
+
+team_migrate.UPGRADES[9] = slow
+TeamStore.open(sys.argv[1])
+"""
+
+
+def test_an_upgrade_to_10_killed_mid_way_leaves_schema_9_whole(team_url, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    db = connect(team_url, readonly=False)
+    m = build_models(db)
+    try:
+        with db.atomic():
+            create_team(db, m, up_to=9)
+            db.execute_sql("INSERT INTO origin (machine, user_name, agent, session_key, store_path, fingerprint,"
+                           " pushed_at) VALUES ('laptop', 'ana', 'codex', 's1', '/home/ana/.codex', 'f1', 1)")
+            db.execute_sql("INSERT INTO push_cursor VALUES ('laptop', '/home/ana/.codex', 1, 2, 3, 4)")
+    finally:
+        db.close()
+    marker = tmp_path / "upgrading"
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_UPGRADE, team_url, str(marker)])
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists():
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    with TeamStore.open(team_url, readonly=True) as reader:
+        assert reader.team_schema == 9
+        assert reader.query("SELECT COUNT(*) FROM information_schema.columns WHERE table_name = 'step'"
+                            " AND column_name = 'model'") == [(0,)]
+        assert reader.query("SELECT fingerprint FROM origin") == [("f1",)]
+        assert reader.query("SELECT COUNT(*) FROM push_cursor") == [(1,)]
+    with TeamStore.open(team_url) as writer:  # the next writer upgrades it
+        assert writer.team_schema == TEAM_SCHEMA_VERSION
+        assert writer.query("SELECT fingerprint FROM origin") == [("",)]

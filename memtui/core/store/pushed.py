@@ -8,8 +8,12 @@ session_key` is unique), so each session is there once per machine; contents go 
 store's content writer, so each distinct content is stored once across every machine.
 
 A session whose fingerprint (what changes when it grows) is the one stored is not written
-again; a changed one replaces its earlier rows (its contents stay deduplicated), keeping the pins
-set on them in the team store.
+again. A changed one is written over its earlier rows: the session and each task keep their ids
+in the team store (a task is matched by its id on the machine), a pin set there stays, and a
+task GC collected there stays collected (its steps and checkpoints are not sent again); the
+other tasks' steps, checkpoints, messages and questions are written anew (contents stay
+deduplicated). Steps keep their model and tokens by kind (team schema 10); on an older team
+store, which has no column for them, their cost is priced at push instead.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ContextManager, Iterable, NamedTuple
 
+from memtui.core import content as codec
 from memtui.core.model import MessageInfo, QuestionInfo, Reference, SessionInfo, StepInfo, TaskInfo
+from memtui.core.store.team_migrate import STEP_USAGE_COLUMNS, USAGE_SCHEMA
 
 Id = Any
 
@@ -65,6 +71,31 @@ class PushedSession:
     references: list[Reference] = field(default_factory=list)
 
 
+class _Earlier(NamedTuple):
+    """A task as an earlier push of its session left it in the team store."""
+
+    id: int
+    pinned: bool
+    collected: bool
+
+
+_STEP_COLUMNS = ("id", "task_id", "seq", "tool", "status", "tokens_in", "tokens_out", "cost", "duration_ms",
+                 "payload_bytes", "created_at", "error", "args", "result")
+_STEP_KINDS = ("model", *STEP_USAGE_COLUMNS)
+_CHECKPOINT_COLUMNS = ("id", "task_id", "step_id", "label", "created_at")
+_ENTRY_COLUMNS = ("checkpoint_id", "path_id", "before_size", "after_size", "before_blob", "after_blob")
+_MESSAGE_COLUMNS = ("task_id", "role", "content", "created_at")
+_QUESTION_COLUMNS = ("task_id", "question", "answer", "created_at", "answered_at")
+
+
+def _usage(step: StepInfo) -> tuple[int | None, ...]:
+    """The step's tokens by kind for its usage columns (all NULL: the agent recorded in/out only)."""
+    t = step.usage
+    if t is None:
+        return (None,) * len(STEP_USAGE_COLUMNS)
+    return t.input, t.output, t.cache_read, t.cache_write_5m, t.cache_write_1h, t.reasoning
+
+
 class Written(NamedTuple):
     """What one session's push wrote: rows of every table, and how many of them were new
     contents (blobs)."""
@@ -88,12 +119,13 @@ def _json(value: Any) -> str:
 class SessionPush:
     """Mixed into TeamStore: `pushed_fingerprint(origin)` and `write_pushed(origin, session)`."""
 
+    team_schema: int
+    _db: Any  # the peewee database (COPY goes through its connection's cursor)
+
     if TYPE_CHECKING:  # what AgentStore and ContentWriter give it
         def _sql(self, sql: str, params: tuple | list = ()) -> list[tuple]: ...
 
         def _run(self, sql: str, params: tuple | list = ()) -> Any: ...
-
-        def _path_id(self, path: str) -> int: ...
 
         def _put(self, path: str, path_id: int, data: bytes, kin: Iterable[int] = ()) -> int: ...
 
@@ -122,11 +154,8 @@ class SessionPush:
                               self._origin_key(origin))
             if found and found[0][1] == session.fingerprint:
                 return Written(0, 0)
-            pinned: set[str] = set()
             if found:
                 origin_id = found[0][0]
-                pinned = self._pinned_here(origin_id)
-                self._drop_pushed(origin_id)
                 self._run("UPDATE origin SET fingerprint = ?, title = ?, pushed_at = ?, user_name = ? WHERE id = ?",
                           (session.fingerprint, _title(session), now, origin.user, origin_id))
             else:
@@ -136,42 +165,54 @@ class SessionPush:
                     (origin.machine, origin.user, origin.agent, origin.session_key, origin.store_path,
                      _title(session), session.fingerprint, now)).fetchall()[0][0]
             newest_blob = self._sql("SELECT COALESCE(MAX(id), 0) FROM blob")[0][0]
-            rows = self._write_rows(origin_id, session, now, pinned)
+            rows = self._write_rows(origin_id, session, now)
             rows += self._link_across(origin, session)
+            if any(cp.entries for task in session.tasks for cp in task.checkpoints):
+                self._seal()
             blobs = self._sql("SELECT COUNT(*) FROM blob WHERE id > ?", (newest_blob,))[0][0]
             return Written(rows + 1, blobs)
 
-    def _pinned_here(self, origin_id: int) -> set[str]:
-        """The tasks of an earlier push of this session pinned in the team store (their ids
-        there): a re-push keeps these pins, whatever the machine's own store says."""
-        return {r[0] for r in self._sql("SELECT origin_task FROM task WHERE origin_id = ? AND pinned", (origin_id,))}
+    def _earlier(self, origin_id: int) -> dict[str, _Earlier]:
+        """The tasks an earlier push of this session wrote, by their id on the machine."""
+        return {r[0]: _Earlier(r[1], bool(r[2]), r[3] is not None) for r in self._sql(
+            "SELECT origin_task, id, pinned, collected_at FROM task WHERE origin_id = ? FOR UPDATE", (origin_id,))}
 
-    def _drop_pushed(self, origin_id: int) -> None:
-        """The rows an earlier push of this session wrote (contents stay: GC sweeps them)."""
-        self._run("DELETE FROM message WHERE task_id IN (SELECT id FROM task WHERE origin_id = ?)", (origin_id,))
-        self._run("DELETE FROM task WHERE origin_id = ?", (origin_id,))  # steps, checkpoints … cascade
-        self._run("DELETE FROM session WHERE origin_id = ?", (origin_id,))
-
-    def _write_rows(self, origin_id: int, pushed: PushedSession, now: float, pinned: set[str]) -> int:
+    def _write_rows(self, origin_id: int, pushed: PushedSession, now: float) -> int:
+        """The session's rows. A session pushed before keeps its row and its tasks' ids (matched
+        by their ids on the machine), and what was done to them in the team store: a pin set
+        there stays, and a task GC collected there stays collected (its steps and checkpoints
+        are not sent again). Tasks the machine no longer has go."""
         info = pushed.info
-        session_id = None
         created = now if info is None else _ts(info.created_at, now)
+        earlier = self._earlier(origin_id)
+        known = self._known_contents(pushed)
+        now_there = {str(t.info.id) for t in pushed.tasks}
+        gone = [e.id for key, e in earlier.items() if key not in now_there]
+        if gone:
+            self._run("DELETE FROM message WHERE task_id = ANY(?)", (gone,))
+            self._run("DELETE FROM task WHERE id = ANY(?)", (gone,))  # steps, checkpoints … cascade
+        session_id = None
         rows = 0
         if info is not None:
-            session_id = self._run(
-                "INSERT INTO session (title, status, created_at, updated_at, closed_at, origin_id)"
-                " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                (info.title, info.status, created, _ts(info.updated_at, created),
-                 _ts(info.updated_at, created) if info.status == "closed" else None, origin_id)).fetchall()[0][0]
+            values = (info.title, info.status, created, _ts(info.updated_at, created),
+                      _ts(info.updated_at, created) if info.status == "closed" else None)
+            kept = self._sql("SELECT id FROM session WHERE origin_id = ?", (origin_id,))
+            if kept:
+                session_id = kept[0][0]
+                self._run("UPDATE session SET title = ?, status = ?, created_at = ?, updated_at = ?, closed_at = ?"
+                          " WHERE id = ?", (*values, session_id))
+            else:
+                session_id = self._run("INSERT INTO session (title, status, created_at, updated_at, closed_at,"
+                                       " origin_id) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                                       (*values, origin_id)).fetchall()[0][0]
             rows = 1
         tasks: dict[Id, int] = {}
         for task in pushed.tasks:
-            tasks[task.info.id] = self._write_task(origin_id, session_id, task, created,
-                                                   task.info.pinned or str(task.info.id) in pinned)
-            rows += 1 + len(task.steps) + len(task.messages) + len(task.questions) + sum(
-                1 + len(cp.entries) for cp in task.checkpoints)
+            tasks[task.info.id], written = self._write_task(origin_id, session_id, task, created,
+                                                            earlier.get(str(task.info.id)), known)
+            rows += written
         current = None if info is None else tasks.get(info.current_task_id)
-        if current is not None:
+        if session_id is not None:
             self._run("UPDATE session SET current_task_id = ? WHERE id = ?", (current, session_id))
         for ref in pushed.references:
             if ref.from_task in tasks and ref.to_task in tasks:
@@ -199,52 +240,130 @@ class SessionPush:
         return rows
 
     def _write_task(self, origin_id: int, session_id: int | None, pushed: PushedTask, default: float,
-                    pinned: bool) -> int:
+                    earlier: _Earlier | None, known: dict[bytes, int]) -> tuple[int, int]:
+        """The task's row (its id there kept) and, unless GC collected it in the team store, its
+        steps, checkpoints, messages and questions anew. Returns (its id, rows written)."""
         t = pushed.info
         created = _ts(t.created_at, default)
-        task_id = self._run(
-            "INSERT INTO task (session_id, title, status, pinned, summary, created_at, updated_at, finished_at,"
-            " origin_id, origin_task) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (session_id, t.title, t.status, bool(pinned), t.summary, created, _ts(t.updated_at, created),
-             None if t.finished_at is None else t.finished_at.timestamp(), origin_id, str(t.id))).fetchall()[0][0]
-        steps: dict[Id, int] = {}
+        finished = None if t.finished_at is None else t.finished_at.timestamp()
+        pinned = t.pinned or (earlier is not None and earlier.pinned)
+        if earlier is None:
+            task_id = self._run(
+                "INSERT INTO task (session_id, title, status, pinned, summary, created_at, updated_at, finished_at,"
+                " origin_id, origin_task) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (session_id, t.title, t.status, pinned, t.summary, created, _ts(t.updated_at, created), finished,
+                 origin_id, str(t.id))).fetchall()[0][0]
+        else:
+            task_id = earlier.id
+            self._run("UPDATE task SET session_id = ?, title = ?, status = ?, pinned = ?, summary = ?, created_at = ?,"
+                      " updated_at = ?, finished_at = ? WHERE id = ?",
+                      (session_id, t.title, t.status, pinned, t.summary, created, _ts(t.updated_at, created),
+                       finished, task_id))
+            if earlier.collected:
+                return task_id, 1
+            self._drop_task_rows(task_id)
+        return task_id, 1 + self._write_task_rows(task_id, pushed, created, known)
+
+    def _drop_task_rows(self, task_id: int) -> None:
+        """What an earlier push wrote of a task, but its row (contents stay: GC sweeps them)."""
+        for table in ("checkpoint", "step", "message", "question"):  # entries go with their checkpoint
+            self._run(f"DELETE FROM {table} WHERE task_id = ?", (task_id,))
+
+    def _write_task_rows(self, task_id: int, pushed: PushedTask, created: float, known: dict[bytes, int]) -> int:
+        """A task's steps, checkpoints with their entries, messages and questions: each table's
+        rows in one COPY (a round trip per row was most of a push's time; ids drawn from their
+        sequences first, where other rows reference them). Contents not in the team store yet
+        (`known`: hash → blob id of those that are) go one by one through the content writer
+        (each once, a delta against an earlier version of its path where one is kept)."""
+        kinds = self.team_schema >= USAGE_SCHEMA
+        pushed_steps = pushed.steps
+        if not kinds:  # a store that keeps no model or tokens by kind: the cost is priced here, kept as recorded
+            from memtui.core.usage.collect import priced_steps
+
+            pushed_steps = priced_steps(pushed.steps)
+        step_ids, checkpoint_ids = self._new_ids(len(pushed_steps), len(pushed.checkpoints))
+        step_rows = []
         step_bytes = 0
-        for seq, s in enumerate(pushed.steps, 1):
+        for step_id, (seq, s) in zip(step_ids, enumerate(pushed_steps, 1)):
             args, result = _json(s.args), _json(s.result)
             payload = len(args.encode()) + len(result.encode())
             step_bytes += payload
-            steps[s.id] = self._run(
-                "INSERT INTO step (task_id, seq, tool, status, tokens_in, tokens_out, cost, duration_ms, payload_bytes,"
-                " created_at, error, args, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (task_id, seq, s.tool, s.status, s.tokens_in, s.tokens_out, s.cost, s.duration_ms or 0, payload,
-                 _ts(s.created_at, created), s.error, args, result)).fetchall()[0][0]
-        entries = entry_bytes = 0
-        for cp in pushed.checkpoints:
-            cp_id = self._run("INSERT INTO checkpoint (task_id, step_id, label, created_at) VALUES (?, ?, ?, ?)"
-                              " RETURNING id", (task_id, steps.get(cp.step), cp.label,
-                                                _ts(cp.created_at, created))).fetchall()[0][0]
+            row = (step_id, task_id, seq, s.tool, s.status, s.tokens_in, s.tokens_out, s.cost, s.duration_ms or 0,
+                   payload, _ts(s.created_at, created), s.error, args, result)
+            step_rows.append((*row, s.model or "", *_usage(s)) if kinds else row)
+        self._copy("step", _STEP_COLUMNS + (_STEP_KINDS if kinds else ()), step_rows)
+        steps: dict[Any, int] = {s.id: step_id for step_id, s in zip(step_ids, pushed_steps)}
+        self._copy("checkpoint", _CHECKPOINT_COLUMNS, [
+            (cp_id, task_id, steps.get(cp.step), cp.label, _ts(cp.created_at, created))
+            for cp_id, cp in zip(checkpoint_ids, pushed.checkpoints)])
+        path_ids = self._path_ids(sorted({path for cp in pushed.checkpoints for path, _, _ in cp.entries}))
+        entry_rows = []
+        entry_bytes = 0
+        for cp_id, cp in zip(checkpoint_ids, pushed.checkpoints):
             for path, before, after in cp.entries:
-                path_id = self._path_id(path)
-                before_blob = None if before is None else self._put(path, path_id, before)
-                after_blob = None if after is None else self._put(path, path_id, after)
-                self._run("INSERT INTO checkpoint_entry (checkpoint_id, path_id, before_size, after_size, before_blob,"
-                          " after_blob) VALUES (?, ?, ?, ?, ?, ?)",
-                          (cp_id, path_id, None if before is None else len(before),
-                           None if after is None else len(after), before_blob, after_blob))
-                entries += 1
+                path_id = path_ids[path]
+                entry_rows.append((cp_id, path_id, None if before is None else len(before),
+                                   None if after is None else len(after), self._content(path, path_id, before, known),
+                                   self._content(path, path_id, after, known)))
                 entry_bytes += len(before or b"") + len(after or b"")
-            self._seal()
-        for m in pushed.messages:
-            self._run("INSERT INTO message (task_id, role, content, created_at) VALUES (?, ?, ?, ?)",
-                      (task_id, m.role, m.content, _ts(m.created_at, created)))
-        for q in pushed.questions:
-            self._run("INSERT INTO question (task_id, question, answer, created_at, answered_at) VALUES (?, ?, ?, ?, ?)",
-                      (task_id, q.question, q.answer, _ts(q.created_at, created),
-                       None if q.answered_at is None else q.answered_at.timestamp()))
+        self._copy("checkpoint_entry", _ENTRY_COLUMNS, entry_rows)
+        self._copy("message", _MESSAGE_COLUMNS, [(task_id, m.role, m.content, _ts(m.created_at, created))
+                                                 for m in pushed.messages])
+        self._copy("question", _QUESTION_COLUMNS, [
+            (task_id, q.question, q.answer, _ts(q.created_at, created),
+             None if q.answered_at is None else q.answered_at.timestamp()) for q in pushed.questions])
+        collected = self.now() if pushed.info.collected else None  # collected on the machine: marked so here
         self._run("UPDATE task SET step_count = ?, step_bytes = ?, checkpoint_count = ?, entry_count = ?,"
-                  " entry_bytes = ? WHERE id = ?",
-                  (len(pushed.steps), step_bytes, len(pushed.checkpoints), entries, entry_bytes, task_id))
-        return task_id
+                  " entry_bytes = ?, collected_at = ? WHERE id = ?",
+                  (len(pushed.steps), step_bytes, len(pushed.checkpoints), len(entry_rows), entry_bytes, collected,
+                   task_id))
+        return len(step_rows) + len(pushed.messages) + len(pushed.questions) + len(checkpoint_ids) + len(entry_rows)
+
+    def _new_ids(self, steps: int, checkpoints: int) -> tuple[list[int], list[int]]:
+        """Ids for this many new steps and checkpoints, ascending, from their tables' sequences."""
+        if not steps and not checkpoints:
+            return [], []
+        found = self._sql("SELECT ARRAY(SELECT nextval(pg_get_serial_sequence('step', 'id'))"
+                          " FROM generate_series(1, ?)), ARRAY(SELECT nextval(pg_get_serial_sequence('checkpoint',"
+                          " 'id')) FROM generate_series(1, ?))", (steps, checkpoints))[0]
+        return sorted(found[0]), sorted(found[1])
+
+    def _copy(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+        """`rows` into `table` by COPY, in the open transaction."""
+        if not rows:
+            return
+        with self._db.cursor() as cursor, cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+
+    def _known_contents(self, session: PushedSession) -> dict[bytes, int]:
+        """hash → blob id of the session's contents already in the team store (pushed from
+        another machine, or before), each locked against a GC's delete until this commits."""
+        hashes = sorted({codec.content_hash(side) for task in session.tasks for cp in task.checkpoints
+                         for _, before, after in cp.entries for side in (before, after) if side is not None})
+        if not hashes:
+            return {}
+        return {bytes(h): blob for h, blob in self._sql(
+            "SELECT hash, id FROM blob WHERE hash = ANY(CAST(? AS bytea[])) AND codec != ? FOR KEY SHARE",
+            (hashes, codec.CODEC_MISSING))}
+
+    def _content(self, path: str, path_id: int, data: bytes | None, known: dict[bytes, int]) -> int | None:
+        """The blob id of `data`, stored first if new."""
+        if data is None:
+            return None
+        h = codec.content_hash(data)
+        blob = known.get(h)
+        if blob is None:
+            blob = known[h] = self._put(path, path_id, data)
+        return blob
+
+    def _path_ids(self, paths: list[str]) -> dict[str, int]:
+        """The id of each path in the path table, added where new (sorted: two pushers add
+        overlapping paths in the same order; one that waited on the other's finds its rows)."""
+        if not paths:
+            return {}
+        self._run("INSERT INTO path (path) SELECT unnest(CAST(? AS text[])) ON CONFLICT (path) DO NOTHING", (paths,))
+        return dict(self._sql("SELECT path, id FROM path WHERE path = ANY(?)", (paths,)))
 
     # ------------------------------------------------------------------ cursors
     def push_cursor(self, machine: str, file_path: str) -> tuple[int, int, int] | None:

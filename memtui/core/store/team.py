@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import os
 from contextlib import contextmanager
+from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from urllib.parse import urlsplit, urlunsplit
@@ -28,14 +30,16 @@ from memtui.core import content as codec
 from memtui.core.atomic import check_writes_allowed
 from memtui.core.errors import MemtuiError, ReadOnlyStore, SchemaTooNew, StoreNotFound
 from memtui.core.memory_source import WRITING, Capability
+from memtui.core.model import StepInfo
 from memtui.core.store import NATIVE_CAPABILITIES, AgentStore, Clock, ContentCache, utcnow, schema
 from memtui.core.store.dialect import POSTGRES
 from memtui.core.store.models import build_models
 from memtui.core.store.paths import is_team_url
 from memtui.core.store.pushed import SessionPush
-from memtui.core.store.team_migrate import (CREATE_LOCK, FIRST_TEAM_SCHEMA, TEAM_SCHEMA_VERSION, create_team,
-                                            upgrade_team)
+from memtui.core.store.team_migrate import (CREATE_LOCK, FIRST_TEAM_SCHEMA, STEP_USAGE_COLUMNS, TEAM_SCHEMA_VERSION,
+                                            USAGE_SCHEMA, create_team, upgrade_team)
 from memtui.core.store.team_search import TeamSearch
+from memtui.core.usage.tokens import Tokens
 
 __all__ = ["TeamStore", "is_team_url", "shown_url", "team_folder", "TEAM_CAPABILITIES"]
 
@@ -44,6 +48,18 @@ TEAM_CAPABILITIES = NATIVE_CAPABILITIES - {Capability.ROLLBACK, Capability.VACUU
 """A team store is browsed, searched, pinned and collected; files are rolled back on the machine
 that owns them, and a server has no file to vacuum, watch or count free pages of. Each session
 names the machine and agent it was pushed from (ORIGIN)."""
+
+_USAGE_SQL = ", ".join(("model", *STEP_USAGE_COLUMNS))
+
+
+def _when(ts: float | None) -> datetime | None:
+    return None if ts is None else datetime.fromtimestamp(ts, timezone.utc)
+
+
+def _tokens(counts: tuple) -> Tokens | None:
+    """A step's tokens by kind from its usage columns (None: pushed with in/out only)."""
+    return None if counts[0] is None else Tokens(*(c or 0 for c in counts))
+
 
 def shown_url(url: str) -> str:
     """The URL without its password, as memtui prints it."""
@@ -166,7 +182,7 @@ class TeamStore(TeamSearch, AgentStore, SessionPush):
             found = self._probe()  # another writer made it while this one waited for the lock
             if found is not None:
                 return found
-            create_team(self._db, self._m)
+            create_team(self._db, self._m, up_to=TEAM_SCHEMA_VERSION)
         return TEAM_SCHEMA_VERSION
 
     def _upgrade(self) -> int:
@@ -179,7 +195,7 @@ class TeamStore(TeamSearch, AgentStore, SessionPush):
                 self._db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (CREATE_LOCK,))
                 version = self._probe()
                 assert version is not None  # the table was there before the lock
-                upgrade_team(self._db, version)
+                upgrade_team(self._db, version, up_to=TEAM_SCHEMA_VERSION)
         except peewee.ProgrammingError as exc:
             if "permission denied" not in str(exc) and "must be owner" not in str(exc):
                 raise
@@ -246,6 +262,27 @@ class TeamStore(TeamSearch, AgentStore, SessionPush):
                 "SELECT t.id, o.machine || ' · ' || o.agent FROM task t JOIN origin o ON o.id = t.origin_id"
                 f" WHERE t.id IN ({','.join('?' * len(chunk))})", chunk))
         return found
+
+    def steps(self, task_id: int, offset: int = 0,  # type: ignore[override]  # AgentStore's ids are integers
+              limit: int | None = None) -> list[StepInfo]:
+        """A page of a task's steps, each with its model and tokens by kind where pushed with them."""
+        found = super().steps(task_id, offset, limit)
+        if self.team_schema < USAGE_SCHEMA or not found:
+            return found
+        kinds = {r[0]: (r[1], _tokens(r[2:])) for r in self._sql(
+            f"SELECT id, {_USAGE_SQL} FROM step WHERE id = ANY(?)", ([s.id for s in found],))}
+        return [replace(s, model=kinds[s.id][0], usage=kinds[s.id][1]) if s.id in kinds else s for s in found]
+
+    def step_usage(self, task_id: int) -> list[StepInfo]:  # type: ignore[override]
+        """The task's steps' model, tokens by kind, recorded cost and time (memtui.core.usage
+        prices them as it prices the machine's own: the same figures)."""
+        if self.team_schema < USAGE_SCHEMA:
+            return super().step_usage(task_id)
+        rows = self._sql(f"SELECT id, task_id, seq, tool, tokens_in, tokens_out, cost, created_at, {_USAGE_SQL}"
+                         " FROM step WHERE task_id = ? AND (tokens_in > 0 OR tokens_out > 0 OR cost > 0"
+                         " OR usage_input IS NOT NULL) ORDER BY seq", (task_id,))
+        return [StepInfo(r[0], r[1], r[2], r[3], None, None, tokens_in=r[4], tokens_out=r[5], cost=r[6],
+                         created_at=_when(r[7]), model=r[8], usage=_tokens(r[9:])) for r in rows]
 
     def change_signature(self) -> str:
         """Changes whenever rows are added, collected or pinned (the search index asks)."""

@@ -7,6 +7,11 @@ Team schema history (its own numbers from 8 on; agent.db's are memtui.core.store
      `origin` and `push_cursor`, contents `STORAGE EXTERNAL` (its number was agent.db's).
   9  search on the server (memtui.core.store.team_search): the record-text functions and GIN
      trigram indexes (pg_trgm), or full-text ones where pg_trgm cannot be had.
+ 10  each step's model and its tokens by kind (STEP_USAGE_COLUMNS: uncached input, output, cache
+     reads, 5-minute and 1-hour cache writes, reasoning; NULL where the agent recorded in/out
+     only), so a team store's usage is grouped by model and priced as the machine's own is.
+     Every session's fingerprint and every push cursor is cleared: the next push of each
+     machine sends its sessions again and fills them (task ids, pins and GC's work are kept).
 A store of a newer team schema is refused; an older one is read as it is (search then goes
 through an index on this machine, as before 9) and upgraded when a writer opens it. A change of
 agent.db's tables needs a step here too: the team store is made from the same models.
@@ -20,10 +25,15 @@ from memtui.core.store import schema
 from memtui.core.store.dialect import POSTGRES
 from memtui.core.store.team_search import install_search
 
-__all__ = ["TEAM_SCHEMA_VERSION", "FIRST_TEAM_SCHEMA", "TEAM_TABLES", "CREATE_LOCK", "create_team", "upgrade_team"]
+__all__ = ["TEAM_SCHEMA_VERSION", "FIRST_TEAM_SCHEMA", "STEP_USAGE_COLUMNS", "USAGE_SCHEMA", "TEAM_TABLES", "CREATE_LOCK", "create_team", "upgrade_team"]
 
-TEAM_SCHEMA_VERSION = 9
+TEAM_SCHEMA_VERSION = 10
 FIRST_TEAM_SCHEMA = 8
+USAGE_SCHEMA = 10
+"""The first team schema whose steps keep their model and tokens by kind."""
+STEP_USAGE_COLUMNS = ("usage_input", "usage_output", "usage_cache_read", "usage_cache_write_5m",
+                      "usage_cache_write_1h", "usage_reasoning")
+"""A step's tokens by kind (memtui.core.usage.Tokens, in its fields' order), from schema 10."""
 CREATE_LOCK = 0x6D656D747569  # "memtui": the advisory lock creating or upgrading the tables takes
 
 # Beyond the tables of agent.db (made from memtui.core.store.models): where rows came from, and
@@ -58,7 +68,15 @@ def _to_9(execute: Execute, trigrams: bool) -> None:
     install_search(execute, trigrams)
 
 
-UPGRADES: dict[int, Callable[[Execute, bool], None]] = {8: _to_9}
+def _to_10(execute: Execute, trigrams: bool) -> None:
+    execute("ALTER TABLE step ADD COLUMN model text NOT NULL DEFAULT '', "
+            + ", ".join(f"ADD COLUMN {column} bigint" for column in STEP_USAGE_COLUMNS))
+    # What was pushed before has no model: the next push of each machine sends it again.
+    execute("UPDATE origin SET fingerprint = ''")
+    execute("DELETE FROM push_cursor")
+
+
+UPGRADES: dict[int, Callable[[Execute, bool], None]] = {8: _to_9, 9: _to_10}
 """The step from each team schema to the next."""
 
 

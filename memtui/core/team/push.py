@@ -34,7 +34,6 @@ from memtui.core.model import SessionInfo, TaskInfo
 from memtui.core.store import AgentStore
 from memtui.core.store.pushed import ORPHANS, Origin, PushedCheckpoint, PushedSession, PushedTask
 from memtui.core.store.team import TeamStore
-from memtui.core.usage import priced_steps
 
 __all__ = ["push", "PushReport", "SourcePush", "read_session", "fingerprint", "cursor_key"]
 
@@ -124,9 +123,9 @@ def read_session(source: MemorySource, info: SessionInfo | None, tasks: list[Tas
     content = 0
     refs = {}
     for task in tasks:
-        # Priced here, where the model and the tokens by kind are known (a step row keeps in/out
-        # and cost): the team store's usage costs what the machine's own does.
-        item = PushedTask(task, steps=priced_steps(source.steps(task.id)), messages=list(source.messages(task.id)),
+        # Each step with its model and tokens by kind: the team store prices them as the
+        # machine's own usage does (memtui.core.store.pushed).
+        item = PushedTask(task, steps=list(source.steps(task.id)), messages=list(source.messages(task.id)),
                           questions=list(source.questions(task.id))
                           if isinstance(source, AgentStore) and isinstance(task.id, int) else [])
         for cp in source.checkpoints(task.id):
