@@ -95,6 +95,32 @@ async def test_the_filter_takes_machine_and_agent_words(team) -> None:
         assert shown and set(shown) == {("devbox", "codex")}
 
 
+async def test_a_machine_named_with_spaces_is_filtered_in_quotes(pg_cluster, tmp_path) -> None:
+    """`--machine "Ana's laptop"` beside a machine named "Ana's": the filter's quoted word lists the
+    first alone, a bare `machine:Ana's` the second alone, and M writes the quotes itself."""
+    url = pg_cluster.new_database()
+    laptop, _, ci = transcript_machines(tmp_path / "machines")
+    push(laptop.paths, url, machine="Ana's laptop", env=laptop.env)
+    push(ci.paths, url, machine="Ana's", env=ci.env)
+    app = team_app(url)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionsTable)
+        await pilot.press("slash", *'machine:"ana\'s laptop"', "enter")
+        await settle(pilot)
+        assert listed(app) and {m for m, _ in listed(app)} == {"Ana's laptop"}
+        await pilot.press("escape")
+        await pilot.press("slash", *"machine:Ana's", "enter")
+        await settle(pilot)
+        assert listed(app) and {m for m, _ in listed(app)} == {"Ana's"}
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("M", "M")  # Ana's, then Ana's laptop
+        await settle(pilot)
+        assert table.filter_text == 'machine:"Ana\'s laptop"'
+        assert {m for m, _ in listed(app)} == {"Ana's laptop"}
+
+
 async def test_a_store_on_this_machine_has_no_machine_column_or_key(demo_path, open_app) -> None:
     async with open_app(demo_path) as pilot:
         app = pilot.app

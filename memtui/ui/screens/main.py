@@ -591,15 +591,16 @@ class MainScreen(MemtuiScreen[None]):
     def action_filter_origin(self, field: str) -> None:
         """Show the sessions of the next machine (`field` "machine") or agent ("agent") in turn,
         then all again: the filter's `machine:NAME` / `agent:KIND` word (the rest of it stays)."""
+        from memtui.core.team.origin_words import origin_word, split_origin_words
+
         table = self.query_one(SessionsTable)
         values = table.origins(field)
         current = table.origin_filter(field)
         index = next((i for i, v in enumerate(values) if v.lower() == current.lower()), -1)
         chosen = values[index + 1] if index + 1 < len(values) else ""
-        words = [w for w in table.filter_text.split() if w.partition(":")[0].lower() != field]
-        if chosen:
-            words.append(f"{field}:{chosen}")
-        text = " ".join(words)
+        words, rest = split_origin_words(table.filter_text)
+        kept = [origin_word(name, value) for name, value in words.items() if name != field]
+        text = " ".join([*filter(None, [rest]), *kept, *([origin_word(field, chosen)] if chosen else [])])
         table.apply_filter(text)
         self.query_one(ListFilter).target = table
         show_count(table, bool(text))

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from memtui.core.display import counted
 from memtui.core.model import SESSION_STATUSES, Id, SessionInfo
+from memtui.core.team.origin_words import ORIGIN_FIELDS, split_origin_words
 from memtui.ui.text import Fitting, human_bytes, relative_time, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
@@ -32,8 +33,6 @@ class OrphansRow:
     """What a narrower title column shows instead of cutting the title."""
 
 
-ORIGIN_FIELDS = ("machine", "agent")
-"""The filter words that match where a session came from exactly: `machine:NAME`, `agent:KIND`."""
 
 
 class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
@@ -118,26 +117,18 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
 
     def origin_filter(self, field: str) -> str:
         """The value of the filter's `machine:`/`agent:` word ("" without one)."""
-        for word in self.filter_text.split():
-            name, colon, value = word.partition(":")
-            if colon and name.lower() == field:
-                return value
-        return ""
+        return split_origin_words(self.filter_text)[0].get(field, "")
 
     def matches(self, record: SessionInfo | OrphansRow, needle: str) -> bool:
         """The filter's text is looked for in the title (and the origin); each `machine:NAME` or
-        `agent:KIND` word matches the session's own exactly (case-insensitive)."""
+        `agent:KIND` word matches the session's own exactly (case-insensitive; a name with spaces
+        in quotes: `machine:"Ana's laptop"`)."""
         if not self.origin:
             return super().matches(record, needle)
-        rest = []
-        for word in needle.split(" "):
-            name, colon, value = word.partition(":")
-            if colon and value and name in ORIGIN_FIELDS:
-                if not isinstance(record, SessionInfo) or _origin_part(record, name).lower() != value:
-                    return False
-            else:
-                rest.append(word)
-        text = " ".join(rest).strip()
+        words, text = split_origin_words(needle)
+        for name, value in words.items():
+            if not isinstance(record, SessionInfo) or _origin_part(record, name).lower() != value.lower():
+                return False
         return not text or text in self.filter_key(record).lower()
 
     def filter_key(self, record: SessionInfo | OrphansRow) -> str:
