@@ -21,8 +21,8 @@ from typing import Any, Callable, Hashable, Iterable, Iterator
 
 from memtui.core.paths import stat_key
 from memtui.core.sources.cursor import Resumable
-from memtui.core.sources.part_pool import light, read_parts
-from memtui.core.sources.part_store import PartStore, code_key, dumps, index_path, loads
+from memtui.core.sources.part_pool import light, part_blobs, read_parts
+from memtui.core.sources.part_store import PartStore, code_key, index_path, loads
 
 
 def session_of(key: object) -> str:
@@ -209,7 +209,7 @@ class KeptParts:
                     done += 1
                     if blobs is None:  # parsed here
                         known = (sign, light(part))
-                        blobs = (dumps(known[1]), dumps(part.side_tables()), dumps(part))
+                        blobs = part_blobs(part)
                     else:  # by a worker
                         known = (sign, loads(blobs[0]))
                     own = stat_key(path)

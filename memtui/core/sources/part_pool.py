@@ -69,11 +69,24 @@ def light(part: Any) -> Any:
     return head
 
 
+def heavy(part: Any) -> Any:
+    """The part's heavy tables alone (its `lazy` ones): what a served index reads of its body
+    (`add_tables`); the head and side tables are kept apart already, never twice."""
+    body = copy.copy(part)
+    for name in ("sessions", "task_rows", *part.side):
+        setattr(body, name, {})
+    return body
+
+
+def part_blobs(part: Any) -> Blobs:
+    """A part pickled as the index file keeps it: its head (`light`), side and body (`heavy`)."""
+    return dumps(light(part)), dumps(part.side_tables()), dumps(heavy(part))
+
+
 def pickled_part(parse: Parse, item: tuple[Path, Any]) -> tuple[Blobs, bytes | None]:
-    """(In a worker.) The part of a file, pickled — its head (`light`), side and body — and its
-    cursor."""
+    """(In a worker.) The part of a file, pickled (`part_blobs`), and its cursor."""
     part, cursor = parse(*item)
-    return (dumps(light(part)), dumps(part.side_tables()), dumps(part)), cursor
+    return part_blobs(part), cursor
 
 
 def _context(parse: Parse) -> Any:
