@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from textual.widgets import DataTable
 
 from pilot_support import settle
@@ -109,3 +111,20 @@ async def test_a_claude_code_home_is_costed_from_its_kept_rows_the_second_time(t
     left = [i for i in first.priced if i.reply.session_id != "d6e0bada-1959-4eec-a9d2-0bfade768d8f"]
     assert 0 < len(left) < len(first.priced)
     assert second.priced == left
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+async def test_the_groups_table_never_scrolls_sideways_a_narrow_one_says_the_cache_columns_are_left_out(
+        demo_path: Path, open_app, shown, width: int) -> None:
+    """At 100 columns the groups table ran past its pane ("Cache writ") with a sideways
+    scrollbar; where its pane is too narrow it leaves out the two cache columns and says so."""
+    async with open_app(demo_path, size=(width, 24)) as pilot:
+        await _open_usage(pilot)
+        groups = pilot.app.screen.query_one("#usage-groups", DataTable)
+        labels = [str(column.label) for column in groups.columns.values()]
+        assert not groups.show_horizontal_scrollbar, (width, labels)
+        text = shown(pilot.app)
+        if width >= 120:
+            assert labels[-2:] == ["Cache read", "Cache write"] and "widen to see" not in text
+        else:
+            assert labels == ["Day", "Cost", "Input", "Output"] and "cache columns: widen to see" in text, text

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -70,6 +71,7 @@ class UsageScreen(MemtuiScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.data: UsageData | None = None
+        self._groups_compact: bool | None = None  # the groups table without its cache columns (too narrow)
         self.grouping = "day"
         self.groups = tuple(g for g in GROUPS if g not in ORIGIN_GROUPINGS)
         self.busy = True
@@ -146,19 +148,31 @@ class UsageScreen(MemtuiScreen[None]):
         self.query_one("#usage-note", Static).update(safe_text(note + (f" · {missing}" if missing else "")))
         self.busy = False
 
-    def _show_groups(self) -> None:
+    def _show_groups(self, *_: object) -> None:
+        """The groups table; where its pane is too narrow for every column, without the two cache
+        columns (the pane says so) rather than with a sideways scrollbar."""
         if self.data is None:
             return
         report = summarise(self.data.priced, self.grouping)
+        labels = [self.grouping.capitalize(), "Cost", "Input", "Output", "Cache read", "Cache write"]
+        rows = [[" ".join(row.key.split()), cost_text(row.cost, row.unpriced),
+                 *(human_tokens(n) for n in (row.tokens.input, row.tokens.output, row.tokens.cache_read,
+                                             row.tokens.cache_write))] for row in report.rows]
         table = self.query_one("#usage-groups", DataTable)
+        widths = [max(cell_len(cell) for cell in column) + 2 * table.cell_padding for column in zip(labels, *rows)]
+        self._groups_compact = sum(widths) > table.scrollable_content_region.width
+        shown, cursor = (4 if self._groups_compact else 6), table.cursor_row
         table.clear(columns=True)
-        table.add_columns(self.grouping.capitalize(), "Cost", "Input", "Output", "Cache read", "Cache write")
-        for row in report.rows:
-            t = row.tokens
-            table.add_row(safe_text(row.key), _right(cost_text(row.cost, row.unpriced)),
-                          *(_right(human_tokens(n)) for n in (t.input, t.output, t.cache_read, t.cache_write)),
-                          key=row.key)
+        table.add_columns(*labels[:shown])
+        for row, cells in zip(report.rows, rows):
+            table.add_row(safe_text(cells[0]), *(_right(cell) for cell in cells[1:shown]), key=row.key)
+        table.move_cursor(row=cursor)
+        self.query_one("#usage-groups-pane").border_subtitle = ("cache columns: widen to see"
+                                                                if self._groups_compact else "")
         self._titles()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_groups)  # the cache columns may fit now, or no longer
 
     # ------------------------------------------------------------------ actions
     def action_next_grouping(self) -> None:
