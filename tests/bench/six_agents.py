@@ -1,6 +1,6 @@
 """First paint of `memtui ~` on a home folder holding six agents (not collected by pytest).
 
-    python tests/bench/six_agents.py [--copies 65] [--runs 3] [--folder DIR] [--profile]
+    python tests/bench/six_agents.py [--copies 65] [--runs 3] [--folder DIR] [--profile | --phases]
 
 The home is tests/agents/six_home.py's: every live fixture of Claude Code, Codex, Gemini CLI,
 OpenCode, Aider and Cline (files the real CLIs wrote) placed `--copies` times under new ids —
@@ -12,7 +12,10 @@ newest session's agent are drawn (the merged list is on screen).
 Measured in the same run, medians of `--runs`, interleaved with the anchor: a trivial Textual
 app's first paint. The first memtui run builds the index (cold, one run); the rest are warm.
 `--profile` runs the warm opening path (open_workspace: discovery, every store, the merged
-list) in this process under cProfile and prints the top functions.
+list) in this process under cProfile and prints the top functions. `--phases` runs it in a
+fresh process (warm: the index kept) and prints the CPU time of each step: importing Textual
+and memtui, finding the stores, each agent's listing, the merged first page (the opening
+worker's work before the first paint).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--folder", type=Path, default=None)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--phases", action="store_true")
     args = ap.parse_args()
     compileall.compile_dir(str(ROOT / "memtui"), quiet=1)
     cache = Path(tempfile.gettempdir()) / "memtui-bench"  # never under the real home
@@ -80,6 +84,12 @@ def main() -> None:
         pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
         return
 
+    if args.phases:
+        import subprocess
+
+        subprocess.run([sys.executable, __file__, "--phases-here", str(user)], env={**os.environ, **env}, check=True)
+        return
+
     memtui = [sys.executable, "-m", "memtui", str(user)]
     marker = ["Agent"]
     cold = first_paint(memtui, marker, timeout=600)["first"]
@@ -106,5 +116,52 @@ def main() -> None:
           "· trivial:", ", ".join(f"{w:.2f}/{c:.2f}" for w, c in trivial))
 
 
+def phases(user: Path) -> None:
+    """(In a fresh process.) CPU seconds of each step of the opening worker's path to the first
+    paint, each agent's listing apart."""
+    import time
+
+    cpu = time.process_time
+    steps: list[tuple[str, float]] = []
+    at = cpu()
+
+    def step(name: str) -> None:
+        nonlocal at
+        now = cpu()
+        steps.append((name, now - at))
+        at = now
+
+    import textual.app  # noqa: F401 — the anchor imports it too
+
+    step("import textual")
+    from memtui.core.resolve import resolve
+    from memtui.core.sources.every_agent import every_agent_entry
+    from memtui.ui.pane_reads import first_sessions
+
+    step("import memtui (opening path)")
+    found = resolve(user)
+    step("find the stores (discovery)")
+    entry = every_agent_entry(found.path, found.found)
+    assert entry is not None, "not a home of several agents"
+    source = entry.open()
+    for label, store in source.stores:
+        store.counts()
+        step(f"listing: {label}")
+    first_sessions(source)
+    step("merged first page (titles, orphans)")
+    source.close()
+    total = sum(t for _name, t in steps)
+    merged: dict[str, float] = {}
+    for name, t in steps:
+        merged[name] = merged.get(name, 0.0) + t
+    print(f"{'step (CPU)':44} {'s':>6} {'share':>6}")
+    for name, t in merged.items():
+        print(f"{name:44} {t:6.3f} {t / total:6.0%}")
+    print(f"{'total':44} {total:6.3f}")
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--phases-here":
+        phases(Path(sys.argv[2]))
+    else:
+        main()
