@@ -183,3 +183,46 @@ def test_the_merged_home_reads_no_session_body_of_the_four_when_warm(tmp_path, m
         assert source.tasks(session.id)  # a session's tasks: its store's index, built now
     finally:
         source.close()
+
+
+def _everything(source: MemorySource) -> list:
+    """Every session's tasks with their steps and file changes, as the panes show them."""
+    out: list = []
+    for session in source.sessions():
+        for task in source.tasks(session.id):
+            checkpoints = source.checkpoints(task.id)
+            out.append((session, task, list(source.steps(task.id)), checkpoints,
+                        [list(source.checkpoint_entries(c.id)) for c in checkpoints]))
+    return out
+
+
+@pytest.mark.parametrize("agent", ["gemini-cli", "cline"])
+def test_a_reload_reads_again_only_the_unit_that_changed_and_equals_a_fresh_read(agent, tmp_path, monkeypatch) -> None:
+    """Follow mode reloads the store as the agent writes one session: its full index (tasks,
+    steps, changes) is the same as a fresh store's, and only that session's file is parsed again."""
+    make, open_source, changes = AGENTS[agent]
+    user = tmp_path / "user"
+    make(user, COPIES)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    source = open_source(user)
+    try:
+        before = _everything(source)
+        units = len(source.units())
+        assert source._parts.reads == units  # noqa: SLF001 — each parsed once
+        for change in changes:
+            change(user)
+            source.reload()
+            now = _everything(source)
+            fresh = open_source(user)
+            try:
+                assert now == _everything(fresh), change.__name__
+                assert source.index().counts == fresh.index().counts
+                assert [p.message for p in source.index().problems] == [p.message for p in fresh.index().problems]
+            finally:
+                fresh.close()
+            assert now != before, change.__name__
+            parsed_now = source._parts.reads  # noqa: SLF001
+            assert parsed_now - units <= 1, change.__name__  # the changed unit alone (none when it vanished)
+            units, before = parsed_now, now
+    finally:
+        source.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Hashable, cast
 
@@ -17,6 +17,7 @@ from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, Unknow
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, ResumeCommand, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.base import ContentUnknown, Index, SourceEntryInfo, files_and_folders, page, preview
 from memtui.core.sources.listing import ListedRow, Listing, ListingSource, folder_signature, listing_of
+from memtui.core.sources.relist import Parts
 from memtui.core.sources.timestamps import file_time
 
 HISTORY = ("state", "taskHistory.json")
@@ -48,23 +49,42 @@ class ClineListing(Listing):
 def index_folders(folders: list[Path], history: dict[str, dict]) -> ClineIndex:
     """The index of the task folders `folders` (each task's working directory from `history`,
     the data folder's task history, where it names one)."""
+    return merge_tasks([index_task(folder) for folder in folders], history)
+
+
+def index_task(folder: Path) -> ClineIndex:
+    """The index of one task folder (its working directory as its messages say)."""
+    ix = ClineIndex()
+    task = read_folder(folder, ix.problems)
+    if task is None:
+        return ix
+    ix.sessions[task.id] = task
+    ix.unknown.update(task.unknown)
+    for number, prompt in enumerate(task.prompts, start=1):
+        task_id = f"{task.id}:{number}"
+        ix.prompts[task_id] = (task, prompt)
+        for seq, step in enumerate(prompt.steps, start=1):
+            if step.change is not None:
+                ix.changes[f"{task_id}:{seq}"] = (task_id, step)
+    return ix
+
+
+def merge_tasks(parts: list[ClineIndex], history: dict[str, dict]) -> ClineIndex:
+    """One index of the task folders' indexes (`index_task`), in order, each task's working
+    directory the one `history` names where it names one."""
     ix = ClineIndex()
     unknown = ix.unknown
-    for folder in folders:
-        task = read_folder(folder, ix.problems)
-        if task is None:
-            continue
-        cwd = history.get(task.id, {}).get("cwdOnTaskInitialization")
-        task.cwd = cwd if isinstance(cwd, str) and cwd else task.cwd
-        ix.sessions[task.id] = task
-        for kind, n in task.unknown.items():
+    for part in parts:
+        ix.problems.extend(part.problems)
+        for task in part.sessions.values():
+            cwd = history.get(task.id, {}).get("cwdOnTaskInitialization")
+            if isinstance(cwd, str) and cwd and cwd != task.cwd:
+                task = replace(task, cwd=cwd)  # the part is kept as read: a later history may say otherwise
+            ix.sessions[task.id] = task
+            ix.prompts.update((task_id, (task, prompt)) for task_id, (_read, prompt) in part.prompts.items())
+        ix.changes.update(part.changes)
+        for kind, n in part.unknown.items():
             unknown[kind] = unknown.get(kind, 0) + n
-        for number, prompt in enumerate(task.prompts, start=1):
-            task_id = f"{task.id}:{number}"
-            ix.prompts[task_id] = (task, prompt)
-            for seq, step in enumerate(prompt.steps, start=1):
-                if step.change is not None:
-                    ix.changes[f"{task_id}:{seq}"] = (task_id, step)
     ix.counts = {"sessions": len(ix.sessions), "prompts": len(ix.prompts),
                  "tool_uses": sum(1 for _t, p in ix.prompts.values() for s in p.steps
                                   if s.tool not in ("reply", "reasoning", "checkpoint", "notification", "attempt_completion")),
@@ -118,6 +138,7 @@ class ClineSource(ListingSource[ClineIndex], ResumeHooks, LiveWatch):
         self.data = data
         self.cli = cli  # the `cline` CLI's data folder: `cline --taskId ID` resumes a task
         self._lister = lister
+        self._parts = Parts()  # each task folder's index, kept while its files are unchanged
 
     @property
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
@@ -145,7 +166,10 @@ class ClineSource(ListingSource[ClineIndex], ResumeHooks, LiveWatch):
 
     # -- the index ----------------------------------------------------------------------------
     def build_index(self) -> ClineIndex:
-        return index_folders(self._lister(), task_history(self.data) if self.data is not None else {})
+        """The task folders' indexes merged; a folder is read again only when one of its files
+        changed since the last build (follow mode reloads as Cline writes one task)."""
+        parts = self._parts.each(self._lister(), folder_signature, index_task)
+        return merge_tasks(parts, task_history(self.data) if self.data is not None else {})
 
     def units(self) -> list[Path]:
         return self._lister()

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from memtui.core.agents.gemini_cli.chats import Chat, GeminiIndex, read_chat
+from memtui.core.agents.gemini_cli.chats import GeminiIndex, read_chat
 from memtui.core.agents.gemini_cli.home import project_root_of
 from memtui.core.agents.gemini_cli.subagents import nest_sub_agents
 from memtui.core.model import Problem, SessionInfo
@@ -25,32 +25,59 @@ class GeminiListing(Listing):
 
 def index_chats(files: Sequence[Path]) -> GeminiIndex:
     """The index of the chat files `files` (each with its sub-agents' chats nested)."""
+    return merge_chats([index_chat(file) for file in files])
+
+
+def index_chat(file: Path) -> GeminiIndex:
+    """The index of one chat file and its sub-agents' chats (its `counts` count them as read:
+    `merge_chats` counts the merged index)."""
     ix = GeminiIndex()
-    problems: list[Problem] = []
-    chats: list[Chat] = []
-    for file in files:
-        chat = read_chat(file, problems)
+    chat = read_chat(file, ix.problems)
+    if chat is None:
+        return ix
+    read_problems = len(ix.problems)  # the chat's own (a duplicate's sub-agents are not read)
+    ix.sessions[chat.id] = ix.listed[chat.id] = chat
+    chats = [chat, *nest_sub_agents(ix, chat, ix.problems)]
+    root = project_root_of(file.parent.parent)
+    for turn in chat.turns:
+        ix.turns[turn.id] = turn
+        ix.roots[turn.session_id] = root
+        for step in turn.steps:
+            if step.change is not None:
+                ix.changes[f"{turn.session_id}:{step.key}"] = (turn, step)
+    ix.counts = {"chats": len(chats), "unknown_records": sum(c.unknown for c in chats), "read_problems": read_problems}
+    return ix
+
+
+def merge_chats(parts: Sequence[GeminiIndex]) -> GeminiIndex:
+    """One index of the chat files' indexes (`index_chat`), in order: a session already read
+    from an earlier file is reported and not shown twice."""
+    ix = GeminiIndex()
+    chats = unknown = 0
+    for part in parts:
+        chat = next(iter(part.sessions.values()), None)
         if chat is None:
+            ix.problems.extend(part.problems)
             continue
         if chat.id in ix.sessions:
-            problems.append(Problem(str(file), None, f"session {chat.id} is also in {ix.sessions[chat.id].file}: not shown twice"))
+            ix.problems.extend(part.problems[:part.counts.get("read_problems", 0)])
+            ix.problems.append(Problem(str(chat.file), None,
+                                       f"session {chat.id} is also in {ix.sessions[chat.id].file}: not shown twice"))
             continue
-        ix.sessions[chat.id] = ix.listed[chat.id] = chat
-        chats += [chat, *nest_sub_agents(ix, chat, problems)]
-        root = project_root_of(file.parent.parent)
-        for turn in chat.turns:
-            ix.turns[turn.id] = turn
-            ix.roots[turn.session_id] = root
-            for step in turn.steps:
-                if step.change is not None:
-                    ix.changes[f"{turn.session_id}:{step.key}"] = (turn, step)
-    ix.problems = problems
+        ix.problems.extend(part.problems)
+        ix.sessions.update(part.sessions)
+        ix.turns.update(part.turns)
+        ix.roots.update(part.roots)
+        ix.changes.update(part.changes)
+        ix.listed.update(part.listed)
+        ix.handoffs.update(part.handoffs)
+        chats += part.counts.get("chats", 0)
+        unknown += part.counts.get("unknown_records", 0)
     ix.counts = {"sessions": len(ix.sessions), "prompts": sum(1 for t in ix.turns.values() if not t.listed_in),
                  "tool_calls": sum(1 for t in ix.turns.values() for s in t.steps if s.tool not in ("reply", "notification")),
                  "file_changes": len(ix.changes)}
-    unknown = sum(c.unknown for c in chats)
-    if len(chats) > len(ix.sessions):
-        ix.counts["subagent_chats"] = len(chats) - len(ix.sessions)
+    if chats > len(ix.sessions):
+        ix.counts["subagent_chats"] = chats - len(ix.sessions)
     if unknown:
         ix.counts["unknown_records"] = unknown
     return ix

@@ -15,12 +15,13 @@ from typing import Callable, Sequence
 
 from memtui.core.agents.gemini_cli.chats import Change, Chat, GeminiIndex, Step, Turn
 from memtui.core.agents.gemini_cli.home import home_of
-from memtui.core.agents.gemini_cli.listing import ChatSignature, GeminiListing, index_chats, index_listing, read_listing
+from memtui.core.agents.gemini_cli.listing import ChatSignature, GeminiListing, index_chat, index_listing, merge_chats, read_listing
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
 from memtui.core.model import (CheckpointInfo, Id, MessageInfo, Reference, ResumeCommand, StepInfo,
                                TaskInfo)
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, files_and_folders, page, preview
 from memtui.core.sources.listing import Listing, ListingSource
+from memtui.core.sources.relist import Parts
 from memtui.core.sources.timestamps import sort_key
 from memtui.core.sources.transcript_root import restore_note
 from memtui.core.sources.transcript_undo import UndoRecorder
@@ -64,6 +65,7 @@ class GeminiCliSource(UndoRecorder, ListingSource[GeminiIndex], RollbackHooks, R
         self.home = home
         self._chats = list(chats)
         self._relist = relist
+        self._parts = Parts()  # each chat's index, kept while the chat is unchanged
 
     @classmethod
     def from_path(cls, path: Path) -> "GeminiCliSource":
@@ -89,7 +91,9 @@ class GeminiCliSource(UndoRecorder, ListingSource[GeminiIndex], RollbackHooks, R
 
     # -- the index ----------------------------------------------------------------------------
     def build_index(self) -> GeminiIndex:
-        return index_chats(self._chats)
+        """The chats' indexes merged; a chat (with its sub-agents') is parsed again only when
+        it changed since the last build (follow mode reloads as an agent writes one chat)."""
+        return merge_chats(self._parts.each(self._chats, ChatSignature(), index_chat))
 
     def units(self) -> list[Path]:
         return list(self._chats)
