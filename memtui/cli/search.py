@@ -13,6 +13,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
+from memtui.cli._source import team_or_path
 from memtui.cli._workspace import require_workspace, workspace_root
 from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
@@ -45,7 +46,7 @@ def run(args) -> int:
     from memtui.core.memory.search import KINDS, SearchIndex
 
     if args.team is not None:  # every word given is a word to find
-        args.path, args.query = _team(args.team), [args.path, *args.query]
+        args.path, args.query = team_or_path(args.path, args.team), [args.path, *args.query]
     elif not args.query:
         raise MemtuiError("search needs a PATH and words to find (or --team URL and words)")
     if not " ".join(args.query).strip():
@@ -80,19 +81,6 @@ def run(args) -> int:
         shown = f"{more - 1:,}+" if more == COUNT_CAP else f"{more:,}"
         print(f"{shown} more matches not shown (--limit N or --all lists them)", file=sys.stderr)
     return 0 if hits else 1
-
-
-def _team(given: str) -> str:
-    """The team store's URL: `--team URL`, or $MEMTUI_TEAM_URL for `--team` alone."""
-    from memtui.core.resolve import team_url
-    from memtui.core.store.paths import is_team_url
-
-    url = team_url(given or None)
-    if url is None:
-        raise MemtuiError("--team needs a URL (postgresql://…) or $MEMTUI_TEAM_URL set")
-    if not is_team_url(url):
-        raise MemtuiError(f"--team takes a postgresql:// URL, not {url!r}")
-    return url
 
 
 def _agent_of(source) -> str | None:
