@@ -352,7 +352,9 @@ class TranscriptReader:
             key = ("line", lineno)
         if key[0] is not None:
             self.own.messages.add(key[0])
-        reply = self.replies.setdefault(key, [None, NO_TOKENS, "", (offset, lineno, when, turn)])
+        reply = self.replies.get(key)
+        if reply is None:
+            reply = self.replies[key] = [None, NO_TOKENS, "", (offset, lineno, when, turn)]
         reply[1], reply[2] = reply[1].largest(tokens), model or reply[2]
         for index, block in enumerate(message_blocks(rec)):
             btype = _text(block, "type")
@@ -361,29 +363,32 @@ class TranscriptReader:
                 if tool_id is None or tool_id in self.held.tools:
                     continue
                 self.own.tools.add(tool_id)
-                args = field(block, "input", kind=dict, default={})
+                args = block.get("input")
+                if args.__class__ is not dict:
+                    args = field(block, "input", kind=dict, default={})
                 self.index.counts["tool_calls"] += 1
-                item = self._item("call", offset, lineno, when, tool_id, name=field(block, "name", kind=str) or "tool", block=index,
-                                  file_path=field(args, "file_path", kind=str), agent_prompt=field(args, "prompt", kind=str))
+                item = TranscriptItem("call", self.path, offset, lineno, when, tool_id, name=_text(block, "name") or "tool",
+                                      block=index, file_path=_text(args, "file_path"), agent_prompt=_text(args, "prompt"))
                 self.index.calls[f"{self.session.id}:{tool_id}"] = (turn.id, item)
-            elif btype == "text" and field(block, "text", kind=str, default="").strip():
+            elif btype == "text" and (_text(block, "text") or "").strip():
                 if model == SYNTHETIC:  # Claude Code's own words, not the model's: a notice (or an API error)
                     error = field(rec, "isApiErrorMessage", kind=bool, default=False)
                     item = self._item("event", offset, lineno, when, f"{lineno}:{index}", name="api error" if error else "notice",
                                       is_error=error)
                     turn.items.append(item)
                     continue
-                item = self._item("reply", offset, lineno, when, f"{lineno}:{index}", name="reply", block=index)
+                item = TranscriptItem("reply", self.path, offset, lineno, when, f"{lineno}:{index}", name="reply", block=index)
                 turn.replies.append((block["text"], when))
             else:
                 continue
             turn.items.append(item)
             if reply[0] is None:
                 reply[0] = item
-        # The reply's first step carries its tokens: the largest snapshot seen so far.
-        if reply[0] is not None:
-            first = reply[0]
-            first.tokens_in, first.tokens_out, first.usage, first.model = reply[1].prompt, reply[1].output, reply[1], reply[2]
+        # The reply's first step carries its tokens: the largest snapshot seen so far (set again
+        # only when it changed: a reply's lines mostly repeat their counts).
+        first, total = reply[0], reply[1]
+        if first is not None and (first.usage is not total or first.model != reply[2]):
+            first.tokens_in, first.tokens_out, first.usage, first.model = total.prompt, total.output, total, reply[2]
 
     def _thinking_only_replies(self) -> None:
         """A reply that wrote no text and called no tool (only thinking; it may have hit its
