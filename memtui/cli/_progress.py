@@ -17,7 +17,7 @@ EVERY_S = 0.1
 
 
 class ProgressLine:
-    """Told (home, read, to read) by memtui.core.sources.kept_parts.watch_builds."""
+    """Told (home, read, to read, source) by memtui.core.sources.kept_parts.watch_builds."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
@@ -25,7 +25,7 @@ class ProgressLine:
         self.written = 0.0
         self.shown = False
 
-    def __call__(self, home: Path, done: int, total: int) -> None:
+    def __call__(self, home: Path, done: int, total: int, _source: object = None) -> None:
         from memtui.core.display import sanitize
 
         now = time.monotonic()

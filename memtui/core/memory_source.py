@@ -274,6 +274,12 @@ class MemorySource(ABC):
     def sessions(self) -> Sequence[SessionInfo]:
         """Every session, newest activity first."""
 
+    def sessions_so_far(self) -> Sequence[SessionInfo] | None:
+        """While the source's index is built from nothing (an agent's heavy home, opened the
+        first time): the sessions of what it has read so far, newest activity first, from any
+        thread; None when no such build is under way (`sessions()` answers)."""
+        return None
+
     def session_page(self, offset: int, limit: int | None) -> Sequence[SessionInfo]:
         """`sessions()[offset:offset + limit]` (all from `offset` when `limit` is None); a store
         that reads one page without the rest (memtui's own) does so."""

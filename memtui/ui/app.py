@@ -94,7 +94,10 @@ class MemtuiApp(App[int]):
         """The `memtui.core.sources.Source` shown, when it is another agent's store."""
         self.indexing: tuple[int, int] | None = None
         """(transcripts read, to read) while the index of an agent's home is built from nothing."""
+        self.indexed: MemorySource | None = None
+        """The source whose index is being built (or was last): it lists the sessions read so far."""
         self._index_told = 0.0
+        self._index_landed: object = None
 
     # ------------------------------------------------------------------ startup
     def on_mount(self) -> None:
@@ -103,7 +106,7 @@ class MemtuiApp(App[int]):
             self.theme = self.settings["theme"]
         self.theme_changed_signal.subscribe(self, lambda theme: remember(self, theme=theme.name))
         self.follower.start()
-        watch_builds(self._index_read)
+        watch_builds(self._index_read, sessions=True)
         if self._given_source is not None:
             self._show_main()
             self._adopt(self._given_source)
@@ -111,17 +114,19 @@ class MemtuiApp(App[int]):
             self.set_timer(pane_reads.MAIN_HOLD, self._show_main)
             self.open_source()
 
-    def _index_read(self, _home: Path, read: int, to_read: int) -> None:
+    def _index_read(self, _home: Path, read: int, to_read: int, source: Any = None) -> None:
         """Told by an index build (in a worker): a few times a second, the sessions pane says so."""
         now = monotonic()
-        if read < to_read and now - self._index_told < 0.1:
+        landed = source.sessions_so_far() if source is not None else None  # a batch of sessions: always told
+        if read < to_read and now - self._index_told < 0.1 and landed is self._index_landed:
             return
-        self._index_told = now
-        self.post_message(IndexProgress(read, to_read))
+        self._index_told, self._index_landed = now, landed
+        self.post_message(IndexProgress(read, to_read, source))
 
     @on(IndexProgress)
     def _index_progress(self, event: IndexProgress) -> None:
         self.indexing = None if event.read >= event.to_read else (event.read, event.to_read)
+        self.indexed = event.source
         from memtui.ui.screens.main import MainScreen
 
         for screen in self.screen_stack:

@@ -9,7 +9,7 @@ user moved on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from textual.message import Message
 
@@ -48,10 +48,19 @@ class WorkspaceMeasured(Message):
 
 @dataclass
 class IndexProgress(Message):
-    """The index of an agent's home is being built: `read` of `to_read` transcripts so far."""
+    """The index of an agent's home is being built: `read` of `to_read` transcripts so far;
+    `source`, the one being built, lists the sessions read so far (`sessions_so_far`)."""
 
     read: int
     to_read: int
+    source: Any = None
+
+
+@dataclass
+class SessionsSoFar(Message):
+    """The sessions of the transcripts indexed so far, newest first (the index is being built)."""
+
+    sessions: Sequence[SessionInfo]
 
 
 @dataclass

@@ -194,6 +194,46 @@ def first_paint_rows(home: Path, env: dict[str, str], runs: int, newest: str,
     return rows
 
 
+def cold_paint_rows(home: Path, scratch: Path, runs: int) -> list[tuple[str, float, float]]:
+    """The app on no index (issue 28: "the newest sessions within 2 s, the rest filling in"):
+    wall and CPU seconds until the newest session's title is drawn while the index is built,
+    beside the same run's anchors: the whole cold build (`memtui log HOME --json` on no index,
+    which also names the newest session) and a trivial Textual app's first paint. Each run of
+    the app gets an empty cache folder and is ended once the title is drawn."""
+    from startup import TRIVIAL, first_paint
+
+    build_env = scratch_env(scratch / "paint-build", home)
+    wall, _rss, listing = run([sys.executable, "-m", "memtui", "log", str(home), "--json"], build_env)
+    rows = [("anchor: cold build, memtui log HOME --json", wall, CPU[-1])]
+    newest = json.loads(listing)["sessions"][0]["title"][:24]
+    saved = dict(os.environ)
+    paint, trivial = [], []
+    try:
+        for n in range(runs):
+            os.environ.update(scratch_env(scratch / f"paint-{n}", home))  # the pty child inherits it
+            paint.append(first_paint([sys.executable, "-m", "memtui", str(home)], newest, timeout=900)["first"])
+            trivial.append(first_paint([sys.executable, "-c", TRIVIAL], "TRIVIAL-APP-READY")["first"])
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    rows.append(("anchor: trivial Textual app first paint", statistics.median(w for w, _c in trivial),
+                 statistics.median(c for _w, c in trivial)))
+    rows.append(("app on no index: newest session drawn", statistics.median(w for w, _c in paint),
+                 statistics.median(c for _w, c in paint)))
+    return rows
+
+
+def cold_paint_main(home: Path, runs: int) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        rows = cold_paint_rows(home, Path(scratch), runs)
+    print(f"\n{'cold first paint (' + str(runs) + ' runs, medians)':<50} {'wall s':>8} {'CPU s':>8}")
+    for name, wall, cpu in rows:
+        print(f"{name:<50} {wall:>8.3f} {cpu:>8.3f}")
+    build, trivial, paint = rows
+    print(f"newest session drawn = {paint[1] / trivial[1]:.2f}x the trivial app's first paint (wall), "
+          f"{paint[1] / build[1]:.3f}x the whole cold build (wall)")
+
+
 SERIAL = ("import sys; import memtui.core.sources.part_pool as pool; pool.POOL_BYTES = 1 << 62; "
           "from memtui.cli import main; sys.exit(main(sys.argv[1:]))")
 """`memtui` with the worker pool off: every file parsed in the one process."""
@@ -209,11 +249,16 @@ def main() -> None:
     ap.add_argument("--serial-runs", type=int, default=1, help="cold builds with the worker pool off")
     ap.add_argument("--no-grow", action="store_true",
                     help="skip the rows that grow a session (a shared home, such as /work/heavy's, is left as it is)")
+    ap.add_argument("--cold-paint", action="store_true",
+                    help="only the app's first paint on no index (newest sessions drawn) and its anchors")
     args = ap.parse_args()
     compileall.compile_dir(str(ROOT / "memtui"), quiet=1)  # as an installed package's modules are
     cache = Path(tempfile.gettempdir()) / "memtui-bench"  # never under the real home
     folder = args.folder or cache / f"heavy-home-{args.sessions}"
     home = make_heavy_home(folder, args.sessions)
+    if args.cold_paint:
+        cold_paint_main(home, args.runs)
+        return
     size = home_bytes(home)
     transcripts = list(home.rglob("*.jsonl"))
     print(f"home: {home} — {args.sessions} sessions, {len(transcripts)} transcript files, {size / 2**20:.0f} MiB")

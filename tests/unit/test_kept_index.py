@@ -191,3 +191,41 @@ def test_a_process_that_may_not_write_keeps_no_index(tmp_path: Path) -> None:
     finally:
         forbid_writes(None)
     assert not (Path(os.environ["XDG_CACHE_HOME"]) / "memtui").exists()
+
+
+def test_a_cold_build_told_to_list_its_sessions_reads_the_newest_files_first_and_serves_what_a_full_read_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the app builds it (a watcher that lists the sessions read so far; its worker processes
+    on, as on a heavy home): the sessions read so far are those of the most recently written
+    files, more at each batch, each once; the index served after equals a full read's."""
+    from memtui.core.sources import part_pool
+    from memtui.core.sources.kept_parts import watch_builds
+
+    home = many_sessions("claude-2.1.39-spotter", tmp_path, 8)
+    files = sorted(home.glob("projects/*/*.jsonl"))
+    for n, path in enumerate(files):  # written a minute apart, in an order that is not the names'
+        written = 1_700_000_000 + (n * 7) % len(files) * 60
+        os.utime(path, (written, written))
+    newest = [p.stem for p in sorted(files, key=lambda p: p.stat().st_mtime_ns, reverse=True)]
+    expected = without_index(home)
+    seen: list[tuple[int, list[str]]] = []
+
+    def watcher(_home: Path, read: int, _to_read: int, source) -> None:
+        landed = source.sessions_so_far()
+        if landed is not None and (not seen or len(landed) != len(seen[-1][1])):
+            seen.append((read, [str(s.id) for s in landed]))
+
+    monkeypatch.setattr(part_pool, "POOL_BYTES", 1)  # the worker processes, whatever the home's size
+    watch_builds(watcher, sessions=True)
+    try:
+        with _open(home) as cold:
+            assert everything(cold) == expected
+            assert _live(cold).sessions_so_far() is None  # built: sessions() answers
+            assert part_pool.last_workers > 0 or part_pool.cores() < 2
+    finally:
+        watch_builds(None)
+    assert len(seen) >= 4 and seen[0][0] == 1  # the newest session first, then more at each batch
+    for read, ids in seen:
+        assert len(ids) == len(set(ids)) == read  # each once
+        assert set(ids) == set(newest[:read])  # the newest files' sessions
+    assert set(seen[-1][1]) == set(newest)

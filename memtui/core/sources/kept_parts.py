@@ -10,9 +10,11 @@ the file that holds it.
 
 from __future__ import annotations
 
-from functools import partial
+import copy
+from functools import partial as partial_of
 import os
 import pickle
+import queue
 import sys
 import threading
 import time
@@ -21,8 +23,8 @@ from typing import Any, Callable, Hashable, Iterable, Iterator
 
 from memtui.core.paths import stat_key
 from memtui.core.sources.cursor import Resumable
-from memtui.core.sources.part_pool import light, part_blobs, read_parts
-from memtui.core.sources.part_store import PartStore, code_key, index_path, loads
+from memtui.core.sources.part_pool import Blobs, Parse, light, part_blobs, read_parts, workers_for
+from memtui.core.sources.part_store import BATCH, PartStore, code_key, index_path, loads
 
 
 def session_of(key: object) -> str:
@@ -85,6 +87,17 @@ def session_rows(table: dict, session: str) -> list[tuple[Any, Any]]:
 
 
 
+SO_FAR_FIRST = 8
+"""A build from nothing parses at most this many of its newest files in its own process while
+its worker processes start (`newest_here`), and tells what it read so far only when it has more
+files than these to read (a smaller build is over before a screen could show a part of it)."""
+HERE_BYTES = 1 << 20
+"""A build from nothing parses at most this many bytes of its newest files in its own process
+(`newest_here`) while its workers start (the first file whatever its size)."""
+SO_FAR_EVERY = 0.5
+"""Seconds: while a build from nothing has read fewer than BATCH files, it tells what it read
+so far at least this often (a few big transcripts first need not hold the screen back)."""
+
 KEEP_READ_BYTES = 64 << 20
 """A build keeps the whole parts of the files it reads (no read of the index file to show
 them) up to this many bytes of files: an update's few; a build from nothing keeps the heads
@@ -115,14 +128,32 @@ def keeps_cursor(path: Path, seen_before: bool) -> bool:
 Progress = Callable[[int, int], None]
 """Told (files read so far, files to read) while a build reads files."""
 
-_watcher: Callable[[Path, int, int], None] | None = None
+Watcher = Callable[[Path, int, int, Any], None]
+"""Told (the store's path, files read so far, files to read, the source whose index is built)
+while a build reads files: a verb's progress line, the app's sessions pane."""
+
+_watcher: Watcher | None = None
+_lists_sessions = False
 
 
-def watch_builds(watcher: Callable[[Path, int, int], None] | None) -> None:
-    """From now on, this process tells `watcher(home, files read, files to read)` as an index
-    build reads files (a verb's progress line on a terminal); None stops it."""
-    global _watcher
-    _watcher = watcher
+def watch_builds(watcher: Watcher | None, sessions: bool = False) -> None:
+    """From now on, this process tells `watcher` as an index build reads files; None stops it.
+    `sessions`: the watcher lists the sessions read so far (the app's sessions pane), so a build
+    from nothing has them ready as batches land (`sessions_so_far`); a verb's progress line
+    does not ask for them (each batch's listing costs a little)."""
+    global _watcher, _lists_sessions
+    _watcher, _lists_sessions = watcher, sessions and watcher is not None
+
+
+def lists_sessions() -> bool:
+    """Whether this process's watcher lists the sessions read so far (see `watch_builds`)."""
+    return _lists_sessions
+
+
+def tell_watcher(home: Path, read: int, to_read: int, source: Any) -> None:
+    """Tell the watcher of this process's builds (if any) how the build of `source` goes."""
+    if _watcher is not None:
+        _watcher(home, read, to_read, source)
 
 
 def parse_part(read: Callable[[Path], Any], grown: Grown | None, path: Path,
@@ -136,6 +167,59 @@ def parse_part(read: Callable[[Path], Any], grown: Grown | None, path: Path,
     # The state in a cursor is the parser's pickle, compressed already.
     part, resume = grown(path, pickle.loads(blob) if blob is not None else None, keep)
     return part, pickle.dumps(resume, pickle.HIGHEST_PROTOCOL) if resume is not None else None
+
+
+def newest_here(parse: Parse, items: list[tuple[Path, Any]], sizes: list[int]) -> Iterator[tuple[Any, Blobs | None, bytes | None]]:
+    """As `read_parts`, the first items (the first, and more up to SO_FAR_FIRST of them and
+    HERE_BYTES in all) parsed in this process while the worker processes (if the rest needs
+    them) start on the others: beside the app's threads they start from a fork server, a fresh
+    interpreter importing the parser (seconds on a loaded machine), which the newest sessions
+    need not wait for; the app's own thread is left the rest of this process's time."""
+    first = 1
+    while first < min(SO_FAR_FIRST, len(items)) and sum(sizes[:first + 1]) <= HERE_BYTES:
+        first += 1
+    if workers_for(parse, sizes[first:]) == 0:
+        yield from read_parts(parse, items, sizes)
+        return
+    results: queue.Queue = queue.Queue(maxsize=BATCH)
+    stop = threading.Event()
+
+    def offer(result: Any, error: BaseException | None = None) -> bool:
+        """Hand a result (or the error, or None: the end) to the build; False once it stopped."""
+        while not stop.is_set():
+            try:
+                results.put((result, error), timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def feed() -> None:
+        rest = read_parts(parse, items[first:], sizes[first:])  # a generator: closed below
+        try:
+            if all(offer(result) for result in rest):
+                offer(None)
+        except BaseException as exc:  # told to the build, which raises it
+            offer(None, exc)
+        finally:
+            rest.close()  # type: ignore[attr-defined]  # the pool shut down (its workers waited for when it finished)
+
+    feeder = threading.Thread(target=feed, name="memtui index workers", daemon=True)
+    feeder.start()
+    try:
+        for item in items[:first]:
+            part, cursor = parse(*item)
+            yield part, None, cursor
+        while True:
+            result, error = results.get()
+            if error is not None:
+                raise error
+            if result is None:
+                return
+            yield result
+    finally:
+        stop.set()
+        feeder.join()
 
 
 class KeptParts:
@@ -155,10 +239,18 @@ class KeptParts:
         """Files read (parsed) so far: a warm open that finds nothing changed reads none."""
 
     def merge_into(self, whole: Any, paths: Iterable[Path], signature: Callable[[Path], Hashable | None],
-                   read: Callable[[Path], Any], progress: Progress | None = None, grown: Grown | None = None) -> None:
+                   read: Callable[[Path], Any], progress: Progress | None = None, grown: Grown | None = None,
+                   so_far: Callable[[Any], None] | None = None) -> None:
         """Merge the part of each listed path still there into `whole` (heads only: its heavy
         tables become LazyTables filled from the index file on demand). With `grown`, a file
-        read again is parsed on from the cursor kept of it (only the lines it grew by)."""
+        read again is parsed on from the cursor kept of it (only the lines it grew by).
+        `progress` is told after each file read (else the process's watcher, `watch_builds`).
+
+        The files to read are read newest first (by mtime). A build from nothing tells
+        `so_far` the index of the files read so far (their heads, in an index of `whole`'s
+        class, which grows after the call: read it there) as they land: after the first file,
+        then when it has read twice as many (at most BATCH more) or SO_FAR_EVERY has passed
+        while they are few, and after the last."""
         if not self._opened:
             self.store.open()
             self._opened = True
@@ -180,6 +272,9 @@ class KeptParts:
                             whole.add_tables(loads(blob) if blob is not None else read(Path(path)))
             return fill
 
+        # Before the heavy tables become LazyTables filling `whole`: the index of a cold build's
+        # files read so far starts as `whole` does.
+        empty = copy.deepcopy(whole) if so_far is not None and not self._heads and not self.store.rows else None
         for column, names in (("body", whole.lazy), ("side", whole.side)):
             fill = filler(column)
             for name in names:
@@ -188,41 +283,54 @@ class KeptParts:
         reading = [(path, (self.store.cursor(key), keeps_cursor(path, key in self._heads or self.store.holds(key)))
                         if grown is not None else (None, False))
                    for key, (path, sign) in signs.items() if sign is not None and not self._known(key, sign)]
+        # Newest first (the files an agent wrote last: the sessions a user looks for first); the
+        # index is merged in the listed order all the same, so it is the one any order makes.
+        stats = {str(path): stat_key(path) or (0, 0, 0) for path, _cursor in reading}
+        reading.sort(key=lambda item: -stats[str(item[0])][1])
         todo = len(reading)
-        # On every core when there are many to read (a cold build); in order, as listed.
-        parsed = read_parts(partial(parse_part, read, grown), reading, [(stat_key(p) or (0,))[0] for p, _c in reading])
-        done = 0
+        partial = empty if todo > SO_FAR_FIRST else None  # a cold build's files read so far
+        told, published = 1, time.monotonic()
+        # On every core when there are many to read (a cold build); in the order given.
+        parse = partial_of(parse_part, read, grown)
+        sizes = [stats[str(p)][0] for p, _c in reading]
+        parsed = newest_here(parse, reading, sizes) if partial is not None else read_parts(parse, reading, sizes)
         budget = KEEP_READ_BYTES
+        fresh: dict[str, tuple[tuple[str, Any] | None, Any]] = {}  # path → (signature, head), whole part or None
+        for done, (path, _cursor) in enumerate(reading, start=1):
+            key = str(path)
+            sign = signs[key][1]
+            assert sign is not None
+            part, blobs, cursor = next(parsed)
+            self.reads += 1
+            if blobs is None:  # parsed here
+                known = (sign, light(part))
+                blobs = part_blobs(part)
+            else:  # by a worker
+                known = (sign, loads(blobs[0]))
+            own = stats[key] if stats[key] != (0, 0, 0) else None
+            self.store.put(key, sign, own, *blobs, cursor)
+            budget -= own[0] if own is not None else 0
+            fresh[key] = (known, part if budget >= 0 else None)  # a worker's part: its tables are read when asked
+            if partial is not None and so_far is not None:
+                partial.merge(known[1])
+                now = time.monotonic()
+                if done in (told, todo) or (done < BATCH and now - published >= SO_FAR_EVERY):
+                    so_far(partial)
+                    told, published = max(told, min(done * 2, done + BATCH)), now
+            if progress is not None:
+                progress(done, todo)
+            else:  # the watcher of this process's builds, if any, told as for every build
+                tell_watcher(self.home, done, todo, None)
         kept: dict[str, tuple[str, Any]] = {}
         for key, (path, sign) in signs.items():
             if sign is None:
                 continue  # gone since it was listed
-            known = self._heads.get(key)
-            whole_part = None
-            if known is None or known[0] != sign:
-                head = self.store.rows.get((key, sign))
-                if head is not None:
-                    known = (sign, loads(head))
-                else:
-                    part, blobs, cursor = next(parsed)
-                    self.reads += 1
-                    done += 1
-                    if blobs is None:  # parsed here
-                        known = (sign, light(part))
-                        blobs = part_blobs(part)
-                    else:  # by a worker
-                        known = (sign, loads(blobs[0]))
-                    own = stat_key(path)
-                    self.store.put(key, sign, own, *blobs, cursor)
-                    budget -= own[0] if own is not None else 0
-                    whole_part = part if budget >= 0 else None  # a worker's: its tables are read when asked
-                    if _watcher is not None:
-                        _watcher(self.home, done, todo)
-                    if progress is not None:
-                        progress(done, todo)
-            kept[key] = known
-            if whole.merge(whole_part if whole_part is not None else known[1]):
-                owner.update((sid, (key, sign)) for sid in known[1].sessions)
+            held, whole_part = fresh.get(key) or (self._heads.get(key), None)
+            if held is None or held[0] != sign:
+                held = (sign, loads(self.store.rows[(key, sign)]))
+            kept[key] = held
+            if whole.merge(whole_part if whole_part is not None else held[1]):
+                owner.update((sid, (key, sign)) for sid in held[1].sessions)
                 if whole_part is not None:  # its heavy and side tables are in already
                     loaded["body"].add(key)
                     loaded["side"].add(key)

@@ -9,16 +9,18 @@ what it names (a session's sub-agent transcripts) — keeps its size and mtime.
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generic, Hashable, Iterable, Protocol, Self, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Hashable, Iterable, Protocol, Self, Sequence, TypeVar
 
-from memtui.core.model import Problem, Reference, StepInfo, TaskInfo
+from memtui.core.model import Problem, Reference, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.base import Index, IndexedSource
 from memtui.core.sources.cursor import Resumable
-from memtui.core.sources.kept_parts import Grown, KeptParts, Progress, keeps_cursor, kept_parts
+from memtui.core.sources.kept_parts import (Grown, KeptParts, Progress, keeps_cursor, kept_parts, lists_sessions,
+                                            tell_watcher)
 
 PartT = TypeVar("PartT")
 
@@ -200,6 +202,7 @@ class ListedSource(IndexedSource[ListedT]):
         self._indexed = False
         self.progress: Progress | None = None
         """Told (files read, files to read) while a build reads files (a cold build's progress)."""
+        self._so_far: tuple[SessionInfo, ...] | None = None
 
     def merge_listed(self, whole: ListedT, signature: Callable[[Path], Hashable | None],
                      read: Callable[[Path], ListedT], grown: Grown | None = None) -> None:
@@ -214,10 +217,31 @@ class ListedSource(IndexedSource[ListedT]):
         self._indexed = True
         kept = self._kept_parts(whole)
         if kept is not None:
-            kept.merge_into(whole, self.files, signature, read, self.progress, grown)
+            try:
+                kept.merge_into(whole, self.files, signature, read, self._told, grown,
+                                self._read_so_far if lists_sessions() else None)
+            finally:
+                self._so_far = None
             return
         for part in self._parts.each(self.files, signature, read, grown):
             whole.merge(part)
+
+    def _told(self, read: int, to_read: int) -> None:
+        tell_watcher(self.path, read, to_read, self)
+        if self.progress is not None:
+            self.progress(read, to_read)
+
+    def _read_so_far(self, partial: ListedT) -> None:
+        """(The build's thread.) The sessions of the index built so far, as `sessions()` lists
+        them: this source's own read model over that index (a view of it serving `partial`)."""
+        view = copy.copy(self)
+        view._current = partial
+        self._so_far = tuple(view.sessions())
+
+    def sessions_so_far(self) -> Sequence[SessionInfo] | None:
+        """While the index is built from nothing: the sessions of the files read so far (read
+        newest first), newest activity first; None when no such build is under way."""
+        return self._so_far
 
     def _kept_parts(self, whole: ListedT) -> KeptParts | None:
         if self._kept is False:

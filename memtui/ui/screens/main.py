@@ -29,7 +29,7 @@ from memtui.ui import pane_reads
 from memtui.ui.commands import COMMANDS, bindings
 from memtui.ui.debounce import Debounce
 from memtui.ui.collector import keep_out_of_collections
-from memtui.ui.messages import SessionCostsLoaded, SessionsLoaded, StepsLoaded, TasksLoaded
+from memtui.ui.messages import SessionCostsLoaded, SessionsLoaded, SessionsSoFar, StepsLoaded, TasksLoaded
 from memtui.ui.pane_reads import SessionExtent, extent
 from memtui.ui.read_ahead import ReadAhead
 from memtui.ui.screens.base import MemtuiScreen
@@ -83,6 +83,8 @@ class MainScreen(MemtuiScreen[None]):
         self._totals: dict[str, float] | None = None
         self._stalled = False
         """A pane's load failed: it shows why, and waits for the user (not for a load)."""
+        self._so_far: object = None
+        """The sessions indexed so far last listed (while the index is built from nothing)."""
         self.tail: bool = self.app.settings.get("tail", True)
         """On the last step of a task, stay on the last step as an agent adds steps (F)."""
 
@@ -111,10 +113,21 @@ class MainScreen(MemtuiScreen[None]):
 
     def show_indexing(self) -> None:
         """While the sessions wait for the index of an agent's home being built, the pane counts
-        the transcripts read (the sessions come when it is done)."""
+        the transcripts read and lists the sessions read so far."""
+        if self._loaded_once or not self.query(SessionsTable):
+            return  # (not composed yet: asked again at mount)
+        self._count_indexed()
+        source = self.app.indexed  # type: ignore[attr-defined]  (MemtuiApp)
+        if source is not None:
+            self.load_sessions_so_far(source)
+
+    def _count_indexed(self) -> None:
         indexing = self.app.indexing  # type: ignore[attr-defined]  (MemtuiApp)
-        if indexing is not None and self.query_one(SessionsTable).loading:
-            self.query_one("#sessions-pane").border_subtitle = f"indexing {indexing[0]:,}/{indexing[1]:,} transcripts"
+        if indexing is not None:
+            table = self.query_one(SessionsTable)
+            listed = f"{len(table.records):,}… · " if table.records else ""
+            self.query_one("#sessions-pane").border_subtitle = (
+                f"{listed}indexing {indexing[0]:,}/{indexing[1]:,} transcripts")
 
     def opened(self, first: SessionsLoaded) -> None:
         """The newest sessions the opening read, come after this screen (an opening slower than
@@ -206,6 +219,24 @@ class MainScreen(MemtuiScreen[None]):
                 self.post_message(SessionsLoaded(*part))
                 self.app.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
 
+    @work(thread=True, exclusive=True, group="sessions-so-far", exit_on_error=False,
+          description="list the sessions indexed so far")
+    def load_sessions_so_far(self, source: Any) -> None:
+        """The sessions of the transcripts indexed so far, when more than the pane lists."""
+        sessions = source.sessions_so_far()
+        if sessions is not None and sessions is not self._so_far and not get_current_worker().is_cancelled:
+            self.post_message(SessionsSoFar(sessions))
+
+    @on(SessionsSoFar)
+    def _sessions_so_far(self, event: SessionsSoFar) -> None:
+        if self._loaded_once:
+            return  # the whole index is listed already
+        self._so_far = event.sessions
+        table = self.query_one(SessionsTable)
+        table.loading = False
+        table.show_part(list(event.sessions), {}, 0, 0, complete=False, keep_cursor=True)
+        self._count_indexed()
+
     def _origin(self) -> bool:
         """Whether the open source's sessions name the machine they came from (a team store)."""
         return self.app.source is not None and self.app.source.can(Capability.ORIGIN)
@@ -216,8 +247,10 @@ class MainScreen(MemtuiScreen[None]):
         table.loading = False
         if not event.offset:
             table.show_origin(self._origin())
+        so_far = not self._loaded_once and self._so_far is not None  # the sessions indexed so far are listed
         self.query_one("#sessions-pane").border_subtitle = table.show_part(
-            event.sessions, event.current_titles, event.orphan_count, event.offset, event.complete, self._loaded_once)
+            event.sessions, event.current_titles, event.orphan_count, event.offset, event.complete,
+            self._loaded_once or so_far)
         self._loaded_once = True
         self.load_costs(event.sessions, event.complete and event.orphan_count > 0)
         if event.complete:
@@ -230,7 +263,7 @@ class MainScreen(MemtuiScreen[None]):
             self._first_paint()
             self.app.push_screen(no_sessions(self.app.workspace))
             return
-        if self.session_id is not None:  # a reload (at first, the table's own highlight asks: after the frame)
+        if self.session_id is not None or so_far:  # a reload (at first, the table's own highlight asks: after the frame)
             self._session_highlighted()
 
     @work(thread=True, group="costs", exit_on_error=False, description="price the sessions")
@@ -254,8 +287,8 @@ class MainScreen(MemtuiScreen[None]):
     @on(DataTable.RowHighlighted, "#sessions")
     def _session_highlighted(self, event: DataTable.RowHighlighted | None = None) -> None:
         record = self.query_one(SessionsTable).current_record()
-        if record is None:
-            return
+        if record is None or not self._loaded_once:
+            return  # (the sessions indexed so far: their tasks wait for the whole index)
         key: Id | str = ORPHANS_KEY if isinstance(record, OrphansRow) else record.id
         if key == self.session_id and event is not None:
             return  # already shown or loading: the table's own highlight of the same row
