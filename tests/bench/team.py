@@ -7,6 +7,8 @@
    Anchor, same run: reading the very same sessions through memtui's reader with its index warm
    (what push must read anyway; the first, cold read builds that index and is printed beside it),
    so the ratio is what writing them to the server adds. Then a re-push (cursor: not read).
+   With --home, the first SESSIONS sessions of that home instead (the whole 2,000-session home:
+   --home /work/heavy/heavy-home-2000/.claude --sessions 2000 --only push).
 2. Load: PUSHERS threads each push their own machine's copy of a small home over and over (a new
    session each round), one GC pass after another, and two readers listing the steps of random
    tasks, for SECONDS: errors surfaced, deadlocks, and the p95 step-list read latency. Anchor,
@@ -346,7 +348,8 @@ def main() -> None:
     args.add_argument("--pushers", type=int, default=8)
     args.add_argument("--scale", type=int, default=100_000, help="tasks of the search and first-paint store")
     args.add_argument("--runs", type=int, default=5, help="repeats of each query and first paint")
-    args.add_argument("--home", help="a Claude Code home for push-index (default: the shared heavy home if made)")
+    args.add_argument("--home", help="a Claude Code home for push (default: spotter copies) and push-index (default:"
+                                     " the shared heavy home if made)")
     args.add_argument("--only", default="push,load", help="push,load,search,paint,push-index")
     opts = args.parse_args()
     parts = set(opts.only.split(","))
@@ -385,13 +388,26 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def pushed_home(opts, tmp: Path) -> Path:
+    """What 1. pushes: the first --sessions sessions of --home (all of it as it is, read-only,
+    when it has no more: push writes nothing in a home), else the spotter copies."""
+    if not opts.home:
+        return home_of(tmp / "big", opts.sessions)
+    home = Path(opts.home)
+    if len(list(home.glob("projects/*/*.jsonl"))) <= opts.sessions:
+        return home
+    return some_sessions(home, opts.sessions, tmp / "subset")
+
+
 def push_and_load(cluster, tmp: Path, opts, env: dict, parts: set[str]) -> None:
-    home = home_of(tmp / "big", opts.sessions)
+    home = pushed_home(opts, tmp)
     size = sum(p.stat().st_size for p in home.rglob("*") if p.is_file())
     url = cluster.new_database()
     if "push" in parts:
         n, cold_s = read_everything(home, env)  # builds the reader's index in the cache folder
+        print(f"push: {n} sessions read cold in {cold_s:.1f} s", flush=True)
         n, read_s = read_everything(home, env)  # the anchor: warm, as push's own read is
+        print(f"push: read warm (the anchor) in {read_s:.1f} s", flush=True)
         started = time.perf_counter()
         report = push([home], url, machine="bench", env=env)
         push_s = time.perf_counter() - started
