@@ -226,3 +226,17 @@ def test_a_reload_reads_again_only_the_unit_that_changed_and_equals_a_fresh_read
             units, before = parsed_now, now
     finally:
         source.close()
+
+
+def test_an_opencode_sessions_key_changes_when_opencode_writes_to_it_alone(tmp_path, monkeypatch) -> None:
+    """OpenCode keeps every session in one database: a session's files key is a digest of its own
+    rows, so a write to one session leaves the others' keys (and their kept usage) as they were."""
+    user = tmp_path / "user"
+    _opencode(user, COPIES)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    before = {s.id: s.files_key for s in _listed(_opencode_source, user)[0]}
+    assert all(before.values()) and len(set(before.values())) == len(before)
+    _grow_opencode(user)
+    after = {s.id: s.files_key for s in _listed(_opencode_source, user)[0]}
+    assert after.keys() == before.keys()
+    assert sum(after[sid] != before[sid] for sid in before) == 1

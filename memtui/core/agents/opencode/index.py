@@ -13,6 +13,10 @@ OpenCode's snapshot store (memtui.core.agents.opencode.snapshots) at the model s
 finish, each side where it holds it; a side it does not hold is unknown (`before_known` false)
 and the entry carries OpenCode's recorded diff.
 
+A session's `files_key` is a digest of its rows and its sub-agents' (the session, message and
+part rows as stored): it changes when OpenCode writes to that session, not when it writes to
+another (its sessions share one file), so what is kept per session (usage, search) is kept.
+
 Sub-agents: a `task` tool call runs a sub-agent in a session of its own whose `parent_id` names
 the calling session (the call's `metadata.sessionId` names it back). Its tasks are listed in the
 top session, right after the task that handed them the work (a "handoff" reference), not as a
@@ -21,6 +25,7 @@ session of their own.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -103,6 +108,7 @@ class _Reader:
         self.own: dict[str, list[str]] = {}  # session → its own task ids
         self.spawned: dict[str, str] = {}  # sub-agent session → the task whose call started it
         self._snapshots: dict[str, list[Path]] = {}  # project → its snapshot repositories
+        self.digests: dict[str, Any] = {}  # listed session → a digest of its rows and its sub-agents'
 
     def read(self, workspace_filter: str | None) -> None:
         ix, conn = self.ix, self.conn
@@ -172,10 +178,12 @@ class _Reader:
         first = ix.tasks[order[0]].info.title if order else sid
         created = _time(s["time_created"]) or datetime.fromtimestamp(0, tz=timezone.utc)
         prompts = self.own.get(sid) or order  # the current task is the last prompt, not a sub-agent's
+        digest = self.digests.get(sid)
         ix.sessions[sid] = SessionInfo(id=sid, title=s["title"] or first, status="unknown",
                                        current_task_id=prompts[-1] if prompts else None, created_at=created,
                                        updated_at=_time(s["time_updated"]) or created, task_count=len(order),
-                                       current_title=ix.tasks[prompts[-1]].info.title if prompts else "")
+                                       current_title=ix.tasks[prompts[-1]].info.title if prompts else "",
+                                       files_key=digest.hexdigest() if digest is not None else "")
 
     def _session(self, s: Any, listed_in: str, worktree: str | None) -> None:
         ix, conn = self.ix, self.conn
@@ -184,8 +192,13 @@ class _Reader:
         messages = list(conn.execute("SELECT id, time_created, data FROM message WHERE session_id = ? "
                                      "ORDER BY time_created, id", (sid,)))
         parts: dict[str, list[dict]] = {}
+        digest = self.digests.setdefault(listed_in, hashlib.blake2b(digest_size=16))
+        digest.update(f"{sid}\0{s['title']}\0{s['time_updated']}\0".encode("utf-8", "surrogateescape"))
+        for m in messages:
+            digest.update(f"{m['id']}\0{m['data']}\0".encode("utf-8", "surrogateescape"))
         for p in conn.execute("SELECT message_id, data FROM part WHERE session_id = ? ORDER BY id", (sid,)):
             parts.setdefault(p["message_id"], []).append(_json(p["data"]))
+            digest.update(f"{p['message_id']}\0{p['data']}\0".encode("utf-8", "surrogateescape"))
         snapshots = self._snapshots.get(s["project_id"])
         if snapshots is None:
             snapshots = self._snapshots[s["project_id"]] = snapshot_repos(self.folder, s["project_id"])
