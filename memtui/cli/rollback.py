@@ -51,7 +51,7 @@ def run(args) -> int:
             scope = {k: v if v is None or k == "undo" else resolve_id(store, v, k) for k, v in scope.items()}
         plan = plan_rollback(store, **scope, root=root, force=args.force)
         if not args.dry_run and plan.files and not plan.refused and not confirmed(
-                _text(preview_rollback(plan).to_json()), f"Write these {len(plan.files)} file(s)?", yes=args.yes):
+                _text({**preview_rollback(plan).to_json(), "notes": list(plan.notes)}), f"Write these {len(plan.files)} file(s)?", yes=args.yes):
             return 1
         result = preview_rollback(plan) if args.dry_run else apply_rollback(store, plan)
     emit(result.to_json(), args.json, _text)
