@@ -18,6 +18,9 @@ re-reads the disk before every file, so re-running a rollback that was interrupt
 it ("already restored" for what was done). A task's scope leaves out the checkpoints memtui
 recorded itself (labels "rollback" and "undo"): they are undone with `undo=`, and counting
 them would turn the files an interrupted rollback had not yet written into conflicts.
+Each file is read once more just before its rename or unlink: one the agent wrote after the
+rollback read it (while the undo was being recorded) is kept, reported as a conflict (forced
+or not) and dropped from the undo, which holds only what the rollback really replaced.
 
 Undo. Before writing, the rollback is recorded as a checkpoint (label "rollback", or "undo"
 for an undo) on the task it acted on — before = the disk, after = what is restored — and

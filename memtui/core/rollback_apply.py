@@ -82,7 +82,9 @@ def apply_rollback(store: MemorySource, plan: RollbackPlan, *, record: bool = Tr
     at its target is "done, already restored"; one that changed since is a conflict unless the
     plan is forced. The files to change are recorded first as one checkpoint labelled
     `plan.label` on `plan.task_id`, and that task is pinned, so even a crash midway leaves an
-    undo behind. A read-only AgentStore gets a write connection of its own for this.
+    undo behind. Just before each rename or unlink the file is read again: one no longer holding
+    what was read (and recorded) is left alone as a conflict and its undo entry dropped. A
+    read-only AgentStore gets a write connection of its own for this.
     """
     if plan.refused:
         files = tuple(FileResult(f.path, f.action, "refused", f.reason) for f in plan.files)
@@ -132,13 +134,17 @@ def apply_rollback(store: MemorySource, plan: RollbackPlan, *, record: bool = Tr
             undo_id, pinned, note = _record_undo(writer, plan, todo)
             notes.append(note)
         failed: list[str] = []
-        for f, _disk, mode in todo:
+        for f, disk, mode in todo:
             if check_path(plan.root, f.path).resolved != f.resolved:  # a link swapped in since the check
                 failed.append(f.path)
                 results[f.path] = FileResult(f.path, f.action, "error", "the path changed while rolling back")
                 continue
             try:
-                _restore(f.resolved, f.target, mode)
+                _restore(f.resolved, f.target, mode, disk)
+            except _ChangedMeanwhile:
+                failed.append(f.path)
+                results[f.path] = FileResult(f.path, f.action, "conflict", _CHANGED_MEANWHILE)
+                continue
             except OSError as exc:
                 failed.append(f.path)
                 results[f.path] = FileResult(f.path, f.action, "error", f"cannot write: {exc.strerror or exc}")
@@ -178,11 +184,27 @@ def _record_undo(writer: Any, plan: RollbackPlan, todo: list[tuple[FilePlan, byt
     return cp, plan.task_id, note
 
 
-def _restore(path: Path | None, content: bytes | None, mode: int | None) -> None:
-    """Make `path` hold `content` (None → no file), atomically."""
+_CHANGED_MEANWHILE = ("conflict: the file changed on disk while rolling back; left alone"
+                      " (roll back again to see it)")
+
+
+class _ChangedMeanwhile(Exception):
+    """The file no longer holds what the rollback read (and recorded in the undo)."""
+
+
+def _restore(path: Path | None, content: bytes | None, mode: int | None, disk: bytes | None) -> None:
+    """Make `path` hold `content` (None → no file), atomically, if it still holds `disk` (the
+    bytes read before the undo was recorded; None → no file): read again just before the
+    rename or unlink, so a write by the agent meanwhile is kept (_ChangedMeanwhile)."""
     assert path is not None
+
+    def still_as_read() -> None:
+        if read_disk(path) != disk:
+            raise _ChangedMeanwhile(path)
+
     if content is None:
         check_writes_allowed(path)
+        still_as_read()
         try:
             os.unlink(path)
         except FileNotFoundError:
@@ -190,4 +212,4 @@ def _restore(path: Path | None, content: bytes | None, mode: int | None) -> None
         fsync_dir(path.parent)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, content, mode, sweep=False)
+    write_atomic(path, content, mode, before_replace=still_as_read, sweep=False)
