@@ -189,3 +189,32 @@ async def test_a_codex_rollout_removed_while_followed_leaves_the_list_readable(t
         text = shown(app)
         assert "unreadable" not in text and "No such file" not in text
         assert "do recent" in text and "Old thread" in text and "do open" not in text
+
+
+async def test_an_unreadable_pins_file_is_shown_and_nothing_is_planned_or_pinned(tmp_path):
+    """A pins file with a trailing comma is not "no pins": the screen says which file and
+    what to do, offers nothing to archive, and p does not replace the file."""
+    from conftest import notifications
+    from memtui.core.cleanup import state_dir
+
+    home = tmp_path / "claude"
+    ids = build_claude_home(home)
+    pins = state_dir() / "pins.json"
+    pins.parent.mkdir(parents=True)
+    pins.write_text('{"claude-code": ["%s",]}\n' % ids["pinned"])
+    app = make_app(home, clock=lambda: NOW)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await open_cleanup(pilot)
+        explain = str(screen.query_one("#cleanup-explain", Static).render())
+        assert f"cannot read memtui's pins {pins}" in explain and "Traceback" not in explain
+        assert rows(screen) == {}  # no plan: nothing offered to archive
+        pins.write_text('{"claude-code": ["%s"]}\n' % ids["pinned"])
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert rows(screen)[ids["pinned"]].decision.reason == "pinned"
+        pins.write_text("{,}\n")  # broken again behind the screen's back
+        await select(pilot, ids["old1"])
+        await pilot.press("p")
+        await settle(pilot)
+        assert any("cannot read memtui's pins" in n.message and n.severity == "error" for n in notifications(app))
+    assert pins.read_text() == "{,}\n"

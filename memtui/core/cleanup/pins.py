@@ -1,42 +1,81 @@
 """Pins of foreign sessions (Claude Code, Codex): kept in memtui's own state folder, never
-in the agent's home. A pinned session is never archived or deleted by cleanup."""
+in the agent's home. A pinned session is never archived or deleted by cleanup.
+
+A pins file that exists but cannot be read is an error, never "no pins": cleanup would
+otherwise archive (or delete) the sessions it protects, and the next pin would replace it.
+A pin is a read-modify-write under an flock on `pins.json.lock`, so a pin from the app and
+one from the CLI at the same moment both land; the file itself is replaced atomically.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from memtui.core.atomic import write_atomic
-from memtui.core.cleanup.places import state_dir
+from memtui.core.cleanup.places import private_folder, state_dir
 from memtui.core.errors import MemtuiError
 from memtui.core.ids import unique_start
+
+try:
+    import fcntl
+except ImportError:  # no flock (Windows): one memtui at a time pins
+    fcntl = None  # type: ignore[assignment]
 
 PINS_FILE = "pins.json"
 
 
 def load_pins(folder: Path | None = None) -> dict[str, set[str]]:
-    """{agent: {session id, …}} from `pins.json` (empty when there is none or it is unreadable)."""
+    """{agent: {session id, …}} from `pins.json` (empty when there is none); MemtuiError
+    when the file exists but cannot be read as memtui's pins."""
     path = Path(folder or state_dir()) / PINS_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
         return {}
-    if not isinstance(data, dict):
-        return {}
-    return {agent: {str(i) for i in ids} for agent, ids in data.items() if isinstance(ids, list)}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _unreadable(path, getattr(exc, "strerror", None) or str(exc)) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _unreadable(path, f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict) or not all(isinstance(ids, list) for ids in data.values()):
+        raise _unreadable(path, "not a map of agent to a list of session ids")
+    return {str(agent): {str(i) for i in ids} for agent, ids in data.items()}
+
+
+def _unreadable(path: Path, what: str) -> MemtuiError:
+    return MemtuiError(f"cannot read memtui's pins {path}: {what}; fix or remove the file"
+                       " (removing it unpins every session) — nothing was cleaned up or pinned")
+
+
+@contextmanager
+def _pins_locked(folder: Path) -> Iterator[None]:
+    """The pins file's lock (the kernel releases it if the process dies)."""
+    private_folder(folder)
+    fd = os.open(folder / f"{PINS_FILE}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def set_pinned(agent: str, session_id: str, pinned: bool, folder: Path | None = None) -> bool:
     """Pin (or unpin) one session of `agent`; returns whether it is pinned now.
-    The file is replaced atomically, so a crash leaves the old pins or the new ones."""
+    The file is replaced atomically, so a crash leaves the old pins or the new ones; an
+    unreadable pins file is refused (MemtuiError), never replaced."""
     folder = Path(folder or state_dir())
-    pins = load_pins(folder)
-    ids = pins.setdefault(agent, set())
-    (ids.add if pinned else ids.discard)(session_id)
-    folder.mkdir(parents=True, exist_ok=True)
-    text = json.dumps({a: sorted(v) for a, v in sorted(pins.items()) if v}, indent=2) + "\n"
-    write_atomic(folder / PINS_FILE, text.encode("utf-8"))
+    with _pins_locked(folder):
+        pins = load_pins(folder)
+        ids = pins.setdefault(agent, set())
+        (ids.add if pinned else ids.discard)(session_id)
+        text = json.dumps({a: sorted(v) for a, v in sorted(pins.items()) if v}, indent=2) + "\n"
+        write_atomic(folder / PINS_FILE, text.encode("utf-8"), mode=0o600)
     return pinned
 
 

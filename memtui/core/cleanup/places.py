@@ -39,3 +39,22 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path:
 def view_cache_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where archived sessions are unpacked for browsing (`$XDG_CACHE_HOME/memtui/archive-view`)."""
     return cache_dir(env) / "archive-view"
+
+
+def private_folder(path: Path) -> Path:
+    """`path` as a folder, each part memtui creates made this user's alone (0700: archived
+    transcripts and pins are private); folders that exist are left as they are."""
+    path = Path(path)
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            continue  # made meanwhile by another memtui
+        os.chmod(folder, 0o700)  # mkdir's mode passes through the umask
+    return Path(missing[0]) if missing else path

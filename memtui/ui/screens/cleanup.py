@@ -33,6 +33,7 @@ from memtui.core.cleanup import (
 )
 from memtui.core.homes import take_inventory
 from memtui.core.display import counted, human_bytes
+from memtui.core.errors import MemtuiError
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.text import EndKept, safe_text
@@ -199,8 +200,12 @@ class CleanupScreen(MemtuiScreen[None]):
             self.notify("Select a session to pin.", markup=False)
             return
         agent = self.plan.inventory.agent
-        pinned = row.session.id not in load_pins().get(agent, set())
-        set_pinned(agent, row.session.id, pinned)
+        try:
+            pinned = row.session.id not in load_pins().get(agent, set())
+            set_pinned(agent, row.session.id, pinned)
+        except (MemtuiError, OSError) as exc:  # an unreadable pins file: said, never replaced
+            self.app.notify(str(exc), title="Pin failed", severity="error", markup=False)
+            return
         self.notify(f"Session {'pinned: cleanup keeps it' if pinned else 'unpinned'}.", markup=False)
         self.refresh_data()
 
@@ -242,8 +247,12 @@ class CleanupScreen(MemtuiScreen[None]):
         if plan is None:
             return
         if plan.action != action:  # the same decisions, carried out the other way
-            plan = plan_cleanup(plan.inventory, keep_days=plan.keep_days, keep_last=plan.keep_last, action=action,
-                                pins=load_pins(), now=self.now())
+            try:
+                plan = plan_cleanup(plan.inventory, keep_days=plan.keep_days, keep_last=plan.keep_last, action=action,
+                                    pins=load_pins(), now=self.now())
+            except MemtuiError as exc:  # the pins file became unreadable: nothing goes
+                self.app.notify(str(exc), title=f"{action.capitalize()} refused", severity="error", markup=False)
+                return
         self.restoring = False
         self.working = True
         self._cancel.clear()
