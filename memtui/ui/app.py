@@ -34,6 +34,7 @@ from memtui.resources import app_css
 from memtui.ui.collector import resume_after
 from memtui.ui.commands import CommandTable, action_offered, bindings
 from memtui.ui.follow import Follower, describe_changes
+from memtui.ui.kept_page import keep_page, read_kept
 from memtui.ui.settings import load_settings, remember
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.measure import measure
@@ -110,9 +111,14 @@ class MemtuiApp(App[int]):
         if self._given_source is not None:
             self._show_main()
             self._adopt(self._given_source)
+            return
+        kept = read_kept(self.path) if self._opener is None else None
+        if kept is not None:  # the newest sessions as listed last time, at once; the opening checks behind them
+            sessions, titles, orphans, complete, kept_at = kept
+            self._show_main(SessionsLoaded(sessions, titles, orphans, 0, complete, kept_at=kept_at))
         else:  # the main screen comes with the newest sessions (or, if slow, without them)
             self.set_timer(pane_reads.MAIN_HOLD, self._show_main)
-            self.open_source()
+        self.open_source(after_frame=kept is not None)
 
     def _index_read(self, _home: Path, read: int, to_read: int, source: Any = None) -> None:
         """Told by an index build (in a worker): a few times a second, the sessions pane says so."""
@@ -146,8 +152,12 @@ class MemtuiApp(App[int]):
             self.push_screen(MainScreen(first))
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open the store")
-    def open_source(self) -> None:
-        """Open the store read-only (or run the given opener); report success or a clear failure."""
+    def open_source(self, after_frame: bool = False) -> None:
+        """Open the store read-only (or run the given opener); report success or a clear failure.
+        `after_frame`: a kept page is on screen; the opening waits for its frame (it would
+        hold the interpreter while the frame is built)."""
+        if after_frame:
+            self.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
         try:
             source, self.source_entry = open_workspace(self.path, root=self.root,
                                                        opener=self._opener)
@@ -162,6 +172,8 @@ class MemtuiApp(App[int]):
         self.post_message(SourceOpened(source, source if is_store(source) else None, first))
         self.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
         tidy_workspace(source)
+        if first is not None and self._opener is None:  # the next run's first frame
+            keep_page(self.path, *first.part[:3], first.complete)
 
     @on(SourceOpened)
     def _source_opened(self, event: SourceOpened) -> None:

@@ -73,6 +73,9 @@ class SessionsLoaded(Message):
     orphan_count: int
     offset: int = 0
     complete: bool = True
+    kept_at: float | None = None
+    """Set on the page an earlier run listed (memtui.ui.kept_page: epoch seconds it was kept),
+    shown until the page read now replaces it; None on a page read now."""
 
     @property
     def part(self) -> tuple[list[SessionInfo], dict[Id, str], int, int, bool]:

@@ -2,6 +2,7 @@
 
     python tests/bench/heavy_home.py [--sessions 400] [--runs 3] [--folder DIR]
     python tests/bench/heavy_home.py --sessions 2000 --folder /work/heavy/heavy-home-2000 --no-grow --cold-runs 3
+    python tests/bench/heavy_home.py --sessions 2000 --folder /work/heavy/heavy-home-2000 --paint-only --cache DIR
 
 `make_heavy_home` replicates the real Claude Code sessions of tests/fixtures/real (8 sessions:
 sub-agents, compactions, persisted tool results, a 2.0.x home, an orphaned sub-agents folder)
@@ -160,20 +161,35 @@ def grow(transcript: Path, lines: int = 100) -> None:
             out.write(json.dumps(record) + "\n")
 
 
-def first_paint_rows(home: Path, env: dict[str, str], runs: int, newest: str,
+def first_paint_rows(home: Path, env: dict[str, str], runs: int, newest: str, count: int,
                      cold_env=None) -> list[tuple[str, float, float]]:
     """First paint of the app on the home (until the newest session's title is drawn: warm
     index, and with `cold_env` (a function giving a fresh scratch environment) on no index)
-    and of a trivial Textual app: (name, wall seconds, CPU seconds of the program by then)."""
+    and of a trivial Textual app: (name, wall seconds, CPU seconds of the program by then).
+    Warm, the app was run on the home before (once, until it listed all `count` sessions): its
+    first frame is the page that run kept (memtui.ui.kept_page, "as of …; checking…"); the
+    home opened and checked, every session listed, is a row of its own."""
     from startup import TRIVIAL, first_paint
+
+    from memtui.ui.kept_page import read_kept
 
     rows = []
     saved = dict(os.environ)
+    app = [sys.executable, "-m", "memtui", str(home)]
+    listed = {"checked": [f"{count:,}"]}
     try:
-        memtui, trivial, cold = [], [], []
+        memtui, checked, trivial, cold = [], [], [], []
+        os.environ.update(env)  # the pty child inherits this process's environment
+        for _ in range(3):  # a run before, as the user's: the app keeps its first page once it is up
+            first_paint(app, newest, timeout=300, then=listed)
+            if read_kept(home) is not None:
+                break
+            time.sleep(1)
         for n in range(runs):  # alternated, so both see the same load
-            os.environ.update(env)  # the pty child inherits this process's environment
-            memtui.append(first_paint([sys.executable, "-m", "memtui", str(home)], newest, timeout=120)["first"])
+            os.environ.update(env)
+            times = first_paint(app, newest, timeout=120, then=listed)
+            memtui.append(times["first"])
+            checked.append(times["checked"])
             trivial.append(first_paint([sys.executable, "-c", TRIVIAL], "TRIVIAL-APP-READY")["first"])
             if cold_env is not None and n == 0:  # one: each is a whole build
                 os.environ.update(cold_env())
@@ -183,7 +199,8 @@ def first_paint_rows(home: Path, env: dict[str, str], runs: int, newest: str,
             return name, statistics.median(w for w, _c in pairs), statistics.median(c for _w, c in pairs)
 
         rows = [median("app first paint, warm (sessions listed)", memtui),
-                median("anchor: trivial Textual app first paint", trivial)]
+                median("anchor: trivial Textual app first paint", trivial),
+                median("app, warm: home checked, every session listed", checked)]
         if cold:
             rows.append(median("app first paint, cold (newest session drawn, 1 run)", cold))
     except RuntimeError as exc:
@@ -251,6 +268,9 @@ def main() -> None:
                     help="skip the rows that grow a session (a shared home, such as /work/heavy's, is left as it is)")
     ap.add_argument("--cold-paint", action="store_true",
                     help="only the app's first paint on no index (newest sessions drawn) and its anchors")
+    ap.add_argument("--paint-only", action="store_true",
+                    help="the first-paint rows alone (warm), on the index in --cache (built there by one `log` if missing)")
+    ap.add_argument("--cache", type=Path, default=None, help="with --paint-only: an XDG cache folder to keep the index in")
     args = ap.parse_args()
     compileall.compile_dir(str(ROOT / "memtui"), quiet=1)  # as an installed package's modules are
     cache = Path(tempfile.gettempdir()) / "memtui-bench"  # never under the real home
@@ -263,6 +283,9 @@ def main() -> None:
     transcripts = list(home.rglob("*.jsonl"))
     print(f"home: {home} — {args.sessions} sessions, {len(transcripts)} transcript files, {size / 2**20:.0f} MiB")
     memtui = [sys.executable, "-m", "memtui"]
+    if args.paint_only:
+        paint_only(home, args.runs, args.cache)
+        return
     rows: list[tuple[str, float, float, float]] = []  # name, wall, CPU, peak RSS
 
     def median_of(name: str, argv: list[str], env: dict[str, str], runs: int, before=None) -> str:
@@ -331,7 +354,8 @@ def main() -> None:
         else:
             print(f"ccusage: not run ({why})")
         paint = [] if args.no_paint else first_paint_rows(
-            home, env, args.runs, newest, cold_env=lambda: (fresh_env(), envs[-1])[1])
+            home, env, args.runs, newest, len(json.loads(listing)["sessions"]),
+            cold_env=lambda: (fresh_env(), envs[-1])[1])
 
     mib = size / 2**20
     cold_cpu = next(c for n, _w, c, _r in rows if n.startswith("cold: memtui log"))
@@ -352,12 +376,27 @@ def main() -> None:
         for name, wall, cpu, _rss in rows:
             if name.startswith(("cold", "warm")):
                 print(f"{name:<50} = {wall / ccusage[0]:.2f}x ccusage session (wall), {cpu / ccusage[1]:.2f}x (CPU)")
-    print(f"\n{'first paint':<50} {'wall s':>8} {'CPU s':>8}")
+    print_paint(paint)
+
+
+def print_paint(paint: list[tuple[str, float, float]]) -> None:
+    print(f"\n{'first paint':<50} {'wall s':>8} {'CPU s':>8} {'x trivial app (wall, CPU)':>26}")
+    anchor = paint[1] if len(paint) >= 2 else None
     for name, wall, cpu in paint:
-        print(f"{name:<50} {wall:>8.3f} {cpu:>8.3f}")
-    if len(paint) >= 2:
-        print(f"app first paint (warm) = {paint[0][1] / paint[1][1]:.2f}x the trivial Textual app (wall), "
-              f"{paint[0][2] / paint[1][2]:.2f}x (CPU)")
+        against = f"{wall / anchor[1]:.2f}x, {cpu / anchor[2]:.2f}x" if anchor is not None else ""
+        print(f"{name:<50} {wall:>8.3f} {cpu:>8.3f} {against:>26}")
+
+
+def paint_only(home: Path, runs: int, cache: Path | None) -> None:
+    """The warm first-paint rows alone: an index in `cache` (a scratch one if not given, built
+    by one `memtui log`), the rest of the environment scratch."""
+    with tempfile.TemporaryDirectory() as scratch_dir:
+        env = scratch_env(Path(scratch_dir), home)
+        if cache is not None:
+            env["XDG_CACHE_HOME"] = str(cache)
+        _wall, _rss, listing = run([sys.executable, "-m", "memtui", "log", str(home), "--json"], env)
+        sessions = json.loads(listing)["sessions"]
+        print_paint(first_paint_rows(home, env, runs, sessions[0]["title"][:24], len(sessions)))
 
 if __name__ == "__main__":
     main()

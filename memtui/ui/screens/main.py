@@ -15,6 +15,7 @@ comes back on the step's changed files.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from textual import on, work
@@ -37,6 +38,7 @@ from memtui.ui.screens.main_reads import read_steps, read_tasks, session_key
 from memtui.ui.widgets.checkpoint_panes import GROUPS as CHECKPOINT_GROUPS
 from memtui.ui.widgets.checkpoint_panes import CheckpointPanes
 from memtui.ui.settings import remember
+from memtui.ui.text import relative_time
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.ui.widgets.list_filter import ListFilter, show_count
@@ -68,8 +70,10 @@ class MainScreen(MemtuiScreen[None]):
         super().__init__()
         self._first = first
         """The newest sessions the opening read: the first frame shows them (dropped once shown)."""
-        self._after: SessionExtent | None = extent(first.part) if first is not None else None
+        self._after: SessionExtent | None = extent(first.part) if first is not None and first.kept_at is None else None
         """Where the sessions the opening read end: the adopting refresh reads on from there."""
+        self._kept: str | None = None
+        """The sessions pane's line while it shows the page an earlier run listed (memtui.ui.kept_page)."""
         self.session_id: Id | None | str = None
         """The highlighted session (ORPHANS_KEY for the orphans pseudo-session)."""
         self.task_id: Id | None = None
@@ -113,9 +117,16 @@ class MainScreen(MemtuiScreen[None]):
 
     def show_indexing(self) -> None:
         """While the sessions wait for the index of an agent's home being built, the pane counts
-        the transcripts read and lists the sessions read so far."""
-        if self._loaded_once or not self.query(SessionsTable):
+        the transcripts read and lists the sessions read so far; over a kept page (an index built
+        anew behind it), the pane counts them after the page's line."""
+        if not self.query(SessionsTable):
             return  # (not composed yet: asked again at mount)
+        indexing = self.app.indexing  # type: ignore[attr-defined]  (MemtuiApp)
+        if self._kept is not None and indexing is not None:
+            self.query_one("#sessions-pane").border_subtitle = (
+                f"{self._kept} · indexing {indexing[0]:,}/{indexing[1]:,} transcripts")
+        if self._loaded_once:
+            return
         self._count_indexed()
         source = self.app.indexed  # type: ignore[attr-defined]  (MemtuiApp)
         if source is not None:
@@ -248,10 +259,17 @@ class MainScreen(MemtuiScreen[None]):
         if not event.offset:
             table.show_origin(self._origin())
         so_far = not self._loaded_once and self._so_far is not None  # the sessions indexed so far are listed
-        self.query_one("#sessions-pane").border_subtitle = table.show_part(
+        line = table.show_part(
             event.sessions, event.current_titles, event.orphan_count, event.offset, event.complete,
             self._loaded_once or so_far)
         self._loaded_once = True
+        was_kept, self._kept = self._kept is not None, None
+        if event.kept_at is not None:  # listed by the last run: said so until the opening's page replaces it
+            self._kept = f"{line} · as of {relative_time(datetime.fromtimestamp(event.kept_at, timezone.utc), self.app.now())}"
+            self.query_one("#sessions-pane").border_subtitle = f"{self._kept}; checking…"
+            self._first_paint()
+            return
+        self.query_one("#sessions-pane").border_subtitle = line
         self.load_costs(event.sessions, event.complete and event.orphan_count > 0)
         if event.complete:
             keep_out_of_collections()
@@ -265,6 +283,8 @@ class MainScreen(MemtuiScreen[None]):
             return
         if self.session_id is not None or so_far:  # a reload (at first, the table's own highlight asks: after the frame)
             self._session_highlighted()
+        elif was_kept:  # the highlight came while the store was opening: once it is adopted (after this)
+            self.call_later(self._session_highlighted)
 
     @work(thread=True, group="costs", exit_on_error=False, description="price the sessions")
     def load_costs(self, sessions: list, orphans: bool) -> None:
@@ -290,6 +310,10 @@ class MainScreen(MemtuiScreen[None]):
         if record is None or not self._loaded_once:
             return  # (the sessions indexed so far: their tasks wait for the whole index)
         key: Id | str = ORPHANS_KEY if isinstance(record, OrphansRow) else record.id
+        if self.app.source is None:  # a kept page: the tasks come once the store is open
+            self.query_one("#tasks-pane", Pane).pending("orphans" if key == ORPHANS_KEY else f"session {key}",
+                                                        lambda: self.app.source is None)
+            return
         if key == self.session_id and event is not None:
             return  # already shown or loading: the table's own highlight of the same row
         self.session_id, self._stalled = key, False

@@ -1,0 +1,107 @@
+"""The newest sessions the app listed last time, kept for its next first frame.
+
+Opening an agent's home (a Claude Code home of 2,000 sessions) walks it and checks every
+transcript against the index before a session can be listed: seconds on a heavy home, where a
+trivial Textual app draws in a third of one. The app keeps the first page it listed (the
+newest sessions, with their current tasks' titles) in memtui's cache folder, and on the next
+run draws it at once, saying so ("as of 5m ago; checking…"), while the opening checks the home
+behind the frame; the page read then replaces it, cursor kept. A session cannot be opened from
+the kept page (its tasks wait for the store), and no figure on it is new: it is the list as
+it was, named as such.
+
+One small file per opened path (`$XDG_CACHE_HOME/memtui/first-page/<key>.pickle`, the folder
+0700 as the index's: titles are the users' prompts), keyed by the path's resolved name, device
+and inode; written atomically by the opening worker once the first frame is up, never under
+`--read-only`. A file of another layout, damaged, or of sessions that no longer fit the model
+is ignored (and replaced by the next run's).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+from memtui.core.atomic import check_writes_allowed, write_atomic
+from memtui.core.errors import WritesForbidden
+from memtui.core.model import SessionInfo
+
+LAYOUT = 1
+"""The layout of a kept page's file: a file of another is not read."""
+FOLDER = "first-page"
+
+
+def _cache_folder() -> Path:
+    """memtui's cache folder (as memtui.core.cleanup.places.cache_dir: its package is not loaded
+    before the first frame)."""
+    value = os.environ.get("XDG_CACHE_HOME")
+    base = Path(value) if value and os.path.isabs(value) else Path(os.environ.get("HOME") or os.path.expanduser("~")) / ".cache"
+    return base / "memtui" / FOLDER
+
+
+def page_file(path: Path) -> Path | None:
+    """The file of the page kept for `path` (None when `path` is gone)."""
+    try:
+        resolved = Path(path).resolve()
+        st = os.stat(resolved)
+    except (OSError, RuntimeError):
+        return None
+    key = hashlib.sha256(f"{resolved}\0{st.st_dev}\0{st.st_ino}".encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return _cache_folder() / f"{key}.pickle"
+
+
+def _ours(folder: Path) -> bool:
+    """Whether `folder` is a real folder of this user's (not a link, not someone else's)."""
+    try:
+        own = os.lstat(folder)
+    except OSError:
+        return False
+    return stat.S_ISDIR(own.st_mode) and (not hasattr(os, "getuid") or own.st_uid == os.getuid())
+
+
+def read_kept(path: Path) -> tuple[list[SessionInfo], dict[Any, str], int, bool, float] | None:
+    """(sessions, current tasks' titles, orphans, complete, kept at (epoch seconds)) of the page
+    kept for `path`; None when there is none usable."""
+    file = page_file(path)
+    if file is None or not _ours(file.parent):
+        return None
+    try:
+        kept = pickle.loads(file.read_bytes())  # memtui's own file, in a 0700 folder of this user's
+        if kept.get("layout") != LAYOUT:
+            return None
+        sessions = [SessionInfo(**fields) for fields in kept["sessions"]]
+        return sessions, dict(kept["titles"]), int(kept["orphans"]), bool(kept["complete"]), float(kept["kept_at"])
+    except Exception:  # no file, damaged, or sessions of another model: no kept page
+        return None
+
+
+def keep_page(path: Path, sessions: list[SessionInfo], titles: dict[Any, str], orphans: int, complete: bool) -> None:
+    """Keep the first page listed for `path` for the next run (a page of no sessions is not
+    kept: the next run says what it finds). Never raises: a cache that cannot be written only
+    means the next first frame waits for the opening."""
+    file = page_file(path)
+    if file is None:
+        return
+    try:
+        check_writes_allowed(file)
+        if not sessions:
+            file.unlink(missing_ok=True)
+            return
+        file.parent.parent.mkdir(parents=True, exist_ok=True)
+        file.parent.mkdir(mode=0o700, exist_ok=True)
+        if not _ours(file.parent):
+            return
+        if stat.S_IMODE(os.stat(file.parent).st_mode) != 0o700:
+            os.chmod(file.parent, 0o700)
+        wanted = {s.current_task_id for s in sessions}
+        write_atomic(file, pickle.dumps({
+            "layout": LAYOUT, "kept_at": time.time(), "orphans": orphans, "complete": complete,
+            "sessions": [dict(vars(s)) for s in sessions],
+            "titles": {k: v for k, v in titles.items() if k in wanted},
+        }, protocol=pickle.HIGHEST_PROTOCOL), 0o600)
+    except (OSError, WritesForbidden):
+        return

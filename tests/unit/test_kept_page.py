@@ -1,0 +1,59 @@
+"""The page of newest sessions the app keeps for its next first frame (memtui.ui.kept_page):
+kept per opened path in a 0700 folder of memtui's cache, read back as it was listed, and never
+served when it is damaged, of another path, or written under --read-only."""
+
+from __future__ import annotations
+
+import os
+import stat
+from datetime import datetime, timezone
+
+from memtui.core.atomic import forbid_writes
+from memtui.core.model import SessionInfo
+from memtui.ui.kept_page import keep_page, page_file, read_kept
+
+WHEN = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+
+
+def _sessions(n: int) -> list[SessionInfo]:
+    return [SessionInfo(id=f"s{i}", title=f"session {i}", status="unknown", current_task_id=f"s{i}:t",
+                        created_at=WHEN, updated_at=WHEN, task_count=i, current_title=f"task {i}") for i in range(n)]
+
+
+def test_a_kept_page_reads_back_as_listed_for_its_path_alone(tmp_path):
+    home, other = tmp_path / "home", tmp_path / "other"
+    home.mkdir(), other.mkdir()
+    sessions = _sessions(3)
+    keep_page(home, sessions, {"s0:t": "task 0", "elsewhere": "not on the page"}, 2, True)
+    sessions_read, titles, orphans, complete, kept_at = read_kept(home)
+    assert sessions_read == sessions
+    assert titles == {"s0:t": "task 0"}  # the titles of the page's current tasks only
+    assert (orphans, complete) == (2, True)
+    assert abs(kept_at - datetime.now(timezone.utc).timestamp()) < 60
+    assert read_kept(other) is None  # another folder: nothing kept for it
+    folder = page_file(home).parent
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700  # titles are the users' prompts
+    assert folder.is_relative_to(os.environ["XDG_CACHE_HOME"])
+
+
+def test_a_damaged_or_emptied_page_is_not_served(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    keep_page(home, _sessions(2), {}, 0, True)
+    page_file(home).write_bytes(b"not a kept page")
+    assert read_kept(home) is None
+    keep_page(home, _sessions(2), {}, 0, True)
+    keep_page(home, [], {}, 0, True)  # the home has no sessions now: the next run says what it finds
+    assert read_kept(home) is None and not page_file(home).exists()
+
+
+def test_nothing_is_kept_under_read_only(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    forbid_writes("memtui was started with --read-only")
+    try:
+        keep_page(home, _sessions(2), {}, 0, True)
+    finally:
+        forbid_writes(None)
+    assert read_kept(home) is None
+    assert not page_file(home).parent.exists()
