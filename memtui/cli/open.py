@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,21 @@ def check_openable(path: Path) -> Any | None:
     is enough to prove the database readable: the app reads the rest behind its first paint.
     Returns memtui's own store, open (the app reads it without opening it again), else None.
     Other agents' formats are imported only for a file given as PATH: importing them all costs
-    ~30 ms before the first paint of memtui's own store."""
-    from memtui.core.resolve import resolve
+    ~30 ms before the first paint of memtui's own store. A team store is opened here (its server
+    refuses in one line) unless the app kept a page of it last time (memtui.ui.kept_page): then
+    the app draws that page and connects behind it (a third of a trivial app's first paint)."""
     from memtui.core.store.paths import is_team_url, store_of
 
     if is_team_url(path):  # the team store: opened here, shown by the app
+        from memtui.ui.kept_page import read_kept
+
+        if read_kept(path) is not None:
+            return None
+        from memtui.core.resolve import resolve
+
         return resolve(str(path)).source
+    from memtui.core.resolve import resolve
+
     if path.is_dir() and store_of(path) is None:
         return None
     source = resolve(path).source  # the store the app will show
@@ -58,11 +68,21 @@ def run(args) -> int:
     from memtui.ui.app import run_app
 
     if isinstance(path, str):  # a team store: the app names its URL (without a password)
-        from memtui.core.store.team import shown_url
+        from memtui.core.store.paths import shown_url, team_folder
 
-        return run_app(store.path, root=root, browse_only=args.read_only, opened=store, shown_path=shown_url(path))
+        if store is None:  # a page of it kept: the app connects behind it
+            return run_app(team_folder(path), root=root, browse_only=args.read_only, shown_path=shown_url(path),
+                           opener=partial(_team_store, path), kept=path)
+        return run_app(store.path, root=root, browse_only=args.read_only, opened=store, shown_path=shown_url(path),
+                       kept=path)
     return run_app(path, root=root, browse_only=args.read_only,
                    opened=store)
+
+
+def _team_store(url: str) -> Any:
+    from memtui.core.resolve import resolve
+
+    return resolve(url).source
 
 
 def _checked(args):

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
@@ -29,7 +30,6 @@ from textual.worker import Worker, WorkerState
 from memtui.core.display import sanitize
 from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import WRITING, Capability, MemorySource, Unsupported
-from memtui.core.sources.kept_parts import watch_builds
 from memtui.resources import app_css
 from memtui.ui.collector import resume_after
 from memtui.ui.commands import CommandTable, action_offered, bindings
@@ -59,12 +59,14 @@ class MemtuiApp(App[int]):
     def __init__(self, path: Path | str, *, root: Path | None = None,
                  clock: Clock | None = None, source: Any | None = None,
                  opener: Callable[[], Any] | None = None, shown_path: str | None = None,
-                 browse_only: bool = False) -> None:
+                 browse_only: bool = False, kept: Path | str | None = None) -> None:
         """`path`: a workspace directory or an agent.db, always opened through a read-only
         connection (a write opens its own writer). `source`: an already-open source (tests,
         foreign sources); `opener`: a callable that opens one (run in a worker); `shown_path`:
         how the header names the workspace (default: its path, ~ for home); `browse_only`:
-        `memtui open/serve --read-only`, every writing capability withheld."""
+        `memtui open/serve --read-only`, every writing capability withheld; `kept`: what the
+        newest sessions listed are kept for the next run under (memtui.ui.kept_page; default:
+        `path`, when the app opens it itself)."""
         super().__init__(css_path=app_css(), driver_class=web_driver.web_driver_class()
                          or terminal_driver.terminal_driver_class())
         self.shown_path = shown_path
@@ -81,6 +83,7 @@ class MemtuiApp(App[int]):
         """The workspace root of the source."""
         self._given_source = source
         self._opener = opener
+        self._kept = kept if kept is not None else path if source is None and opener is None else None
         self._errors_shown: dict[tuple[str, str], float] = {}
         self.follower = Follower(self, lambda: self.source, self.reload_source)
         """Follow mode: reloads when the store's files change (memtui.ui.follow)."""
@@ -107,18 +110,26 @@ class MemtuiApp(App[int]):
             self.theme = self.settings["theme"]
         self.theme_changed_signal.subscribe(self, lambda theme: remember(self, theme=theme.name))
         self.follower.start()
-        watch_builds(self._index_read, sessions=True)
         if self._given_source is not None:
+            self._watch_builds()
             self._show_main()
             self._adopt(self._given_source)
             return
-        kept = read_kept(self.path) if self._opener is None else None
+        kept = read_kept(self._kept) if self._kept is not None else None
         if kept is not None:  # the newest sessions as listed last time, at once; the opening checks behind them
-            sessions, titles, orphans, complete, kept_at = kept
-            self._show_main(SessionsLoaded(sessions, titles, orphans, 0, complete, kept_at=kept_at))
+            self._show_main(SessionsLoaded(kept.sessions, kept.titles, kept.orphans, 0, kept.complete,
+                                           kept_at=kept.kept_at, origin=kept.origin))
         else:  # the main screen comes with the newest sessions (or, if slow, without them)
             self.set_timer(pane_reads.MAIN_HOLD, self._show_main)
         self.open_source(after_frame=kept is not None)
+
+    def _watch_builds(self) -> None:
+        """From now on an index build tells `_index_read` its progress and the sessions read so far
+        (kept_parts and its worker pool are imported here, by the opening worker: not before the
+        first frame)."""
+        from memtui.core.sources.kept_parts import watch_builds
+
+        watch_builds(self._index_read, sessions=True)
 
     def _index_read(self, _home: Path, read: int, to_read: int, source: Any = None) -> None:
         """Told by an index build (in a worker): a few times a second, the sessions pane says so."""
@@ -158,6 +169,7 @@ class MemtuiApp(App[int]):
         hold the interpreter while the frame is built)."""
         if after_frame:
             self.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
+        self._watch_builds()
         try:
             source, self.source_entry = open_workspace(self.path, root=self.root,
                                                        opener=self._opener)
@@ -171,9 +183,9 @@ class MemtuiApp(App[int]):
             first = None
         self.post_message(SourceOpened(source, source if is_store(source) else None, first))
         self.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
+        if first is not None and self._kept is not None:  # the next run's first frame
+            keep_page(self._kept, *first.part[:3], first.complete, origin=source.can(Capability.ORIGIN))
         tidy_workspace(source)
-        if first is not None and self._opener is None:  # the next run's first frame
-            keep_page(self.path, *first.part[:3], first.complete)
 
     @on(SourceOpened)
     def _source_opened(self, event: SourceOpened) -> None:
@@ -431,7 +443,9 @@ class MemtuiApp(App[int]):
             self.exit(0, return_code=return_code)
 
     def on_unmount(self) -> None:
-        watch_builds(None)
+        kept_parts = sys.modules.get("memtui.core.sources.kept_parts")
+        if kept_parts is not None:
+            kept_parts.watch_builds(None)
 
     def _close_source(self) -> None:
         if self.source is not None:
@@ -441,23 +455,25 @@ class MemtuiApp(App[int]):
 
 def make_app(path: Path | str, **kw: Any) -> MemtuiApp:
     """The app on a workspace directory or agent.db (shared by the CLI and the tests);
-    `kw`: MemtuiApp's keyword arguments (root, clock, source, opener, shown_path, browse_only)."""
+    `kw`: MemtuiApp's keyword arguments (root, clock, source, opener, shown_path, browse_only, kept)."""
     return MemtuiApp(path, **kw)
 
 
 def run_app(path: Path | str, root: Path | None = None, browse_only: bool = False, opened: Any | None = None,
-            shown_path: str | None = None) -> int:
+            shown_path: str | None = None, opener: Callable[[], Any] | None = None,
+            kept: Path | str | None = None) -> int:
     """Run the app in the terminal (or, under textual-serve, in a browser); the exit code.
 
     `browse_only` (--read-only): besides withholding the source's writing capabilities, this whole process
     refuses every write (memtui.core.atomic.forbid_writes): a path that forgot to ask still
-    writes nothing."""
+    writes nothing. `opener`: opens the source in the app's opening worker (a team store whose
+    page is kept: after the first frame); `kept`: see MemtuiApp."""
     if browse_only:
         from memtui.core.atomic import forbid_writes
 
         forbid_writes("memtui was started with --read-only")
-    app = make_app(path, root=root, browse_only=browse_only, opener=None if opened is None else lambda: opened,
-                   shown_path=shown_path)
+    app = make_app(path, root=root, browse_only=browse_only, shown_path=shown_path, kept=kept,
+                   opener=opener if opened is None else lambda: opened)
     resume_after(app.first_paint, pane_reads.FIRST_PAINT_WAIT)  # the collector, paused by `memtui open`
     result = app.run()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code or 1)

@@ -9,11 +9,14 @@ behind the frame; the page read then replaces it, cursor kept. A session cannot 
 the kept page (its tasks wait for the store), and no figure on it is new: it is the list as
 it was, named as such.
 
+A team store on a server (`memtui postgresql://…`) is opened so too once a page of it is kept:
+its connection (and the import of its driver) comes after the first frame.
+
 One small file per opened path (`$XDG_CACHE_HOME/memtui/first-page/<key>.pickle`, the folder
 0700 as the index's: titles are the users' prompts), keyed by the path's resolved name, device
-and inode; written atomically by the opening worker once the first frame is up, never under
-`--read-only`. A file of another layout, damaged, or of sessions that no longer fit the model
-is ignored (and replaced by the next run's).
+and inode, or by a team store's URL; written atomically by the opening worker once the first
+frame is up, never under `--read-only`. A file of another layout, damaged, or of sessions that
+no longer fit the model is ignored (and replaced by the next run's).
 """
 
 from __future__ import annotations
@@ -24,15 +27,31 @@ import pickle
 import stat
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memtui.core.atomic import check_writes_allowed, write_atomic
 from memtui.core.errors import WritesForbidden
 from memtui.core.model import SessionInfo
+from memtui.core.store.paths import is_team_url
 
 LAYOUT = 1
 """The layout of a kept page's file: a file of another is not read."""
 FOLDER = "first-page"
+
+
+class KeptPage(NamedTuple):
+    """A page kept by an earlier run."""
+
+    sessions: list[SessionInfo]
+    titles: dict[Any, str]
+    """The current tasks' titles, by task id."""
+    orphans: int
+    complete: bool
+    """Whether the page held every session (and so the Orphans row, if any)."""
+    kept_at: float
+    """When it was kept (epoch seconds)."""
+    origin: bool
+    """Whether the store's sessions named their machine (a team store's Machine and Agent columns)."""
 
 
 def _cache_folder() -> Path:
@@ -43,8 +62,12 @@ def _cache_folder() -> Path:
     return base / "memtui" / FOLDER
 
 
-def page_file(path: Path) -> Path | None:
-    """The file of the page kept for `path` (None when `path` is gone)."""
+def page_file(path: Path | str) -> Path | None:
+    """The file of the page kept for `path`, a folder or file (None when it is gone) or a team
+    store's URL (keyed by its digest: the file's name never shows the URL)."""
+    if is_team_url(path):
+        digest = hashlib.sha256(("team\0" + str(path)).encode()).hexdigest()
+        return _cache_folder() / f"{digest[:24]}.pickle"
     try:
         resolved = Path(path).resolve()
         st = os.stat(resolved)
@@ -63,9 +86,8 @@ def _ours(folder: Path) -> bool:
     return stat.S_ISDIR(own.st_mode) and (not hasattr(os, "getuid") or own.st_uid == os.getuid())
 
 
-def read_kept(path: Path) -> tuple[list[SessionInfo], dict[Any, str], int, bool, float] | None:
-    """(sessions, current tasks' titles, orphans, complete, kept at (epoch seconds)) of the page
-    kept for `path`; None when there is none usable."""
+def read_kept(path: Path | str) -> KeptPage | None:
+    """The page kept for `path`; None when there is none usable."""
     file = page_file(path)
     if file is None or not _ours(file.parent):
         return None
@@ -74,14 +96,16 @@ def read_kept(path: Path) -> tuple[list[SessionInfo], dict[Any, str], int, bool,
         if kept.get("layout") != LAYOUT:
             return None
         sessions = [SessionInfo(**fields) for fields in kept["sessions"]]
-        return sessions, dict(kept["titles"]), int(kept["orphans"]), bool(kept["complete"]), float(kept["kept_at"])
+        return KeptPage(sessions, dict(kept["titles"]), int(kept["orphans"]), bool(kept["complete"]),
+                        float(kept["kept_at"]), bool(kept["origin"]))
     except Exception:  # no file, damaged, or sessions of another model: no kept page
         return None
 
 
-def keep_page(path: Path, sessions: list[SessionInfo], titles: dict[Any, str], orphans: int, complete: bool) -> None:
+def keep_page(path: Path | str, sessions: list[SessionInfo], titles: dict[Any, str], orphans: int, complete: bool,
+              origin: bool = False) -> None:
     """Keep the first page listed for `path` for the next run (a page of no sessions is not
-    kept: the next run says what it finds). Never raises: a cache that cannot be written only
+    kept: the next run says what it finds); `origin`: the store's sessions name their machine. Never raises: a cache that cannot be written only
     means the next first frame waits for the opening."""
     file = page_file(path)
     if file is None:
@@ -99,7 +123,7 @@ def keep_page(path: Path, sessions: list[SessionInfo], titles: dict[Any, str], o
             os.chmod(file.parent, 0o700)
         wanted = {s.current_task_id for s in sessions}
         write_atomic(file, pickle.dumps({
-            "layout": LAYOUT, "kept_at": time.time(), "orphans": orphans, "complete": complete,
+            "layout": LAYOUT, "kept_at": time.time(), "orphans": orphans, "complete": complete, "origin": origin,
             "sessions": [dict(vars(s)) for s in sessions],
             "titles": {k: v for k, v in titles.items() if k in wanted},
         }, protocol=pickle.HIGHEST_PROTOCOL), 0o600)

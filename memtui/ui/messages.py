@@ -76,6 +76,9 @@ class SessionsLoaded(Message):
     kept_at: float | None = None
     """Set on the page an earlier run listed (memtui.ui.kept_page: epoch seconds it was kept),
     shown until the page read now replaces it; None on a page read now."""
+    origin: bool | None = None
+    """A kept page's: whether its store's sessions named their machine (the open source says
+    for a page read now: None)."""
 
     @property
     def part(self) -> tuple[list[SessionInfo], dict[Id, str], int, int, bool]:

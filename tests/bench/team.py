@@ -266,35 +266,49 @@ def search_bench(root: Path, url: str, repeats: int) -> None:
 
 
 def paint_bench(url: str, runs: int, env: dict) -> None:
-    """First paint of `memtui URL` against a trivial Textual app, paired runs (startup.py)."""
+    """First paint of `memtui URL` against a trivial Textual app, paired runs (startup.py). As a
+    user's, the app was run on the store before (until it listed every session): its first frame
+    is the page that run kept (memtui.ui.kept_page, "as of …; checking…"), the store read behind
+    it; "every session listed" is when the store was read and the count line says all of them."""
     import compileall
     import os
 
     from startup import TRIVIAL, first_paint
 
+    from memtui.ui.kept_page import read_kept
     from memtui.ui.pane_reads import FIRST_SESSIONS
 
     with TeamStore.open(url, readonly=True) as store:
         newest = store.sessions(0, 1)[0]
         count = store.session_count()
     marker = [newest.title[:12], f" {min(count, FIRST_SESSIONS)}{'…' if count > FIRST_SESSIONS else ''}"]
+    listed = {"listed": [f"{count:,}"]}
     os.environ.update(env)
     compileall.compile_dir(str(ROOT / "memtui"), quiet=1)
     memtui, trivial = [sys.executable, "-m", "memtui", url], [sys.executable, "-c", TRIVIAL]
-    first_paint(memtui, marker), first_paint(trivial, "TRIVIAL-APP-READY")  # warm caches
-    ours, theirs = [], []
+    for _ in range(3):  # a run before, as the user's: the app keeps its first page once it is up
+        first_paint(memtui, marker, timeout=120, then=listed)
+        if read_kept(url) is not None:
+            break
+        time.sleep(1)
+    first_paint(trivial, "TRIVIAL-APP-READY")  # warm caches
+    ours, every, theirs = [], [], []
     for i in range(runs):
         for which in ("memtui", "trivial") if i % 2 == 0 else ("trivial", "memtui"):
             if which == "memtui":
-                ours.append(first_paint(memtui, marker)["first"])
+                times = first_paint(memtui, marker, timeout=120, then=listed)
+                ours.append(times["first"])
+                every.append(times["listed"])
             else:
                 theirs.append(first_paint(trivial, "TRIVIAL-APP-READY")["first"])
-    wall = statistics.median(w for w, _ in ours), statistics.median(w for w, _ in theirs)
-    cpu = statistics.median(c for _, c in ours), statistics.median(c for _, c in theirs)
     print(f"first paint, {runs} paired runs, medians (load average {os.getloadavg()[0]:.1f}):")
-    print(f"  memtui on the team store ({count:,} sessions): {wall[0] * 1000:.0f} ms wall, {cpu[0] * 1000:.0f} ms CPU")
-    print(f"  trivial Textual app (anchor): {wall[1] * 1000:.0f} ms wall, {cpu[1] * 1000:.0f} ms CPU")
-    print(f"  ratio: {wall[0] / wall[1]:.2f}x wall, {cpu[0] / cpu[1]:.2f}x CPU (target <= 2x)")
+    anchor = statistics.median(w for w, _ in theirs), statistics.median(c for _, c in theirs)
+    for name, pairs in ((f"memtui on the team store ({count:,} sessions): sessions listed", ours),
+                        ("memtui: the store read, every session listed", every)):
+        wall, cpu = statistics.median(w for w, _ in pairs), statistics.median(c for _, c in pairs)
+        print(f"  {name}: {wall * 1000:.0f} ms wall ({wall / anchor[0]:.2f}x), {cpu * 1000:.0f} ms CPU"
+              f" ({cpu / anchor[1]:.2f}x)")
+    print(f"  trivial Textual app (anchor): {anchor[0] * 1000:.0f} ms wall, {anchor[1] * 1000:.0f} ms CPU (target <= 2x)")
 
 
 def some_sessions(home: Path, sessions: int, dest: Path) -> Path:

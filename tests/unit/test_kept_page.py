@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from datetime import datetime, timezone
 
 from memtui.core.atomic import forbid_writes
@@ -25,10 +27,10 @@ def test_a_kept_page_reads_back_as_listed_for_its_path_alone(tmp_path):
     home.mkdir(), other.mkdir()
     sessions = _sessions(3)
     keep_page(home, sessions, {"s0:t": "task 0", "elsewhere": "not on the page"}, 2, True)
-    sessions_read, titles, orphans, complete, kept_at = read_kept(home)
+    sessions_read, titles, orphans, complete, kept_at, origin = read_kept(home)
     assert sessions_read == sessions
     assert titles == {"s0:t": "task 0"}  # the titles of the page's current tasks only
-    assert (orphans, complete) == (2, True)
+    assert (orphans, complete, origin) == (2, True, False)
     assert abs(kept_at - datetime.now(timezone.utc).timestamp()) < 60
     assert read_kept(other) is None  # another folder: nothing kept for it
     folder = page_file(home).parent
@@ -57,3 +59,20 @@ def test_nothing_is_kept_under_read_only(tmp_path):
         forbid_writes(None)
     assert read_kept(home) is None
     assert not page_file(home).parent.exists()
+
+
+def test_a_team_store_is_connected_to_before_the_app_unless_a_page_of_it_is_kept(tmp_path):
+    """No page kept: the server's refusal is one line before the app starts. A page kept: the
+    app draws it and connects behind it, so starting imports no database driver (and a server
+    gone since says so in the app, over the kept page)."""
+    url = f"postgresql://memtui@/nowhere?host={tmp_path / 'no-server'}"
+    check = ("import sys\nfrom memtui.cli.open import check_openable\n"
+             f"print(check_openable({url!r}), 'psycopg' in sys.modules, 'peewee' in sys.modules)\n")
+    refused = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert refused.returncode != 0 and "cannot open the team store" in refused.stderr
+    keep_page(url, _sessions(2), {}, 0, True, origin=True)
+    assert read_kept(url).origin and not read_kept(f"{url}-other")
+    assert url not in page_file(url).name
+    started = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.split() == ["None", "False", "False"]

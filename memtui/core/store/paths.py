@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from memtui.core.errors import StoreNotFound
 
@@ -59,3 +62,22 @@ def store_of(path: Path) -> Path | None:
     if path.name == DB_NAME and path.parent.name == AGENT_DIR and path.is_file():
         return path
     return None
+
+
+def shown_url(url: str) -> str:
+    """The URL without its password, as memtui prints it."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}@{host}" if parts.username else host
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def team_folder(url: str) -> Path:
+    """What this machine keeps of a team store (its search index): a folder of memtui's cache
+    named by the URL's hash. Not made until something is written there."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "memtui" / "team" / hashlib.sha256(shown_url(url).encode()).hexdigest()[:16]

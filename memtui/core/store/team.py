@@ -14,14 +14,11 @@ machine that owns them, against its own store (`rollback_command`).
 
 from __future__ import annotations
 
-import hashlib
-import os
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
-from urllib.parse import urlsplit, urlunsplit
 
 import peewee
 from peewee import PostgresqlDatabase
@@ -34,7 +31,7 @@ from memtui.core.model import StepInfo
 from memtui.core.store import NATIVE_CAPABILITIES, AgentStore, Clock, ContentCache, utcnow, schema
 from memtui.core.store.dialect import POSTGRES
 from memtui.core.store.models import build_models
-from memtui.core.store.paths import is_team_url
+from memtui.core.store.paths import is_team_url, shown_url, team_folder
 from memtui.core.store.pushed import SessionPush
 from memtui.core.store.team_migrate import (CREATE_LOCK, FIRST_TEAM_SCHEMA, STEP_USAGE_COLUMNS, TEAM_SCHEMA_VERSION,
                                             USAGE_SCHEMA, create_team, upgrade_team)
@@ -59,25 +56,6 @@ def _when(ts: float | None) -> datetime | None:
 def _tokens(counts: tuple) -> Tokens | None:
     """A step's tokens by kind from its usage columns (None: pushed with in/out only)."""
     return None if counts[0] is None else Tokens(*(c or 0 for c in counts))
-
-
-def shown_url(url: str) -> str:
-    """The URL without its password, as memtui prints it."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}@{host}" if parts.username else host
-    if parts.port:
-        netloc += f":{parts.port}"
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-
-
-def team_folder(url: str) -> Path:
-    """What this machine keeps of a team store (its search index): a folder of memtui's cache
-    named by the URL's hash. Not made until something is written there."""
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "memtui" / "team" / hashlib.sha256(shown_url(url).encode()).hexdigest()[:16]
 
 
 class _TeamDatabase(PostgresqlDatabase):

@@ -257,7 +257,7 @@ class MainScreen(MemtuiScreen[None]):
         table = self.query_one(SessionsTable)
         table.loading = False
         if not event.offset:
-            table.show_origin(self._origin())
+            table.show_origin(self._origin() if event.origin is None else event.origin)
         so_far = not self._loaded_once and self._so_far is not None  # the sessions indexed so far are listed
         line = table.show_part(
             event.sessions, event.current_titles, event.orphan_count, event.offset, event.complete,
