@@ -20,7 +20,7 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def check_openable(path: Path) -> Any | None:
+def check_openable(path: Path, kept: bool = True) -> Any | None:
     """Refuse, in one line and before the screen takes the terminal, a store that cannot be
     read: a file that is no store, a damaged or foreign database. (A folder without a store
     still opens: the app says what it found and how to make a demo.) One page of one session
@@ -29,13 +29,14 @@ def check_openable(path: Path) -> Any | None:
     Other agents' formats are imported only for a file given as PATH: importing them all costs
     ~30 ms before the first paint of memtui's own store. A team store is opened here (its server
     refuses in one line) unless the app kept a page of it last time (memtui.ui.kept_page): then
-    the app draws that page and connects behind it (a third of a trivial app's first paint)."""
+    the app draws that page and connects behind it (a third of a trivial app's first paint);
+    `kept` False: opened here all the same (`memtui serve`: checked once, before any tab)."""
     from memtui.core.store.paths import is_team_url, store_of
 
     if is_team_url(path):  # the team store: opened here, shown by the app
         from memtui.ui.kept_page import read_kept
 
-        if read_kept(path) is not None:
+        if kept and read_kept(path) is not None:
             return None
         from memtui.core.resolve import resolve
 

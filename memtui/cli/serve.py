@@ -66,7 +66,7 @@ def _check_store(path: Path | str) -> None:
     no store, a damaged database): the browser would only show a splash that never goes."""
     from memtui.cli.open import check_openable
 
-    store = check_openable(path)
+    store = check_openable(path, kept=False)
     if store is not None:
         store.close()
 
