@@ -34,9 +34,9 @@ def sessions_read(monkeypatch):
     read: list[str] = []
     real = search_sessions.session_records
 
-    def counted(source, key, session_id):
+    def counted(source, key, session_id, *tasks):
         read.append(key)
-        return real(source, key, session_id)
+        return real(source, key, session_id, *tasks)
     monkeypatch.setattr(search_sessions, "session_records", counted)
     return read
 

@@ -149,3 +149,65 @@ def test_a_steps_arguments_are_indexed_as_their_values_not_their_json(tmp_path, 
     assert reads, [h["text"][:80] for h in hits]
     assert all(h["text"].startswith("Read /home/marco/projects/spotter/assets/js/app.js ") and '"file_path"' not in h["text"]
                for h in reads), [h["text"][:80] for h in reads]
+
+
+def _grow(transcript: Path, lines: int) -> None:
+    """The session goes on: its last `lines` records again, under new uuids chained one after
+    another, as the agent appends them (prompts start new tasks, tool calls add steps)."""
+    import uuid
+
+    records = [json.loads(x) for x in transcript.read_text(encoding="utf-8").splitlines()[-lines:] if x.strip()]
+    parent = next((r.get("uuid") for r in reversed(records) if r.get("uuid")), None)
+    with transcript.open("a", encoding="utf-8") as out:
+        for record in records:
+            if "uuid" in record:
+                record["uuid"], record["parentUuid"], parent = str(uuid.uuid4()), parent, record["uuid"]
+            out.write(json.dumps(record) + "\n")
+
+
+def _records(index: SearchIndex) -> list[tuple[str, str]]:
+    """Every record the index holds (its owner and text), whatever its place."""
+    return sorted(index.conn.execute("SELECT owner, text FROM records").fetchall())
+
+
+def test_a_session_that_grew_has_only_its_new_and_grown_tasks_indexed_again(tmp_path, monkeypatch):
+    """Its tasks before the last are not read again; the index then holds exactly the records
+    an index built from nothing over the grown home holds."""
+    from memtui.core.memory import search_sessions
+
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    read: list[list[str]] = []
+    real = search_sessions.session_records
+
+    def counted(source, key, session_id, tasks=None):
+        read.append([str(t.id) for t in (tasks if tasks is not None else source.tasks(session_id))])
+        return real(source, key, session_id, tasks)
+
+    monkeypatch.setattr(search_sessions, "session_records", counted)
+    with open_source(home) as source, SearchIndex(home, source, path=tmp_path / "index.db") as index:
+        index.refresh()
+        session = max(source.sessions(), key=lambda s: s.task_count)
+        tasks_before = [str(t.id) for t in source.tasks(session.id)]
+        assert len(tasks_before) >= 3
+        transcript = next(p for p in home.rglob(f"{session.id}.jsonl"))
+        _grow(transcript, 60)
+        first = json.loads(transcript.read_text(encoding="utf-8").splitlines()[0])
+        last = [json.loads(x) for x in transcript.read_text(encoding="utf-8").splitlines() if x.strip()][-1]
+        prompt = {**first, "type": "user", "uuid": "a-new-prompt", "parentUuid": last.get("uuid"),
+                  "timestamp": "2031-01-01T00:00:00.000Z",
+                  "message": {"role": "user", "content": "find the quetzalcoatl thread"}}
+        with transcript.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(prompt) + "\n")  # and the user asks for more: a new task
+        source.reload()
+        tasks_after = [str(t.id) for t in source.tasks(session.id)]
+        new = set(tasks_after) - set(tasks_before)
+        assert new  # the new prompt's
+        read.clear()
+        index.refresh()
+        [again] = read  # the one session that changed
+        assert new <= set(again) and tasks_before[0] not in again  # the new tasks, not the first
+        assert len(again) < len(tasks_after)
+        grown = _records(index)
+    with open_source(home) as source, SearchIndex(home, source, path=tmp_path / "fresh.db") as fresh:
+        fresh.refresh()
+        assert grown == _records(fresh)

@@ -36,7 +36,7 @@ from memtui.core.memory.search_plan import TOKENIZER, SearchHit, excerpt, given_
 from memtui.core.memory.search_query import BANDS, KINDS, Position, SearchPage, band, search_page
 from memtui.core.memory.search_records import MAX_FIELD_CHARS, SearchRecord, collector_paused, file_records, split_older
 from memtui.core.memory.search_server import combined_page
-from memtui.core.memory.search_sessions import records_reader
+from memtui.core.memory.search_sessions import PART, records_reader
 from memtui.core.memory_source import MemorySource
 from memtui.core.record_tables import RecordSearch
 
@@ -163,11 +163,19 @@ class SearchIndex:
             return
         with reader.reading():
             rows = reader.rows()
-            known = dict(self.conn.execute("SELECT task, sig FROM tasks"))
+            known: dict[str, str] = {}
+            parts: dict[str, dict[str, str]] = {}  # session key → its tasks' keys and signatures
+            for key, sig in self.conn.execute("SELECT task, sig FROM tasks"):
+                session, part, _task = key.partition(PART)
+                if part:
+                    parts.setdefault(session, {})[key] = sig
+                else:
+                    known[key] = sig
             changed = [t for t in rows if known.get(t.key) != t.signature]
             for key in set(known) - {t.key for t in rows}:
-                self._drop("task", key)
-                self.conn.execute("DELETE FROM tasks WHERE task = ?", (key,))
+                for gone in (key, *parts.get(key, ())):
+                    self._drop("task", gone)
+                    self.conn.execute("DELETE FROM tasks WHERE task = ?", (gone,))
             older, newer = split_older(changed, known)
             # Tasks older than every indexed one (all of them, the first time) go after the indexed
             # records, newest first, each row above the one before: FTS5 writes its pending index out
@@ -176,12 +184,20 @@ class SearchIndex:
             # at all). Other tasks (sessions) go in before the indexed records, a batch below the last.
             later: dict[str, list[tuple]] = {"task": [], "message": []}
             for up, tasks in ((True, older[::-1]), (False, newer)):
-                for batch, records in reader.batches(tasks):
+                for batch, records, kept in reader.batches(tasks, known, parts):
                     if cancelled():
                         break
                     for task in batch:
-                        if task.key in known:
+                        if task.key in known and task.key not in parts:  # indexed whole (a store's task)
                             self._drop("task", task.key)
+                    indexed = {key for task in batch for key in parts.get(task.key, ())}
+                    for key, sig in kept.items():  # a session's tasks: those that changed
+                        if key in indexed:
+                            self._drop("task", key)
+                        if sig is None:
+                            self.conn.execute("DELETE FROM tasks WHERE task = ?", (key,))
+                    self.conn.executemany("INSERT OR REPLACE INTO tasks(task, sig) VALUES (?, ?)",
+                                          ((key, sig) for key, sig in kept.items() if sig is not None))
                     for kind, kind_rows in records.items():
                         if up and kind in later:
                             later[kind].extend(kind_rows)

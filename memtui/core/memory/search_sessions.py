@@ -3,12 +3,16 @@ rollouts, any source that is not a memtui store): task titles, the user's prompt
 step's tool, arguments and result, read through the source's public read model — the
 `sessions`, `tasks`, `steps` and `messages` the panes show, never its files.
 
-A session is the unit of re-indexing: its signature is what the source says of it (last
-activity, bytes of its files, tasks, title, and the stat keys of its files: an edit in place
-that keeps the size changes them), so an agent appending to one session re-indexes that
-session only. Every record of a session is kept under one key (`session:ID`, never all
-digits: see search_records.split_older), its `owner` holding the real task and step ids —
-strings with `:` in them, so a step's owner is `TASK<TAB>STEP<TAB>SEQ` (search_plan.owned_hit).
+A session is the unit of change: its signature is what the source says of it (last activity,
+bytes of its files, tasks, title, and the stat keys of its files: an edit in place that keeps
+the size changes them), so an agent appending to one session reads that session only. Of a
+session that changed, only its tasks that changed are indexed again (an agent going on in a
+session adds steps to its last task and new tasks after it: those, not the hundreds before):
+each task's records are kept under its own key (`session:ID<US>TASK`, `part_key`) with the
+task's signature (`task_signature`: its title, summary, steps, status, last activity). Keys
+are never all digits (see search_records.split_older); a record's `owner` holds the real task
+and step ids — strings with `:` in them, so a step's owner is `TASK<TAB>STEP<TAB>SEQ`
+(search_plan.owned_hit).
 """
 
 from __future__ import annotations
@@ -23,9 +27,25 @@ from memtui.core.memory_source import MemorySource
 from memtui.core.record_tables import RecordTables
 
 
-TEXT = "values"
-"""What a session's step records hold (in its signature: a session indexed otherwise is indexed
-again): "values", the values of its arguments and result (`value_text`)."""
+TEXT = "values;tasks"
+"""What a session's records are (in its signature: a session indexed otherwise is indexed
+again): "values", the values of a step's arguments and result (`value_text`); "tasks", kept
+task by task (`part_key`)."""
+PART = "\x1f"
+"""Between a session's key and a task's id in the key of the task's records."""
+Parts = dict[str, str | None]
+"""A batch's task keys (`part_key`) → their signature (None: the task is gone)."""
+
+
+def part_key(session_key: str, task_id: Any) -> str:
+    """The key of one task's records in a session's (`session:ID` → `session:ID<US>TASK`)."""
+    return f"{session_key}{PART}{task_id}"
+
+
+def task_signature(task: Any) -> str:
+    """What of a task its records depend on, digested: a task the agent went on in changes it."""
+    said = f"{task.title}\0{task.summary}\0{task.step_count}\0{task.status}\0{task.updated_at}\0{task.finished_at}"
+    return hashlib.blake2b(said.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
 
 
 class StoreReader:
@@ -43,8 +63,10 @@ class StoreReader:
     def rows(self) -> list[TaskRow]:
         return task_rows(self.store)
 
-    def batches(self, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
-        return store_batches(self.store, tasks)
+    def batches(self, tasks: list[TaskRow], known: dict[str, str], parts: dict[str, dict[str, str]]
+                ) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]], Parts]]:
+        for batch, records in store_batches(self.store, tasks):
+            yield batch, records, {}
 
 
 class SessionReader:
@@ -76,25 +98,55 @@ class SessionReader:
     def reading(self) -> ContextManager[None]:
         return nullcontext()
 
-    def batches(self, sessions: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
+    def batches(self, sessions: list[TaskRow], known: dict[str, str], parts: dict[str, dict[str, str]]
+                ) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]], Parts]]:
+        """Each session's records and which of its tasks they are (None: gone). Of a session
+        that grew since it was indexed (`known`: the sessions' signatures then, `parts`: their
+        tasks' keys and signatures), the tasks not indexed as they are now; of another (edited
+        in place, indexed otherwise), every task."""
         for row in sessions:
-            yield [row], session_records(self.source, row.key, self._ids[row.key])
+            session_id = self._ids[row.key]
+            indexed = parts.get(row.key, {})
+            tasks = list(self.source.tasks(session_id))
+            signs = {part_key(row.key, t.id): task_signature(t) for t in tasks}
+            grew = _grew(known.get(row.key), row.signature)
+            changed = [t for t in tasks
+                       if not grew or indexed.get(part_key(row.key, t.id)) != signs[part_key(row.key, t.id)]]
+            kept: Parts = {part_key(row.key, t.id): signs[part_key(row.key, t.id)] for t in changed}
+            kept.update((key, None) for key in indexed if key not in signs)
+            yield [row], session_records(self.source, row.key, session_id, changed), kept
 
 
-def session_records(source: MemorySource, key: str, session_id: Any) -> dict[str, list[tuple]]:
-    """{kind: (key, owner, text) rows} of one session, newest first (its last task first,
-    each task's last step first)."""
+def _grew(before: str | None, now: str) -> bool:
+    """Whether a session whose signature was `before` and is `now` only grew: indexed the same
+    way, its files hold more bytes (an agent appends to its transcript; an edit in place keeps
+    the size, and is indexed whole)."""
+    if before is None:
+        return False
+    text, _at, size, *_rest = before.split("|", 3)
+    text_now, _at_now, size_now, *_rest_now = now.split("|", 3)
+    try:
+        return text == text_now and int(size) < int(size_now)
+    except ValueError:
+        return False
+
+
+def session_records(source: MemorySource, key: str, session_id: Any, tasks: list | None = None) -> dict[str, list[tuple]]:
+    """{kind: (key, owner, text) rows} of one session's `tasks` (default: all), each task's
+    under its own key (`part_key`), newest first (its last task first, each task's last step
+    first)."""
     records: dict[str, list[tuple]] = {"task": [], "message": [], "step": []}
-    for task in reversed(list(source.tasks(session_id))):
+    for task in reversed(list(source.tasks(session_id)) if tasks is None else tasks):
+        own = part_key(key, task.id)
         title = "\n".join(part for part in (task.title, task.summary) if part)
         if title:
-            records["task"].append((key, str(task.id), title))
-        records["message"].extend((key, str(task.id), m.content) for m in reversed(list(source.messages(task.id)))
+            records["task"].append((own, str(task.id), title))
+        records["message"].extend((own, str(task.id), m.content) for m in reversed(list(source.messages(task.id)))
                                   if m.role == "user" and m.content and m.content != task.title)
         for step in reversed(list(source.steps(task.id))):
             text = "\n".join(part for part in (step.tool, value_text(step.args), value_text(step.result),
                                                step.error or "") if part)
-            records["step"].append((key, OWNER_SEP.join((str(task.id), str(step.id), str(step.seq))), text))
+            records["step"].append((own, OWNER_SEP.join((str(task.id), str(step.id), str(step.seq))), text))
     return records
 
 
