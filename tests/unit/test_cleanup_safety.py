@@ -78,3 +78,62 @@ def test_pins_made_at_the_same_moment_all_land(tmp_path):
     assert load_pins(folder) == {"claude-code": set(ids)}
     assert json.loads((folder / "pins.json").read_text()) == {"claude-code": ids}
     assert [p.name for p in folder.iterdir() if ".memtui-tmp" in p.name] == []
+
+
+# ---------------------------------------------------------------- B. a damaged archive
+def archive_old1(home: Path, root: Path, ids: dict) -> tuple[Path, Path]:
+    from memtui.core.cleanup import apply_cleanup, plan_cleanup
+    from memtui.core.homes import take_inventory
+    from tests.unit.cleanup_homes import NOW
+
+    result = apply_cleanup(plan_cleanup(take_inventory(home), keep_days=30, keep_last=1, now=NOW), root, level=3)
+    assert ids["old1"] in result.done
+    folder = root / "claude-code"
+    return folder / f"{ids['old1']}.tar.zst", folder / f"{ids['old1']}.json"
+
+
+def flip_middle_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_restoring_a_damaged_archive_fails_in_one_line_and_leaves_it_archived(claude, tmp_path, capsys):
+    from memtui.core.cleanup import iter_files, list_archived
+    from memtui.core.cleanup.manifest import read_manifest
+
+    home, ids = claude
+    root = tmp_path / "archive"
+    tar, manifest_path = archive_old1(home, root, ids)
+    manifest = read_manifest(manifest_path)
+    flip_middle_byte(tar)
+    gone = snapshot(home)
+    assert main(["restore", "--session", ids["old1"], "--archive-dir", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "nothing restored" in err, err
+    assert read_manifest(manifest_path).state == "archived"  # not stuck at "restoring"
+    assert snapshot(home) == gone  # no file of old1 put back half-way, no temp file left
+    assert not any(os.path.exists(f.path) for f in manifest.files)
+    # Browsing it says the same in one line (a MemtuiError), never the decompressor's error.
+    [listed] = [m for m in list_archived(root) if m.id == ids["old1"]]
+    with pytest.raises(MemtuiError):
+        list(iter_files(root, listed))
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.97])
+def test_a_torn_archive_is_an_archive_error_for_restore_and_browse(claude, tmp_path, cut):
+    from memtui.core.cleanup import iter_files, list_archived, restore_session
+    from memtui.core.cleanup.manifest import ArchiveError, read_manifest
+
+    home, ids = claude
+    root = tmp_path / "archive"
+    tar, manifest_path = archive_old1(home, root, ids)
+    data = tar.read_bytes()
+    tar.write_bytes(data[: int(len(data) * cut)])
+    with pytest.raises(ArchiveError, match="unreadable archive"):
+        restore_session(ids["old1"], root)
+    assert read_manifest(manifest_path).state == "archived"
+    assert not any(os.path.exists(f.path) for f in read_manifest(manifest_path).files)
+    [listed] = [m for m in list_archived(root) if m.id == ids["old1"]]
+    with pytest.raises(ArchiveError, match="unreadable archive"):
+        list(iter_files(root, listed))

@@ -21,6 +21,7 @@ import tarfile
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
+from contextlib import contextmanager
 from typing import Callable, Iterator
 
 import zstandard
@@ -53,9 +54,23 @@ def compressor(level: int = LEVEL) -> zstandard.ZstdCompressor:
 
 
 def open_members(tar_path: Path) -> tarfile.TarFile:
-    """The archive's tar, opened for one streaming pass."""
+    """The archive's tar, opened for one streaming pass. Its damage shows as tarfile, zstd or
+    EOF errors while it is read: read it inside `damage_said(tar_path)`."""
     reader = zstandard.ZstdDecompressor(max_window_size=1 << WINDOW_LOG).stream_reader(open(tar_path, "rb"), closefd=True)
     return tarfile.open(fileobj=reader, mode="r|")
+
+
+UNREADABLE = (tarfile.TarError, zstandard.ZstdError, EOFError)  # what a damaged tar.zst raises while read
+
+
+@contextmanager
+def damage_said(tar_path: Path, what: str = "") -> Iterator[None]:
+    """A damaged archive (torn, a flipped byte) read inside this raises ArchiveError naming
+    it, not the decompressor's or tarfile's own error."""
+    try:
+        yield
+    except UNREADABLE as exc:
+        raise ArchiveError(f"{tar_path}: unreadable archive ({exc}){what}") from None
 
 
 class _Hashing(io.RawIOBase):
@@ -113,25 +128,22 @@ def verify(tar_path: Path, entries: list[ArchivedFile]) -> None:
     """Read the archive back: every file present once, with its size and sha256."""
     expected = {e.name: e for e in entries}
     seen: set[str] = set()
-    try:
-        with open_members(tar_path) as tar:
-            for member in tar:
-                if member.name == INNER_MANIFEST:
-                    continue
-                entry = expected.get(member.name)
-                if entry is None or member.name in seen or not member.isfile():
-                    raise ArchiveError(f"{tar_path}: unexpected member {member.name!r}")
-                sha = hashlib.sha256()
-                stream = tar.extractfile(member)
-                size = 0
-                while chunk := stream.read(CHUNK):
-                    sha.update(chunk)
-                    size += len(chunk)
-                if size != entry.size or sha.hexdigest() != entry.sha256:
-                    raise ArchiveError(f"{tar_path}: {member.name} does not read back as written")
-                seen.add(member.name)
-    except (tarfile.TarError, zstandard.ZstdError, EOFError) as exc:
-        raise ArchiveError(f"{tar_path}: unreadable archive ({exc})") from None
+    with damage_said(tar_path), open_members(tar_path) as tar:
+        for member in tar:
+            if member.name == INNER_MANIFEST:
+                continue
+            entry = expected.get(member.name)
+            if entry is None or member.name in seen or not member.isfile():
+                raise ArchiveError(f"{tar_path}: unexpected member {member.name!r}")
+            sha = hashlib.sha256()
+            stream = tar.extractfile(member)
+            size = 0
+            while chunk := stream.read(CHUNK):
+                sha.update(chunk)
+                size += len(chunk)
+            if size != entry.size or sha.hexdigest() != entry.sha256:
+                raise ArchiveError(f"{tar_path}: {member.name} does not read back as written")
+            seen.add(member.name)
     missing = set(expected) - seen
     if missing:
         raise ArchiveError(f"{tar_path}: {len(missing)} file(s) missing, e.g. {sorted(missing)[0]}")

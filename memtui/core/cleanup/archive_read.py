@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterator
 
 from memtui.core.atomic import remove_stale_temp_dirs, temp_dir
-from memtui.core.cleanup.archive import open_members
+from memtui.core.cleanup.archive import damage_said, open_members
 from memtui.core.cleanup.manifest import INNER_MANIFEST, ArchivedFile, ArchiveError, Manifest, read_manifest, unit_paths
 from memtui.core.errors import CorruptContent
 
@@ -65,7 +65,7 @@ def iter_files(root: Path, manifest: Manifest) -> Iterator[tuple[ArchivedFile, b
     if not tar_path.is_file():
         raise ArchiveError(f"the archive of {manifest.id} is missing ({tar_path})")
     by_name = {f.name: f for f in manifest.files}
-    with open_members(tar_path) as tar:
+    with damage_said(tar_path), open_members(tar_path) as tar:
         for member in tar:
             entry = by_name.get(member.name)
             if member.name == INNER_MANIFEST or entry is None:

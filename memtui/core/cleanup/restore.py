@@ -5,6 +5,8 @@ Order: the manifest is marked "restoring" (a crash is finished by running restor
 each file is written to a temp file beside its target, hash-checked, given its mode and
 mtime, fsynced and linked into place without overwriting; then the tar and the manifest go.
 A restore killed after the tar went finds every file back and only removes the manifest.
+A restore that fails (a damaged archive, a file that appeared meanwhile) takes back the files
+it placed and leaves the manifest as it found it: the session stays archived, whole.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from pathlib import Path
 from typing import Callable
 
 from memtui.core.atomic import fsync_dir, naming_target, sweep_directories, temp_path
-from memtui.core.cleanup.archive import CHUNK, existing, open_members
+from memtui.core.cleanup.archive import CHUNK, damage_said, existing, open_members
 from memtui.core.cleanup.archive_read import find_units, list_archived
 from memtui.core.cleanup.files import file_sha256
-from memtui.core.cleanup.manifest import INNER_MANIFEST, ArchiveError, Manifest, contained, unit_paths, write_manifest
+from memtui.core.cleanup.manifest import INNER_MANIFEST, ArchivedFile, ArchiveError, Manifest, contained, unit_paths, write_manifest
 from memtui.core.errors import CorruptContent, MemtuiError
 from memtui.core.ids import unique_start
 
@@ -82,22 +84,55 @@ def restore_unit(root: Path, manifest_path: Path, manifest: Manifest, *,
     dirs = {d["path"]: d["mode"] for d in manifest.dirs}
     by_name = {f.name: f for f in manifest.files}
     written: set[str] = set()
-    with open_members(tar_path) as tar:
-        for member in tar:
-            entry = by_name.get(member.name)
-            if member.name == INNER_MANIFEST or entry is None:
-                continue
-            if entry.name not in present:
-                _place(Path(entry.path), tar.extractfile(member), entry, dirs)
-            written.add(entry.name)
-            if on_bytes is not None:
-                on_bytes(entry.size)
-    missing = set(by_name) - written
-    if missing:
-        raise ArchiveError(f"the archive of {manifest.id} lacks {sorted(missing)[0]}; restore stopped (run it again after repair)")
+    placed: list[ArchivedFile] = []
+    made: list[Path] = []
+    try:
+        with damage_said(tar_path, "; nothing restored"), open_members(tar_path) as tar:
+            for member in tar:
+                entry = by_name.get(member.name)
+                if member.name == INNER_MANIFEST or entry is None:
+                    continue
+                if entry.name not in present:
+                    if _place(Path(entry.path), tar.extractfile(member), entry, dirs, made):
+                        placed.append(entry)
+                written.add(entry.name)
+                if on_bytes is not None:
+                    on_bytes(entry.size)
+        missing = set(by_name) - written
+        if missing:
+            raise ArchiveError(f"the archive of {manifest.id} lacks {sorted(missing)[0]}; nothing restored")
+    except Exception:
+        # A damaged archive (or a file that appeared meanwhile): the files this run put back
+        # go again and the manifest is as it was, so the session stays archived, whole.
+        _take_back(placed, made)
+        if manifest.state != "restoring":
+            write_manifest(manifest_path, manifest)
+        raise
     tar_path.unlink()
     fsync_dir(tar_path.parent)
     return _done(manifest_path, manifest, len(present))
+
+
+def _take_back(placed: list[ArchivedFile], made: list[Path]) -> None:
+    """Remove the files a failed restore placed (those still as it left them) and the folders
+    it made for them, if empty."""
+    folders = set()
+    for entry in placed:
+        path = Path(entry.path)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        if st.st_size == entry.size and st.st_mtime_ns == entry.mtime_ns:
+            path.unlink()
+            folders.add(path.parent)
+    for folder in folders:
+        fsync_dir(folder)
+    for folder in sorted(made, key=lambda d: len(str(d)), reverse=True):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass  # something else lives there now
 
 
 def _done(manifest_path: Path, manifest: Manifest, already_present: int) -> RestoreResult:
@@ -108,18 +143,21 @@ def _done(manifest_path: Path, manifest: Manifest, already_present: int) -> Rest
                          manifest.home, max((f.mtime_ns for f in manifest.files), default=0))
 
 
-def _make_dirs(folder: Path, modes: dict[str, int]) -> None:
+def _make_dirs(folder: Path, modes: dict[str, int], made: list[Path]) -> None:
     missing = []
     while not folder.exists():
         missing.append(folder)
         folder = folder.parent
     for d in reversed(missing):
         os.mkdir(d, modes.get(str(d), 0o755))
+        made.append(d)
         os.chmod(d, modes.get(str(d), 0o755))  # mkdir's mode passes through the umask
 
 
-def _place(path: Path, stream, entry, dirs: dict[str, int]) -> None:
-    _make_dirs(path.parent, dirs)
+def _place(path: Path, stream, entry, dirs: dict[str, int], made: list[Path]) -> bool:
+    """Write one file into place; False when the same bytes appeared there meanwhile."""
+    _make_dirs(path.parent, dirs, made)
+    placed = True
     tmp = temp_path(path)
     sha = hashlib.sha256()
     try:
@@ -138,6 +176,7 @@ def _place(path: Path, stream, entry, dirs: dict[str, int]) -> None:
         except FileExistsError:
             if file_sha256(path) != entry.sha256:
                 raise RestoreConflict(f"{path} appeared with other content during the restore; left as it is", [str(path)]) from None
+            placed = False
         except OSError:
             if path.exists():
                 raise
@@ -145,6 +184,7 @@ def _place(path: Path, stream, entry, dirs: dict[str, int]) -> None:
     finally:
         tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)
+    return placed
 
 
 def archived_id(given: str, root: Path, agent: str | None = None) -> str:
