@@ -2,7 +2,8 @@
 its journal and at moments; `memtui cleanup --archive` of a Codex home and `cleanup --delete` of
 a Claude Code home at moments spread over their runs. Every file is in place (bytes, mtime,
 mode) or verified in the archive (or, for --delete, one the plan let go); the re-run finishes;
-no temp file stays in the home or the archive. (Claude Code --archive: test_cleanup_kill.py.)"""
+no temp file stays in the home or the archive. (Claude Code --archive: test_cleanup_kill.py.)
+`cleanup --archive` of a Gemini CLI home after every directory fsync of its journal."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import shutil
 import time
 
 import harness as h
+import pytest
 from cleanup_homes import build_bulky_claude_home, build_codex_home, snapshot
 from conftest import TRIALS
 from home_kill import archived, cleanup_cmd, in_place_or_archived, run_child
@@ -76,3 +78,18 @@ def test_kill_during_claude_home_cleanup_delete(tmp_path):
     template = tmp_path / "template"
     build_bulky_claude_home(template, sessions=12, kib=64)
     _cleanup_trials(tmp_path, "claude home cleanup --delete", template, "--delete", "claude-code", seed=32)
+
+
+def test_kill_at_every_step_of_archiving_a_gemini_home(tmp_path):
+    from test_gemini_home_kill import CHATS, kill_trial, steps_of_a_run
+
+    if len(CHATS) < 2:
+        pytest.skip("no Gemini CLI live fixtures")
+    steps = steps_of_a_run(tmp_path)
+    tally = h.tally(f"cleanup --archive, Gemini CLI (each of {len(steps)} journal steps)")
+    for n in sorted(steps):
+        kill_trial(tmp_path, n)  # asserts the checks
+        tally.trials += 1
+        tally.mid += 1
+        tally.reruns += 1
+        tally.reruns_ok += 1

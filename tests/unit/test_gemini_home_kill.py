@@ -1,7 +1,8 @@
 """kill -9 of `memtui cleanup --archive` on a Gemini CLI home (the real CLI's chats, two of them
-old) after each directory fsync of the archive's journal (tar placed, manifest placed, each chat
-removed): every chat is at its path byte-exact or in a verified archive, the re-run finishes,
-restore puts the home back exactly as it was, and no temp file stays behind."""
+old) after a directory fsync of the archive's journal (a chat's tar placed, its manifest not yet
+written; a chat removed): every chat is at its path byte-exact or in a verified archive, the
+re-run finishes, restore puts the home back exactly as it was, and no temp file stays behind.
+Here one point of each kind; after every one of them: tests/reliability/test_home_write_kill.py."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ real = archive.fsync_dir
 def counted(path):
     real(path)
     seen[0] += 1
+    if kill_at == 0:  # counting: which step of the journal this is (the function that fsyncs)
+        print("step", seen[0], sys._getframe(1).f_code.co_name, flush=True)
     if seen[0] == kill_at:
         os.kill(os.getpid(), signal.SIGKILL)
 archive.fsync_dir = apply.fsync_dir = counted
@@ -65,25 +68,41 @@ def done(out: str) -> list[str]:
     return next((line.split() for line in out.splitlines() if line.startswith("done ")), [])
 
 
-def test_kill_9_at_every_step_of_archiving_a_gemini_home(tmp_path):
+def steps_of_a_run(tmp_path: Path) -> dict[int, str]:
+    """Archive the home once, not killed: {point: its kind (the function that fsyncs)}."""
     home, folder = tmp_path / "count" / ".gemini", tmp_path / "count" / "archive"
     gemini_home(home)
     killed, out = archive_in_child(home, folder, tmp_path / "count", 0)
     assert not killed and done(out)[2:] == ["0"], out
-    steps = int(done(out)[1])
-    assert steps >= 4 and len(list_archived(folder, home=home)) == 2
-    for kill_at in range(1, steps + 1):
-        trial = tmp_path / f"k{kill_at}"
-        home, folder = trial / ".gemini", trial / "archive"
-        before = gemini_home(home)
-        killed, out = archive_in_child(home, folder, trial, kill_at)
-        assert killed and not done(out), out
-        assert in_place_or_archived(before, snapshot(home), archived(home, folder)) == [], (kill_at, out)
-        again, out = archive_in_child(home, folder, trial, 0)  # the re-run finishes
-        assert not again and done(out)[2:] == ["0"], out
-        assert not list(home.glob("tmp/*/chats/session-*"))
-        for session in sorted({m.id for m in list_archived(folder, home=home)}):
-            restore_session(session, folder)
-        now = snapshot(home)
-        assert {p: m for p, m in now.items() if m != ("dir",)} == {p: m for p, m in before.items() if m != ("dir",)}
-        assert stray_temps(home, folder) == []
+    steps = {int(words[1]): words[2] for words in map(str.split, out.splitlines()) if words[:1] == ["step"]}
+    assert len(steps) == int(done(out)[1]) >= 4 and len(list_archived(folder, home=home)) == 2
+    assert set(steps.values()) == {"archive_unit", "finish_removal"}, steps  # tar placed, chat removed
+    return steps
+
+
+def kill_trial(tmp_path: Path, kill_at: int) -> None:
+    """Kill the archive just after its `kill_at`-th directory fsync; check; re-run; restore; check."""
+    trial = tmp_path / f"k{kill_at}"
+    home, folder = trial / ".gemini", trial / "archive"
+    before = gemini_home(home)
+    killed, out = archive_in_child(home, folder, trial, kill_at)
+    assert killed and not done(out), out
+    assert in_place_or_archived(before, snapshot(home), archived(home, folder)) == [], (kill_at, out)
+    again, out = archive_in_child(home, folder, trial, 0)  # the re-run finishes
+    assert not again and done(out)[2:] == ["0"], out
+    assert not list(home.glob("tmp/*/chats/session-*"))
+    for session in sorted({m.id for m in list_archived(folder, home=home)}):
+        restore_session(session, folder)
+    now = snapshot(home)
+    assert {p: m for p, m in now.items() if m != ("dir",)} == {p: m for p, m in before.items() if m != ("dir",)}
+    assert stray_temps(home, folder) == []
+
+
+def test_kill_9_at_each_kind_of_step_of_archiving_a_gemini_home(tmp_path):
+    """One point of each kind, the one nearest the middle of the run (with two chats: the first
+    chat removed, the second one's tar placed): a chat archived and one not, an archive without
+    its manifest."""
+    steps = steps_of_a_run(tmp_path)
+    middle = (len(steps) + 1) / 2
+    for kind in sorted(set(steps.values())):
+        kill_trial(tmp_path, min((n for n, k in steps.items() if k == kind), key=lambda n: abs(n - middle)))
