@@ -36,11 +36,27 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
-def _defined_in(tree: ast.AST, *, self_only: bool = False) -> set[str]:
-    """Private names a syntax tree defines: functions, classes, assignments (to `self.`/`cls.`
-    attributes only, with self_only)."""
+def _nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of a syntax tree, `tree` first (the nodes ast.walk yields, in another order:
+    walked once per module and reused, as the walks are most of this test's time)."""
+    found, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, ast.AST):
+                stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+    return found
+
+
+def _defined_in(tree: ast.AST | list[ast.AST], *, self_only: bool = False) -> set[str]:
+    """Private names a syntax tree (or its `_nodes`) defines: functions, classes, assignments (to
+    `self.`/`cls.` attributes only, with self_only)."""
     names = set()
-    for node in ast.walk(tree):
+    for node in tree if isinstance(tree, list) else _nodes(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
@@ -80,14 +96,14 @@ def _textual_names_of(cls: type) -> frozenset[str]:
     return frozenset(found)
 
 
-def _textual_names_of_class(module: object, tree: ast.AST, node: ast.ClassDef) -> frozenset[str] | None:
+def _textual_names_of_class(module: object, nodes: list[ast.AST], node: ast.ClassDef) -> frozenset[str] | None:
     """The private names Textual defines for the class `node` of `module` (None: the class is
     not built on Textual). A class made inside a function (a driver chosen at run time) is
     judged by its bases, found among the names the module imports."""
     cls = getattr(module, node.name, None)
     if isinstance(cls, type) and cls.__module__ == getattr(module, "__name__", None):
         return _textual_names_of(cls) if _on_textual(cls) else None
-    imported = {alias.asname or alias.name: (found.module, alias.name) for found in ast.walk(tree)
+    imported = {alias.asname or alias.name: (found.module, alias.name) for found in nodes
                 if isinstance(found, ast.ImportFrom) and found.module for alias in found.names}
     names: set[str] = set()
     on_textual = False
@@ -126,9 +142,9 @@ def _modules() -> list[tuple[str, Path]]:
     return found
 
 
-def _imports(tree: ast.AST) -> list[tuple[int, str]]:
+def _imports(tree: ast.AST | list[ast.AST]) -> list[tuple[int, str]]:
     found = []
-    for node in ast.walk(tree):
+    for node in tree if isinstance(tree, list) else _nodes(tree):
         if isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names
                       if a.name.split(".")[0] == "textual" and any(_private(p) for p in a.name.split("."))]
@@ -136,26 +152,26 @@ def _imports(tree: ast.AST) -> list[tuple[int, str]]:
             parts = (node.module or "").split(".")
             if any(_private(p) for p in parts) or any(_private(a.name) for a in node.names):
                 found.append((node.lineno, f"from {node.module} import {', '.join(a.name for a in node.names)}"))
-    return found
+    return sorted(found)
 
 
 def _violations(module_name: str, path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = _nodes(ast.parse(path.read_text(encoding="utf-8")))
     where = str(path.relative_to(PACKAGE.parent))
-    found = [f"{where}:{line}: {text}" for line, text in _imports(tree)]
-    own = _defined_in(tree)
+    found = [f"{where}:{line}: {text}" for line, text in _imports(nodes)]
+    own = _defined_in(nodes)
     everywhere = _textual_private_names()
     in_classes: set[int] = set()
     module = None
-    for node in ast.walk(tree):
+    for node in nodes:
         if not isinstance(node, ast.ClassDef):
             continue
         if module is None:
             module = importlib.import_module(module_name)
-        textual_names = _textual_names_of_class(module, tree, node)
+        textual_names = _textual_names_of_class(module, nodes, node)
         if textual_names is None:
             continue
-        for inner in ast.walk(node):
+        for inner in _nodes(node):
             if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
                     inner.name in textual_names or inner.name.startswith(DISPATCH)):
                 found.append(f"{where}:{inner.lineno}: {node.name} defines {inner.name}")
@@ -163,7 +179,7 @@ def _violations(module_name: str, path: Path) -> list[str]:
                 in_classes.add(id(inner))
                 if inner.attr in textual_names:
                     found.append(f"{where}:{inner.lineno}: {node.name}: {ast.unparse(inner)}")
-    for node in ast.walk(tree):
+    for node in nodes:
         if (isinstance(node, ast.Attribute) and _private(node.attr) and id(node) not in in_classes
                 and not _own_reference(node) and node.attr in everywhere and node.attr not in own):
             found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
