@@ -131,7 +131,7 @@ def run(args) -> int:
         raise MemtuiError(f"--host {args.host} lets other machines in: add --read-only to let them browse only, "
                           "or --allow-writes-from-network to let whoever has the URL change the memory")
     base = args.public_url or public_url(args.host, args.port)
-    guard = WebGuard.for_address(args.host, args.port, args.public_url, max_apps=args.max_tabs)
+    guard = WebGuard.for_address(args.host, args.port, args.public_url, max_apps=args.max_tabs, home=base)
     url = guard.url(base)
     shown = _title(path) if isinstance(path, str) else path  # a URL without its password
     if loopback:

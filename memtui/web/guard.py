@@ -79,15 +79,20 @@ class WebGuard:
     page_paths: frozenset[str] = frozenset({"/"})
     """Pages that open an app: refused up front once `max_apps` run."""
     cookie: str = "memtui-token"
+    home: str = ""
+    """The origin of the printed address: the page's script and WebSocket are fetched from it, so
+    a page opened by another of the served host's names (localhost for 127.0.0.1) is sent there,
+    where its token cookie then belongs."""
     running: int = field(default=0, init=False)
     """Apps running now."""
 
     @classmethod
     def for_address(cls, host: str, port: int, public_url: str | None = None, *,
-                    max_apps: int = DEFAULT_MAX_APPS, token: str | None = None) -> "WebGuard":
+                    max_apps: int = DEFAULT_MAX_APPS, token: str | None = None, home: str = "") -> "WebGuard":
         """A guard with a fresh token for a server listening on host:port, seen by browsers
         at `public_url` (a proxy's address) or at http://host:port. On loopback, the usual
-        names of this machine (127.0.0.1, localhost, [::1]) are the served host too."""
+        names of this machine (127.0.0.1, localhost, [::1]) are the served host too. `home`: the
+        address printed (the page's own requests go there)."""
         name = host.strip("[]")
         shown = f"[{name}]" if ":" in name else name
         origins = {_origin(f"http://{shown}:{port}")}
@@ -96,7 +101,7 @@ class WebGuard:
         if is_loopback(name):
             origins |= {_origin(f"http://{n}:{port}") for n in LOOPBACK_NAMES}
         return cls(token=token or secrets.token_hex(24), origins=frozenset(o for o in origins if o),
-                   max_apps=max_apps, cookie=f"memtui-token-{port}")
+                   max_apps=max_apps, cookie=f"memtui-token-{port}", home=_origin(home) if home else "")
 
     def url(self, base: str) -> str:
         """The address to open: `base` with the token in its query (as Jupyter prints it)."""
@@ -145,6 +150,10 @@ class WebGuard:
         if refused is not None:
             return refused
         _, in_query = self._has_token(request)
+        if in_query and request.path in self.page_paths and self.home and self.home in self.origins:
+            seen = _origin(f"{request.scheme}://{request.host}")
+            if seen != self.home and seen in self.origins:
+                raise web.HTTPFound(self.url(self.home))
         if request.path in self.app_paths:
             self.running += 1
             try:

@@ -89,6 +89,31 @@ def test_a_foreign_page_and_a_request_without_the_token_are_refused(workspace: P
         asyncio.run(check(url))
 
 
+def test_the_address_opened_as_localhost_goes_to_the_printed_one_and_its_page_connects(
+        workspace: Path, tmp_path: Path) -> None:
+    """The page's script and WebSocket are fetched from the printed host (127.0.0.1): opened as
+    localhost, its token cookie was set for localhost, so the browser sent none with them and
+    each got 403 — a page that never connected. Now localhost is sent to the printed address."""
+    async def check(url: str) -> None:
+        base, ws_url, token = _parts(url)
+        other = url.replace("127.0.0.1", "localhost")
+        assert other != url
+        jar = aiohttp.CookieJar(unsafe=True)
+        async with aiohttp.ClientSession(cookie_jar=jar) as session:
+            async with session.get(other, allow_redirects=False) as response:
+                assert response.status == 302 and response.headers["Location"] == url
+            async with session.get(other) as response:
+                assert response.status == 200 and str(response.url) == url
+            async with session.get(base + "/static/js/textual.js") as response:
+                assert response.status == 200
+            async with session.ws_connect(ws_url, headers={"Origin": base}) as ws:
+                assert await _first_screen(ws)
+
+    with served(workspace, read_only=True, log=tmp_path / "serve.log") as url:
+        assert urlsplit(url).hostname == "127.0.0.1"
+        asyncio.run(check(url))
+
+
 def test_tabs_past_the_cap_are_refused_with_a_page_that_says_why(workspace: Path, tmp_path: Path) -> None:
     async def check(url: str) -> None:
         base, ws_url, token = _parts(url)
