@@ -13,9 +13,9 @@ session's last recorded edit of it, or its backup when nothing edited it since.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from memtui.core.agents.claude_code.contents import edit_contents
+from memtui.core.agents.claude_code.contents import backups_folder, edit_contents, plain_name, read_backup
 from memtui.core.agents.claude_code.tables import TranscriptItem, TranscriptSession, TranscriptTables, Turn, normalised
+from memtui.core.model import Problem
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.timestamps import sort_key
 
@@ -38,13 +38,29 @@ def prompt_turns(index: "TranscriptTables", session: "TranscriptSession") -> lis
 
 
 def add_checkpoint_steps(index: "TranscriptTables", session: "TranscriptSession") -> None:
-    """Open each prompt's turn with a checkpoint step when any file is tracked from it on."""
+    """Open each prompt's turn with a checkpoint step when any file is tracked from it on; a
+    recorded session id or backup name that is not a plain name is a problem of the source
+    (its backups are never read: memtui.core.agents.claude_code.contents.read_backup)."""
     tracked = False
     for turn in reversed(prompt_turns(index, session)):
         tracked = tracked or bool(turn.backups)
+        _name_problems(index, turn)
         if tracked:
             turn.items.insert(0, TranscriptItem("snapshot", turn.transcript, turn.offset, turn.line, turn.created_at,
                                                 f"{turn.uuid}{SUFFIX}", name="checkpoint"))
+
+
+def _name_problems(index: "TranscriptTables", turn: "Turn") -> None:
+    names = sorted({n for n in turn.backups.values() if n is not None})
+    found = [Problem(str(turn.transcript), turn.line, f"file-history backup name {n!r} is not a plain file name;"
+                                                      " that file's content is unknown")
+             for n in names if not plain_name(n)]
+    if names and not plain_name(turn.session_id):
+        found.append(Problem(str(turn.transcript), None, f"session id {turn.session_id!r} is not a plain name;"
+                                                         " its file-history is not read"))
+    for problem in found:
+        if problem not in index.problems:  # once a session (a grown one settles its turns again)
+            index.problems.append(problem)
 
 
 def snapshot_files(index: "TranscriptTables", turn: "Turn") -> list[SnapshotFile]:
@@ -75,8 +91,8 @@ def snapshot_files(index: "TranscriptTables", turn: "Turn") -> list[SnapshotFile
 
 def snapshot_contents(index: "TranscriptTables", turn: "Turn", file: SnapshotFile) -> tuple[bytes | None, bytes | None, str]:
     """(before the prompt, as last recorded, reason-if-unknown) for one file."""
-    folder = index.home / "file-history" / turn.session_id if index.home is not None else None
-    before, reason = _backup(folder, file.backup)
+    folder = backups_folder(index.home, turn.session_id)
+    before, reason = (None, "") if file.backup is None else read_backup(folder, turn.session_id, file.backup)
     if reason and file.first is not None:  # the backup is gone: the prompt's first edit recorded the same state
         try:
             original, _after, why = edit_contents(turn, file.first, folder)
@@ -97,13 +113,3 @@ def snapshot_contents(index: "TranscriptTables", turn: "Turn", file: SnapshotFil
         return before, None, why or "the last edit's after-content is not recorded"
     return before, after, ""
 
-
-def _backup(folder: Path | None, name: str | None) -> tuple[bytes | None, str]:
-    if name is None:
-        return None, ""
-    if folder is None:
-        return None, "file-history folder unknown (transcript outside a Claude home)"
-    try:
-        return (folder / name).read_bytes(), ""
-    except OSError:
-        return None, f"file-history backup {name} is missing"

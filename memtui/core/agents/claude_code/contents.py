@@ -100,6 +100,39 @@ def _result_text(res: dict, tool_use_id: str) -> str:
     return ""
 
 
+def plain_name(name: object) -> bool:
+    """One plain path component, as Claude Code's session ids and backup names are: not empty,
+    `.` or `..`, no separator or NUL. A recorded name that is not one is never joined to a path."""
+    return (isinstance(name, str) and name not in ("", ".", "..")
+            and not any(c in name for c in ("/", "\\", "\0")))
+
+
+def backups_folder(home: Path | None, session_id: str) -> Path | None:
+    """The session's file-history folder, `<home>/file-history/<session id>`; None outside a
+    Claude home or for a recorded session id that is not a plain name (`no_folder` says which)."""
+    return home / "file-history" / session_id if home is not None and plain_name(session_id) else None
+
+
+def no_folder(session_id: str) -> str:
+    """Why a session's file-history folder is unknown (backups_folder gave None)."""
+    if not plain_name(session_id):
+        return f"the session id {session_id!r} is not a plain name: its file-history is not read"
+    return "file-history folder unknown (transcript outside a Claude home)"
+
+
+def read_backup(folder: Path | None, session_id: str, name: str) -> tuple[bytes | None, str]:
+    """A file-history backup's bytes, or (None, why): the folder unknown, a name that is not a
+    plain file name (never read: it could lead anywhere), or the backup missing."""
+    if folder is None:
+        return None, no_folder(session_id)
+    if not plain_name(name):
+        return None, f"file-history backup name {name!r} is not a plain file name: not read"
+    try:
+        return (folder / name).read_bytes(), ""
+    except OSError:
+        return None, f"file-history backup {name} is missing"
+
+
 def backup_before(turn: Turn, item: TranscriptItem, backups: Path | None) -> tuple[str | None, str]:
     """The file before this edit when the result has no `originalFile`: for the turn's first
     edit of it, the turn's file-history backup; for a later one, the previous edit's
@@ -117,13 +150,8 @@ def backup_before(turn: Turn, item: TranscriptItem, backups: Path | None) -> tup
     name = turn.backups[path]
     if name is None:
         return None, ""
-    if backups is None:
-        return None, "file-history folder unknown (transcript outside a Claude home)"
-    blob = backups / name
-    try:
-        return blob.read_bytes().decode("utf-8", "surrogateescape"), ""
-    except OSError:
-        return None, f"file-history backup {name} is missing"
+    blob, reason = read_backup(backups, turn.session_id, name)
+    return (None, reason) if blob is None else (blob.decode("utf-8", "surrogateescape"), "")
 
 
 def _created(result: dict) -> tuple[None, bytes | None, str]:

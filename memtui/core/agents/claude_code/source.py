@@ -48,7 +48,7 @@ from memtui.core.agents.claude_code.transcripts import (
 )
 from memtui.core.agents.claude_code.checkpoints import LABEL, SUFFIX, snapshot_contents, snapshot_files
 from memtui.core.agents.claude_code.processes import registry, running_sessions, session_status
-from memtui.core.agents.claude_code.contents import edit_contents
+from memtui.core.agents.claude_code.contents import backups_folder, edit_contents
 from memtui.core.agents.claude_code.records import block_text, message_blocks
 from memtui.core.agents.claude_code.session_rows import turn_task
 from memtui.core.sources.fields import RECORD_ERRORS
@@ -372,7 +372,7 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
 
     def _contents(self, turn: Turn, item: TranscriptItem) -> tuple[bytes | None, bytes | None, str]:
         """(before, after, reason-if-unknown) for one Edit/Write/MultiEdit result."""
-        backups = self.home / "file-history" / turn.session_id if self.home is not None else None
+        backups = backups_folder(self.home, turn.session_id)
         try:
             return edit_contents(turn, item, backups)
         except RECORD_ERRORS as exc:  # a result of an unexpected shape: its contents are unknown
