@@ -134,11 +134,13 @@ class MainScreen(MemtuiScreen[None]):
 
     def _count_indexed(self) -> None:
         indexing = self.app.indexing  # type: ignore[attr-defined]  (MemtuiApp)
+        table = self.query_one(SessionsTable)
+        listed = f"{len(table.records):,}…" if table.records else ""
         if indexing is not None:
-            table = self.query_one(SessionsTable)
-            listed = f"{len(table.records):,}… · " if table.records else ""
             self.query_one("#sessions-pane").border_subtitle = (
-                f"{listed}indexing {indexing[0]:,}/{indexing[1]:,} transcripts")
+                f"{listed} · " if listed else "") + f"indexing {indexing[0]:,}/{indexing[1]:,} transcripts"
+        elif listed:  # every transcript read: the index is being put in place
+            self.query_one("#sessions-pane").border_subtitle = listed
 
     def opened(self, first: SessionsLoaded) -> None:
         """The newest sessions the opening read, come after this screen (an opening slower than
