@@ -111,7 +111,7 @@ class MemtuiApp(App[int]):
         self.theme_changed_signal.subscribe(self, lambda theme: remember(self, theme=theme.name))
         self.follower.start()
         if self._given_source is not None:
-            self._watch_builds()
+            self._hear_index_builds()
             self._show_main()
             self._adopt(self._given_source)
             return
@@ -123,7 +123,7 @@ class MemtuiApp(App[int]):
             self.set_timer(pane_reads.MAIN_HOLD, self._show_main)
         self.open_source(after_frame=kept is not None)
 
-    def _watch_builds(self) -> None:
+    def _hear_index_builds(self) -> None:
         """From now on an index build tells `_index_read` its progress and the sessions read so far
         (kept_parts and its worker pool are imported here, by the opening worker: not before the
         first frame)."""
@@ -169,7 +169,7 @@ class MemtuiApp(App[int]):
         hold the interpreter while the frame is built)."""
         if after_frame:
             self.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
-        self._watch_builds()
+        self._hear_index_builds()
         try:
             source, self.source_entry = open_workspace(self.path, root=self.root,
                                                        opener=self._opener)
