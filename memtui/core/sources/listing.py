@@ -30,8 +30,8 @@ from memtui.core.sources.timestamps import sort_key
 @dataclass(frozen=True)
 class ListedRow:
     """A session as listed: its row (stored bytes and files key left to the listing), the unit
-    it was read from, the files measured for it (None: none of its own, a database's session),
-    and what else its agent keeps of it to answer cheaply (the folder it worked in). Paths are
+    it was read from, the files measured for it (None: none of its own, a database's session,
+    whose files key its agent gives), and what else its agent keeps of it to answer cheaply (the folder it worked in). Paths are
     kept as text: a Path costs ten times a string to unpickle, at every open."""
 
     info: SessionInfo
