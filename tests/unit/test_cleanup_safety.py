@@ -137,3 +137,33 @@ def test_a_torn_archive_is_an_archive_error_for_restore_and_browse(claude, tmp_p
     [listed] = [m for m in list_archived(root) if m.id == ids["old1"]]
     with pytest.raises(ArchiveError, match="unreadable archive"):
         list(iter_files(root, listed))
+
+
+# ---------------------------------------------------------------- C. names that are not UTF-8
+def test_a_file_name_that_is_not_utf8_is_archived_and_restored_byte_exact(claude, tmp_path, capsys):
+    from memtui.core.cleanup import list_archived
+
+    home, ids = claude
+    folder = home / "projects/-work-alpha" / ids["old1"] / "tool-results"
+    name = os.path.join(os.fsencode(folder), b"caf\xe9.txt")  # Latin-1, as an old tool wrote it
+    with open(name, "wb") as handle:
+        handle.write(b"caf\xe9 au lait\n")
+    when = os.stat(folder / "r1.txt").st_mtime_ns
+    os.utime(name, ns=(when, when))
+    before = snapshot(home)
+    root = tmp_path / "archive"
+    assert main(["cleanup", str(home), "--keep-days", "30", "--keep-last", "1", "--archive",
+                 "--archive-dir", str(root), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert not any("error" in r for r in report["sessions"] + report["orphans"])
+    assert not os.path.exists(name) and not (home / "projects/-work-alpha" / f"{ids['old2']}.jsonl").exists()
+    manifest_file = root / "claude-code" / f"{ids['old1']}.json"
+    json.loads(manifest_file.read_bytes().decode("utf-8"))  # still UTF-8 JSON any tool reads
+    [listed] = [m for m in list_archived(root) if m.id == ids["old1"]]
+    assert os.fsdecode(name) in {f.path for f in listed.files}
+    assert main(["restore", "--session", ids["old1"], "--archive-dir", str(root)]) == 0
+    with open(name, "rb") as handle:
+        assert handle.read() == b"caf\xe9 au lait\n"
+    after = snapshot(home)
+    assert {p: after[p] for p in before if p in after} == {p: before[p] for p in before if p in after}
+    assert after[os.fsdecode(name)] == before[os.fsdecode(name)]  # bytes, mtime, mode

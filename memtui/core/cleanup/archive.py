@@ -110,6 +110,9 @@ def _pack(tmp: Path, home: Path, files: list[FileInfo], manifest: Manifest, leve
                             tar.addfile(member, reader)
                         except OSError:
                             raise SessionChanged(f"{info.path} shrank while archiving: the session is in use") from None
+                        except UnicodeError:  # PAX carries any name read from disk; said, should one not fit
+                            raise ArchiveError(f"{os.fsencode(info.path)!r}: its name cannot be stored in the archive;"
+                                               " this session is left in place") from None
                         if not info.unchanged(os.fstat(handle.fileno())):
                             raise SessionChanged(f"{info.path} changed while archiving: the session is in use")
                     entries.append(ArchivedFile(str(info.path), name, info.size, info.mtime_ns, info.mode, reader.sha.hexdigest()))

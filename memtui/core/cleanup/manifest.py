@@ -107,7 +107,11 @@ def write_manifest(path: Path, manifest: Manifest) -> None:
 
 
 def manifest_bytes(manifest: Manifest) -> bytes:
-    return (json.dumps(manifest.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+    """The manifest as UTF-8 JSON. A file name that is not UTF-8 is held (as Python holds it)
+    with lone surrogates, which no UTF-8 can carry: each is written as its JSON escape
+    (`\\udce9`), which json reads back as the same name, so os.fsencode gives its bytes."""
+    text = json.dumps(manifest.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace")  # only lone surrogates fail: \uXXXX, JSON's own escape
 
 
 def contained(manifest: Manifest) -> None:
