@@ -41,7 +41,7 @@ class Terminal:
                 except OSError:  # the child closed the terminal
                     return
 
-    def wait_for(self, needle: bytes, timeout: float = 60.0) -> None:
+    def wait_for(self, needle: bytes, timeout: float = 150.0) -> None:
         """Until the terminal shows `needle`. The text is looked for without escape sequences:
         a partial screen update may write a line in pieces, each behind a cursor move."""
         deadline = time.monotonic() + timeout

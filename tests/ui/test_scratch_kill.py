@@ -79,7 +79,7 @@ def test_kill_9_while_the_editor_runs_leaves_no_copy_after_the_next_start(demo_c
 
     again = memtui_open(demo_copy, env, tmp_path)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 150  # a start on a loaded 2-core machine took over a minute
         while scratch.exists() and os.listdir(scratch):  # swept by the opening, after the first sessions draw
             assert time.monotonic() < deadline, f"never removed: {os.listdir(scratch)}"
             again.read(0.2)
