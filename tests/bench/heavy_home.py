@@ -22,6 +22,7 @@ machine) and peak RSS, the CPU seconds as ratios against anchors:
 - `python -c pass` (a process start) and, for first paint, a trivial Textual app (CPU seconds
   of each by its first paint beside wall seconds);
 - the cold build with the worker pool off (memtui.core.sources.part_pool): how the pool scales;
+  with `--balance`, one more pooled cold build tells each worker's files and CPU seconds;
 - ccusage `session --json` and `daily --json` (offline, its bundled prices), installed once
   into a cache folder by tests/unit/ccusage_support.py (node and npm needed; else the row says why).
 """
@@ -255,6 +256,36 @@ SERIAL = ("import sys; import memtui.core.sources.part_pool as pool; pool.POOL_B
           "from memtui.cli import main; sys.exit(main(sys.argv[1:]))")
 """`memtui` with the worker pool off: every file parsed in the one process."""
 
+BALANCE = ("import os, sys, time; import memtui.core.sources.part_pool as pool; parsed = pool.pickled_part\n"
+           "def traced(parse, item):\n"
+           "    out = parsed(parse, item)\n"
+           "    with open(os.environ['MEMTUI_BENCH_WORKERS'], 'a') as log:\n"
+           "        log.write(f'{os.getpid()} {time.process_time()}\\n')\n"
+           "    return out\n"
+           "pool.pickled_part = traced\n"
+           "from memtui.cli import main; sys.exit(main(sys.argv[1:]))")
+"""`memtui` whose worker processes write, after each file parsed, their pid and CPU seconds so far
+(to $MEMTUI_BENCH_WORKERS): how the pool split the work."""
+
+
+def pool_balance(home: Path, env: dict[str, str], log: Path) -> list[str]:
+    """One cold build with the worker pool on: each worker's files and CPU seconds, and the
+    process's own (its total less its workers')."""
+    wall, _rss, _out = run([sys.executable, "-c", BALANCE, "log", str(home), "--json"], {**env, "MEMTUI_BENCH_WORKERS": str(log)})
+    total = CPU[-1]
+    files: dict[str, int] = {}
+    cpu: dict[str, float] = {}
+    for line in log.read_text().splitlines() if log.exists() else []:
+        pid, seconds = line.split()
+        files[pid] = files.get(pid, 0) + 1
+        cpu[pid] = float(seconds)
+    if not files:
+        return ["pool balance: no worker started (the home is below part_pool.POOL_BYTES, or one core)"]
+    lines = [f"pool balance (one cold build, {wall:.1f} s wall, {total:.1f} CPU s in all):"]
+    lines += [f"  worker {n}: {files[pid]} files, {cpu[pid]:.2f} CPU s" for n, pid in enumerate(sorted(files), start=1)]
+    lines.append(f"  the process itself (listing, merging, writing the index): {total - sum(cpu.values()):.2f} CPU s")
+    return lines
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -271,6 +302,7 @@ def main() -> None:
     ap.add_argument("--paint-only", action="store_true",
                     help="the first-paint rows alone (warm), on the index in --cache (built there by one `log` if missing)")
     ap.add_argument("--cache", type=Path, default=None, help="with --paint-only: an XDG cache folder to keep the index in")
+    ap.add_argument("--balance", action="store_true", help="one more cold build: how the worker pool split the work")
     args = ap.parse_args()
     compileall.compile_dir(str(ROOT / "memtui"), quiet=1)  # as an installed package's modules are
     cache = Path(tempfile.gettempdir()) / "memtui-bench"  # never under the real home
@@ -330,6 +362,10 @@ def main() -> None:
             serial_runs.append((wall, CPU[-1], rss))
         rows.append(("cold, parsed in one process (no workers)", statistics.median(w for w, _c, _r in serial_runs),
                      statistics.median(c for _w, c, _r in serial_runs), max(r for _w, _c, r in serial_runs)))
+        balance = []
+        if args.balance:
+            fresh_env()
+            balance = pool_balance(home, envs[-1], scratch / "workers.log")
         env = pooled_env
         index = sum(p.stat().st_size for p in (Path(env["XDG_CACHE_HOME"]) / "memtui" / "index").iterdir())
         listing = median_of("warm: memtui log HOME --json", [*memtui, "log", str(home), "--json"], env, args.runs)
@@ -367,6 +403,8 @@ def main() -> None:
     print(f"parse throughput (CPU): cold log {mib / cold_cpu:.1f} MiB/s ({workers} worker processes; "
           f"{mib / serial_cpu:.1f} MiB/s in one process), orjson line decode {mib / anchor:.1f} MiB/s "
           f"(cold log {cold_cpu / anchor:.1f}x the orjson pass)")
+    for line in balance:
+        print(line)
     start = next(c for n, _w, c, _r in rows if n == "anchor: python -c pass")
     print(f"\n{'what':<50} {'wall s':>8} {'CPU s':>8} {'CPU x orjson':>12} {'CPU x start':>11} {'peak RSS MiB':>13}")
     for name, wall, cpu, rss in rows:
