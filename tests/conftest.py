@@ -57,6 +57,35 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
                       MAX_WORKERS))
 
 
+# The modules holding the longest tests (a Chromium driven through `memtui serve`, mypy over the
+# core, kill -9 trials in child processes, thousands of commits): queued first, whole, so that no
+# worker starts one of them when the others have run out of tests (pytest-xdist hands tests out in
+# the order collected). Longest first; a name that no longer exists is passed over.
+LONG_FIRST = (
+    "tests/ui/test_serve_browser.py",
+    "tests/unit/test_core_types.py",
+    "tests/unit/test_textual_public.py",
+    "tests/ui/test_serve_team_browser.py",
+    "tests/ui/test_narrow_lists.py",
+    "tests/ui/test_scratch_kill.py",
+    "tests/ui/test_search_screen.py",
+    "tests/unit/test_gemini_home_kill.py",
+    "tests/unit/test_team_push.py",
+    "tests/unit/test_store_upgrade.py",
+    "tests/ui/test_gc_screens.py",
+    "tests/unit/test_demo_kill.py",
+    "tests/ui/test_sources_ui.py",
+    "tests/unit/test_gc_apply.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """LONG_FIRST's modules first, each module's tests together and in their order (its module
+    fixtures are built once); every other test after them in the order collected."""
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
 @pytest.fixture(autouse=True)
 def _own_xdg_folders(tmp_path_factory, monkeypatch):
     """memtui's own folders (archive, pins, caches under XDG_DATA/STATE/CACHE_HOME) point
