@@ -59,8 +59,14 @@ def looks_like_rollout(path: Path) -> bool:
     return session_meta(path) is not None
 
 
+def _payload(record: dict) -> dict:
+    """A record's payload; an early rollout's flat record is its own."""
+    payload = record.get("payload")
+    return payload if isinstance(payload, dict) else record
+
+
 def _context_cwd(record: dict) -> bool:
-    payload = record.get("payload") if isinstance(record.get("payload"), dict) else record
+    payload = _payload(record)
     return payload.get("type") == "message" and payload.get("role") == "user" and "<cwd>" in message_text(payload)
 
 
@@ -74,8 +80,7 @@ def rollout_cwd(path: Path, meta: dict | None = None) -> str | None:
     record = first_record(path, max_lines=30, where=_context_cwd)
     if record is None:
         return None
-    payload = record.get("payload") if isinstance(record.get("payload"), dict) else record
-    found = _CWD.search(message_text(payload))
+    found = _CWD.search(message_text(_payload(record)))
     return recorded_folder(found.group(1).strip()) if found else None
 
 
