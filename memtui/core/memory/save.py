@@ -6,7 +6,9 @@ if they differ, someone else wrote the file meanwhile and SaveConflict is raised
 the disk bytes, unless the caller explicitly overwrites. The replaced bytes go to
 `<workspace>/.agent/.memtui/history/<quoted relative path>/` first, one file per version,
 named `<UTC timestamp>_<reason>_<hash prefix of what replaced it>.bak`; the newest
-`keep` versions are kept.
+`keep` versions are kept (pruning removes only names of that pattern). A kept copy has the
+document's mode, the history folders are 0700, and a history folder that resolves outside the
+workspace (`.agent` a link leading out) refuses the save: PathEscape, nothing written.
 
 Writes stay inside the workspace. The one exception is `outside`: absolute paths of files
 the caller may write elsewhere — the files of an agent's start-up chain (a user-level
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, replace
@@ -63,16 +66,26 @@ class HistoryEntry:
 
 
 def history_dir(root: Path, path: Path, outside: Collection[Path] = ()) -> Path:
-    """Where previous versions of the document at `path` are kept."""
+    """Where previous versions of the document at `path` are kept; PathEscape when it resolves
+    outside the workspace (through a link): memtui neither writes nor reads versions there."""
     rel = _relative(root, path, outside)
-    return Path(root).resolve() / HISTORY_DIR / quote(rel, safe="")
+    root = Path(root).resolve()
+    folder = root / HISTORY_DIR / quote(rel, safe="")
+    _inside(root, folder)
+    return folder
+
+
+def _inside(root: Path, folder: Path) -> None:
+    if not folder.resolve().is_relative_to(root):
+        raise PathEscape(f"memtui's history folder {folder} leads outside the workspace {root}"
+                         f" (through a link); nothing was written")
 
 
 def documents_with_history(root: Path) -> list[str]:
     """Documents that have at least one kept version: workspace-relative paths, and absolute
     ones for files outside the workspace."""
     base = Path(root).resolve() / HISTORY_DIR
-    if not base.is_dir():
+    if not base.is_dir() or not base.resolve().is_relative_to(Path(root).resolve()):
         return []
     return sorted(unquote(p.name) for p in base.iterdir() if p.is_dir() and any(p.glob("*.bak")))
 
@@ -85,7 +98,7 @@ def list_history(root: Path, path: Path, outside: Collection[Path] = ()) -> list
     entries = []
     for bak in sorted(folder.glob("*.bak"), reverse=True):
         parsed = _parse_name(bak.name)
-        if parsed is None:
+        if parsed is None or bak.is_symlink():
             continue
         saved_at, reason, replaced_by = parsed
         entries.append(
@@ -220,7 +233,8 @@ def sweep_workspace(root: Path) -> list[Path]:
     try:
         root = Path(root).resolve()
         history = root / HISTORY_DIR
-        kept = [p for p in history.iterdir() if p.is_dir()] if history.is_dir() else []
+        ours = history.is_dir() and history.resolve().is_relative_to(root)
+        kept = [p for p in history.iterdir() if p.is_dir() and not p.is_symlink()] if ours else []
         folders = [root, root / ".agent", *(d.path.parent for d in discover_documents(root)), *kept]
     except OSError:
         return []  # an unreadable workspace has nothing of ours to clean
@@ -270,9 +284,8 @@ def writable_path(root: Path, path: Path, outside: Collection[Path] = ()) -> Pat
 
 def _keep_version(root: Path, path: Path, data: bytes, *, replaced_by: str, reason: str, keep: int,
                   outside: Collection[Path] = ()) -> None:
-    folder = history_dir(root, path, outside)
-    folder.mkdir(parents=True, exist_ok=True)
-    kept = sorted(folder.glob("*.bak"))
+    folder = _private_folder(root, history_dir(root, path, outside))
+    kept = _own_copies(folder)
     if kept and _interrupted(kept[-1], data):
         kept[-1].unlink()  # a killed save's copy of these same bytes: kept once, below
     micros = time.time_ns() // 1000
@@ -282,9 +295,42 @@ def _keep_version(root: Path, path: Path, data: bytes, *, replaced_by: str, reas
         if not target.exists():
             break
         micros += 1  # two saves within a microsecond: keep both, in order
-    write_atomic(target, data, _NEW_FILE_MODE)
-    for stale in sorted(folder.glob("*.bak"), reverse=True)[max(keep, 1):]:
+    write_atomic(target, data, _copy_mode(path))
+    for stale in _own_copies(folder)[: -max(keep, 1)]:
         stale.unlink(missing_ok=True)
+
+
+def _own_copies(folder: Path) -> list[Path]:
+    """The versions memtui kept in `folder`, oldest first: names of its own pattern only (any
+    other file there is not memtui's to prune)."""
+    return sorted(p for p in folder.glob("*.bak") if _parse_name(p.name) is not None)
+
+
+def _private_folder(root: Path, folder: Path) -> Path:
+    """`folder` made (and `.agent/.memtui` and its `history`), memtui's own levels 0700 — an
+    older memtui's 0755 ones too; checked inside the workspace again once they exist."""
+    agent = root / HISTORY_DIR.split("/")[0]
+    agent.mkdir(exist_ok=True)
+    level = agent
+    for name in [*HISTORY_DIR.split("/")[1:], folder.name]:
+        level = level / name
+        try:
+            level.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        _inside(root, level)
+        try:
+            if stat.S_IMODE(os.stat(level).st_mode) != 0o700:
+                os.chmod(level, 0o700)
+        except PermissionError:
+            pass  # another user's folder: kept as it is (the copies still have the document's mode)
+    return folder
+
+
+def _copy_mode(path: Path) -> int:
+    """A kept copy is as private as the document it copies (0600 when that has no mode)."""
+    mode = file_mode(path)
+    return 0o600 if mode is None else mode
 
 
 def _parse_name(name: str) -> tuple[datetime, str, str] | None:
