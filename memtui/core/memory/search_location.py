@@ -22,6 +22,7 @@ from memtui.core.atomic import check_writes_allowed
 from memtui.core.errors import WritesForbidden
 from memtui.core.memory_source import MemorySource
 from memtui.core.store.paths import AGENT_DIR
+from memtui.core.cleanup.places import cache_dir
 
 PRIVATE = ""
 """SQLite's private temporary database: its file is removed as soon as it is opened (nothing
@@ -51,8 +52,6 @@ def default_index_path(root: Path, store: MemorySource | None = None) -> str:
 def cached_index_path(root: Path, source: MemorySource, cache: Path | None = None) -> str:
     """The index of an agent's own sessions at `root`, in memtui's cache folder (made, or kept,
     0700), or PRIVATE when that folder cannot be made or written."""
-    from memtui.core.cleanup.places import cache_dir  # not at the top: it loads all of cleanup
-
     folder = (cache or cache_dir()) / CACHE_FOLDER
     home = str(Path(root).resolve())
     kind = source.kind or type(source).__name__

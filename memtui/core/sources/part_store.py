@@ -39,6 +39,7 @@ from typing import Any
 
 from memtui.core.atomic import check_writes_allowed, fsync_dir, remove_stale_temps, temp_path
 from memtui.core.errors import WritesForbidden
+from memtui.core.cleanup.places import cache_dir
 
 LAYOUT = "4"
 """The layout of the file (its tables); the parser's code is keyed separately (`code_key`)."""
@@ -69,8 +70,6 @@ def index_path(home: Path, kind: str, cache: Path | None = None, folder_name: st
     """Where the index of the store at `home` (opened as `kind`) is kept (or another file of the
     store's, under `folder_name` of memtui's cache folder), its folder made 0700; None when
     writes are forbidden (--read-only) or the folder cannot be made."""
-    from memtui.core.cleanup.places import cache_dir  # not at the top: it loads all of cleanup
-
     try:
         check_writes_allowed()
     except WritesForbidden:
