@@ -167,3 +167,46 @@ def test_a_file_name_that_is_not_utf8_is_archived_and_restored_byte_exact(claude
     after = snapshot(home)
     assert {p: after[p] for p in before if p in after} == {p: before[p] for p in before if p in after}
     assert after[os.fsdecode(name)] == before[os.fsdecode(name)]  # bytes, mtime, mode
+
+
+# ---------------------------------------------------------------- D. two cleanups at once
+HOLDER = """
+import sys
+from pathlib import Path
+from memtui.core.cleanup.lock import archive_lock
+with archive_lock(Path(sys.argv[1]), "claude-code") as folder:
+    # as a cleanup between writing its tar and committing its manifest
+    (folder / (sys.argv[2] + ".tar.zst")).write_bytes(b"(\\xb5/\\xfd half of a tar")
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_a_second_cleanup_waits_then_refuses_and_deletes_nothing_of_the_first(claude, tmp_path, capsys, monkeypatch):
+    import subprocess
+    import sys
+
+    from memtui.core.cleanup import lock
+
+    monkeypatch.setattr(lock, "WAIT", 0.5)
+    home, ids = claude
+    root = tmp_path / "archive"
+    first = subprocess.Popen([sys.executable, "-c", HOLDER, str(root), ids["old2"]], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parents[2], text=True)
+    try:
+        assert first.stdout.readline() == "held\n"
+        in_flight = root / "claude-code" / f"{ids['old2']}.tar.zst"
+        before = snapshot(home)
+        argv = ["cleanup", str(home), "--keep-days", "30", "--keep-last", "1", "--archive-dir", str(root)]
+        assert main([*argv, "--archive"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "another memtui cleanup or restore is using the archive folder" in err
+        assert in_flight.is_file()  # not taken for a torn archive and deleted
+        assert snapshot(home) == before
+        assert main(["restore", "--session", ids["old2"], "--archive-dir", str(root)]) == 2
+        assert main([*argv, "--dry-run"]) == 0  # a preview writes nothing: it does not wait
+    finally:
+        first.communicate("")
+    # The first is gone: the next cleanup runs, and drops that torn tar (its originals are whole).
+    assert main([*argv, "--archive"]) == 0
+    assert not in_flight.is_file() or (root / "claude-code" / f"{ids['old2']}.json").is_file()

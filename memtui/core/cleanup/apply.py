@@ -4,6 +4,7 @@ session at a time, with progress and cancel between (and inside) sessions."""
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,6 +14,7 @@ from memtui.core.atomic import fsync_dir
 from memtui.core.cleanup.archive import LEVEL, SessionChanged, archive_unit, holding_folders
 from memtui.core.cleanup.files import FileInfo, first_changed
 from memtui.core.cleanup.inventory import Inventory, OrphanRecord
+from memtui.core.cleanup.lock import archive_lock
 from memtui.core.cleanup.manifest import ArchiveError, Manifest, manifest_bytes
 from memtui.core.cleanup.plan import CleanupPlan
 from memtui.core.cleanup.recover import Recovery, recover
@@ -73,9 +75,25 @@ def _iso(value: datetime | None) -> str | None:
 def apply_cleanup(plan: CleanupPlan, archive_root: Path, *, level: int = LEVEL,
                   progress: Callable[[CleanupProgress], None] | None = None,
                   cancel: Callable[[], bool] | None = None) -> CleanupResult:
-    """Archive or delete everything the plan lets go; first finish any interrupted archive."""
+    """Archive or delete everything the plan lets go; first finish any interrupted archive.
+    An archiving run holds the agent's archive folder throughout (ArchiveBusy when another
+    cleanup or restore does)."""
+    if plan.action != "archive":
+        return _apply(plan, archive_root, level=level, progress=progress, cancel=cancel)
+    with ExitStack() as held:
+        try:
+            held.enter_context(archive_lock(archive_root, plan.inventory.agent))
+        except OSError as exc:  # the folder cannot be made or opened: no unit can go, each says why
+            folder = Path(os.path.abspath(archive_root))
+            return CleanupResult(failed=[(unit.id, failure(exc, folder)) for unit in _units(plan)])
+        return _apply(plan, archive_root, level=level, progress=progress, cancel=cancel)
+
+
+def _apply(plan: CleanupPlan, archive_root: Path, *, level: int,
+           progress: Callable[[CleanupProgress], None] | None,
+           cancel: Callable[[], bool] | None) -> CleanupResult:
     home = plan.inventory.home
-    result = CleanupResult(recovery=recover(archive_root, home) if plan.action == "archive" else Recovery())
+    result = CleanupResult(recovery=recover(archive_root, home, plan.inventory.agent) if plan.action == "archive" else Recovery())
     units = _units(plan)
     total = sum(u.bytes for u in units)
     done_bytes = 0

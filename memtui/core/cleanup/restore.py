@@ -21,6 +21,7 @@ from memtui.core.atomic import fsync_dir, naming_target, sweep_directories, temp
 from memtui.core.cleanup.archive import CHUNK, damage_said, existing, open_members
 from memtui.core.cleanup.archive_read import find_units, list_archived
 from memtui.core.cleanup.files import file_sha256
+from memtui.core.cleanup.lock import archive_lock
 from memtui.core.cleanup.manifest import INNER_MANIFEST, ArchivedFile, ArchiveError, Manifest, contained, unit_paths, write_manifest
 from memtui.core.errors import CorruptContent, MemtuiError
 from memtui.core.ids import unique_start
@@ -207,9 +208,13 @@ def restore_session(session_id: str, root: Path, *, agent: str | None = None,
     agents = sorted({m.agent for _p, m in units})
     if len(agents) > 1:
         raise ArchiveError(f"{session_id} is archived for {' and '.join(agents)}: pass --agent")
-    for _path, manifest in units:
-        contained(manifest)
-        bad, _present = conflicts(manifest)
-        if bad:
-            raise refuse(session_id, bad)
-    return [restore_unit(Path(root), path, manifest, on_bytes=on_bytes) for path, manifest in units]
+    with archive_lock(Path(root), agents[0]):  # no cleanup or other restore meanwhile
+        units = find_units(Path(root), session_id, agents[0])  # as they are now the lock is held
+        if not units:
+            raise ArchiveError(f"{session_id} was restored meanwhile: nothing left in {root}")
+        for _path, manifest in units:
+            contained(manifest)
+            bad, _present = conflicts(manifest)
+            if bad:
+                raise refuse(session_id, bad)
+        return [restore_unit(Path(root), path, manifest, on_bytes=on_bytes) for path, manifest in units]
