@@ -431,7 +431,7 @@ def push_and_load(cluster, tmp: Path, opts, env: dict, parts: set[str]) -> None:
         print(f"push: {n} sessions, {size / 2**20:.1f} MiB of transcripts, {report.rows} rows")
         print(f"  anchor (reading them through memtui, index warm): {read_s:.2f} s (cold: {cold_s:.2f} s)")
         print(f"  push {push_s:.2f} s = {push_s / read_s:.2f}x the anchor;"
-              f" {n / push_s:.0f} sessions/s, {size / 2**20 / push_s:.2f} MiB/s")
+              f" {n / push_s:.1f} sessions/s, {size / 2**20 / push_s:.2f} MiB/s")
         print(f"  re-push {again_s:.3f} s = {again_s / read_s:.3f}x the anchor, {again.rows} rows")
     if "load" in parts:
         if "push" not in parts:
