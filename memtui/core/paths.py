@@ -49,6 +49,14 @@ def recorded_folder(cwd: str) -> str:
     return cwd[0].upper() + cwd[1:] if _DRIVE.match(cwd) else cwd
 
 
+def plain_name(name: object) -> bool:
+    """One plain path component, as the ids and file names an agent records in place of a path
+    are (a session id, a backup's or a project's name): not empty, `.` or `..`, no separator or
+    NUL. A recorded name that is not one is never joined to a path."""
+    return (isinstance(name, str) and name not in ("", ".", "..")
+            and not any(c in name for c in ("/", "\\", "\0")))
+
+
 def relative_parts(path: str, root: Path | None = None) -> list[str]:
     """The components of a recorded workspace-relative path ("." and empty ones dropped).
 

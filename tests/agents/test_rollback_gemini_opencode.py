@@ -192,3 +192,27 @@ def test_a_prompts_rollback_takes_its_sub_agents_changes_along(fixture, tmp_path
     assert apply_rollback(source, plan).ok
     expected = {rel: text.encode() for rel, text in truth_of(fixture)["files_before"].items()}
     assert files(workspace) == expected
+
+
+@pytest.mark.parametrize("fixture", [f for f in FIXTURES if agent(f) == "opencode" and any(
+    c["op"] == "Edit" for c in truth_of(f)["file_changes"])], ids=fixture_id)
+def test_an_opencode_project_id_leading_out_of_its_snapshot_folder_is_never_followed(fixture, tmp_path):
+    """A recorded project id is the name of its snapshot folder: one that is not a plain name
+    (`../../elsewhere`) is never joined to a path, so no repository outside OpenCode's snapshot
+    folder is read: the edits' befores are unknown and left alone, as with no snapshots."""
+    store, workspace = scratch(fixture, tmp_path)
+    [project] = [p for p in (store / "snapshot").iterdir() if p.is_dir()]
+    elsewhere = store.parent / "elsewhere"  # snapshot/../../elsewhere
+    project.rename(elsewhere)
+    with sqlite3.connect(store / "opencode.db") as conn:
+        conn.execute("UPDATE session SET project_id = ?", ("../../elsewhere",))
+        conn.execute("UPDATE project SET id = ?", ("../../elsewhere",))
+    conn.close()
+    source = opened(store, workspace)
+    before = files(workspace)
+    plan = plan_rollback(source, task=tasks(source)[0].id)
+    unknown = [f for f in plan.files if f.status == "error"]
+    assert unknown and all("does not hold" in f.reason for f in unknown)
+    apply_rollback(source, plan)
+    for f in unknown:
+        assert files(workspace)[f.path] == before[f.path]

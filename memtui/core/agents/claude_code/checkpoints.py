@@ -13,9 +13,10 @@ session's last recorded edit of it, or its backup when nothing edited it since.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from memtui.core.agents.claude_code.contents import backups_folder, edit_contents, plain_name, read_backup
+from memtui.core.agents.claude_code.contents import backups_folder, edit_contents, read_backup
 from memtui.core.agents.claude_code.tables import TranscriptItem, TranscriptSession, TranscriptTables, Turn, normalised
 from memtui.core.model import Problem
+from memtui.core.paths import plain_name
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.timestamps import sort_key
 

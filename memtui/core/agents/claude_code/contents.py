@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from memtui.core.agents.claude_code.tables import TranscriptItem, Turn
+from memtui.core.paths import plain_name
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.agents.claude_code.patches import PatchMismatch, apply_hunks, replace_strings
 
@@ -98,13 +99,6 @@ def _result_text(res: dict, tool_use_id: str) -> str:
                 return inner
             return "\n".join(b.get("text", "") for b in inner or [] if isinstance(b, dict))
     return ""
-
-
-def plain_name(name: object) -> bool:
-    """One plain path component, as Claude Code's session ids and backup names are: not empty,
-    `.` or `..`, no separator or NUL. A recorded name that is not one is never joined to a path."""
-    return (isinstance(name, str) and name not in ("", ".", "..")
-            and not any(c in name for c in ("/", "\\", "\0")))
 
 
 def backups_folder(home: Path | None, session_id: str) -> Path | None:

@@ -10,6 +10,8 @@ import zlib
 from pathlib import Path
 from typing import Any, Protocol
 
+from memtui.core.paths import plain_name
+
 
 class Sides(Protocol):
     """A recorded file change whose missing sides the snapshots may fill."""
@@ -23,7 +25,10 @@ class Sides(Protocol):
 
 
 def snapshot_repos(data: Path, project_id: str) -> list[Path]:
-    """The snapshot repositories OpenCode keeps for a project under its data folder `data`."""
+    """The snapshot repositories OpenCode keeps for a project under its data folder `data`;
+    none for a recorded project id that is not a plain name (it could lead to any repository)."""
+    if not plain_name(project_id):
+        return []
     folder = data / "snapshot" / project_id
     try:
         return sorted(p for p in folder.iterdir() if (p / "HEAD").is_file()) if folder.is_dir() else []
