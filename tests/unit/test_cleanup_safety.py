@@ -210,3 +210,28 @@ def test_a_second_cleanup_waits_then_refuses_and_deletes_nothing_of_the_first(cl
     # The first is gone: the next cleanup runs, and drops that torn tar (its originals are whole).
     assert main([*argv, "--archive"]) == 0
     assert not in_flight.is_file() or (root / "claude-code" / f"{ids['old2']}.json").is_file()
+
+
+# ---------------------------------------------------------------- memtui's own folders are private
+def test_the_archive_and_the_pins_are_this_users_alone(claude, capsys):
+    import stat
+
+    from memtui.core.cleanup import archive_dir
+
+    home, ids = claude
+    os.umask(umask := os.umask(0o022))  # the common umask: what an ordinary create gives 0644
+    try:
+        assert main(["pin", str(home), ids["recent"]]) == 0
+        assert main(["cleanup", str(home), "--keep-days", "30", "--keep-last", "1", "--archive"]) == 0
+    finally:
+        os.umask(umask)
+    root = archive_dir()
+
+    def mode(path: Path) -> int:
+        return stat.S_IMODE(os.stat(path).st_mode)
+
+    assert mode(root) == mode(root.parent) == mode(root / "claude-code") == 0o700
+    files = list((root / "claude-code").iterdir())
+    assert {p.suffix for p in files} == {".zst", ".json"}
+    assert {oct(mode(p)) for p in files} == {oct(0o600)}
+    assert mode(state_dir()) == 0o700 and mode(state_dir() / "pins.json") == 0o600

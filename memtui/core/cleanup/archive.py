@@ -28,6 +28,7 @@ import zstandard
 
 from memtui.core.atomic import fsync_dir, remove_stale_temps, temp_path
 from memtui.core.cleanup.files import FileInfo, file_sha256, first_changed
+from memtui.core.cleanup.places import private_folder
 from memtui.core.cleanup.manifest import (
     INNER_MANIFEST,
     ArchivedFile,
@@ -91,7 +92,7 @@ class _Hashing(io.RawIOBase):
 def _pack(tmp: Path, home: Path, files: list[FileInfo], manifest: Manifest, level: int,
           cancel: Callable[[], bool] | None, on_bytes: Callable[[int], None] | None) -> list[ArchivedFile]:
     entries: list[ArchivedFile] = []
-    with open(tmp, "xb") as raw:
+    with open(tmp, "xb", opener=lambda p, f: os.open(p, f, 0o600)) as raw:
         with compressor(level).stream_writer(raw, closefd=False) as zout:
             with tarfile.open(fileobj=zout, mode="w|", format=tarfile.PAX_FORMAT) as tar:
                 for info in files:
@@ -163,7 +164,7 @@ def archive_unit(root: Path, manifest: Manifest, files: list[FileInfo], dirs: li
     tar_path, manifest_path = unit_paths(root, manifest.agent, manifest.unit)
     if manifest_path.exists():
         raise ArchiveError(f"{manifest.id} is already archived ({manifest_path}); restore it first")
-    tar_path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(tar_path.parent)  # archived transcripts are this user's alone
     remove_stale_temps(tar_path.parent)
     tmp = temp_path(tar_path)
     try:

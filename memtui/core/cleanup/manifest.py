@@ -103,7 +103,7 @@ def read_manifest(path: Path) -> Manifest:
 
 def write_manifest(path: Path, manifest: Manifest) -> None:
     """Replace the manifest atomically (temp, fsync, rename, fsync the folder)."""
-    write_atomic(path, manifest_bytes(manifest))
+    write_atomic(path, manifest_bytes(manifest), mode=0o600)  # it names the session's files: private
 
 
 def manifest_bytes(manifest: Manifest) -> bytes:
