@@ -11,12 +11,16 @@ from pathlib import Path
 
 from memtui.core.agents.gemini_cli.chats import Chat, GeminiIndex, Turn, read_chat
 from memtui.core.model import Problem
+from memtui.core.paths import plain_name
 
 INVOKE = "invoke_agent"
 
 
 def sub_agent_files(chat: Chat) -> list[Path]:
-    """The sub-agent chats kept beside `chat` (in a folder named by its session id)."""
+    """The sub-agent chats kept beside `chat` (in a folder named by its session id; none when
+    the recorded id is not a plain name: it could lead to any folder)."""
+    if not plain_name(chat.id):
+        return []
     folder = chat.file.parent / chat.id
     try:
         return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".jsonl", ".json"))
