@@ -340,9 +340,7 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         super().watch_cursor_coordinate(old, new)
         if new.row >= self._added - PREFETCH:
             if self._added < len(self.matching):
-                # No rows yet: the table is being filled anew (clear() moved the cursor), and
-                # _rebuild adds the first page itself; a page more would be built before the frame.
-                if self._added and not self._page_pending:
+                if not self._page_pending:
                     self._page_pending = True
                     self.call_after_refresh(self._add_page)
             elif self.more_available():
