@@ -97,9 +97,9 @@ def test_the_reviewers_task_rollback(tmp_path, monkeypatch):
             f.write_bytes(b"agent's newer work\n")
             return real(self, *args, **kwargs)
 
-        monkeypatch.setattr(AgentStore, "record_checkpoint", agent_first)
-        result = apply_rollback(s, plan)
-        monkeypatch.undo()
+        with monkeypatch.context() as patched:
+            patched.setattr(AgentStore, "record_checkpoint", agent_first)
+            result = apply_rollback(s, plan)
 
         assert f.read_bytes() == b"agent's newer work\n"
         assert [fr.status for fr in result.files] == ["conflict"]
@@ -107,3 +107,34 @@ def test_the_reviewers_task_rollback(tmp_path, monkeypatch):
         assert s.checkpoint_entries(result.undo_checkpoint) == []
     finally:
         s.close()
+
+
+def test_an_agents_transcript_store_has_the_same_check(tmp_path, monkeypatch):
+    """Claude Code's rollback (its undo kept in memtui's state folder, as every transcript
+    store's is): the agent's write while the undo is recorded is kept and not in the undo."""
+    from memtui.core.sources.transcript_undo import UndoRecorder
+    from sources_support import agent_homes, discovered, fixture_texts
+
+    texts = fixture_texts()
+    s21 = "5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"
+    workspace, env = agent_homes(tmp_path)
+    (workspace / "tally").mkdir()
+    (workspace / "tests").mkdir()
+    (workspace / "tally" / "cli.py").write_text(texts.CLI_V3)
+    (workspace / "tests" / "test_cli.py").write_text(texts.TEST_V1)
+    store = discovered(workspace, env, "claude-code").open()
+    plan = plan_rollback(store, checkpoint=f"{s21}:u1:before", root=store.workspace)
+    real = UndoRecorder.record_checkpoint
+
+    def agent_first(self, *args, **kwargs):
+        (workspace / "tally" / "cli.py").write_text("the agent's newer work\n")
+        return real(self, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(UndoRecorder, "record_checkpoint", agent_first)
+        result = apply_rollback(store, plan)
+
+    assert (workspace / "tally" / "cli.py").read_text() == "the agent's newer work\n"
+    assert not (workspace / "tests" / "test_cli.py").exists()
+    assert {f.path: f.status for f in result.files} == {"tally/cli.py": "conflict", "tests/test_cli.py": "done"}
+    assert [e.path for e in store.checkpoint_entries(result.undo_checkpoint)] == ["tests/test_cli.py"]
