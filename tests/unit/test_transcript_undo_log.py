@@ -80,3 +80,22 @@ def test_kill_9_while_recording_and_removing_leaves_whole_undos_and_no_strays(tm
 
     for seed in range(3):
         kill_trial(tmp_path / str(seed), seed)
+
+
+def test_the_contents_kept_for_undo_are_this_users_alone(tmp_path):
+    """The bytes a rollback replaced (a file's old contents) are as private as the archive:
+    the folders memtui makes for them 0700, each content and manifest 0600."""
+    import os
+    import stat
+
+    umask = os.umask(0o022)
+    try:
+        log = UndoLog("claude-code", tmp_path / "ws", folder=tmp_path / "state")
+        kept = log.record("task-1", {"secret.env": (b"TOKEN=new\n", b"TOKEN=old\n")}, "rollback")
+        log.remove_entries(kept, [])
+    finally:
+        os.umask(umask)
+    folders = [tmp_path / "state", tmp_path / "state" / "undo", log.folder, log.folder / "blobs"]
+    assert {oct(stat.S_IMODE(os.stat(p).st_mode)) for p in folders} == {oct(0o700)}
+    files = [p for p in log.folder.rglob("*") if p.is_file()]
+    assert len(files) == 3 and {oct(stat.S_IMODE(os.stat(p).st_mode)) for p in files} == {oct(0o600)}

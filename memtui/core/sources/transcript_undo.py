@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from memtui.core.atomic import check_writes_allowed, fsync_dir, remove_stale_temps, write_atomic
-from memtui.core.cleanup.places import state_dir
+from memtui.core.cleanup.places import private_folder, state_dir
 from memtui.core.errors import RollbackError
 from memtui.core.memory_source import UnknownId
 from memtui.core.model import CheckpointInfo, Id
@@ -54,8 +54,7 @@ class UndoLog:
         swept first (unless the caller sweeps after) of the blobs no manifest names and of dead
         writers' temp files."""
         check_writes_allowed(self.folder)
-        blobs = self.folder / "blobs"
-        blobs.mkdir(parents=True, exist_ok=True)
+        blobs = private_folder(self.folder / "blobs")  # the files' contents before a rollback: private
         fd = os.open(self.folder, os.O_RDONLY)
         try:
             if fcntl is not None:
@@ -99,13 +98,13 @@ class UndoLog:
                     continue
                 name = hashlib.sha256(content).hexdigest()
                 if not (blobs / name).exists():
-                    write_atomic(blobs / name, content, sweep=False)
+                    write_atomic(blobs / name, content, 0o600, sweep=False)
                 names.append(name)
             entries.append({"path": path, "before": names[0], "after": names[1]})
         checkpoint_id = f"{PREFIX}{uuid.uuid4().hex[:12]}"
         manifest = {"id": checkpoint_id, "task_id": str(task_id), "label": label,
                     "created_at": datetime.now(timezone.utc).isoformat(), "entries": entries}
-        write_atomic(self.folder / f"{checkpoint_id}.json", (json.dumps(manifest, indent=1) + "\n").encode())
+        write_atomic(self.folder / f"{checkpoint_id}.json", (json.dumps(manifest, indent=1) + "\n").encode(), 0o600)
         return checkpoint_id
 
     @staticmethod
@@ -164,7 +163,7 @@ class UndoLog:
             kept = [e for e in m["entries"] if e.get("path") not in dropped]
             if len(kept) == len(m["entries"]):
                 return 0
-            write_atomic(manifest, (json.dumps({**m, "entries": kept}, indent=1) + "\n").encode())
+            write_atomic(manifest, (json.dumps({**m, "entries": kept}, indent=1) + "\n").encode(), 0o600)
             self._drop_unused(blobs)
         return len(m["entries"]) - len(kept)
 
