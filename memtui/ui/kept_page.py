@@ -37,6 +37,9 @@ from memtui.core.store.paths import is_team_url
 LAYOUT = 1
 """The layout of a kept page's file: a file of another is not read."""
 FOLDER = "first-page"
+KEPT = 60
+"""Sessions kept: what a tall terminal's sessions pane shows (the first frame builds a row for
+each kept session; the page read behind it brings the rest)."""
 
 
 class KeptPage(NamedTuple):
@@ -121,6 +124,8 @@ def keep_page(path: Path | str, sessions: list[SessionInfo], titles: dict[Any, s
             return
         if stat.S_IMODE(os.stat(file.parent).st_mode) != 0o700:
             os.chmod(file.parent, 0o700)
+        if len(sessions) > KEPT:
+            sessions, complete = sessions[:KEPT], False
         wanted = {s.current_task_id for s in sessions}
         write_atomic(file, pickle.dumps({
             "layout": LAYOUT, "kept_at": time.time(), "orphans": orphans, "complete": complete, "origin": origin,

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 from memtui.core.atomic import forbid_writes
 from memtui.core.model import SessionInfo
-from memtui.ui.kept_page import keep_page, page_file, read_kept
+from memtui.ui.kept_page import KEPT, keep_page, page_file, read_kept
 
 WHEN = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
 
@@ -36,6 +36,15 @@ def test_a_kept_page_reads_back_as_listed_for_its_path_alone(tmp_path):
     folder = page_file(home).parent
     assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700  # titles are the users' prompts
     assert folder.is_relative_to(os.environ["XDG_CACHE_HOME"])
+
+
+def test_a_long_page_is_kept_as_far_as_a_tall_pane_shows(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    keep_page(home, _sessions(KEPT + 5), {}, 3, True)
+    sessions, _titles, _orphans, complete, _at, _origin = read_kept(home)
+    assert [s.id for s in sessions] == [f"s{i}" for i in range(KEPT)]
+    assert not complete  # more sessions follow: no Orphans row on the kept page
 
 
 def test_a_damaged_or_emptied_page_is_not_served(tmp_path):
