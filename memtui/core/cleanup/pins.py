@@ -36,8 +36,10 @@ def load_pins(folder: Path | None = None) -> dict[str, set[str]]:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _unreadable(path, getattr(exc, "strerror", None) or str(exc)) from None
+    except OSError as exc:
+        raise _unreadable(path, exc.strerror or str(exc)) from None
+    except UnicodeDecodeError:
+        raise _unreadable(path, "not UTF-8 text") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
