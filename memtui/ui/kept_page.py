@@ -25,6 +25,7 @@ import hashlib
 import os
 import pickle
 import stat
+import sys
 import time
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -86,7 +87,7 @@ def _ours(folder: Path) -> bool:
         own = os.lstat(folder)
     except OSError:
         return False
-    return stat.S_ISDIR(own.st_mode) and (not hasattr(os, "getuid") or own.st_uid == os.getuid())
+    return stat.S_ISDIR(own.st_mode) and (sys.platform == "win32" or own.st_uid == os.getuid())
 
 
 def read_kept(path: Path | str) -> KeptPage | None:
