@@ -143,6 +143,11 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def is_mine(st: os.stat_result) -> bool:
+    """Whether the file `st` describes is this user's (on a system without user ids, always)."""
+    return not hasattr(os, "getuid") or st.st_uid == os.getuid()
+
+
 def writer_running(pid: int, changed: float) -> bool:
     """The process that wrote an entry last changed at `changed` may still run: `pid` is alive
     (not a zombie) and its process started before `changed` (else the pid was reused); True
@@ -179,7 +184,7 @@ def _is_stale(path: Path, pattern: re.Pattern[str], of_kind: Callable[[int], boo
         st = os.lstat(path)
     except OSError:
         return False
-    if not of_kind(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+    if not of_kind(st.st_mode) or not is_mine(st):
         return False
     pid = m.group("pid")
     if pid is None:

@@ -25,12 +25,11 @@ import hashlib
 import os
 import pickle
 import stat
-import sys
 import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from memtui.core.atomic import check_writes_allowed, write_atomic
+from memtui.core.atomic import check_writes_allowed, is_mine, write_atomic
 from memtui.core.errors import WritesForbidden
 from memtui.core.model import SessionInfo
 from memtui.core.store.paths import is_team_url
@@ -87,7 +86,7 @@ def _ours(folder: Path) -> bool:
         own = os.lstat(folder)
     except OSError:
         return False
-    return stat.S_ISDIR(own.st_mode) and (sys.platform == "win32" or own.st_uid == os.getuid())
+    return stat.S_ISDIR(own.st_mode) and is_mine(own)
 
 
 def read_kept(path: Path | str) -> KeptPage | None:

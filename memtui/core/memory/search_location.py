@@ -18,7 +18,7 @@ import re
 import stat
 from pathlib import Path
 
-from memtui.core.atomic import check_writes_allowed
+from memtui.core.atomic import check_writes_allowed, is_mine
 from memtui.core.errors import WritesForbidden
 from memtui.core.memory_source import MemorySource
 from memtui.core.store.paths import AGENT_DIR
@@ -72,8 +72,7 @@ def keep_private(folder: Path) -> None:
     passes through the umask, and one made before, or by hand, may be looser): never a
     symlink's target or a folder of someone else."""
     st = os.lstat(folder)
-    mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
-    if stat.S_ISDIR(st.st_mode) and mine and stat.S_IMODE(st.st_mode) != 0o700:
+    if stat.S_ISDIR(st.st_mode) and is_mine(st) and stat.S_IMODE(st.st_mode) != 0o700:
         os.chmod(folder, 0o700)
 
 

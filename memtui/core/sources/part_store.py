@@ -37,7 +37,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from memtui.core.atomic import check_writes_allowed, fsync_dir, remove_stale_temps, temp_path
+from memtui.core.atomic import check_writes_allowed, fsync_dir, is_mine, remove_stale_temps, temp_path
 from memtui.core.errors import WritesForbidden
 from memtui.core.cleanup.places import cache_dir
 
@@ -81,7 +81,7 @@ def index_path(home: Path, kind: str, cache: Path | None = None, folder_name: st
         folder.parent.mkdir(parents=True, exist_ok=True)
         folder.mkdir(mode=0o700, exist_ok=True)
         own = os.lstat(folder)
-        if not stat.S_ISDIR(own.st_mode) or (hasattr(os, "getuid") and own.st_uid != os.getuid()):
+        if not stat.S_ISDIR(own.st_mode) or not is_mine(own):
             return None  # a link, or someone else's: nothing goes there
         if stat.S_IMODE(own.st_mode) != 0o700:
             os.chmod(folder, 0o700)
