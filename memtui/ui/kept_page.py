@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from memtui.core.atomic import check_writes_allowed, is_mine, write_atomic
+from memtui.core.cleanup.places import cache_dir
 from memtui.core.errors import WritesForbidden
 from memtui.core.model import SessionInfo
 from memtui.core.store.paths import is_team_url
@@ -58,11 +59,8 @@ class KeptPage(NamedTuple):
 
 
 def _cache_folder() -> Path:
-    """memtui's cache folder (as memtui.core.cleanup.places.cache_dir: its package is not loaded
-    before the first frame)."""
-    value = os.environ.get("XDG_CACHE_HOME")
-    base = Path(value) if value and os.path.isabs(value) else Path(os.environ.get("HOME") or os.path.expanduser("~")) / ".cache"
-    return base / "memtui" / FOLDER
+    """Where kept pages go: `first-page` in memtui's cache folder."""
+    return cache_dir() / FOLDER
 
 
 def page_file(path: Path | str) -> Path | None:
