@@ -49,22 +49,35 @@ def run(args) -> int:
 
 def _watch(paths: list[Path], url: str, args, every: float) -> int:
     """Push, then again every `every` seconds, until interrupted (Ctrl-C: exit 130); the first push
-    and each later one that wrote something print their summary."""
-    import time
+    and each later one that wrote something print their summary. Ctrl-C stops at the next session
+    boundary, never inside a write to the server (a second Ctrl-C stops at once)."""
+    import signal
+    import threading
 
     from memtui.core.store.team import shown_url
     from memtui.core.team.push import push
 
-    first = True
-    while True:
-        report = push(paths, url, machine=args.machine, dry_run=args.dry_run)
-        if first or report.written:
-            doc = report.to_json()
-            doc["team"] = shown_url(url)
-            emit(doc, args.json, _text)
-            sys.stdout.flush()
-        first = False
-        time.sleep(every)
+    stopping = threading.Event()
+
+    def interrupted(signum, frame) -> None:
+        stopping.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # a second Ctrl-C: at once
+
+    signal.signal(signal.SIGINT, interrupted)
+    try:
+        first = True
+        while True:
+            report = push(paths, url, machine=args.machine, dry_run=args.dry_run, stop=stopping.is_set)
+            if first or report.written:
+                doc = report.to_json()
+                doc["team"] = shown_url(url)
+                emit(doc, args.json, _text)
+                sys.stdout.flush()
+            first = False
+            if stopping.wait(every):
+                raise KeyboardInterrupt
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _progress(line: str) -> None:

@@ -159,9 +159,12 @@ def _sources(paths: Iterable[Path], env: Mapping[str, str] | None) -> list:
 
 
 def push(paths: Iterable[Path], url: str, *, machine: str | None = None, dry_run: bool = False,
-         env: Mapping[str, str] | None = None, progress: Callable[[str], None] | None = None) -> PushReport:
+         env: Mapping[str, str] | None = None, progress: Callable[[str], None] | None = None,
+         stop: Callable[[], bool] | None = None) -> PushReport:
     """Push every store found at `paths` into the team store at `url` (created on first push;
-    a dry run creates and writes nothing and says what a push would write)."""
+    a dry run creates and writes nothing and says what a push would write). `stop`: asked before
+    each session; when it answers True the push ends there with KeyboardInterrupt (the sessions
+    written stay, each whole; the next push goes on from them)."""
     started = time.monotonic()
     machine = machine or default_machine()
     user = getpass.getuser()
@@ -177,6 +180,8 @@ def push(paths: Iterable[Path], url: str, *, machine: str | None = None, dry_run
                 continue
             with entry.open() as source:
                 for info in [*source.sessions(), None]:  # None: the orphan tasks, if any
+                    if stop is not None and stop():
+                        raise KeyboardInterrupt
                     session_key = ORPHANS if info is None else str(info.id)
                     _push_session(team, source, Origin(machine, user, entry.kind, done.path, session_key), info,
                                   done, dry_run)
