@@ -67,3 +67,14 @@ def fixture_texts():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def left_workspace(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """`agent_homes`, with the workspace's files as the Claude Code session left them."""
+    texts = fixture_texts()
+    workspace, env = agent_homes(tmp_path)
+    (workspace / "tally").mkdir()
+    (workspace / "tests").mkdir()
+    (workspace / "tally" / "cli.py").write_text(texts.CLI_V3)
+    (workspace / "tests" / "test_cli.py").write_text(texts.TEST_V1)
+    return workspace, env

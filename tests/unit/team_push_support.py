@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from memtui.core.store.team import TeamStore
 
 # Per pushed session: where it came from and everything written for it (task, step, checkpoint
@@ -58,3 +60,16 @@ def push_process(machine, url: str) -> subprocess.Popen:
     argv = [sys.executable, "-m", "memtui", "push", *map(str, machine.paths), "--team", url,
             "--machine", machine.name, "--json"]
     return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.fixture
+def scratch_env(tmp_path, monkeypatch) -> dict[str, str]:
+    """HOME, the agents' homes and the XDG folders pointed into scratch folders (set, and returned
+    for push's env)."""
+    env = {name: str(tmp_path / "home" / folder) for name, folder in (
+        ("HOME", ""), ("CLAUDE_CONFIG_DIR", "claude"), ("CODEX_HOME", "codex"), ("XDG_CACHE_HOME", "cache"),
+        ("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state"))}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return env
+

@@ -14,7 +14,7 @@ from memtui.core.rollback import apply_rollback, plan_rollback
 from memtui.core.sources.base import ContentUnknown
 from memtui.core.agents.claude_code.source import ClaudeCodeSource
 
-from sources_support import agent_homes, fixture_texts
+from sources_support import left_workspace, fixture_texts
 
 S21 = "5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"
 TEXTS = fixture_texts()
@@ -23,11 +23,7 @@ SECRET = "SECRET=hunter2\n"
 
 @pytest.fixture
 def world(tmp_path):
-    workspace, env = agent_homes(tmp_path)
-    (workspace / "tally").mkdir()
-    (workspace / "tests").mkdir()
-    (workspace / "tally" / "cli.py").write_text(TEXTS.CLI_V3)
-    (workspace / "tests" / "test_cli.py").write_text(TEXTS.TEST_V1)
+    workspace, env = left_workspace(tmp_path)
     home = Path(env["CLAUDE_CONFIG_DIR"])
     [transcript] = (home / "projects").rglob(f"{S21}.jsonl")
     return workspace, env, home, transcript

@@ -12,7 +12,7 @@ from memtui.core.rollback import apply_rollback, plan_rollback
 from memtui.core.sources.base import ContentUnknown
 from memtui.core.agents.claude_code.source import ClaudeCodeSource
 
-from sources_support import agent_homes, discovered, fixture_texts
+from sources_support import left_workspace, discovered, fixture_texts
 
 S21 = "5b2c1f9e-7d3a-4c8e-9f10-2a6b8c4d1e21"
 TEXTS = fixture_texts()
@@ -21,11 +21,7 @@ TEXTS = fixture_texts()
 @pytest.fixture
 def world(tmp_path):
     """The workspace as the session left it, and the Claude Code source of it."""
-    workspace, env = agent_homes(tmp_path)
-    (workspace / "tally").mkdir()
-    (workspace / "tests").mkdir()
-    (workspace / "tally" / "cli.py").write_text(TEXTS.CLI_V3)
-    (workspace / "tests" / "test_cli.py").write_text(TEXTS.TEST_V1)
+    workspace, env = left_workspace(tmp_path)
     return workspace, env, discovered(workspace, env, "claude-code").open()
 
 

@@ -4,23 +4,13 @@ that grew on its machine is written again, and its tasks pinned in the team stor
 
 from __future__ import annotations
 
-import pytest
+from team_push_support import scratch_env  # noqa: F401  (a fixture)
 
 from memtui.cli import main
 from memtui.core.demo import DemoClock
 from memtui.core.store import AgentStore
 from memtui.core.store.team import TeamStore
 from memtui.core.team.push import push
-
-
-@pytest.fixture
-def scratch_env(tmp_path, monkeypatch) -> dict[str, str]:
-    env = {name: str(tmp_path / "home" / folder) for name, folder in (
-        ("HOME", ""), ("CLAUDE_CONFIG_DIR", "claude"), ("CODEX_HOME", "codex"), ("XDG_CACHE_HOME", "cache"),
-        ("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state"))}
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return env
 
 
 def _team_task(url: str, origin_task: int) -> tuple[int, bool, int]:

@@ -5,8 +5,7 @@ not come back) and a pin set there stays. On a real PostgreSQL server."""
 
 from __future__ import annotations
 
-import pytest
-from team_push_support import integrity
+from team_push_support import integrity, scratch_env  # noqa: F401  (scratch_env: a fixture)
 
 from memtui.cli import main
 from memtui.core.demo import DemoClock
@@ -14,16 +13,6 @@ from memtui.core.gc import apply_gc
 from memtui.core.store import AgentStore
 from memtui.core.store.team import TeamStore
 from memtui.core.team.push import push
-
-
-@pytest.fixture
-def scratch_env(tmp_path, monkeypatch) -> dict[str, str]:
-    env = {name: str(tmp_path / "home" / folder) for name, folder in (
-        ("HOME", ""), ("CLAUDE_CONFIG_DIR", "claude"), ("CODEX_HOME", "codex"), ("XDG_CACHE_HOME", "cache"),
-        ("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state"))}
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return env
 
 
 def _tasks(url: str) -> dict[str, tuple[int, bool, bool, int, int]]:
