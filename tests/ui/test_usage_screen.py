@@ -128,3 +128,14 @@ async def test_the_groups_table_never_scrolls_sideways_a_narrow_one_says_the_cac
             assert labels[-2:] == ["Cache read", "Cache write"] and "widen to see" not in text
         else:
             assert labels == ["Day", "Cost", "Input", "Output"] and "cache columns: widen to see" in text, text
+
+
+async def test_the_cache_columns_come_and_go_as_the_window_is_resized(demo_path: Path, open_app) -> None:
+    async with open_app(demo_path, size=(120, 24)) as pilot:
+        await _open_usage(pilot)
+        groups = pilot.app.screen.query_one("#usage-groups", DataTable)
+        assert len(groups.columns) == 6
+        for width, columns in ((100, 4), (130, 6)):
+            await pilot.resize_terminal(width, 24)
+            await settle(pilot)
+            assert len(groups.columns) == columns and not groups.show_horizontal_scrollbar, width

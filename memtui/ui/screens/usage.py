@@ -71,7 +71,7 @@ class UsageScreen(MemtuiScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.data: UsageData | None = None
-        self._groups_compact: bool | None = None  # the groups table without its cache columns (too narrow)
+        self._groups_width = 0  # what the groups table needs to show every column
         self.grouping = "day"
         self.groups = tuple(g for g in GROUPS if g not in ORIGIN_GROUPINGS)
         self.busy = True
@@ -148,7 +148,7 @@ class UsageScreen(MemtuiScreen[None]):
         self.query_one("#usage-note", Static).update(safe_text(note + (f" · {missing}" if missing else "")))
         self.busy = False
 
-    def _show_groups(self, *_: object) -> None:
+    def _show_groups(self) -> None:
         """The groups table; where its pane is too narrow for every column, without the two cache
         columns (the pane says so) rather than with a sideways scrollbar."""
         if self.data is None:
@@ -160,19 +160,30 @@ class UsageScreen(MemtuiScreen[None]):
                                              row.tokens.cache_write))] for row in report.rows]
         table = self.query_one("#usage-groups", DataTable)
         widths = [max(cell_len(cell) for cell in column) + 2 * table.cell_padding for column in zip(labels, *rows)]
-        self._groups_compact = sum(widths) > table.scrollable_content_region.width
-        shown, cursor = (4 if self._groups_compact else 6), table.cursor_row
+        self._groups_width = sum(widths)
+        compact = self._groups_compact(table)
+        shown, cursor = (4 if compact else 6), table.cursor_row
         table.clear(columns=True)
         table.add_columns(*labels[:shown])
         for row, cells in zip(report.rows, rows):
             table.add_row(safe_text(cells[0]), *(_right(cell) for cell in cells[1:shown]), key=row.key)
         table.move_cursor(row=cursor)
         self.query_one("#usage-groups-pane").border_subtitle = ("cache columns: widen to see"
-                                                                if self._groups_compact else "")
+                                                                if compact else "")
         self._titles()
 
+    def _groups_compact(self, table: DataTable) -> bool:
+        """Whether the groups pane is too narrow for every column."""
+        return self._groups_width > table.scrollable_content_region.width
+
     def on_resize(self) -> None:
-        self.call_after_refresh(self._show_groups)  # the cache columns may fit now, or no longer
+        self.call_after_refresh(self._refit_groups)
+
+    def _refit_groups(self) -> None:
+        """Show the groups again only where the cache columns now fit, or no longer do."""
+        table = self.query_one("#usage-groups", DataTable)
+        if self.data is not None and self._groups_compact(table) != (len(table.columns) == 4):
+            self._show_groups()
 
     # ------------------------------------------------------------------ actions
     def action_next_grouping(self) -> None:
