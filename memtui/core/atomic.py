@@ -148,6 +148,19 @@ def is_mine(st: os.stat_result) -> bool:
     return not hasattr(os, "getuid") or st.st_uid == os.getuid()
 
 
+def made_private(folder: Path) -> bool:
+    """Make `folder` (and its parents) if missing, and 0700 when it is this user's real folder:
+    True then; False for a link or someone else's folder (nothing goes there). OSError as raised."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, exist_ok=True)
+    own = os.lstat(folder)
+    if not stat.S_ISDIR(own.st_mode) or not is_mine(own):
+        return False
+    if stat.S_IMODE(own.st_mode) != 0o700:  # mkdir's mode passes through the umask; an older one may be looser
+        os.chmod(folder, 0o700)
+    return True
+
+
 def writer_running(pid: int, changed: float) -> bool:
     """The process that wrote an entry last changed at `changed` may still run: `pid` is alive
     (not a zombie) and its process started before `changed` (else the pid was reused); True

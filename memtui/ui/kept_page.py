@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from memtui.core.atomic import check_writes_allowed, is_mine, write_atomic
+from memtui.core.atomic import check_writes_allowed, is_mine, made_private, write_atomic
 from memtui.core.cleanup.places import cache_dir
 from memtui.core.errors import WritesForbidden
 from memtui.core.model import SessionInfo
@@ -116,12 +116,8 @@ def keep_page(path: Path | str, sessions: list[SessionInfo], titles: dict[Any, s
         if not sessions:
             file.unlink(missing_ok=True)
             return
-        file.parent.parent.mkdir(parents=True, exist_ok=True)
-        file.parent.mkdir(mode=0o700, exist_ok=True)
-        if not _ours(file.parent):
+        if not made_private(file.parent):
             return
-        if stat.S_IMODE(os.stat(file.parent).st_mode) != 0o700:
-            os.chmod(file.parent, 0o700)
         if len(sessions) > KEPT:
             sessions, complete = sessions[:KEPT], False
         wanted = {s.current_task_id for s in sessions}

@@ -31,13 +31,12 @@ import os
 import pickle
 import re
 import sqlite3
-import stat
 import threading
 import zlib
 from pathlib import Path
 from typing import Any
 
-from memtui.core.atomic import check_writes_allowed, fsync_dir, is_mine, remove_stale_temps, temp_path
+from memtui.core.atomic import check_writes_allowed, fsync_dir, made_private, remove_stale_temps, temp_path
 from memtui.core.errors import WritesForbidden
 from memtui.core.cleanup.places import cache_dir
 
@@ -78,13 +77,8 @@ def index_path(home: Path, kind: str, cache: Path | None = None, folder_name: st
     home = Path(home).resolve()
     try:
         st = os.stat(home)
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        folder.mkdir(mode=0o700, exist_ok=True)
-        own = os.lstat(folder)
-        if not stat.S_ISDIR(own.st_mode) or not is_mine(own):
+        if not made_private(folder):
             return None  # a link, or someone else's: nothing goes there
-        if stat.S_IMODE(own.st_mode) != 0o700:
-            os.chmod(folder, 0o700)
     except OSError:
         return None
     key = hashlib.sha256(f"{kind}\0{home}\0{st.st_dev}\0{st.st_ino}".encode("utf-8", "surrogateescape")).hexdigest()[:20]
