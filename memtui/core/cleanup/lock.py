@@ -12,19 +12,14 @@ from __future__ import annotations
 
 import os
 import threading
-import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from memtui.core.atomic import check_writes_allowed
 from memtui.core.cleanup.manifest import ArchiveError
 from memtui.core.cleanup.places import private_folder
-
-try:
-    import fcntl
-except ImportError:  # no flock (Windows): one memtui at a time cleans up
-    fcntl = None  # type: ignore[assignment]
+from memtui.core.file_lock import LockBusy, held
 
 WAIT = 3.0  # seconds a second cleanup or restore waits for the first before it says so
 
@@ -48,23 +43,14 @@ def archive_lock(root: Path, agent: str, wait: float | None = None) -> Iterator[
         finally:
             _held[key] -= 1
         return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        if fcntl is not None:
-            deadline = time.monotonic() + (WAIT if wait is None else wait)
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise ArchiveBusy(f"another memtui cleanup or restore is using the archive folder {folder};"
-                                          " nothing was changed: run this again when it has finished") from None
-                    time.sleep(0.05)
+    with ExitStack() as lock:
+        try:
+            lock.enter_context(held(folder, WAIT if wait is None else wait))
+        except LockBusy:
+            raise ArchiveBusy(f"another memtui cleanup or restore is using the archive folder {folder};"
+                              " nothing was changed: run this again when it has finished") from None
         _held[key] = 1
         try:
             yield folder
         finally:
             del _held[key]
-    finally:
-        os.close(fd)  # releases the flock

@@ -10,20 +10,14 @@ one from the CLI at the same moment both land; the file itself is replaced atomi
 from __future__ import annotations
 
 import json
-import os
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable
 
 from memtui.core.atomic import write_atomic
 from memtui.core.cleanup.places import private_folder, state_dir
 from memtui.core.errors import MemtuiError
+from memtui.core.file_lock import held
 from memtui.core.ids import unique_start
-
-try:
-    import fcntl
-except ImportError:  # no flock (Windows): one memtui at a time pins
-    fcntl = None  # type: ignore[assignment]
 
 PINS_FILE = "pins.json"
 
@@ -54,25 +48,12 @@ def _unreadable(path: Path, what: str) -> MemtuiError:
                        " (removing it unpins every session) — nothing was cleaned up or pinned")
 
 
-@contextmanager
-def _pins_locked(folder: Path) -> Iterator[None]:
-    """The pins file's lock (the kernel releases it if the process dies)."""
-    private_folder(folder)
-    fd = os.open(folder / f"{PINS_FILE}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def set_pinned(agent: str, session_id: str, pinned: bool, folder: Path | None = None) -> bool:
     """Pin (or unpin) one session of `agent`; returns whether it is pinned now.
     The file is replaced atomically, so a crash leaves the old pins or the new ones; an
     unreadable pins file is refused (MemtuiError), never replaced."""
-    folder = Path(folder or state_dir())
-    with _pins_locked(folder):
+    folder = private_folder(Path(folder or state_dir()))
+    with held(folder / f"{PINS_FILE}.lock"):
         pins = load_pins(folder)
         ids = pins.setdefault(agent, set())
         (ids.add if pinned else ids.discard)(session_id)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import uuid
 from contextlib import contextmanager, nullcontext
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from memtui.core.atomic import check_writes_allowed, fsync_dir, remove_stale_temps, write_atomic
 from memtui.core.cleanup.places import private_folder, state_dir
 from memtui.core.errors import RollbackError
+from memtui.core.file_lock import held
 from memtui.core.memory_source import UnknownId
 from memtui.core.model import CheckpointInfo, Id
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo
@@ -34,11 +34,6 @@ from memtui.core.sources.timestamps import parse_time, sort_key
 
 PREFIX = "undo-"
 BLOB_NAME = re.compile(r"[0-9a-f]{64}")
-
-try:
-    import fcntl
-except ImportError:  # no flock (Windows): one memtui at a time writes there
-    fcntl = None  # type: ignore[assignment]
 
 
 class UndoLog:
@@ -55,15 +50,10 @@ class UndoLog:
         writers' temp files."""
         check_writes_allowed(self.folder)
         blobs = private_folder(self.folder / "blobs")  # the files' contents before a rollback: private
-        fd = os.open(self.folder, os.O_RDONLY)
-        try:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+        with held(self.folder):
             if sweep:
                 self._drop_unused(blobs)
             yield blobs
-        finally:
-            os.close(fd)
 
     def _drop_unused(self, blobs: Path) -> None:
         """Delete the blobs no manifest file names. A manifest is read as text here, whole or
