@@ -240,3 +240,36 @@ def test_an_opencode_sessions_key_changes_when_opencode_writes_to_it_alone(tmp_p
     after = {s.id: s.files_key for s in _listed(_opencode_source, user)[0]}
     assert after.keys() == before.keys()
     assert sum(after[sid] != before[sid] for sid in before) == 1
+
+
+@pytest.mark.parametrize("agent", ["opencode", "aider"])
+def test_a_changed_database_or_history_is_parsed_once_for_its_listing_and_its_sessions(agent, tmp_path, monkeypatch) -> None:
+    """OpenCode's database and Aider's history are each one unit whose listing is its full
+    index's: when it changed, listing it builds the index a session's tasks are read from
+    (parsed once, not once for the list and again for the session opened), and what is read
+    from it is what a fresh store reads."""
+    make, open_source, changes = AGENTS[agent]
+    user = tmp_path / "user"
+    make(user, COPIES)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _listed(open_source, user)  # the listing kept
+    changes[0](user)
+    source = open_source(user)
+    built: list[object] = []
+    build = source.build_index
+    source.build_index = lambda: built.append(build()) or built[-1]  # type: ignore[method-assign]
+    try:
+        listed = list(source.sessions())
+        assert source.units_read == 1 and len(built) == 1  # the changed unit, parsed for the list
+        read = _everything(source)
+        assert len(built) == 1  # its sessions' tasks come from that parse
+        fresh = open_source(user)
+        try:
+            assert listed == list(fresh.sessions()) and read == _everything(fresh)
+        finally:
+            fresh.close()
+        source.reload()  # follow mode, nothing changed: the kept listing, no parse until a read asks
+        assert list(source.sessions()) == listed and len(built) == 1
+        assert _everything(source) == read and len(built) == 2
+    finally:
+        source.close()

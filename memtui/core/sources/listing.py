@@ -137,6 +137,10 @@ class ListingSource(IndexedSource[IndexT]):
     it), and how its full index is listed (`index_listing`, where no index may be kept)."""
 
     listing_class: ClassVar[type[Listing]] = Listing
+    listed_from_index: ClassVar[bool] = False
+    """Its one unit (a database, a history file) is read whole for its listing, which is its full
+    index's (`index_listing`): a unit read for the listing builds that index and keeps it, so the
+    first read after the listing (a session's tasks) does not parse the unit again."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
@@ -172,9 +176,17 @@ class ListingSource(IndexedSource[IndexT]):
             if self._listing is None:
                 if self._kept_listing is None:
                     self._kept_listing = KeptListing(Path(self.path), self.listing_kind(), self.listing_class)
-                kept = self._kept_listing.build(self.units(), self.unit_signature(), self.unit_reader())
+                read = self._read_keeping_index if self.listed_from_index and self._current is None else self.unit_reader()
+                kept = self._kept_listing.build(self.units(), self.unit_signature(), read)
                 self._listing = kept if kept is not None else self.index_listing(self.index())
             return self._listing
+
+    def _read_keeping_index(self, unit: Path) -> Listing:
+        """The unit's part, as the listing of the full index built from it; the index is served
+        from now on (under the index lock: `listing` holds it)."""
+        ix = self.build_index()
+        self._current = ix
+        return self.index_listing(ix)
 
     @property
     def units_read(self) -> int:

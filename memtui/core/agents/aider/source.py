@@ -132,6 +132,7 @@ class AiderSource(UndoRecorder, ListingSource[AiderIndex], RollbackHooks, Resume
     kind = "aider"
     label = "Aider"
     listing_class = AiderListing
+    listed_from_index = True
 
     def __init__(self, history: Path) -> None:
         history = Path(history)
