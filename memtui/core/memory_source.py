@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
 from typing import Any, ClassVar, ContextManager, Iterable, Iterator, Literal, Self, Sequence, overload
 
+from memtui.core.capabilities import NATIVE_ONLY, WRITING, Capability, Unsupported, default_instead
 from memtui.core.errors import MemtuiError, RollbackError
 from memtui.core.record_tables import RecordTables
 from memtui.core.model import (
@@ -36,85 +36,8 @@ from memtui.core.model import (
     TaskInfo,
 )
 
-__all__ = ["Capability", "LiveWatch", "MemoryItems", "MemorySource", "ResumeHooks", "RollbackHooks", "Unsupported", "UnknownId"]
-
-
-class Capability(str, Enum):
-    """What a source can do beyond being read. The value is the name the CLI's JSON prints."""
-
-    DIFF = "diff"
-    """It records file changes with their contents: checkpoints, entries, diffs."""
-    ROLLBACK = "rollback"
-    """Recorded file versions can be written back into its workspace (and undone)."""
-    GC = "gc"
-    """Lifecycle GC: collect the heavy data of tasks no live root reaches."""
-    PIN = "pin"
-    """Tasks can be pinned, so GC keeps them."""
-    STATS = "stats"
-    """Database size, freelist and per-table statistics."""
-    VACUUM = "vacuum"
-    """VACUUM / incremental vacuum / WAL checkpoint of its database file."""
-    SEARCH = "search"
-    """Its records are indexed by memory search (memory documents always are)."""
-    ITEMS = "items"
-    """It keeps memory items: facts, snippets, notes or history rows."""
-    CURATE = "curate"
-    """Memory items can be deleted (curated)."""
-    EDIT_MEMORY = "edit-memory"
-    """The memory documents of its workspace may be edited from memtui."""
-    RESUME = "resume"
-    """Its sessions can be resumed in the agent that recorded them (`claude --resume ID`)."""
-    LIVE = "live"
-    """Changes can be followed as they happen (memtui.core.live.watch_source polls them cheaply)."""
-    CLEANUP = "cleanup"
-    """Its agent's home can be cleaned up: old sessions archived (restorable) or deleted."""
-    ORIGIN = "origin"
-    """Its sessions name the machine and agent they were pushed from (a team store): listed,
-    filtered and usage grouped by them."""
-    SQLITE_STATS = "sqlite-stats"
-    """Size, freelist and bytes per table of the SQLite files another agent keeps (`sqlite_files`,
-    read-only: OpenCode's opencode.db, a Codex home's *.sqlite, the Cline CLI's sessions.db)."""
-
-    @property
-    def doing(self) -> str:
-        """What the capability does, as the end of "… can't <doing>"."""
-        return _DOING[self]
-
-
-_DOING: dict[Capability, str] = {
-    Capability.DIFF: "show file changes (it records none)",
-    Capability.ROLLBACK: "roll files back",
-    Capability.GC: "collect garbage (GC)",
-    Capability.PIN: "pin tasks",
-    Capability.STATS: "show database statistics",
-    Capability.VACUUM: "vacuum its database",
-    Capability.SEARCH: "search its records",
-    Capability.ITEMS: "list memory items (facts, snippets, notes)",
-    Capability.CURATE: "delete memory items",
-    Capability.EDIT_MEMORY: "edit memory documents",
-    Capability.RESUME: "resume a session in its agent",
-    Capability.LIVE: "follow changes as they happen",
-    Capability.CLEANUP: "clean up an agent home",
-    Capability.ORIGIN: "tell sessions apart by the machine they came from",
-    Capability.SQLITE_STATS: "show database statistics",
-}
-
-WRITING = frozenset({Capability.ROLLBACK, Capability.GC, Capability.PIN, Capability.VACUUM,
-                     Capability.CURATE, Capability.EDIT_MEMORY, Capability.CLEANUP})
-"""What writes: a source opened read-only (`memtui open/serve --read-only`) withholds these."""
-
-NATIVE_ONLY = frozenset({Capability.GC, Capability.PIN, Capability.STATS, Capability.VACUUM,
-                         Capability.SEARCH})
-"""What only memtui's own store does: a foreign source is told to open an agent.db instead."""
-
-
-class Unsupported(MemtuiError):
-    """An action the source does not declare a capability for (one line: what, and instead)."""
-
-    def __init__(self, source: "MemorySource", capability: Capability) -> None:
-        self.source = source
-        self.capability = capability
-        super().__init__(f"{source.describe()} can't {capability.doing}: {source.instead(capability)}")
+__all__ = ["Capability", "LiveWatch", "MemoryItems", "MemorySource", "NATIVE_ONLY", "ResumeHooks", "RollbackHooks", "Unsupported",
+           "UnknownId", "WRITING"]
 
 
 class UnknownId(MemtuiError, KeyError):
@@ -182,33 +105,7 @@ class MemorySource(ABC):
 
     def instead(self, capability: Capability) -> str:
         """What to do instead of `capability`, for the message of `Unsupported`."""
-        if capability in self.withheld and capability in self.capabilities:
-            return self.withheld_why or "it is turned off for this session"
-        if capability is Capability.RESUME:
-            return "only Claude Code, Codex, Gemini CLI, OpenCode, Aider and Cline CLI sessions can be resumed in their agent"
-        if capability in (Capability.STATS, Capability.SQLITE_STATS):
-            return ("it keeps no SQLite file to measure; `memtui stats` reads memtui's own store (.agent/agent.db)"
-                    " and the SQLite files other agents keep (OpenCode's opencode.db, a Codex home's *.sqlite)")
-        if capability in NATIVE_ONLY:
-            return ("it works on memtui's own store only; open a workspace with .agent/agent.db"
-                    " (`memtui sources PATH` lists the stores a folder holds)")
-        if capability is Capability.CURATE:
-            return "memtui deletes RA.Aid's key facts, snippets and research notes only; open a .ra-aid store"
-        if capability is Capability.ITEMS:
-            return "memory items are kept by RA.Aid (.ra-aid/pk.db) and JSONL session stores; open one of those"
-        if capability is Capability.CLEANUP:
-            return ("cleanup archives sessions of a home that keeps a file per session (Claude Code, Codex, Gemini CLI);"
-                    " open ~/.claude, ~/.codex or ~/.gemini (or a project of theirs)")
-        if capability is Capability.ORIGIN:
-            return ("every session of a store on this machine comes from this machine; a team store"
-                    " (`memtui push --team URL` from each machine) names each session's machine")
-        if capability is Capability.ROLLBACK and Capability.DIFF not in self.capabilities:
-            return ("it records no file contents to put back; roll back from a store that does"
-                    " (memtui's own, Claude Code, Codex)")
-        if capability is Capability.ROLLBACK:
-            return ("its recorded paths have no single workspace to restore into; open the project folder"
-                    " (memtui PROJECT) or a memtui workspace")
-        return "open a store that records it (`memtui sources PATH` lists what each store holds)"
+        return default_instead(self, capability)
 
     def with_root(self, root: Path) -> Self:
         """This source bound to `root` (`--root`): the folder its recorded paths are restored
