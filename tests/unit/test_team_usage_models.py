@@ -72,3 +72,25 @@ def test_the_usage_table_names_the_models_on_a_team_store(team, devbox, capsys, 
     assert main(["usage", "--team", team, "--by", "model"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert {line.split()[0] for line in lines[1:1 + len(MODELS)]} == MODELS
+
+
+def test_a_page_of_steps_on_a_team_store_names_each_steps_model_and_tokens(team, devbox):
+    """What the step timeline reads: each step of a page with the model and tokens by kind the
+    machine's own reader gives it, a page at a time as the app asks (offset, limit)."""
+    from memtui.core.discovery import discover_given
+    from memtui.core.store.team import TeamStore
+
+    with TeamStore.open(team, readonly=True) as store:
+        by_origin = {(o, t): tid for tid, o, t in store.query(
+            "SELECT t.id, o.agent || ':' || o.session_key, t.origin_task FROM task t JOIN origin o ON o.id = t.origin_id")}
+        compared = 0
+        for entry in discover_given(devbox.home / "claude", env=devbox.env):
+            with entry.open() as source:
+                for session in source.sessions()[:3]:
+                    for task in source.tasks(session.id):
+                        team_id = by_origin[(f"{entry.kind}:{session.id}", str(task.id))]
+                        local = [(s.seq, s.tool, s.model, s.usage) for s in source.steps(task.id)]
+                        pages = [store.steps(team_id, offset, 7) for offset in range(0, len(local) + 7, 7)]
+                        assert [(s.seq, s.tool, s.model, s.usage) for page in pages for s in page] == local
+                        compared += sum(1 for *_, usage in local if usage is not None)
+        assert compared > 0  # steps with tokens by kind were among them

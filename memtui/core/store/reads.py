@@ -141,15 +141,22 @@ class ReadModel(MemorySource):
         return [Reference(*r) for r in self._sql("SELECT from_task, to_task, kind FROM task_ref ORDER BY id")]
 
     def steps(self, task_id: int, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
-        rows = self._sql(
-            """
+        return [self._step_info(r) for r in self._step_rows(task_id, offset, limit)]
+
+    def _step_rows(self, task_id: int, offset: int, limit: int | None, more: str = "") -> list[tuple]:
+        """A page of the task's steps' rows: the columns _step_info reads, then `more` (", s.col…")."""
+        return self._sql(
+            f"""
             SELECT s.id, s.task_id, s.seq, s.tool, s.args, s.result, s.status, s.error, s.tokens_in,
                    s.tokens_out, s.cost, s.duration_ms, s.created_at,
-                   (SELECT c.id FROM checkpoint c WHERE c.step_id = s.id ORDER BY c.id LIMIT 1)
+                   (SELECT c.id FROM checkpoint c WHERE c.step_id = s.id ORDER BY c.id LIMIT 1){more}
             FROM step s WHERE s.task_id = ? ORDER BY s.seq LIMIT ? OFFSET ?
             """, (task_id, self._dialect.all_rows if limit is None else limit, offset))
-        return [StepInfo(r[0], r[1], r[2], r[3], _loads(r[4]), _loads(r[5]), r[6], r[7], r[8], r[9], r[10], r[11],
-                         _dt(r[12]), r[13]) for r in rows]
+
+    @staticmethod
+    def _step_info(r: tuple, **more: Any) -> StepInfo:
+        return StepInfo(r[0], r[1], r[2], r[3], _loads(r[4]), _loads(r[5]), r[6], r[7], r[8], r[9], r[10], r[11],
+                        _dt(r[12]), r[13], **more)
 
     def step(self, step_id: int) -> StepInfo:
         task_id = self._sql("SELECT task_id, seq FROM step WHERE id = ?", (step_id,))

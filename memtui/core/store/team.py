@@ -15,7 +15,6 @@ machine that owns them, against its own store (`rollback_command`).
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
@@ -243,13 +242,13 @@ class TeamStore(TeamSearch, AgentStore, SessionPush):
 
     def steps(self, task_id: int, offset: int = 0,  # type: ignore[override]  # AgentStore's ids are integers
               limit: int | None = None) -> list[StepInfo]:
-        """A page of a task's steps, each with its model and tokens by kind where pushed with them."""
-        found = super().steps(task_id, offset, limit)
-        if self.team_schema < USAGE_SCHEMA or not found:
-            return found
-        kinds = {r[0]: (r[1], _tokens(r[2:])) for r in self._sql(
-            f"SELECT id, {_USAGE_SQL} FROM step WHERE id = ANY(?)", ([s.id for s in found],))}
-        return [replace(s, model=kinds[s.id][0], usage=kinds[s.id][1]) if s.id in kinds else s for s in found]
+        """A page of a task's steps, each with its model and tokens by kind where pushed with them
+        (one statement)."""
+        if self.team_schema < USAGE_SCHEMA:
+            return super().steps(task_id, offset, limit)
+        more = "".join(f", s.{column}" for column in ("model", *STEP_USAGE_COLUMNS))
+        return [self._step_info(r, model=r[14], usage=_tokens(r[15:]))
+                for r in self._step_rows(task_id, offset, limit, more)]
 
     def step_usage(self, task_id: int) -> list[StepInfo]:  # type: ignore[override]
         """The task's steps' model, tokens by kind, recorded cost and time (memtui.core.usage
