@@ -4,8 +4,10 @@ push run as its own process (so it can be killed with SIGKILL mid-way)."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -73,3 +75,65 @@ def scratch_env(tmp_path, monkeypatch) -> dict[str, str]:
         monkeypatch.setenv(name, value)
     return env
 
+
+
+# Where a killed push was when the kill landed (kill_on_progress's answer).
+BEFORE, IN_WRITE, BETWEEN, AFTER = "before any session", "inside a session's write", "between sessions", "after the last session"
+MID_PUSH = (IN_WRITE, BETWEEN)
+
+_PROGRESS_SQL = """
+SELECT (SELECT COUNT(*) FROM origin),
+       (SELECT COUNT(*) FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xid IS NOT NULL)
+"""
+
+
+def kill_on_progress(machine, url: str, after: int, *, in_write: bool = False, delay: float = 0.0,
+                     total: int | None = None, timeout: float = 300) -> str:
+    """Push `machine` as its own process and SIGKILL it once the server holds `after` pushed
+    sessions (committed), then either the moment it is seen writing the next one (`in_write`:
+    a transaction of the push holds a transaction id) or `delay` seconds later. A fixed delay
+    from the start misses the writes: most of a small push is starting up and reading, and a
+    push whose readers' indexes are warm is quicker than the one that timed it.
+
+    Answers where the kill landed: BEFORE, IN_WRITE (a write seen just before the kill that
+    did not commit), BETWEEN or AFTER (`total`: the sessions of a whole push; all of them in is
+    AFTER, even before the push's cursors are written; so is a push that ended first)."""
+    import psycopg
+
+    def progress(conn) -> tuple[int, int]:
+        try:
+            return conn.execute(_PROGRESS_SQL).fetchone()
+        except psycopg.errors.UndefinedTable:  # the push has not made the store yet
+            return 0, 0
+
+    proc = push_process(machine, url)
+    deadline = time.monotonic() + timeout
+    killed = False
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            while proc.poll() is None:
+                assert time.monotonic() < deadline, f"the push did not reach {after} sessions in {timeout} s"
+                done, writing = progress(conn)
+                if done >= after and (not in_write or writing):
+                    if delay:
+                        time.sleep(delay)
+                        done, writing = progress(conn)
+                    if proc.poll() is None:
+                        proc.send_signal(signal.SIGKILL)
+                        killed = True
+                    break
+                time.sleep(0.001)
+            proc.communicate()
+            if not killed:
+                return AFTER
+            settled, _ = progress(conn)  # a write seen just before the kill may have committed first
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            proc.communicate()
+    if total is not None and settled >= total:
+        return AFTER
+    if writing and settled == done:
+        return IN_WRITE
+    return BEFORE if settled == 0 else BETWEEN

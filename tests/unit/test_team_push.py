@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import signal
-import time
 
 import pytest
 from team_machines import build_machines
-from team_push_support import integrity, push_process, sessions
+from team_push_support import MID_PUSH, integrity, kill_on_progress, push_process, sessions
 
 from memtui.cli import main
 from memtui.core.discovery import discover_given
@@ -122,30 +121,24 @@ def test_cli_push_prints_json_and_needs_a_team(machines, team_url, capsys, monke
 
 
 @pytest.fixture(scope="module")
-def reference(machines, pg_cluster) -> tuple[list[tuple], float]:
+def reference(machines, pg_cluster) -> list[tuple]:
     """The laptop's push, once, uninterrupted, as its own process: what every killed-then-finished
-    push must equal, and how long a whole one takes (the kills are spread over that time)."""
+    push must equal."""
     url = pg_cluster.new_database()
-    started = time.monotonic()
     proc = push_process(machines[0], url)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    return sessions(url), time.monotonic() - started
+    return sessions(url)
 
 
-def kill_trial(machine, url: str, after: float) -> None:
-    proc = push_process(machine, url)
-    time.sleep(after)
-    proc.send_signal(signal.SIGKILL)
-    proc.communicate()
-
-
-@pytest.mark.parametrize("fraction", [(i + 0.5) / KILL_TRIALS for i in range(KILL_TRIALS)])
-def test_a_push_killed_mid_way_is_finished_by_the_next(machines, pg_cluster, reference, fraction):
+@pytest.mark.parametrize("share", [(i + 0.5) / KILL_TRIALS for i in range(KILL_TRIALS)])
+def test_a_push_killed_mid_way_is_finished_by_the_next(machines, pg_cluster, reference, share):
     laptop = machines[0]
-    expected, full = reference
+    expected = reference
     url = pg_cluster.new_database()
-    kill_trial(laptop, url, full * fraction)
+    # Killed while it writes a session, after `share` of them are in.
+    landed = kill_on_progress(laptop, url, int(share * len(expected)), in_write=True, total=len(expected))
+    assert landed in MID_PUSH
     push(laptop.paths, url, machine=laptop.name, env=laptop.env)
     assert integrity(url) == {}
     assert sessions(url) == expected
