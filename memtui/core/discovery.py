@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from memtui.core.agents import all_agents
-from memtui.core.cleanup.places import archive_dir
+from memtui.core.places import archive_dir
 from memtui.core.errors import no_such_path, not_a_store
 from memtui.core.sources.found import Looking, Source
 

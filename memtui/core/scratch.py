@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 from memtui.core.atomic import remove_stale_temp_dirs, temp_dir
-from memtui.core.cleanup.places import cache_dir
+from memtui.core.places import cache_dir
 
 
 def scratch_root() -> Path:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from memtui.core.atomic import check_writes_allowed, is_mine, made_private, write_atomic
-from memtui.core.cleanup.places import cache_dir
+from memtui.core.places import cache_dir
 from memtui.core.errors import WritesForbidden
 from memtui.core.model import SessionInfo
 from memtui.core.store.paths import is_team_url

@@ -11,19 +11,18 @@ unreadable file means the defaults: settings never stop the app from starting.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from memtui.core.atomic import write_atomic
+from memtui.core.places import config_dir
 
 DEFAULTS: dict[str, Any] = {"theme": "textual-dark", "sessions_pane": True, "tail": True}
 
 
 def config_path() -> Path:
     """Where the settings live."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "memtui" / "config.toml"
+    return config_dir() / "config.toml"
 
 
 def load_settings(path: Path | None = None) -> dict[str, Any]:

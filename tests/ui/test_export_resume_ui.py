@@ -111,7 +111,7 @@ async def test_resuming_an_archived_session_says_to_restore_it_first(tmp_path):
     user and ended the app with a traceback (ArchiveError from the source)."""
     from memtui.core.cleanup import apply_cleanup, plan_cleanup
     from memtui.core.homes import take_inventory
-    from memtui.core.cleanup.places import archive_dir
+    from memtui.core.places import archive_dir
     from memtui.ui.widgets.sessions_table import SessionsTable
     from tests.unit.cleanup_homes import NOW, build_claude_home
 

@@ -13,7 +13,7 @@ import pytest
 
 from memtui.cli import main
 from memtui.core.cleanup import load_pins, set_pinned
-from memtui.core.cleanup.places import state_dir
+from memtui.core.places import state_dir
 from memtui.core.errors import MemtuiError
 from tests.unit.cleanup_homes import build_claude_home, snapshot
 

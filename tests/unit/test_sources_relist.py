@@ -178,7 +178,7 @@ def test_a_session_restored_while_open_reads_live_and_archived_again_reads_archi
 
     from memtui.core.cleanup.apply import apply_cleanup
     from memtui.core.homes import take_inventory
-    from memtui.core.cleanup.places import archive_dir
+    from memtui.core.places import archive_dir
     from memtui.core.cleanup.plan import plan_cleanup
     from memtui.core.cleanup.restore import restore_session
 

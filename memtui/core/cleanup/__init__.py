@@ -8,7 +8,7 @@
 
 Nothing here imports a UI; the CLI verbs `cleanup` / `restore` and the preview screen call
 these same functions. The names below are imported from their modules when first asked for:
-a reader that needs one small module (`places`, for memtui's state folder) does not load the
+a reader that needs one small module (`memtui.core.places`, for memtui's state folder) does not load the
 archive, restore and apply machinery with it.
 """
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from memtui.core.cleanup.inventory import Inventory, OrphanRecord, SessionRecord
     from memtui.core.cleanup.manifest import ArchiveError, Manifest
     from memtui.core.cleanup.pins import load_pins, resolve_session, set_pinned
-    from memtui.core.cleanup.places import archive_dir, cache_dir, state_dir, view_cache_dir
+    from memtui.core.places import archive_dir, cache_dir, state_dir, view_cache_dir
     from memtui.core.cleanup.plan import CleanupPlan, Decision, ProjectPreview, plan_cleanup, plan_json, preview_by_project
     from memtui.core.cleanup.recover import pending, recover
     from memtui.core.cleanup.restore import RestoreConflict, RestoreResult, restore_session
@@ -42,8 +42,8 @@ _MODULE_OF = {
     "RestoreResult": "restore",
     "SessionRecord": "inventory",
     "apply_cleanup": "apply",
-    "archive_dir": "places",
-    "cache_dir": "places",
+    "archive_dir": "memtui.core.places",
+    "cache_dir": "memtui.core.places",
     "find_units": "archive_read",
     "iter_files": "archive_read",
     "list_archived": "archive_read",
@@ -57,9 +57,9 @@ _MODULE_OF = {
     "resolve_session": "pins",
     "restore_session": "restore",
     "set_pinned": "pins",
-    "state_dir": "places",
+    "state_dir": "memtui.core.places",
     "unpacked_view": "archive_read",
-    "view_cache_dir": "places",
+    "view_cache_dir": "memtui.core.places",
 }
 
 
@@ -67,7 +67,7 @@ def __getattr__(name: str) -> Any:
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
+    value = getattr(import_module(module if "." in module else f"{__name__}.{module}"), name)
     globals()[name] = value
     return value
 

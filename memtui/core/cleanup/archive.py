@@ -28,7 +28,7 @@ import zstandard
 
 from memtui.core.atomic import fsync_dir, remove_stale_temps, temp_path
 from memtui.core.cleanup.files import FileInfo, file_sha256, first_changed
-from memtui.core.cleanup.places import private_folder
+from memtui.core.places import private_folder
 from memtui.core.cleanup.manifest import (
     INNER_MANIFEST,
     ArchivedFile,

@@ -18,7 +18,7 @@ from typing import Iterator
 
 from memtui.core.atomic import check_writes_allowed
 from memtui.core.cleanup.manifest import ArchiveError
-from memtui.core.cleanup.places import private_folder
+from memtui.core.places import private_folder
 from memtui.core.file_lock import LockBusy, held
 
 WAIT = 3.0  # seconds a second cleanup or restore waits for the first before it says so

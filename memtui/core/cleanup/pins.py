@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable
 
 from memtui.core.atomic import write_atomic
-from memtui.core.cleanup.places import private_folder, state_dir
+from memtui.core.places import private_folder, state_dir
 from memtui.core.errors import MemtuiError
 from memtui.core.file_lock import held
 from memtui.core.ids import unique_start

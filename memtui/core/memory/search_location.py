@@ -22,7 +22,7 @@ from memtui.core.atomic import check_writes_allowed, is_mine
 from memtui.core.errors import WritesForbidden
 from memtui.core.memory_source import MemorySource
 from memtui.core.store.paths import AGENT_DIR
-from memtui.core.cleanup.places import cache_dir
+from memtui.core.places import cache_dir
 
 PRIVATE = ""
 """SQLite's private temporary database: its file is removed as soon as it is opened (nothing

@@ -290,7 +290,7 @@ class _Undo(UndoRecorder):
 def with_archived(live: RecordedRoot[Any], home: Path | None, open_view: Callable[[Path], RecordedRoot[Any]], *,
                   project: Path | None = None, archive_root: Path | None = None, cache: Path | None = None) -> MemorySource:
     """`live` plus the archived sessions of `home` (those of `project` only, if given)."""
-    from memtui.core.cleanup.places import archive_dir, view_cache_dir
+    from memtui.core.places import archive_dir, view_cache_dir
 
     if home is None:
         return live

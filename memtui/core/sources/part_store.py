@@ -38,7 +38,7 @@ from typing import Any
 
 from memtui.core.atomic import check_writes_allowed, fsync_dir, made_private, remove_stale_temps, temp_path
 from memtui.core.errors import WritesForbidden
-from memtui.core.cleanup.places import cache_dir
+from memtui.core.places import cache_dir
 
 LAYOUT = "4"
 """The layout of the file (its tables); the parser's code is keyed separately (`code_key`)."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from memtui.core.atomic import check_writes_allowed, fsync_dir, remove_stale_temps, write_atomic
-from memtui.core.cleanup.places import private_folder, state_dir
+from memtui.core.places import private_folder, state_dir
 from memtui.core.errors import RollbackError
 from memtui.core.file_lock import held
 from memtui.core.memory_source import UnknownId

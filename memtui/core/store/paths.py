@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from memtui.core.errors import StoreNotFound
+from memtui.core.places import cache_dir
 
 AGENT_DIR = ".agent"
 DB_NAME = "agent.db"
@@ -79,5 +79,4 @@ def shown_url(url: str) -> str:
 def team_folder(url: str) -> Path:
     """What this machine keeps of a team store (its search index): a folder of memtui's cache
     named by the URL's hash. Not made until something is written there."""
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "memtui" / "team" / hashlib.sha256(shown_url(url).encode()).hexdigest()[:16]
+    return cache_dir() / "team" / hashlib.sha256(shown_url(url).encode()).hexdigest()[:16]

@@ -1,8 +1,10 @@
-"""Where memtui keeps its own files for agent-home cleanup: the archive, pins, the browse cache.
+"""Where memtui keeps its own files: one XDG rule for every folder of its own.
 
-All live under memtui's own XDG folders, never inside an agent's home: archive
-`$XDG_DATA_HOME/memtui/archive`, pins `$XDG_STATE_HOME/memtui/pins.json`, inventory
-summaries and unpacked archived sessions for browsing under `$XDG_CACHE_HOME/memtui`.
+All live under memtui's own XDG folders, never inside an agent's home: settings
+`$XDG_CONFIG_HOME/memtui`, the cleanup archive `$XDG_DATA_HOME/memtui/archive`, pins and
+rollback undo `$XDG_STATE_HOME/memtui`, and under `$XDG_CACHE_HOME/memtui` the indexes, the
+kept first page, inventory summaries, a team store's search index and unpacked archived
+sessions for browsing. A relative XDG value is ignored, as the spec says.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ def _xdg(env: Mapping[str, str] | None, variable: str, default: str) -> Path:
     return Path(home) / default
 
 
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """memtui's settings folder (`$XDG_CONFIG_HOME/memtui`)."""
+    return _xdg(env, "XDG_CONFIG_HOME", ".config") / "memtui"
+
+
 def archive_dir(env: Mapping[str, str] | None = None) -> Path:
     """The default archive folder: `$XDG_DATA_HOME/memtui/archive`."""
     return _xdg(env, "XDG_DATA_HOME", ".local/share") / "memtui" / "archive"
@@ -32,7 +39,7 @@ def state_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 def cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """memtui's cache folder (`$XDG_CACHE_HOME/memtui`): inventory summaries, unpacked archives."""
+    """memtui's cache folder (`$XDG_CACHE_HOME/memtui`): indexes, inventory summaries, unpacked archives."""
     return _xdg(env, "XDG_CACHE_HOME", ".cache") / "memtui"
 
 
