@@ -229,3 +229,26 @@ def test_a_cold_build_told_to_list_its_sessions_reads_the_newest_files_first_and
         assert len(ids) == len(set(ids)) == read  # each once
         assert set(ids) == set(newest[:read])  # the newest files' sessions
     assert set(seen[-1][1]) == set(newest)
+
+
+def test_the_index_kept_of_a_codex_home_holds_its_sessions_not_the_instructions_each_rollout_repeats(tmp_path: Path) -> None:
+    """Codex 0.171 writes its whole system prompt (20 KB) into each rollout's header: the index
+    a warm open reads of every session (its head) keeps the session's facts, not that text (it
+    was nine tenths of what a warm open of a Codex home unpickled)."""
+    from memtui.core.sources.part_store import loads
+
+    home = tmp_path / "home"
+    shutil.copytree(LIVE / "codex-0.171.0" / "resume" / "home" / ".codex", home)
+    header = json.loads(next(home.rglob("rollout-*.jsonl")).read_text(encoding="utf-8").splitlines()[0])
+    instructions = header["payload"]["base_instructions"]["text"]
+    assert len(instructions) > 10_000
+    with _open(home) as source:
+        listed = everything(source)
+    [db] = [p for p in index_files() if p.suffix == ".db"]
+    blobs = [head for (head,) in sqlite3.connect(db).execute("SELECT head FROM parts")]
+    assert blobs and all(len(blob) < 4_000 for blob in blobs)
+    heads = [loads(blob) for blob in blobs]
+    kept = [session for part in heads for session in part.sessions.values()]
+    assert kept and all(instructions not in repr(session) for session in kept)
+    assert all(session.cwd and session.meta.get("cli_version") == "0.171.0" for session in kept)
+    assert listed == without_index(home)  # what a user reads is what a full read gives

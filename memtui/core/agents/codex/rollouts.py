@@ -35,6 +35,10 @@ IGNORED_TYPES = frozenset({
     "world_state",         # 0.17x: the environment and instructions the model was given (not the session's work)
     "token_usage_record",  # 0.17x: each reply's usage, also in the token_count events memtui reads
 })
+INSTRUCTIONS = frozenset({"base_instructions", "instructions", "user_instructions", "developer_instructions"})
+"""The header's instruction texts: not kept in a session's listing (20 KB a rollout in Codex 0.171,
+nine tenths of what a warm open unpickled of Codex's index); they stay in the rollout."""
+
 __all__ = ["PatchFile", "RolloutIndex", "RolloutItem", "RolloutSession", "Turn", "parse_patch"]
 
 
@@ -190,7 +194,8 @@ class Rollouts(TurnIndex[RolloutSession, Turn]):
         """The rollout's session, from its header, before its rows are read."""
         meta = self._meta
         session_id = meta.get("id") if isinstance(meta.get("id"), str) else path.stem
-        session = RolloutSession(session_id, path, meta, None, created_at=parse_time(meta.get("timestamp")))
+        kept = {key: value for key, value in meta.items() if key not in INSTRUCTIONS}
+        session = RolloutSession(session_id, path, kept, None, created_at=parse_time(meta.get("timestamp")))
         self.sessions[session_id] = session
         self._session = session
         self._current: Turn | None = None
