@@ -1,28 +1,65 @@
 """Memory documents: discovery, reading, safe saving with history, decision logs, lint and
-search. The CLI verbs and the memory panes call these same functions."""
+search. The CLI verbs and the memory panes call these same functions.
 
-from memtui.core.memory.decisions import Decision, add_decision, append_decision, parse_decisions, read_decisions
-from memtui.core.memory.discover import KINDS, MemoryDocument, discover_documents, group_by_kind, resolve_document
-from memtui.core.memory.documents import (
-    DiskVersion,
-    JsonlDocument,
-    OpenedDocument,
-    markdown_headings,
-    parse_jsonl,
-    read_document,
-)
-from memtui.core.memory.lint import RULES, Finding, lint_workspace
-from memtui.core.memory.save import (
-    ANY,
-    HistoryEntry,
-    conflict_diff,
-    list_history,
-    restore_version,
-    save_document,
-    sweep_workspace,
-    undo_last_save,
-)
-from memtui.core.memory.search import SearchHit, SearchIndex, search_workspace
+The names below are imported from their modules when first asked for: finding a workspace's
+memory documents (discovery, `memtui sources`) loads `discover` alone, not the save, lint and
+search machinery with it."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memtui.core.memory.decisions import Decision, add_decision, append_decision, parse_decisions, read_decisions
+    from memtui.core.memory.discover import KINDS, MemoryDocument, discover_documents, group_by_kind, resolve_document
+    from memtui.core.memory.documents import DiskVersion, JsonlDocument, OpenedDocument, markdown_headings, parse_jsonl, read_document
+    from memtui.core.memory.lint import Finding, RULES, lint_workspace
+    from memtui.core.memory.save import ANY, HistoryEntry, conflict_diff, list_history, restore_version, save_document, sweep_workspace, undo_last_save
+    from memtui.core.memory.search import SearchHit, SearchIndex, search_workspace
+
+_MODULE_OF = {
+    "ANY": "save",
+    "Decision": "decisions",
+    "DiskVersion": "documents",
+    "Finding": "lint",
+    "HistoryEntry": "save",
+    "JsonlDocument": "documents",
+    "KINDS": "discover",
+    "MemoryDocument": "discover",
+    "OpenedDocument": "documents",
+    "RULES": "lint",
+    "SearchHit": "search",
+    "SearchIndex": "search",
+    "add_decision": "decisions",
+    "append_decision": "decisions",
+    "conflict_diff": "save",
+    "discover_documents": "discover",
+    "group_by_kind": "discover",
+    "lint_workspace": "lint",
+    "list_history": "save",
+    "markdown_headings": "documents",
+    "parse_decisions": "decisions",
+    "parse_jsonl": "documents",
+    "read_decisions": "decisions",
+    "read_document": "documents",
+    "resolve_document": "discover",
+    "restore_version": "save",
+    "save_document": "save",
+    "search_workspace": "search",
+    "sweep_workspace": "save",
+    "undo_last_save": "save",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ANY", "KINDS", "RULES", "Decision", "DiskVersion", "Finding", "HistoryEntry", "JsonlDocument",
