@@ -34,10 +34,8 @@ def open_workspace(path: Path, *, root: Path | None = None,
     from memtui.core.resolve import resolve
 
     resolved = resolve(path, root=root)  # the app browses read-only; a write opens its writer
-    if root is None and resolved.entry is not None and _is_user_home(resolved.path):
-        from memtui.core.sources.every_agent import every_agent_entry
-
-        every = every_agent_entry(resolved.path, resolved.found)  # `memtui ~`: every agent's sessions
+    if root is None and resolved.entry is not None:
+        every = every_agent_of(resolved.path, resolved.found)  # `memtui ~`: every agent's sessions
         if every is not None:
             source = every.open()
             source.counts()
@@ -45,6 +43,17 @@ def open_workspace(path: Path, *, root: Path | None = None,
     if resolved.entry is not None:
         resolved.source.counts()  # index transcripts here, not on the UI thread
     return resolved.source, resolved.entry
+
+
+def every_agent_of(path: Path, found: Any) -> Any | None:
+    """The discovery entry merging every agent's sessions when `path` is the user's home folder
+    and the stores `found` there are several agents' (`memtui ~`), else None. The opening and
+    the source switcher (S) ask it alike, so the merged list can be chosen again."""
+    if not _is_user_home(path):
+        return None
+    from memtui.core.sources.every_agent import every_agent_entry
+
+    return every_agent_entry(path, found)
 
 
 def _is_user_home(path: Path) -> bool:

@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 
 from memtui.ui.commands import bindings
 from memtui.ui.labels import folder_label, shown_path
+from memtui.ui.opening import every_agent_of
 from memtui.ui.screens.base import MemtuiModal
 from memtui.ui.text import safe_text
 from memtui.ui.widgets.sources_table import SourceRow, SourcesTable
@@ -90,7 +91,18 @@ class SourcesScreen(MemtuiModal[Any]):
             except MemtuiError as exc:
                 rows.append(SourceRow(source, {}, 1, (str(exc),)))
                 self.app.call_from_thread(self.app.notify_error, exc, "Cannot read a source")
+        every = every_agent_of(self.path, [s for s in found if s.kind != "memory-files"])
+        if every is not None:  # `memtui ~` opened every agent's sessions: offered again, first
+            rows.insert(0, self._every_agent_row(every, rows))
         self.post_message(self.Discovered(rows))
+
+    @staticmethod
+    def _every_agent_row(every: Any, rows: list[SourceRow]) -> SourceRow:
+        """The merged list's row: its sessions, the sum of the stores' (their other counts name
+        different things — one agent's tasks are another's prompts — so they are not added up)."""
+        sessions = sum(row.counts.get("sessions", 0) for row in rows)
+        notes = tuple(note for row in rows for note in row.notes)[:SHOWN_PROBLEMS]
+        return SourceRow(every, {"sessions": sessions}, sum(row.problems for row in rows), notes)
 
     @on(Discovered)
     def _discovered(self, event: Discovered) -> None:

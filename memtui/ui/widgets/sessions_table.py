@@ -141,8 +141,11 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         """Show the first page of sessions (`offset` 0: replaces the list) or the rest after it;
         the Orphans row comes last, with the last part. Returns the pane's count line."""
         tail: list[OrphansRow] = [OrphansRow(orphans)] if complete and orphans else []
-        if not self.shows_agents and any(s.origin for s in sessions):
+        named = any(s.origin for s in sessions)
+        if not self.shows_agents and named:
             self.show_origin(self.origin, agents=True)
+        elif self.agents and sessions and not offset and not named:  # another source: one agent's
+            self.show_origin(self.origin, agents=False)
         if offset:
             self.current_titles = {**self.current_titles, **titles}
             shown = {self.row_key(r) for r in self.records}  # a session may have moved up meanwhile
