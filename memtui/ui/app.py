@@ -94,6 +94,9 @@ class MemtuiApp(App[int]):
         """The latest header facts (database size, counts, GC figures)."""
         self.first_paint = threading.Event()
         """Set once the sessions are drawn: the header's figures wait for it (never compete)."""
+        self.sessions_fit: tuple[int, int, int] | None = None
+        """(terminal columns, rows, the sessions table's row width) as the sessions were first
+        drawn: kept with the page for the next run's first frame (memtui.ui.kept_page)."""
         self.source_entry: Any | None = None
         """The `memtui.core.sources.Source` shown, when it is another agent's store."""
         self.indexing: tuple[int, int] | None = None
@@ -117,8 +120,11 @@ class MemtuiApp(App[int]):
             return
         kept = read_kept(self._kept) if self._kept is not None else None
         if kept is not None:  # the newest sessions as listed last time, at once; the opening checks behind them
-            self._show_main(SessionsLoaded(kept.sessions, kept.titles, kept.orphans, 0, kept.complete,
-                                           kept_at=kept.kept_at, origin=kept.origin))
+            # Once Textual's start-up is over: a frame drawn during it (as the app mounts) is not
+            # written to the terminal, so the main screen's first frame would be drawn twice.
+            self.call_later(self._show_main, SessionsLoaded(
+                kept.sessions, kept.titles, kept.orphans, 0, kept.complete, kept_at=kept.kept_at,
+                origin=kept.origin), fit=kept.fit)
         else:  # the main screen comes with the newest sessions (or, if slow, without them)
             self.set_timer(pane_reads.MAIN_HOLD, self._show_main)
         self.open_source(after_frame=kept is not None)
@@ -150,9 +156,10 @@ class MemtuiApp(App[int]):
             if isinstance(screen, MainScreen):
                 screen.show_indexing()
 
-    def _show_main(self, first: SessionsLoaded | None = None) -> None:
+    def _show_main(self, first: SessionsLoaded | None = None, fit: tuple[int, int, int] | None = None) -> None:
         """The main screen, with the newest sessions when the opening read them; when it came
-        up before them (an opening slower than MAIN_HOLD), they are handed to it."""
+        up before them (an opening slower than MAIN_HOLD), they are handed to it. `fit`: the
+        sessions table's width as a kept page was drawn (MainScreen)."""
         from memtui.ui.screens.main import MainScreen
 
         shown = next((screen for screen in self.screen_stack if isinstance(screen, MainScreen)), None)
@@ -160,7 +167,7 @@ class MemtuiApp(App[int]):
             if first is not None:
                 shown.opened(first)
         elif not any(isinstance(screen, MemtuiScreen) for screen in self.screen_stack):
-            self.push_screen(MainScreen(first))
+            self.push_screen(MainScreen(first, fit=fit))
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open the store")
     def open_source(self, after_frame: bool = False) -> None:
@@ -184,7 +191,8 @@ class MemtuiApp(App[int]):
         self.post_message(SourceOpened(source, source if is_store(source) else None, first))
         self.first_paint.wait(pane_reads.FIRST_PAINT_WAIT)
         if first is not None and self._kept is not None:  # the next run's first frame
-            keep_page(self._kept, *first.part[:3], first.complete, origin=source.can(Capability.ORIGIN))
+            keep_page(self._kept, *first.part[:3], first.complete, origin=source.can(Capability.ORIGIN),
+                      fit=self.sessions_fit)
         tidy_workspace(source)
 
     @on(SourceOpened)

@@ -56,6 +56,10 @@ class KeptPage(NamedTuple):
     """When it was kept (epoch seconds)."""
     origin: bool
     """Whether the store's sessions named their machine (a team store's Machine and Agent columns)."""
+    fit: tuple[int, int, int] | None = None
+    """(terminal columns, terminal rows, the sessions table's row width) as the page was drawn:
+    at the same terminal size the next first frame draws the rows at once, fitted to that width
+    (memtui.ui.widgets.record_table `expect_width`), rather than after a frame without them."""
 
 
 def _cache_folder() -> Path:
@@ -98,16 +102,25 @@ def read_kept(path: Path | str) -> KeptPage | None:
             return None
         sessions = [SessionInfo(**fields) for fields in kept["sessions"]]
         return KeptPage(sessions, dict(kept["titles"]), int(kept["orphans"]), bool(kept["complete"]),
-                        float(kept["kept_at"]), bool(kept["origin"]))
+                        float(kept["kept_at"]), bool(kept["origin"]), _fit(kept.get("fit")))
     except Exception:  # no file, damaged, or sessions of another model: no kept page
         return None
 
 
+def _fit(kept: Any) -> tuple[int, int, int] | None:
+    """A kept `fit` as KeptPage has it; None for anything else (the first frame then waits for
+    the table's width, as without one)."""
+    if isinstance(kept, tuple) and len(kept) == 3 and all(type(n) is int and n > 0 for n in kept):
+        return kept
+    return None
+
+
 def keep_page(path: Path | str, sessions: list[SessionInfo], titles: dict[Any, str], orphans: int, complete: bool,
-              origin: bool = False) -> None:
+              origin: bool = False, fit: tuple[int, int, int] | None = None) -> None:
     """Keep the first page listed for `path` for the next run (a page of no sessions is not
-    kept: the next run says what it finds); `origin`: the store's sessions name their machine. Never raises: a cache that cannot be written only
-    means the next first frame waits for the opening."""
+    kept: the next run says what it finds); `origin`: the store's sessions name their machine;
+    `fit`: see KeptPage. Never raises: a cache that cannot be written only means the next
+    first frame waits for the opening."""
     file = page_file(path)
     if file is None:
         return
@@ -123,7 +136,7 @@ def keep_page(path: Path | str, sessions: list[SessionInfo], titles: dict[Any, s
         wanted = {s.current_task_id for s in sessions}
         write_atomic(file, pickle.dumps({
             "layout": LAYOUT, "kept_at": time.time(), "orphans": orphans, "complete": complete, "origin": origin,
-            "sessions": [dict(vars(s)) for s in sessions],
+            "fit": None if fit is None else tuple(fit), "sessions": [dict(vars(s)) for s in sessions],
             "titles": {k: v for k, v in titles.items() if k in wanted},
         }, protocol=pickle.HIGHEST_PROTOCOL), 0o600)
     except (OSError, WritesForbidden):

@@ -78,3 +78,48 @@ async def test_the_last_runs_page_is_drawn_at_once_then_replaced_by_the_home_as_
         table = app.screen.query_one(SessionsTable)
         assert str(table.current_record().id) == before[1]  # the cursor stayed on its session
         assert str(app.screen.query_one(TaskTree).session_id) == before[1]  # whose tasks are shown
+
+
+async def test_at_the_terminal_size_it_was_kept_at_the_page_is_in_the_table_when_first_laid_out(
+        tmp_path, app_for, monkeypatch) -> None:
+    """The kept page comes with the sessions table's width at the terminal size it was drawn
+    at: at that size its rows are in the table when Textual first lays the table out (the
+    first frame lists them, rather than a frame of an empty table first), at the columns the
+    table keeps once laid out; at another size they wait for the table's width, as before."""
+    home = many_sessions("claude-2.1.38-spotter-small", tmp_path, 2)
+    app = app_for(home)
+    app.follower.enabled = False
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        columns = [(c.key.value, c.width) for c in app.screen.query_one(SessionsTable).columns.values()]
+        await _until(pilot, lambda: read_kept(home) is not None, "the first run kept no page")
+    kept = read_kept(home)
+    assert kept.fit[:2] == (140, 40)
+
+    laid_out: list[int] = []  # the rows the table had each time it was laid out anew
+    real_resize = SessionsTable.on_resize
+
+    def on_resize(table) -> None:
+        laid_out.append(table.row_count)
+        real_resize(table)
+
+    monkeypatch.setattr(SessionsTable, "on_resize", on_resize)
+    gate = threading.Event()
+    real_open = app_module.open_workspace
+    monkeypatch.setattr(app_module, "open_workspace", lambda *a, **kw: gate.wait(60) and real_open(*a, **kw))
+    for size, rows_at_first_layout in (((140, 40), len(kept.sessions)), ((100, 30), 0)):
+        laid_out.clear()
+        gate.clear()
+        app = app_for(home)
+        app.follower.enabled = False
+        async with app.run_test(size=size) as pilot:
+            try:
+                await _until(pilot, lambda: laid_out and app.screen.query_one(SessionsTable).row_count,
+                             "no kept page drawn")
+                assert laid_out[0] == rows_at_first_layout
+                if size == (140, 40):
+                    assert [(c.key.value, c.width) for c in app.screen.query_one(SessionsTable).columns.values()
+                            ] == columns
+            finally:
+                gate.set()
+            await settle(pilot)

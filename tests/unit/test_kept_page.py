@@ -5,6 +5,7 @@ served when it is damaged, of another path, or written under --read-only."""
 from __future__ import annotations
 
 import os
+import pickle
 import stat
 import subprocess
 import sys
@@ -27,10 +28,10 @@ def test_a_kept_page_reads_back_as_listed_for_its_path_alone(tmp_path):
     home.mkdir(), other.mkdir()
     sessions = _sessions(3)
     keep_page(home, sessions, {"s0:t": "task 0", "elsewhere": "not on the page"}, 2, True)
-    sessions_read, titles, orphans, complete, kept_at, origin = read_kept(home)
+    sessions_read, titles, orphans, complete, kept_at, origin, fit = read_kept(home)
     assert sessions_read == sessions
     assert titles == {"s0:t": "task 0"}  # the titles of the page's current tasks only
-    assert (orphans, complete, origin) == (2, True, False)
+    assert (orphans, complete, origin, fit) == (2, True, False, None)
     assert abs(kept_at - datetime.now(timezone.utc).timestamp()) < 60
     assert read_kept(other) is None  # another folder: nothing kept for it
     folder = page_file(home).parent
@@ -42,7 +43,7 @@ def test_a_long_page_is_kept_as_far_as_a_tall_pane_shows(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     keep_page(home, _sessions(KEPT + 5), {}, 3, True)
-    sessions, _titles, _orphans, complete, _at, _origin = read_kept(home)
+    sessions, _titles, _orphans, complete, _at, _origin, _fit = read_kept(home)
     assert [s.id for s in sessions] == [f"s{i}" for i in range(KEPT)]
     assert not complete  # more sessions follow: no Orphans row on the kept page
 
@@ -56,6 +57,20 @@ def test_a_damaged_or_emptied_page_is_not_served(tmp_path):
     keep_page(home, _sessions(2), {}, 0, True)
     keep_page(home, [], {}, 0, True)  # the home has no sessions now: the next run says what it finds
     assert read_kept(home) is None and not page_file(home).exists()
+
+
+def test_the_sessions_tables_width_is_kept_with_the_page_and_a_damaged_one_is_not_used(tmp_path):
+    """The width the sessions table had at a terminal size comes back with the page (the next
+    first frame draws the rows fitted to it); a kept width of another shape is no width."""
+    home = tmp_path / "home"
+    home.mkdir()
+    keep_page(home, _sessions(2), {}, 0, True, fit=(120, 40, 68))
+    assert read_kept(home).fit == (120, 40, 68)
+    kept = pickle.loads(page_file(home).read_bytes())
+    for damaged in ((120, 40), "120x40", [120, 40, 68], ("a", "b", "c"), (120, 40, -1), None):
+        page_file(home).write_bytes(pickle.dumps({**kept, "fit": damaged}))
+        page = read_kept(home)
+        assert page is not None and page.fit is None and len(page.sessions) == 2
 
 
 def test_nothing_is_kept_under_read_only(tmp_path):

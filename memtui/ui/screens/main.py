@@ -66,10 +66,13 @@ class MainScreen(MemtuiScreen[None]):
     SETTLE_DELAY = 0.12
     """Seconds of quiet before a pane follows a cursor that keeps moving (key held down)."""
 
-    def __init__(self, first: SessionsLoaded | None = None) -> None:
+    def __init__(self, first: SessionsLoaded | None = None, fit: tuple[int, int, int] | None = None) -> None:
         super().__init__()
         self._first = first
         """The newest sessions the opening read: the first frame shows them (dropped once shown)."""
+        self._fit = fit
+        """(terminal columns, rows, the sessions table's row width) as an earlier run drew a kept
+        page: at that terminal size the first frame draws the rows fitted to that width."""
         self._after: SessionExtent | None = extent(first.part) if first is not None and first.kept_at is None else None
         """Where the sessions the opening read end: the adopting refresh reads on from there."""
         self._kept: str | None = None
@@ -109,6 +112,9 @@ class MainScreen(MemtuiScreen[None]):
         self.query_one("#sessions-pane").display = self.app.settings.get("sessions_pane", True)
         self.query_one(SessionsTable).focus()
         first, self._first = self._first, None
+        fit, self._fit = self._fit, None
+        if fit is not None and fit[:2] == (self.app.size.width, self.app.size.height):
+            self.query_one(SessionsTable).expect_width(fit[2])
         if first is not None:
             self._sessions_loaded(first)
         else:
@@ -206,7 +212,15 @@ class MainScreen(MemtuiScreen[None]):
     def _first_paint(self) -> None:
         """Sessions and tasks drawn: what waited (header figures, other sessions) starts soon after."""
         if not self.app.first_paint.is_set():
-            self.call_after_refresh(self.set_timer, pane_reads.FRAME_WRITE, self.app.first_paint.set)
+            self.call_after_refresh(self.set_timer, pane_reads.FRAME_WRITE, self._painted)
+
+    def _painted(self) -> None:
+        """The first frame of sessions is on the terminal: what waited for it starts, and how
+        wide the sessions table is at this terminal size is noted (kept with the page)."""
+        width = self.query_one(SessionsTable).scrollable_content_region.width
+        if width > 0:
+            self.app.sessions_fit = (self.app.size.width, self.app.size.height, width)  # type: ignore[attr-defined]
+        self.app.first_paint.set()
 
     def worker_failed(self, worker: Worker) -> None:
         """The pane that waited says why (the notification named the failed read)."""

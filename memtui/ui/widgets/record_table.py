@@ -108,6 +108,8 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         self._shown = tuple(key for key, _, _ in self.COLUMNS)
         self._waiting: object = _NOTHING
         """Records given before the table was laid out wait for its width: the key to keep."""
+        self._expected_width: int | None = None
+        """The width the first layout will give the rows (`expect_width`), until it has."""
 
     def on_mount(self) -> None:
         self._add_columns()
@@ -118,8 +120,17 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         self.call_after_refresh(self.set_records, self.records, True)
 
     def on_resize(self) -> None:
+        self._expected_width = None
         self._fit_columns()
         self._add_waiting_rows()
+
+    def expect_width(self, width: int) -> None:
+        """Before the first layout: the rows' width it will give (`scrollable_content_region`
+        width, as an earlier run measured it at this terminal size). Records given until then
+        are added at once, fitted to it, so the first frame draws them; the layout refits them
+        (to the same widths when the guess was right: nothing to redraw)."""
+        if not self.size.width and width > 0:
+            self._expected_width = width
 
     def watch_show_vertical_scrollbar(self, shown: bool) -> None:
         # Rows arriving change the virtual size, not the size: no Resize comes when the
@@ -132,9 +143,13 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
                 self.add_column(Text(label, justify="right" if key in self.RIGHT else "left"),
                                 key=key, width=width or 10)
 
+    def _rows_width(self) -> int:
+        """The rows' width: as laid out, else as expected (`expect_width`), else 0."""
+        return self.scrollable_content_region.width if self.size.width else self._expected_width or 0
+
     def _room(self, shown: Sequence[str]) -> int:
         """What the shown fixed columns (and every shown column's padding) leave of the width."""
-        return self.scrollable_content_region.width - sum(
+        return self._rows_width() - sum(
             (width or 0) + 2 * self.cell_padding for key, _, width in self.COLUMNS if key in shown)
 
     def _columns_that_fit(self, flex: list[str]) -> tuple[str, ...]:
@@ -153,7 +168,7 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         """Leave out SHED columns the width cannot afford; share what the fixed columns leave
         among the flexible ones."""
         flex = [key for key, _, width in self.COLUMNS if width is None]
-        if not flex or not self.size.width:
+        if not flex or not self._rows_width():
             return
         shown = self._columns_that_fit(list(flex))
         if shown != self._shown:
@@ -217,7 +232,9 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
             return  # empty again (steps that changed no files): nothing to clear or redraw
         previous = self.current_key() if keep_cursor else None
         self.records = list(records)
-        if not self.size.width:
+        if not self.size.width and self._expected_width is not None:  # fitted to the width expected
+            self._fit_columns()
+        elif not self.size.width:
             # Not laid out yet (Textual draws a first frame before the table learns its width): the
             # rows are added once the columns are fitted to it (on_resize), so they are drawn once;
             # a table that is not laid out (a hidden pane) gets them after the next frame.
