@@ -67,6 +67,10 @@ class _TeamDatabase(PostgresqlDatabase):
 def connect(url: str, readonly: bool) -> _TeamDatabase:
     """A peewee database for the team store at `url` (psycopg 3), thread-local connections.
     Read-only: every transaction the server runs for it is READ ONLY."""
+    try:
+        import psycopg  # noqa: F401  (peewee reaches PostgreSQL through it: an extra, memtui[team])
+    except ImportError:
+        raise MemtuiError("the team store needs psycopg, PostgreSQL's driver: pip install 'memtui[team]'") from None
     options: dict[str, Any] = {"options": "-c default_transaction_read_only=on"} if readonly else {}
     return _TeamDatabase(url, field_types={"FLOAT": "DOUBLE PRECISION"}, prefer_psycopg3=True,
                          connect_timeout=10, **options)
