@@ -32,9 +32,10 @@ import pickle
 import re
 import sqlite3
 import threading
-import zlib
 from pathlib import Path
 from typing import Any
+
+import zstandard
 
 from memtui.core.atomic import check_writes_allowed, fsync_dir, made_private, remove_stale_temps, temp_path
 from memtui.core.errors import WritesForbidden
@@ -235,12 +236,25 @@ class PartStore:
             self._fresh = None
 
 
+_codecs = threading.local()
+
+
+def _codec() -> tuple[zstandard.ZstdCompressor, zstandard.ZstdDecompressor]:
+    """This thread's zstd contexts (made once: a context costs more to make than a part's
+    compression; one is never used by two threads at once)."""
+    codec = getattr(_codecs, "pair", None)
+    if codec is None:
+        codec = _codecs.pair = (zstandard.ZstdCompressor(level=1), zstandard.ZstdDecompressor())
+    return codec
+
+
 def dumps(part: object) -> bytes:
-    """A part pickled and compressed (zlib's fastest level: a third of the size, for a few
-    percent of a parse's time)."""
-    return zlib.compress(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL), 1)
+    """A part pickled and compressed (zstd's level 1: smaller than zlib's fastest level, and
+    four times faster to compress and to decompress; a parser's kept state, its uuids, costs
+    zlib more than its pickling)."""
+    return _codec()[0].compress(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def loads(blob: bytes) -> Any:
     """A part written by `dumps` (the index is memtui's own file in a 0700 folder of this user)."""
-    return pickle.loads(zlib.decompress(blob))
+    return pickle.loads(_codec()[1].decompress(blob))
