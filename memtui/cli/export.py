@@ -59,6 +59,8 @@ def run(args) -> int:
     output = Path(args.output).expanduser() if args.output else None
     if output is not None and output.exists():
         raise MemtuiError(f"{output} exists; choose another file (export never overwrites)")
+    if output is not None:
+        _check_folder(output)
     with resolve(args.path if is_team_url(args.path) else path, kind=args.kind) as resolved:  # a team store's URL too
         doc = build_export(resolved.source, session_id=args.session, task_id=args.task,
                            with_memory=args.with_memory, memory_root=resolved.root)
@@ -76,6 +78,15 @@ def run(args) -> int:
     return 0
 
 
+def _check_folder(output: Path) -> None:
+    """The folder `output` is made in exists: said before anything is built (a write would
+    otherwise fail naming the temp file it makes beside `output`)."""
+    parent = output.absolute().parent
+    if not parent.is_dir():
+        why = "is not a folder" if parent.exists() else "does not exist"
+        raise MemtuiError(f"cannot write {output}: {parent} {why}")
+
+
 def _site(args, path: Path) -> int:
     """--all / --project: the sessions' pages and the index, into a new folder."""
     from memtui.core.export.site import INDEX, ORPHANS, build_site, select_sessions, write_site
@@ -89,6 +100,7 @@ def _site(args, path: Path) -> int:
     folder = Path(args.output).expanduser()
     if folder.exists():
         raise MemtuiError(f"{folder} exists; choose a new folder (export never overwrites)")
+    _check_folder(folder)
     project = Path(args.project).expanduser() if args.project else None
     with resolve(path, kind=args.kind) as resolved:
         sessions = select_sessions(resolved.source, project)
