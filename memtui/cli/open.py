@@ -62,7 +62,7 @@ def run(args) -> int:
 
     pause()  # no cycle collection while the app starts: it resumes after the first paint
     try:
-        path, root, store = _checked(args)
+        path, root, store, page = _checked(args)
     except BaseException:
         resume()  # refused before the app started: nothing will be drawn
         raise
@@ -71,9 +71,9 @@ def run(args) -> int:
     if isinstance(path, str):  # a team store: the app names its URL (without a password)
         from memtui.core.store.paths import shown_url, team_folder
 
-        if store is None:  # a page of it kept: the app connects behind it
+        if store is None:  # a page of it kept: the app draws it (read once, here) and connects behind it
             return run_app(team_folder(path), root=root, browse_only=args.read_only, shown_path=shown_url(path),
-                           opener=partial(_team_store, path), kept=path)
+                           opener=partial(_team_store, path), kept=path, kept_page=page)
         return run_app(store.path, root=root, browse_only=args.read_only, opened=store, shown_path=shown_url(path),
                        kept=path)
     return run_app(path, root=root, browse_only=args.read_only,
@@ -87,7 +87,8 @@ def _team_store(url: str) -> Any:
 
 
 def _checked(args):
-    """(path, root, the store opened if any) once every refusal before the app has had its say."""
+    """(path, root, the store opened if any, the page kept of a team store if any) once every
+    refusal before the app has had its say."""
     from memtui.cli._common import root_folder
     from memtui.cli._source import team_or_path
     from memtui.core.errors import MemtuiError
@@ -95,9 +96,14 @@ def _checked(args):
 
     path = team_or_path(args.path, args.team)
     root = root_folder(args.root)
-    store = check_openable(path)
+    page = None
+    if isinstance(path, str):  # a team store: with a page of it kept, the app connects behind that page
+        from memtui.ui.kept_page import read_kept
+
+        page = read_kept(path)
+    store = check_openable(path, kept=False) if page is None else None
     if why := keys_missing():
         if store is not None:
             store.close()
         raise MemtuiError(why)
-    return path, root, store
+    return path, root, store, page

@@ -59,14 +59,15 @@ class MemtuiApp(App[int]):
     def __init__(self, path: Path | str, *, root: Path | None = None,
                  clock: Clock | None = None, source: Any | None = None,
                  opener: Callable[[], Any] | None = None, shown_path: str | None = None,
-                 browse_only: bool = False, kept: Path | str | None = None) -> None:
+                 browse_only: bool = False, kept: Path | str | None = None, kept_page: Any | None = None) -> None:
         """`path`: a workspace directory or an agent.db, always opened through a read-only
         connection (a write opens its own writer). `source`: an already-open source (tests,
         foreign sources); `opener`: a callable that opens one (run in a worker); `shown_path`:
         how the header names the workspace (default: its path, ~ for home); `browse_only`:
         `memtui open/serve --read-only`, every writing capability withheld; `kept`: what the
         newest sessions listed are kept for the next run under (memtui.ui.kept_page; default:
-        `path`, when the app opens it itself)."""
+        `path`, when the app opens it itself); `kept_page`: the page kept under `kept`, read
+        already (`memtui open` reads a team store's to decide when to connect)."""
         super().__init__(css_path=app_css(), driver_class=web_driver.web_driver_class()
                          or terminal_driver.terminal_driver_class())
         self.shown_path = shown_path
@@ -84,6 +85,7 @@ class MemtuiApp(App[int]):
         self._given_source = source
         self._opener = opener
         self._kept = kept if kept is not None else path if source is None and opener is None else None
+        self._kept_page = kept_page
         self._errors_shown: dict[tuple[str, str], float] = {}
         self.follower = Follower(self, lambda: self.source, self.reload_source)
         """Follow mode: reloads when the store's files change (memtui.ui.follow)."""
@@ -118,7 +120,9 @@ class MemtuiApp(App[int]):
             self._show_main()
             self._adopt(self._given_source)
             return
-        kept = read_kept(self._kept) if self._kept is not None else None
+        kept, self._kept_page = self._kept_page, None
+        if kept is None and self._kept is not None:
+            kept = read_kept(self._kept)
         if kept is not None:  # the newest sessions as listed last time, at once; the opening checks behind them
             # Once Textual's start-up is over: a frame drawn during it (as the app mounts) is not
             # written to the terminal, so the main screen's first frame would be drawn twice.
@@ -469,18 +473,18 @@ def make_app(path: Path | str, **kw: Any) -> MemtuiApp:
 
 def run_app(path: Path | str, root: Path | None = None, browse_only: bool = False, opened: Any | None = None,
             shown_path: str | None = None, opener: Callable[[], Any] | None = None,
-            kept: Path | str | None = None) -> int:
+            kept: Path | str | None = None, kept_page: Any | None = None) -> int:
     """Run the app in the terminal (or, under textual-serve, in a browser); the exit code.
 
     `browse_only` (--read-only): besides withholding the source's writing capabilities, this whole process
     refuses every write (memtui.core.atomic.forbid_writes): a path that forgot to ask still
     writes nothing. `opener`: opens the source in the app's opening worker (a team store whose
-    page is kept: after the first frame); `kept`: see MemtuiApp."""
+    page is kept: after the first frame); `kept`, `kept_page`: see MemtuiApp."""
     if browse_only:
         from memtui.core.atomic import forbid_writes
 
         forbid_writes("memtui was started with --read-only")
-    app = make_app(path, root=root, browse_only=browse_only, shown_path=shown_path, kept=kept,
+    app = make_app(path, root=root, browse_only=browse_only, shown_path=shown_path, kept=kept, kept_page=kept_page,
                    opener=opener if opened is None else lambda: opened)
     resume_after(app.first_paint, pane_reads.FIRST_PAINT_WAIT)  # the collector, paused by `memtui open`
     result = app.run()

@@ -100,3 +100,23 @@ def test_a_team_store_is_connected_to_before_the_app_unless_a_page_of_it_is_kept
     started = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
     assert started.returncode == 0, started.stderr
     assert started.stdout.split() == ["None", "False", "False"]
+
+
+def test_memtui_open_reads_a_team_stores_kept_page_once_and_hands_it_to_the_app(tmp_path, monkeypatch):
+    """`memtui URL` with a page of the team store kept reads that page once: to decide that the
+    app draws it and connects behind it (no connection before the app), and the app is given it."""
+    import argparse
+
+    import memtui.ui.kept_page as kept_page
+    import memtui.ui.terminal_driver as terminal_driver
+    from memtui.cli.open import _checked
+
+    url = f"postgresql://memtui@/nowhere?host={tmp_path / 'no-server'}"
+    keep_page(url, _sessions(2), {}, 0, True, origin=True)
+    reads = []
+    real_read = kept_page.read_kept
+    monkeypatch.setattr(kept_page, "read_kept", lambda path: reads.append(path) or real_read(path))
+    monkeypatch.setattr(terminal_driver, "keys_missing", lambda: "")  # (pytest's stdin is no terminal)
+    path, _root, store, page = _checked(argparse.Namespace(path=url, team=None, root=None, read_only=False))
+    assert (path, store, reads) == (url, None, [url])
+    assert [s.id for s in page.sessions] == ["s0", "s1"] and page.origin
