@@ -166,6 +166,9 @@ def _refuse(root: Path, place: Path, force: bool) -> None:
     """DemoRefused unless the demo may go to `root` (`place`: the folder it names; see build_demo)."""
     if root.exists() and not root.is_dir():
         raise DemoRefused(f"{root} is a file, not a folder")
+    above = next((folder for folder in root.parents if folder.exists()), None)  # made with its parents
+    if above is not None and not above.is_dir():
+        raise DemoRefused(f"{above} is a file, not a folder: no demo can be made in it")
     if not root.is_dir() or not any(root.iterdir()):
         return
     if not (place / DEMO_MARK).is_file():

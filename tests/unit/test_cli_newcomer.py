@@ -40,6 +40,16 @@ def test_demo_refuses_a_folder_holding_the_users_files(tmp_path, capsys):
     assert (mine / "README.md").read_text() == "my readme\n"
 
 
+def test_demo_under_a_file_names_the_file_in_one_line(tmp_path, capsys):
+    """`memtui demo notes.txt/demo`: the file in the way is named, not "notes.txt: File exists"."""
+    plain = tmp_path / "notes.txt"
+    plain.write_text("mine\n")
+    for given in (plain / "demo", plain / "a" / "demo"):
+        assert main(["demo", str(given), "--no-open"]) == 2
+        assert capsys.readouterr().err == f"memtui: {plain} is a file, not a folder: no demo can be made in it\n"
+    assert plain.read_text() == "mine\n" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
 def test_demo_force_replaces_an_earlier_demo_whole(tmp_path, capsys):
     demo = tmp_path / "demo"
     assert main(["demo", str(demo), "--no-open"]) == 0
