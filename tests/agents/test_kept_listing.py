@@ -39,7 +39,8 @@ def _opencode_source(user: Path) -> MemorySource:
 
 
 def _cline_source(user: Path) -> MemorySource:
-    from memtui.core.agents.cline.source import ClineSource, task_folders
+    from memtui.core.agents.cline.folders import task_folders
+    from memtui.core.agents.cline.source import ClineSource
 
     data = user / ".cline" / "data"
     return ClineSource(data, lambda: task_folders(data), data=data, cli=True)

@@ -26,7 +26,7 @@ GENERIC = {
     ("atomic.py", "ctypes.CDLL(None, use_errno=True)"): "renameat2 is in glibc 2.28+ only",
     ("memory/search.py", "exc"): "an error SQLite raised has sqlite_errorcode, one Python raised has not",
     ("agents/agent.py", "import_module(module)"): "a registry hook is a function of an agent's module, by name",
-    ("cleanup/__init__.py", "import_module(f'{__name__}.{module}')"): "the package's names, imported from their modules on first use",
+    ("cleanup/__init__.py", "import_module(module if '.' in module else f'{__name__}.{module}')"): "the package's names, imported from their modules on first use",
     ("memory/__init__.py", "import_module(f'{__name__}.{module}')"): "the package's names, imported from their modules on first use",
     ("usage/tokens.py", "self"): "Tokens adds, compares and subtracts its own fields by name",
     ("usage/tokens.py", "other"): "Tokens adds, compares and subtracts its own fields by name",

@@ -93,6 +93,8 @@ class Looking:
 
     def archived_here(self, home: Path, kind: str, project: Path | None = None) -> bool:
         """Whether memtui's archive holds sessions of the `kind` home at `home` (of `project`)."""
+        if not (self.archive / kind).is_dir():  # nothing archived of that agent: the archive's reader is not imported
+            return False
         from memtui.core.cleanup.archive_read import list_archived
 
         manifests = list_archived(self.archive, kind, home=os.path.realpath(home))

@@ -2,16 +2,14 @@
 (an agent started a session while memtui was open; a cleanup archived or restored one), and
 only what is new or changed read again.
 
-`Folders` lists a folder again only when its mtime changed (a file added, removed or renamed
-in it changes it); `Parts` keeps what each listed file gave the index while the file — and
-what it names (a session's sub-agent transcripts) — keeps its size and mtime.
+Its files are listed by memtui.core.sources.folders (a folder listed again only when its mtime
+changed); `Parts` keeps what each listed file gave the index while the file — and what it
+names (a session's sub-agent transcripts) — keeps its size and mtime.
 """
 
 from __future__ import annotations
 
 import copy
-import os
-import time
 from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Generic, Hashable, Iterable, Protocol, Self, Sequence, TypeVar
@@ -23,44 +21,6 @@ from memtui.core.sources.kept_parts import (Grown, KeptParts, Progress, keeps_cu
                                             tell_watcher)
 
 PartT = TypeVar("PartT")
-
-RACY_NS = 1_000_000_000
-"""A folder changed less than this long before it was listed is listed again next time: a file
-added in the same tick of the file system's clock would leave its mtime as it was."""
-
-
-class Folders:
-    """Folder listings, each kept while the folder's mtime is unchanged."""
-
-    def __init__(self) -> None:
-        self._known: dict[Path, tuple[int, list[tuple[str, bool, bool]]]] = {}
-
-    def entries(self, folder: Path) -> list[tuple[str, bool, bool]]:
-        """(name, is a folder, is a symbolic link) of each entry, sorted by name; [] when
-        `folder` is not one."""
-        try:
-            mtime = os.stat(folder).st_mtime_ns
-            known = self._known.get(folder)
-            if known is not None and known[0] == mtime:
-                return known[1]
-            with os.scandir(folder) as found:
-                entries = sorted((e.name, e.is_dir(), e.is_symlink()) for e in found)
-        except OSError:  # gone, or not a folder
-            self._known.pop(folder, None)
-            return []
-        if time.time_ns() - mtime > RACY_NS:
-            self._known[folder] = (mtime, entries)
-        return entries
-
-    def files(self, folder: Path, suffix: str = "") -> list[Path]:
-        return [folder / name for name, is_dir, _ in self.entries(folder)
-                if not is_dir and name.endswith(suffix) and not name.startswith(".")]
-
-    def folders(self, folder: Path, links: bool = True) -> list[Path]:
-        """The sub-folders; `links` False leaves out links to folders (a walk down a tree must:
-        a link to a folder above would list the same files again under ever longer paths)."""
-        return [folder / name for name, is_dir, is_link in self.entries(folder)
-                if is_dir and not name.startswith(".") and (links or not is_link)]
 
 
 class Parts:
@@ -163,25 +123,6 @@ class ListedIndex(Index, Generic[SessionT]):
         for name, count in part.counts.items():
             self.counts[name] = self.counts.get(name, 0) + count
         return True
-
-
-def recorded_in(workspace: Path, paths: Iterable[Path], cwd_of: Callable[[Path], str | None],
-                cwds: dict[Path, str] | None = None) -> list[Path]:
-    """The `paths` whose recorded working directory (`cwd_of`) is `workspace`. `cwds`: what was
-    found before (resolved), for a listing made again: each file's cwd is read once (a file
-    that records none yet is asked again)."""
-    target = os.path.realpath(workspace)
-    cwds = {} if cwds is None else cwds
-    out = []
-    for path in paths:
-        if path not in cwds:
-            cwd = cwd_of(path)
-            if cwd is None:
-                continue
-            cwds[path] = os.path.realpath(cwd)
-        if cwds[path] == target:
-            out.append(path)
-    return out
 
 
 ListedT = TypeVar("ListedT", bound=ListedIndex[Any])

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.core.agents.aider.history import HISTORY, STARTED
-from memtui.core.agents.aider.source import AiderSource
 from memtui.core.sources.found import Looking, Source
 
 KIND = "aider"
@@ -23,7 +22,11 @@ def looks_like_history(path: Path) -> bool:
 
 
 def _store(history: Path) -> Source:
-    return Source(KIND, history.parent, lambda: AiderSource(history), label="Aider")
+    def opener():
+        from memtui.core.agents.aider.source import AiderSource  # the reader: once a store is opened
+
+        return AiderSource(history)
+    return Source(KIND, history.parent, opener, label="Aider")
 
 
 def store_at(path: Path, looking: Looking) -> list[Source] | None:

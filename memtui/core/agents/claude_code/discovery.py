@@ -1,14 +1,14 @@
 """Where Claude Code keeps its stores: a home (`~/.claude`, `$CLAUDE_CONFIG_DIR`) with
 `projects/<project>/<session>.jsonl`; a projects folder, a project folder or one transcript
-given as PATH; and, for a workspace, the transcripts whose recorded working directory is it."""
+given as PATH; and, for a workspace, the transcripts whose recorded working directory is it.
+Looking imports no reader (memtui.core.agents.claude_code.transcript_files finds them)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Callable
 
-from memtui.core.agents.claude_code.source import ClaudeCodeSource
-from memtui.core.agents.claude_code.transcripts import looks_like_transcript, session_lister, workspace_lister
+from memtui.core.agents.claude_code.transcript_files import looks_like_transcript, session_lister, workspace_lister
 from memtui.core.sources.found import Looking, Source, archived_too
 
 KIND = "claude-code"
@@ -17,6 +17,8 @@ KIND = "claude-code"
 def _store(path: Path, transcripts: list[Path], home: Path | None, archive: Path | None = None,
            project: Path | None = None, relist: Callable[[], list[Path]] | None = None) -> Source:
     def opener():
+        from memtui.core.agents.claude_code.source import ClaudeCodeSource  # the reader: once a store is opened
+
         live = ClaudeCodeSource(transcripts, home=home, path=path, relist=relist)
         return archived_too(live, home, ClaudeCodeSource.from_path, archive, project)
     return Source(KIND, path, opener, label="Claude Code")

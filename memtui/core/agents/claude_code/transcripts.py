@@ -1,4 +1,5 @@
-"""Claude Code transcripts, parsed: finding them, and the one streaming pass that indexes them.
+"""Claude Code transcripts, parsed: the one streaming pass that indexes them (finding them:
+memtui.core.agents.claude_code.transcript_files, which discovery imports alone).
 
 The index keeps byte offsets, not payloads (memtui.core.agents.claude_code.source re-reads lines
 on demand); sessions are matched to a workspace by the `cwd` the records carry — never by
@@ -14,7 +15,7 @@ from functools import partial
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from memtui.core.model import Problem
 from memtui.core.agents.claude_code.reader import AGENT_TOOLS, Held, TranscriptReader
@@ -23,80 +24,19 @@ from memtui.core.agents.claude_code.records import block_text, is_compaction_sum
 from memtui.core.usage.tokens import NO_TOKENS
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import GrownLines, count_malformed, first_record, iter_records
-from memtui.core.paths import recorded_folder, stat_key
+from memtui.core.paths import stat_key
 from memtui.core.sources.cursor import FileCursor, Resumable, resumable
 from memtui.core.sources.part_store import dumps, loads
-from memtui.core.sources.relist import Folders, recorded_in
 from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.agents.claude_code.titles import claude_history_titles
 from memtui.core.agents.claude_code.session_rows import list_sessions
+from memtui.core.agents.claude_code.transcript_files import (claude_home, find_session_transcripts, first_subagent,
+                                                             looks_like_transcript, session_lister, transcript_cwd,
+                                                             transcripts_for_workspace, workspace_lister)
 
 __all__ = ["TranscriptIndex", "TranscriptItem", "Transcripts", "TranscriptSession", "Turn", "claude_home", "find_session_transcripts",
            "looks_like_transcript", "message_blocks", "session_lister", "transcript_cwd", "transcripts_for_workspace",
            "workspace_lister"]
-
-
-def claude_home(env: dict[str, str] | None = None) -> Path:
-    """`$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
-    env = os.environ if env is None else env
-    value = env.get("CLAUDE_CONFIG_DIR")
-    return Path(value).expanduser() if value else Path("~/.claude").expanduser()
-
-
-def _first_subagent(path: Path) -> Path | None:
-    """A session folder's first sub-agent transcript (for a session whose main file is gone)."""
-    return next(iter(sorted(path.glob("agent-*.jsonl"))), None) if path.is_dir() else None
-
-
-def transcript_cwd(path: Path, max_lines: int = 40) -> str | None:
-    """The `cwd` recorded in the first records of a transcript (None if none); for a
-    `subagents` folder, the cwd its first sub-agent recorded."""
-    path = _first_subagent(path) or path
-    record = first_record(path, max_lines, where=lambda r: isinstance(r.get("cwd"), str))
-    return recorded_folder(record["cwd"]) if record else None
-
-
-def looks_like_transcript(path: Path) -> bool:
-    """Whether a file opens as a Claude Code transcript: a typed record of a session (a header
-    with a sessionId and no type is another agent's: Gemini CLI's chats open so), a summary."""
-    record = first_record(_first_subagent(path) or path)
-    return bool(record) and (
-        ("sessionId" in record and "type" in record) or "leafUuid" in record or record.get("type") in ("summary", "file-history-snapshot")
-    )
-
-
-def find_session_transcripts(projects: Path, folders: Folders | None = None) -> list[Path]:
-    """The sessions in a projects dir or one project dir: each session's transcript, or —
-    when only its sub-agents are left — its `<session>/subagents` folder. `folders`: listings
-    kept from the last time (a folder whose mtime is unchanged is not listed again)."""
-    folders = folders or Folders()
-    found: list[Path] = []
-    for folder in [projects] + [c for c in folders.folders(projects) if c.name != "memory"]:
-        files = folders.files(folder, ".jsonl")
-        found += [p for p in files if not p.name.startswith("agent-")]
-        names = {p.name for p in files}
-        for sub in folders.folders(folder):
-            if f"{sub.name}.jsonl" not in names and _first_subagent(sub / "subagents"):
-                found.append(sub / "subagents")
-    return sorted(set(found))
-
-
-def transcripts_for_workspace(workspace: Path, home: Path, cwds: dict[Path, str] | None = None,
-                              folders: Folders | None = None) -> list[Path]:
-    """The session transcripts whose recorded cwd is `workspace` (`cwds`: as found before)."""
-    return recorded_in(workspace, find_session_transcripts(home / "projects", folders), transcript_cwd, cwds)
-
-
-def session_lister(projects: Path) -> Callable[[], list[Path]]:
-    """`find_session_transcripts(projects)` at each call, listing only the folders that changed."""
-    folders = Folders()
-    return lambda: find_session_transcripts(projects, folders)
-
-
-def workspace_lister(workspace: Path, home: Path) -> Callable[[], list[Path]]:
-    """`transcripts_for_workspace(workspace, home)` at each call, reading each new file's cwd once."""
-    folders, cwds = Folders(), {}  # type: ignore[var-annotated]
-    return lambda: transcripts_for_workspace(workspace, home, cwds, folders)
 
 
 def _subagent_files(session_file: Path, session_id: str) -> list[Path]:
@@ -233,7 +173,7 @@ class Transcripts(TranscriptTables):
         """The session of a transcript (or orphaned `subagents` folder), its lines not read yet."""
         orphaned = path.is_dir()
         name = path.parent.name if orphaned else path.stem
-        record = first_record(_first_subagent(path) if orphaned else path, max_lines=40,
+        record = first_record(first_subagent(path) if orphaned else path, max_lines=40,
                               where=lambda r: isinstance(r.get("sessionId"), str))
         session_id = name
         if record is not None and not _SESSION_ID.match(name):

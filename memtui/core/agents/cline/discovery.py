@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Callable
 
-from memtui.core.agents.cline.sessions import is_session_folder
-from memtui.core.agents.cline.source import ClineSource, read_folder, task_folders, task_history
-from memtui.core.agents.cline.tasks import is_task_folder, load_json
+from memtui.core.agents.cline.folders import is_session_folder, is_task_folder, task_folders, task_history
+from memtui.core.sources.folders import recorded_in
 from memtui.core.sources.found import Looking, Source
 
 KIND = "cline"
@@ -46,26 +46,41 @@ def _is_cli(data: Path | None) -> bool:
         data.parent.name == ".cline" or (data / "globalState.json").is_file() or (data / "sessions").is_dir())
 
 
-def _store(path: Path, data: Path | None, folders: list[Path] | None = None, workspace: Path | None = None) -> Source:
-    def lister() -> list[Path]:
-        if folders is not None:
-            return folders
-        found = task_folders(data if data is not None else path)
-        if workspace is None:
-            return found
-        history = task_history(data) if data is not None else {}
-        target = os.path.realpath(workspace)
-        return [f for f in found if _cwd(f, history) == target]
+def _store(path: Path, data: Path | None, folders: list[Path] | None = None,
+           lister: Callable[[], list[Path]] | None = None) -> Source:
+    """A store of the task folders `folders`, else of those `lister` lists at each reload, else of
+    every task folder of `data` (or `path`)."""
+    def every() -> list[Path]:
+        return folders if folders is not None else task_folders(data if data is not None else path)
 
-    return Source(KIND, path, lambda: ClineSource(path, lister, data=data, cli=_is_cli(data)), label="Cline")
+    def opener():
+        from memtui.core.agents.cline.source import ClineSource  # the reader: once a store is opened
+
+        return ClineSource(path, lister or every, data=data, cli=_is_cli(data))
+    return Source(KIND, path, opener, label="Cline")
+
+
+def _workspace_lister(data: Path, workspace: Path) -> Callable[[], list[Path]]:
+    """The task folders of `data` that ran in `workspace`, at each call; each folder's recorded
+    directory read once."""
+    cwds: dict[Path, str] = {}
+
+    def lister() -> list[Path]:
+        history = task_history(data)
+        return recorded_in(workspace, task_folders(data), lambda folder: _cwd(folder, history), cwds)
+    return lister
 
 
 def _cwd(folder: Path, history: dict[str, dict]) -> str | None:
     cwd = history.get(folder.name, {}).get("cwdOnTaskInitialization")
     if is_session_folder(folder):  # 3.x: the session file names it; its messages need no reading
+        from memtui.core.agents.cline.tasks import load_json
+
         meta = load_json(folder / f"{folder.name}.json", [])
         cwd = meta.get("cwd") if isinstance(meta, dict) and isinstance(meta.get("cwd"), str) else None
-    elif not isinstance(cwd, str) or not cwd:
+    elif not isinstance(cwd, str) or not cwd:  # recorded in its messages alone: the folder is read
+        from memtui.core.agents.cline.source import read_folder
+
         task = read_folder(folder, [])
         cwd = task.cwd if task is not None else None
     return os.path.realpath(cwd) if cwd else None
@@ -98,7 +113,10 @@ def for_workspace(workspace: Path, looking: Looking) -> list[Source]:
         if looking.user_home:
             out.append(_store(data, data))
             continue
-        source = _store(data, data, workspace=workspace)
+        lister = _workspace_lister(data, workspace)
+        if not lister():
+            continue  # no task ran there: its reader is not imported
+        source = _store(data, data, lister=lister)
         if source.open().sessions():
             out.append(source)
         source.close()

@@ -21,7 +21,6 @@ import json
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from memtui.core.agents.cline.tasks import Change, ClineTask, Prompt, Step, load_json, ms_time
 from memtui.core.model import Problem
@@ -29,10 +28,6 @@ from memtui.core.sources.timestamps import parse_time
 from memtui.core.usage.tokens import Tokens
 
 _INPUT = re.compile(r"^<user_input[^>]*>(.*)</user_input>$", re.S)
-
-
-def is_session_folder(folder: Path) -> bool:
-    return (folder / f"{folder.name}.messages.json").is_file()
 
 
 def _result(block: dict) -> tuple[str, bool]:

@@ -5,22 +5,20 @@ each new-file or edit tool use changed (tasks.py reads a folder)."""
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Hashable, cast
 
-from memtui.core.agents.cline.sessions import is_session_folder, read_session
-from memtui.core.agents.cline.tasks import Change, ClineTask, Prompt, Step, is_task_folder, read_task
+from memtui.core.agents.cline.folders import is_session_folder, task_history
+from memtui.core.agents.cline.sessions import read_session
+from memtui.core.agents.cline.tasks import Change, ClineTask, Prompt, Step, read_task
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, UnknownId
 from memtui.core.model import CheckpointInfo, Id, MessageInfo, Problem, ResumeCommand, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.base import ContentUnknown, Index, SourceEntryInfo, files_and_folders, page, preview
 from memtui.core.sources.listing import ListedRow, Listing, ListingSource, folder_signature, listing_of
 from memtui.core.sources.relist import Parts
 from memtui.core.sources.timestamps import file_time
-
-HISTORY = ("state", "taskHistory.json")
 
 
 @dataclass
@@ -114,15 +112,6 @@ def index_listing(ix: ClineIndex) -> ClineListing:
 def read_listing(folder: Path) -> ClineListing:
     """One task folder's part of the listing."""
     return index_listing(index_folders([folder], {}))
-
-
-def task_history(data: Path) -> dict[str, dict]:
-    """`state/taskHistory.json` of a Cline data folder by task id ({} when absent or unreadable)."""
-    try:
-        items = json.loads((data.joinpath(*HISTORY)).read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return {str(i["id"]): i for i in items if isinstance(i, dict) and "id" in i} if isinstance(items, list) else {}
 
 
 class ClineSource(ListingSource[ClineIndex], ResumeHooks, LiveWatch):
@@ -282,18 +271,6 @@ class ClineSource(ListingSource[ClineIndex], ResumeHooks, LiveWatch):
     def resume_command(self, session_id: Id) -> ResumeCommand:
         task = self.found(self.index().sessions, session_id, "session")
         return ResumeCommand((*task.resume, task.id), Path(task.cwd) if task.cwd else None)
-
-
-def task_folders(data: Path) -> list[Path]:
-    """The task folders of a data folder (`tasks/<id>/`, and the 3.x CLI's `sessions/<id>/`),
-    oldest first (their ids start with their start times)."""
-    found = []
-    for kind, check in (("tasks", is_task_folder), ("sessions", is_session_folder)):
-        try:
-            found += [p for p in (data / kind).iterdir() if p.is_dir() and check(p)]
-        except OSError:
-            continue
-    return sorted(found, key=lambda p: p.name)
 
 
 def read_folder(folder: Path, problems: list[Problem]) -> ClineTask | None:

@@ -20,20 +20,18 @@ each replacement is found once; a whole-file rewrite's before is unknown.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from memtui.core.agents.cline.folders import API, UI
 from memtui.core.model import Problem
 from memtui.core.sources.changes import RecordedChange as Change
 from memtui.core.sources.fields import loads
 from memtui.core.usage.tokens import Tokens
 
-UI = "ui_messages.json"
-API = "api_conversation_history.json"
 METADATA = "task_metadata.json"
 PROMPTS = {"task", "user_feedback"}
 # Messages that are the UI's own bookkeeping: read and left out of the steps.
@@ -121,10 +119,6 @@ def _texts(message: Any) -> str:
         elif isinstance(block, dict) and block.get("type") == "tool_result":
             parts.append(_texts(block))
     return "\n".join(parts)
-
-
-def is_task_folder(folder: Path) -> bool:
-    return (folder / UI).is_file() or (folder / API).is_file()
 
 
 def read_task(folder: Path, problems: list[Problem]) -> ClineTask | None:

@@ -1,6 +1,7 @@
 """Where Codex keeps its stores: a home (`~/.codex`, `$CODEX_HOME`) with
 `sessions/YYYY/MM/DD/rollout-*.jsonl` (and `archived_sessions/`); a sessions folder or one rollout
-given as PATH; and, for a workspace, the rollouts whose recorded working directory is it."""
+given as PATH; and, for a workspace, the rollouts whose recorded working directory is it.
+Looking imports no reader (memtui.core.agents.codex.rollout_files finds them)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from pathlib import Path
 from typing import Callable
 
 from memtui.core.agents.codex.rollout_files import looks_like_rollout, rollout_lister, workspace_lister
-from memtui.core.agents.codex.source import CodexSource
 from memtui.core.sources.found import Looking, Source, archived_too
 
 KIND = "codex"
@@ -17,6 +17,8 @@ KIND = "codex"
 def _store(path: Path, rollouts: list[Path], home: Path | None, archive: Path | None = None,
            project: Path | None = None, relist: Callable[[], list[Path]] | None = None) -> Source:
     def opener():
+        from memtui.core.agents.codex.source import CodexSource  # the reader: once a store is opened
+
         live = CodexSource(rollouts, home=home, path=path, relist=relist)
         return archived_too(live, home, CodexSource.from_path, archive, project)
     return Source(KIND, path, opener, label="Codex")

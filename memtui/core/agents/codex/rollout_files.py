@@ -10,7 +10,7 @@ from typing import Callable
 from memtui.core.paths import recorded_folder
 from memtui.core.sources.fields import field as typed_field
 from memtui.core.sources.jsonl import first_record
-from memtui.core.sources.relist import Folders, recorded_in
+from memtui.core.sources.folders import Folders, recorded_in
 
 _CWD = re.compile(r"<cwd>(.*?)</cwd>", re.S)
 

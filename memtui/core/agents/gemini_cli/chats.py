@@ -18,7 +18,6 @@ a successful `write_file` / `replace` → a checkpoint with one entry.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -91,33 +90,6 @@ class GeminiIndex(Index):
     changes: dict[str, tuple[Turn, Step]] = field(default_factory=dict)  # "<session>:<call id>" → its call
     listed: dict[str, Chat] = field(default_factory=dict)  # every chat id (a sub-agent's too) → its listed chat
     handoffs: dict[str, list[str]] = field(default_factory=dict)  # turn id → its sub-agents' turn ids
-
-
-def project_hash(project: str | Path) -> str:
-    """The folder name older Gemini CLI versions gave a project under tmp/: sha256 of its path."""
-    return hashlib.sha256(str(project).encode()).hexdigest()
-
-
-def is_chat_file(path: Path) -> bool:
-    """A chat file by its name and place: chats/session-*.jsonl (or .json)."""
-    return path.name.startswith("session-") and path.suffix in (".jsonl", ".json") and path.parent.name == "chats"
-
-
-def looks_like_chat(path: Path) -> bool:
-    """A chat file whose opening is a Gemini CLI chat's: a header with sessionId and projectHash
-    (JSONL), or a document with sessionId and messages (JSON)."""
-    if not is_chat_file(path):
-        return False
-    try:
-        with open(path, "rb") as f:
-            head = f.read(65536) if path.suffix == ".jsonl" else f.read()
-    except OSError:
-        return False
-    try:
-        first = loads(head.split(b"\n", 1)[0] if path.suffix == ".jsonl" else head)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(first, dict) and "sessionId" in first and ("projectHash" in first or "messages" in first)
 
 
 def _parts_text(content: Any) -> str:

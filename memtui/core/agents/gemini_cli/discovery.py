@@ -10,15 +10,18 @@ from pathlib import Path
 from typing import Callable
 
 from memtui.core.agents.gemini_cli import home as gh
-from memtui.core.agents.gemini_cli.chats import is_chat_file, looks_like_chat
-from memtui.core.agents.gemini_cli.source import GeminiCliSource
+from memtui.core.agents.gemini_cli.home import is_chat_file, looks_like_chat
 from memtui.core.sources.found import Looking, Source
 
 KIND = "gemini-cli"
 
 
 def _store(path: Path, chats: list[Path], home: Path | None, relist: Callable[[], list[Path]] | None = None) -> Source:
-    return Source(KIND, path, lambda: GeminiCliSource(chats, home=home, path=path, relist=relist), label="Gemini CLI")
+    def opener():
+        from memtui.core.agents.gemini_cli.source import GeminiCliSource  # the reader: once a store is opened
+
+        return GeminiCliSource(chats, home=home, path=path, relist=relist)
+    return Source(KIND, path, opener, label="Gemini CLI")
 
 
 def store_at(path: Path, looking: Looking) -> list[Source] | None:

@@ -2,17 +2,46 @@
 `~/.gemini`) holds `tmp/<project>/chats/session-*.jsonl` (older: `session-*.json`), one folder
 per project named in `projects.json` (project path → folder name; older versions named the
 folder by the sha256 of the project path). `tmp/<project>/.project_root` holds the project's
-path. Nothing here writes.
+path. Nothing here writes, and nothing here imports the chats' reader: discovery asks this module
+alone whether a path holds chats.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Callable, Mapping
 
-from memtui.core.agents.gemini_cli.chats import is_chat_file, project_hash
+from memtui.core.sources.fields import loads
+
+
+def project_hash(project: str | Path) -> str:
+    """The folder name older Gemini CLI versions gave a project under tmp/: sha256 of its path."""
+    return hashlib.sha256(str(project).encode()).hexdigest()
+
+
+def is_chat_file(path: Path) -> bool:
+    """A chat file by its name and place: chats/session-*.jsonl (or .json)."""
+    return path.name.startswith("session-") and path.suffix in (".jsonl", ".json") and path.parent.name == "chats"
+
+
+def looks_like_chat(path: Path) -> bool:
+    """A chat file whose opening is a Gemini CLI chat's: a header with sessionId and projectHash
+    (JSONL), or a document with sessionId and messages (JSON)."""
+    if not is_chat_file(path):
+        return False
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65536) if path.suffix == ".jsonl" else f.read()
+    except OSError:
+        return False
+    try:
+        first = loads(head.split(b"\n", 1)[0] if path.suffix == ".jsonl" else head)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(first, dict) and "sessionId" in first and ("projectHash" in first or "messages" in first)
 
 
 def gemini_home(env: Mapping[str, str]) -> Path | None:

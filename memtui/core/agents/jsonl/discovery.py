@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memtui.core.agents.jsonl.source import JsonlSessionsSource, is_jsonl_store
+from memtui.core.agents.jsonl.layout import is_jsonl_store
 from memtui.core.sources.found import Looking, Source
 from memtui.core.sources.jsonl import first_record
 
 
 def _store(root: Path) -> Source:
-    return Source("jsonl-sessions", root, lambda: JsonlSessionsSource(root), label="JSONL sessions")
+    def opener():
+        from memtui.core.agents.jsonl.source import JsonlSessionsSource  # the reader: once a store is opened
+
+        return JsonlSessionsSource(root)
+    return Source("jsonl-sessions", root, opener, label="JSONL sessions")
 
 
 def store_at(path: Path, looking: Looking) -> list[Source] | None:

@@ -17,33 +17,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memtui.core.agents.jsonl.layout import is_meta
 from memtui.core.errors import NotAStore
 from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo, StepInfo, TaskInfo
 from memtui.core.memory_source import Capability, LiveWatch, MemoryItems, UnknownId
 from memtui.core.sources.base import Index, IndexedSource, page, preview
-from memtui.core.sources.jsonl import first_record, iter_records
+from memtui.core.sources.jsonl import iter_records
 from memtui.core.paths import files_key, stat_key
-from memtui.core.sources.relist import Folders, Parts
+from memtui.core.sources.folders import Folders
+from memtui.core.sources.relist import Parts
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
-
-
-def _is_meta(record: dict) -> bool:
-    return "key" in record and "role" not in record
-
-
-def is_jsonl_store(root: Path) -> bool:
-    """True if `root` holds a JSONL session store (session files or a history log)."""
-    root = Path(root)
-    if (root / "memory" / "history.jsonl").is_file():
-        return True
-    sessions = root / "sessions"
-    if not sessions.is_dir():
-        return False
-    for path in sorted(sessions.glob("*.jsonl"))[:20]:
-        record = first_record(path, max_lines=1)
-        if record is not None and _is_meta(record):
-            return True
-    return False
 
 
 def _text(content: Any) -> str:
@@ -140,7 +123,7 @@ class JsonlSessionsSource(IndexedSource[JsonlIndex], LiveWatch, MemoryItems):
         turns: list[JsonlTurn] = []
         count = 0
         for lineno, _offset, record in iter_records(path, problems):
-            if lineno == 1 and _is_meta(record):
+            if lineno == 1 and is_meta(record):
                 meta = record
                 named = record.get("key")
                 if isinstance(named, str) and named and "#" not in named:  # "#" separates key and turn in ids

@@ -1,19 +1,48 @@
 """Where OpenCode keeps its store: `opencode.db` in its data folder (`$XDG_DATA_HOME/opencode/`,
 else `~/.local/share/opencode/`); the database or that folder given as PATH; and, for a
-workspace, the sessions of that database that ran in it."""
+workspace, the sessions of that database that ran in it. Whether a file is OpenCode's database is
+asked here (its tables), without importing the reader."""
 
 from __future__ import annotations
 
+import os
+import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memtui.core.sources.found import Looking, Source
-from memtui.core.agents.opencode.source import DB_NAME, OpenCodeSource, looks_like_opencode_db
+from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
+
+if TYPE_CHECKING:
+    from memtui.core.agents.opencode.source import OpenCodeSource
 
 KIND = "opencode"
+DB_NAME = "opencode.db"
+TABLES = {"session", "message", "part"}
+
+
+def looks_like_opencode_db(path: Path) -> bool:
+    """An SQLite file holding OpenCode's session, message and part tables."""
+    if not is_sqlite(path):
+        return False
+    try:
+        conn = connect_readonly(path)
+        try:
+            return TABLES <= table_names(conn)
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+
+
+def _open(db: Path, workspace: Path | None = None) -> OpenCodeSource:
+    from memtui.core.agents.opencode.source import OpenCodeSource  # the reader: once a store is opened
+
+    return OpenCodeSource(db, workspace_filter=workspace)
 
 
 def _store(db: Path, path: Path, workspace: Path | None = None) -> Source:
-    return Source(KIND, path, lambda: OpenCodeSource(db, workspace_filter=workspace), label="OpenCode")
+    return Source(KIND, path, lambda: _open(db, workspace), label="OpenCode")
 
 
 def store_at(path: Path, looking: Looking) -> list[Source] | None:
@@ -35,7 +64,18 @@ def for_workspace(workspace: Path, looking: Looking) -> list[Source]:
         return []
     if looking.user_home:
         return [_store(db, db.parent)]
-    source = OpenCodeSource(db, workspace_filter=workspace)
-    found = bool(source.sessions())
-    source.close()
-    return [_store(db, db.parent, workspace)] if found else []
+    return [_store(db, db.parent, workspace)] if _ran_in(db, workspace) else []
+
+
+def _ran_in(db: Path, workspace: Path) -> bool:
+    """Whether a session of the database recorded `workspace` as its directory (the sessions the
+    reader's workspace filter keeps), asked of the session table alone."""
+    target = os.path.realpath(workspace)
+    try:
+        conn = connect_readonly(db)
+        try:
+            return any(os.path.realpath(d or "") == target for (d,) in conn.execute("SELECT DISTINCT directory FROM session"))
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False

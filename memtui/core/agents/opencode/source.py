@@ -28,25 +28,7 @@ from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, page
 from memtui.core.sources.listing import ListedRow, Listing, ListingSource, listing_of
 from memtui.core.sources.transcript_root import restore_note
 from memtui.core.sources.transcript_undo import UndoRecorder
-from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
-
-DB_NAME = "opencode.db"
-TABLES = {"session", "message", "part"}
-
-
-def looks_like_opencode_db(path: Path) -> bool:
-    """An SQLite file holding OpenCode's session, message and part tables."""
-    if not is_sqlite(path):
-        return False
-    try:
-        conn = connect_readonly(path)
-        try:
-            return TABLES <= table_names(conn)
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return False
-
+from memtui.core.sqlite_readonly import connect_readonly
 
 READING = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.SEARCH, Capability.SQLITE_STATS})
 CLEANUP_REFUSAL = ("OpenCode keeps every session in one SQLite database (opencode.db), not in a file per session:"

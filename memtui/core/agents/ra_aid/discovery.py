@@ -3,16 +3,35 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
-from memtui.core.agents.ra_aid.source import RaAidSource, is_ra_aid_db
 from memtui.core.sources.found import Looking, Source
+from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
 
 DB = "pk.db"
 
 
+def is_ra_aid_db(path: Path) -> bool:
+    """True if `path` is a SQLite file with RA.Aid's tables."""
+    if not (Path(path).is_file() and is_sqlite(path)):
+        return False
+    try:
+        conn = connect_readonly(path)
+        try:
+            return {"human_input", "trajectory", "key_fact"} <= table_names(conn)
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return False
+
+
 def _store(db: Path) -> Source:
-    return Source("ra-aid", db, lambda: RaAidSource(db), label="RA.Aid")
+    def opener():
+        from memtui.core.agents.ra_aid.source import RaAidSource  # the reader: once a store is opened
+
+        return RaAidSource(db)
+    return Source("ra-aid", db, opener, label="RA.Aid")
 
 
 def store_at(path: Path, looking: Looking) -> list[Source] | None:

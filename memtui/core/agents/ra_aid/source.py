@@ -23,26 +23,12 @@ from memtui.core.model import Id, MemoryItem, MessageInfo, Problem, SessionInfo,
 from memtui.core.memory_source import Capability, LiveWatch, MemoryItems, UnknownId
 from memtui.core.sources.base import Index, IndexedSource, page, preview
 from memtui.core.agents.ra_aid.columns import columns as _columns, json_or_text as _json, typed_row
-from memtui.core.sqlite_readonly import connect_readonly, is_sqlite, table_names
+from memtui.core.sqlite_readonly import connect_readonly, table_names
 from memtui.core.sources.timestamps import parse_time, sort_key
 
 TABLES: tuple[str, ...] = ("session", "human_input", "key_fact", "key_snippet", "research_note", "trajectory")
 ITEM_TABLES: dict[str, str] = {"fact": "key_fact", "snippet": "key_snippet", "note": "research_note"}
 SESSION_OPEN = frozenset({"running", "halting"})
-
-
-def is_ra_aid_db(path: Path) -> bool:
-    """True if `path` is a SQLite file with RA.Aid's tables."""
-    if not (Path(path).is_file() and is_sqlite(path)):
-        return False
-    try:
-        conn = connect_readonly(path)
-        try:
-            return {"human_input", "trajectory", "key_fact"} <= table_names(conn)
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError:
-        return False
 
 
 @dataclass
