@@ -31,7 +31,8 @@ def aider_chain(root: Path, cwd: Path, env: Mapping[str, str]) -> AgentChain:
     home = user_home(env)
     for n, (config, entries) in enumerate(reversed(setting)):  # the last one that sets read: wins
         for entry in entries:
-            path = Path(entry).expanduser() if entry.startswith("~") else cwd / entry
+            path = home / entry[2:] if home is not None and entry.startswith("~/") else \
+                Path(entry).expanduser() if entry.startswith("~") else cwd / entry  # `~`: the home of `env`
             if n > 0:
                 if path.is_file() and not b.listed(path):
                     b.add(path, "user" if config.parent == home else "project", loaded_bytes=0,
