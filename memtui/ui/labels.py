@@ -5,12 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memtui.core.agents import all_agents
+from functools import cache
+
 from memtui.ui.text import one_line
 
-KIND_LABELS: dict[str, str] = {"memory-files": "Memory files", "every-agent": "every agent",
-                               **{a.kind: a.label for a in all_agents()}}
-"""How each source kind is named on screen: each agent by the label its package declares."""
+
+@cache
+def kind_labels() -> dict[str, str]:
+    """How each source kind is named on screen: each agent by the label its package declares
+    (the agents' registry is imported when a kind is first named, not before the first frame)."""
+    from memtui.core.agents import all_agents
+
+    return {"memory-files": "Memory files", "every-agent": "every agent", **{a.kind: a.label for a in all_agents()}}
+
+
+def kind_label(kind: str) -> str:
+    """The on-screen name of the source kind `kind` (itself when no agent declares it)."""
+    return kind_labels().get(kind, kind)
 
 
 def shown_path(path: Path, opened: Path) -> str:

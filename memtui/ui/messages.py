@@ -9,13 +9,15 @@ user moved on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from textual.message import Message
 
-from memtui.core.diff import FileDiff
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, SessionInfo, StepInfo
 from memtui.ui.pane_reads import TaskForest
+
+if TYPE_CHECKING:  # the diff engine is imported by the first diff shown, not before the first frame
+    from memtui.core.diff import FileDiff
 
 
 @dataclass

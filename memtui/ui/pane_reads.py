@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from memtui.core.diff import diff_stats
 from memtui.core.memory_source import MemorySource
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, SessionInfo, StepInfo, TaskInfo
 from memtui.core.task_tree import build_task_tree
@@ -193,6 +192,8 @@ def line_counts(source: MemorySource, entries: list[EntryInfo],
         except Exception:  # shown per file when the user opens it; the store's own hunk counts, if any
             stats[entry.id] = entry.line_counts
             continue
+        from memtui.core.diff import diff_stats  # (not before the first frame)
+
         counted = diff_stats(before, after)
         stats[entry.id] = None if counted is None else (counted.added, counted.removed)
     return stats

@@ -9,7 +9,7 @@ Failures go to the screen (memtui.ui.screens.base) and `failed` says so in the p
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from rich.text import Text
 from textual import on, work
@@ -18,7 +18,6 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable
 from textual.worker import Worker, get_current_worker
 
-from memtui.core.diff import FileDiff
 from memtui.core.model import Id, StepInfo
 from memtui.core.errors import ContentUnknown
 from memtui.ui import pane_reads
@@ -30,6 +29,9 @@ from memtui.ui.text import safe_text
 from memtui.ui.widgets.checkpoint_files import CheckpointFiles
 from memtui.ui.widgets.diff_pane import DiffPane
 from memtui.ui.widgets.pane import Pane
+
+if TYPE_CHECKING:
+    from memtui.core.diff import FileDiff
 
 GROUPS = ("entries", "diff")
 """The worker groups of this row (each pane loads in its own)."""

@@ -8,17 +8,20 @@ after the store did not keep (another agent's store) is explained instead (`show
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import ContentSwitcher, Static
 
-from memtui.core.diff import FileDiff, prepare_file_diff
 from memtui.core.model import EntryInfo
 from memtui.ui.text import sanitize
 from memtui.ui.widgets.diff_syntax import lexer_for
 from memtui.ui.widgets.diff_view import DiffView
+
+if TYPE_CHECKING:  # the diff engine is imported by the first diff shown, not before the first frame
+    from memtui.core.diff import FileDiff
 
 MODES = ("diff", "after", "before")
 
@@ -67,6 +70,8 @@ class DiffPane(Vertical):
         """The diff model for `show_content`, computed in the worker thread (pure). The file's
         lexer is looked up here too: the first lookup scans pygments' lexer table and compiles
         the lexer's rules (up to a second), which must not happen on the screen's thread."""
+        from memtui.core.diff import prepare_file_diff
+
         diff = prepare_file_diff(path, before, after)
         if not diff.binary:
             lexer_for(path)

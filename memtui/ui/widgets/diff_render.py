@@ -8,7 +8,7 @@ per visible pair of lines.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rich.segment import Segment
 from rich.style import Style as RichStyle
@@ -18,8 +18,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
 
-from memtui.core.diff import FileDiff, Row, inline_changes
 from memtui.ui.widgets.diff_syntax import SyntaxLines, TokenType, split_by_spans
+
+if TYPE_CHECKING:  # the diff engine is imported by the first diff shown, not before the first frame
+    from memtui.core.diff import FileDiff, Row
 
 Mode = Literal["diff", "before", "after"]
 
@@ -276,6 +278,8 @@ class DiffRows(ScrollView):
             key = (index, partner) if side == "old" else (partner, index)
             changes = self._inline_cache.get(key, False)
             if changes is False:
+                from memtui.core.diff import inline_changes  # (not before the first frame)
+
                 changes = inline_changes(self._old.display(key[0]), self._new.display(key[1]))
                 self._inline_cache[key] = changes
             if changes is not None:

@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Iterable
 
 from textual.cache import LRUCache
 
-from memtui.core.diff import display_line
-
 if TYPE_CHECKING:  # pygments is imported when a file is first shown, not at start-up
     from pygments.lexer import Lexer
 
@@ -43,6 +41,8 @@ class SyntaxLines:
         """The sanitized text of one line."""
         text = self._display.get(index)
         if text is None:
+            from memtui.core.diff import display_line  # the diff engine: not before the first frame
+
             text = display_line(self.lines[index], strip_cr=self.strip_cr)
             self._display[index] = text
         return text
@@ -59,6 +59,8 @@ class SyntaxLines:
     def _lex_block(self, block: int) -> list[LineTokens]:
         start = block * HIGHLIGHT_BLOCK
         end = min(start + HIGHLIGHT_BLOCK, len(self.lines))
+        from memtui.core.diff import display_line
+
         display = [display_line(line, strip_cr=self.strip_cr) for line in self.lines[start:end]]
         from pygments.token import Token
 

@@ -17,6 +17,7 @@ exactly that.
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
 from rich.style import Style as RichStyle
 from textual import work
@@ -27,13 +28,15 @@ from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.worker import get_current_worker
 
-from memtui.core.diff import FileDiff, Op, prepare_file_diff
 from memtui.ui.widgets.diff_render import DiffRows, Mode
 from memtui.ui.widgets.diff_syntax import (
     SyntaxLines,
     TokenType,
     lexer_for,
 )
+
+if TYPE_CHECKING:  # the diff engine is imported by the first diff shown, not before the first frame
+    from memtui.core.diff import FileDiff, Op
 
 
 class DiffView(DiffRows, can_focus=True):
@@ -114,6 +117,8 @@ class DiffView(DiffRows, can_focus=True):
         self._token_styles: dict[TokenType, VisualStyle] = {}
         self.set_reactive(DiffView.split, split)
         if path or before is not None or after is not None:
+            from memtui.core.diff import prepare_file_diff
+
             self._apply(prepare_file_diff(path, before, after))
 
     def on_mount(self) -> None:
@@ -132,11 +137,15 @@ class DiffView(DiffRows, can_focus=True):
 
     def set_content(self, path: str, before: bytes | None, after: bytes | None) -> None:
         """Diff two contents of `path` now, on this thread (fine for small files)."""
+        from memtui.core.diff import prepare_file_diff
+
         self.install(prepare_file_diff(path, before, after))
 
     @work(thread=True, exclusive=True, group="diff-view", exit_on_error=False)
     def load(self, path: str, before: bytes | None, after: bytes | None) -> None:
         """Diff two contents of `path` in a thread worker, then install the result."""
+        from memtui.core.diff import prepare_file_diff
+
         diff = prepare_file_diff(path, before, after)
         lexer_for(path)  # the first lookup of a language imports its lexer: do it here
         if not get_current_worker().is_cancelled:

@@ -8,7 +8,7 @@ from typing import Any, Iterable
 
 from rich.text import Text
 
-from memtui.ui.labels import KIND_LABELS, counts_line, shown_path
+from memtui.ui.labels import counts_line, kind_label, kind_labels, shown_path
 from memtui.ui.text import EndKept, Fitting, safe_text
 from memtui.ui.widgets.record_table import RecordTable
 
@@ -39,7 +39,7 @@ class SourcesTable(RecordTable[SourceRow]):
 
     COLUMNS = (
         ("here", "", 1),
-        ("kind", "Kind", max(len(label) for label in KIND_LABELS.values())),
+        ("kind", "Kind", max(len(label) for label in kind_labels().values())),
         ("counts", "Counts", None),
         ("problems", "Problems", 8),
         ("path", "Path", None),
@@ -59,13 +59,13 @@ class SourcesTable(RecordTable[SourceRow]):
         return f"{record.source.kind}:{record.source.path}"
 
     def filter_key(self, record: SourceRow) -> str:
-        return f"{KIND_LABELS.get(record.source.kind, record.source.kind)} {record.source.path}"
+        return f"{kind_label(record.source.kind)} {record.source.path}"
 
     def row_cells(self, record: SourceRow) -> Iterable[Any]:
         source = record.source
         return (
             Text("●" if self.is_current(record) else " ", style="bold"),
-            Text(KIND_LABELS.get(source.kind, source.kind), style="bold"),
+            Text(kind_label(source.kind), style="bold"),
             counts_cell(record.counts),
             Text(str(record.problems) if record.problems else "—", style="bold" if record.problems else "dim",
                  justify="right"),

@@ -11,7 +11,7 @@ from textual.containers import Horizontal
 from textual.widgets import Label
 
 from memtui.core.memory_source import WRITING, Capability
-from memtui.ui.labels import KIND_LABELS, workspace_label
+from memtui.ui.labels import kind_label, workspace_label
 from memtui.ui.opening import is_store
 from memtui.core.display import counted
 from memtui.ui.text import EndKept, human_bytes, safe_text
@@ -48,7 +48,7 @@ class WorkspaceBar(Horizontal):
         """Fill in the facts (`measured` is a `WorkspaceMeasured` message)."""
         source = app.source
         if source is not None and source.kind != "memtui":  # another agent's store: say whose
-            self.query_one("#ws-name", Label).update(Text(f"memtui · {KIND_LABELS.get(source.kind, source.kind)}"))
+            self.query_one("#ws-name", Label).update(Text(f"memtui · {kind_label(source.kind)}"))
         # The end of the path names the project: a narrow header loses its start instead.
         self.query_one("#ws-path", Label).update(EndKept(safe_text(workspace_label(app))))
         self.query_one("#ws-size", Label).update(
