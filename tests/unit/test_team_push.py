@@ -196,3 +196,32 @@ def test_push_watch_pushes_what_is_new_until_interrupted(machines, team_url, tmp
         assert proc.wait(60) == 130
     with TeamStore.open(team_url, readonly=True) as team:
         assert "new while watching" in {s.title for s in team.sessions()}
+
+
+def test_a_write_the_server_refuses_ends_the_push_with_its_error_and_no_cursor(machines, pg_cluster, capsys,
+                                                                               monkeypatch):
+    """Sessions are written on a thread of their own: its error still ends the push, one line,
+    the sessions before it whole, and no source marked as pushed."""
+    import os
+
+    laptop = machines[0]
+    url = pg_cluster.new_database()
+    TeamStore.open(url).close()
+    role = f"no_entries_{os.getpid()}"
+    pg_cluster.admin(f"CREATE ROLE {role} LOGIN")
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"GRANT ALL ON ALL TABLES IN SCHEMA public TO {role}")
+        conn.execute(f"GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO {role}")
+        conn.execute(f"REVOKE INSERT ON checkpoint_entry FROM {role}")
+    for key, value in laptop.env.items():
+        monkeypatch.setenv(key, value)
+    as_role = url.replace("memtui@", f"{role}@")
+    assert main(["push", *map(str, laptop.paths), "--team", as_role, "--machine", "laptop"]) == 2
+    err = capsys.readouterr().err
+    assert "permission denied for table checkpoint_entry" in err and len(err.strip().splitlines()) == 1
+    assert integrity(url) == {}
+    with TeamStore.open(url, readonly=True) as team:
+        assert team.query("SELECT COUNT(*) FROM push_cursor") == [(0,)]
+        assert team.query("SELECT COUNT(*) FROM checkpoint_entry") == [(0,)]

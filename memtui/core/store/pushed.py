@@ -116,6 +116,18 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def _as_peewee(exc: Exception) -> Exception:
+    """The driver's error (a DB-API class: psycopg's DeadlockDetected is an OperationalError) as
+    peewee's class of the same DB-API name, as peewee raises for the statements it runs."""
+    import peewee
+
+    for kind in type(exc).__mro__:
+        ours = getattr(peewee, kind.__name__, None)
+        if isinstance(ours, type) and issubclass(ours, peewee.PeeweeException):
+            return ours(exc, *exc.args)  # as peewee wraps: the original kept as .orig
+    return exc
+
+
 class SessionPush:
     """Mixed into TeamStore: `pushed_fingerprint(origin)` and `write_pushed(origin, session)`."""
 
@@ -329,12 +341,16 @@ class SessionPush:
         return sorted(found[0]), sorted(found[1])
 
     def _copy(self, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
-        """`rows` into `table` by COPY, in the open transaction."""
+        """`rows` into `table` by COPY, in the open transaction. The driver's errors come out as
+        peewee's, as every other statement's do (a deadlock is tried again; a refusal is one line)."""
         if not rows:
             return
-        with self._db.cursor() as cursor, cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
+        try:
+            with self._db.cursor() as cursor, cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        except Exception as exc:
+            raise _as_peewee(exc) from exc
 
     def _known_contents(self, session: PushedSession) -> dict[bytes, int]:
         """hash → blob id of the session's contents already in the team store (pushed from
