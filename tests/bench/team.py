@@ -11,7 +11,9 @@
    --home /work/heavy/heavy-home-2000/.claude --sessions 2000 --only push).
 2. Load: PUSHERS threads each push their own machine's copy of a small home over and over (a new
    session each round), one GC pass after another, and two readers listing the steps of random
-   tasks, for SECONDS: errors surfaced, deadlocks, and the p95 step-list read latency. Anchor,
+   tasks, for SECONDS: errors surfaced, deadlocks, sessions lost (each one a pusher's last whole
+   push found, not in the store at the end), the integrity checks of the push tests, and the p95
+   step-list read latency. Anchor,
    same run: the same reads with nothing else running.
 3. Search (--scale tasks, default 100,000): an agent.db of generated tasks (synthetic_store)
    copied into a team store (COPY; the search indexes made after it, as a bulk load would), then
@@ -100,12 +102,15 @@ def load(url: str, tmp: Path, pushers: int, seconds: float, env: dict) -> dict:
     busy: list[float] = []
     pushed = [0] * pushers
     gc_passes = [0]
+    sent: list[set[str]] = [set() for _ in range(pushers)]  # each pusher's sessions as of its last whole push
 
     def pusher(i: int) -> None:
         home = many_sessions(FIXTURE, tmp / f"load{i}", 1)
         while not stop.is_set():
             try:
+                there = {p.stem for p in home.glob("projects/*/*.jsonl")}
                 pushed[i] += push([home], url, machine=f"load-{i}", env=env).written
+                sent[i] = there
                 new = next(home.glob("projects/*/*.jsonl"))  # a new session there for the next round
                 sid = str(uuid.uuid4())
                 new.with_name(f"{sid}.jsonl").write_text(new.read_text().replace(new.stem, sid))
@@ -130,8 +135,14 @@ def load(url: str, tmp: Path, pushers: int, seconds: float, env: dict) -> dict:
     stop.set()
     for t in threads:
         t.join()
+    from team_push_support import integrity
+
+    with TeamStore.open(url, readonly=True) as store:
+        there = set(store.query("SELECT o.machine, o.session_key FROM origin o JOIN session s ON s.origin_id = o.id"))
+    lost = sorted({(f"load-{i}", key) for i in range(pushers) for key in sent[i]} - there)
     return {"idle_p95": p95(idle), "busy_p95": p95(busy), "reads": len(busy), "pushed": sum(pushed),
-            "gc_passes": gc_passes[0], "errors": errors, "deadlocks": sum("deadlock" in e for e in errors)}
+            "gc_passes": gc_passes[0], "errors": errors, "deadlocks": sum("deadlock" in e for e in errors),
+            "sent": sum(map(len, sent)), "lost": lost, "integrity": integrity(url)}
 
 
 def synthetic_store(root: Path, tasks: int, seed: int = 7) -> Path:
@@ -439,6 +450,8 @@ def push_and_load(cluster, tmp: Path, opts, env: dict, parts: set[str]) -> None:
         figures = load(url, tmp, opts.pushers, opts.seconds, env)
         print(f"load: {opts.pushers} pushers + 1 GC + 2 readers for {opts.seconds:.0f} s:"
               f" {figures['pushed']} sessions pushed, {figures['gc_passes']} GC passes, {figures['reads']} reads")
+        print(f"  lost: {len(figures['lost'])} of the {figures['sent']} sessions the pushers' last pushes found"
+              f" {figures['lost'][:3]}; integrity checks failing: {figures['integrity'] or 'none'}")
         print(f"  errors surfaced: {len(figures['errors'])} (deadlocks {figures['deadlocks']})"
               + "".join(f"\n    {e}" for e in figures["errors"][:5]))
         print(f"  p95 step-list read: {figures['busy_p95'] * 1000:.1f} ms under load, anchor idle"
