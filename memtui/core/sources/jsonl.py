@@ -24,6 +24,11 @@ from memtui.core.model import Problem
 # any transcript holds, is reported and skipped instead of exhausting the stack or memory.
 MAX_DEPTH = 256
 MAX_LINE_BYTES = 256 * 1024 * 1024
+READ_BUFFER = 1 << 20
+"""Bytes read at a time when a file is read line by line: with io's default (8 KiB) a line of
+a transcript (a tool's result, often tens of KiB) took several reads and joins; reading the
+lines of a heavy home took 2.5x longer."""
+_NOT_OPENING = bytes(b for b in range(256) if b not in b"{[")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _BRACKET = re.compile(rb"[\[\]{}]")
 
@@ -93,7 +98,7 @@ def iter_records(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int
     `.get`. A file that cannot be opened is one problem, not an exception.
     """
     try:
-        handle = open(path, "rb")
+        handle = open(path, "rb", buffering=READ_BUFFER)
     except OSError as exc:
         problems.append(Problem(str(path), None, f"cannot read: {exc.strerror or exc}"))
         return
@@ -134,7 +139,8 @@ def _record(raw: bytes, path: Path, lineno: int, problems: list[Problem], *, las
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
             record = None
-        if record.__class__ is dict and (raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH or object_depth(record) <= MAX_DEPTH):
+        # The opening brackets counted in one pass (the bytes left once all others are deleted).
+        if record.__class__ is dict and (len(raw.translate(None, _NOT_OPENING)) <= MAX_DEPTH or object_depth(record) <= MAX_DEPTH):
             return record
     return _object(raw, path, lineno, problems, last=last)
 
@@ -209,7 +215,7 @@ class GrownLines:
     def complete(self) -> Iterator[tuple[int, int, Any]]:
         """(line number, byte offset, record) of each parseable complete line after `offset`."""
         try:
-            handle = open(self.path, "rb")
+            handle = open(self.path, "rb", buffering=READ_BUFFER)
         except OSError as exc:
             self.problems.append(Problem(str(self.path), None, f"cannot read: {exc.strerror or exc}"))
             return

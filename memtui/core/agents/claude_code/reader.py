@@ -194,6 +194,8 @@ class TranscriptReader:
         if uuid and rtype in CONVERSATION:
             self.parents[uuid] = parent
             self.order[uuid] = lineno
+        if rtype == "progress" or rtype == "attachment":
+            return  # links of the uuid chain alone (most of a transcript's lines): nothing more to read
         target = self.turn
         if sidechain and not self.subagent and rtype in ("user", "assistant"):
             target = self._side_turn(uuid, parent, rec, when)

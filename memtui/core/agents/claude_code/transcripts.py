@@ -45,10 +45,27 @@ def _subagent_files(session_file: Path, session_id: str) -> list[Path]:
     found = sorted(folder.glob("agent-*.jsonl"))
     if session_file.is_file():
         for path in sorted(session_file.parent.glob("agent-*.jsonl")):
-            record = first_record(path)
-            if record and record.get("sessionId") == session_id:
+            if _first_session(path) == session_id:
                 found.append(path)
     return found
+
+
+_first_sessions: dict[Path, tuple[tuple[int, int, int], Any]] = {}
+
+
+def _first_session(path: Path) -> Any:
+    """The `sessionId` of a 2.0.x `agent-*.jsonl` file's first record (None if it has none),
+    read once while the file is unchanged (its stat key): each session of a project folder
+    looks at every agent file beside it, a folder's sessions × its agent files reads."""
+    key = stat_key(path)
+    kept = _first_sessions.get(path)
+    if key is not None and kept is not None and kept[0] == key:
+        return kept[1]
+    record = first_record(path)
+    session_id = record.get("sessionId") if record else None
+    if key is not None:
+        _first_sessions[path] = (key, session_id)
+    return session_id
 
 
 def _own_start(path: Path, held: Held) -> str:
