@@ -44,6 +44,12 @@ class MemtuiScreen(Screen[T]):
             self._resumed = True
             event.refresh_styles = bool(self.CSS_PATH)
 
+    @on(events.Mount)
+    def _bindings_once_mounted(self) -> None:
+        """The footer asks check_action again once the screen counts as mounted (until then
+        it offers nothing)."""
+        self.call_after_refresh(self.refresh_bindings)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state != WorkerState.ERROR:
             return
@@ -53,7 +59,11 @@ class MemtuiScreen(Screen[T]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """A command of the table is hidden (footer) and not run where it does not apply: when
         the open source can't do what it needs, or outside the panes it applies in (the footer
-        shows what the keys do where the focus is)."""
+        shows what the keys do where the focus is). Nothing runs before the screen is mounted:
+        a key typed as a dialog is pushed would act on widgets not there yet (a crash), or
+        answer a question the user has not seen."""
+        if not self.is_mounted:
+            return False
         if not action_offered(action, parameters, self.COMMAND_SCOPE, self.app.source):  # type: ignore[attr-defined]
             return False
         command = command_for(self.COMMAND_SCOPE, action, parameters)
