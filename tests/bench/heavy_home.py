@@ -2,6 +2,7 @@
 
     python tests/bench/heavy_home.py [--sessions 400] [--runs 3] [--folder DIR]
     python tests/bench/heavy_home.py --sessions 2000 --folder /work/heavy/heavy-home-2000 --no-grow --cold-runs 3
+    python tests/bench/heavy_home.py --sessions 2000 --folder /work/heavy/heavy-home-2000 --cold-only --cold-runs 3
     python tests/bench/heavy_home.py --sessions 2000 --folder /work/heavy/heavy-home-2000 --paint-only --cache DIR
 
 `make_heavy_home` replicates the real Claude Code sessions of tests/fixtures/real (8 sessions:
@@ -303,6 +304,8 @@ def main() -> None:
                     help="the first-paint rows alone (warm), on the index in --cache (built there by one `log` if missing)")
     ap.add_argument("--cache", type=Path, default=None, help="with --paint-only: an XDG cache folder to keep the index in")
     ap.add_argument("--balance", action="store_true", help="one more cold build: how the worker pool split the work")
+    ap.add_argument("--cold-only", action="store_true",
+                    help="the cold rows alone: the orjson anchor, the cold build (`log`), ccusage session")
     args = ap.parse_args()
     compileall.compile_dir(str(ROOT / "memtui"), quiet=1)  # as an installed package's modules are
     cache = Path(tempfile.gettempdir()) / "memtui-bench"  # never under the real home
@@ -345,7 +348,8 @@ def main() -> None:
         fresh_env()
         unusable = dict(envs[-1], XDG_CACHE_HOME=str(scratch / "a-file"))
         (scratch / "a-file").write_text("no cache folder can be made here\n")
-        median_of("no index (cache folder unusable): log --json", [*memtui, "log", str(home), "--json"], unusable, 1)
+        if not args.cold_only:
+            median_of("no index (cache folder unusable): log --json", [*memtui, "log", str(home), "--json"], unusable, 1)
         cold_walls = []
         for n in range(args.cold_runs):
             fresh_env()
@@ -355,6 +359,9 @@ def main() -> None:
                      statistics.median(c for _w, c, _r in cold_walls), max(r for _w, _c, r in cold_walls)))
         serial = [sys.executable, "-c", SERIAL]
         pooled_env = envs[-1]  # the warm rows read the index the last (pooled) cold build wrote
+        if args.cold_only:
+            cold_only(home, rows, pooled_env, args.runs, median_of)
+            return
         serial_runs = []
         for _ in range(args.serial_runs):
             fresh_env()
@@ -415,6 +422,28 @@ def main() -> None:
             if name.startswith(("cold", "warm")):
                 print(f"{name:<50} = {wall / ccusage[0]:.2f}x ccusage session (wall), {cpu / ccusage[1]:.2f}x (CPU)")
     print_paint(paint)
+
+
+def cold_only(home: Path, rows: list, env: dict[str, str], runs: int, median_of) -> None:
+    """The cold rows measured (`rows`), then ccusage session's beside them; each printed as a
+    ratio of the orjson pass (CPU) and of ccusage (wall and CPU)."""
+    from ccusage_support import VERSION, ccusage
+
+    binary, why = ccusage()
+    if binary is not None:
+        median_of(f"anchor: ccusage {VERSION} session --json -O", [str(binary), "session", "--json", "-O"], env, runs)
+    else:
+        print(f"ccusage: not run ({why})")
+    mib = home_bytes(home) / 2**20
+    anchor = rows[0][2]
+    ccusage_row = next(((w, c) for n, w, c, _r in rows if "session --json" in n), None)
+    print(f"\n{'what':<50} {'wall s':>8} {'CPU s':>8} {'MiB/s (CPU)':>11} {'CPU x orjson':>12} {'peak RSS MiB':>13}")
+    for name, wall, cpu, rss in rows:
+        print(f"{name:<50} {wall:>8.3f} {cpu:>8.3f} {mib / max(cpu, 1e-3):>11.1f} {cpu / anchor:>12.2f} {rss:>13.0f}")
+    if ccusage_row is not None:
+        for name, wall, cpu, _rss in rows:
+            if name.startswith("cold"):
+                print(f"{name:<50} = {wall / ccusage_row[0]:.2f}x ccusage session (wall), {cpu / ccusage_row[1]:.2f}x (CPU)")
 
 
 def print_paint(paint: list[tuple[str, float, float]]) -> None:
