@@ -209,3 +209,20 @@ def test_rollback_restores_known_contents_and_refuses_unknown_ones(source, homes
     result = apply_rollback(source, plan)
     assert target.read_text() == TEXTS.CLI_V0
     assert any("undo recorded" in n and "state folder" in n for n in result.notes)
+
+
+def test_an_agent_file_beside_the_session_is_read_again_when_rewritten(homes):
+    """2.0.x: which session an `agent-*.jsonl` beside the sessions belongs to is read from its
+    first record once while the file is unchanged; rewritten for another session (same size),
+    it is no longer this session's sub-agent."""
+    from memtui.core.agents.claude_code.transcripts import Transcripts
+
+    _workspace, env = homes
+    home = Path(env["CLAUDE_CONFIG_DIR"])
+    session = home / "projects" / "-home-dev-tally" / f"{S20}.jsonl"
+    agent = session.with_name("agent-5e0c9a1f.jsonl")
+    assert f"{S20}:agent-5e0c9a1f" in Transcripts.read(session, home).turns
+    assert f"{S20}:agent-5e0c9a1f" in Transcripts.read(session, home).turns  # read again, unchanged
+    other = S20[:-2] + "99"
+    agent.write_text(agent.read_text(encoding="utf-8").replace(S20, other), encoding="utf-8")
+    assert f"{S20}:agent-5e0c9a1f" not in Transcripts.read(session, home).turns
