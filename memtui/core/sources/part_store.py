@@ -236,16 +236,20 @@ class PartStore:
             self._fresh = None
 
 
-_codecs = threading.local()
+class _Codecs(threading.local):
+    """Each thread's zstd contexts, made when the thread first asks (a context costs more to make
+    than a part's compression; one is never used by two threads at once)."""
+
+    def __init__(self) -> None:
+        self.pair = (zstandard.ZstdCompressor(level=1), zstandard.ZstdDecompressor())
+
+
+_codecs = _Codecs()
 
 
 def _codec() -> tuple[zstandard.ZstdCompressor, zstandard.ZstdDecompressor]:
-    """This thread's zstd contexts (made once: a context costs more to make than a part's
-    compression; one is never used by two threads at once)."""
-    codec = getattr(_codecs, "pair", None)
-    if codec is None:
-        codec = _codecs.pair = (zstandard.ZstdCompressor(level=1), zstandard.ZstdDecompressor())
-    return codec
+    """This thread's zstd contexts."""
+    return _codecs.pair
 
 
 def dumps(part: object) -> bytes:
