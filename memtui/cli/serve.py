@@ -100,6 +100,23 @@ def _title(path: Path | str) -> str:
 CHUNK_WAIT_S = 30  # seconds the server waits for each chunk of a file the app delivers
 
 
+def _check_listenable(host: str, port: int) -> None:
+    """Refuse, before any address is printed, a host and port nothing can listen on now (a port
+    another server holds, an address of another machine): the user never gets a URL that leads
+    nowhere. The probe binds as the server will (SO_REUSEADDR) and lets go at once."""
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+            probe.listen()
+    except OSError as exc:
+        raise MemtuiError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; nothing is served") from None
+
+
 def run(args) -> int:
     try:
         from textual_serve import download_manager
@@ -130,6 +147,7 @@ def run(args) -> int:
     if not loopback and not args.read_only and not args.allow_writes_from_network:
         raise MemtuiError(f"--host {args.host} lets other machines in: add --read-only to let them browse only, "
                           "or --allow-writes-from-network to let whoever has the URL change the memory")
+    _check_listenable(args.host, args.port)
     base = args.public_url or public_url(args.host, args.port)
     guard = WebGuard.for_address(args.host, args.port, args.public_url, max_apps=args.max_tabs, home=base)
     url = guard.url(base)

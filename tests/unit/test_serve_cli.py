@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import socket
 import subprocess
 import sys
 
@@ -31,36 +32,50 @@ def test_each_browser_tab_runs_this_memtui_read_only_when_asked(tmp_path):
     assert public_url("::1", 8000) == "http://[::1]:8000"
 
 
-def test_a_non_loopback_host_is_warned_about_and_a_failed_bind_is_one_line(tmp_path, capsys):
-    # 192.0.2.1 (TEST-NET-1) is no address of this machine: binding fails, nothing is sent.
+def _serving_lines(argv: list[str], tmp_path, count: int) -> list[str]:
+    """The first `count` lines a real `memtui serve …` prints on stderr while it listens; the
+    server is stopped after."""
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    server = subprocess.Popen([sys.executable, "-m", "memtui", "serve", *argv], stderr=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL, text=True, env=env)
+    try:
+        assert server.stderr is not None
+        return [server.stderr.readline().rstrip("\n") for _ in range(count)]
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_a_non_loopback_host_is_warned_about_and_each_serve_prints_its_own_token(tmp_path):
+    port = free_port()
+    browse = _serving_lines([str(tmp_path), "--host", "0.0.0.0", "--port", str(port), "--read-only"], tmp_path, 2)
+    assert browse[0].startswith("memtui: serving ") and "/?token=" in browse[0]
+    assert browse[1].startswith(f"memtui: WARNING: listening on 0.0.0.0: anyone who can reach port {port} "
+                                "and has this address can browse the agent memory")
+    assert "change" not in browse[1]
+    argv = [str(tmp_path), "--host", "0.0.0.0", "--port", str(free_port()), "--allow-writes-from-network"]
+    change = _serving_lines(argv, tmp_path, 2)
+    assert "can browse and change (pin, roll back, GC, edit)" in change[1]
+    tokens = {lines[0].split("?token=")[1].split()[0] for lines in (browse, change)}
+    assert len(tokens) == 2 and all(len(t) >= 32 for t in tokens)
+
+
+def test_an_address_nothing_can_listen_on_is_one_line_and_no_url(tmp_path, capsys):
+    # 192.0.2.1 (TEST-NET-1) is no address of this machine; the port below is another server's.
     assert main(["serve", str(tmp_path), "--host", "192.0.2.1", "--port", "8765", "--read-only"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("memtui: serving ") and "/?token=" in err[0]
-    assert err[1].startswith("memtui: WARNING: listening on 192.0.2.1: anyone who can reach port 8765 "
-                             "and has this address can browse the agent memory")
-    assert "change" not in err[1]
-    assert err[-1].startswith("memtui: cannot listen on 192.0.2.1:8765")
-    argv = ["serve", str(tmp_path), "--host", "192.0.2.1", "--port", "8765", "--allow-writes-from-network"]
-    assert main(argv) == 2
-    warning = capsys.readouterr().err.splitlines()[1]
-    assert "can browse and change (pin, roll back, GC, edit)" in warning
-
-
-@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.1"])
-def test_a_network_address_without_read_only_is_refused_before_listening(tmp_path, capsys, host):
-    assert main(["serve", str(tmp_path), "--host", host, "--port", "8765"]) == 2
+    assert len(err) == 1 and err[0].startswith("memtui: cannot listen on 192.0.2.1:8765: ")
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["serve", str(tmp_path), "--port", str(port)]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"memtui: --host {host} lets other machines in: add --read-only to let them browse only, "
-                   "or --allow-writes-from-network to let whoever has the URL change the memory"]
+    assert err == [f"memtui: cannot listen on 127.0.0.1:{port}: Address already in use; nothing is served"]
+    assert main(["serve", str(tmp_path), "--host", "nosuch.invalid", "--read-only"]) == 2  # no such name
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("memtui: cannot listen on nosuch.invalid:8000: ") and "-2" not in err[0]
 
 
-def test_each_serve_prints_its_own_token_and_a_cap_below_one_is_refused(tmp_path, capsys):
-    tokens = set()
-    for _ in range(2):
-        main(["serve", str(tmp_path), "--host", "192.0.2.1", "--port", "8765", "--read-only"])
-        line = capsys.readouterr().err.splitlines()[0]
-        tokens.add(line.split("?token=")[1].split()[0])
-    assert len(tokens) == 2 and all(len(t) >= 32 for t in tokens)
+def test_a_tab_cap_below_one_is_refused(tmp_path, capsys):
     assert main(["serve", str(tmp_path), "--max-tabs", "0"]) == 2
     assert "--max-tabs 0" in capsys.readouterr().err
 
