@@ -89,3 +89,34 @@ def footer_keys(app: Any) -> set[str]:
     """The keys the footer shows now (Textual hides a binding whose check_action is False)."""
     return {binding.key for _node, binding, enabled, _tip in app.screen.active_bindings.values()
             if binding.show and enabled}
+
+
+
+async def each_screen(pilot: Any, visits: list[Any], check: Any, go: Any = None) -> None:
+    """Visit several screens in one app start, each from the main screen as the app started:
+    `go(visit)` (by default: press the visit's keys), settle, `check(visit)` (its own
+    assertions), then pop every screen the visit opened, put the focus back where it was at the
+    start and clear the notifications. A failed check does not stop the walk: every visit is
+    made and the test fails naming each visit whose check failed, with its message."""
+    app = pilot.app
+    bottom = len(app.screen_stack)
+    focused = app.screen.focused
+    failed: list[str] = []
+    for visit in visits:
+        if go is None:
+            await pilot.press(*visit)
+        else:
+            await go(visit)
+        await settle(pilot)
+        try:
+            await check(visit)
+        except AssertionError as error:
+            name = "+".join(visit) if isinstance(visit, (list, tuple)) else str(visit)
+            failed.append(f"{name}: {error}")
+        while len(app.screen_stack) > bottom:
+            await app.pop_screen()
+        if focused is not None and app.screen.focused is not focused:
+            focused.focus()
+        app.clear_notifications()
+        await settle(pilot)
+    assert not failed, "\n\n".join(failed)

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import screen_text
 from hostile_text import assert_no_raw, hostile_workspace
-from pilot_support import settle
+from pilot_support import each_screen, settle
 
 H = ("[bold red]X[/] [link=file:///etc]y[/link] \x1b[2J \x1b]0;title\x07 \x1b[31m c1\x9b "
      "bidi\u202e nul\x00 cr\r end")
@@ -52,13 +52,18 @@ async def test_main_panes_and_step_detail(store, open_app):
         assert_no_raw(text, "side by side")
 
 
-@pytest.mark.parametrize("keys", [["g"], ["s"], ["m"], ["D"], ["S"], ["question_mark"], ["ctrl+p"],
-                                  ["3", "r"], ["3", "x"], ["ctrl+f", *"end"]],
-                         ids=lambda keys: "+".join(keys))
-async def test_screen(store, open_app, keys):
+SCREENS = [["g"], ["s"], ["m"], ["D"], ["S"], ["question_mark"], ["ctrl+p"], ["3", "r"], ["3", "x"],
+           ["ctrl+f", *"end"]]
+
+
+async def test_screen(store, open_app):
+    """Each screen in turn, from the main screen (one app start; each_screen names every
+    screen that drew something raw)."""
     async with open_app(store, size=SIZE) as pilot:
-        text = await visit(pilot, *keys)
-        assert_no_raw(text, "+".join(keys))
+        async def check(keys):
+            assert_no_raw(screen_text(pilot.app), "+".join(keys))
+
+        await each_screen(pilot, SCREENS, check)
 
 
 async def test_a_notification_naming_hostile_text_shows_it_literally(store, app_for):
@@ -118,15 +123,19 @@ def claude_home(tmp_path):
     return home
 
 
-@pytest.mark.parametrize("keys", [["3"], ["3", "o"], ["S"], ["C"], ["question_mark"], ["3", "x"], ["ctrl+f", *"end"]],
-                         ids=lambda keys: "+".join(keys))
-async def test_claude_code_transcript(claude_home, open_app, keys):
-    """The cleanup preview and the search start with no transcript text on screen: only
-    nothing raw is asserted there."""
+CLAUDE_SCREENS = [["3"], ["3", "o"], ["S"], ["C"], ["question_mark"], ["3", "x"], ["ctrl+f", *"end"]]
+
+
+async def test_claude_code_transcript(claude_home, open_app):
+    """Each screen in turn, from the main screen (one app start). The cleanup preview and the
+    search start with no transcript text on screen: only nothing raw is asserted there."""
     async with open_app(claude_home, size=SIZE) as pilot:
-        text = await visit(pilot, *keys)
-        assert_no_raw(text, "claude " + "+".join(keys))
-        assert keys[0] in ("C", "ctrl+f") or MARKUP in text, text
+        async def check(keys):
+            text = screen_text(pilot.app)
+            assert_no_raw(text, "claude " + "+".join(keys))
+            assert keys[0] in ("C", "ctrl+f") or MARKUP in text, text
+
+        await each_screen(pilot, CLAUDE_SCREENS, check)
 
 
 async def test_memory_dialogs_name_a_hostile_document_literally(store, open_screen):

@@ -13,7 +13,7 @@ from memory_workspace import FIXED_MTIME
 from textual.widgets import TextArea
 
 from memtui.ui.screens.memory import MemoryScreen
-from pilot_support import settle
+from pilot_support import each_screen, settle
 from memtui.ui.widgets.chain_list import ChainList
 from memtui.ui.widgets.chain_panel import ChainPanel
 from memtui.ui.widgets.chain_text import ChainText
@@ -148,22 +148,31 @@ def test_loaded_view_snapshot(snap_compare, world, app_for):
     assert snap_compare(app, terminal_size=SIZE, run_before=codex_cut)
 
 
-@pytest.mark.parametrize("width", [80, 120])
-async def test_at_80_columns_the_chain_leaves_the_file_half_the_screen(world, open_memory, width):
+async def test_at_80_columns_the_chain_leaves_the_file_half_the_screen(world, open_app):
     """The chain pane is wide where there is room (66 columns) but never more than half the
-    screen: at 80 columns it took 66, leaving the file — and its editor — 13 columns."""
-    async with open_memory(world.repo, size=(width, 24)) as pilot:
-        await open_loaded(pilot, path=world.claude_config / "CLAUDE.md")
-        screen = pilot.app.screen
-        side = screen.query_one("#memory-side").outer_size.width
-        main = screen.query_one("#memory-main").outer_size.width
-        assert side <= width // 2 and main >= width // 2, (side, main)
-        assert side == min(66, width // 2)
-        await pilot.press("enter")
-        await pilot.pause()
-        assert screen.editing
-        editor = screen.query_one("#memory-editor", TextArea)
-        assert editor.region.width >= width - 34, editor.region  # the chain steps aside while editing
+    screen: at 80 columns it took 66, leaving the file — and its editor — 13 columns. One app
+    start: at each width the terminal is resized on the main screen and the memory screen
+    opened afresh (each_screen names every width that failed)."""
+    async with open_app(world.repo, size=(80, 24)) as pilot:
+        async def at(width):
+            await pilot.resize_terminal(width, 24)
+            pilot.app.push_screen(MemoryScreen(world.repo))
+
+        async def check(width):
+            assert pilot.app.size == (width, 24)
+            await open_loaded(pilot, path=world.claude_config / "CLAUDE.md")
+            screen = pilot.app.screen
+            side = screen.query_one("#memory-side").outer_size.width
+            main = screen.query_one("#memory-main").outer_size.width
+            assert side <= width // 2 and main >= width // 2, (side, main)
+            assert side == min(66, width // 2)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert screen.editing
+            editor = screen.query_one("#memory-editor", TextArea)
+            assert editor.region.width >= width - 34, editor.region  # the chain steps aside while editing
+
+        await each_screen(pilot, [80, 120], check, go=at)
 
 
 async def test_leaving_the_editor_goes_back_to_the_chain(world, open_memory):
@@ -184,18 +193,27 @@ async def test_leaving_the_editor_goes_back_to_the_chain(world, open_memory):
         assert panel.agent == "codex"
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 40), (160, 48)])
-async def test_each_chain_file_stays_on_one_line(demo_path, open_memory, shown, size):
+async def test_each_chain_file_stays_on_one_line(demo_path, open_app, shown):
     """At 120 columns a file's scope ("project") wrapped onto a line of its own under the path.
     Each file is one line: where the room is short the scope and state give way, then the
-    start of the path."""
-    async with open_memory(demo_path, size=size) as pilot:
-        panel = await open_loaded(pilot, agent="memtui")
-        files = len(panel.list.chain.files)
-        side = [line.split("│")[0] for line in shown(pilot.app).splitlines()]
-        first = next(i for i, line in enumerate(side) if line.startswith("  1 "))
-        listed = side[first:first + files]
-        assert all(re.match(r" *\d+ \S+ +[\d.]+ (B|KiB) \S", line) for line in listed), "\n".join(side)
-        assert all(line.rstrip().endswith((".md", ".jsonl", "project", "demand", "⚠ 1")) for line in listed), "\n".join(side)
-        if size[0] >= 120:
-            assert "HISTORY.jsonl project on demand" in "\n".join(listed)
+    start of the path. One app start: at each size the terminal is resized on the main screen
+    and the memory screen opened afresh (each_screen names every size that failed)."""
+    async with open_app(demo_path, size=(80, 24)) as pilot:
+        async def at(size):
+            await pilot.resize_terminal(*size)
+            pilot.app.push_screen(MemoryScreen(demo_path))
+
+        async def check(size):
+            assert pilot.app.size == size
+            panel = await open_loaded(pilot, agent="memtui")
+            files = len(panel.list.chain.files)
+            side = [line.split("│")[0] for line in shown(pilot.app).splitlines()]
+            first = next(i for i, line in enumerate(side) if line.startswith("  1 "))
+            listed = side[first:first + files]
+            assert all(re.match(r" *\d+ \S+ +[\d.]+ (B|KiB) \S", line) for line in listed), "\n".join(side)
+            assert all(line.rstrip().endswith((".md", ".jsonl", "project", "demand", "⚠ 1")) for line in listed), \
+                "\n".join(side)
+            if size[0] >= 120:
+                assert "HISTORY.jsonl project on demand" in "\n".join(listed)
+
+        await each_screen(pilot, [(80, 24), (120, 40), (160, 48)], check, go=at)

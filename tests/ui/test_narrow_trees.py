@@ -18,7 +18,7 @@ from conftest import screen_text, tree_nodes
 from memtui.core.display import human_bytes
 from memtui.core.gc import GcSessionRow, GcTaskRow
 from memtui.ui.app import make_app
-from pilot_support import settle
+from pilot_support import each_screen, settle
 from memtui.ui.widgets.cleanup_tree import CleanupTree
 from memtui.ui.widgets.gc_tree import GcTree
 
@@ -46,31 +46,43 @@ async def preview(app, size, key: str, kind):
         yield pilot, app.screen.query_one(kind)
 
 
-@pytest.mark.parametrize("size", SIZES)
-async def test_gc_rows_keep_their_figures_whole(demo_path: Path, app_for, size) -> None:
+async def test_gc_rows_keep_their_figures_whole(demo_path: Path, app_for) -> None:
+    """One app start: at each size the terminal is resized on the main screen and the GC
+    preview opened afresh (each_screen names every size that failed)."""
     app = app_for(demo_path)
-    async with preview(app, size, "g", GcTree) as (pilot, tree):
-        for parent in tree.root.children:
-            parent.expand()
-        await pilot.pause()
-        assert tree.virtual_size.width <= tree.scrollable_content_region.width  # nothing runs off the right
-        lines = shown_lines(app, tree)
-        tasks = sessions = 0
-        for node in tree_nodes(tree):
-            line = lines.get(node.line)
-            if line is None:
-                continue
-            row = node.data
-            if isinstance(row, GcTaskRow):
-                tasks += 1
-                assert line.split()[1].startswith(f"#{row.task}"), line
-                if row.bytes:
-                    assert line.endswith(f"  {human_bytes(row.bytes)}"), line
-                assert row.state in line, line
-            elif isinstance(row, GcSessionRow) and row.reclaimable_bytes:
-                sessions += 1
-                assert line.endswith(f" {human_bytes(row.reclaimable_bytes)}"), line
-        assert tasks >= 5 and sessions >= 1
+    async with app.run_test(size=SIZES[0]) as pilot:
+        await settle(pilot)
+
+        async def at(size) -> None:
+            await pilot.resize_terminal(*size)
+            await pilot.press("g")
+
+        async def check(size) -> None:
+            assert app.size == size
+            tree = app.screen.query_one(GcTree)
+            for parent in tree.root.children:
+                parent.expand()
+            await pilot.pause()
+            assert tree.virtual_size.width <= tree.scrollable_content_region.width  # nothing runs off the right
+            lines = shown_lines(app, tree)
+            tasks = sessions = 0
+            for node in tree_nodes(tree):
+                line = lines.get(node.line)
+                if line is None:
+                    continue
+                row = node.data
+                if isinstance(row, GcTaskRow):
+                    tasks += 1
+                    assert line.split()[1].startswith(f"#{row.task}"), line
+                    if row.bytes:
+                        assert line.endswith(f"  {human_bytes(row.bytes)}"), line
+                    assert row.state in line, line
+                elif isinstance(row, GcSessionRow) and row.reclaimable_bytes:
+                    sessions += 1
+                    assert line.endswith(f" {human_bytes(row.reclaimable_bytes)}"), line
+            assert tasks >= 5 and sessions >= 1
+
+        await each_screen(pilot, SIZES, check, go=at)
 
 
 @pytest.fixture(scope="module")

@@ -32,25 +32,33 @@ async def test_a_narrow_header_never_cuts_a_figure(demo_path: Path, open_app, sh
         assert "live 8" in header
 
 
-@pytest.mark.parametrize("width", [60, 66, 80, 100, 200])
-async def test_the_header_leaves_gc_figures_out_whole_as_it_narrows(demo_path: Path, open_app, shown,
-                                                                     width: int) -> None:
+async def test_the_header_leaves_gc_figures_out_whole_as_it_narrows(demo_path: Path, open_app, shown) -> None:
     """The widest header shows every GC figure; a narrower one drops the task count, then the
-    bytes, then shortens 'reclaimable', and what it shows is never a cut number."""
-    async with open_app(demo_path, size=(width, 24)) as pilot:
-        header = shown(pilot.app).splitlines()[0]
-    gc = re.search(r"(?:(\S+) tasks · )?live (\S+) · (reclaimable|recl\.) (\S+)(?: \(([^)]*)\))?", header)
-    if gc is None:
-        assert width <= 60 and "live" not in header, header  # no room: left out whole
-        return
-    assert (gc.group(2), gc.group(4)) == ("8", "10"), header  # the demo's 8 live, 10 reclaimable tasks
-    assert gc.group(1) in (None, "18"), header
-    if width == 66:  # (no read-only badge on the demo: the figures shorten later than they did)
-        assert gc.group(3) == "recl.", header
-    if width == 200:
-        assert gc.group(1) == "18" and gc.group(3) == "reclaimable" and gc.group(5), header
-    if gc.group(5):
-        assert re.fullmatch(r"[\d.]+ (B|KiB|MiB)", gc.group(5)), header
+    bytes, then shortens 'reclaimable', and what it shows is never a cut number. One app start,
+    resized to each width (each_screen names every width whose header failed)."""
+    from pilot_support import each_screen
+
+    async with open_app(demo_path, size=(60, 24)) as pilot:
+        async def at(width: int) -> None:
+            await pilot.resize_terminal(width, 24)
+
+        async def check(width: int) -> None:
+            assert pilot.app.size == (width, 24)
+            header = shown(pilot.app).splitlines()[0]
+            gc = re.search(r"(?:(\S+) tasks · )?live (\S+) · (reclaimable|recl\.) (\S+)(?: \(([^)]*)\))?", header)
+            if gc is None:
+                assert width <= 60 and "live" not in header, header  # no room: left out whole
+                return
+            assert (gc.group(2), gc.group(4)) == ("8", "10"), header  # the demo's 8 live, 10 reclaimable tasks
+            assert gc.group(1) in (None, "18"), header
+            if width == 66:  # (no read-only badge on the demo: the figures shorten later than they did)
+                assert gc.group(3) == "recl.", header
+            if width == 200:
+                assert gc.group(1) == "18" and gc.group(3) == "reclaimable" and gc.group(5), header
+            if gc.group(5):
+                assert re.fullmatch(r"[\d.]+ (B|KiB|MiB)", gc.group(5)), header
+
+        await each_screen(pilot, [60, 66, 80, 100, 200], check, go=at)
 
 
 async def test_a_store_without_gc_shows_no_gc_figures(tmp_path: Path, open_app, shown) -> None:
