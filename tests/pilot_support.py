@@ -92,6 +92,15 @@ def footer_keys(app: Any) -> set[str]:
 
 
 
+def _visit_name(visit: Any) -> str:
+    """A visit as a failure names it: its keys ("3+o"), its size ("80x24"), its function's name."""
+    if isinstance(visit, (list, tuple)) and all(isinstance(part, str) for part in visit):
+        return "+".join(visit)
+    if isinstance(visit, tuple):
+        return "x".join(str(part) for part in visit)
+    return getattr(visit, "__name__", str(visit))
+
+
 async def each_screen(pilot: Any, visits: list[Any], check: Any, go: Any = None) -> None:
     """Visit several screens in one app start, each from the main screen as the app started:
     `go(visit)` (by default: press the visit's keys), settle, `check(visit)` (its own
@@ -111,8 +120,7 @@ async def each_screen(pilot: Any, visits: list[Any], check: Any, go: Any = None)
         try:
             await check(visit)
         except AssertionError as error:
-            name = "+".join(visit) if isinstance(visit, (list, tuple)) else str(visit)
-            failed.append(f"{name}: {error}")
+            failed.append(f"{_visit_name(visit)}: {error}")
         while len(app.screen_stack) > bottom:
             await app.pop_screen()
         if focused is not None and app.screen.focused is not focused:

@@ -3,8 +3,6 @@ columns) and the conflict dialog (90) ran off the right edge, the end of each li
 
 from __future__ import annotations
 
-import pytest
-
 from pilot_support import settle
 
 SMALL = (80, 24)
@@ -22,16 +20,21 @@ def _conflict():
     return ConflictScreen("MEMORY.md", "It changed on disk since you opened it", b"disk\n", "mine\n"), "#conflict-dialog"
 
 
-@pytest.mark.parametrize("make", [_help, _conflict], ids=["help", "conflict"])
-async def test_the_dialog_fits_an_80_column_screen(demo_path, open_app, make):
-    screen, dialog_id = make()
+async def test_the_dialog_fits_an_80_column_screen(demo_path, open_app):
+    """The help, then the conflict dialog, each pushed on the main screen of one app start
+    (each_screen names every dialog that ran off the screen)."""
+    from pilot_support import each_screen
+
     async with open_app(demo_path, size=SMALL) as pilot:
-        await settle(pilot)
-        pilot.app.push_screen(screen)
-        await settle(pilot)
-        dialog = pilot.app.screen.query_one(dialog_id)
-        assert dialog.region.x >= 0 and dialog.region.right <= 80, dialog.region
-        assert dialog.outer_size.width <= 80, dialog.outer_size
+        async def push(make) -> None:
+            pilot.app.push_screen(make()[0])
+
+        async def check(make) -> None:
+            dialog = pilot.app.screen.query_one(make()[1])
+            assert dialog.region.x >= 0 and dialog.region.right <= 80, dialog.region
+            assert dialog.outer_size.width <= 80, dialog.outer_size
+
+        await each_screen(pilot, [_help, _conflict], check, go=push)
 
 
 async def test_the_rollback_dialog_names_its_choices_whole_at_80_columns(demo_path, open_app, shown):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -34,16 +33,6 @@ def shown_lines(app, tree) -> dict[int, str]:
     lines = screen_text(app).splitlines()[region.y:region.bottom]
     top = tree.scroll_offset.y
     return {top + i: line[region.x:region.right].rstrip() for i, line in enumerate(lines)}
-
-
-@asynccontextmanager
-async def preview(app, size, key: str, kind):
-    """The app at `size` with the preview `key` opens, settled: (pilot, its tree)."""
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        await pilot.press(key)
-        await settle(pilot)
-        yield pilot, app.screen.query_one(kind)
 
 
 async def test_gc_rows_keep_their_figures_whole(demo_path: Path, app_for) -> None:
@@ -90,19 +79,31 @@ def spotter(tmp_path_factory) -> Path:
     return real_home("claude-2.1.39-spotter", tmp_path_factory.mktemp("real"))
 
 
-@pytest.mark.parametrize("size", SIZES)
-async def test_cleanup_projects_stay_apart_with_their_figures(spotter: Path, tmp_path: Path, size) -> None:
+async def test_cleanup_projects_stay_apart_with_their_figures(spotter: Path, tmp_path: Path) -> None:
+    """One app start: at each size the terminal is resized on the main screen and the cleanup
+    preview opened afresh (each_screen names every size that failed)."""
     home = shutil.copytree(spotter, tmp_path / "claude")
     app = make_app(home)
-    async with preview(app, size, "C", CleanupTree) as (_, tree):
-        assert tree.virtual_size.width <= tree.scrollable_content_region.width  # nothing runs off the right
-        lines = shown_lines(app, tree)
-        projects = [node for node in tree.root.children]
-        shown = [lines[node.line] for node in projects]
-        assert len(shown) == 2 and len(set(shown)) == 2, shown
-        for node, line in zip(projects, shown):
-            row = node.data
-            ends = row.project.rsplit("-", 1)[-1]
-            path = line[2:].split("  ")[0]
-            assert path.endswith(f"spotter-{ends}"), line  # the worktree's own name: -gqc / -4te
-            assert f"  {human_bytes(row.going_bytes)} of {human_bytes(row.bytes)} going" in line, line
+    async with app.run_test(size=SIZES[0]) as pilot:
+        await settle(pilot)
+
+        async def at(size) -> None:
+            await pilot.resize_terminal(*size)
+            await pilot.press("C")
+
+        async def check(size) -> None:
+            assert app.size == size
+            tree = app.screen.query_one(CleanupTree)
+            assert tree.virtual_size.width <= tree.scrollable_content_region.width  # nothing runs off the right
+            lines = shown_lines(app, tree)
+            projects = [node for node in tree.root.children]
+            shown = [lines[node.line] for node in projects]
+            assert len(shown) == 2 and len(set(shown)) == 2, shown
+            for node, line in zip(projects, shown):
+                row = node.data
+                ends = row.project.rsplit("-", 1)[-1]
+                path = line[2:].split("  ")[0]
+                assert path.endswith(f"spotter-{ends}"), line  # the worktree's own name: -gqc / -4te
+                assert f"  {human_bytes(row.going_bytes)} of {human_bytes(row.bytes)} going" in line, line
+
+        await each_screen(pilot, SIZES, check, go=at)

@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from textual.widgets import DataTable
 
 from pilot_support import settle
@@ -113,21 +111,31 @@ async def test_a_claude_code_home_is_costed_from_its_kept_rows_the_second_time(t
     assert second.priced == left
 
 
-@pytest.mark.parametrize("width", [80, 100, 120])
 async def test_the_groups_table_never_scrolls_sideways_a_narrow_one_says_the_cache_columns_are_left_out(
-        demo_path: Path, open_app, shown, width: int) -> None:
+        demo_path: Path, open_app, shown) -> None:
     """At 100 columns the groups table ran past its pane ("Cache writ") with a sideways
-    scrollbar; where its pane is too narrow it leaves out the two cache columns and says so."""
-    async with open_app(demo_path, size=(width, 24)) as pilot:
-        await _open_usage(pilot)
-        groups = pilot.app.screen.query_one("#usage-groups", DataTable)
-        labels = [str(column.label) for column in groups.columns.values()]
-        assert not groups.show_horizontal_scrollbar, (width, labels)
-        text = shown(pilot.app)
-        if width >= 120:
-            assert labels[-2:] == ["Cache read", "Cache write"] and "widen to see" not in text
-        else:
-            assert labels == ["Day", "Cost", "Input", "Output"] and "cache columns: widen to see" in text, text
+    scrollbar; where its pane is too narrow it leaves out the two cache columns and says so.
+    One app start: at each width the terminal is resized on the main screen and the usage
+    screen opened afresh (each_screen names every width that failed)."""
+    from pilot_support import each_screen
+
+    async with open_app(demo_path, size=(80, 24)) as pilot:
+        async def at(width: int) -> None:
+            await pilot.resize_terminal(width, 24)
+            await pilot.press("dollar_sign")
+
+        async def check(width: int) -> None:
+            assert pilot.app.size == (width, 24)
+            groups = pilot.app.screen.query_one("#usage-groups", DataTable)
+            labels = [str(column.label) for column in groups.columns.values()]
+            assert not groups.show_horizontal_scrollbar, (width, labels)
+            text = shown(pilot.app)
+            if width >= 120:
+                assert labels[-2:] == ["Cache read", "Cache write"] and "widen to see" not in text
+            else:
+                assert labels == ["Day", "Cost", "Input", "Output"] and "cache columns: widen to see" in text, text
+
+        await each_screen(pilot, [80, 100, 120], check, go=at)
 
 
 async def test_the_cache_columns_come_and_go_as_the_window_is_resized(demo_path: Path, open_app) -> None:
