@@ -174,7 +174,8 @@ async def test_columns_share_the_width_at_100x30_and_220x60(demo_path: Path, ope
     Narrow: the statistics keep their numbers and the decision log its why column."""
     async with open_app(demo_path, size=(220, 60)) as pilot:
         assert "Profile and shorten slow tests      " in shown(pilot.app).splitlines()[3]
-    async with open_app(demo_path, size=(100, 30)) as pilot:
+        await pilot.resize_terminal(100, 30)  # the same app, narrowed
+        await settled(pilot)
         await pilot.press("s")
         await settled(pilot)
         assert "bytes" in shown(pilot.app) and "share" in shown(pilot.app)
@@ -203,7 +204,8 @@ async def test_at_100x30_titles_and_paths_are_readable_not_every_column_cut(demo
         files = app.screen.query_one(CheckpointFiles)
         assert "size" not in [str(c.key.value) for c in files.columns.values()]
         assert files.current_record() is not None and files.current_record().path == "docs/draft.md"
-    async with open_app(demo_path, size=(160, 48)) as pilot:
+        await pilot.resize_terminal(160, 48)  # the same app, widened
+        await settled(pilot)
         assert [str(c.key.value) for c in pilot.app.screen.query_one(SessionsTable).columns.values()] == [
             "title", "status", "current", "tasks", "cost", "bytes", "activity"]
         assert "Current task" in shown(pilot.app)
