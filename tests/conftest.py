@@ -51,10 +51,15 @@ MAX_WORKERS = 8
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` (in addopts): one worker per core this process may use, at most MAX_WORKERS
-    (each worker imports the app and builds its own session fixtures; more buy no time)."""
-    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
-                      MAX_WORKERS))
+    """`-n auto` (in addopts): one worker more than the cores this process may use, at most
+    MAX_WORKERS. A worker is often asleep rather than busy: each key a UI test presses and each
+    pause waits for the app to go idle (Textual sleeps 20 ms at least, twice a key), and the
+    kill, CLI and browser tests wait on child processes; the suite's CPU time was three
+    quarters of two workers' wall time on an idle 2-core machine. The extra worker runs while
+    another sleeps (each worker imports the app and builds its own session fixtures, so not
+    more)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores + 1, MAX_WORKERS))
 
 
 # The modules holding the longest tests (a Chromium driven through `memtui serve`, mypy over the
