@@ -206,6 +206,7 @@ def main() -> None:
         compileall.compile_dir(str(Path(tree) / "memtui"), quiet=1)
     base = args.folder.absolute()
     base.mkdir(parents=True, exist_ok=True)
+    os.chdir(base)  # `python -m memtui` imports memtui from the working folder first: each tree from its PYTHONPATH
     only = set(args.only.split(","))
     for home, cache in (seed.split("=", 1) for seed in args.seed):  # an index built already: not built again
         first = base / home / f"cache-{next(iter(trees))}"
