@@ -30,6 +30,7 @@ GENERIC = {
     ("memory/__init__.py", "import_module(f'{__name__}.{module}')"): "the package's names, imported from their modules on first use",
     ("usage/tokens.py", "self"): "Tokens adds, compares and subtracts its own fields by name",
     ("usage/tokens.py", "other"): "Tokens adds, compares and subtracts its own fields by name",
+    ("store/pushed.py", "peewee"): "a driver's DB-API error as peewee's class of the same DB-API name",
 }
 
 SCHEMA_NAMES = {"schema_version", "blob_cols", "blob_columns"}

@@ -41,6 +41,10 @@ def _loads(text: str | None) -> Any:
         return text
 
 
+COMMON_STEP_COLUMNS = 14
+"""How many columns of a step every store's step query reads, before a store's own (`step_columns`)."""
+
+
 class ReadModel(MemorySource):
     """What the panes and the CLI read. Needs `_sql(sql, params)`, `schema_version` and
     `blob_cols` (schema.blob_columns of that version)."""
@@ -141,7 +145,16 @@ class ReadModel(MemorySource):
         return [Reference(*r) for r in self._sql("SELECT from_task, to_task, kind FROM task_ref ORDER BY id")]
 
     def steps(self, task_id: int, offset: int = 0, limit: int | None = None) -> list[StepInfo]:
-        return [self._step_info(r) for r in self._step_rows(task_id, offset, limit)]
+        return [self.step_from_row(r) for r in self._step_rows(task_id, offset, limit, self.step_columns())]
+
+    def step_columns(self) -> str:
+        """Columns a store reads of each step beyond the common ones (", s.col…"); `step_from_row`
+        finds them after those."""
+        return ""
+
+    def step_from_row(self, r: tuple, **more: Any) -> StepInfo:
+        """A step of a row of `steps`' query; `more`: fields read from the `step_columns`."""
+        return self._step_info(r, **more)
 
     def _step_rows(self, task_id: int, offset: int, limit: int | None, more: str = "") -> list[tuple]:
         """A page of the task's steps' rows: the columns _step_info reads, then `more` (", s.col…")."""

@@ -32,6 +32,7 @@ from memtui.core.store.dialect import POSTGRES
 from memtui.core.store.models import build_models
 from memtui.core.store.paths import is_team_url, shown_url, team_folder
 from memtui.core.store.pushed import SessionPush
+from memtui.core.store.reads import COMMON_STEP_COLUMNS
 from memtui.core.store.team_migrate import (CREATE_LOCK, FIRST_TEAM_SCHEMA, STEP_USAGE_COLUMNS, TEAM_SCHEMA_VERSION,
                                             USAGE_SCHEMA, create_team, upgrade_team)
 from memtui.core.store.team_search import TeamSearch
@@ -244,15 +245,17 @@ class TeamStore(TeamSearch, AgentStore, SessionPush):
                 f" WHERE t.id IN ({','.join('?' * len(chunk))})", chunk))
         return found
 
-    def steps(self, task_id: int, offset: int = 0,  # type: ignore[override]  # AgentStore's ids are integers
-              limit: int | None = None) -> list[StepInfo]:
-        """A page of a task's steps, each with its model and tokens by kind where pushed with them
-        (one statement)."""
+    def step_columns(self) -> str:
+        """Each step's model and tokens by kind where pushed with them: a page of steps is one
+        statement."""
         if self.team_schema < USAGE_SCHEMA:
-            return super().steps(task_id, offset, limit)
-        more = "".join(f", s.{column}" for column in ("model", *STEP_USAGE_COLUMNS))
-        return [self._step_info(r, model=r[14], usage=_tokens(r[15:]))
-                for r in self._step_rows(task_id, offset, limit, more)]
+            return ""
+        return "".join(f", s.{column}" for column in ("model", *STEP_USAGE_COLUMNS))
+
+    def step_from_row(self, r: tuple, **more: Any) -> StepInfo:
+        if len(r) > COMMON_STEP_COLUMNS:
+            more = {"model": r[COMMON_STEP_COLUMNS], "usage": _tokens(r[COMMON_STEP_COLUMNS + 1:]), **more}
+        return super().step_from_row(r, **more)
 
     def step_usage(self, task_id: int) -> list[StepInfo]:  # type: ignore[override]
         """The task's steps' model, tokens by kind, recorded cost and time (memtui.core.usage
