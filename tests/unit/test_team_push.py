@@ -200,8 +200,9 @@ def test_push_watch_pushes_what_is_new_until_interrupted(machines, team_url, tmp
 
 def test_a_write_the_server_refuses_ends_the_push_with_its_error_and_no_cursor(machines, pg_cluster, capsys,
                                                                                monkeypatch):
-    """Sessions are written on a thread of their own: its error still ends the push, one line,
-    the sessions before it whole, and no source marked as pushed."""
+    """The server refusing a session's rows (here its checkpoint entries, sent by COPY) ends the
+    push with the server's reason in one line, the sessions before it whole, and no source
+    marked as pushed."""
     import os
 
     laptop = machines[0]

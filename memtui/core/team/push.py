@@ -8,10 +8,6 @@ model and each session written into the team store in one transaction
 (memtui.core.store.pushed), named by its origin: this machine, the user, the agent, the
 store's path and the session's id there.
 
-Sessions are written on a thread of their own, in the order read, while the next one is read:
-the server's work on a session (its search indexes most of it) overlaps memtui's reading of the
-next instead of following it.
-
 Incremental and idempotent: a source file (or folder) whose size, mtime and inode are those of
 its cursor — recorded once all its sessions were in — is not read at all; a session whose
 fingerprint is the one pushed is not written again; contents are content-addressed. A push
@@ -24,9 +20,7 @@ import getpass
 import hashlib
 import json
 import os
-import queue
 import socket
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -170,15 +164,12 @@ def push(paths: Iterable[Path], url: str, *, machine: str | None = None, dry_run
     """Push every store found at `paths` into the team store at `url` (created on first push;
     a dry run creates and writes nothing and says what a push would write). `stop`: asked before
     each session; when it answers True the push ends there with KeyboardInterrupt (the sessions
-    written stay, each whole, the one being written is finished; the next push goes on from
-    them)."""
+    written stay, each whole; the next push goes on from them)."""
     started = time.monotonic()
     machine = machine or default_machine()
     user = getpass.getuser()
     report = PushReport(machine, url, dry_run)
     team = _open_team(url, dry_run)
-    writer = None if team is None or dry_run else _Writer(url)
-    stopped = False
     try:
         for entry in _sources(paths, env):
             done = SourcePush(entry.kind, str(entry.path))
@@ -190,114 +181,19 @@ def push(paths: Iterable[Path], url: str, *, machine: str | None = None, dry_run
             with entry.open() as source:
                 for info in [*source.sessions(), None]:  # None: the orphan tasks, if any
                     if stop is not None and stop():
-                        stopped = True
                         raise KeyboardInterrupt
                     session_key = ORPHANS if info is None else str(info.id)
-                    _push_session(team, writer, source, Origin(machine, user, entry.kind, done.path, session_key),
-                                  info, done)
+                    _push_session(team, source, Origin(machine, user, entry.kind, done.path, session_key), info,
+                                  done, dry_run)
                     if progress is not None:
                         progress(f"{entry.kind} {done.path}: {done.sessions} sessions, {done.written} written")
-            if writer is not None and team is not None:
-                writer.drain()  # the cursor says every session of the source is in
+            if team is not None and not dry_run:
                 team.set_push_cursor(machine, done.path, key)
-        if writer is not None:
-            writer.drain()
-    except BaseException as exc:
-        if writer is not None:
-            # Stopped by `stop` or failed: the session being written is finished, the queued one
-            # dropped. An interrupt of the process (Ctrl-C) does not wait for the write: the
-            # server rolls it back when the connection goes.
-            writer.close(wait=stopped or not isinstance(exc, KeyboardInterrupt))
-            writer = None
-        raise
     finally:
-        if writer is not None:
-            writer.close(wait=True)
         if team is not None:
             team.close()
     report.seconds = time.monotonic() - started
     return report
-
-
-class _Writer:
-    """Writes pushed sessions into the team store, in the order given, each in one transaction
-    (TeamStore.write_pushed), on a thread with a connection of its own. One session waits in
-    line while another is written: reading holds at most three sessions."""
-
-    def __init__(self, url: str) -> None:
-        self._url = url
-        self._line: queue.Queue = queue.Queue(maxsize=1)
-        self._dropping = threading.Event()
-        self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="memtui-push-writer", daemon=True)
-        self._thread.start()
-
-    def put(self, origin: Origin, pushed: PushedSession, done: SourcePush) -> None:
-        """Write this session after those given before (waits while one is already in line)."""
-        self._raise()
-        self._line.put((origin, pushed, done))
-
-    def drain(self) -> None:
-        """Once every session given is written (committed); raises the writer's error, if any."""
-        self._line.join()
-        self._raise()
-
-    def close(self, wait: bool) -> None:
-        """No more sessions: finish the one being written (`wait`) and drop any in line."""
-        self._dropping.set()
-        while True:  # make room for the end mark: what is in line is dropped
-            try:
-                self._line.put_nowait(None)
-                break
-            except queue.Full:
-                try:
-                    self._line.get_nowait()
-                    self._line.task_done()
-                except queue.Empty:
-                    pass
-        if wait:
-            self._thread.join()
-
-    def _raise(self) -> None:
-        if self.error is not None:
-            raise self.error
-
-    def _run(self) -> None:
-        team = None
-        try:
-            team = TeamStore.open(self._url, create=False)
-        except BaseException as exc:  # noqa: BLE001 - handed to the pushing thread
-            self.error = exc
-        try:
-            while True:
-                item = self._line.get()
-                try:
-                    if item is None:
-                        return
-                    if team is not None and self.error is None and not self._dropping.is_set():
-                        _write(team, *item)
-                except BaseException as exc:  # noqa: BLE001 - handed to the pushing thread
-                    self.error = exc
-                finally:
-                    self._line.task_done()
-        finally:
-            if team is not None:
-                team.close()
-
-
-def _write(team: TeamStore, origin: Origin, pushed: PushedSession, done: SourcePush) -> None:
-    for attempt in range(RETRIES):
-        try:
-            written = team.write_pushed(origin, pushed)
-            break
-        except (peewee.IntegrityError, peewee.OperationalError):
-            if attempt == RETRIES - 1:
-                raise
-            time.sleep(0.05 * (attempt + 1))
-    if written.rows:
-        done.written += 1
-    done.rows += written.rows
-    done.blobs += written.blobs
 
 
 def _open_team(url: str, dry_run: bool) -> TeamStore | None:
@@ -311,10 +207,8 @@ def _open_team(url: str, dry_run: bool) -> TeamStore | None:
         raise
 
 
-def _push_session(team: TeamStore | None, writer: _Writer | None, source: MemorySource, origin: Origin,
-                  info: SessionInfo | None, done: SourcePush) -> None:
-    """Read the session and hand it to the writer, unless it is there unchanged (a dry run: count
-    it as written)."""
+def _push_session(team: TeamStore | None, source: MemorySource, origin: Origin, info: SessionInfo | None,
+                  done: SourcePush, dry_run: bool) -> None:
     tasks = list(source.tasks(None if info is None else info.id))
     if info is None and not tasks:
         return  # no orphans
@@ -323,7 +217,18 @@ def _push_session(team: TeamStore | None, writer: _Writer | None, source: Memory
         return
     pushed, content = read_session(source, info, tasks)
     done.content_bytes += content
-    if writer is None:
+    if dry_run or team is None:
         done.written += 1
         return
-    writer.put(origin, pushed, done)
+    for attempt in range(RETRIES):
+        try:
+            written = team.write_pushed(origin, pushed)
+            break
+        except (peewee.IntegrityError, peewee.OperationalError):
+            if attempt == RETRIES - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+    if written.rows:
+        done.written += 1
+    done.rows += written.rows
+    done.blobs += written.blobs
