@@ -46,6 +46,8 @@ def test_the_home_folder_lists_every_session_of_each_agent_newest_first(six) -> 
             assert steps and source.step(steps[0].id).id == steps[0].id, label
         # Every session's task is found again by its id (ids of different agents never mix up).
         assert all(source.tasks(s.id) for s in sessions)
+        # The header's counts add up only what every agent counts: no one agent's "tasks" for all.
+        assert source.counts() == {"sessions": len(sessions)}
     finally:
         source.close()
     assert fingerprint(six) == before

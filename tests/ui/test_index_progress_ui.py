@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from memtui.core.agents.claude_code.source import ClaudeCodeSource
 from memtui.ui.screens.main import MainScreen
 from memtui.ui.widgets.sessions_table import SessionsTable
@@ -54,11 +56,13 @@ async def test_the_sessions_pane_counts_transcripts_while_the_index_is_built(tmp
         assert "indexing" not in str(app.screen.query_one("#sessions-pane").border_subtitle)
 
 
-async def test_the_sessions_pane_fills_newest_first_while_the_index_is_built(tmp_path, app_for) -> None:
+@pytest.mark.parametrize("moved", [True, False], ids=["cursor moved meanwhile", "cursor left at the top"])
+async def test_the_sessions_pane_fills_newest_first_while_the_index_is_built(tmp_path, app_for, moved) -> None:
     """A home of 60 transcripts, written at times that are not their listed order: the build
     reads the most recently written first and the pane lists them as batches land, with the
     count still shown; held after a batch of at least 16 transcripts landed, the pane lists
-    exactly the sessions of that many newest files; then every session, each once."""
+    exactly the sessions of that many newest files; then every session, each once. The cursor
+    stays on a session the user moved to meanwhile; left at the top, it is on the newest."""
     home = many_sessions("claude-2.1.38-spotter-small", tmp_path, 20)
     files = sorted(home.glob("projects/*/*.jsonl"))
     assert len(files) == 60
@@ -94,7 +98,8 @@ async def test_the_sessions_pane_fills_newest_first_while_the_index_is_built(tmp
             assert {str(r.id) for r in table.records} == set(newest[:read])
             assert app.screen.query_one("#sessions-pane").border_subtitle == f"{read}… · indexing {read}/60 transcripts"
             assert app.source is None  # the build is held: the whole index is not there yet
-            await pilot.press("down", "down")  # the list answers keys meanwhile
+            if moved:
+                await pilot.press("down", "down")  # the list answers keys meanwhile
             chosen = table.current_key()
         finally:
             gate.set()
@@ -105,5 +110,8 @@ async def test_the_sessions_pane_fills_newest_first_while_the_index_is_built(tmp
         assert set(ids) == set(newest)  # nor lost
         assert ids == [str(s.id) for s in ClaudeCodeSource.from_path(home).sessions()]
         assert "indexing" not in str(app.screen.query_one("#sessions-pane").border_subtitle)
-        assert table.current_key() == chosen  # the cursor stayed on the session chosen meanwhile
-        assert app.screen.session_id == chosen
+        if moved:
+            assert table.current_key() == chosen  # the cursor stayed on the session chosen meanwhile
+        else:
+            assert table.cursor_row == 0 and table.current_key() == ids[0]  # on the newest, not a row down
+        assert app.screen.session_id == table.current_key()

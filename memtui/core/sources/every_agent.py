@@ -60,11 +60,11 @@ class EveryAgent(MemorySource):
 
     # -- summary ----------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
-        total: dict[str, int] = {}
-        for _, store in self.stores:
-            for name, value in store.counts().items():
-                total[name] = total.get(name, 0) + value
-        return total
+        """The counts every store reports, summed (sessions): a name only some agents count means
+        something else in each (OpenCode's tasks, Claude Code's prompts), so it is not added up."""
+        each = [store.counts() for _, store in self.stores]
+        shared = [name for name in each[0] if all(name in counts for counts in each[1:])] if each else []
+        return {name: sum(counts[name] for counts in each) for name in shared}
 
     def problems(self) -> list[Problem]:
         return [p for _, store in self.stores for p in store.problems()]

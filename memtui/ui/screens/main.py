@@ -261,8 +261,14 @@ class MainScreen(MemtuiScreen[None]):
         self._so_far = event.sessions
         table = self.query_one(SessionsTable)
         table.loading = False
-        table.show_part(list(event.sessions), {}, 0, 0, complete=False, keep_cursor=True)
+        table.show_part(list(event.sessions), {}, 0, 0, complete=False, keep_cursor=self._cursor_moved(table))
         self._count_indexed()
+
+    @staticmethod
+    def _cursor_moved(table: SessionsTable) -> bool:
+        """Whether the user moved off the newest session while the list fills (a cold build): the
+        cursor then stays on their session; else on the newest, at the top, as the list grows."""
+        return table.cursor_row > 0
 
     def _origin(self) -> bool:
         """Whether the open source's sessions name the machine they came from (a team store)."""
@@ -277,7 +283,7 @@ class MainScreen(MemtuiScreen[None]):
         so_far = not self._loaded_once and self._so_far is not None  # the sessions indexed so far are listed
         line = table.show_part(
             event.sessions, event.current_titles, event.orphan_count, event.offset, event.complete,
-            self._loaded_once or so_far)
+            self._loaded_once or (so_far and self._cursor_moved(table)))
         self._loaded_once = True
         was_kept, self._kept = self._kept is not None, None
         if event.kept_at is not None:  # listed by the last run: said so until the opening's page replaces it
