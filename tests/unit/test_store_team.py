@@ -7,10 +7,14 @@ The read model and recorder themselves are tested over both engines by the store
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 
 import pytest
 
+from browser_support import free_port
 from memtui.cli import main
 from memtui.core.demo import DemoClock
 from memtui.core.errors import MemtuiError, ReadOnlyStore, SchemaTooNew, StoreNotFound
@@ -246,16 +250,24 @@ def test_stats_of_a_team_store_come_from_the_server(team_url, capsys):
     assert "no freelist on a server" in capsys.readouterr().out
 
 
-def test_serve_shows_a_team_store_read_only_without_its_password(team_url, capsys, monkeypatch):
-    monkeypatch.setenv("MEMTUI_TEAM_URL", "")  # serve sets it for its tabs: put back after the test
+def test_serve_shows_a_team_store_read_only_without_its_password(team_url, tmp_path):
     _recorded(team_url)
-    # 192.0.2.1 (TEST-NET-1) is no address of this machine: the bind fails after the checks.
     with_password = team_url.replace("memtui@", "memtui:s3cret@")
-    assert main(["serve", "--team", with_password, "--host", "192.0.2.1", "--port", "8765"]) == 2
-    err = capsys.readouterr().err
-    assert "lets other machines in" not in err  # a team store is served read-only: no refusal
-    assert "can browse the agent memory" in err and "change" not in err
-    assert "s3cret" not in err and "memtui: serving postgresql://memtui@" in err
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "MEMTUI_TEAM_URL": ""}
+    # A real server on every address: a team store is served read-only, so it is warned about, not refused.
+    server = subprocess.Popen([sys.executable, "-m", "memtui", "serve", "--team", with_password, "--host", "0.0.0.0",
+                               "--port", str(free_port())], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              text=True, env=env)
+    try:
+        assert server.stderr is not None
+        lines = [server.stderr.readline().rstrip("\n") for _ in range(2)]
+    finally:
+        server.kill()
+        server.wait()
+    assert lines[0].startswith("memtui: serving postgresql://memtui@") and "/?token=" in lines[0]
+    assert "can browse the agent memory" in lines[1] and "change" not in lines[1]
+    assert not any("s3cret" in line for line in lines)
     from memtui.cli.serve import app_command
 
     import shlex
