@@ -14,8 +14,9 @@ archive, restore and apply machinery with it.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from memtui.core.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from memtui.core.cleanup.apply import CleanupProgress, CleanupResult, apply_cleanup
@@ -63,13 +64,7 @@ _MODULE_OF = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module if "." in module else f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr("memtui.core.cleanup", _MODULE_OF)
 
 
 __all__ = [

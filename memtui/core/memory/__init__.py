@@ -7,8 +7,9 @@ search machinery with it."""
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from memtui.core.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from memtui.core.memory.decisions import Decision, add_decision, append_decision, parse_decisions, read_decisions
@@ -52,13 +53,7 @@ _MODULE_OF = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr("memtui.core.memory", _MODULE_OF)
 
 
 __all__ = [

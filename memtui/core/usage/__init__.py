@@ -10,8 +10,9 @@ them; report.py groups them.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from memtui.core.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from memtui.core.usage.collect import priced_steps, task_costs, session_replies, source_replies, step_reply, step_tokens
@@ -43,11 +44,7 @@ _WHERE = {name: module for module, names in {
 every agent's model imports, loads no price table (importlib.metadata, genai-prices) with it."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'memtui.core.usage' has no attribute {name!r}")
-    return vars(import_module(f"memtui.core.usage.{module}"))[name]
+__getattr__ = lazy_getattr("memtui.core.usage", _WHERE)
 
 
 __all__ = ["GROUPINGS", "ORIGIN_GROUPINGS", "Group", "NO_TOKENS", "PriceTable", "Priced", "Pricer", "Reply", "Report", "Tokens",
