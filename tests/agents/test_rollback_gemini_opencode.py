@@ -21,6 +21,7 @@ from memtui.core.rollback import plan_rollback
 from memtui.core.rollback_apply import apply_rollback
 
 from .live_support import LIVE, fingerprint, fixture_id, truth_of
+from .run import make_repo
 
 FIXTURES = sorted(p.parent for p in [*LIVE.glob("gemini-cli-*/*/truth.json"), *LIVE.glob("opencode-*/*/truth.json")]
                   if json.loads(p.read_text())["file_changes"])
@@ -36,11 +37,29 @@ def scratch(fixture: Path, tmp: Path) -> tuple[Path, Path]:
     """(the agent's store copied under tmp, a workspace holding the truth's files-after)."""
     store = shutil.copytree(fixture / "home" / STORE[agent(fixture)], tmp / "home" / STORE[agent(fixture)],
                             symlinks=True)
+    if agent(fixture) == "opencode":
+        project_objects(fixture, store, tmp)
     workspace = tmp / "workspace"
     for rel, text in truth_of(fixture)["files_after"].items():
         (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
         (workspace / rel).write_text(text)
     return store, workspace
+
+
+def project_objects(fixture: Path, store: Path, tmp: Path) -> None:
+    """OpenCode's snapshot repositories name the project's own git objects in
+    `objects/info/alternates`: what the project held before the run is only there. The fixture
+    keeps OpenCode's store, not the run's project repository (at the recorded /tmp/memtui-live/…
+    path, which only the machine that made the fixtures has). It is built again here as the
+    runner built it — the truth's files-before, one commit, fixed dates: the same objects — and
+    the scratch copy's alternates name it, as OpenCode's name the project's repository."""
+    repo, git_home = tmp / "project", tmp / "git-home"
+    git_home.mkdir()
+    make_repo(repo, truth_of(fixture)["files_before"], git_home)
+    named = list(store.glob("snapshot/*/*/objects/info/alternates"))
+    assert named, "OpenCode's snapshot store names no project objects: the fixture changed shape"
+    for alternates in named:
+        alternates.write_text(f"{repo / '.git' / 'objects'}\n")
 
 
 def opened(store: Path, root: Path | None):
