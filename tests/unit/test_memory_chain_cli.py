@@ -108,3 +108,35 @@ def test_history_of_a_chain_file_outside_the_workspace(world, capsys):
     stranger = write(world.home / "elsewhere.md", "x\n")
     assert main(["memory-history", str(world.repo), str(stranger)]) == 2
     assert "neither in the workspace nor loaded" in capsys.readouterr().err
+
+
+# The four agents added after Claude Code and Codex, each through the CLI's --agent filter: the
+# file its own rules load from this workspace (their whole chains are in test_chain_gemini_opencode.py
+# and test_chain_aider_cline.py), the others' files absent, and the same entry as in the full listing.
+ADDED = {
+    "gemini-cli": ("Gemini CLI", "GEMINI.md", "# Gemini\nproject context\n"),
+    "opencode": ("OpenCode", "AGENTS.md", None),  # the world's own repo/AGENTS.md
+    "aider": ("Aider", "CONVENTIONS.md", "# Conventions\nuse tabs\n"),
+    "cline": ("Cline", ".clinerules/style.md", "# Rules\nsmall commits\n"),
+}
+
+
+@pytest.mark.parametrize("agent", sorted(ADDED))
+def test_each_added_agents_chain_through_the_agent_filter(world, capsys, agent):
+    for _name, rel, text in ADDED.values():
+        if text is not None:
+            write(world.repo / rel, text)
+    write(world.repo / ".aider.conf.yml", "read: CONVENTIONS.md\n")
+    name, rel, _text = ADDED[agent]
+    out = loaded(capsys, str(world.repo), "--agent", agent)
+    [chain] = out["agents"]
+    assert chain["agent"] == agent
+    at_start = [f["path"] for f in chain["files"] if f["loaded_bytes"] and not f["on_demand"]]
+    assert str(world.repo / rel) in at_start
+    others = {str(world.repo / r) for a, (_n, r, _t) in ADDED.items() if a != agent and r != rel}
+    assert not others & set(at_start), f"{agent} lists another agent's memory file as loaded"
+    every = loaded(capsys, str(world.repo))
+    assert chain == next(a for a in every["agents"] if a["agent"] == agent)
+    assert main(["memory", str(world.repo), "--loaded", "--agent", agent]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"{name}:") and str(world.repo / rel) in text
