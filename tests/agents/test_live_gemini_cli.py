@@ -194,3 +194,29 @@ def test_memtui_search_finds_a_prompt_and_a_tool_call_and_writes_no_byte_of_the_
     assert {"task", "step"} <= {h["kind"] for h in hits}
     assert any("Second prompt, resumed" in h["text"] for h in hits if h["kind"] == "task")
     assert fingerprint(home) == before
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=fixture_id)
+def test_memtui_export_writes_each_prompt_and_sub_agent_and_no_byte_of_the_home(fixture, tmp_path, capsys,
+                                                                                monkeypatch):
+    """`memtui export HOME --session ID`: every prompt the scenario typed and every sub-agent's
+    prompt is in the Markdown, with the sub-agent nested in the task tree; the home is unchanged."""
+    from memtui.cli import main
+
+    for name, value in scratch_env(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    truth = truth_of(fixture)
+    home = agent_home(fixture)
+    before = fingerprint(home)
+    assert main(["log", str(home), "--json"]) == 0
+    [session] = json.loads(capsys.readouterr().out)["sessions"]
+    out = tmp_path / "out.md"
+    assert main(["export", str(home), "--session", session["id"], "-o", str(out)]) == 0
+    text = out.read_text()
+    assert f"Source: gemini-cli at {home}" in text
+    for turn in truth["turns"]:
+        assert f"```text\n{turn['prompt']}\n```" in text
+        for sub in turn["subagents"]:
+            tree = text.split("## Task tree", 1)[1].split("\n## ", 1)[0]
+            assert any(line.startswith("  - ") and f"{sub['prompt']} (sub-agent)" in line for line in tree.splitlines())
+    assert fingerprint(home) == before

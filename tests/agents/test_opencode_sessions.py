@@ -237,3 +237,30 @@ def test_sessions_whose_parents_loop_are_each_listed(tmp_path):
     source = found.open()
     assert sorted(s.id for s in source.sessions()) == sorted([child, parent])
     assert sum(len(source.tasks(s.id)) for s in source.sessions()) == 2
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=fixture_id)
+def test_memtui_export_writes_each_prompt_and_sub_agent_and_no_byte_of_the_home(fixture, capsys, monkeypatch,
+                                                                                tmp_path):
+    """`memtui export DATA --session ID`: each prompt as OpenCode stored it and each sub-agent's
+    prompt (nested in the task tree) are in the Markdown; OpenCode's folder is unchanged."""
+    from memtui.cli import main
+
+    for var in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(var, str(tmp_path / var))
+    truth = truth_of(fixture)
+    folder = data_folder(fixture)
+    before = fingerprint(fixture / "home")
+    assert main(["log", str(folder), "--json"]) == 0
+    [session] = json.loads(capsys.readouterr().out)["sessions"]
+    out = tmp_path / "out.md"
+    assert main(["export", str(folder), "--session", session["id"], "-o", str(out)]) == 0
+    text = out.read_text()
+    tree = text.split("## Task tree", 1)[1].split("\n## ", 1)[0]
+    assert f"Source: opencode at {folder}" in text
+    for turn in truth["turns"]:
+        assert f"```text\n{prompt_as_stored(turn['prompt'])}\n```" in text
+        for sub in turn["subagents"]:
+            assert any(line.startswith("  - ") and sub["prompt"] in line and "(sub-agent" in line
+                       for line in tree.splitlines())
+    assert fingerprint(fixture / "home") == before
