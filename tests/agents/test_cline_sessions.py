@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -103,14 +104,27 @@ def test_cli_verbs_search_and_resume(live, capsys, tmp_path):
     assert "cline" in capsys.readouterr().out
 
 
-def test_a_workspace_finds_its_tasks_in_the_cli_home(live, monkeypatch):
-    """`memtui sources PROJECT` finds the CLI's tasks of that project (by their recorded folder)."""
+def test_a_workspace_finds_its_tasks_in_the_cli_home(live, monkeypatch, tmp_path):
+    """`memtui sources PROJECT` finds the CLI's tasks of that project (by their recorded folder),
+    and a folder they did not run in finds none. The run's folder (/tmp/memtui-live/…) is only on
+    the machine that made the fixtures: a copy of the home records a project made here instead."""
     fixture, truth, _source = live
-    monkeypatch.setenv("HOME", str(fixture / "home"))
-    workspace = Path(truth["workspace"])
-    if not workspace.is_dir():
-        pytest.skip(f"the run's folder {workspace} is not on this machine")
-    assert [s.kind for s in discover(workspace) if s.kind == "cline"] == ["cline"]
+    home = shutil.copytree(fixture / "home", tmp_path / "cline-home", symlinks=True)
+    workspace, other = tmp_path / "project", tmp_path / "other"
+    workspace.mkdir()
+    other.mkdir()
+    rewritten = 0
+    for recorded in home.rglob("*.json"):
+        text = recorded.read_text(encoding="utf-8")
+        if truth["workspace"] in text:
+            recorded.write_text(text.replace(truth["workspace"], str(workspace)), encoding="utf-8")
+            rewritten += 1
+    assert rewritten, "the home records no working folder: the fixture changed shape"
+    monkeypatch.setenv("HOME", str(home))
+    [found] = [s for s in discover(workspace) if s.kind == "cline"]
+    with found.open() as source:
+        assert [len(source.tasks(s.id)) for s in source.sessions()] == [len(truth["prompts"])]
+    assert [s for s in discover(other) if s.kind == "cline"] == []
 
 
 # --------------------------------------------------------------------------- published, unlicensed
