@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -169,6 +170,14 @@ def test_chain_lists_the_read_files_of_the_config_that_wins(repo, tmp_path):
     assert found.files[0].reason.startswith("not loaded: Aider reads it only when")
 
 
+def started(process: subprocess.Popen) -> None:
+    """Wait until the process's command line is readable: Popen returns as the child execs, and
+    for a moment after, /proc/PID/cmdline is still empty (a real aider runs for minutes)."""
+    deadline = time.monotonic() + 10
+    while Path("/proc").is_dir() and not Path(f"/proc/{process.pid}/cmdline").read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def test_the_last_session_is_open_while_aider_runs_in_the_repository(repo):
     """Aider records no end: a running `aider` in the repository makes its last conversation open
     (and resuming it says so); without one every session is closed."""
@@ -177,6 +186,7 @@ def test_the_last_session_is_open_while_aider_runs_in_the_repository(repo):
     assert {s.status for s in source.sessions()} == {"closed"}
     running = subprocess.Popen(["aider", "60"], executable=shutil.which("sleep"), cwd=repo)
     try:
+        started(running)
         source.reload()
         newest, older = sorted(source.sessions(), key=lambda s: s.created_at, reverse=True)
         assert (newest.status, older.status) == ("open", "closed")
