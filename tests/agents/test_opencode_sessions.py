@@ -122,6 +122,19 @@ def test_every_part_is_read_and_the_resume_command_is_opencodes(live):
     assert ("rollback" in {c.value for c in source.capabilities}) == Path(truth["workspace"]).is_dir()
 
 
+def test_a_sessions_stored_bytes_are_its_rows_and_its_sub_agents(live):
+    """The sessions pane's "Stored" of an OpenCode session: the bytes of its message and part
+    rows (a sub-agent's session's too) as stored in opencode.db — the sessions share that one
+    file, so none of them had a size of its own (every session read "0 B")."""
+    fixture, _truth, source, _session = live
+    db = sqlite3.connect(f"{(data_folder(fixture) / 'opencode.db').as_uri()}?immutable=1", uri=True)
+    size = sum(n for (n,) in db.execute(
+        "SELECT length(CAST(data AS BLOB)) FROM message UNION ALL SELECT length(CAST(data AS BLOB)) FROM part"))
+    db.close()
+    [listed] = source.sessions()
+    assert listed.stored_bytes == size > 0
+
+
 def test_an_unknown_part_type_is_counted_and_reported(tmp_path):
     """A part type this reader does not know (a newer OpenCode's) is a problem of the source."""
     fixture = next(f for f in FIXTURES if f.name == "create-edit")

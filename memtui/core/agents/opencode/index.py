@@ -16,6 +16,8 @@ and the entry carries OpenCode's recorded diff.
 A session's `files_key` is a digest of its rows and its sub-agents' (the session, message and
 part rows as stored): it changes when OpenCode writes to that session, not when it writes to
 another (its sessions share one file), so what is kept per session (usage, search) is kept.
+Its `stored_bytes` (the sessions pane's "Stored") are the bytes of those message and part rows'
+data, as stored: the sessions share one database file, so no file of its own measures them.
 
 Sub-agents: a `task` tool call runs a sub-agent in a session of its own whose `parent_id` names
 the calling session (the call's `metadata.sessionId` names it back). Its tasks are listed in the
@@ -47,6 +49,13 @@ EDIT_TOOLS = {"write", "edit"}
 
 def _time(ms: Any) -> datetime | None:
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc) if isinstance(ms, (int, float)) else None
+
+
+def _size(data: Any) -> int:
+    """Bytes of a row's `data` as stored (TEXT in UTF-8, or a BLOB)."""
+    if isinstance(data, str):
+        return len(data.encode("utf-8", "surrogateescape"))
+    return len(data) if isinstance(data, bytes) else 0
 
 
 def _dict(value: Any) -> dict:
@@ -109,6 +118,7 @@ class _Reader:
         self.spawned: dict[str, str] = {}  # sub-agent session → the task whose call started it
         self._snapshots: dict[str, list[Path]] = {}  # project → its snapshot repositories
         self.digests: dict[str, Any] = {}  # listed session → a digest of its rows and its sub-agents'
+        self.sizes: dict[str, int] = {}  # listed session → bytes of its and its sub-agents' message and part data
 
     def read(self, workspace_filter: str | None) -> None:
         ix, conn = self.ix, self.conn
@@ -183,6 +193,7 @@ class _Reader:
                                        current_task_id=prompts[-1] if prompts else None, created_at=created,
                                        updated_at=_time(s["time_updated"]) or created, task_count=len(order),
                                        current_title=ix.tasks[prompts[-1]].info.title if prompts else "",
+                                       stored_bytes=self.sizes.get(sid, 0),
                                        files_key=digest.hexdigest() if digest is not None else "")
 
     def _session(self, s: Any, listed_in: str, worktree: str | None) -> None:
@@ -194,11 +205,15 @@ class _Reader:
         parts: dict[str, list[dict]] = {}
         digest = self.digests.setdefault(listed_in, hashlib.blake2b(digest_size=16))
         digest.update(f"{sid}\0{s['title']}\0{s['time_updated']}\0".encode("utf-8", "surrogateescape"))
+        size = 0
         for m in messages:
             digest.update(f"{m['id']}\0{m['data']}\0".encode("utf-8", "surrogateescape"))
+            size += _size(m["data"])
         for p in conn.execute("SELECT message_id, data FROM part WHERE session_id = ? ORDER BY id", (sid,)):
             parts.setdefault(p["message_id"], []).append(_json(p["data"]))
             digest.update(f"{p['message_id']}\0{p['data']}\0".encode("utf-8", "surrogateescape"))
+            size += _size(p["data"])
+        self.sizes[listed_in] = self.sizes.get(listed_in, 0) + size
         snapshots = self._snapshots.get(s["project_id"])
         if snapshots is None:
             snapshots = self._snapshots[s["project_id"]] = snapshot_repos(self.folder, s["project_id"])
