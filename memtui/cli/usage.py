@@ -81,7 +81,8 @@ def text(report) -> str:
     if not report.rows:
         return f"no token usage recorded{_window(report)}"
     head = report.by
-    keys = [_key(row, report.by) for row in report.rows]
+    short = _short_ids(row.key for row in report.rows) if report.by == "session" else {}
+    keys = [_key(row, report.by, short) for row in report.rows]
     width = max(len(head), len("total"), *(len(k) for k in keys))
     lines = [f"{head:<{width}}  " + "  ".join(f"{c:>13}" for c in COLUMNS)]
     for key, row in zip(keys, [*report.rows]):
@@ -102,12 +103,31 @@ def _line(key: str, row, width: int, cost_text) -> str:
     return f"{key:<{width}}  " + "  ".join(f"{c:>13}" for c in cells)
 
 
-def _key(row, by: str) -> str:
+def _short_ids(keys) -> dict[str, str]:
+    """Each session id cut to its first 8 characters, or as many more as tell it apart from every
+    other row's (as git shortens a hash): Aider's `20261201T163623` and Codex's time-ordered ids
+    share their first 8."""
+    ids = sorted(set(keys))
+    short = {}
+    for i, key in enumerate(ids):
+        shared = max((_common(key, ids[j]) for j in (i - 1, i + 1) if 0 <= j < len(ids)), default=0)
+        short[key] = key[:max(8, shared + 1)]
+    return short
+
+
+def _common(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _key(row, by: str, short: dict[str, str] | None = None) -> str:
     if by != "session":
         return row.key
     title = " ".join((row.title or "").split())
     title = title if len(title) <= 40 else title[:39] + "…"
-    return f"{row.key[:8]} {title}".rstrip()
+    return f"{(short or {}).get(row.key, row.key[:8])} {title}".rstrip()
 
 
 def _window(report) -> str:

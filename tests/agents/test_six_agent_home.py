@@ -87,3 +87,23 @@ async def test_the_app_shows_each_sessions_agent_and_filters_by_it(six, shown) -
         await pilot.press("enter")
         await settle(pilot)
         assert "Gemini CLI" in shown(app)
+
+
+def test_usage_by_session_shows_ids_that_tell_the_sessions_apart(six, capsys) -> None:
+    """`memtui usage ~ --by session`: each row's id is the start of its session's id, long enough
+    that no other row's id starts the same way (Aider's `20261201T163623`, Codex's time-ordered
+    ids and OpenCode's `ses_dcd8…` share their first 8 characters: every Aider row read
+    `20261201`), as git shortens a hash."""
+    import json
+
+    from memtui.cli import main
+
+    assert main(["usage", str(six), "--by", "session", "--json"]) == 0
+    keys = [row["key"] for row in json.loads(capsys.readouterr().out)["rows"]]
+    assert main(["usage", str(six), "--by", "session"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    shown = [line.split(" ", 1)[0] for line in lines[1:lines.index(next(x for x in lines if x.startswith("---")))]]
+    assert len(shown) == len(keys) == sum(expected_sessions(COPIES).values())
+    for short, key in zip(shown, keys):
+        assert key.startswith(short) and len(short) >= min(8, len(key))
+        assert short == key or not any(other.startswith(short) for other in keys if other != key), short
