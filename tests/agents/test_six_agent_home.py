@@ -107,3 +107,24 @@ def test_usage_by_session_shows_ids_that_tell_the_sessions_apart(six, capsys) ->
     for short, key in zip(shown, keys):
         assert key.startswith(short) and len(short) >= min(8, len(key))
         assert short == key or not any(other.startswith(short) for other in keys if other != key), short
+
+
+async def test_search_on_every_agents_sessions_says_how_to_search_sessions(six) -> None:
+    """ctrl+f on the merged list searches memory documents only: the status says S picks one
+    agent (whose sessions ctrl+f then searches), not "this agent's sessions are not indexed"."""
+    from pilot_support import settle
+    from textual.widgets import Input
+
+    from memtui.ui.screens.search import SearchScreen
+
+    app = make_app(six)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        status = lambda: str(app.screen.query_one("#search-status").render())
+        assert status() == "type to search memory documents only: S picks one agent's sessions to search"
+        app.screen.query_one(Input).value = "zzqqxx"
+        await settle(pilot)
+        assert status() == "no matches in memory documents (S picks one agent's sessions to search)"

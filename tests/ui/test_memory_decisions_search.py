@@ -208,3 +208,22 @@ async def test_at_80x24_a_long_decision_title_is_cut_with_an_ellipsis(demo_path,
         for row, title in zip(rows, titles):
             cell = row.split("  ")[-1].strip()
             assert cell == title or (cell.endswith("…") and title.startswith(cell[:-1])), row
+
+
+async def test_search_in_a_folder_holding_no_store_names_no_agent(tmp_path):
+    """A folder with no store (`memtui` in an empty folder): ctrl+f searches its memory documents
+    and says so, without "this agent's sessions are not indexed" — there is no agent here."""
+    from memtui.ui.app import make_app
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.source is None and app.store is None
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        status = lambda: str(app.screen.query_one("#search-status").render())
+        assert status() == "type to search memory documents"
+        app.screen.query_one(Input).value = "anything"
+        await settle(pilot)
+        assert status() == "no matches in memory documents"

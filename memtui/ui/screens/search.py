@@ -37,6 +37,7 @@ COUNT_AHEAD = COUNT_CAP - PAGE + 1
 SEARCHING_AFTER = 0.15
 """Seconds a query may take before the status says it is still searching."""
 NOT_INDEXED = "this agent's sessions are not indexed"
+MERGED_NOT_INDEXED = "S picks one agent's sessions to search"
 LAST_QUERY: WeakKeyDictionary = WeakKeyDictionary()
 """The query last typed in each app: the next search starts from it."""
 INDEX_LOCKS: WeakKeyDictionary = WeakKeyDictionary()
@@ -92,6 +93,14 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         that can search its sessions (Claude Code, Codex: core.memory.search_sessions)."""
         source = self.app.source
         return self.app.store is None and (source is None or not source.can(Capability.SEARCH))
+
+    def _not_indexed(self) -> str:
+        """Why only memory documents are searched, as the end of the status line: nothing when
+        no store is open at all (a folder holding none has no sessions to index)."""
+        source = self.app.source
+        if source is None:
+            return ""
+        return MERGED_NOT_INDEXED if source.kind == "every-agent" else NOT_INDEXED
 
     def compose(self) -> ComposeResult:
         placeholder = "search memory documents" if self.documents_only else "search memory, tasks, steps, messages"
@@ -246,13 +255,17 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self._listed(event.page)
         self.query_one(SearchResults).show_hits(self.hits, bool(self.more))
         if not event.query.strip():
-            status.update(f"type to search memory documents only: {NOT_INDEXED}" if self.documents_only
+            why = self._not_indexed()
+            status.update((f"type to search memory documents only: {why}" if why else "type to search memory documents")
+                          if self.documents_only
                           else "type to search memory documents and the store" if self.app.store is not None
                           else "type to search memory documents and this agent's sessions")
         elif self.hits:
             status.update(self._count_line())
         else:
-            status.update(f"no matches in memory documents ({NOT_INDEXED})" if self.documents_only
+            why = self._not_indexed()
+            status.update((f"no matches in memory documents ({why})" if why else "no matches in memory documents")
+                          if self.documents_only
                           else "no matches")
         if self._open_first and self.hits_for is not None:
             self._open_first = False
