@@ -272,9 +272,14 @@ class MemorySource(ABC):
 
     def sqlite_files(self) -> Sequence[Path]:
         """The SQLite files this store keeps in another agent's home (OpenCode's opencode.db):
-        `memtui stats` shows their size, freelist and bytes per table, read-only. memtui's own
-        store declares Capability.STATS instead."""
+        `memtui stats` shows their size, freelist and bytes per table, read-only, and `memtui
+        vacuum` compacts them while none of `agent_processes` runs. memtui's own store declares
+        Capability.STATS instead."""
         return []
+
+    agent_processes: ClassVar[tuple[str, ...]] = ()
+    """The names the agent's processes run under (`opencode`, `codex`): while one runs, its
+    SQLite files are not vacuumed (memtui.core.agent_vacuum)."""
 
     def record_tables(self) -> RecordTables | None:
         """The SQL tables memory search reads this store's records from, set-wise (memtui's own

@@ -120,6 +120,7 @@ class ClineSource(ListingSource[ClineIndex], ResumeHooks, LiveWatch):
 
     kind = "cline"
     label = "Cline"
+    agent_processes = ("cline",)
     listing_class = ClineListing
 
     def __init__(self, path: Path, lister: Callable[[], list[Path]], *, data: Path | None, cli: bool) -> None:

@@ -46,6 +46,7 @@ class CodexSource(UndoRecorder, RolloutIndex):
 
     kind = "codex"
     label = "Codex"
+    agent_processes = ("codex",)
     resume_argv = ("codex", "resume")
 
     def watched_files(self) -> list[Path]:

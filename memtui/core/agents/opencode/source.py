@@ -79,6 +79,7 @@ class OpenCodeSource(UndoRecorder, ListingSource[OpenCodeIndex], RollbackHooks, 
 
     kind = "opencode"
     label = "OpenCode"
+    agent_processes = ("opencode",)
     listing_class = OpenCodeListing
     listed_from_index = True
     workspace: Path | None = None  # the --root folder (with_root), where recorded paths are restored
