@@ -25,6 +25,7 @@ def short_title(text: str) -> str:
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
 TAIL_BYTES = 16 * 1024
 TAIL_LIMIT = 16 * 1024 * 1024  # a last line longer than this is not parsed
+FIRST_LINE_LIMIT = TAIL_LIMIT  # a first line longer than this is not parsed either
 
 
 @dataclass(frozen=True)
@@ -124,13 +125,27 @@ def records_with(chunk: bytes, needle: bytes) -> list[dict[str, Any]]:
 
 
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
-    """The whole lines among the first `size` bytes (a cut-off last line is dropped)."""
+    """The whole lines among the first line and the `size` bytes after it (a cut-off last line is
+    dropped). The first line is read whole however long, up to FIRST_LINE_LIMIT: a Codex
+    rollout's `session_meta` carries the model's whole instructions (22 KiB in 0.171), and a head
+    of its first bytes alone held no line at all — no folder, no start, no first prompt."""
     try:
         with open(path, "rb") as handle:
             chunk = handle.read(size)
+            while b"\n" not in chunk and len(chunk) < FIRST_LINE_LIMIT:
+                more = handle.read(size)
+                if not more:
+                    return chunk  # the whole file: one line
+                chunk += more
+            end = chunk.find(b"\n") + 1 + size  # the first line and `size` bytes after it
+            if len(chunk) < end:
+                more = handle.read(end - len(chunk))
+                chunk += more
+                if len(chunk) < end:
+                    return chunk  # the whole file
     except OSError:
         return b""
-    if len(chunk) == size and b"\n" in chunk:
+    if b"\n" in chunk:
         chunk = chunk[: chunk.rfind(b"\n")]
     return chunk
 

@@ -15,9 +15,10 @@ from memtui.core.atomic import write_atomic
 from memtui.core.cleanup.files import FileInfo
 from memtui.core.cleanup.inventory import SessionRecord
 
-VERSION = 5  # 2: a session begun with a slash command is titled by it; 3: a cut title ends in …;
+VERSION = 6  # 2: a session begun with a slash command is titled by it; 3: a cut title ends in …;
 # 4: a Codex thread is titled as the reader titles it (its first user_message event where it has them);
-# 5: a Windows project's drive letter is upper case (c:\ and C:\ are one project)
+# 5: a Windows project's drive letter is upper case (c:\ and C:\ are one project);
+# 6: a first line longer than the head is read whole (Codex 0.171's session_meta: no folder, start or title)
 
 
 class SummaryCache:
