@@ -7,11 +7,14 @@ tests/reliability/test_team_push_kill.py)."""
 from __future__ import annotations
 
 import json
+import os
 import signal
+import sys
 
 import pytest
 from team_machines import build_machines
 from team_push_support import MID_PUSH, integrity, kill_on_progress, push_process, sessions
+from terminal_support import ESCAPES, Terminal
 
 from memtui.cli import main
 from memtui.core.discovery import discover_given
@@ -226,3 +229,22 @@ def test_a_write_the_server_refuses_ends_the_push_with_its_error_and_no_cursor(m
     with TeamStore.open(url, readonly=True) as team:
         assert team.query("SELECT COUNT(*) FROM push_cursor") == [(0,)]
         assert team.query("SELECT COUNT(*) FROM checkpoint_entry") == [(0,)]
+
+
+def test_on_a_terminal_push_shows_its_progress_and_clears_it_before_the_summary(machines, team_url, tmp_path):
+    """`memtui push` on a terminal: a line per session pushed (source and counts so far), redrawn
+    in place and cleared before the summary; in a pipe (the --json runs above) there is none."""
+    laptop = machines[0]
+    argv = [sys.executable, "-m", "memtui", "push", *map(str, laptop.paths), "--team", team_url,
+            "--machine", laptop.name]
+    term = Terminal(argv, {**os.environ, **laptop.env}, tmp_path)
+    term.wait_for(b"sessions read, wrote", timeout=300)
+    assert term.close(timeout=300) == 0
+    seen = term.seen
+    progress = [line for line in seen.split(b"\r\x1b[K") if b" written" in line and b"sessions read" not in line]
+    assert len(progress) >= 2, seen[:400]  # more than one session: the line is redrawn
+    assert any(b" 1 sessions, 1 written" in line for line in progress)
+    summary = seen.index(b"sessions read, wrote")
+    assert seen.rindex(b"\r\x1b[K") < summary  # cleared before the summary
+    after = ESCAPES.sub(b"", seen[seen.rindex(b"\r\x1b[K"):]).strip(b"\r")
+    assert after.startswith(f"{laptop.name} \u2192 ".encode()) and b" written" not in after
