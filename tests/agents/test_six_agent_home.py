@@ -128,3 +128,22 @@ async def test_search_on_every_agents_sessions_says_how_to_search_sessions(six) 
         app.screen.query_one(Input).value = "zzqqxx"
         await settle(pilot)
         assert status() == "no matches in memory documents (S picks one agent's sessions to search)"
+
+
+async def test_at_80x24_every_column_of_the_merged_list_is_whole(six, shown) -> None:
+    """At 80 columns the merged list leaves out the status (mostly "unknown" for these agents)
+    before cutting: the rows fit the pane, so "Activity" and "10h ago" are whole — they read
+    "Act" and "10h", the rows wider than the pane, the titles 7 characters."""
+    from pilot_support import settle
+
+    app = make_app(six)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(SessionsTable)
+        assert table.shows_agents and len(table.records) == sum(expected_sessions(COPIES).values())
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        lines = shown(app).splitlines()
+        header = next(line for line in lines if " Agent " in line)
+        assert "Activity" in header and "Status" not in header
+        first = lines[lines.index(header) + 1]
+        assert first.split("│")[1].rstrip().endswith(" ago"), first

@@ -54,6 +54,9 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
     SHED_ORIGIN = ("current", "bytes", "cost", "agent", "status")
     """Narrow, on a team store: the machine stays, in the place of the status (pushed sessions'
     is mostly "unknown" or "closed")."""
+    SHED_AGENTS = ("current", "bytes", "cost", "status")
+    """Narrow, on every agent's sessions (`memtui ~`): the agent stays, in the place of the status
+    (mostly "unknown": Claude Code, Codex and Gemini CLI record no end of a session)."""
     RIGHT = frozenset({"tasks", "cost", "bytes"})
     COMPONENT_CLASSES: ClassVar[set[str]] = RecordTable.COMPONENT_CLASSES | {
         "sessions-table--open",
@@ -84,7 +87,7 @@ class SessionsTable(RecordTable[SessionInfo | OrphansRow]):
         self._shown = tuple(key for key, _, _ in self.COLUMNS)
 
     def _columns(self) -> tuple[tuple[str, str, int | None], ...]:
-        self.SHED = self.SHED_ORIGIN if self.origin else type(self).SHED
+        self.SHED = self.SHED_ORIGIN if self.origin else self.SHED_AGENTS if self.agents else type(self).SHED
         hidden = set() if self.origin else {"machine"} if self.agents else set(ORIGIN_FIELDS)
         return tuple(c for c in type(self).COLUMNS if c[0] not in hidden)
 
