@@ -87,6 +87,28 @@ def test_file_changes_carry_the_truths_bytes(live):
                 assert set(removed) <= set(change["before"].splitlines()) and set(added) <= set(change["after"].splitlines())
 
 
+def test_a_sessions_stored_bytes_are_its_files_and_follow_them(live, tmp_path):
+    """The sessions pane's "Stored": the files the session is read from (2.x: ui_messages.json
+    and api_conversation_history.json; 3.x: `<id>.json` and `<id>.messages.json`), and a write
+    to them changes the session's files key (what kept usage and search rows hang on). A 3.x
+    session was measured by the 2.x names it does not hold: 0 B, a key that never changed."""
+    fixture, _truth, _source = live
+    home = shutil.copytree(fixture / "home", tmp_path / "copy", symlinks=True)
+    [found] = discover(home / ".cline" / "data")
+    source = found.open()
+    [session] = source.sessions()
+    folder = next(p.parent for p in (home / ".cline" / "data").rglob("*.json")
+                  if p.parent.name == str(session.id))
+    files = [p for p in folder.iterdir() if p.name in ("ui_messages.json", "api_conversation_history.json",
+                                                        f"{folder.name}.json", f"{folder.name}.messages.json")]
+    assert len(files) == 2 and session.stored_bytes == sum(p.stat().st_size for p in files) > 0
+    last = max(files, key=lambda p: p.name)
+    with last.open("a") as out:
+        out.write("\n")
+    [grown] = source.sessions()
+    assert grown.stored_bytes == session.stored_bytes + 1 and grown.files_key != session.files_key
+
+
 def test_cli_verbs_search_and_resume(live, capsys, tmp_path):
     fixture, truth, source = live
     [session] = source.sessions()

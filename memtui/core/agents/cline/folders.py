@@ -21,6 +21,15 @@ def is_session_folder(folder: Path) -> bool:
     return (folder / f"{folder.name}.messages.json").is_file()
 
 
+def session_files(folder: Path) -> tuple[str, str]:
+    """The files of a task folder that the sessions pane measures ("Stored") and whose stat keys
+    tell that Cline wrote to the session: a 3.x session's `<id>.json` and `<id>.messages.json`,
+    else ui_messages.json and api_conversation_history.json."""
+    if is_session_folder(folder):
+        return str(folder / f"{folder.name}.json"), str(folder / f"{folder.name}.messages.json")
+    return str(folder / UI), str(folder / API)
+
+
 def task_history(data: Path) -> dict[str, dict]:
     """`state/taskHistory.json` of a Cline data folder by task id ({} when absent or unreadable)."""
     try:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Hashable, cast
 
-from memtui.core.agents.cline.folders import is_session_folder, task_history
+from memtui.core.agents.cline.folders import is_session_folder, session_files, task_history
 from memtui.core.agents.cline.sessions import read_session
 from memtui.core.agents.cline.tasks import Change, ClineTask, Prompt, Step, read_task
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, UnknownId
@@ -102,8 +102,7 @@ def index_listing(ix: ClineIndex) -> ClineListing:
                            current_task_id=f"{task.id}:{len(task.prompts)}" if task.prompts else None,
                            created_at=created, updated_at=task.updated or created, task_count=len(task.prompts),
                            current_title=preview(task.prompts[-1].text) if task.prompts else "")
-        folder = str(task.folder)
-        rows.append(ListedRow(info, folder, (os.path.join(folder, "ui_messages.json"), os.path.join(folder, "api_conversation_history.json"))))
+        rows.append(ListedRow(info, str(task.folder), session_files(task.folder)))
     listed = listing_of(rows, ix.counts, ix.problems, ClineListing)
     listed.unknown = dict(ix.unknown)  # type: ignore[attr-defined]
     return listed  # type: ignore[return-value]
