@@ -90,18 +90,24 @@ def test_html_is_self_contained_and_highlighted(demo_store, capsys):
     assert '<a href="#task-1">task 9</a>' in page
 
 
-def test_a_task_exports_with_its_sub_agents_and_long_results_are_cut(tmp_path, capsys):
-    with AgentStore.open(tmp_path, clock=None) as store:
-        sid = store.start_session("Long output")
-        parent = store.start_task(sid, "Parent")
-        child = store.start_task(sid, "Child", parent_task_id=parent)
-        store.record_step(child, "bash", {"command": "yes"}, "y\n" * 5000, tokens_in=10, tokens_out=2, cost=0.5)
-    doc = json.loads(_export([str(tmp_path), "--task", str(parent), "--format", "json"], capsys))
+def _where(store) -> str:
+    """What `memtui export` is given for `store`: its workspace (SQLite) or its URL (a team store)."""
+    return getattr(store, "url", None) or str(store.workspace)
+
+
+def test_a_task_exports_with_its_sub_agents_and_long_results_are_cut(open_new_store, capsys):
+    store = open_new_store()
+    sid = store.start_session("Long output")
+    parent = store.start_task(sid, "Parent")
+    child = store.start_task(sid, "Child", parent_task_id=parent)
+    store.record_step(child, "bash", {"command": "yes"}, "y\n" * 5000, tokens_in=10, tokens_out=2, cost=0.5)
+    where = _where(store)
+    doc = json.loads(_export([where, "--task", str(parent), "--format", "json"], capsys))
     assert _tree(doc["tasks"]) == [(parent, [(child, [])])]
     step = doc["tasks"][0]["children"][0]["steps"][0]
     assert step["result_truncated"] and step["result_chars"] == 10_000
     assert step["result"].endswith(f"… [{10_000 - TEXT_LIMIT:,} more characters not exported]")
-    md = _export([str(tmp_path), "--task", str(parent)], capsys)
+    md = _export([where, "--task", str(parent)], capsys)
     assert "<summary>Result (truncated, 2,002 lines)</summary>" in md and "more characters not exported]" in md
 
 
@@ -202,8 +208,14 @@ def test_hostile_text_stays_inert_in_markdown(hostile, capsys):
     assert "````text\n" in md
 
 
-def test_hostile_text_is_kept_exactly_in_json_but_escaped(hostile, capsys):
-    text = _export([str(hostile), "--session", "1", "--format", "json"], capsys)
+def test_hostile_text_is_kept_exactly_in_json_but_escaped(open_new_store, capsys):
+    store = open_new_store()
+    sid = store.start_session(HOSTILE)
+    tid = store.start_task(sid, HOSTILE)
+    step = store.record_step(tid, HOSTILE, {"cmd": HOSTILE}, HOSTILE, error=None)
+    store.record_checkpoint(tid, step, {f"x{SCRIPT}.py": (None, (HOSTILE + "\n").encode())})
+    store.finish_task(tid, "completed", summary=HOSTILE)
+    text = _export([_where(store), "--session", str(sid), "--format", "json"], capsys)
     assert not any(c in text for c in "\x1b\x07\x9b\u202e\u2066")
     doc = json.loads(text)
     assert doc["session"]["title"] == HOSTILE and doc["tasks"][0]["steps"][0]["result"] == HOSTILE
