@@ -76,9 +76,9 @@ class StatsScreen(MemtuiScreen[None]):
                     yield Label("free pages", classes="bar-label")
                     yield ProgressBar(id="bar-free", show_eta=False, show_percentage=False)
                     yield Label("", id="bar-free-text", classes="bar-text")
-                    yield Label("stored / raw", classes="bar-label")
-                    yield ProgressBar(id="bar-ratio", show_eta=False, show_percentage=False)
-                    yield Label("", id="bar-ratio-text", classes="bar-text")
+                    yield Label("stored / raw", classes="bar-label contents")
+                    yield ProgressBar(id="bar-ratio", show_eta=False, show_percentage=False, classes="contents")
+                    yield Label("", id="bar-ratio-text", classes="bar-text contents")
                 yield Static("", id="stats-hint")
             with Vertical(id="stats-tables-pane", classes="gc-pane"):
                 yield StatsTable(id="stats-tables")
@@ -140,6 +140,8 @@ class StatsScreen(MemtuiScreen[None]):
         self._bar("free", s.freelist_count, max(1, s.page_count), percent(s.freelist_share))
         ratio = s.content.ratio if s.content is not None and s.content.raw_bytes else 0.0
         self._bar("ratio", round(ratio * 1000), 1000, percent(ratio))
+        for widget in self.query(".contents"):  # another agent's database stores no contents of memtui's
+            widget.display = s.content is not None
         hint = self.query_one("#stats-hint", Static)
         est = vacuum_estimate(s)
         text = s.vacuum_hint or (f"VACUUM would return about {human_bytes(est['returns_bytes'])}: not worth it now."
