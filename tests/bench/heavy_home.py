@@ -96,8 +96,23 @@ def make_heavy_home(folder: Path, sessions: int) -> Path:
                     if src.suffix == ".jsonl":
                         data = data.replace(sid.encode(), new.encode())
                     target.write_bytes(data)
+    aged(home)
     (folder / "done").write_text("complete\n")
     return home
+
+
+AGE_NS = 2 * 86400 * 10**9
+"""How far back `aged` moves a made home's files: a heavy user's sessions are mostly days old,
+not written in the last hour (a file that recent keeps a parse cursor, as an agent may still be
+writing it: memtui.core.sources.kept_parts.LIVE_NS)."""
+
+
+def aged(home: Path) -> None:
+    """Every file of the made home `AGE_NS` older, in the order they were written."""
+    for path in home.rglob("*"):
+        if path.is_file():
+            st = path.stat()
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - AGE_NS))
 
 
 def home_bytes(home: Path) -> int:
