@@ -219,17 +219,24 @@ class GrownLines:
         except OSError as exc:
             self.problems.append(Problem(str(self.path), None, f"cannot read: {exc.strerror or exc}"))
             return
+        path, problems = self.path, self.problems
         with handle:
             handle.seek(self.end)
-            for raw in handle:
-                if not raw.endswith(b"\n"):
-                    self._tail = raw
-                    break
-                self.lineno += 1
-                offset, self.end, self.last_line = self.end, self.end + len(raw), raw
-                record = _record(raw, self.path, self.lineno, self.problems, last=False)
-                if record is not None:
-                    yield self.lineno, offset, record
+            lineno, end, last_line = self.lineno, self.end, self.last_line
+            try:
+                for raw in handle:
+                    if not raw.endswith(b"\n"):
+                        self._tail = raw
+                        break
+                    lineno += 1
+                    offset = end
+                    end += len(raw)
+                    last_line = raw
+                    record = _record(raw, path, lineno, problems, last=False)
+                    if record is not None:
+                        yield lineno, offset, record
+            finally:  # where the lines read so far end, as the caller may stop between two
+                self.lineno, self.end, self.last_line = lineno, end, last_line
 
     def tail(self, problems: list[Problem] | None = None) -> Iterator[tuple[int, int, Any]]:
         """The record of the unfinished last line, if it parses (a torn one is reported, in

@@ -106,16 +106,64 @@ class TranscriptReader:
     def consume(self, records: Iterable[tuple[int, int, Any]]) -> None:
         """Read (line number, offset, record) triples: the file's lines, or the lines it grew by
         since a kept state of this reader (memtui.core.sources.cursor)."""
-        record, own, names = self._record, self.own, self.names
+        record, own, names, link = self._record, self.own, self.names, self._link
+        main = not self.subagent
         for lineno, offset, rec in records:
+            rtype = rec.get("type")
             try:
-                record(lineno, offset, rec)
+                # A progress or attachment line (most of a transcript's) of the usual shape is a
+                # link of the uuid chain alone: read as `_record` reads it, without its walk.
+                if (rtype != "progress" and rtype != "attachment") or not link(lineno, rec, main):
+                    record(lineno, offset, rec)
             except RECORD_ERRORS as exc:
                 self.problems.append(Problem(str(self.path), lineno, f"{exc}; line skipped"))
-            if self.turn is not None and not self.subagent:
+            if self.turn is not None and main:
                 uuid = rec.get("uuid")
                 if uuid.__class__ is str and uuid in own.uuids:
                     own.turn_of[names.get(uuid, uuid)] = self.turn.id
+
+    def _link(self, lineno: int, rec: dict, main: bool) -> bool:
+        """A progress or attachment line read as `_record` reads it, when each field it reads is
+        of the type expected (else False, nothing read: `_record` reads the line)."""
+        stamp = rec.get("timestamp")
+        sidechain = rec.get("isSidechain", False)
+        uuid = rec.get("uuid")
+        parent = rec.get("parentUuid")
+        if not ((stamp is None or stamp.__class__ is str) and sidechain.__class__ is bool
+                and (uuid is None or uuid.__class__ is str) and (parent is None or parent.__class__ is str)):
+            return False
+        if not parent:
+            logical = rec.get("logicalParentUuid")
+            if logical is not None and logical.__class__ is not str:
+                return False
+            parent = parent or logical
+        if main and not sidechain:
+            session_id, cwd = rec.get("sessionId"), rec.get("cwd")
+            if (session_id is not None and session_id.__class__ is not str) or (cwd is not None and cwd.__class__ is not str):
+                return False
+            when = _iso_time(stamp) if stamp is not None else None
+            session = self.session
+            if session_id and not self.session_ids_seen:
+                self.session_ids_seen = True
+                if session_id != session.id:  # carried over from the session this one continues
+                    session.predecessor = session_id
+            if cwd and session.cwd is None:
+                session.cwd = recorded_folder(cwd)
+            if when is not None:
+                session.created_at = session.created_at or when
+                session.updated_at = when
+        names = self.names
+        if uuid is not None:
+            uuid = names.setdefault(uuid, uuid)
+        if parent is not None:
+            parent = names.setdefault(parent, parent)
+        if uuid is not None and uuid in self.held.uuids:
+            self.copied += 1
+        elif uuid:
+            self.own.uuids.add(uuid)
+            self.parents[uuid] = parent
+            self.order[uuid] = lineno
+        return True
 
     def finish(self) -> None:
         """Settle what the lines read leave open (a pending command, titles, rewound prompts,
@@ -165,28 +213,48 @@ class TranscriptReader:
         if sidechain.__class__ is not bool:
             sidechain = field(rec, "isSidechain", kind=bool, default=False)
         if not self.subagent and not sidechain:
-            session_id = _text(rec, "sessionId")
+            session = self.session
+            session_id = rec.get("sessionId")
+            if session_id is not None and session_id.__class__ is not str:
+                session_id = field(rec, "sessionId", kind=str)
             if session_id and not self.session_ids_seen:
                 self.session_ids_seen = True
-                if session_id != self.session.id:  # carried over from the session this one continues
-                    self.session.predecessor = session_id
-            cwd = _text(rec, "cwd")
-            if cwd and self.session.cwd is None:  # the folder it started in: a later `cd` moves no project
-                self.session.cwd = recorded_folder(cwd)
+                if session_id != session.id:  # carried over from the session this one continues
+                    session.predecessor = session_id
+            cwd = rec.get("cwd")
+            if cwd is not None and cwd.__class__ is not str:
+                cwd = field(rec, "cwd", kind=str)
+            if cwd and session.cwd is None:  # the folder it started in: a later `cd` moves no project
+                session.cwd = recorded_folder(cwd)
             if when is not None:
-                self.session.created_at = self.session.created_at or when
-                self.session.updated_at = when
-        uuid = _text(rec, "uuid")
-        parent = _text(rec, "parentUuid") or _text(rec, "logicalParentUuid")
+                session.created_at = session.created_at or when
+                session.updated_at = when
+        uuid = rec.get("uuid")
+        if uuid is not None and uuid.__class__ is not str:
+            uuid = field(rec, "uuid", kind=str)
+        parent = rec.get("parentUuid")
+        if parent is not None and parent.__class__ is not str:
+            parent = field(rec, "parentUuid", kind=str)
+        parent = parent or _text(rec, "logicalParentUuid")
         # One string per uuid (each is a key of several tables, and a parent): a kept state of
         # this reader (memtui.core.sources.cursor) pickles each once, a third of its size.
+        names = self.names
         if uuid is not None:
-            uuid = self.names.setdefault(uuid, uuid)
+            uuid = names.setdefault(uuid, uuid)
         if parent is not None:
-            parent = self.names.setdefault(parent, parent)
-        if (uuid is not None and uuid in self.held.uuids) or (rtype == "assistant" and self._held_elsewhere(rec, rtype, uuid)):
+            parent = names.setdefault(parent, parent)
+        held = self.held
+        if uuid is not None and uuid in held.uuids:
             self.copied += 1
             return
+        if rtype == "assistant":  # a reply an earlier transcript holds by its message id (a fork's copy)
+            message = rec.get("message")
+            message_id = message.get("id") if message.__class__ is dict else None
+            if (message_id is not None and message_id.__class__ is not str) or (message is not None and message.__class__ is not dict):
+                message_id = field(rec, "message", "id", kind=str)
+            if message_id is not None and message_id in held.messages:
+                self.copied += 1
+                return
         if uuid:
             self.own.uuids.add(uuid)
             if self.branch_parent is None and rtype in ("user", "assistant"):
@@ -204,7 +272,13 @@ class TranscriptReader:
         if rtype and rtype not in READ_TYPES and rtype not in IGNORED_TYPES:
             self.unknown.setdefault(rtype, []).append(lineno)
             return
-        if rtype == "summary":
+        if rtype == "assistant":
+            if not sidechain and self.pending_command is not None:
+                self._settle_command(answered=True)
+            self._assistant(rec, lineno, offset, when, target if target is not None else self._open_turn(when))
+        elif rtype == "user":
+            self._user(rec, lineno, offset, when, uuid, target, sidechain)
+        elif rtype == "summary":
             summary = field(rec, "summary", kind=str)
             if summary:
                 self.summaries.append((summary, str(field(rec, "leafUuid", kind=str))))
@@ -233,21 +307,6 @@ class TranscriptReader:
             self.turn.compacted = True
             if not self.subagent:  # a sub-agent's own compaction has no summariser file
                 self.index.compactions.setdefault(self.session.id, []).append(item)
-        elif rtype == "user":
-            self._user(rec, lineno, offset, when, uuid, target, sidechain)
-        elif rtype == "assistant":
-            if not sidechain:
-                self._settle_command(answered=True)
-            self._assistant(rec, lineno, offset, when, target if target is not None else self._open_turn(when))
-
-    def _held_elsewhere(self, rec: dict, rtype: str, uuid: str | None) -> bool:
-        """Whether an earlier transcript of the session holds this record (a fork's copy)."""
-        if uuid is not None and uuid in self.held.uuids:
-            return True
-        if rtype == "assistant":
-            message_id = field(rec, "message", "id", kind=str)
-            return message_id is not None and message_id in self.held.messages
-        return False
 
     def _open_turn(self, when) -> "Turn":
         if self.turn is None:
@@ -350,7 +409,7 @@ class TranscriptReader:
     # -- assistant lines -----------------------------------------------------------------------
     def _assistant(self, rec: dict, lineno: int, offset: int, when, turn: "Turn") -> None:
         key, tokens, model = reply_usage(rec)
-        if key == (None, None):
+        if key[0] is None and key[1] is None:
             key = ("line", lineno)
         if key[0] is not None:
             self.own.messages.add(key[0])
@@ -358,8 +417,18 @@ class TranscriptReader:
         if reply is None:
             reply = self.replies[key] = [None, NO_TOKENS, "", (offset, lineno, when, turn)]
         reply[1], reply[2] = reply[1].largest(tokens), model or reply[2]
-        for index, block in enumerate(message_blocks(rec)):
-            btype = _text(block, "type")
+        message = rec.get("message")  # its blocks as message_blocks reads them, the common case first
+        blocks = message.get("content") if message.__class__ is dict else None
+        if blocks.__class__ is not list:
+            blocks = message_blocks(rec)
+        index = -1
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            index += 1
+            btype = block.get("type")
+            if btype is not None and btype.__class__ is not str:
+                btype = field(block, "type", kind=str)
             if btype == "tool_use":
                 tool_id = _text(block, "id")
                 if tool_id is None or tool_id in self.held.tools:

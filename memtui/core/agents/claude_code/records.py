@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtui.core.sources.fields import count, field, objects
-from memtui.core.usage.tokens import Tokens, from_anthropic
+from memtui.core.usage.tokens import NO_TOKENS, Tokens, from_anthropic
 
 INTERRUPT = "[Request interrupted by user"
 
@@ -114,15 +114,6 @@ def classify_user(record: dict) -> UserLine:
 USAGE_COUNTS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
 
 
-def _plain(usage: dict) -> bool:
-    """Whether a usage's counts are each missing or a non-negative integer (no check to make)."""
-    for name in USAGE_COUNTS:
-        value = usage.get(name)
-        if value is not None and (value.__class__ is not int or value < 0):
-            return False
-    return True
-
-
 def reply_usage(record: dict) -> tuple[tuple[Any, Any], Tokens, str]:
     """(reply key, tokens by kind, model) of an assistant line.
 
@@ -134,13 +125,56 @@ def reply_usage(record: dict) -> tuple[tuple[Any, Any], Tokens, str]:
     if message.__class__ is dict:  # the common case first: each field of the type expected
         mid, request, usage, model = message.get("id"), record.get("requestId"), message.get("usage"), message.get("model")
         if ((mid is None or mid.__class__ is str) and (request is None or request.__class__ is str)
-                and (model is None or model.__class__ is str) and (usage is None or usage.__class__ is dict and _plain(usage))):
-            return (mid, request), from_anthropic(usage), model or ""
+                and (model is None or model.__class__ is str)):
+            tokens = NO_TOKENS if usage is None else _plain_tokens(usage) if usage.__class__ is dict else None
+            if tokens is not None:
+                return (mid, request), tokens, model or ""
     key = (field(record, "message", "id", kind=str), field(record, "requestId", kind=str))
     for name in USAGE_COUNTS:
         count(record, "message", "usage", name)
     usage = field(record, "message", "usage", kind=dict, default={})
     return key, from_anthropic(usage), field(record, "message", "model", kind=str, default="")
+
+
+_TOKENS: dict[tuple[int, ...], Tokens] = {}
+"""The Tokens of the counts read last (a reply's lines repeat their usage): one object each, as
+the reader keeps none of them (`Tokens.largest` makes its own), made once."""
+
+
+def _plain_tokens(usage: dict) -> Tokens | None:
+    """`from_anthropic(usage)` when its counts are each missing or a non-negative integer; None
+    when one is not (the caller checks them)."""
+    get = usage.get
+    fresh, written, read, output = (get("input_tokens"), get("cache_creation_input_tokens"),
+                                    get("cache_read_input_tokens"), get("output_tokens"))
+    if not ((fresh is None or fresh.__class__ is int and fresh >= 0) and (written is None or written.__class__ is int and written >= 0)
+            and (read is None or read.__class__ is int and read >= 0) and (output is None or output.__class__ is int and output >= 0)):
+        return None
+    split, details = get("cache_creation"), get("output_tokens_details")
+    hour = five = thinking = 0
+    if split is not None:
+        if split.__class__ is not dict:
+            return from_anthropic(usage)
+        one_hour, five_minutes = split.get("ephemeral_1h_input_tokens"), split.get("ephemeral_5m_input_tokens")
+        if not ((one_hour is None or one_hour.__class__ is int and one_hour >= 0)
+                and (five_minutes is None or five_minutes.__class__ is int and five_minutes >= 0)):
+            return from_anthropic(usage)
+        hour, five = one_hour or 0, five_minutes or 0
+    if details is not None:
+        reasoning = details.get("thinking_tokens") if details.__class__ is dict else False
+        if not (reasoning is None or reasoning.__class__ is int and reasoning >= 0):
+            return from_anthropic(usage)
+        thinking = reasoning or 0
+    written = written or 0
+    if hour + five > written:  # as from_anthropic: the split alone was written, or the total is stale
+        written = hour + five
+    counts = (fresh or 0, output or 0, read or 0, written - hour, hour, thinking)
+    tokens = _TOKENS.get(counts)
+    if tokens is None:
+        if len(_TOKENS) >= 4096:
+            _TOKENS.clear()
+        tokens = _TOKENS[counts] = Tokens(*counts)
+    return tokens
 
 
 def is_compaction_summariser(stem: str) -> bool:
