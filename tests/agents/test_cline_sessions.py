@@ -124,6 +124,9 @@ def test_cli_verbs_search_and_resume(live, capsys, tmp_path):
     assert f"task {session.id}:1" in capsys.readouterr().out
     assert main(["sources", str(data)]) == 0
     assert "cline" in capsys.readouterr().out
+    assert main(["cleanup", str(data), "--dry-run"]) == 2  # one index names every task: refused, with why
+    err = capsys.readouterr().err
+    assert "Cline lists every task in one index" in err and "taskHistory.json" in err and "Gemini" not in err
 
 
 def test_a_workspace_finds_its_tasks_in_the_cli_home(live, monkeypatch, tmp_path):

@@ -21,6 +21,12 @@ from memtui.core.sources.relist import Parts
 from memtui.core.sources.timestamps import file_time
 
 
+CLEANUP_REFUSAL = ("Cline lists every task in one index beside the task folders (state/taskHistory.json;"
+                   " the CLI 3.x's db/sessions.db): archiving a task's folder alone would leave Cline's history"
+                   " naming a task that is gone, and memtui never rewrites Cline's index; delete old tasks in Cline"
+                   " (its task history)")
+
+
 @dataclass
 class ClineIndex(Index):
     sessions: dict[str, ClineTask] = field(default_factory=dict)
@@ -144,6 +150,8 @@ class ClineSource(ListingSource[ClineIndex], ResumeHooks, LiveWatch):
     def instead(self, capability: Capability) -> str:
         if capability is Capability.RESUME:
             return "a task of Cline's VS Code extension is resumed from its history in VS Code"
+        if capability is Capability.CLEANUP:
+            return CLEANUP_REFUSAL
         if capability is Capability.ROLLBACK:
             return ("Cline's checkpoints are commits of a shadow git repository memtui does not read yet;"
                     " restore a checkpoint in Cline")
