@@ -147,3 +147,29 @@ async def test_at_80x24_every_column_of_the_merged_list_is_whole(six, shown) -> 
         assert "Activity" in header and "Status" not in header
         first = lines[lines.index(header) + 1]
         assert first.split("│")[1].rstrip().endswith(" ago"), first
+
+
+async def test_the_costliest_sessions_name_their_agent(six, shown) -> None:
+    """`$` on every agent's sessions: the costliest sessions say whose each is — the same prompt
+    ran in several agents ("Print the numbers from 1 to 12000." five times over), and the rows
+    could not be told apart."""
+    from pilot_support import settle
+
+    from memtui.ui.screens.usage import TOP_SESSIONS, UsageScreen
+
+    app = make_app(six)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("dollar_sign")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, UsageScreen) and screen.data is not None
+        table = screen.query_one("#usage-sessions")
+        assert [str(c.label) for c in table.columns.values()] == ["Cost", "Tokens", "Agent", "Session"]
+        rows = screen.data.sessions.rows[:TOP_SESSIONS]
+        agent_of = {str(s.id): s.origin for s in app.source.sessions()}
+        shown_agents = [str(table.get_row_at(n)[2]) for n in range(table.row_count)]
+        assert shown_agents == [agent_of[row.key] for row in rows]
+        assert len(set(shown_agents)) > 1
+        text = shown(app)
+        assert " Agent " in text and "Claude Code" in text

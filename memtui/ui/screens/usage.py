@@ -21,6 +21,7 @@ from memtui.core.usage import GROUPINGS, ORIGIN_GROUPINGS, Priced, Report, by_ta
 from memtui.core.usage import unpriced_note
 from memtui.resources import screen_css
 from memtui.ui.commands import bindings
+from memtui.ui.labels import kind_label
 from memtui.ui.screens.base import MemtuiScreen
 from memtui.ui.text import human_tokens, safe_text
 from memtui.ui.widgets.key_footer import KeyFooter
@@ -42,10 +43,12 @@ class UsageData:
     sessions: Report
     models: Report
     costliest_task: dict[str, object]  # session key → its costliest turn's task id
+    agents: dict[str, str]  # session key → the agent its source names (a merged home's, a team store's), if any
 
 
-def usage_data(priced: list[Priced]) -> UsageData:
-    """The reports the screen draws from one list of priced replies."""
+def usage_data(priced: list[Priced], agents: dict[str, str] | None = None) -> UsageData:
+    """The reports the screen draws from one list of priced replies (`agents`: each session's
+    agent, where the source names it)."""
     costliest: dict[str, object] = {}
     best: dict[str, float] = {}
     for task_id, group in by_task(priced).items():
@@ -54,7 +57,7 @@ def usage_data(priced: list[Priced]) -> UsageData:
         if session not in best or cost > best[session]:
             best[session], costliest[session] = cost, task_id
     return UsageData(priced, summarise(priced, "day"), summarise(priced, "session"), summarise(priced, "model"),
-                     costliest)
+                     costliest, agents or {})
 
 
 class UsageScreen(MemtuiScreen[None]):
@@ -121,7 +124,8 @@ class UsageScreen(MemtuiScreen[None]):
     def load_usage(self) -> None:
         with self.app.reading() as source:
             priced = kept_priced(source).items  # sessions unchanged since the last report: their kept rows
-        self.post_message(self.Loaded(usage_data(priced)))
+            agents = {str(s.id): s.agent for s in source.sessions() if s.agent}  # `memtui ~`: whose each is
+        self.post_message(self.Loaded(usage_data(priced, agents)))
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
@@ -130,9 +134,11 @@ class UsageScreen(MemtuiScreen[None]):
         self.query_one(UsageChart).show(data.days.rows)
         sessions = self.query_one("#usage-sessions", FittedTable)
         sessions.clear(columns=True)
-        sessions.add_columns("Cost", "Tokens", "Session")
+        several = len(set(data.agents.values())) > 1  # the same prompt may have run in several agents
+        sessions.add_columns("Cost", "Tokens", *(("Agent",) if several else ()), "Session")
         for row in data.sessions.rows[:TOP_SESSIONS]:
-            sessions.add_row(_right(cost_text(row.cost, row.unpriced)), _right(human_tokens(row.tokens.total)),
+            agent = (safe_text(kind_label(data.agents.get(row.key, ""))),) if several else ()
+            sessions.add_row(_right(cost_text(row.cost, row.unpriced)), _right(human_tokens(row.tokens.total)), *agent,
                              safe_text(" ".join((row.title or row.key).split())), key=row.key)
         models = self.query_one("#usage-models", FittedTable)
         models.clear(columns=True)
