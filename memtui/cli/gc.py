@@ -80,8 +80,8 @@ def plan_text(plan, preview: bool = True) -> str:
     lines.append(f"reclaimable ({human_bytes(plan.reclaimable_bytes)})")
     for t in plan.reclaimable:
         where = "orphan" if t.orphan else f"session {t.session}"
-        lines.append(f"  #{t.task:<7} {where:<13} {t.status:<10} {t.steps:>5} steps {t.checkpoints:>4} checkpoints"
-                     f" {t.entries:>4} entries {human_bytes(t.bytes):>10}  {title(t.task)}")
+        lines.append(f"  #{t.task:<7} {where:<13} {t.status:<10} {_of(t.steps, 5, 'step')} {_of(t.checkpoints, 4, 'checkpoint')}"
+                     f" {_of(t.entries, 4, 'entry', 'entries')} {human_bytes(t.bytes):>10}  {title(t.task)}")
     if plan.loose_blobs:
         lines.append(f"  {plan.loose_blobs} blobs no entry needs ({human_bytes(plan.loose_bytes)})")
     if preview:
@@ -101,3 +101,10 @@ def result_text(r) -> str:
     if r.cancelled:
         text += "\ncancelled: the remaining tasks are untouched"
     return text
+
+
+def _of(n: int, width: int, noun: str, plural: str | None = None) -> str:
+    """A count in a column of the reclaimable table, its noun singular for one ("1 step "), the
+    columns kept aligned."""
+    plural = plural or noun + "s"
+    return f"{n:>{width}} {(noun if n == 1 else plural):<{len(plural)}}"

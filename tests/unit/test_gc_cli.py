@@ -186,8 +186,12 @@ def test_one_of_a_kind_is_counted_in_the_singular(tmp_path, capsys):
     task_with_edit(store, session, "current", finish=None)
     store.close()
     assert main(["gc", str(tmp_path / "ws")]) == 0
-    first = capsys.readouterr().out.splitlines()[0]
+    lines = capsys.readouterr().out.splitlines()
+    first = lines[0]
     assert first.startswith("2 tasks: 1 live (1 root), 1 reclaimable"), first
+    # The reclaimable task's row: "2 steps  1 checkpoint   1 entry" (it read "1 checkpoints 1 entries").
+    [row] = [line for line in lines if line.startswith("  #1 ")]
+    assert " 2 steps " in row and " 1 checkpoint " in row and " 1 entry " in row, row
     assert main(["gc", str(tmp_path / "ws"), "--apply", "--yes"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("collected 1 task: 2 steps, 1 checkpoint, 1 entry, 0 blobs"), out
