@@ -108,9 +108,17 @@ def _site(args, path: Path) -> int:
             where = f" that ran in {project}" if project is not None else ""
             raise MemtuiError(f"no sessions{where} in {resolved.path}; nothing written")
         pages = build_site(resolved.source, sessions, include_orphans=project is None)
+        others = resolved.found[1:]  # ~ holds several agents' homes: this export is the first one's
     write_site(folder, pages)
     orphans = f" and {ORPHANS} (tasks without a session)" if ORPHANS in pages else ""
-    print(f"wrote {folder}/{INDEX}, {len(sessions)} session page{'s' if len(sessions) != 1 else ''}{orphans}")
+    print(f"wrote {folder}/{INDEX}, {len(sessions)} session page{'s' if len(sessions) != 1 else ''}{orphans}"
+          + (f" of {resolved.entry.kind} at {resolved.entry.path}" if others and resolved.entry is not None else ""))
+    if others:
+        import sys
+
+        scope = "--all" if args.all else f"--project {args.project}"
+        print("also here, not in this export: " + "; ".join(f"{s.kind} at {s.path}" for s in others)
+              + f" (export each from its path: memtui export PATH {scope} -o FOLDER)", file=sys.stderr)
     return 0
 
 

@@ -173,3 +173,21 @@ async def test_the_costliest_sessions_name_their_agent(six, shown) -> None:
         assert len(set(shown_agents)) > 1
         text = shown(app)
         assert " Agent " in text and "Claude Code" in text
+
+
+def test_export_all_of_the_home_says_which_store_it_wrote_and_names_the_others(six, tmp_path, capsys) -> None:
+    """`memtui export ~ --all -o FOLDER` writes the first store's sessions (Claude Code's): it says
+    so, and names on stderr every other store found there, not exported — it printed "18 session
+    pages" alone, as if that were the home's every session. One agent's home names no other."""
+    from memtui.cli import main
+
+    assert main(["export", str(six), "--all", "-o", str(tmp_path / "site")]) == 0
+    out, err = capsys.readouterr()
+    pages = expected_sessions(COPIES)["Claude Code"]
+    assert out.strip() == f"wrote {tmp_path / 'site'}/index.html, {pages} session pages of claude-code at {six / '.claude'}"
+    assert err.startswith("also here, not in this export: codex at ") and err.count("\n") == 1
+    for folder in (".codex", ".gemini", ".local/share/opencode", ".cline/data", "src/aider-create-edit-000"):
+        assert f" at {six / folder}" in err, folder
+    assert main(["export", str(six / ".codex"), "--all", "-o", str(tmp_path / "codex")]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip().endswith(f"{expected_sessions(COPIES)['Codex']} session pages") and err == ""
