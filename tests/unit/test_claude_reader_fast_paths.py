@@ -88,3 +88,36 @@ def test_a_usage_of_any_shape_gives_the_tokens_the_checked_path_gives() -> None:
                 assert (fast is not None) == plain, usage
                 if fast is not None:
                     assert fast == from_anthropic(usage), usage
+
+
+def test_a_step_pickles_with_every_field_it_has() -> None:
+    """TranscriptItem pickles as its fields in order (its __reduce__): each field, given a value
+    of its own, comes back, and a field added to the class without it fails here."""
+    import dataclasses
+    import datetime as dt
+
+    from memtui.core.agents.claude_code.tables import TranscriptItem
+    from memtui.core.usage.tokens import Tokens
+
+    values = {"transcript": Path("/t.jsonl"), "created_at": dt.datetime(2026, 1, 2, tzinfo=dt.timezone.utc),
+              "usage": Tokens(1, 2, 3, 4, 5, 6), "summariser": Path("/s.jsonl"), "is_error": True, "change": True}
+    fields = dataclasses.fields(TranscriptItem)
+    for n, f in enumerate(fields):
+        values.setdefault(f.name, n + 100 if f.type == "int" or f.type == "int | None" else f"{f.name}-{n}")
+    item = TranscriptItem(**values)
+    back = pickle.loads(pickle.dumps(item, 5))
+    assert back == item and len(TranscriptItem.__reduce__(item)[1]) == len(fields)
+    assert [getattr(back, f.name) for f in fields] == [values[f.name] for f in fields]
+
+
+def test_a_folder_s_agent_files_are_the_ones_pathlib_s_glob_finds(tmp_path: Path) -> None:
+    from memtui.core.agents.claude_code.transcripts import _agent_files
+
+    for name in ("agent-b.jsonl", "agent-.jsonl", "agentx.jsonl", "Agent-c.jsonl", "agent-d.jsonl.bak", ".agent-e.jsonl",
+                 "agent-a.JSONL", "xagent-f.jsonl", "agent-g.jsonl"):
+        (tmp_path / name).write_text("{}\n")
+    (tmp_path / "agent-h.jsonl").mkdir()
+    assert _agent_files(tmp_path) == sorted(tmp_path.glob("agent-*.jsonl"))
+    assert [p.name for p in _agent_files(tmp_path)] == ["agent-.jsonl", "agent-b.jsonl", "agent-g.jsonl", "agent-h.jsonl"]
+    assert _agent_files(tmp_path / "gone") == [] == sorted((tmp_path / "gone").glob("agent-*.jsonl"))
+    assert _agent_files(tmp_path / "agent-b.jsonl") == []

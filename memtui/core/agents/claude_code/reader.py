@@ -318,6 +318,9 @@ class TranscriptReader:
 
     # -- user lines ----------------------------------------------------------------------------
     def _user(self, rec: dict, lineno: int, offset: int, when, uuid: str | None, target: "Turn | None", sidechain: bool) -> None:
+        if "toolUseResult" in rec:  # tool results, as classify_user finds first
+            self._results(rec, offset)
+            return
         line = classify_user(rec)
         if line.kind == "results":
             self._results(rec, offset)
@@ -385,16 +388,27 @@ class TranscriptReader:
     def _results(self, rec: dict, offset: int) -> None:
         result = rec.get("toolUseResult")
         for block in message_blocks(rec):
-            tool_use_id = field(block, "tool_use_id", kind=str)
-            if field(block, "type", kind=str) != "tool_result" or tool_use_id is None or tool_use_id in self.held.tools:
+            # Each field read as `field` reads it, the common case (of the type expected) inline.
+            tool_use_id, btype = block.get("tool_use_id"), block.get("type")
+            if tool_use_id is not None and tool_use_id.__class__ is not str:
+                tool_use_id = field(block, "tool_use_id", kind=str)
+            if btype is not None and btype.__class__ is not str:
+                btype = field(block, "type", kind=str)
+            if btype != "tool_result" or tool_use_id is None or tool_use_id in self.held.tools:
                 continue
             found = self.index.calls.get(f"{self.session.id}:{tool_use_id}")
             if found is None:
                 continue
             item = found[1]
             item.result_offset = offset
-            item.is_error = field(block, "is_error", kind=bool, default=False)
-            file_path = field(result, "filePath", kind=str) if isinstance(result, dict) else None
+            is_error = block.get("is_error")
+            item.is_error = False if is_error is None else is_error if is_error.__class__ is bool else field(
+                block, "is_error", kind=bool, default=False)
+            file_path = None
+            if isinstance(result, dict):
+                file_path = result.get("filePath")
+                if file_path is not None and file_path.__class__ is not str:
+                    file_path = field(result, "filePath", kind=str)
             if result is None and item.name in EDIT_TOOLS:
                 # A sub-agent's result carries no toolUseResult (2.1.1xx-3xx): the call names the file.
                 file_path = item.file_path

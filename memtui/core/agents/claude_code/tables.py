@@ -7,6 +7,7 @@ contents read them, and `Transcripts` (transcripts.py) reads a session's files i
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -16,8 +17,10 @@ from memtui.core.sources.transcript_root import TurnIndex
 from memtui.core.usage.tokens import Tokens
 
 
+@lru_cache(maxsize=8192)
 def normalised(path: str, cwd: str | None) -> str:
-    """An absolute, normalised path for a recorded one (relative ones are under `cwd`)."""
+    """An absolute, normalised path for a recorded one (relative ones are under `cwd`). Kept
+    for the paths asked last: each prompt's file-history snapshot names every file tracked so far."""
     return os.path.normpath(path if os.path.isabs(path) or cwd is None else os.path.join(cwd, path))
 
 
@@ -44,6 +47,13 @@ class TranscriptItem:
     agent_prompt: str | None = None  # a Task/Agent call's prompt, to find its sub-agent
     summariser: Path | None = None  # a compaction's summariser transcript
     summary: str = ""
+
+    def __reduce__(self) -> tuple:
+        # Pickled as its fields in order (every step of an index's parts is one): its dict's
+        # keys, pickled with each step, made a third of a part's pickle and its loads twice as slow.
+        return TranscriptItem, (self.kind, self.transcript, self.offset, self.line, self.created_at, self.key, self.name,
+                                self.block, self.tokens_in, self.tokens_out, self.usage, self.model, self.result_offset,
+                                self.is_error, self.change, self.file_path, self.agent_prompt, self.summariser, self.summary)
 
 
 @dataclass

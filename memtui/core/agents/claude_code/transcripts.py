@@ -42,12 +42,23 @@ __all__ = ["TranscriptIndex", "TranscriptItem", "Transcripts", "TranscriptSessio
 def _subagent_files(session_file: Path, session_id: str) -> list[Path]:
     """2.1.x `<sessionId>/subagents/agent-*.jsonl`, and 2.0.x `agent-*.jsonl` beside the session."""
     folder = session_file if session_file.is_dir() else session_file.parent / session_file.stem / "subagents"
-    found = sorted(folder.glob("agent-*.jsonl"))
+    found = _agent_files(folder)
     if session_file.is_file():
-        for path in sorted(session_file.parent.glob("agent-*.jsonl")):
+        for path in _agent_files(session_file.parent):
             if _first_session(path) == session_id:
                 found.append(path)
     return found
+
+
+def _agent_files(folder: Path) -> list[Path]:
+    """`sorted(folder.glob("agent-*.jsonl"))` ([] when `folder` is no folder it may list), its
+    names matched without pathlib's pattern walk: a session's project folder is listed for each."""
+    try:
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries if e.name.startswith("agent-") and e.name.endswith(".jsonl")]
+    except OSError:
+        return []
+    return [folder / name for name in sorted(names)]
 
 
 _first_sessions: dict[Path, tuple[tuple[int, int, int], Any]] = {}
