@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._source import opened, parse_id
+from memtui.cli._source import parse_id
 from memtui.core.display import counted, human_bytes, one_line, sanitize
 
 
@@ -24,19 +24,50 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from memtui.core import listing
+    from memtui.core.memory_source import UnknownId
+    from memtui.core.resolve import resolve
 
-    with opened(args.path) as source:
-        if args.task is not None:
-            doc, text = listing.show_task(source, parse_id(args.task)), _task_text
-        elif args.step is not None:
-            doc, text = listing.show_step(source, parse_id(args.step)), _step_text
-        elif args.checkpoint is not None:
-            doc, text = listing.show_checkpoint(source, parse_id(args.checkpoint), diff=args.diff), _checkpoint_text
-        else:
-            doc, text = listing.show_entry(source, parse_id(args.entry), diff=args.diff), _entry_text
+    with resolve(args.path) as resolved:
+        try:
+            doc, text = _show(resolved.source, args)
+        except UnknownId as missing:
+            doc, text = _elsewhere(resolved.found[1:], args, missing)
     emit(doc, args.json, text)
     return 0
+
+
+def _show(source, args):
+    from memtui.core import listing
+
+    if args.task is not None:
+        return listing.show_task(source, parse_id(args.task)), _task_text
+    if args.step is not None:
+        return listing.show_step(source, parse_id(args.step)), _step_text
+    if args.checkpoint is not None:
+        return listing.show_checkpoint(source, parse_id(args.checkpoint), diff=args.diff), _checkpoint_text
+    return listing.show_entry(source, parse_id(args.entry), diff=args.diff), _entry_text
+
+
+def _elsewhere(others, args, missing: Exception):
+    """The record from another store PATH holds (`memtui show ~ --task ID` of a Codex session:
+    ~ opens Claude Code's home first, as `memtui log ~` lists it); else the first store's error,
+    naming the others looked in."""
+    from memtui.core.errors import MemtuiError
+    from memtui.core.memory_source import UnknownId
+
+    for entry in others:
+        try:
+            store = entry.open()
+        except MemtuiError:
+            continue  # a store that cannot be opened here: the others are still looked in
+        with store as other:
+            try:
+                return _show(other, args)
+            except UnknownId:
+                continue
+    if not others:
+        raise missing
+    raise UnknownId(f"{missing}, nor in " + ", ".join(f"{s.kind} at {s.path}" for s in others))
 
 
 def _entry_line(e: dict) -> str:

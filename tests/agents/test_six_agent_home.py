@@ -191,3 +191,21 @@ def test_export_all_of_the_home_says_which_store_it_wrote_and_names_the_others(s
     assert main(["export", str(six / ".codex"), "--all", "-o", str(tmp_path / "codex")]) == 0
     out, err = capsys.readouterr()
     assert out.strip().endswith(f"{expected_sessions(COPIES)['Codex']} session pages") and err == ""
+
+
+def test_show_on_the_home_finds_an_id_of_any_agent_found_there(six, capsys) -> None:
+    """`memtui show ~ --task ID` of a Codex turn (as `memtui log ~/.codex` lists it): found in the
+    Codex home, as ~ holds it; it said "no turn … in ~/.claude", the first store ~ opens. An id in
+    none of them names every store looked in."""
+    import json
+
+    from memtui.cli import main
+
+    assert main(["log", str(six / ".codex"), "--json"]) == 0
+    task = json.loads(capsys.readouterr().out)["sessions"][0]["tasks"][0]["id"]
+    assert main(["show", str(six), "--task", task, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["task"]["id"] == task
+    assert main(["show", str(six), "--task", "no-such-turn"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("memtui: no turn 'no-such-turn' in ") and err.count("\n") == 1
+    assert f"codex at {six / '.codex'}" in err and f"cline at {six / '.cline/data'}" in err
