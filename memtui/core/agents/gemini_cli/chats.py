@@ -51,6 +51,8 @@ class Step:
     model: str = ""
     usage: Tokens | None = None
     change: Change | None = None
+    snapshot: str = ""  # the commit of Gemini CLI's own checkpoint of this call (checkpoints.py)
+    snapshot_file: str = ""  # …and its checkpoint file's name
 
 
 @dataclass

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Sequence
 
 from memtui.core.agents.gemini_cli.chats import GeminiIndex, read_chat
-from memtui.core.agents.gemini_cli.home import project_root_of
+from memtui.core.agents.gemini_cli.checkpoints import apply_checkpoints
+from memtui.core.agents.gemini_cli.home import home_of, project_root_of
 from memtui.core.agents.gemini_cli.subagents import nest_sub_agents
 from memtui.core.model import Problem, SessionInfo
 from memtui.core.paths import stat_key
@@ -39,13 +40,15 @@ def index_chat(file: Path) -> GeminiIndex:
     ix.sessions[chat.id] = ix.listed[chat.id] = chat
     chats = [chat, *nest_sub_agents(ix, chat, ix.problems)]
     root = project_root_of(file.parent.parent)
+    checkpointed = apply_checkpoints(chat, home_of(file), file.parent.parent, root, ix.problems)
     for turn in chat.turns:
         ix.turns[turn.id] = turn
         ix.roots[turn.session_id] = root
         for step in turn.steps:
             if step.change is not None:
                 ix.changes[f"{turn.session_id}:{step.key}"] = (turn, step)
-    ix.counts = {"chats": len(chats), "unknown_records": sum(c.unknown for c in chats), "read_problems": read_problems}
+    ix.counts = {"chats": len(chats), "unknown_records": sum(c.unknown for c in chats), "read_problems": read_problems,
+                 "checkpointed_changes": checkpointed}
     return ix
 
 
@@ -53,7 +56,7 @@ def merge_chats(parts: Sequence[GeminiIndex]) -> GeminiIndex:
     """One index of the chat files' indexes (`index_chat`), in order: a session already read
     from an earlier file is reported and not shown twice."""
     ix = GeminiIndex()
-    chats = unknown = 0
+    chats = unknown = checkpointed = 0
     for part in parts:
         chat = next(iter(part.sessions.values()), None)
         if chat is None:
@@ -73,6 +76,7 @@ def merge_chats(parts: Sequence[GeminiIndex]) -> GeminiIndex:
         ix.handoffs.update(part.handoffs)
         chats += part.counts.get("chats", 0)
         unknown += part.counts.get("unknown_records", 0)
+        checkpointed += part.counts.get("checkpointed_changes", 0)
     ix.counts = {"sessions": len(ix.sessions), "prompts": sum(1 for t in ix.turns.values() if not t.listed_in),
                  "tool_calls": sum(1 for t in ix.turns.values() for s in t.steps if s.tool not in ("reply", "notification")),
                  "file_changes": len(ix.changes)}
@@ -80,6 +84,8 @@ def merge_chats(parts: Sequence[GeminiIndex]) -> GeminiIndex:
         ix.counts["subagent_chats"] = chats - len(ix.sessions)
     if unknown:
         ix.counts["unknown_records"] = unknown
+    if checkpointed:
+        ix.counts["checkpointed_changes"] = checkpointed  # befores read from Gemini CLI's own checkpoints
     return ix
 
 

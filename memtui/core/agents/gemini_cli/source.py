@@ -2,7 +2,8 @@
 their tokens, tool calls with their results) → file changes of write_file and replace calls.
 See chats.py for how a chat file is read.
 
-Reading never writes. A change whose contents the chat recorded rolls back under the project
+Reading never writes. A change whose contents the chat recorded, or whose before Gemini CLI's
+own checkpoint holds (its shadow git repository: checkpoints.py), rolls back under the project
 folder its session worked in (`.project_root`), or under --root: the rollback engine checks
 containment and conflicts, writes atomically, and keeps the undo in memtui's state folder
 (memtui.core.sources.transcript_undo), never in the Gemini home."""
