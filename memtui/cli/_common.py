@@ -50,6 +50,15 @@ def emit(obj: Any, as_json: bool, text: Callable[[Any], str]) -> None:
         sys.stdout.write(sanitize(text(obj), multiline=True) + "\n")
 
 
+def cleanable_homes() -> str:
+    """The agents whose homes `memtui cleanup` cleans, for a verb's help: "Claude Code, Codex or
+    Gemini CLI" (from the registry, so an agent given a cleanup is named at once)."""
+    from memtui.core.homes import cleanable_agents
+
+    labels = [a.label for a in cleanable_agents()]
+    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} or {labels[-1]}"
+
+
 def add_json_flag(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 

@@ -8,7 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
-from memtui.cli._common import add_json_flag, emit
+from memtui.cli._common import add_json_flag, cleanable_homes, emit
 from memtui.core.homes import cleanable_agents
 from memtui.cli._confirm import add_yes_flag, confirmed
 from memtui.core.display import counted, human_bytes, one_line, sanitize
@@ -16,7 +16,7 @@ from memtui.core.errors import MemtuiError
 
 
 def register(sub) -> None:
-    p = sub.add_parser("cleanup", help="archive (or delete) old sessions of a Claude Code / Codex home; --dry-run previews")
+    p = sub.add_parser("cleanup", help=f"archive (or delete) old sessions of a {cleanable_homes()} home; --dry-run previews")
     p.add_argument("home", help="the agent's home folder (~/.claude, $CLAUDE_CONFIG_DIR, ~/.codex, $CODEX_HOME),"
                                 " or a project or transcript of it (its whole home is cleaned up)")
     p.add_argument("--agent", choices=[a.kind for a in cleanable_agents()], help="which agent's home (found from its layout if omitted)")

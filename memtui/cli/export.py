@@ -10,7 +10,7 @@ from memtui.core.errors import MemtuiError
 
 
 def register(sub) -> None:
-    p = sub.add_parser("export", help="write one session or task as a Markdown, HTML or JSON document")
+    p = sub.add_parser("export", help="write one session or task as a Markdown, HTML or JSON document; --all / --project a folder of pages")
     p.add_argument("path", nargs="?", default=".", help="workspace directory or a store (agent.db, agent home, transcript)")
     scope = p.add_mutually_exclusive_group(required=True)
     scope.add_argument("--session", metavar="ID", help="export this session, sub-agents included")

@@ -1,20 +1,20 @@
 """`memtui pin PATH ID [--unpin]`: make a task a GC root, or a foreign session a cleanup keep.
 
-PATH is a memtui workspace (ID is a task number) or a Claude Code / Codex home (ID is a
+PATH is a memtui workspace (ID is a task number) or a Claude Code, Codex or Gemini CLI home (ID is a
 session id: the pin is kept in memtui's own state folder, never in the agent's home)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from memtui.cli._common import add_json_flag, emit, open_store
+from memtui.cli._common import add_json_flag, cleanable_homes, emit, open_store
 from memtui.core.memory_source import Capability
 from memtui.cli._workspace import agent_home_at
 from memtui.core.errors import MemtuiError
 
 
 def register(sub) -> None:
-    p = sub.add_parser("pin", help="pin a task (GC keeps it) or a Claude Code / Codex session (cleanup keeps it); --unpin undoes it")
+    p = sub.add_parser("pin", help=f"pin a task (GC keeps it) or a {cleanable_homes()} session (cleanup keeps it); --unpin undoes it")
     p.add_argument("path", help="workspace directory or agent.db, or an agent home (~/.claude, ~/.codex)")
     p.add_argument("task", metavar="ID", help="task number (memtui store) or session id (agent home)")
     p.add_argument("--unpin", action="store_true", help="remove the pin")

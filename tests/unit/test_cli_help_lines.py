@@ -28,3 +28,19 @@ def test_open_help_names_the_stores_it_opens(capsys):
         main(["open", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "agent home" in out and "transcript" in out, out
+
+
+def test_the_verbs_list_names_every_home_cleanup_cleans(capsys):
+    """`memtui --help`: cleanup and pin name every agent whose home cleanup cleans (Gemini CLI
+    too: the lines said "a Claude Code / Codex home"), and export names its folder of pages."""
+    from memtui.core.homes import cleanable_agents
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for verb, after in (("cleanup", "restore"), ("pin", "stats")):
+        start = out.index(f" {verb} ")
+        line = out[start:out.index(f" {after} ", start)]
+        assert all(agent.label in line for agent in cleanable_agents()), line
+    start = out.index(" export ")
+    assert "--all" in out[start:out.index(" usage ", start)]
