@@ -258,3 +258,30 @@ def test_a_shadow_repository_of_another_project_under_the_same_name_is_not_read(
     assert not source.index().counts.get("checkpointed_changes")
     assert {e.before_known for t in prompts(source) for c in source.checkpoints(t.id)
             for e in source.checkpoint_entries(c.id)} == {True}  # the chat's own record, whole here
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=fixture_id)
+def test_a_file_the_snapshot_does_not_hold_is_never_taken_for_created(fixture, tmp_path):
+    """The shadow repository takes the project's .gitignore: a file it ignored is absent from
+    every snapshot, though it existed. When the chat says the call overwrote such a file (here:
+    the chat's record of the first write_file made to say it overwrote "ignored before"), the
+    chat's record stands — a rollback writes that back rather than removing the file."""
+    store, workspace = scratch(fixture, tmp_path)
+    first = truth_of(fixture)["file_changes"][0]
+    assert first["kind"] == "added" and first["tools"] == ["write_file"]
+    for chat in store.glob("tmp/*/chats/*.jsonl"):
+        lines = []
+        for line in chat.read_text().splitlines():
+            record = json.loads(line)
+            for call in record.get("toolCalls") or []:
+                if call["name"] == "write_file" and call["args"]["content"] == first["after"]:
+                    call["resultDisplay"].update(originalContent="ignored before\n", isNewFile=False)
+                    for part in call["result"]:
+                        part["functionResponse"]["response"]["output"] = "Successfully overwrote file."
+            lines.append(json.dumps(record))
+        chat.write_text("\n".join(lines) + "\n")
+    source = opened(store, workspace)
+    assert source.index().counts.get("checkpointed_changes") == len(truth_of(fixture)["file_changes"]) - 1
+    task = prompts(source)[0]
+    [entry] = [e for c in source.checkpoints(task.id) for e in source.checkpoint_entries(c.id) if e.path == first["path"]]
+    assert entry.kind == "modified" and source.read_entry(entry.id)[0] == b"ignored before\n"

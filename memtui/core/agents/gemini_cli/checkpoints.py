@@ -8,7 +8,9 @@ without asking — `--yolo`, a headless `gemini -p`, "allow for this session" �
 
 Here each checkpoint is matched to the chat's tool call it was made for (same session, same
 tool and arguments, in order), and the file that call changed is read from the commit: the file
-as it was just before the call, or absent (the call created it). The shadow repository is read
+as it was just before the call. A file the commit does not hold was created by the call — or
+ignored by git (the shadow repository takes the project's .gitignore): there the chat's own
+record stands, so a file is never removed on the snapshot's word alone. The shadow repository is read
 without writing: loose objects with zlib; an object git has packed by `git cat-file --batch`
 with no optional locks, no fsmonitor, no system or global config, nothing asked on a terminal.
 """
@@ -264,20 +266,22 @@ def _fill(change: Change, tool: str, args: Any, git: ShadowGit, checkpoint: Chec
         problems.append(Problem(str(checkpoint.file), None, f"the shadow repository does not hold {rel} in commit "
                                 f"{checkpoint.commit[:12]}: the chat's own record is used"))
         return False
-    before = None if data is None else data.decode("utf-8", "surrogateescape")
-    change.before, change.before_known = before, True
-    change.kind = "added" if before is None else "modified"
+    if data is None:
+        # Not in the snapshot: created by the call — or a file git ignored (the shadow repository
+        # takes the project's .gitignore), which the call may have overwritten. Only the chat can
+        # tell: its record stands, and a file it does not say was created is never removed.
+        return change.kind == "added" and change.before_known
+    before = data.decode("utf-8", "surrogateescape")
+    change.before, change.before_known, change.kind = before, True, "modified"
     if not change.after_known and isinstance(args, dict):
         if tool == "write_file" and isinstance(args.get("content"), str):
             change.after, change.after_known = args["content"], True
         elif tool == "replace" and isinstance(args.get("old_string"), str) and isinstance(args.get("new_string"), str):
             old, new = args["old_string"], args["new_string"]
-            if before is not None and old and old in before:
+            if old and old in before:
                 expected = args.get("expected_replacements")
                 count = -1 if args.get("allow_multiple") is True or (isinstance(expected, int) and expected > 1) else 1
                 change.after, change.after_known = before.replace(old, new, count), True
-            elif before is None and old == "":
-                change.after, change.after_known = new, True
     change.reason = "" if change.after_known else \
         "Gemini CLI's checkpoint holds the file before this call; the chat did not record it after"
     return True
