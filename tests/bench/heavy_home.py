@@ -396,6 +396,8 @@ def main() -> None:
         median_of("warm: memtui usage HOME --json", [*memtui, "usage", str(home), "--json"], env, args.runs)
         median_of("first search (search index built)", [*memtui, "search", str(home), WORD, "--json"], env, 1)
         median_of("warm: memtui search HOME WORD --json", [*memtui, "search", str(home), WORD, "--json"], env, args.runs)
+        found = Path(env["XDG_CACHE_HOME"]) / "memtui" / "search"
+        search_index = sum(p.stat().st_size for p in found.iterdir() if p.is_file()) if found.is_dir() else 0
         if not args.no_grow:
             grown = max(transcripts, key=lambda p: p.stat().st_size if "subagents" not in p.parts else 0)
             median_of("one session grew 100 lines: log", [*memtui, "log", str(home), "--json"], env, args.runs,
@@ -422,6 +424,7 @@ def main() -> None:
 
     workers = workers_for(SERIAL, [p.stat().st_size for p in transcripts])  # a str pickles: the size rule alone
     print(f"\nindex file: {index / 2**20:.1f} MiB = {index / size:.1%} of the home")
+    print(f"search index (after the first search): {search_index / 2**20:.1f} MiB = {search_index / size:.1%} of the home")
     print(f"parse throughput (CPU): cold log {mib / cold_cpu:.1f} MiB/s ({workers} worker processes; "
           f"{mib / serial_cpu:.1f} MiB/s in one process), orjson line decode {mib / anchor:.1f} MiB/s "
           f"(cold log {cold_cpu / anchor:.1f}x the orjson pass)")
