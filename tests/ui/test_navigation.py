@@ -503,3 +503,35 @@ async def test_a_kept_filter_is_named_in_its_pane_title(demo_path: Path, open_ap
         await pilot.press("escape")
         await pilot.pause()
         assert sessions.row_count == total and "filter" not in title(pane)
+
+
+async def test_the_sessions_pane_shown_after_starting_hidden_fits_its_columns(tmp_path: Path, monkeypatch) -> None:
+    """A first run on a workspace that starts with the sessions pane hidden (the kept layout),
+    then ctrl+b: the columns fit the pane as at any start. In a real terminal the table is given
+    no Resize when its pane is shown (simulated here: its on_resize does nothing), and the columns
+    kept the widths they were made with while hidden — titles 10 characters, "Current ta" cut,
+    the rest of the pane empty."""
+    import shutil
+
+    from memtui.ui.app import make_app
+    from memtui.ui.settings import config_path
+    from memtui.ui.widgets.sessions_table import SessionsTable
+
+    monkeypatch.setattr(SessionsTable, "on_resize", lambda self: None)
+    workspace = shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "ra_aid_project", tmp_path / "ra")
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text("sessions_pane = false\n")
+    app = make_app(workspace)  # no page kept of it: nothing is fitted before the first frame
+    async with app.run_test(size=(140, 40)) as pilot:
+        # Its rows added while hidden, and the opening done: a wait, not `settle` (whose idle
+        # waits happen to refit the table, which a real terminal does not).
+        for _ in range(20):
+            await pilot.pause(0.1)
+        table = app.screen.query_one(SessionsTable)
+        assert not app.screen.query_one("#sessions-pane").display and table.row_count == 3
+        await pilot.press("ctrl+b")
+        for _ in range(5):
+            await pilot.pause(0.05)
+        widths = {str(key.value): column.width for key, column in table.columns.items()}
+        assert "current" not in widths and widths["title"] >= table.MIN_FLEX, widths  # shed, not cut
+        assert table.virtual_size.width <= table.scrollable_content_region.width

@@ -623,6 +623,8 @@ class MainScreen(MemtuiScreen[None]):
         pane = self.query_one("#sessions-pane")
         pane.display = not pane.display
         remember(self.app, sessions_pane=pane.display)
+        if pane.display:  # laid out anew: fitted to its width (it had none while hidden from the start)
+            self.call_after_refresh(self.query_one(SessionsTable).refit)
         if not pane.display and self.focused is self.query_one(SessionsTable):
             self.query_one(TaskTree).focus()
 

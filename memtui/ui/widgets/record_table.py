@@ -120,6 +120,12 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         self.call_after_refresh(self.set_records, self.records, True)
 
     def on_resize(self) -> None:
+        self.refit()
+
+    def refit(self) -> None:
+        """Fit the columns to the width the table has now, and add the rows that waited for it
+        (on a resize; and when a hidden pane holding the table is shown again, which a real
+        terminal's layout does not always follow with a Resize)."""
         self._expected_width = None
         self._fit_columns()
         self._add_waiting_rows()
