@@ -12,8 +12,11 @@ after a second header.
 
 Mapping: a chat → a session; each typed user prompt → a task (a user message holding only
 `functionResponse` parts is the result of a tool call, not a prompt; the `<session_context>`
-message is context); each reply with text or tokens → a "reply" step, each tool call → a step;
-a successful `write_file` / `replace` → a checkpoint with one entry.
+message is context). A prompt's text is what Gemini CLI shows of it: its `displayContent` where
+that holds text — what was typed, `/init` or an `@file` reference — else its `content`, what was
+sent (the expansion of the command or reference). Each reply with text or tokens → a "reply"
+step, each tool call → a step; a successful `write_file` / `replace` → a checkpoint with one
+entry.
 """
 
 from __future__ import annotations
@@ -242,7 +245,7 @@ def _build_turns(chat: Chat, messages: list[dict]) -> None:
         if kind == "user":
             if _only_responses(content):
                 continue  # the results of tool calls, recorded on the call too
-            text = _parts_text(content)
+            text = _parts_text(m.get("displayContent")) or _parts_text(content)
             if not context_seen and text.lstrip().startswith(CONTEXT_OPENING):
                 context_seen = True
                 continue
