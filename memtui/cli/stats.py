@@ -29,6 +29,8 @@ def run(args) -> int:
     with resolve(args.path) as resolved:
         source = resolved.source
         files = [] if source.can(Capability.STATS) else list(source.sqlite_files())
+        if not files and not source.can(Capability.STATS):
+            files = _others_files(resolved.found[1:])  # ~: Claude Code's home first, OpenCode's opencode.db too
     if files:  # another agent's SQLite files: read-only figures of each ({"files": [...]} in JSON)
         found = [sqlite_file_stats(f) for f in files]
         emit({"files": [s.to_json() for s in found]}, args.json, lambda _: "\n\n".join(stats_text(s) for s in found))
@@ -37,6 +39,22 @@ def run(args) -> int:
         stats = db_stats(store)
     emit(stats.to_json(), args.json, lambda _: stats_text(stats))
     return 0
+
+
+def _others_files(others) -> list:
+    """The SQLite files of the other stores PATH holds (`memtui stats ~`: the first store found
+    there, Claude Code's home, keeps none; OpenCode's and a Codex home's are measured)."""
+    from memtui.core.errors import MemtuiError
+
+    files: list = []
+    for entry in others:
+        try:
+            store = entry.open()
+        except MemtuiError:
+            continue
+        with store as other:
+            files += [f for f in other.sqlite_files() if f not in files]
+    return files
 
 
 def stats_text(s) -> str:

@@ -209,3 +209,20 @@ def test_show_on_the_home_finds_an_id_of_any_agent_found_there(six, capsys) -> N
     err = capsys.readouterr().err
     assert err.startswith("memtui: no turn 'no-such-turn' in ") and err.count("\n") == 1
     assert f"codex at {six / '.codex'}" in err and f"cline at {six / '.cline/data'}" in err
+
+
+def test_stats_on_the_home_measures_the_sqlite_files_of_the_agents_there(six, capsys) -> None:
+    """`memtui stats ~`: the first store ~ opens (Claude Code's home) keeps no SQLite file, and
+    the verb refused ("can't show database statistics") though OpenCode's opencode.db is there:
+    it measures the SQLite files of the other stores found at PATH, read-only."""
+    import json
+
+    from memtui.cli import main
+
+    before = fingerprint(six)
+    assert main(["stats", str(six), "--json"]) == 0
+    files = [f["path"] for f in json.loads(capsys.readouterr().out)["files"]]
+    assert files == [str(six / ".local/share/opencode/opencode.db")]
+    assert main(["stats", str(six / ".claude")]) == 2  # one agent's home without one: still said so
+    assert "can't show database statistics" in capsys.readouterr().err
+    assert fingerprint(six) == before
