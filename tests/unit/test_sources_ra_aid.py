@@ -70,6 +70,23 @@ def test_trajectory_rows_are_steps_with_errors_costs_and_orphans(project):
     assert [s.seq for s in store.steps(1, offset=2, limit=2)] == [3, 4]  # numbered from 1
 
 
+def test_a_sessions_stored_bytes_are_its_steps_payloads(project):
+    """The sessions pane's "Stored" of an RA.Aid session: the bytes of its trajectory rows'
+    payloads (parameters, result, step data, error) as stored in pk.db — the sessions share that
+    one file, so every session read "0 B". Every row of this database is in one of them."""
+    db = sqlite3.connect(f"{(project / '.ra-aid' / 'pk.db').as_uri()}?immutable=1", uri=True)
+    size = " + ".join(f"COALESCE(length(CAST({c} AS BLOB)), 0)" for c in
+                      ("tool_parameters", "tool_result", "step_data", "error_message", "error_details"))
+    each = dict(db.execute(f"SELECT id, {size} FROM trajectory"))
+    db.close()
+    store = RaAidSource(project / ".ra-aid")
+    sessions = store.sessions()
+    for session in sessions:
+        steps = [step.id for task in store.tasks(session.id) for step in store.steps(task.id)]
+        assert session.stored_bytes == sum(each[step] for step in steps) > 0, session.id
+    assert sum(s.stored_bytes for s in sessions) == sum(each.values())
+
+
 def test_memory_items_carry_ids_files_and_protection(project):
     store = RaAidSource(project / ".ra-aid")
     facts = store.memory_items("fact")

@@ -41,6 +41,10 @@ class RaAidInput:
     step_ids: list[int] = field(default_factory=list)
 
 
+PAYLOAD = ("tool_parameters", "tool_result", "step_data", "error_message", "error_details")
+"""A trajectory row's payload columns: what its step shows beyond its times and counts."""
+
+
 @dataclass
 class RaAidIndex(Index):
     """What a read of pk.db gave (`RaAidSource.build_index`); steps are read again from the database."""
@@ -58,6 +62,8 @@ class RaAidIndex(Index):
     task_steps: dict[Id, list[int]] = field(default_factory=dict)
     step_errors: dict[int, bool] = field(default_factory=dict)
     last_step_time: dict[Id, datetime | None] = field(default_factory=dict)
+    step_bytes: dict[int, int] = field(default_factory=dict)
+    """Bytes of each trajectory row's payload (PAYLOAD columns, as stored): a session's "Stored"."""
     items: list[MemoryItem] = field(default_factory=list)
 
 
@@ -117,6 +123,18 @@ class RaAidSource(IndexedSource[RaAidIndex], LiveWatch, MemoryItems):
                 for row in conn.execute(f'SELECT {cols} FROM "{table}" ORDER BY id'))
         return [row for row in rows if row is not None]
 
+    @staticmethod
+    def _payload_bytes(conn: sqlite3.Connection, present: set[str]) -> dict[int, int]:
+        """Each trajectory row's payload bytes as stored (the sessions share pk.db: no file of
+        their own measures them)."""
+        if "trajectory" not in present:
+            return {}
+        have = [c for c in PAYLOAD if c in _columns(conn, "trajectory")]
+        if not have:
+            return {}
+        size = " + ".join(f'COALESCE(length(CAST("{c}" AS BLOB)), 0)' for c in have)
+        return {row[0]: row[1] for row in conn.execute(f'SELECT id, {size} FROM "trajectory"') if isinstance(row[0], int)}
+
     def _read(self, ix: RaAidIndex, conn: sqlite3.Connection, present: set[str]) -> None:
         ix.sessions_raw = self._rows(
             ix, conn, "session", present,
@@ -175,6 +193,7 @@ class RaAidSource(IndexedSource[RaAidIndex], LiveWatch, MemoryItems):
             ix.step_task[row["id"]] = task_id
             ix.task_steps.setdefault(task_id, []).append(row["id"])
             ix.step_errors[row["id"]] = bool(row["is_error"]) or row["record_type"] == "error"
+        ix.step_bytes = self._payload_bytes(conn, present)
         ix.last_step_time = {}
         times = {row["id"]: parse_time(row["created_at"]) for row in traj}
         for task_id, ids in ix.task_steps.items():
@@ -226,6 +245,7 @@ class RaAidSource(IndexedSource[RaAidIndex], LiveWatch, MemoryItems):
                     created_at=created,
                     updated_at=updated,
                     task_count=len(tasks),
+                    stored_bytes=sum(ix.step_bytes.get(step, 0) for t in tasks for step in ix.task_steps.get(t.id, [])),
                 )
             )
         return sorted(out, key=lambda x: sort_key(x.updated_at), reverse=True)  # newest first, as every store
