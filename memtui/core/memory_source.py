@@ -266,6 +266,13 @@ class MemorySource(ABC):
         source knows (Capability.ORIGIN: a team store); empty elsewhere."""
         return {}
 
+    def searched_stores(self) -> Sequence[tuple[str, MemorySource]]:
+        """The stores memory search indexes for this source, each with the agent its hits are
+        named by: itself, unnamed, when it can search its records (Capability.SEARCH); a source
+        listing several agents' sessions (every agent's, memtui.core.sources.every_agent) names
+        each of its stores that can."""
+        return [("", self)] if self.can(Capability.SEARCH) else []
+
     def token_usage(self, session_id: Id) -> dict | None:
         """The session's cumulative token usage as its agent reported it (None if never)."""
         return None

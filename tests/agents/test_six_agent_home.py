@@ -109,25 +109,102 @@ def test_usage_by_session_shows_ids_that_tell_the_sessions_apart(six, capsys) ->
         assert short == key or not any(other.startswith(short) for other in keys if other != key), short
 
 
-async def test_search_on_every_agents_sessions_says_how_to_search_sessions(six) -> None:
-    """ctrl+f on the merged list searches memory documents only: the status says S picks one
-    agent (whose sessions ctrl+f then searches), not "this agent's sessions are not indexed"."""
+async def test_search_on_every_agents_sessions_finds_each_agents_hits_and_opens_them(six, shown) -> None:
+    """ctrl+f on the merged list searches every agent's sessions, as `memtui search ~` does: the
+    hits are each agent's own (its store searched alone finds the same), each names its agent,
+    and Enter on one of Codex's opens its session. It searched memory documents alone ("S picks
+    one agent's sessions to search")."""
     from pilot_support import settle
     from textual.widgets import Input
 
+    from memtui.core.memory.search import SearchIndex
+    from memtui.core.memory.search_location import PRIVATE
+    from memtui.ui.screens.main import MainScreen
     from memtui.ui.screens.search import SearchScreen
+    from memtui.ui.widgets.search_results import SearchResults
 
+    query = "numbers 12000"
     app = make_app(six)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
+        expected = []  # each agent's hits, its store searched alone
+        for label, store in app.source.stores:
+            with SearchIndex(six, store, PRIVATE) as alone:
+                alone.refresh()
+                expected += [(label, hit) for hit in alone.search(query, None, ("task", "message", "step"))]
+        assert {label for label, _ in expected} >= {"Claude Code", "Codex", "Gemini CLI", "OpenCode", "Cline"}
         await pilot.press("ctrl+f")
         await settle(pilot)
-        assert isinstance(app.screen, SearchScreen)
-        status = lambda: str(app.screen.query_one("#search-status").render())
-        assert status() == "type to search memory documents only: S picks one agent's sessions to search"
-        app.screen.query_one(Input).value = "zzqqxx"
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        status = lambda: str(screen.query_one("#search-status").render())
+        assert status() == "type to search memory documents and every agent's sessions"
+        screen.query_one(Input).value = query
         await settle(pilot)
-        assert status() == "no matches in memory documents (S picks one agent's sessions to search)"
+        results = screen.query_one(SearchResults)
+        listed = [(results.where(hit).split(" · ", 1)[0], hit) for _, hit in results.records]
+        assert sorted(listed, key=repr) == sorted(expected, key=repr)
+        assert status().startswith(f"{len(expected)} matches")
+        text = shown(app)
+        for label in {label for label, _ in expected}:
+            assert f" {label} · task" in text, label
+        codex = next(n for n, (label, hit) in enumerate(listed) if label == "Codex" and hit.kind == "task")
+        results.focus()
+        results.move_cursor(row=codex)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        task = app.source.task(listed[codex][1].task)
+        assert app.screen.session_id == task.session_id and app.screen.task_id == task.id
+        assert next(s for s in app.source.sessions() if s.id == task.session_id).origin == "Codex"
+
+
+def test_every_agents_hits_come_a_page_at_a_time_across_the_stores(six) -> None:
+    """Pages of three hits, each going on from where the last ended (in whichever agent's store),
+    list every hit once, in the order of one page of them all, with the rest counted."""
+    from memtui.core.memory.search_agents import AgentsIndex, search_index
+
+    source, _ = open_workspace(six)
+    try:
+        index = search_index(six, source)
+        assert isinstance(index, AgentsIndex) and len(index.indexes) == len(source.searched_stores()) > 1
+        index.refresh()
+        whole = index.page("numbers", None, 0)
+        assert len(set(whole.origins.values())) > 2
+        paged, after = [], None
+        while True:
+            page = index.page("numbers", 3, 1000, after=after)
+            if not page.hits:
+                break
+            assert page.more == len(whole.hits) - len(paged) - len(page.hits)
+            assert all(whole.origins[hit.task] == page.origins[hit.task] for hit in page.hits)
+            paged += page.hits
+            after = page.after
+        assert paged == whole.hits
+        index.close()
+    finally:
+        source.close()
+
+
+async def test_a_failed_search_of_every_agents_sessions_says_so(six, monkeypatch) -> None:
+    """An agent's index that cannot be read: the search screen says why, and stays usable."""
+    from pilot_support import settle
+    from textual.widgets import Input
+
+    from memtui.core.errors import SearchIndexError
+    from memtui.core.memory.search import SearchIndex
+
+    def broken(index, cancelled=lambda: False):
+        raise SearchIndexError(f"the search index {index.path} is damaged")
+
+    monkeypatch.setattr(SearchIndex, "refresh", broken)
+    app = make_app(six)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f")
+        app.screen.query_one(Input).value = "numbers"
+        await settle(pilot)
+        assert str(app.screen.query_one("#search-status").render()).startswith("Search failed: the search index ")
 
 
 async def test_at_80x24_every_column_of_the_merged_list_is_whole(six, shown) -> None:

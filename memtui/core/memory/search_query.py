@@ -31,6 +31,9 @@ CONTENT_COLUMNS = {"rowid": "id", "owner": "c0", "text": "c1"}
 
 Position = tuple[str, int]
 """Where a page ended: the last hit's kind and rowid (a further page starts after it)."""
+AgentsPosition = tuple[int, Position]
+"""Where a page of several stores' hits ended (memtui.core.memory.search_agents): the store's
+place in their list, and where in its hits."""
 
 
 def band(kind: str) -> tuple[int, int]:
@@ -43,8 +46,12 @@ class SearchPage:
     more: int = 0
     """Matches after the page's last hit, counted up to the cap asked for (the cap itself
     when there may be more still)."""
-    after: Position | None = None
-    """Where the page ended (None: no hit in it): pass it to ask for the next page."""
+    after: Position | AgentsPosition | None = None
+    """Where the page ended (None: no hit in it): pass it to ask for the next page (of the
+    index it came from)."""
+    origins: dict[str, str] = field(default_factory=dict)
+    """The agent each hit's task is of, by task id, where several agents' stores were searched
+    (memtui.core.memory.search_agents); empty otherwise."""
 
 
 def search_page(conn: sqlite3.Connection, query: str, shown: int | None, cap: int, kinds: Iterable[str] = KINDS,

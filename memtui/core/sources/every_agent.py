@@ -5,9 +5,9 @@ their homes side by side.
 `EveryAgent` is a read-only MemorySource over the stores discovery found: its sessions are
 theirs, newest activity first, each naming its agent in `SessionInfo.origin` ("Gemini CLI");
 every other read goes to the store that holds the session, task, step or file change asked
-for. It declares only what reading does (diffs where the stores record contents); rolling
-back, cleaning up, resuming and measuring are done on one agent's store, which the app's
-source switcher opens.
+for. It declares only what reading does (diffs where the stores record contents; search where
+they can be searched, each agent's store through its own index); rolling back, cleaning up,
+resuming and measuring are done on one agent's store, which the app's source switcher opens.
 """
 
 from __future__ import annotations
@@ -45,11 +45,19 @@ class EveryAgent(MemorySource):
 
     @property
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
-        """Diffs, where every store records file contents (asked at every key the footer shows:
-        once per listing)."""
+        """Diffs, where every store records file contents; search, where a store can search its
+        sessions (`searched_stores`). Asked at every key the footer shows: once per listing."""
         if self._capabilities is None:
-            self._capabilities = frozenset({Capability.DIFF} if all(s.can(Capability.DIFF) for _, s in self.stores) else ())
+            can = {Capability.DIFF} if all(s.can(Capability.DIFF) for _, s in self.stores) else set()
+            if any(s.can(Capability.SEARCH) for _, s in self.stores):
+                can.add(Capability.SEARCH)
+            self._capabilities = frozenset(can)
         return self._capabilities
+
+    def searched_stores(self) -> Sequence[tuple[str, MemorySource]]:
+        """Each agent's store that can search its sessions, named by its agent: searched each
+        through its own index (memtui.core.memory.search_agents), as `memtui search ~` does."""
+        return [(label, store) for label, store in self.stores if store.can(Capability.SEARCH)]
 
     def instead(self, capability: Capability) -> str:
         return (f"it lists every agent's sessions at {self.path}; open one agent's store for that (the source"

@@ -1,5 +1,6 @@
-"""Search across memory documents and the store, or an agent's sessions (ctrl+f): results by
-file and line or by task; Enter dismisses with the chosen hit, and `open_search_hit` shows it."""
+"""Search across memory documents and the store, or an agent's sessions, or every agent's (ctrl+f):
+results by file and line or by task (each naming its agent where several agents' are searched);
+Enter dismisses with the chosen hit, and `open_search_hit` shows it."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from textual.worker import Worker, get_current_worker
 
 from memtui.ui.widgets.key_footer import KeyFooter
 from memtui.core.memory.search import SearchHit, SearchIndex, SearchPage
-from memtui.core.memory.search_query import Position
+from memtui.core.memory.search_agents import AgentsIndex, search_index
+from memtui.core.memory.search_query import AgentsPosition, Position
 from memtui.core.memory_source import Capability
 from memtui.ui.commands import bindings
 from memtui.ui.screens.base import MemtuiScreen
@@ -76,12 +78,12 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         """Every hit listed so far (a page at a time)."""
         self.more = 0
         """Matches after the last hit listed, counted up to COUNT_AHEAD."""
-        self._after: Position | None = None  # where the last page ended
+        self._after: Position | AgentsPosition | None = None  # where the last page ended
         self.hits_for: str | None = None
         """The query the listed hits answer (the one typed may be newer: its search runs)."""
         self._open_first = False  # enter was pressed before the hits of the query typed came
         self._asked: str | None = None  # the query the latest search (run_search) was started for
-        self._index: SearchIndex | None = None
+        self._index: SearchIndex | AgentsIndex | None = None
         self._stale = False  # set when the app reloaded its source
         self._index_lock: threading.Lock | None = None  # the app's (on_mount): a cancelled worker may still be running
         self._gone = False  # unmounted: the worker holding the index closes it
@@ -90,7 +92,8 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
     @property
     def documents_only(self) -> bool:
         """True when only memory documents are indexed: the app reads no store, and no source
-        that can search its sessions (Claude Code, Codex: core.memory.search_sessions)."""
+        that can search its sessions (Claude Code, Codex: core.memory.search_sessions; every
+        agent's, each through its own index: core.memory.search_agents)."""
         source = self.app.source
         return self.app.store is None and (source is None or not source.can(Capability.SEARCH))
 
@@ -174,8 +177,9 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         if self._index is None or self._stale:
             with nullcontext() if self.documents_only else self.app.reading() as source:
                 if self._index is None:
-                    self._index = SearchIndex(self.workspace, source)
+                    self._index = search_index(self.workspace, source)
                 self._index.store = source  # the store of now (a reload opens a new one)
+                self._stale = True  # until refreshed: a failed refresh is tried again by the next search
                 self._index.refresh(cancelled=lambda: worker.is_cancelled)
             if worker.is_cancelled:
                 self._stale = True  # the next search goes on with the refresh (not a half index)
@@ -187,7 +191,10 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
             self.post_message(self.ResultsFound(query, page, origins=self._origins(page)))
 
     def _origins(self, page: SearchPage) -> dict[str, str]:
-        """Where the page's tasks came from, on a source that knows (a team store)."""
+        """Where the page's tasks came from: the agent of each (every agent's sessions searched),
+        or "machine · agent" on a source that knows (a team store)."""
+        if page.origins:
+            return page.origins
         if self.documents_only or not any(hit.task for hit in page.hits):
             return {}
         with self.app.reading() as source:
@@ -201,7 +208,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
             self.more_hits(self.hits_for, self._after, len(self.hits))
 
     @work(thread=True, exclusive=True, group="search-more", exit_on_error=False, description="search")
-    def more_hits(self, query: str, after: Position, listed: int) -> None:
+    def more_hits(self, query: str, after: Position | AgentsPosition, listed: int) -> None:
         """The page of hits after the `listed` ones (a newer query, or a refresh of the index,
         cancels it: its search lists everything anew)."""
         worker = get_current_worker()
@@ -259,6 +266,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
             status.update((f"type to search memory documents only: {why}" if why else "type to search memory documents")
                           if self.documents_only
                           else "type to search memory documents and the store" if self.app.store is not None
+                          else "type to search memory documents and every agent's sessions" if self._merged()
                           else "type to search memory documents and this agent's sessions")
         elif self.hits:
             status.update(self._count_line())
@@ -271,6 +279,10 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
             self._open_first = False
             if self.hits:
                 self.dismiss(self.hits[0])
+
+    def _merged(self) -> bool:
+        """True when several agents' sessions are searched (each hit names its agent)."""
+        return isinstance(self._index, AgentsIndex)
 
     def _listed(self, page: SearchPage) -> None:
         self.hits.extend(page.hits)

@@ -62,10 +62,11 @@ class SearchResults(RecordTable[Row]):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.origins: dict[str, str] = {}
-        """A team store's: where each hit's task came from ("machine · agent", by task id)."""
+        """Where each hit's task came from, by task id: its agent (every agent's sessions
+        searched), or "machine · agent" (a team store)."""
 
     def where(self, hit: SearchHit) -> str:
-        """The hit's location, after the machine and agent its task came from (a team store)."""
+        """The hit's location, after the agent (or machine and agent) its task came from."""
         origin = self.origins.get(hit.task or "")
         return f"{origin} · {describe_location(hit)}" if origin else describe_location(hit)
     _asked = -1  # the number of hits listed when the next page was last asked for
