@@ -73,6 +73,9 @@ def _another_agents_files(args) -> bool:
         files, label, names = list(source.sqlite_files()), source.label, tuple(source.agent_processes)
     if not files:
         return False
+    if not names:  # no way to tell whether the agent runs: not vacuumed
+        raise MemtuiError(f"memtui does not know the processes of {label}, so it cannot tell whether it is running;"
+                          " its SQLite files are not vacuumed")
     if args.checkpoint or args.incremental is not None:
         raise MemtuiError(f"{label}'s SQLite files are vacuumed whole (a compact copy swapped in):"
                           " leave out --incremental and --checkpoint")

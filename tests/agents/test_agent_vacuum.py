@@ -105,7 +105,10 @@ def test_only_a_whole_vacuum_is_offered(tmp_path, scratch_env, capsys):
 
 def _running(argv: list[str]) -> subprocess.Popen:
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.3)  # exec'd: its name and command line are the agent's
+    deadline = time.monotonic() + 10  # exec'd: its command line is the agent's once /proc shows it
+    while not Path(f"/proc/{proc.pid}/cmdline").read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.1)
     return proc
 
 
@@ -218,6 +221,27 @@ def test_a_launcher_running_another_script_with_the_agents_name_in_its_arguments
     proc = _running([sys.executable, str(tmp_path / "other.py"), str(tmp_path / agent_name)])
     try:
         assert main(["vacuum", str(folder)]) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_codex_home_is_refused_while_codex_runs(tmp_path, scratch_env, capsys, monkeypatch):
+    """A Codex home opens with its archived sessions beside it (a wrapper around the store): the
+    wrapper names Codex's processes too, so a running codex stops the vacuum."""
+    from memtui.core.agents.codex.source import CodexSource
+
+    name = f"codex-{uuid.uuid4().hex[:12]}"  # this test's own: a real `codex` would stop other tests
+    monkeypatch.setattr(CodexSource, "agent_processes", (name,))
+    home = shutil.copytree(CODEX[0] / "home" / ".codex", tmp_path / ".codex")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / name).symlink_to(shutil.which("sleep"))
+    before = fingerprint(home)
+    proc = _running([str(tmp_path / "bin" / name), "60"])
+    try:
+        assert main(["vacuum", str(home)]) == 2
+        assert f"is running (pid {proc.pid}" in capsys.readouterr().err
+        assert fingerprint(home) == before
     finally:
         proc.kill()
         proc.wait()

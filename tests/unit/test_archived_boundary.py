@@ -56,6 +56,9 @@ def test_the_wrapper_answers_every_name_of_the_protocol_as_the_bare_store_does(p
         got, expected = _answer(wrapped, name), _answer(bare, name)
         if name == "counts":
             assert got == {**expected, "archived_sessions": 0}
+        elif name == "searched_stores":  # each names itself: the wrapper searches its archived sessions too
+            assert [(label, store is wrapped) for label, store in got] == [
+                (label, store is bare) for label, store in expected], name
         elif name not in ("sessions", "session_page", "problems"):  # fresh lists of equal records below
             assert got == expected, name
     assert list(wrapped.sessions()) == sorted(bare.sessions(), key=lambda s: s.updated_at, reverse=True)

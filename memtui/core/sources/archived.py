@@ -131,6 +131,10 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
     def sqlite_files(self) -> list[Path]:
         return list(self.live.sqlite_files())
 
+    @property
+    def agent_processes(self) -> tuple[str, ...]:  # type: ignore[override]
+        return self.live.agent_processes
+
     def watched_databases(self) -> list[Path]:
         return list(self.live.watched_databases())
 
