@@ -196,6 +196,34 @@ async def test_filter_focused_list(demo_path: Path, open_app) -> None:
         assert steps.row_count == len(steps.matching) <= len(steps.records)
 
 
+async def test_a_sessions_filter_matching_none_empties_the_tasks_and_steps(demo_path: Path, open_app, settled,
+                                                                           shown) -> None:
+    """`/` on the sessions with a filter no session matches: the tasks and steps panes are empty
+    and say why, as are the files and the diff; they kept the last highlighted session's tasks and
+    steps. Clearing the filter shows the first session's again."""
+    NO_SESSION_MATCHES = "no session matches the filter"
+    async with open_app(demo_path, size=SIZE) as pilot:
+        screen = pilot.app.screen
+        sessions, tree, steps = screen.query_one(SessionsTable), screen.query_one(TaskTree), screen.query_one(StepTimeline)
+        first = sessions.current_record()
+        assert tree.session_id == first.id and tree.tasks and steps.records
+        shown_task = tree.current_task().title
+        await pilot.press("slash", *"zz-no-such-session")
+        await settled(pilot)
+        assert sessions.row_count == 0
+        assert not tree.tasks and tree.current_task() is None and steps.row_count == 0 and not steps.records
+        for name in ("#tasks-pane", "#steps-pane"):
+            pane = screen.query_one(name)
+            assert title(pane) == f"{pane.label} · {NO_SESSION_MATCHES}" and not pane.border_subtitle, name
+        text = shown(pilot.app)
+        assert shown_task not in text and "No step selected." in text
+        assert f"Tasks · {NO_SESSION_MATCHES}" in text and f"Steps · {NO_SESSION_MATCHES}" in text
+        await pilot.press("escape")  # the box cleared: every session again, the first highlighted
+        await settled(pilot)
+        assert sessions.current_record() == first and tree.session_id == first.id and tree.tasks and steps.records
+        assert NO_SESSION_MATCHES not in shown(pilot.app)
+
+
 async def test_help_lists_every_command(demo_path: Path, open_app) -> None:
     async with open_app(demo_path, size=SIZE) as pilot:
         app = pilot.app

@@ -57,6 +57,10 @@ LAST = object()
 """A kept step meaning "the task's last step" (tail)."""
 
 
+NO_SESSION_MATCHES = "no session matches the filter"
+"""What the tasks and steps panes say while the sessions filter matches none."""
+
+
 class MainScreen(MemtuiScreen[None]):
     """Browse sessions, tasks, steps and checkpoint diffs."""
 
@@ -344,6 +348,24 @@ class MainScreen(MemtuiScreen[None]):
             key == self.session_id and not self._stalled and self.query_one(TaskTree).session_id != wanted[0]))
         self.debounce.soon("tasks", lambda: self.tasks_ahead.show_or_load(  # read ahead: memtui.ui.read_ahead
             wanted, self._tasks_loaded, lambda: self.load_tasks(wanted)))
+
+    @on(SessionsTable.NothingMatches, "#sessions")
+    def _no_session_matches(self) -> None:
+        """The sessions filter matches none: the tasks and steps of the session highlighted
+        before go, and the panes say why (a filter matching again highlights its first session,
+        which loads as any highlight does)."""
+        if self.query_one(SessionsTable).current_record() is not None:
+            return  # matching again by the time this came
+        why = NO_SESSION_MATCHES
+        self.session_id = None
+        self.debounce.cancel("tasks")
+        self.workers.cancel_group(self, "tasks")
+        self.query_one(TaskTree).show_tasks(None, [], {}, [], None)
+        self._clear_steps()
+        for name in ("#tasks-pane", "#steps-pane"):
+            pane = self.query_one(name, Pane)
+            pane.show_title(why)
+            pane.border_subtitle = ""
 
     # ================================================================== tasks
     @work(thread=True, exclusive=True, group="tasks", exit_on_error=False, description="load tasks")

@@ -14,6 +14,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
@@ -94,6 +95,18 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
     path) would get fewer than MIN_FLEX characters: on a narrow terminal the title stays
     readable instead of every column being cut."""
     MIN_FLEX = 20
+
+    class NothingMatches(Message):
+        """The filter leaves none of the records listed: no row is highlighted, so what the
+        cursor's record fed (the panes below) is no longer that of a listed record."""
+
+        def __init__(self, table: RecordTable) -> None:
+            super().__init__()
+            self.table = table
+
+        @property
+        def control(self) -> RecordTable:
+            return self.table
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
@@ -276,6 +289,8 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
     def _rebuild(self, keep: str | None) -> None:
         needle = self.filter_text.lower()
         self.matching = [r for r in self.records if not needle or self.matches(r, needle)]
+        if needle and self.records and not self.matching:
+            self.post_message(self.NothingMatches(self))
         self.clear()
         self._added = 0
         self._page_pending = False
