@@ -277,6 +277,14 @@ class MemorySource(ABC):
         """The session's cumulative token usage as its agent reported it (None if never)."""
         return None
 
+    def sessions_key(self) -> str | None:
+        """A digest of what `sessions()` would be read from (its files' stat keys, the code that
+        reads them), made without reading the sessions: while it stays the same, `sessions()`
+        lists the same sessions with the same titles, times, sizes and task counts (their
+        status aside), so whoever kept what it made of them (the search index) need not ask
+        again. None: the source cannot tell so cheaply (ask `sessions()`)."""
+        return None
+
     def sqlite_files(self) -> Sequence[Path]:
         """The SQLite files this store keeps in another agent's home (OpenCode's opencode.db):
         `memtui stats` shows their size, freelist and bytes per table, read-only, and `memtui

@@ -157,9 +157,17 @@ class SearchIndex:
         """Re-index only the tasks (of an agent's own home: sessions) whose signature changed since
         the last refresh (a running agent touches a few; a full build of a large store takes seconds)."""
         reader = records_reader(self.store)
+        # Asked before the sessions are listed: a session written in between makes the next
+        # refresh list them again, never keeps it unindexed.
+        quick = reader.quick_signature()
+        meta = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('store', 'store_key')"))
+        if quick is not None and "store" in meta and meta.get("store_key") == quick:
+            return  # nothing the sessions are read from changed: none is listed
+        if "store_key" in meta:  # a cancelled refresh keeps none
+            self.conn.execute("DELETE FROM meta WHERE key = 'store_key'")
         signature = reader.signature()
-        row = self.conn.execute("SELECT value FROM meta WHERE key = 'store'").fetchone()
-        if row and row[0] == signature:
+        if meta.get("store") == signature:
+            self._keep_quick(quick)
             return
         with reader.reading():
             rows = reader.rows()
@@ -211,6 +219,12 @@ class SearchIndex:
                 if cancelled():
                     return  # the transaction is still committed: what was indexed stays valid
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('store', ?)", (signature,))
+        self._keep_quick(quick)
+
+    def _keep_quick(self, quick: str | None) -> None:
+        """Keep the quick signature the store's records were indexed as of (`_refresh_store`)."""
+        if quick is not None:
+            self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('store_key', ?)", (quick,))
 
     def _drop(self, owner: str, key: str) -> None:
         """Remove the records of one file (`owner` "file") or task ("task": all its kinds)."""

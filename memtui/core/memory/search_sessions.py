@@ -57,6 +57,9 @@ class StoreReader:
     def signature(self) -> str:
         return self.store.change_signature()
 
+    def quick_signature(self) -> str | None:
+        return None  # its signature is as quick
+
     def reading(self) -> ContextManager[None]:
         return self.store.reading_mapped()
 
@@ -90,6 +93,13 @@ class SessionReader:
                                     session.task_count))
             self._rows = rows[::-1]
         return self._rows
+
+    def quick_signature(self) -> str | None:
+        """What the source says its sessions are read from, without listing them
+        (`MemorySource.sessions_key`; None when it cannot tell): while it is the one kept with
+        the last refresh, no session changed since."""
+        key = self.source.sessions_key()
+        return None if key is None else f"sessions-key:{TEXT}:{key}"
 
     def signature(self) -> str:
         joined = "\0".join(f"{row.key}\0{row.signature}" for row in self.rows())

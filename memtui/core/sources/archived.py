@@ -9,6 +9,8 @@ changes start with "<session id>:" in both adapters: that prefix routes each cal
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import threading
 from datetime import datetime, timezone
@@ -19,6 +21,7 @@ from memtui.core.cleanup.archive_read import list_archived, unpacked_view
 from memtui.core.cleanup.manifest import ArchiveError, Manifest
 from memtui.core.memory_source import Capability, LiveWatch, MemorySource, ResumeHooks, RollbackHooks
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, MessageInfo, Problem, Reference, SessionInfo, StepInfo, TaskInfo
+from memtui.core.sources.base import TRANSCRIPT_ALWAYS
 from memtui.core.sources.timestamps import parse_time, sort_key
 from memtui.core.sources.transcript_root import RecordedRoot, folder_capabilities, restore_note
 from memtui.core.sources.transcript_undo import UndoRecorder
@@ -90,11 +93,12 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
 
     def _folders(self) -> tuple[frozenset[str], bool]:
         """The sessions' folders and whether one is a folder here: worked out once per listing
-        (the live index's, the manifests'), not at each of the footer's capability checks."""
+        (the live index's, the manifests'), not at each of the footer's capability checks. With
+        no session archived, the live sessions are not listed to tell which are archived."""
         live = self.live.recorded_cwds()  # the same set while its index is
         known = self._folders_of
         if known is None or known[0] is not live:
-            archived = {self.manifests[i].project for i in self._archived_ids()}
+            archived = {self.manifests[i].project for i in self._archived_ids()} if self.manifests else set()
             cwds = frozenset({*live, *(p for p in archived if p)})
             known = self._folders_of = (live, cwds, any(Path(cwd).is_dir() for cwd in cwds))
         return known[1], known[2]
@@ -103,6 +107,13 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
         """The live home's recorded folders', and statistics of its SQLite files where it has some."""
         return folder_capabilities(self, self._folders()[1]) | (self.live.capabilities & {Capability.SQLITE_STATS})
+
+    def can(self, capability: Capability) -> bool:
+        """As MemorySource's; what a transcript store can always do (TRANSCRIPT_ALWAYS: search
+        it, follow it …) is answered without reading the sessions' folders (the live index)."""
+        if capability in TRANSCRIPT_ALWAYS:
+            return capability not in self.withheld
+        return super().can(capability)
 
     def instead(self, capability: Capability) -> str:
         if capability in self.withheld:
@@ -124,6 +135,15 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
         cwds = self._cwds()
         recorded = Path(next(iter(cwds))) if len(cwds) == 1 else None
         return restore_note(root, self._root, recorded, self.workspace_root(task_id))
+
+    def sessions_key(self) -> str | None:
+        """The live source's (None when it has none), and the archived sessions' manifests
+        (with none archived: the live source's)."""
+        live = self.live.sessions_key()
+        if live is None or not self.manifests:
+            return live
+        manifests = json.dumps([m.to_json() for _id, m in sorted(self.manifests.items())], sort_keys=True, default=str)
+        return hashlib.blake2b(f"{live}\0{manifests}".encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
     def counts(self) -> dict[str, int]:
         return {**self.live.counts(), "archived_sessions": len(self._archived_ids())}

@@ -53,15 +53,19 @@ class SourceAdapter(MemorySource):
         raise UnknownId(f"no step {step_id!r} in {self.path}")
 
 
+TRANSCRIPT_ALWAYS = frozenset({Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.CLEANUP, Capability.SEARCH})
+"""What a transcript store (Claude Code, Codex) can do whatever folders its sessions worked in:
+asked of one (`can`), it answers without reading its sessions."""
+
+
 def transcript_capabilities(source: MemorySource) -> frozenset[Capability]:
     """Claude Code and Codex: file changes, following them, resuming a session in the agent,
-    cleaning up the agent's home and searching its sessions (core.memory.search_sessions) always;
-    rollback and memory edits only with the one workspace every session worked in (their
-    recorded paths are relative to it), on this machine."""
-    always = {Capability.DIFF, Capability.RESUME, Capability.LIVE, Capability.CLEANUP, Capability.SEARCH}
+    cleaning up the agent's home and searching its sessions (core.memory.search_sessions) always
+    (TRANSCRIPT_ALWAYS); rollback and memory edits only with the one workspace every session
+    worked in (their recorded paths are relative to it), on this machine."""
     if source.workspace is None or not source.workspace.is_dir():
-        return frozenset(always)
-    return frozenset({*always, Capability.ROLLBACK, Capability.EDIT_MEMORY})
+        return TRANSCRIPT_ALWAYS
+    return frozenset({*TRANSCRIPT_ALWAYS, Capability.ROLLBACK, Capability.EDIT_MEMORY})
 
 
 def files_and_folders(files: Sequence[Path]) -> list[Path]:

@@ -361,8 +361,14 @@ def kept_parts(home: Path, kind: str, index_class: type) -> KeptParts | None:
     path = index_path(home, kind)
     if path is None:
         return None
+    return KeptParts(PartStore(path, parser_code(index_class)), Path(home))
+
+
+def parser_code(index_class: type) -> str:
+    """A digest of the code that reads and serves the parts of `index_class`: the index class's
+    package (the agent's parser), this kit, and the core's model (memtui.core.sources.part_store.code_key)."""
     if index_class not in _CODE:
         core = Path(__file__).resolve().parent.parent
         agent = Path(sys.modules[index_class.__module__].__file__ or core).resolve().parent
         _CODE[index_class] = code_key(agent, core / "sources", core / "usage", core)
-    return KeptParts(PartStore(path, _CODE[index_class]), Path(home))
+    return _CODE[index_class]

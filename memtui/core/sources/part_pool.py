@@ -12,13 +12,10 @@ from them is the one a serial build makes.
 from __future__ import annotations
 
 import copy
-import multiprocessing
 import os
 import pickle
 import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from types import FunctionType
 from pathlib import Path
@@ -93,6 +90,8 @@ def _context(parse: Parse) -> Any:
     """How workers start: forked from this process where that is safe and cheapest (Linux, no
     other thread that could hold a lock: a verb), else from a fork server that imported the
     parser once (the app, whose build runs beside its other threads), else spawned."""
+    import multiprocessing  # a build with workers only: a warm run starts none
+
     methods = multiprocessing.get_all_start_methods()
     if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
@@ -133,6 +132,9 @@ def read_parts(parse: Parse, items: list[tuple[Path, Any]], sizes: list[int]) ->
     done = 0
     pool = None
     if workers:
+        from concurrent.futures import ProcessPoolExecutor  # a build with workers only: a warm run starts none
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(parse))
             chunk = max(1, min(8, len(items) // (workers * 8)))

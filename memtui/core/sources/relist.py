@@ -10,9 +10,10 @@ names (a session's sub-agent transcripts) — keeps its size and mtime.
 from __future__ import annotations
 
 import copy
+import hashlib
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generic, Hashable, Iterable, Protocol, Self, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Hashable, Iterable, Iterator, Protocol, Self, Sequence, TypeVar
 
 from memtui.core.model import Problem, Reference, SessionInfo, StepInfo, TaskInfo
 from memtui.core.sources.base import Index, IndexedSource
@@ -144,6 +145,7 @@ class ListedSource(IndexedSource[ListedT]):
         self.progress: Progress | None = None
         """Told (files read, files to read) while a build reads files (a cold build's progress)."""
         self._so_far: tuple[SessionInfo, ...] | None = None
+        self._key: str | None | bool = False  # sessions_key (False: not asked yet)
 
     def merge_listed(self, whole: ListedT, signature: Callable[[Path], Hashable | None],
                      read: Callable[[Path], ListedT], grown: Grown | None = None) -> None:
@@ -166,6 +168,42 @@ class ListedSource(IndexedSource[ListedT]):
             return
         for part in self._parts.each(self.files, signature, read, grown):
             whole.merge(part)
+
+    @property
+    def index_read(self) -> bool:
+        """Whether this source has read its index (or is reading it) since it was opened."""
+        return self._indexed or self._current is not None
+
+    def sessions_key(self) -> str | None:
+        """(MemorySource's) A digest of what the agent says its sessions are read from
+        (`sessions_inputs`: the files listed at open and those beside them, with their stat
+        keys; the parser's code), made once, before this source first reads its index (the
+        index it then reads is as new or newer): None when first asked after that, and after a
+        reload (the index served may then be older than the files now), or when the agent
+        cannot tell."""
+        with self.index_lock:  # never made while an index is built: it would be the newer
+            if self._key is False:  # asked first: made now if the index is not read yet
+                self._key = None
+                inputs = None if self.index_read else self.sessions_inputs(self.files)
+                if inputs is not None:
+                    digest = hashlib.blake2b(f"{self.kind}\0{self.path}\0{self.home}\0".encode("utf-8", "surrogateescape"),
+                                             digest_size=16)
+                    for item in inputs:
+                        digest.update(item.encode("utf-8", "surrogateescape") + b"\0")
+                    self._key = digest.hexdigest()
+            return self._key if isinstance(self._key, str) else None
+
+    def reload(self) -> None:
+        """(IndexedSource's) The sessions key made before the first index no longer tells the
+        next one's (`sessions_key`: None from now on)."""
+        self._key = None
+        super().reload()
+
+    def sessions_inputs(self, files: list[Path]) -> Iterator[str] | None:
+        """What the sessions of the index built from `files` are read from, as text (each file
+        with its stat key, the parser's code): equal inputs, equal sessions (`sessions_key`).
+        None (here): the agent cannot tell without reading them."""
+        return None
 
     def _told(self, read: int, to_read: int) -> None:
         tell_watcher(self.path, read, to_read, self)

@@ -12,16 +12,19 @@ or under `--root`.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Generic, Protocol, Self, TypeVar
 
+from memtui.core.atomic import write_atomic
+from memtui.core.errors import MemtuiError
 from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
 from memtui.core.model import Id, MessageInfo, StepInfo, TaskInfo
 from memtui.core.model import ResumeCommand
-from memtui.core.sources.base import transcript_capabilities
+from memtui.core.sources.base import TRANSCRIPT_ALWAYS, transcript_capabilities
 from memtui.core.sources.relist import ListedIndex, ListedSource
 
 
@@ -113,6 +116,7 @@ class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWat
     (`task_info(turn)`)."""
 
     _root: Path | None = None
+    _folders_of: tuple[Any, frozenset[str], bool]  # (the index or None: noted, cwds, one is a folder here)
     resume_argv: tuple[str, ...] = ()  # the agent's resume command, before the session id
 
     def step_usage(self, task_id: Id) -> list[StepInfo]:
@@ -130,19 +134,69 @@ class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWat
     def capabilities(self) -> frozenset[Capability]:  # type: ignore[override]
         return folder_capabilities(self, self._folders()[1])
 
+    def can(self, capability: Capability) -> bool:
+        """As MemorySource's; what a transcript store can always do (TRANSCRIPT_ALWAYS: search
+        it, follow it …) is answered without reading its sessions' folders (its index)."""
+        if capability in TRANSCRIPT_ALWAYS:
+            return capability not in self.withheld
+        return super().can(capability)
+
     def recorded_cwds(self) -> frozenset[str]:
         """The working directories the sessions recorded."""
         return self._folders()[0]
 
     def _folders(self) -> tuple[frozenset[str], bool]:
         """The sessions' working directories, and whether one is a folder here: worked out once
-        per index (capabilities are asked at every key the footer shows)."""
+        per index (capabilities are asked at every key the footer shows). Before the index is
+        read, those noted in memtui's cache folder with the sessions key they were read at
+        (`sessions_key`), while it is the same: a warm search or a capability need no index."""
+        known: tuple[Any, frozenset[str], bool] | None = self.__dict__.get("_folders_of")
+        if not self.index_read:
+            if known is not None and known[0] is None:
+                return known[1], known[2]
+            cwds = self._noted_cwds()
+            if cwds is not None:
+                known = self._folders_of = (None, cwds, any(Path(cwd).is_dir() for cwd in cwds))
+                return known[1], known[2]
         ix = self.index()
-        known = self.__dict__.get("_folders_of")
         if known is None or known[0] is not ix:  # a reload builds a new index
             cwds = frozenset(s.cwd for s in ix.sessions.values() if s.cwd)
             known = self._folders_of = (ix, cwds, any(Path(cwd).is_dir() for cwd in cwds))
+            self._note_cwds(cwds)
         return known[1], known[2]
+
+    def _cwds_note(self) -> Path | None:
+        """Where the sessions' working directories are noted (beside the home's index)."""
+        from memtui.core.sources.part_store import index_path
+
+        path = index_path(self.path, self.kind, folder_name="folders")
+        return path.with_suffix(".json") if path is not None else None
+
+    def _noted_cwds(self) -> frozenset[str] | None:
+        """The working directories noted with the sessions key the store has now (None: none
+        noted, or at another key)."""
+        key = self.sessions_key()
+        note = self._cwds_note() if key is not None else None
+        try:
+            noted = json.loads(note.read_bytes()) if note is not None else None
+        except (OSError, ValueError):
+            return None
+        if not isinstance(noted, dict) or noted.get("key") != key or not isinstance(noted.get("cwds"), list):
+            return None
+        return frozenset(str(cwd) for cwd in noted["cwds"])
+
+    def _note_cwds(self, cwds: frozenset[str]) -> None:
+        """Note the working directories of the index read after the sessions key was made (that
+        key's, or a newer store's: a later key then differs) for the next run."""
+        key = self.sessions_key()
+        note = self._cwds_note() if key is not None else None
+        if note is None:
+            return
+        try:
+            if self._noted_cwds() != cwds:
+                write_atomic(note, json.dumps({"key": key, "cwds": sorted(cwds)}).encode("utf-8", "surrogateescape"))
+        except (OSError, MemtuiError):
+            pass  # only a shortcut: the next run reads the index
 
     def turn_of(self, ix: TurnIndexT, task_id: Id) -> Any:
         """The turn `task_id` of the index `ix` (UnknownId when it has none)."""

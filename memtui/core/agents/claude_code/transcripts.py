@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from functools import partial
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from memtui.core.model import Problem
 from memtui.core.agents.claude_code.reader import AGENT_TOOLS, Held, TranscriptReader
@@ -26,6 +27,7 @@ from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import GrownLines, count_malformed, first_record, iter_records
 from memtui.core.paths import stat_key
 from memtui.core.sources.cursor import FileCursor, Resumable, resumable
+from memtui.core.sources.kept_parts import parser_code
 from memtui.core.sources.part_store import dumps, loads
 from memtui.core.sources.transcript_root import RecordedRoot
 from memtui.core.agents.claude_code.titles import claude_history_titles
@@ -110,6 +112,34 @@ class _Signature:
         if path.parent not in self._beside:
             self._beside[path.parent] = _stats(path.parent, ".jsonl", "agent-")
         return own, _stats(subagents, ""), self._beside[path.parent]
+
+
+def _tree_stats(folder: str) -> Iterator[str]:
+    """Every file and folder under `folder` with its stat key, as text (nothing when it is
+    gone); links to folders are not followed."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            st = entry.stat()
+            inside = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        yield f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}"
+        if inside:
+            yield from _tree_stats(entry.path)
+
+
+def _beside_stats(folder: str) -> Iterator[str]:
+    """The 2.0.x sub-agent transcripts (`agent-*.jsonl`) in a project folder, with their stat keys."""
+    try:
+        names = sorted(e.name for e in os.scandir(folder) if e.name.startswith("agent-") and e.name.endswith(".jsonl"))
+    except OSError:
+        return
+    for name in names:
+        yield f"{os.path.join(folder, name)}\0{stat_key(os.path.join(folder, name))}"
 
 
 def _stats(folder: Path, suffix: str, prefix: str = "") -> tuple:
@@ -313,6 +343,33 @@ def grown_listed(path: Path, resume: Resumable | None, keep: bool, home: Path | 
 
 class TranscriptIndex(RecordedRoot[Transcripts]):
     """A set of transcripts, indexed (`Transcripts`); the read model is ClaudeCodeSource."""
+
+    def sessions_inputs(self, files: list[Path]) -> Iterator[str]:
+        """What the sessions listed from `files` are read from (`sessions_key`): the parser's
+        code; each transcript (or orphaned `subagents` folder) and every file under its session
+        folder (sub-agents, tool results: a session's size and files key count them), the
+        2.0.x `agent-*.jsonl` files beside it, with their stat keys; `history.jsonl`'s (the
+        titles of untitled sessions). Stat calls only: nothing is read."""
+        yield parser_code(Transcripts)
+        beside: set[str] = set()
+        for path in files:
+            text = str(path)
+            try:
+                st = os.stat(text)
+            except OSError:
+                yield f"{text}\0-"
+                continue
+            yield f"{text}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}"
+            if stat.S_ISDIR(st.st_mode):  # only the session's sub-agents folder is left
+                yield from _tree_stats(text)
+                continue
+            yield from _tree_stats(str(path.with_suffix("")))
+            parent = os.path.dirname(text)
+            if parent not in beside:
+                beside.add(parent)
+                yield from _beside_stats(parent)
+        if self.home is not None:
+            yield f"history\0{stat_key(self.home / 'history.jsonl')}"
 
     def build_index(self) -> Transcripts:
         """Each transcript listed now, read only when it or its sub-agents' files changed since
