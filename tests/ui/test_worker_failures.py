@@ -83,7 +83,7 @@ CASES: dict[str, tuple[str, tuple[str, ...], Callable[[Any, Any], None], str, st
                        "list the kept versions of HISTORY.jsonl", "MemoryScreen"),
     "decision log": ("demo", ("D",), break_module("memtui.ui.screens.decisions.read_decisions", unreadable),
                      "read the decision log", "DecisionsScreen"),
-    "search": ("demo", ("ctrl+f",), break_module("memtui.ui.screens.search.SearchIndex"), "search",
+    "search": ("demo", ("ctrl+f",), break_module("memtui.ui.screens.search.search_index"), "search",
                "SearchScreen"),
     "source switcher": ("demo", ("S",), break_module("memtui.core.discovery.discover", unreadable),
                         "find the sources", "SourcesScreen"),
