@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from textual.message import Message
 
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, SessionInfo, StepInfo
-from memtui.ui.pane_reads import TaskForest
+from memtui.ui.pane_reads import LineCounts, TaskForest
 
 if TYPE_CHECKING:  # the diff engine is imported by the first diff shown, not before the first frame
     from memtui.core.diff import FileDiff
@@ -111,12 +111,13 @@ class StepsLoaded(Message):
 
 @dataclass
 class EntriesLoaded(Message):
-    """The changed files of one checkpoint; `stats` maps entry id → (added, removed) lines."""
+    """The changed files of one checkpoint; `stats` maps entry id → (added, removed) lines, and
+    whether the file is unchanged (pane_reads.LineCounts)."""
 
     step_id: Id | None
     checkpoint: CheckpointInfo | None
     entries: list[EntryInfo]
-    stats: dict[Id, tuple[int, int] | None] = field(default_factory=dict)
+    stats: dict[Id, LineCounts | None] = field(default_factory=dict)
     first: "EntryContentLoaded | None" = None
     """The diff of the first file, read with the list (the pane shows it at once)."""
 

@@ -8,7 +8,7 @@ that moved on stops the read early.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 from memtui.core.memory_source import MemorySource
 from memtui.core.model import CheckpointInfo, EntryInfo, Id, SessionInfo, StepInfo, TaskInfo
@@ -179,21 +179,35 @@ def checkpoint_files(source: MemorySource, checkpoint_id: Id) -> tuple[Checkpoin
     return checkpoint, entries
 
 
+class LineCounts(NamedTuple):
+    """Lines an entry added and removed, and whether its before and after are the same bytes."""
+
+    added: int
+    removed: int
+    unchanged: bool = False
+    """Nothing changed: a checkpoint may list a file as it was, edited or not (Claude Code's
+    prompt checkpoints list every file tracked from the prompt on)."""
+
+
 def line_counts(source: MemorySource, entries: list[EntryInfo],
-                cancelled: Cancelled = _never) -> dict[Id, tuple[int, int] | None] | None:
+                cancelled: Cancelled = _never) -> dict[Id, LineCounts | None] | None:
     """Lines added and removed per entry (None for binary or unreadable content; the file's
-    own pane says why when opened). None when cancelled part-way."""
-    stats: dict[Id, tuple[int, int] | None] = {}
+    own pane says why when opened), and which entries' before and after are the same bytes.
+    None when cancelled part-way."""
+    stats: dict[Id, LineCounts | None] = {}
     for entry in entries:
         if cancelled():
             return None
         try:
             before, after = source.read_entry(entry.id)
         except Exception:  # shown per file when the user opens it; the store's own hunk counts, if any
-            stats[entry.id] = entry.line_counts
+            stats[entry.id] = None if entry.line_counts is None else LineCounts(*entry.line_counts)
+            continue
+        if before is not None and before == after:
+            stats[entry.id] = LineCounts(0, 0, unchanged=True)
             continue
         from memtui.core.diff import diff_stats  # (not before the first frame)
 
         counted = diff_stats(before, after)
-        stats[entry.id] = None if counted is None else (counted.added, counted.removed)
+        stats[entry.id] = None if counted is None else LineCounts(counted.added, counted.removed)
     return stats
