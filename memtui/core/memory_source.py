@@ -277,12 +277,15 @@ class MemorySource(ABC):
         """The session's cumulative token usage as its agent reported it (None if never)."""
         return None
 
-    def sessions_key(self) -> str | None:
+    def sessions_key(self, again: bool = False) -> str | None:
         """A digest of what `sessions()` would be read from (its files' stat keys, the code that
         reads them), made without reading the sessions: while it stays the same, `sessions()`
         lists the same sessions with the same titles, times, sizes and task counts (their
         status aside), so whoever kept what it made of them (the search index) need not ask
-        again. None: the source cannot tell so cheaply (ask `sessions()`)."""
+        again. It may tell an older state than `sessions()` (kept with what was made of them,
+        it is then found changed sooner, never later); `again`: only if it tells theirs (a
+        caller about to rely on it instead of asking them). None: the source cannot tell so
+        cheaply (ask `sessions()`)."""
         return None
 
     def sqlite_files(self) -> Sequence[Path]:

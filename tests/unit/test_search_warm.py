@@ -17,6 +17,7 @@ import pytest
 import memtui
 from memtui.cli import main
 from memtui.core.memory.search import SearchIndex
+from memtui.core.resolve import resolve
 
 from real_support import many_sessions
 
@@ -101,3 +102,23 @@ def test_a_source_kept_open_searches_its_sessions_as_they_are_after_a_reload(hom
     with memtui.open(home) as source, SearchIndex(home, source) as index:  # the next run: warm
         index.refresh()
         assert [h.text for h in index.search("zanzibar")] == ["zanzibar is where the thread went"]
+
+
+def test_a_session_written_while_the_sessions_were_first_read_is_searched(home, capsys):
+    """The sessions key is made before the source reads its index (the app asks its store's
+    root first); an agent writing before that read is found by the search, not hidden by the
+    key the last search kept (the state before that write)."""
+    code, hits = search(capsys, home, "elixirforum")  # the search index keeps the key of the home as it is
+    assert code == 0 and hits
+    with resolve(home) as resolved:  # as `memtui search` opens it: the same search index
+        source, root = resolved.source, resolved.root
+        key = source.sessions_key()
+        assert key is not None
+        transcript = next(home.glob("projects/*/55604662-*.jsonl"))
+        grow(transcript, "the ocelot thread")  # written before the index is read
+        assert any(s.task_count for s in source.sessions())  # the index read: the grown session in it
+        assert source.sessions_key() == key  # as old as the sessions or older: kept with them, found changed sooner
+        with SearchIndex(root, source) as index:
+            index.refresh()
+            assert [h.text for h in index.search("ocelot")] == ["the ocelot thread"]
+        assert source.sessions_key(again=True) is None  # the files changed since it was made

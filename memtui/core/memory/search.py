@@ -161,7 +161,8 @@ class SearchIndex:
         # refresh list them again, never keeps it unindexed.
         quick = reader.quick_signature()
         meta = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('store', 'store_key')"))
-        if quick is not None and "store" in meta and meta.get("store_key") == quick:
+        if quick is not None and "store" in meta and meta.get("store_key") == quick \
+                and reader.quick_signature(again=True) == quick:
             return  # nothing the sessions are read from changed: none is listed
         if "store_key" in meta:  # a cancelled refresh keeps none
             self.conn.execute("DELETE FROM meta WHERE key = 'store_key'")

@@ -57,7 +57,7 @@ class StoreReader:
     def signature(self) -> str:
         return self.store.change_signature()
 
-    def quick_signature(self) -> str | None:
+    def quick_signature(self, again: bool = False) -> str | None:
         return None  # its signature is as quick
 
     def reading(self) -> ContextManager[None]:
@@ -94,11 +94,12 @@ class SessionReader:
             self._rows = rows[::-1]
         return self._rows
 
-    def quick_signature(self) -> str | None:
+    def quick_signature(self, again: bool = False) -> str | None:
         """What the source says its sessions are read from, without listing them
         (`MemorySource.sessions_key`; None when it cannot tell): while it is the one kept with
-        the last refresh, no session changed since."""
-        key = self.source.sessions_key()
+        the last refresh, no session changed since. `again`: only if it tells the sessions the
+        source would list now."""
+        key = self.source.sessions_key(again)
         return None if key is None else f"sessions-key:{TEXT}:{key}"
 
     def signature(self) -> str:

@@ -136,10 +136,10 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
         recorded = Path(next(iter(cwds))) if len(cwds) == 1 else None
         return restore_note(root, self._root, recorded, self.workspace_root(task_id))
 
-    def sessions_key(self) -> str | None:
+    def sessions_key(self, again: bool = False) -> str | None:
         """The live source's (None when it has none), and the archived sessions' manifests
         (with none archived: the live source's)."""
-        live = self.live.sessions_key()
+        live = self.live.sessions_key(again)
         if live is None or not self.manifests:
             return live
         manifests = json.dumps([m.to_json() for _id, m in sorted(self.manifests.items())], sort_keys=True, default=str)

@@ -146,6 +146,7 @@ class ListedSource(IndexedSource[ListedT]):
         """Told (files read, files to read) while a build reads files (a cold build's progress)."""
         self._so_far: tuple[SessionInfo, ...] | None = None
         self._key: str | None | bool = False  # sessions_key (False: not asked yet)
+        self._key_checked = True  # no index read since the sessions key was made (or checked)
 
     def merge_listed(self, whole: ListedT, signature: Callable[[Path], Hashable | None],
                      read: Callable[[Path], ListedT], grown: Grown | None = None) -> None:
@@ -158,6 +159,7 @@ class ListedSource(IndexedSource[ListedT]):
         if self._relist is not None and self._indexed:
             self.files = sorted(Path(p) for p in self._relist())
         self._indexed = True
+        self._key_checked = False  # the sessions key, if made, was made before this index
         kept = self._kept_parts(whole)
         if kept is not None:
             try:
@@ -174,24 +176,33 @@ class ListedSource(IndexedSource[ListedT]):
         """Whether this source has read its index (or is reading it) since it was opened."""
         return self._indexed or self._current is not None
 
-    def sessions_key(self) -> str | None:
+    def sessions_key(self, again: bool = False) -> str | None:
         """(MemorySource's) A digest of what the agent says its sessions are read from
         (`sessions_inputs`: the files listed at open and those beside them, with their stat
         keys; the parser's code), made once, before this source first reads its index (the
         index it then reads is as new or newer): None when first asked after that, and after a
         reload (the index served may then be older than the files now), or when the agent
-        cannot tell."""
+        cannot tell. `again`, once the index was read after the key was made: the key only if
+        the files are still as they were when it was made (then that index read them so too),
+        else None from now on."""
         with self.index_lock:  # never made while an index is built: it would be the newer
             if self._key is False:  # asked first: made now if the index is not read yet
-                self._key = None
-                inputs = None if self.index_read else self.sessions_inputs(self.files)
-                if inputs is not None:
-                    digest = hashlib.blake2b(f"{self.kind}\0{self.path}\0{self.home}\0".encode("utf-8", "surrogateescape"),
-                                             digest_size=16)
-                    for item in inputs:
-                        digest.update(item.encode("utf-8", "surrogateescape") + b"\0")
-                    self._key = digest.hexdigest()
+                self._key = None if self.index_read else self._made_key()
+                self._key_checked = True
+            elif again and not self._key_checked and isinstance(self._key, str):
+                self._key = self._key if self._made_key() == self._key else None
+                self._key_checked = True
             return self._key if isinstance(self._key, str) else None
+
+    def _made_key(self) -> str | None:
+        inputs = self.sessions_inputs(self.files)
+        if inputs is None:
+            return None
+        digest = hashlib.blake2b(f"{self.kind}\0{self.path}\0{self.home}\0".encode("utf-8", "surrogateescape"),
+                                 digest_size=16)
+        for item in inputs:
+            digest.update(item.encode("utf-8", "surrogateescape") + b"\0")
+        return digest.hexdigest()
 
     def reload(self) -> None:
         """(IndexedSource's) The sessions key made before the first index no longer tells the
