@@ -92,10 +92,23 @@ _SAVED_TO = re.compile(r"saved to: [^\n]*?[\\/]tool-results[\\/]([^\\/\s]+)")
 
 
 def _walk(folder: str) -> list[str]:
-    """Every file under `folder` ([] when it is gone); links to folders are not followed."""
-    found = []
-    for parent, _dirs, files in os.walk(folder):
-        found += [os.path.join(parent, name) for name in files if os.path.isfile(os.path.join(parent, name))]
+    """Every file under `folder` ([] when it is gone); links to folders are not followed. Told
+    apart by their directory entries (no stat of each: every session folder is walked at each
+    listing)."""
+    found: list[str] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return found
+    for entry in entries:
+        try:
+            if entry.is_dir():
+                if not entry.is_symlink():
+                    found += _walk(entry.path)
+            elif entry.is_file():
+                found.append(entry.path)
+        except OSError:
+            continue
     return found
 
 

@@ -100,18 +100,21 @@ class _Signature:
     `agent-*.jsonl` files beside it. One per index, so a folder's siblings are looked at once."""
 
     def __init__(self) -> None:
-        self._beside: dict[Path, tuple] = {}
+        self._beside: dict[str, tuple] = {}
 
     def __call__(self, path: Path) -> tuple | None:
-        own = stat_key(path)
-        if own is None:
+        text = os.fspath(path)  # one stat, and paths as text: this is asked of every listed file at each open
+        try:
+            st = os.stat(text)
+        except OSError:
             return None  # gone since it was listed (archived or deleted by a cleanup)
-        subagents = path if path.is_dir() else path.parent / path.stem / "subagents"
-        if path.is_dir():
-            return own, _stats(subagents, ""), ()
-        if path.parent not in self._beside:
-            self._beside[path.parent] = _stats(path.parent, ".jsonl", "agent-")
-        return own, _stats(subagents, ""), self._beside[path.parent]
+        own = (st.st_size, st.st_mtime_ns, st.st_ino)
+        if stat.S_ISDIR(st.st_mode):
+            return own, _stats(text, ""), ()
+        parent, name = os.path.split(text)
+        if parent not in self._beside:
+            self._beside[parent] = _stats(parent, ".jsonl", "agent-")
+        return own, _stats(os.path.join(parent, os.path.splitext(name)[0], "subagents"), ""), self._beside[parent]
 
 
 def _tree_stats(folder: str) -> Iterator[str]:
@@ -142,7 +145,7 @@ def _beside_stats(folder: str) -> Iterator[str]:
         yield f"{os.path.join(folder, name)}\0{stat_key(os.path.join(folder, name))}"
 
 
-def _stats(folder: Path, suffix: str, prefix: str = "") -> tuple:
+def _stats(folder: Path | str, suffix: str, prefix: str = "") -> tuple:
     try:
         with os.scandir(folder) as entries:
             names = sorted(e.name for e in entries if e.name.startswith(prefix) and e.name.endswith(suffix))
