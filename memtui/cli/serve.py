@@ -168,6 +168,7 @@ def run(args) -> int:
             # Called before aiohttp freezes the application: its middlewares can still be set.
             # textual-serve's own banner is left out: it shows the address without the token.
             app.middlewares.append(guard.middleware)
+            app.on_cleanup.append(_end_tabs)
 
     server = GuardedServer(app_command(path, args.root, args.read_only), host=args.host, port=args.port,
                            title=f"memtui — {_title(path)}", public_url=base)
@@ -178,4 +179,39 @@ def run(args) -> int:
         server.serve()
     except OSError as exc:
         raise MemtuiError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    finally:
+        sys.unraisablehook = _quiet_closed_loop
     return 0
+
+
+async def _end_tabs(_app) -> None:
+    """Each open tab's `memtui open` ended as the server stops (Ctrl+C), while its event loop
+    still runs: textual-serve leaves a tab's process and pipes to the garbage collector."""
+    import gc
+
+    import psutil
+
+    tabs = psutil.Process().children(recursive=True)
+    for tab in tabs:
+        try:
+            tab.terminate()
+        except psutil.Error:
+            pass
+    _, alive = psutil.wait_procs(tabs, timeout=3)
+    for tab in alive:
+        try:
+            tab.kill()
+        except psutil.Error:
+            pass
+    await asyncio.sleep(0.05)  # the transports see their processes exit
+    gc.collect()
+
+
+def _quiet_closed_loop(unraisable) -> None:
+    """After the server's loop is closed, a tab's subprocess transport the garbage collector
+    finds only then cannot close its pipes ('Event loop is closed'); its process has ended
+    (_end_tabs), so that is no news to print as a traceback on exit. Anything else is printed."""
+    exc, where = unraisable.exc_value, repr(unraisable.object)  # "<function BaseSubprocessTransport.__del__ at …>"
+    if isinstance(exc, RuntimeError) and str(exc) == "Event loop is closed" and "Transport.__del__ " in where:
+        return
+    sys.__unraisablehook__(unraisable)
