@@ -170,7 +170,8 @@ class UsageScreen(MemtuiScreen[None]):
         compact = self._groups_compact(table)
         shown, cursor = (4 if compact else 6), table.cursor_row
         table.clear(columns=True)
-        table.add_columns(*labels[:shown])
+        for label, width in zip(labels[:shown], widths):  # sized now: auto widths follow the rows a frame later
+            table.add_column(label, width=width - 2 * table.cell_padding)
         for row, cells in zip(report.rows, rows):
             table.add_row(safe_text(cells[0]), *(_right(cell) for cell in cells[1:shown]), key=row.key)
         table.move_cursor(row=cursor)
