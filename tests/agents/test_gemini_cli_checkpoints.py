@@ -10,7 +10,6 @@ agent's home, shadow repository included, is never written."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -20,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.discovery import discover
 from memtui.core.memory_source import Capability
 from memtui.core.rollback import plan_rollback
 from memtui.core.rollback_apply import apply_rollback
 
 from .live_support import LIVE, fingerprint, fixture_id, truth_of
+from .rollback_checks import an_undo_puts_back_the_exact_bytes, files, newer_work_is_a_conflict_left_alone, opened
 
 FIXTURES = sorted(p.parent for p in LIVE.glob("gemini-cli-*/checkpoints/truth.json"))
 pytestmark = pytest.mark.skipif(not FIXTURES, reason="no Gemini CLI checkpoint fixture (python -m tests.agents.gemini_checkpoints)")
@@ -74,18 +73,9 @@ def forget_the_chats_contents(store: Path) -> None:
         chat.write_text("\n".join(lines) + "\n")
 
 
-def opened(store: Path, workspace: Path):
-    [found] = discover(store)
-    return found.open().with_root(workspace)
-
-
 def prompts(source) -> list:
     [session] = source.sessions()
     return list(source.tasks(session.id))
-
-
-def files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def at_turn(fixture: Path, n: int) -> dict[str, bytes]:
@@ -198,32 +188,12 @@ def test_rolling_back_the_first_prompt_alone_finds_the_second_s_work_a_conflict(
 
 def test_newer_work_is_a_conflict_left_alone(world):
     _fixture, store, workspace = world
-    source = opened(store, workspace)
-    last = prompts(source)[-1]
-    plan = plan_rollback(source, task=last.id)
-    edited = next(f.path for f in plan.files if f.status == "ready")
-    (workspace / edited).write_text("newer work the agent never saw\n")
-    result = apply_rollback(source, plan_rollback(source, task=last.id))
-    [conflict] = [f for f in result.files if f.path == edited]
-    assert conflict.status == "conflict" and "force to overwrite" in conflict.reason
-    assert (workspace / edited).read_text() == "newer work the agent never saw\n"
+    newer_work_is_a_conflict_left_alone(store, workspace, lambda source: prompts(source)[-1])
 
 
 def test_an_undo_puts_back_the_exact_bytes(world):
     _fixture, store, workspace = world
-    source = opened(store, workspace)
-    last = prompts(source)[-1]
-    (workspace / "untouched.bin").write_bytes(bytes(range(256)))
-    before = files(workspace)
-    result = apply_rollback(source, plan_rollback(source, task=last.id))
-    assert result.ok and files(workspace) != before
-    undo = result.undo_checkpoint
-    state = Path(os.environ["XDG_STATE_HOME"]) / "memtui" / "undo"
-    assert [p for p in state.rglob(f"{undo}.json")], "the undo is not in memtui's state folder"
-    again = opened(store, workspace)
-    assert apply_rollback(again, plan_rollback(again, undo=undo)).ok
-    assert {k: hashlib.sha256(v).hexdigest() for k, v in files(workspace).items()} == \
-        {k: hashlib.sha256(v).hexdigest() for k, v in before.items()}
+    an_undo_puts_back_the_exact_bytes(store, workspace, lambda source: prompts(source)[-1])
 
 
 def test_packed_objects_are_read_too(fixture_packed):

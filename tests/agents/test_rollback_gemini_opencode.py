@@ -6,7 +6,6 @@ rollback; the undo is kept in memtui's state folder and the agent's home is neve
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -15,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.discovery import discover
 from memtui.core.memory_source import Capability
 from memtui.core.rollback import plan_rollback
 from memtui.core.rollback_apply import apply_rollback
 
 from .live_support import LIVE, fingerprint, fixture_id, truth_of
+from .rollback_checks import an_undo_puts_back_the_exact_bytes, files, newer_work_is_a_conflict_left_alone, opened
 from .run import make_repo
 
 FIXTURES = sorted(p.parent for p in [*LIVE.glob("gemini-cli-*/*/truth.json"), *LIVE.glob("opencode-*/*/truth.json")]
@@ -62,20 +61,10 @@ def project_objects(fixture: Path, store: Path, tmp: Path) -> None:
         alternates.write_text(f"{repo / '.git' / 'objects'}\n")
 
 
-def opened(store: Path, root: Path | None):
-    [found] = discover(store)
-    source = found.open()
-    return source.with_root(root) if root is not None else source
-
-
 def tasks(source) -> list:
     """The session's tasks in order: each prompt, then the sub-agents it handed work to."""
     [session] = source.sessions()
     return list(source.tasks(session.id))
-
-
-def files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 BASELINE: dict[Path, dict] = {}
@@ -108,33 +97,16 @@ def test_rolling_back_every_prompt_restores_the_files_before(world):
 
 def test_newer_work_is_a_conflict_left_alone(world):
     _fixture, store, workspace = world
-    source = opened(store, workspace)
-    last = tasks(source)[-1]
-    plan = plan_rollback(source, task=last.id)
-    edited = next(f.path for f in plan.files if f.status == "ready")
-    (workspace / edited).write_text("newer work the agent never saw\n")
-    result = apply_rollback(source, plan_rollback(source, task=last.id))
-    [conflict] = [f for f in result.files if f.path == edited]
-    assert conflict.status == "conflict" and "force to overwrite" in conflict.reason
-    assert (workspace / edited).read_text() == "newer work the agent never saw\n"
+    newer_work_is_a_conflict_left_alone(store, workspace, lambda source: tasks(source)[-1])
 
 
 def test_an_undo_puts_back_the_exact_bytes(world):
     _fixture, store, workspace = world
-    source = opened(store, workspace)
-    last = tasks(source)[-1]
-    (workspace / "untouched.bin").write_bytes(bytes(range(256)))
-    before = files(workspace)
-    result = apply_rollback(source, plan_rollback(source, task=last.id))
-    assert result.ok and files(workspace) != before
-    undo = result.undo_checkpoint
-    assert undo in [c.id for c in source.checkpoints(last.id) if c.label == "rollback"]
-    state = Path(os.environ["XDG_STATE_HOME"]) / "memtui" / "undo"
-    assert [p for p in state.rglob(f"{undo}.json")], "the undo is not in memtui's state folder"
-    again = opened(store, workspace)  # a later memtui finds the undo too
-    assert apply_rollback(again, plan_rollback(again, undo=undo)).ok
-    assert {k: hashlib.sha256(v).hexdigest() for k, v in files(workspace).items()} == \
-        {k: hashlib.sha256(v).hexdigest() for k, v in before.items()}
+
+    def listed(source, task, undo) -> None:
+        assert undo in [c.id for c in source.checkpoints(task.id) if c.label == "rollback"]
+
+    an_undo_puts_back_the_exact_bytes(store, workspace, lambda source: tasks(source)[-1], then=listed)
 
 
 def test_a_path_outside_the_project_refuses_the_whole_rollback(world, tmp_path):
