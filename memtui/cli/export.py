@@ -114,8 +114,6 @@ def _site(args, path: Path) -> int:
     print(f"wrote {folder}/{INDEX}, {len(sessions)} session page{'s' if len(sessions) != 1 else ''}{orphans}"
           + (f" of {resolved.entry.kind} at {resolved.entry.path}" if others and resolved.entry is not None else ""))
     if others:
-        import sys
-
         scope = "--all" if args.all else f"--project {args.project}"
         print("also here, not in this export: " + "; ".join(f"{s.kind} at {s.path}" for s in others)
               + f" (export each from its path: memtui export PATH {scope} -o FOLDER)", file=sys.stderr)

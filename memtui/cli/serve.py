@@ -104,8 +104,6 @@ def _check_listenable(host: str, port: int) -> None:
     """Refuse, before any address is printed, a host and port nothing can listen on now (a port
     another server holds, an address of another machine): the user never gets a URL that leads
     nowhere. The probe binds as the server will (SO_REUSEADDR) and lets go at once."""
-    import socket
-
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM,
                                                              flags=socket.AI_PASSIVE)[0]
@@ -197,7 +195,7 @@ async def _end_tabs(_app) -> None:
             tab.terminate()
         except psutil.Error:
             pass
-    _, alive = psutil.wait_procs(tabs, timeout=3)
+    _, alive = await asyncio.to_thread(psutil.wait_procs, tabs, timeout=3)  # the loop goes on meanwhile
     for tab in alive:
         try:
             tab.kill()

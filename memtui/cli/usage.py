@@ -4,6 +4,7 @@ store at or for PATH, or from every machine's sessions in a team store (`--by ma
 
 from __future__ import annotations
 
+import os
 from datetime import date, datetime
 
 from memtui.cli._common import add_json_flag, emit
@@ -110,16 +111,9 @@ def _short_ids(keys) -> dict[str, str]:
     ids = sorted(set(keys))
     short = {}
     for i, key in enumerate(ids):
-        shared = max((_common(key, ids[j]) for j in (i - 1, i + 1) if 0 <= j < len(ids)), default=0)
+        shared = max((len(os.path.commonprefix((key, ids[j]))) for j in (i - 1, i + 1) if 0 <= j < len(ids)), default=0)
         short[key] = key[:max(8, shared + 1)]
     return short
-
-
-def _common(a: str, b: str) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
 
 
 def _key(row, by: str, short: dict[str, str] | None = None) -> str:

@@ -181,8 +181,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
                 self._index.store = source  # the store of now (a reload opens a new one)
                 self._stale = True  # until refreshed: a failed refresh is tried again by the next search
                 self._index.refresh(cancelled=lambda: worker.is_cancelled)
-            if worker.is_cancelled:
-                self._stale = True  # the next search goes on with the refresh (not a half index)
+            if worker.is_cancelled:  # still stale: the next search goes on with the refresh (not a half index)
                 return
             self._stale = False
         page = SearchPage() if not query.strip() else self._index.page(
