@@ -77,13 +77,10 @@ def vacuum_agent_file(path: Path, agent: str, processes: tuple[str, ...] | froze
     if running:
         pid, command = running[0]
         raise MemtuiError(f"{agent} is running (pid {pid}: {command[:80]}): close it first; {path} is unchanged")
-    left = _remove_copy(path)
-    was_wal = left == "wal"
     started = time.monotonic()
     before_bytes = path.stat().st_size
     conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=rw", uri=True, timeout=0, isolation_level=None)
-    copy = path.with_name(f".{path.name}{COPY_SUFFIX}")
-    mode, wal, swapped = "", False, False
+    mode, wal, swapped, was_wal, locked = "", False, False, False, False
     try:
         conn.execute("PRAGMA locking_mode = EXCLUSIVE")
         try:
@@ -92,6 +89,9 @@ def vacuum_agent_file(path: Path, agent: str, processes: tuple[str, ...] | froze
         except sqlite3.OperationalError:
             raise MemtuiError(f"another process has {path} open (it holds the database's lock): close {agent}"
                               f" and whatever else reads it; the file is unchanged") from None
+        locked = True
+        left = _remove_copy(path)  # a killed vacuum's copy, once this one holds the lock (not another's at work)
+        was_wal = left == "wal"
         if left is not None:
             _drop_dead_journal(path)
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0].lower()
@@ -116,7 +116,7 @@ def vacuum_agent_file(path: Path, agent: str, processes: tuple[str, ...] | froze
         swapped = True
         fsync_dir(path.parent)
     except BaseException:
-        if not swapped:
+        if locked and not swapped:  # the copy is this vacuum's only while it holds the lock
             _remove_copy(path)
             if wal:  # leave the agent's file in the mode it had
                 try:

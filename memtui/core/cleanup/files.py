@@ -131,23 +131,14 @@ def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     of its first bytes alone held no line at all — no folder, no start, no first prompt."""
     try:
         with open(path, "rb") as handle:
-            chunk = handle.read(size)
-            while b"\n" not in chunk and len(chunk) < FIRST_LINE_LIMIT:
-                more = handle.read(size)
-                if not more:
-                    return chunk  # the whole file: one line
-                chunk += more
-            end = chunk.find(b"\n") + 1 + size  # the first line and `size` bytes after it
-            if len(chunk) < end:
-                more = handle.read(end - len(chunk))
-                chunk += more
-                if len(chunk) < end:
-                    return chunk  # the whole file
+            first = handle.readline(FIRST_LINE_LIMIT)  # one read however long, not a growing join
+            if not first.endswith(b"\n"):
+                return first  # the whole file is one line, or the line is longer than the limit
+            rest = handle.read(size)  # and `size` bytes after it
     except OSError:
         return b""
-    if b"\n" in chunk:
-        chunk = chunk[: chunk.rfind(b"\n")]
-    return chunk
+    chunk = first + rest
+    return chunk if len(rest) < size else chunk[: chunk.rfind(b"\n")]  # the whole file, or whole lines
 
 
 def lines_from_end(path: Path, file_size: int) -> Iterator[bytes]:
