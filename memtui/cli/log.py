@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memtui.cli._common import add_json_flag, emit
-from memtui.cli._source import opened, parse_id
+from memtui.cli._source import parse_id
 from memtui.core.display import counted, one_line
 from memtui.core.store.paths import is_team_url
 
@@ -24,8 +24,10 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from memtui.core.listing import log_sessions, log_task
+    from memtui.core.resolve import resolve
 
-    with opened(args.path) as source:
+    with resolve(args.path) as resolved:
+        source = resolved.source
         if args.task is not None:
             doc = log_task(source, parse_id(args.task))
             emit(doc, args.json, _task_text)
@@ -33,26 +35,28 @@ def run(args) -> int:
             doc = log_sessions(source, None if args.session is None else parse_id(args.session))
             emit(doc, args.json, _sessions_text)
             if args.session is None and not is_team_url(args.path):
-                _name_the_others(args.path)
+                _name_the_others(args.path, resolved.found)
     return 0
 
 
-def _name_the_others(path: str) -> None:
+def _name_the_others(path: str, found: list) -> None:
     """PATH shows one store; where it holds other agents' homes too (~: Claude Code and Codex),
-    a line on stderr names them, so their sessions are not taken to be missing."""
+    a line on stderr names them, so their sessions are not taken to be missing. `found`: the
+    stores the resolution of PATH found (the first shown), not looked for again; for memtui's
+    own store, which is opened without looking for others, discovery looks."""
     import sys
 
-    from memtui.core.discovery import discover_given
+    if not found:
+        from memtui.core.discovery import discover_given
 
-    found = discover_given(Path(path).expanduser())
-    try:
-        others = [s for s in found if s.kind != "memory-files"][1:]
-        if others:
-            print("also here: " + "; ".join(f"{s.kind} at {s.path} (memtui log {s.path})" for s in others),
-                  file=sys.stderr)
-    finally:
-        for source in found:
+        looked = discover_given(Path(path).expanduser())
+        for source in looked:
             source.close()
+        found = [s for s in looked if s.kind != "memory-files"]
+    others = found[1:]
+    if others:
+        print("also here: " + "; ".join(f"{s.kind} at {s.path} (memtui log {s.path})" for s in others),
+              file=sys.stderr)
 
 
 def _sessions_text(doc: dict) -> str:
