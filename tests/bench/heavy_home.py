@@ -25,7 +25,10 @@ machine) and peak RSS, the CPU seconds as ratios against anchors:
 - the cold build with the worker pool off (memtui.core.sources.part_pool): how the pool scales;
   with `--balance`, one more pooled cold build tells each worker's files and CPU seconds;
 - ccusage `session --json` and `daily --json` (offline, its bundled prices), installed once
-  into a cache folder by tests/unit/ccusage_support.py (node and npm needed; else the row says why).
+  into a cache folder by tests/unit/ccusage_support.py (node and npm needed; else the row says why);
+- agentsview `sync`, from nothing and then warm (one-shot, no daemon), installed once from PyPI
+  into a cache folder by tests/bench/agentsview_support.py: the warm rows as ratios of its warm
+  sync (`--no-agentsview` skips it: its cold sync of 2,000 sessions takes minutes).
 """
 
 from __future__ import annotations
@@ -319,6 +322,8 @@ def main() -> None:
                     help="the first-paint rows alone (warm), on the index in --cache (built there by one `log` if missing)")
     ap.add_argument("--cache", type=Path, default=None, help="with --paint-only: an XDG cache folder to keep the index in")
     ap.add_argument("--balance", action="store_true", help="one more cold build: how the worker pool split the work")
+    ap.add_argument("--no-agentsview", action="store_true",
+                    help="skip agentsview's rows (its cold sync of a 2,000-session home takes minutes)")
     ap.add_argument("--cold-only", action="store_true",
                     help="the cold rows alone: the orjson anchor, the cold build (`log`), ccusage session")
     args = ap.parse_args()
@@ -413,6 +418,8 @@ def main() -> None:
             median_of(f"anchor: ccusage {VERSION} daily --json -O", [str(binary), "daily", "--json", "-O"], env, args.runs)
         else:
             print(f"ccusage: not run ({why})")
+        if not args.no_agentsview:
+            agentsview_rows(home, scratch / "agentsview", args.runs, median_of)
         paint = [] if args.no_paint else first_paint_rows(
             home, env, args.runs, newest, len(json.loads(listing)["sessions"]),
             cold_env=lambda: (fresh_env(), envs[-1])[1])
@@ -439,7 +446,27 @@ def main() -> None:
         for name, wall, cpu, _rss in rows:
             if name.startswith(("cold", "warm")):
                 print(f"{name:<50} = {wall / ccusage[0]:.2f}x ccusage session (wall), {cpu / ccusage[1]:.2f}x (CPU)")
+    agentsview = next(((w, c) for n, w, c, _r in rows if "agentsview" in n and "warm sync" in n), None)
+    if agentsview is not None:
+        for name, wall, cpu, _rss in rows:
+            if name.startswith(("warm", "one session grew")):
+                print(f"{name:<50} = {wall / agentsview[0]:.2f}x agentsview warm sync (wall), "
+                      f"{cpu / agentsview[1]:.2f}x (CPU)")
     print_paint(paint)
+
+
+def agentsview_rows(home: Path, scratch: Path, runs: int, median_of) -> None:
+    """agentsview's sync of the home: once from nothing (its archive built), then warm (`runs`
+    times, nothing changed): the peer the warm rows are set beside."""
+    from agentsview_support import VERSION, agentsview, scratch_env as agentsview_env
+
+    binary, why = agentsview()
+    if binary is None:
+        print(f"agentsview: not run ({why})")
+        return
+    env = agentsview_env(scratch, home)
+    median_of(f"anchor: agentsview {VERSION} cold sync", [str(binary), "sync"], env, 1)
+    median_of(f"anchor: agentsview {VERSION} warm sync", [str(binary), "sync"], env, runs)
 
 
 def cold_only(home: Path, rows: list, env: dict[str, str], runs: int, median_of) -> None:
