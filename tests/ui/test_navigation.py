@@ -573,3 +573,28 @@ async def test_the_sessions_pane_shown_after_starting_hidden_fits_its_columns(tm
         widths = column_widths()
         assert "current" not in widths and widths["title"] >= table.MIN_FLEX, widths  # shed, not cut
         assert table.virtual_size.width <= table.scrollable_content_region.width
+
+
+async def test_a_tasks_filter_matching_none_empties_the_steps(demo_path: Path, open_app, settled, shown) -> None:
+    """`/` on the tasks with a filter no task matches: the steps pane is empty and says why (it
+    kept the last highlighted task's steps, and the step shown below them). Clearing the filter
+    highlights the first task and shows its steps again."""
+    NO_TASK_MATCHES = "no task matches the filter"
+    async with open_app(demo_path, size=SIZE) as pilot:
+        screen = pilot.app.screen
+        tree, steps = screen.query_one(TaskTree), screen.query_one(StepTimeline)
+        await pilot.press("2")
+        await settled(pilot)
+        assert screen.focused is tree and tree.tasks and steps.records
+        await pilot.press("slash", *"zz-no-such-task")
+        await settled(pilot)
+        assert tree.tasks and tree.current_task() is None and not tree.root.children
+        assert steps.row_count == 0 and not steps.records
+        pane = screen.query_one("#steps-pane")
+        assert title(pane) == f"{pane.label} · {NO_TASK_MATCHES}" and not pane.border_subtitle
+        text = shown(pilot.app)
+        assert f"Steps · {NO_TASK_MATCHES}" in text and "No step selected." in text
+        await pilot.press("escape")  # the box cleared: every task again, the first highlighted
+        await settled(pilot)
+        assert tree.current_task() is not None and tree.current_task().id == tree.tasks[0].id and steps.records
+        assert NO_TASK_MATCHES not in shown(pilot.app)

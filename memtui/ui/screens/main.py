@@ -59,6 +59,8 @@ LAST = object()
 
 NO_SESSION_MATCHES = "no session matches the filter"
 """What the tasks and steps panes say while the sessions filter matches none."""
+NO_TASK_MATCHES = "no task matches the filter"
+"""What the steps pane says while the tasks filter matches none."""
 
 
 class MainScreen(MemtuiScreen[None]):
@@ -366,6 +368,20 @@ class MainScreen(MemtuiScreen[None]):
             pane = self.query_one(name, Pane)
             pane.show_title(why)
             pane.border_subtitle = ""
+
+    @on(TaskTree.NothingMatches, "#tasks")
+    def _no_task_matches(self) -> None:
+        """The tasks filter matches none: the steps of the task highlighted before go (and the
+        step shown below them), and the steps pane says why; a filter matching again
+        highlights its first task, whose steps load as any highlight's do."""
+        if self.query_one(TaskTree).current_task() is not None:
+            return  # matching again by the time this came
+        self.debounce.cancel("steps")
+        self.workers.cancel_group(self, "steps")
+        self._clear_steps()
+        pane = self.query_one("#steps-pane", Pane)
+        pane.show_title(NO_TASK_MATCHES)
+        pane.border_subtitle = ""
 
     # ================================================================== tasks
     @work(thread=True, exclusive=True, group="tasks", exit_on_error=False, description="load tasks")

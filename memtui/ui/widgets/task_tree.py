@@ -12,6 +12,7 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -62,6 +63,18 @@ class TaskTree(StylesPerPass, Tree[TaskInfo]):
     | `task-tree--collected` | The "collected" note of a task whose heavy data GC removed. |
     """
 
+    class NothingMatches(Message):
+        """The filter leaves none of the session's tasks listed: no task is under the cursor, so
+        the steps shown (the last highlighted task's) are no longer those of a listed task."""
+
+        def __init__(self, tree: "TaskTree") -> None:
+            super().__init__()
+            self.tree = tree
+
+        @property
+        def control(self) -> "TaskTree":
+            return self.tree
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("Tasks", id=id, classes=classes)
         self.show_root = False
@@ -91,10 +104,18 @@ class TaskTree(StylesPerPass, Tree[TaskInfo]):
             _ = self.last_line  # the lines and the size now, drawn in one frame
 
     def apply_filter(self, text: str) -> None:
-        """Keep the tasks whose title contains `text`, with their ancestors."""
+        """Keep the tasks whose title contains `text`, with their ancestors. A filter that
+        matches none says so (`NothingMatches`); one that matches again after none puts the
+        cursor on the first task (its steps load as any highlight's do)."""
         if text != self.filter_text:
             self.filter_text = text
             self._rebuild(keep=self.current_task())
+            if not self.root.children:
+                if self.tasks:
+                    self.post_message(self.NothingMatches(self))
+            elif self.current_task() is None:
+                _ = self.last_line  # lays the lines out now
+                self.move_cursor_to_line(0)
 
     def _rebuild(self, keep: TaskInfo | None = None) -> None:
         by_id = {t.id: t for t in self.tasks}
