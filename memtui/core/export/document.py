@@ -149,9 +149,13 @@ def _entry(source: MemorySource, entry: EntryInfo) -> dict[str, Any]:
         if diff.binary:
             row["note"] = f"binary: before {diff.before.describe()}; after {diff.after.describe()}"
             return row
-        lines = diff.unified_lines()
         if diff.stats is not None:
             row["added"], row["removed"] = diff.stats.added, diff.stats.removed
+        if diff.identical:  # a file checkpointed with the contents it had: no diff to show
+            count = len(diff.new_lines)
+            row["note"] = f"no changes ({count:,} line{'s' if count != 1 else ''} identical)"
+            return row
+        lines = diff.unified_lines()
         if diff.final_newline_note:
             lines.append(f"\\ {diff.final_newline_note}")
     if len(lines) > DIFF_LINE_LIMIT:

@@ -146,7 +146,7 @@ def _lines(text: str) -> str:
 
 def _checkpoint(cp: dict[str, Any]) -> Iterator[str]:
     for entry in cp["entries"]:
-        counts = f" +{entry['added']} −{entry['removed']}" if entry["added"] is not None else ""
+        counts = f" +{entry['added']} −{entry['removed']}" if entry["added"] or entry["removed"] else ""
         yield f"<h5><code>{_t(entry['path'])}</code> <span class=\"meta\">{_t(entry['kind'])}{counts}</span></h5>"
         if entry["note"]:
             yield f'<p class="cut">{_t(entry["note"])}</p>'

@@ -69,7 +69,7 @@ def _lines(text: str) -> str:
 def _checkpoint(cp: dict[str, Any]) -> list[str]:
     out = []
     for entry in cp["entries"]:
-        counts = f" +{entry['added']} −{entry['removed']}" if entry["added"] is not None else ""
+        counts = f" +{entry['added']} −{entry['removed']}" if entry["added"] or entry["removed"] else ""
         out += ["", f"`{inline(entry['path'])}` — {inline(entry['kind'])}{counts}"]
         if entry["note"]:
             out += ["", f"_{inline(entry['note'])}_"]
