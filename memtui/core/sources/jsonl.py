@@ -91,11 +91,17 @@ def malformed(exc: Exception) -> str:
     return "malformed JSON: nested too deeply" if isinstance(exc, RecursionError) else f"malformed JSON: {exc}"
 
 
-def iter_records(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int, Any]]:
+Lean = tuple[Callable[[bytes], dict[str, Any]], tuple[type[BaseException], ...]]
+"""A reader's own decode of a line (the fields it reads alone: memtui.core.agents.claude_code.
+lean) and the exceptions with which it leaves a line to the whole decode."""
+
+
+def iter_records(path: Path, problems: list[Problem], lean: Lean | None = None) -> Iterator[tuple[int, int, Any]]:
     """Yield (line number, byte offset, record) for each parseable line of `path`.
 
     Records that are not JSON objects are reported and skipped, so callers can rely on
-    `.get`. A file that cannot be opened is one problem, not an exception.
+    `.get`. A file that cannot be opened is one problem, not an exception. With `lean`, each
+    line is decoded by it first (see Lean).
     """
     try:
         handle = open(path, "rb", buffering=READ_BUFFER)
@@ -110,7 +116,7 @@ def iter_records(path: Path, problems: list[Problem]) -> Iterator[tuple[int, int
             start = offset
             offset += len(raw)
             # Only the last line can lack its newline: that is what marks it truncated.
-            record = _record(raw, path, lineno, problems, last=not raw.endswith(b"\n"))
+            record = _record(raw, path, lineno, problems, last=not raw.endswith(b"\n"), lean=lean)
             if record is not None:
                 yield lineno, start, record
 
@@ -129,11 +135,18 @@ def object_depth(value: Any) -> int:
     return deepest
 
 
-def _record(raw: bytes, path: Path, lineno: int, problems: list[Problem], *, last: bool) -> dict[str, Any] | None:
+def _record(raw: bytes, path: Path, lineno: int, problems: list[Problem], *, last: bool,
+            lean: Lean | None = None) -> dict[str, Any] | None:
     """The JSON object on a line as read, or None (reported). The common line is decoded as it is
     (orjson takes the newline as whitespace); a line of many brackets is then checked for depth on
     the decoded object (a regex pass over a large line's text cost more than its decoding); one
-    that nests too deeply, is too long, or that orjson refuses is read the slow way (`_object`)."""
+    that nests too deeply, is too long, or that orjson refuses is read the slow way (`_object`).
+    With `lean`, a line it decodes is that record (see Lean)."""
+    if lean is not None and len(raw) <= MAX_LINE_BYTES:
+        try:
+            return lean[0](raw)
+        except lean[1]:
+            pass
     if len(raw) <= MAX_LINE_BYTES:
         try:
             record = orjson.loads(raw)
@@ -206,8 +219,9 @@ class GrownLines:
     A parse kept at `end` (after `complete`) goes on from there when the file grows; the tail is
     read again then, as part of the next complete line."""
 
-    def __init__(self, path: Path, problems: list[Problem], offset: int = 0, lineno: int = 0) -> None:
-        self.path, self.problems = path, problems
+    def __init__(self, path: Path, problems: list[Problem], offset: int = 0, lineno: int = 0,
+                 lean: Lean | None = None) -> None:
+        self.path, self.problems, self.lean = path, problems, lean
         self.end, self.lineno = offset, lineno
         self.last_line = b""  # the last complete line (a cursor's check of the bytes before `end`)
         self._tail = b""
@@ -219,7 +233,7 @@ class GrownLines:
         except OSError as exc:
             self.problems.append(Problem(str(self.path), None, f"cannot read: {exc.strerror or exc}"))
             return
-        path, problems = self.path, self.problems
+        path, problems, lean = self.path, self.problems, self.lean
         with handle:
             handle.seek(self.end)
             lineno, end, last_line = self.lineno, self.end, self.last_line
@@ -232,7 +246,7 @@ class GrownLines:
                     offset = end
                     end += len(raw)
                     last_line = raw
-                    record = _record(raw, path, lineno, problems, last=False)
+                    record = _record(raw, path, lineno, problems, last=False, lean=lean)
                     if record is not None:
                         yield lineno, offset, record
             finally:  # where the lines read so far end, as the caller may stop between two
@@ -242,6 +256,7 @@ class GrownLines:
         """The record of the unfinished last line, if it parses (a torn one is reported, in
         `problems` if given)."""
         if self._tail:
-            record = _record(self._tail, self.path, self.lineno + 1, self.problems if problems is None else problems, last=True)
+            record = _record(self._tail, self.path, self.lineno + 1, self.problems if problems is None else problems, last=True,
+                             lean=self.lean)
             if record is not None:
                 yield self.lineno + 1, self.end, record

@@ -19,6 +19,7 @@ from memtui.core.paths import recorded_folder
 from memtui.core.sources.base import preview
 from memtui.core.agents.claude_code.branches import superseded_prompts
 from memtui.core.agents.claude_code.checkpoints import add_checkpoint_steps
+from memtui.core.agents.claude_code.lean import LEAN
 from memtui.core.agents.claude_code.records import (IGNORED_TYPES, READ_TYPES, UserLine, classify_user, message_blocks,
                                                    reply_usage, side_question)
 from memtui.core.usage.tokens import NO_TOKENS
@@ -100,7 +101,7 @@ class TranscriptReader:
 
     # -- the pass ------------------------------------------------------------------------------
     def read(self) -> None:
-        self.consume(iter_records(self.path, self.problems))
+        self.consume(iter_records(self.path, self.problems, LEAN))
         self.finish()
 
     def consume(self, records: Iterable[tuple[int, int, Any]]) -> None:

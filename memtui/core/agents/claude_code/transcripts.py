@@ -25,6 +25,7 @@ from memtui.core.agents.claude_code.records import block_text, is_compaction_sum
 from memtui.core.usage.tokens import NO_TOKENS
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import GrownLines, count_malformed, first_record, iter_records
+from memtui.core.agents.claude_code.lean import LEAN
 from memtui.core.paths import stat_key
 from memtui.core.sources.cursor import FileCursor, Resumable, resumable
 from memtui.core.sources.kept_parts import parser_code
@@ -185,12 +186,12 @@ class Transcripts(TranscriptTables):
             if reader.session.id == path.stem and not _SESSION_ID.match(path.stem):
                 # Named by no session id and no record carried one yet: a record may now.
                 return cls.read_from(path, home, None, keep)
-            lines = GrownLines(path, reader.problems, resume.cursor.offset, resume.cursor.lineno)
+            lines = GrownLines(path, reader.problems, resume.cursor.offset, resume.cursor.lineno, lean=LEAN)
         else:
             part = cls(home=home)
             session = part._new_session(path)
             reader = TranscriptReader(part, path, session, None, Held())
-            lines = GrownLines(path, reader.problems)
+            lines = GrownLines(path, reader.problems, lean=LEAN)
         reader.consume(lines.complete())
         cursor = FileCursor.after(path, lines) if keep else None
         kept = Resumable(cursor, dumps((part, reader))) if cursor is not None else None
