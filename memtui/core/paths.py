@@ -26,13 +26,15 @@ def stat_key(path: Path | str) -> tuple[int, int, int] | None:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
-def files_key(paths: Iterable[Path | str]) -> tuple[int, str]:
+def files_key(paths: Iterable[Path | str], known: dict[str, tuple[int, int, int]] | None = None) -> tuple[int, str]:
     """The bytes of the `paths` still there, and a digest of their stat keys: it changes when
-    any of them is written (even in place, keeping its size), replaced, added or removed."""
+    any of them is written (even in place, keeping its size), replaced, added or removed.
+    `known`: stat keys taken already (by a walk just made), by path as text: not taken again."""
     total = 0
     digest = hashlib.blake2b(digest_size=16)
+    known = known or {}
     for path in paths:
-        key = stat_key(path)
+        key = known.get(path) if path.__class__ is str and path in known else stat_key(path)
         if key is not None:
             total += key[0]
             digest.update(f"{path}\0{key}\0".encode("utf-8", "surrogateescape"))

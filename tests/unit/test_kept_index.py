@@ -252,3 +252,22 @@ def test_the_index_kept_of_a_codex_home_holds_its_sessions_not_the_instructions_
     assert kept and all(instructions not in repr(session) for session in kept)
     assert all(session.cwd and session.meta.get("cli_version") == "0.171.0" for session in kept)
     assert listed == without_index(home)  # what a user reads is what a full read gives
+
+
+@pytest.mark.parametrize("name", ["claude-2.1.39-spotter", "claude-2.1.38-orphan-subagents", "claude-2.0.28-agtrace"])
+def test_each_sessions_bytes_and_files_key_counted_from_the_index_walk_are_a_fresh_counts(tmp_path: Path, name: str) -> None:
+    """A session's bytes and files key (cleanup and the sessions pane show them) come from the
+    walk the index makes of its folder at open: they equal a count made now of its files."""
+    from memtui.core.paths import files_key
+
+    home = real_home(name, tmp_path)
+    with _open(home) as source:
+        live = _live(source)
+        index = live.index()
+        listed = {s.id: s for s in source.sessions()}
+        assert listed
+        for session in index.sessions.values():
+            if session.id in listed:
+                files = live._session_files(index, session)
+                assert (listed[session.id].stored_bytes, listed[session.id].files_key) == files_key(files), session.id
+                assert sum(p.stat().st_size for p in map(Path, files) if p.exists()) == listed[session.id].stored_bytes

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.agents.claude_code import lean, reader, transcripts
+from memtui.core.agents.claude_code import lean
 from real_support import real_home
 from test_kept_index import LIVE, everything, without_index
 
@@ -28,8 +28,7 @@ def both_ways(home: Path, monkeypatch) -> tuple[dict, dict]:
     kept either way: each read parses every transcript)."""
     lean_read = without_index(home)
     with monkeypatch.context() as whole:
-        whole.setattr(transcripts, "LEAN", None)
-        whole.setattr(reader, "LEAN", None)
+        whole.setattr(lean, "LEAN", None)
         whole_read = without_index(home)
     return lean_read, whole_read
 

@@ -180,7 +180,7 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
     def _archived_ids(self) -> set[str]:
         """Archived sessions not (again) in the home: a restored one reads live."""
         if self._archived is None:
-            live = {str(s.id) for s in self.live.sessions()}
+            live = {str(s.id) for s in self.live.sessions()} if self.manifests else set()
             self._archived = {i for i in self.manifests if i not in live}
         return self._archived
 
@@ -208,6 +208,7 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
     def sessions(self) -> Sequence[SessionInfo]:
         live = list(self.live.sessions())
         known = {str(s.id) for s in live}
+        self._archived = {i for i in self.manifests if i not in known}  # as _archived_ids finds them, without listing again
         archived = [
             SessionInfo(id=m.id, title=m.title, status="archived", current_task_id=None,
                         created_at=_when(m.first_activity), updated_at=_when(m.last_activity or m.first_activity),

@@ -19,7 +19,6 @@ from memtui.core.paths import recorded_folder
 from memtui.core.sources.base import preview
 from memtui.core.agents.claude_code.branches import superseded_prompts
 from memtui.core.agents.claude_code.checkpoints import add_checkpoint_steps
-from memtui.core.agents.claude_code.lean import LEAN
 from memtui.core.agents.claude_code.records import (IGNORED_TYPES, READ_TYPES, UserLine, classify_user, message_blocks,
                                                    reply_usage, side_question)
 from memtui.core.usage.tokens import NO_TOKENS
@@ -101,6 +100,8 @@ class TranscriptReader:
 
     # -- the pass ------------------------------------------------------------------------------
     def read(self) -> None:
+        from memtui.core.agents.claude_code.lean import LEAN  # msgspec: imported once a file is read, not by a warm open
+
         self.consume(iter_records(self.path, self.problems, LEAN))
         self.finish()
 

@@ -38,6 +38,7 @@ from memtui.core.agents.claude_code.transcripts import (
     TranscriptItem,
     Transcripts,
     Turn,
+    session_files,
     claude_home,
     find_session_transcripts,
     looks_like_transcript,
@@ -179,12 +180,7 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
         and 2.0.x sub-agent transcripts beside it — what cleanup counts of them too."""
         if session.file.is_dir():  # only the sub-agents folder is left
             return sorted(_walk(str(session.file)))
-        files = {str(session.file), *session.transcripts}
-        folder = str(session.file.with_suffix(""))
-        inside = _walk(folder)
-        if inside:
-            files = {f for f in files if not f.startswith(folder + os.sep)} | set(inside)
-        return sorted(files)
+        return session_files(session, _walk(str(session.file.with_suffix(""))))
 
     def task_info(self, turn: Turn) -> TaskInfo:
         return turn_task(turn, self.index().sessions.get(turn.session_id))

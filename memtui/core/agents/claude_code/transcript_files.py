@@ -53,13 +53,15 @@ def find_session_transcripts(projects: Path, folders: Folders | None = None) -> 
     folders = folders or Folders()
     found: list[Path] = []
     for folder in [projects] + [c for c in folders.folders(projects) if c.name != "memory"]:
-        files = folders.files(folder, ".jsonl")
-        found += [p for p in files if not p.name.startswith("agent-")]
-        names = {p.name for p in files}
-        for sub in folders.folders(folder):
-            if f"{sub.name}.jsonl" not in names and first_subagent(sub / "subagents"):
-                found.append(sub / "subagents")
-    return sorted(set(found))
+        entries = folders.entries(folder)  # names alone: a Path is made only of what is found
+        names = {name for name, is_dir, _link in entries if not is_dir and name.endswith(".jsonl")}
+        found += [folder / name for name in sorted(names) if not name.startswith((".", "agent-"))]
+        for name, is_dir, _link in entries:
+            if is_dir and not name.startswith(".") and f"{name}.jsonl" not in names:
+                subagents = folder / name / "subagents"
+                if first_subagent(subagents):
+                    found.append(subagents)
+    return sorted(set(found), key=lambda p: p.parts)  # Path's order on POSIX, its parts compared once each
 
 
 def transcripts_for_workspace(workspace: Path, home: Path, cwds: dict[Path, str] | None = None,

@@ -25,8 +25,7 @@ from memtui.core.agents.claude_code.records import block_text, is_compaction_sum
 from memtui.core.usage.tokens import NO_TOKENS
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import GrownLines, count_malformed, first_record, iter_records
-from memtui.core.agents.claude_code.lean import LEAN
-from memtui.core.paths import stat_key
+from memtui.core.paths import files_key, stat_key
 from memtui.core.sources.cursor import FileCursor, Resumable, resumable
 from memtui.core.sources.kept_parts import parser_code
 from memtui.core.sources.part_store import dumps, loads
@@ -97,11 +96,16 @@ _SESSION_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 
 class _Signature:
     """What a session's part was read from, as sizes and mtimes: its transcript (or orphaned
-    `subagents` folder), the files in its `<session>/subagents` folder, and (2.0.x) the
-    `agent-*.jsonl` files beside it. One per index, so a folder's siblings are looked at once."""
+    `subagents` folder), the files under its `<session>` folder (sub-agents, tool results), and
+    (2.0.x) the `agent-*.jsonl` files beside it. One per index, so a folder's siblings are looked
+    at once; the walk of each session folder is kept (`walked`, with the transcript's stat key
+    in `keys`): the session's bytes and files key are counted from it (`stored_of`), not walked
+    again."""
 
     def __init__(self) -> None:
         self._beside: dict[str, tuple] = {}
+        self.keys: dict[str, tuple[int, int, int]] = {}
+        self.walked: dict[str, list[tuple[str, tuple[int, int, int]]]] = {}
 
     def __call__(self, path: Path) -> tuple | None:
         text = os.fspath(path)  # one stat, and paths as text: this is asked of every listed file at each open
@@ -112,10 +116,56 @@ class _Signature:
         own = (st.st_size, st.st_mtime_ns, st.st_ino)
         if stat.S_ISDIR(st.st_mode):
             return own, _stats(text, ""), ()
+        self.keys[text] = own
         parent, name = os.path.split(text)
         if parent not in self._beside:
             self._beside[parent] = _stats(parent, ".jsonl", "agent-")
-        return own, _stats(os.path.join(parent, os.path.splitext(name)[0], "subagents"), ""), self._beside[parent]
+        folder = os.path.join(parent, os.path.splitext(name)[0])
+        inside = self.walked[folder] = walk_keys(folder)
+        return own, tuple(inside), self._beside[parent]
+
+    def stored_of(self, session: TranscriptSession) -> tuple[tuple[int, int, int], tuple[int, str]] | None:
+        """(the transcript's stat key, its session's bytes and files key) from the walk made of
+        it; None when it was not walked (an orphaned session's `subagents` folder)."""
+        text = str(session.file)
+        own, inside = self.keys.get(text), self.walked.get(os.path.splitext(text)[0])
+        if own is None or inside is None:
+            return None
+        known = dict(inside)
+        known[text] = own
+        return own, files_key(session_files(session, list(known)), known)
+
+
+def walk_keys(folder: str) -> list[tuple[str, tuple[int, int, int]]]:
+    """Every file under `folder` with its stat key ([] when it is gone): links to folders are not
+    followed; a file gone while walked is left out."""
+    found: list[tuple[str, tuple[int, int, int]]] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return found
+    for entry in sorted(entries, key=lambda e: e.name):
+        try:
+            if entry.is_dir():
+                if not entry.is_symlink():
+                    found += walk_keys(entry.path)
+            elif entry.is_file():
+                st = entry.stat()
+                found.append((entry.path, (st.st_size, st.st_mtime_ns, st.st_ino)))
+        except OSError:
+            continue
+    return found
+
+
+def session_files(session: TranscriptSession, inside: list[str]) -> list[str]:
+    """A session's files, sorted: its transcript, the files under its folder (`inside`: sub-agents,
+    tool results) and the 2.0.x sub-agent transcripts beside it its turns were read from —
+    what cleanup counts of it too."""
+    files = {str(session.file), *session.transcripts}
+    folder = str(session.file.with_suffix(""))
+    if inside:
+        files = {f for f in files if not f.startswith(folder + os.sep)} | set(inside)
+    return sorted(files)
 
 
 def _tree_stats(folder: str) -> Iterator[str]:
@@ -180,6 +230,8 @@ class Transcripts(TranscriptTables):
             session = part._index_session(path, held)
             part._read_subagents(path, session, held)
             return part, None
+        from memtui.core.agents.claude_code.lean import LEAN  # msgspec: imported once a file is read, not by a warm open
+
         state = resumable(resume, path)
         if state is not None:
             part, reader = loads(state)
@@ -379,8 +431,13 @@ class TranscriptIndex(RecordedRoot[Transcripts]):
         """Each transcript listed now, read only when it or its sub-agents' files changed since
         the last index."""
         whole = Transcripts(home=self.home)
+        signature = _Signature()
         # partials, not closures: a worker process can run them (memtui.core.sources.part_pool)
-        self.merge_listed(whole, _Signature(), partial(read_listed, home=self.home), partial(grown_listed, home=self.home))
+        self.merge_listed(whole, signature, partial(read_listed, home=self.home), partial(grown_listed, home=self.home))
+        for session in whole.sessions.values():  # their bytes and files keys from the walk just made
+            stored = signature.stored_of(session)
+            if stored is not None:
+                whole.stored[session.id] = stored
         untitled = [s for s in whole.sessions.values() if not s.title]
         for session_id, title in claude_history_titles(self.home, untitled, whole.problems).items():
             whole.sessions[session_id] = replace(whole.sessions[session_id], title=title)  # the part's is served now
