@@ -271,3 +271,42 @@ def test_each_sessions_bytes_and_files_key_counted_from_the_index_walk_are_a_fre
                 files = live._session_files(index, session)
                 assert (listed[session.id].stored_bytes, listed[session.id].files_key) == files_key(files), session.id
                 assert sum(p.stat().st_size for p in map(Path, files) if p.exists()) == listed[session.id].stored_bytes
+
+
+def _heads_blob(db: Path) -> bytes | None:
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT blob FROM heads").fetchone()
+    return row[0] if row else None
+
+
+def test_a_warm_open_serves_every_head_from_the_one_blob_and_a_read_again_files_from_its_row(tmp_path: Path) -> None:
+    """The index keeps every part's head in one blob beside the rows: a warm open serves the
+    listing from it (the rows' heads spoiled, it is the same), a session read again since is
+    served from its own row (the blob written again only once a tenth of the heads changed),
+    and a damaged blob leaves the rows to serve every head."""
+    home = many_sessions("claude-2.1.38-spotter-small", tmp_path, 4)
+    expected = without_index(home)
+    with _open(home) as cold:
+        assert everything(cold) == expected
+    [db] = [p for p in index_files() if p.suffix == ".db"]
+    blob = _heads_blob(db)
+    assert blob
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT path, sign, head FROM parts").fetchall()
+        conn.execute("UPDATE parts SET head = x'00'")  # no row's head can be read now
+    with _open(home) as warm:
+        assert everything(warm) == expected and _live(warm).files_read == 0
+    with sqlite3.connect(db) as conn:
+        conn.executemany("UPDATE parts SET head = ? WHERE path = ? AND sign = ?", [(h, p, s) for p, s, h in rows])
+    grown = max(home.glob("projects/*/*.jsonl"), key=lambda p: p.stat().st_size)
+    _prompt_appended(grown, "one more prompt, kept across runs")
+    with _open(home) as after:
+        listed = everything(after)
+        assert _live(after).files_read == 1
+    assert _heads_blob(db) == blob  # one session of 16 changed: the blob is left as it was
+    with _open(home) as again:  # the grown session's head from its row, the others' from the blob
+        assert everything(again) == listed == without_index(home)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE heads SET blob = x'0badb10b'")
+    with _open(home) as damaged:
+        assert everything(damaged) == listed

@@ -24,7 +24,7 @@ from typing import Any, Callable, Hashable, Iterable, Iterator
 from memtui.core.paths import stat_key
 from memtui.core.sources.cursor import Resumable
 from memtui.core.sources.part_pool import Blobs, Parse, light, part_blobs, read_parts, workers_for
-from memtui.core.sources.part_store import BATCH, PartStore, code_key, index_path, loads
+from memtui.core.sources.part_store import BATCH, PartStore, code_key, dumps, index_path, loads
 
 
 def session_of(key: object) -> str:
@@ -234,6 +234,7 @@ class KeptParts:
         # for the next index being built (follow mode reloads while the app's workers read).
         self._lock = threading.RLock()
         self._heads: dict[str, tuple[str, Any]] = {}  # path → (signature, head), as last built
+        self._in_heads: set[tuple[str, str]] = set()  # the (path, signature) of the heads kept in one blob
         self._opened = False
         self.reads = 0
         """Files read (parsed) so far: a warm open that finds nothing changed reads none."""
@@ -322,12 +323,14 @@ class KeptParts:
             else:  # the watcher of this process's builds, if any, told as for every build
                 tell_watcher(self.home, done, todo, None)
         kept: dict[str, tuple[str, Any]] = {}
+        together = self._kept_heads() if not self._heads else {}
         for key, (path, sign) in signs.items():
             if sign is None:
                 continue  # gone since it was listed
             held, whole_part = fresh.get(key) or (self._heads.get(key), None)
             if held is None or held[0] != sign:
-                held = (sign, loads(self.store.rows[(key, sign)]))
+                head = together.get((key, sign))
+                held = (sign, head if head is not None else loads(self.store.rows[(key, sign)]))
             kept[key] = held
             if whole.merge(whole_part if whole_part is not None else held[1]):
                 owner.update((sid, (key, sign)) for sid in held[1].sessions)
@@ -335,7 +338,27 @@ class KeptParts:
                     loaded["body"].add(key)
                     loaded["side"].add(key)
         self._heads = kept
-        self.store.finish({key: sign for key, (sign, _head) in kept.items()})
+        # Every head in one blob again when a tenth of them (or more) are not in the one kept:
+        # after a build from nothing, or once enough files were read again.
+        listed = {key: sign for key, (sign, _head) in kept.items()}
+        heads = None
+        if kept and sum((key, sign) not in self._in_heads for key, sign in listed.items()) * 10 >= len(kept):
+            self._in_heads = set(listed.items())
+            heads = dumps({(key, sign): head for key, (sign, head) in kept.items()})
+        self.store.finish(listed, heads)
+
+    def _kept_heads(self) -> dict[tuple[str, str], Any]:
+        """The heads kept in one blob ((path, signature) → head), {} when none is or it cannot
+        be read (each head is read from its row then)."""
+        heads: Any = None
+        if self.store.heads is not None:
+            try:
+                heads = loads(self.store.heads)
+            except Exception:  # noqa: BLE001 — a damaged blob: the rows hold every head too
+                heads = None
+        heads = heads if isinstance(heads, dict) else {}
+        self._in_heads = set(heads)
+        return heads
 
     @staticmethod
     def _sign(path: Path, signature: Callable[[Path], Hashable | None]) -> str | None:

@@ -16,6 +16,10 @@ its device and inode; nothing is ever written in the agent's home. Per listed fi
 - `body`: the whole part (turns and steps as byte offsets into the file, never payloads),
   read when one session's tasks, steps or changes are shown.
 
+Beside the rows, `heads` keeps every part's head in one blob, as of the last build that wrote
+it: a warm open reads that one blob (the heads share their strings and paths, a third of the
+unpickling of each head alone) and a row's head only for a part it lacks.
+
 The parts are the agent's own (each agent package supplies its parser and index classes);
 this module only keeps them, pickled, keyed by the parser's code: an index written by other
 code, a damaged file, or one of another layout is built again. A build from nothing is
@@ -41,7 +45,7 @@ from memtui.core.atomic import check_writes_allowed, fsync_dir, made_private, re
 from memtui.core.errors import WritesForbidden
 from memtui.core.places import cache_dir
 
-LAYOUT = "4"
+LAYOUT = "5"
 """The layout of the file (its tables); the parser's code is keyed separately (`code_key`)."""
 FOLDER = "index"
 """The folder of the homes' indexes under memtui's cache folder."""
@@ -53,6 +57,7 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE parts(path TEXT NOT NULL, sign TEXT NOT NULL, size INTEGER, mtime_ns INTEGER,
                    inode INTEGER, parsed_to INTEGER, head BLOB NOT NULL, side BLOB NOT NULL, body BLOB NOT NULL,
                    cursor BLOB, PRIMARY KEY (path, sign));
+CREATE TABLE heads(id INTEGER PRIMARY KEY CHECK (id = 1), blob BLOB NOT NULL);
 """
 
 
@@ -104,6 +109,9 @@ class PartStore:
         self._previous: set[tuple[str, str]] = set()  # the parts of the index served before the last build
         self.rebuilt = ""
         """Why the index was built from nothing this time ("" when it was read)."""
+        self.heads: bytes | None = None
+        """Every part's head in one blob ((path, signature) → head, pickled), as of the build
+        that wrote it; None when none is kept."""
 
     # -- open ------------------------------------------------------------------------------
     def open(self) -> dict[tuple[str, str], bytes]:
@@ -117,6 +125,7 @@ class PartStore:
                 meta = dict(conn.execute("SELECT key, value FROM meta"))
                 if meta.get("layout") == LAYOUT and meta.get("code") == self.code:
                     self.rows = {(path, sign): head for path, sign, head in conn.execute("SELECT path, sign, head FROM parts")}
+                    self.heads = next(iter(conn.execute("SELECT blob FROM heads WHERE id = 1").fetchone() or ()), None)
                     self._conn = conn
                     return self.rows
                 reason = "index of another version"
@@ -167,11 +176,12 @@ class PartStore:
                 raise
         self._pending = []
 
-    def finish(self, listed: dict[str, str]) -> None:
+    def finish(self, listed: dict[str, str], heads: bytes | None = None) -> None:
         """Write what is pending, drop the rows of files no longer listed (`listed`: path →
-        signature of each part in the index built now) and put a build from nothing in place
-        (renamed over the old index). A file's row of the index served before this build is
-        kept until the next one: a read of that index may still ask for its body."""
+        signature of each part in the index built now), keep `heads` (every part's head in one
+        blob) when given, and put a build from nothing in place (renamed over the old index).
+        A file's row of the index served before this build is kept until the next one: a read
+        of that index may still ask for its body."""
         current = set(listed.items())
         keep = current | self._previous
         self.rows = {row: head for row, head in self.rows.items() if row in keep}
@@ -180,10 +190,18 @@ class PartStore:
             return
         with self._lock:
             gone = [row for row in self._conn.execute("SELECT path, sign FROM parts") if tuple(row) not in keep]
-            if gone:
+            if gone or heads is not None:
                 self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.executemany("DELETE FROM parts WHERE path = ? AND sign = ?", gone)
-                self._conn.execute("COMMIT")
+                try:
+                    self._conn.executemany("DELETE FROM parts WHERE path = ? AND sign = ?", gone)
+                    if heads is not None:
+                        self._conn.execute("INSERT OR REPLACE INTO heads VALUES (1, ?)", (heads,))
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
+                if heads is not None:
+                    self.heads = heads
         self._previous = current
         if self._fresh is not None:
             with self._lock:
