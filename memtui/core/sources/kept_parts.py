@@ -330,7 +330,7 @@ class KeptParts:
             held, whole_part = fresh.get(key) or (self._heads.get(key), None)
             if held is None or held[0] != sign:
                 head = together.get((key, sign))
-                held = (sign, head if head is not None else loads(self.store.rows[(key, sign)]))
+                held = (sign, head if head is not None else loads(self.store.head(key, sign)))
             kept[key] = held
             if whole.merge(whole_part if whole_part is not None else held[1]):
                 owner.update((sid, (key, sign)) for sid in held[1].sessions)

@@ -30,13 +30,16 @@ update of an existing index is one SQLite transaction per batch (a kill rolls it
 
 from __future__ import annotations
 
+import copyreg
 import hashlib
+import io
 import os
 import pickle
 import re
 import sqlite3
 import threading
-from pathlib import Path
+from functools import lru_cache
+from pathlib import Path, PurePath
 from typing import Any
 
 import zstandard
@@ -103,8 +106,9 @@ class PartStore:
         self._lock = threading.Lock()  # the app's workers read bodies from several threads
         self._pending: list[tuple] = []
         self._fresh: Path | None = None  # a build from nothing: the temporary file written
-        self.rows: dict[tuple[str, str], bytes] = {}
-        """(path, signature) → the part's head (pickled), of every row kept."""
+        self.rows: dict[tuple[str, str], bytes | None] = {}
+        """(path, signature) → the part's head (pickled), of every row kept; None for a head not
+        read from the file yet (`head`: the blob of all heads mostly serves them)."""
         self._paths: set[str] | None = None  # the paths of the rows read at open (`holds`)
         self._previous: set[tuple[str, str]] = set()  # the parts of the index served before the last build
         self.rebuilt = ""
@@ -124,8 +128,9 @@ class PartStore:
                 conn = self._connect(self.path)
                 meta = dict(conn.execute("SELECT key, value FROM meta"))
                 if meta.get("layout") == LAYOUT and meta.get("code") == self.code:
-                    self.rows = {(path, sign): head for path, sign, head in conn.execute("SELECT path, sign, head FROM parts")}
                     self.heads = next(iter(conn.execute("SELECT blob FROM heads WHERE id = 1").fetchone() or ()), None)
+                    rows = "SELECT path, sign, NULL FROM parts" if self.heads is not None else "SELECT path, sign, head FROM parts"
+                    self.rows = {(path, sign): head for path, sign, head in conn.execute(rows)}
                     self._conn = conn
                     return self.rows
                 reason = "index of another version"
@@ -217,6 +222,18 @@ class PartStore:
                 self._conn = self._connect(self.path)
 
     # -- read ------------------------------------------------------------------------------
+    def head(self, path: str, sign: str) -> bytes:
+        """The head of a row kept (KeyError: none is), read from the file when it was not at open."""
+        head = self.rows[(path, sign)]
+        if head is None:
+            with self._lock:
+                assert self._conn is not None
+                row = self._conn.execute("SELECT head FROM parts WHERE path = ? AND sign = ?", (path, sign)).fetchone()
+            if row is None:
+                raise KeyError((path, sign))
+            head = self.rows[(path, sign)] = row[0]
+        return head
+
     def blob(self, path: str, sign: str, column: str) -> bytes | None:
         """The part of `path` as read with signature `sign`: its `column` ("side" or "body");
         None when the index now holds another (another process read the file again since)."""
@@ -270,11 +287,30 @@ def _codec() -> tuple[zstandard.ZstdCompressor, zstandard.ZstdDecompressor]:
     return _codecs.pair
 
 
+@lru_cache(maxsize=8192)
+def path_of(text: str) -> Path:
+    """The path `text` names, made once for the paths unpickled last: the heads of a home's
+    parts name the same home and folders thousands of times, and making a Path parses it."""
+    return Path(text)
+
+
+def _reduce_path(path: PurePath) -> tuple:
+    return path_of, (os.fspath(path),)
+
+
+_DISPATCH = {**copyreg.dispatch_table, type(Path()): _reduce_path}
+"""How a part is pickled: as pickle does, a path as its text (`path_of`)."""
+
+
 def dumps(part: object) -> bytes:
     """A part pickled and compressed (zstd's level 1: smaller than zlib's fastest level, and
     four times faster to compress and to decompress; a parser's kept state, its uuids, costs
-    zlib more than its pickling)."""
-    return _codec()[0].compress(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
+    zlib more than its pickling). Paths are pickled as their text (`path_of`)."""
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _DISPATCH
+    pickler.dump(part)
+    return _codec()[0].compress(out.getbuffer())
 
 
 def loads(blob: bytes) -> Any:
