@@ -118,7 +118,7 @@ class PartStore:
         that wrote it; None when none is kept."""
 
     # -- open ------------------------------------------------------------------------------
-    def open(self) -> dict[tuple[str, str], bytes]:
+    def open(self) -> dict[tuple[str, str], bytes | None]:
         """The rows kept ((path, signature) → head); {} when the index is built from nothing this time
         (none yet, another layout or code, damaged): then it is written aside until `finish`."""
         remove_stale_temps(self.path.parent)  # a build killed before its rename
