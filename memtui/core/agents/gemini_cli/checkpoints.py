@@ -11,16 +11,13 @@ tool and arguments, in order), and the file that call changed is read from the c
 as it was just before the call. A file the commit does not hold was created by the call — or
 ignored by git (the shadow repository takes the project's .gitignore): there the chat's own
 record stands, so a file is never removed on the snapshot's word alone. The shadow repository is read
-without writing: loose objects with zlib; an object git has packed by `git cat-file --batch`
-with no optional locks, no fsmonitor, no system or global config, nothing asked on a terminal.
+without writing (memtui.core.sources.git_objects).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,12 +25,12 @@ from typing import TYPE_CHECKING, Any
 from memtui.core.agents.gemini_cli.chats import EDIT_TOOLS
 from memtui.core.model import Problem
 from memtui.core.sources.fields import loads
+from memtui.core.sources.git_objects import GitObjects, is_sha
 
 if TYPE_CHECKING:
     from memtui.core.agents.gemini_cli.chats import Chat
     from memtui.core.sources.changes import RecordedChange as Change
 
-_HEX = frozenset("0123456789abcdef")
 _MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
 
 
@@ -102,10 +99,6 @@ def _read_one(path: Path, size: int) -> Checkpoint | str:
     return Checkpoint(path, session, prompt, call["name"], call["args"], commit)
 
 
-def is_sha(text: str) -> bool:
-    return len(text) == 40 and all(c in _HEX for c in text)
-
-
 def shadow_repository(home: Path | None, project: Path, project_hash: str, root: Path | None) -> Path | None:
     """The shadow repository's git folder of the project whose tmp folder is `project`:
     `history/<the tmp folder's name>/.git` (older versions: `history/<project hash>/.git`) beside
@@ -127,95 +120,6 @@ def shadow_repository(home: Path | None, project: Path, project_hash: str, root:
     return None
 
 
-class ShadowGit:
-    """Objects of one git folder, read without writing (see the module's docstring)."""
-
-    def __init__(self, git_dir: Path) -> None:
-        self.git_dir = git_dir
-        self._cache: dict[str, tuple[bytes, bytes] | None] = {}
-
-    def object(self, sha: str) -> tuple[bytes, bytes] | None:
-        """(type, body) of an object, or None when the repository does not hold it."""
-        if not is_sha(sha):
-            return None
-        if sha not in self._cache:
-            self._cache[sha] = self._loose(sha) or self._packed(sha)
-        return self._cache[sha]
-
-    def _loose(self, sha: str) -> tuple[bytes, bytes] | None:
-        try:
-            raw = zlib.decompress((self.git_dir / "objects" / sha[:2] / sha[2:]).read_bytes())
-        except (OSError, zlib.error):
-            return None
-        head, _, body = raw.partition(b"\0")
-        kind, _, size = head.partition(b" ")
-        return (kind, body) if size.isdigit() and int(size) == len(body) else None
-
-    def _packed(self, sha: str) -> tuple[bytes, bytes] | None:
-        try:
-            if not any(p.suffix == ".pack" for p in (self.git_dir / "objects" / "pack").iterdir()):
-                return None
-        except OSError:
-            return None
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
-               "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "LC_ALL": "C", "HOME": os.devnull}
-        try:
-            done = subprocess.run(["git", "--no-optional-locks", "--git-dir", str(self.git_dir), "-c", "core.fsmonitor=false",
-                                   "-c", f"safe.directory={self.git_dir}", "cat-file", "--batch"],
-                                  input=f"{sha}\n".encode(), capture_output=True, env=env, timeout=60)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        head, _, body = done.stdout.partition(b"\n")
-        parts = head.split(b" ")
-        if done.returncode != 0 or len(parts) != 3 or parts[0].decode() != sha or not parts[2].isdigit():
-            return None
-        size = int(parts[2])
-        return (parts[1], body[:size]) if len(body) >= size else None
-
-    def file_at(self, commit: str, rel: str) -> tuple[bool, bytes | None]:
-        """(read, contents) of the file `rel` (a path under the work tree) in `commit`: contents
-        None when the commit's tree has no such file; read False when the repository does not
-        hold the objects to say."""
-        obj = self.object(commit)
-        if obj is None or obj[0] != b"commit":
-            return False, None
-        first = obj[1].split(b"\n", 1)[0]
-        if not first.startswith(b"tree "):
-            return False, None
-        sha = first[5:].decode("ascii", "replace")
-        names = rel.split("/")
-        if any(n in ("", ".", "..", ".git") for n in names):
-            return False, None
-        for depth, name in enumerate(names):
-            tree = self.object(sha)
-            if tree is None or tree[0] != b"tree":
-                return False, None
-            found = _entry(tree[1], name.encode("utf-8", "surrogateescape"))
-            if found is None:
-                return True, None  # not in the snapshot: the file did not exist (or git ignored it)
-            mode, sha = found
-            if depth < len(names) - 1 and mode != b"40000":
-                return True, None
-            if depth == len(names) - 1 and mode == b"40000":
-                return False, None  # a folder where the call wrote a file
-        blob = self.object(sha)
-        return (True, blob[1]) if blob is not None and blob[0] == b"blob" else (False, None)
-
-
-def _entry(body: bytes, name: bytes) -> tuple[bytes, str] | None:
-    """(mode, sha) of `name` in a tree object's body."""
-    at = 0
-    while at < len(body):
-        space = body.find(b" ", at)
-        nul = body.find(b"\0", space)
-        if space < 0 or nul < 0 or nul + 21 > len(body):
-            return None
-        if body[space + 1:nul] == name:
-            return body[at:space], body[nul + 1:nul + 21].hex()
-        at = nul + 21
-    return None
-
-
 def same_call(checkpoint: Checkpoint, tool: str, args: Any) -> bool:
     """Whether a checkpoint was made for a call of `tool` with `args` (the chat's record)."""
     return checkpoint.tool == tool and isinstance(args, dict) and checkpoint.args == args
@@ -233,7 +137,7 @@ def apply_checkpoints(chat: Chat, home: Path | None, project: Path, root: Path |
     if git_dir is None:  # no history/ (removed, or another project's): the chat's own record is used
         return 0
     checkpoints = [c for c in read_checkpoints(project, problems) if c.session_id == chat.id]
-    git = ShadowGit(git_dir)
+    git = GitObjects(git_dir)
     cursor, read = 0, 0
     for checkpoint in checkpoints:
         at = cursor
@@ -253,7 +157,7 @@ def apply_checkpoints(chat: Chat, home: Path | None, project: Path, root: Path |
     return read
 
 
-def _fill(change: Change, tool: str, args: Any, git: ShadowGit, checkpoint: Checkpoint, root: Path | None,
+def _fill(change: Change, tool: str, args: Any, git: GitObjects, checkpoint: Checkpoint, root: Path | None,
           problems: list[Problem]) -> bool:
     """The before (and a missing after) of `change` from the checkpoint's commit."""
     if root is None or not os.path.isabs(change.path):

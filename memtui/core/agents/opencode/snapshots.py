@@ -6,11 +6,11 @@ are read with zlib — nothing is run, nothing written. A workspace's own object
 from __future__ import annotations
 
 import os
-import zlib
 from pathlib import Path
 from typing import Any, Protocol
 
 from memtui.core.paths import plain_name
+from memtui.core.sources.git_objects import GitObjects
 
 
 class Sides(Protocol):
@@ -60,48 +60,9 @@ def fill_from_snapshots(change: Sides, repos: list[Path], worktree: str | None, 
         change.reason = "OpenCode's snapshots do not hold the file as it was before"
 
 
-def _object(repo: Path, sha: str, depth: int = 0) -> tuple[bytes, bytes] | None:
-    """(type, body) of a loose git object in `repo` or the repositories its
-    `objects/info/alternates` names; None when not held loose (a packed object is not read)."""
-    if len(sha) != 40 or not all(c in "0123456789abcdef" for c in sha):
-        return None
-    try:
-        raw = zlib.decompress((repo / "objects" / sha[:2] / sha[2:]).read_bytes())
-    except (OSError, zlib.error):
-        raw = b""
-    if raw:
-        head, _, body = raw.partition(b"\0")
-        return head.split(b" ")[0], body
-    try:
-        alternates = (repo / "objects" / "info" / "alternates").read_text().split()
-    except OSError:
-        return None
-    for other in alternates if depth < 3 else []:
-        found = _object(Path(other).parent, sha, depth + 1)
-        if found is not None:
-            return found
-    return None
-
-
 def _blob(repo: Path, tree: Any, rel: str) -> bytes | None:
     """The file `rel` in snapshot tree `tree` of OpenCode's git repository `repo` (its loose
     objects read with zlib: nothing run, nothing written), or None when the store does not hold it."""
     if not isinstance(tree, str):
         return None
-    sha = tree
-    for name in rel.split("/"):
-        obj = _object(repo, sha)
-        if obj is None or obj[0] != b"tree":
-            return None
-        body, sha = obj[1], ""
-        while body:
-            head, _, rest = body.partition(b"\0")
-            entry_name = head.split(b" ", 1)[1].decode("utf-8", "surrogateescape")
-            if entry_name == name:
-                sha = rest[:20].hex()
-                break
-            body = rest[20:]
-        if not sha:
-            return None
-    obj = _object(repo, sha)
-    return obj[1] if obj is not None and obj[0] == b"blob" else None
+    return GitObjects(repo, packed=False).file_in_tree(tree, rel)[1]
