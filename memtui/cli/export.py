@@ -108,7 +108,7 @@ def _site(args, path: Path) -> int:
             where = f" that ran in {project}" if project is not None else ""
             raise MemtuiError(f"no sessions{where} in {resolved.path}; nothing written")
         pages = build_site(resolved.source, sessions, include_orphans=project is None)
-        others = resolved.found[1:]  # ~ holds several agents' homes: this export is the first one's
+        others = resolved.others  # ~ holds several agents' homes: this export is the first one's
     write_site(folder, pages)
     orphans = f" and {ORPHANS} (tasks without a session)" if ORPHANS in pages else ""
     print(f"wrote {folder}/{INDEX}, {len(sessions)} session page{'s' if len(sessions) != 1 else ''}{orphans}"

@@ -4,8 +4,6 @@ Lists the ids `memtui show` and `memtui rollback` take."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from memtui.cli._common import add_json_flag, emit
 from memtui.cli._source import parse_id
 from memtui.core.display import counted, one_line
@@ -35,25 +33,25 @@ def run(args) -> int:
             doc = log_sessions(source, None if args.session is None else parse_id(args.session))
             emit(doc, args.json, _sessions_text)
             if args.session is None and not is_team_url(args.path):
-                _name_the_others(args.path, resolved.found)
+                _name_the_others(resolved)
     return 0
 
 
-def _name_the_others(path: str, found: list) -> None:
+def _name_the_others(resolved) -> None:
     """PATH shows one store; where it holds other agents' homes too (~: Claude Code and Codex),
-    a line on stderr names them, so their sessions are not taken to be missing. `found`: the
-    stores the resolution of PATH found (the first shown), not looked for again; for memtui's
-    own store, which is opened without looking for others, discovery looks."""
+    a line on stderr names them, so their sessions are not taken to be missing: those the
+    resolution of PATH found, not looked for again; for memtui's own store, which is opened
+    without looking for others, discovery looks."""
     import sys
 
-    if not found:
+    others = resolved.others
+    if resolved.entry is None:
         from memtui.core.discovery import discover_given
 
-        looked = discover_given(Path(path).expanduser())
+        looked = discover_given(resolved.path)
         for source in looked:
             source.close()
-        found = [s for s in looked if s.kind != "memory-files"]
-    others = found[1:]
+        others = [s for s in looked if s.kind != "memory-files"][1:]
     if others:
         print("also here: " + "; ".join(f"{s.kind} at {s.path} (memtui log {s.path})" for s in others),
               file=sys.stderr)

@@ -119,7 +119,7 @@ def _searched(path: str, opened: ExitStack) -> tuple[list, Path]:
         require_workspace(root, discover_documents(root))
         return [None], root
     stores = [resolved.source] if resolved.source.can(Capability.SEARCH) else []
-    for entry in resolved.found[1:]:
+    for entry in resolved.others:
         try:
             other = opened.enter_context(entry.open())
         except MemtuiError:

@@ -31,7 +31,7 @@ def run(args) -> int:
         try:
             doc, text = _show(resolved.source, args)
         except UnknownId as missing:
-            doc, text = _elsewhere(resolved.found[1:], args, missing)
+            doc, text = _elsewhere(resolved.others, args, missing)
     emit(doc, args.json, text)
     return 0
 

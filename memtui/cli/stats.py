@@ -30,7 +30,7 @@ def run(args) -> int:
         source = resolved.source
         files = [] if source.can(Capability.STATS) else list(source.sqlite_files())
         if not files and not source.can(Capability.STATS):
-            files = _others_files(resolved.found[1:])  # ~: Claude Code's home first, OpenCode's opencode.db too
+            files = _others_files(resolved.others)  # ~: Claude Code's home first, OpenCode's opencode.db too
     if files:  # another agent's SQLite files: read-only figures of each ({"files": [...]} in JSON)
         found = [sqlite_file_stats(f) for f in files]
         emit({"files": [s.to_json() for s in found]}, args.json, lambda _: "\n\n".join(stats_text(s) for s in found))

@@ -54,6 +54,13 @@ class Resolved:
     other agents' stores are not looked for then)."""
 
     @property
+    def others(self) -> list[Source]:
+        """The other stores discovery found at or for PATH (`~`: the other agents' homes), in
+        its order: what a verb names beside the one it shows, or looks in when that one lacks
+        an id."""
+        return self.found[1:]
+
+    @property
     def kind(self) -> str:
         """"memtui", "claude-code", "codex", "ra-aid", "jsonl-sessions"."""
         return self.source.kind

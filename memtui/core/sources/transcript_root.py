@@ -165,20 +165,24 @@ class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWat
             self._note_cwds(cwds)
         return known[1], known[2]
 
-    def _cwds_note(self) -> Path | None:
-        """Where the sessions' working directories are noted (beside the home's index)."""
+    def _cwds_note(self) -> tuple[str, Path] | None:
+        """The sessions key the store has now and where the working directories read at it are
+        noted (beside the home's index); None when it has no key or nothing may be noted."""
         from memtui.core.sources.part_store import index_path
 
-        path = index_path(self.path, self.kind, folder_name="folders")
-        return path.with_suffix(".json") if path is not None else None
-
-    def _noted_cwds(self) -> frozenset[str] | None:
-        """The working directories noted with the sessions key the store has now (None: none
-        noted, or at another key)."""
         key = self.sessions_key()
-        note = self._cwds_note() if key is not None else None
+        path = index_path(self.path, self.kind, folder_name="folders") if key is not None else None
+        return (key, path.with_suffix(".json")) if key is not None and path is not None else None
+
+    def _noted_cwds(self, at: tuple[str, Path] | None = None) -> frozenset[str] | None:
+        """The working directories noted with the sessions key the store has now (None: none
+        noted, or at another key); `at`: that key and note, as `_cwds_note` found them."""
+        at = at or self._cwds_note()
+        if at is None:
+            return None
+        key, note = at
         try:
-            noted = json.loads(note.read_bytes()) if note is not None else None
+            noted = json.loads(note.read_bytes())
         except (OSError, ValueError):
             return None
         if not isinstance(noted, dict) or noted.get("key") != key or not isinstance(noted.get("cwds"), list):
@@ -188,13 +192,12 @@ class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWat
     def _note_cwds(self, cwds: frozenset[str]) -> None:
         """Note the working directories of the index read after the sessions key was made (that
         key's, or a newer store's: a later key then differs) for the next run."""
-        key = self.sessions_key()
-        note = self._cwds_note() if key is not None else None
-        if note is None:
+        at = self._cwds_note()
+        if at is None:
             return
         try:
-            if self._noted_cwds() != cwds:
-                write_atomic(note, json.dumps({"key": key, "cwds": sorted(cwds)}).encode("utf-8", "surrogateescape"))
+            if self._noted_cwds(at) != cwds:
+                write_atomic(at[1], json.dumps({"key": at[0], "cwds": sorted(cwds)}).encode("utf-8", "surrogateescape"))
         except (OSError, MemtuiError):
             pass  # only a shortcut: the next run reads the index
 

@@ -117,6 +117,7 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
         self.filter_text = ""
         """The current filter ("" shows everything)."""
         self._added = 0
+        self._said_none = False  # NothingMatches was posted for the records and filter shown
         self._page_pending = False
         self._shown = tuple(key for key, _, _ in self.COLUMNS)
         self._waiting: object = _NOTHING
@@ -289,8 +290,10 @@ class RecordTable(StylesPerPass, DataTable, Generic[R]):
     def _rebuild(self, keep: str | None) -> None:
         needle = self.filter_text.lower()
         self.matching = [r for r in self.records if not needle or self.matches(r, needle)]
-        if needle and self.records and not self.matching:
+        none = bool(needle and self.records and not self.matching)
+        if none and not self._said_none:  # once, as the filter comes to match none (not at each reload)
             self.post_message(self.NothingMatches(self))
+        self._said_none = none
         self.clear()
         self._added = 0
         self._page_pending = False

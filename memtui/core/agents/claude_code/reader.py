@@ -143,17 +143,7 @@ class TranscriptReader:
             session_id, cwd = rec.get("sessionId"), rec.get("cwd")
             if (session_id is not None and session_id.__class__ is not str) or (cwd is not None and cwd.__class__ is not str):
                 return False
-            when = _iso_time(stamp) if stamp is not None else None
-            session = self.session
-            if session_id and not self.session_ids_seen:
-                self.session_ids_seen = True
-                if session_id != session.id:  # carried over from the session this one continues
-                    session.predecessor = session_id
-            if cwd and session.cwd is None:
-                session.cwd = recorded_folder(cwd)
-            if when is not None:
-                session.created_at = session.created_at or when
-                session.updated_at = when
+            self._session_line(session_id, cwd, _iso_time(stamp) if stamp is not None else None)
         names = self.names
         if uuid is not None:
             uuid = names.setdefault(uuid, uuid)
@@ -166,6 +156,21 @@ class TranscriptReader:
             self.parents[uuid] = parent
             self.order[uuid] = lineno
         return True
+
+    def _session_line(self, session_id: str | None, cwd: str | None, when: datetime | None) -> None:
+        """What a line of the main conversation tells of its session: the session id it carries
+        first (another's: the session this one continues), the folder it started in (a later
+        `cd` moves no project), when it began and when it was last written."""
+        session = self.session
+        if session_id and not self.session_ids_seen:
+            self.session_ids_seen = True
+            if session_id != session.id:
+                session.predecessor = session_id
+        if cwd and session.cwd is None:
+            session.cwd = recorded_folder(cwd)
+        if when is not None:
+            session.created_at = session.created_at or when
+            session.updated_at = when
 
     def finish(self) -> None:
         """Settle what the lines read leave open (a pending command, titles, rewound prompts,
@@ -215,22 +220,13 @@ class TranscriptReader:
         if sidechain.__class__ is not bool:
             sidechain = field(rec, "isSidechain", kind=bool, default=False)
         if not self.subagent and not sidechain:
-            session = self.session
             session_id = rec.get("sessionId")
             if session_id is not None and session_id.__class__ is not str:
                 session_id = field(rec, "sessionId", kind=str)
-            if session_id and not self.session_ids_seen:
-                self.session_ids_seen = True
-                if session_id != session.id:  # carried over from the session this one continues
-                    session.predecessor = session_id
             cwd = rec.get("cwd")
             if cwd is not None and cwd.__class__ is not str:
                 cwd = field(rec, "cwd", kind=str)
-            if cwd and session.cwd is None:  # the folder it started in: a later `cd` moves no project
-                session.cwd = recorded_folder(cwd)
-            if when is not None:
-                session.created_at = session.created_at or when
-                session.updated_at = when
+            self._session_line(session_id, cwd, when)
         uuid = rec.get("uuid")
         if uuid is not None and uuid.__class__ is not str:
             uuid = field(rec, "uuid", kind=str)

@@ -17,7 +17,6 @@ steps and entries on demand.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ from memtui.core.agents.claude_code.transcripts import (
     TranscriptItem,
     Transcripts,
     Turn,
-    session_files,
+    stored_counts,
     claude_home,
     find_session_transcripts,
     looks_like_transcript,
@@ -54,7 +53,7 @@ from memtui.core.agents.claude_code.records import block_text, message_blocks
 from memtui.core.agents.claude_code.session_rows import turn_task
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.jsonl import read_record_at
-from memtui.core.paths import files_key, stat_key
+from memtui.core.paths import stat_key
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 from memtui.core.sources.transcript_undo import UndoRecorder
 
@@ -90,27 +89,6 @@ def _mtime(path: Path):
 
 
 _SAVED_TO = re.compile(r"saved to: [^\n]*?[\\/]tool-results[\\/]([^\\/\s]+)")
-
-
-def _walk(folder: str) -> list[str]:
-    """Every file under `folder` ([] when it is gone); links to folders are not followed. Told
-    apart by their directory entries (no stat of each: every session folder is walked at each
-    listing)."""
-    found: list[str] = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return found
-    for entry in entries:
-        try:
-            if entry.is_dir():
-                if not entry.is_symlink():
-                    found += _walk(entry.path)
-            elif entry.is_file():
-                found.append(entry.path)
-        except OSError:
-            continue
-    return found
 
 
 class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
@@ -171,16 +149,8 @@ class ClaudeCodeSource(UndoRecorder, TranscriptIndex):
         while the transcript keeps its stat key `own` (a reload builds a new index)."""
         known = ix.stored.get(session.id)
         if known is None or known[0] != own:
-            known = ix.stored[session.id] = (own, files_key(self._session_files(ix, session)))
+            known = ix.stored[session.id] = (own, stored_counts(session, own))
         return known[1]
-
-    @staticmethod
-    def _session_files(ix: Transcripts, session) -> list[str]:
-        """The session's files: its transcript, its folder's files (sub-agents, tool results)
-        and 2.0.x sub-agent transcripts beside it — what cleanup counts of them too."""
-        if session.file.is_dir():  # only the sub-agents folder is left
-            return sorted(_walk(str(session.file)))
-        return session_files(session, _walk(str(session.file.with_suffix(""))))
 
     def task_info(self, turn: Turn) -> TaskInfo:
         return turn_task(turn, self.index().sessions.get(turn.session_id))

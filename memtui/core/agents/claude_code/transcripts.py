@@ -131,9 +131,7 @@ class _Signature:
         own, inside = self.keys.get(text), self.walked.get(os.path.splitext(text)[0])
         if own is None or inside is None:
             return None
-        known = dict(inside)
-        known[text] = own
-        return own, files_key(session_files(session, list(known)), known)
+        return own, stored_counts(session, own, inside)
 
 
 def walk_keys(folder: str) -> list[tuple[str, tuple[int, int, int]]]:
@@ -168,32 +166,20 @@ def session_files(session: TranscriptSession, inside: list[str]) -> list[str]:
     return sorted(files)
 
 
-def _tree_stats(folder: str) -> Iterator[str]:
-    """Every file and folder under `folder` with its stat key, as text (nothing when it is
-    gone); links to folders are not followed."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            st = entry.stat()
-            inside = entry.is_dir(follow_symlinks=False)
-        except OSError:
-            continue
-        yield f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}"
-        if inside:
-            yield from _tree_stats(entry.path)
-
-
-def _beside_stats(folder: str) -> Iterator[str]:
-    """The 2.0.x sub-agent transcripts (`agent-*.jsonl`) in a project folder, with their stat keys."""
-    try:
-        names = sorted(e.name for e in os.scandir(folder) if e.name.startswith("agent-") and e.name.endswith(".jsonl"))
-    except OSError:
-        return
-    for name in names:
-        yield f"{os.path.join(folder, name)}\0{stat_key(os.path.join(folder, name))}"
+def stored_counts(session: TranscriptSession, own: tuple[int, int, int],
+                  inside: list[tuple[str, tuple[int, int, int]]] | None = None) -> tuple[int, str]:
+    """A session's bytes and files key (paths.files_key of `session_files`) from its transcript's
+    stat key `own` and the walk of its folder (`inside`, walked now when None); an orphaned
+    session's, of the files under its `subagents` folder."""
+    text = str(session.file)
+    if inside is None and os.path.isdir(text):  # only the sub-agents folder is left
+        inside = walk_keys(text)
+        return files_key([path for path, _key in inside], dict(inside))
+    if inside is None:
+        inside = walk_keys(os.path.splitext(text)[0])
+    known = dict(inside)
+    known[text] = own
+    return files_key(session_files(session, [path for path, _key in inside]), known)
 
 
 def _stats(folder: Path | str, suffix: str, prefix: str = "") -> tuple:
@@ -416,14 +402,12 @@ class TranscriptIndex(RecordedRoot[Transcripts]):
                 yield f"{text}\0-"
                 continue
             yield f"{text}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}"
-            if stat.S_ISDIR(st.st_mode):  # only the session's sub-agents folder is left
-                yield from _tree_stats(text)
-                continue
-            yield from _tree_stats(str(path.with_suffix("")))
+            folder = text if stat.S_ISDIR(st.st_mode) else os.path.splitext(text)[0]  # a dir: only its sub-agents are left
+            yield from (f"{inside}\0{key}" for inside, key in walk_keys(folder))
             parent = os.path.dirname(text)
-            if parent not in beside:
+            if parent not in beside and not stat.S_ISDIR(st.st_mode):
                 beside.add(parent)
-                yield from _beside_stats(parent)
+                yield from (f"{os.path.join(parent, name)}\0{key}" for name, key in _stats(parent, ".jsonl", "agent-"))
         if self.home is not None:
             yield f"history\0{stat_key(self.home / 'history.jsonl')}"
 
