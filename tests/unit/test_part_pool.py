@@ -60,3 +60,68 @@ def test_a_pooled_build_reads_as_a_build_in_one_process(tmp_path: Path, monkeypa
             assert _live(warm).files_read == 0
     finally:
         stop.set()
+
+
+KILLED_BUILD = """
+import sys, threading, time
+from pathlib import Path
+sys.path[:0] = [{marker!r}, {here!r}]
+from memtui.core.sources import part_pool
+import pool_sleeper
+if {beside_a_thread}:  # the app: its workers come from a fork server
+    threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+items = [(Path(f"/nowhere/{{n}}"), None) for n in range(64)]
+for done, _ in enumerate(part_pool.read_parts(pool_sleeper.parse, items, [1 << 30] * len(items))):
+    print(done, part_pool.last_workers, flush=True)
+"""
+
+
+def _running(pids: list[int]) -> list[int]:
+    """Those of `pids` still running (a zombie waits for its parent to read its status: ended)."""
+    import psutil
+
+    alive = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.Error:
+            pass
+    return alive
+
+
+def _processes_naming(marker: str) -> list[int]:
+    import psutil
+
+    return [proc.info["pid"] for proc in psutil.process_iter(["pid", "cmdline"])
+            if any(marker in part for part in proc.info["cmdline"] or ())]
+
+
+@pytest.mark.skipif(part_pool.cores() < 2, reason="one core: a build never starts workers")
+@pytest.mark.parametrize("beside_a_thread", [False, True], ids=["verb", "app"])
+def test_the_workers_of_a_build_killed_mid_way_end_with_it(tmp_path: Path, beside_a_thread: bool) -> None:
+    """kill -9 of a process whose build parses in workers: its workers (one blocked sending a
+    result the dead process will never read) and the fork server end within seconds."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    marker = str(tmp_path / "pool-marker")  # in the command line of the build and of what it starts
+    script = KILLED_BUILD.format(marker=marker, here=str(Path(__file__).parent), beside_a_thread=beside_a_thread)
+    build = subprocess.Popen([sys.executable, "-c", script, marker], stdout=subprocess.PIPE, text=True)
+    try:
+        first = build.stdout.readline().split()  # a part came back: the workers are at work
+        assert first and int(first[1]) >= 2, first
+        started = [pid for pid in _processes_naming(marker) if pid != build.pid]
+        assert len(started) >= 2  # the workers (and, for the app, the fork server)
+        time.sleep(0.5)  # more results under way, one of them too large for the pipe
+        os.kill(build.pid, signal.SIGKILL)
+        build.wait()
+        deadline = time.monotonic() + 10
+        while _running(started) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _running(started), "workers left running after the build was killed"
+    finally:
+        if build.poll() is None:
+            build.kill()

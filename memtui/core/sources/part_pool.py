@@ -16,6 +16,7 @@ import os
 import pickle
 import sys
 import threading
+import time
 from functools import partial
 from types import FunctionType
 from pathlib import Path
@@ -80,6 +81,35 @@ def part_blobs(part: Any) -> Blobs:
     return dumps(light(part)), dumps(part.side_tables()), dumps(heavy(part))
 
 
+WATCH_SECONDS = 0.5
+"""How often a worker looks whether the process that started it is still there."""
+
+
+def watch_starter(pid: int) -> None:
+    """(In a worker, as it starts.) End this worker once the process that started the pool
+    (`pid`) is gone: killed mid-build, its workers would otherwise wait on their queues for
+    ever (one whose result fills the pipe blocks writing it: the other workers hold its read
+    end), and the fork server that made them with them."""
+    import psutil
+
+    try:
+        starter = psutil.Process(pid)
+    except psutil.Error:
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCH_SECONDS)
+            try:
+                gone = not starter.is_running() or starter.status() == psutil.STATUS_ZOMBIE
+            except psutil.Error:
+                gone = True
+            if gone:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="memtui worker watch", daemon=True).start()
+
+
 def pickled_part(parse: Parse, item: tuple[Path, Any]) -> tuple[Blobs, bytes | None]:
     """(In a worker.) The part of a file, pickled (`part_blobs`), and its cursor."""
     part, cursor = parse(*item)
@@ -136,7 +166,8 @@ def read_parts(parse: Parse, items: list[tuple[Path, Any]], sizes: list[int]) ->
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(parse))
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(parse), initializer=watch_starter,
+                                       initargs=(os.getpid(),))
             chunk = max(1, min(8, len(items) // (workers * 8)))
             results = pool.map(partial(pickled_part, parse), items, chunksize=chunk)
         except (OSError, ValueError, RuntimeError):  # no worker could start: parsed here

@@ -1,0 +1,25 @@
+"""A part parser for the worker-pool tests: slow, and each part too large for a pipe's buffer,
+so a build killed mid-way leaves workers at work and a result half-sent."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+
+class Part:
+    lazy: tuple[str, ...] = ()
+    side: tuple[str, ...] = ()
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.data = b"x" * (4 << 20)  # more than a pipe holds: its sender blocks until it is read
+
+    def side_tables(self) -> dict:
+        return {}
+
+
+def parse(path: Path, cursor: Any) -> tuple[Part, None]:
+    time.sleep(0.3)
+    return Part(path.name), None
