@@ -70,3 +70,34 @@ def test_a_record_of_many_brackets_is_read_unless_it_nests_past_the_limit(tmp_pa
     got = {lineno: record for lineno, _o, record in iter_records(path, problems)}
     assert got == {1: {"content": code}, 2: at_limit, 4: wide}
     assert [(p.line, p.message) for p in problems] == [(3, f"nested more than {MAX_DEPTH} levels deep, skipped")]
+
+
+def test_records_read_within_held_open_are_those_read_alone_and_the_files_are_closed_after(tmp_path):
+    """`held_open` (a search index built: every step of a session read) keeps each file open and
+    each record read within it; what it reads is what a read alone reads, and no file stays open."""
+    import os
+    import sys
+
+    from memtui.core.sources.jsonl import held_open, read_record_at
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from real_support import real_home
+
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    transcripts = sorted(home.glob("projects/*/*.jsonl"))[:3]
+    offsets = {}
+    for path in transcripts:
+        at, found = 0, []
+        for line in path.read_bytes().splitlines(keepends=True):
+            found.append(at)
+            at += len(line)
+        offsets[path] = found
+    alone = {(p, o): read_record_at(p, o) for p, found in offsets.items() for o in found}
+    open_before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    with held_open():
+        held = {(p, o): read_record_at(p, o) for p, found in offsets.items() for o in reversed(found)}
+        again = read_record_at(transcripts[0], offsets[transcripts[0]][0])
+        assert again is held[(transcripts[0], offsets[transcripts[0]][0])]  # read once
+    assert held == alone and sum(r is not None for r in alone.values()) > 100
+    if open_before is not None:
+        assert len(os.listdir("/proc/self/fd")) == open_before

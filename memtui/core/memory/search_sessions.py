@@ -25,6 +25,7 @@ from memtui.core.memory.search_plan import OWNER_SEP
 from memtui.core.memory.search_records import MAX_FIELD_CHARS, TaskRow, store_batches, task_rows
 from memtui.core.memory_source import MemorySource
 from memtui.core.record_tables import RecordTables
+from memtui.core.sources.jsonl import held_open
 
 
 TEXT = "values;tasks"
@@ -125,7 +126,9 @@ class SessionReader:
                        if not grew or indexed.get(part_key(row.key, t.id)) != signs[part_key(row.key, t.id)]]
             kept: Parts = {part_key(row.key, t.id): signs[part_key(row.key, t.id)] for t in changed}
             kept.update((key, None) for key in indexed if key not in signs)
-            yield [row], session_records(self.source, row.key, session_id, changed), kept
+            with held_open():  # its steps are lines of a few files: each opened once, a line read once
+                records = session_records(self.source, row.key, session_id, changed)
+            yield [row], records, kept
 
 
 def _grew(before: str | None, now: str) -> bool:

@@ -12,7 +12,10 @@ surrogate escape, invalid UTF-8) is read by json, or reported, as before.
 from __future__ import annotations
 
 import json
+import os
 import re
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -181,16 +184,61 @@ def count_malformed(problems: list[Problem]) -> int:
     return sum(1 for p in problems if p.line is not None and not p.message.startswith(("invalid UTF-8", "record type ")))
 
 
-def read_record_at(path: Path, offset: int) -> dict[str, Any] | None:
-    """The record on the line starting at byte `offset` (None if it no longer parses)."""
+class _HeldOpen(threading.local):
+    files: dict[str, tuple[Any, dict[int, dict[str, Any] | None]]] | None = None
+    """Within a `held_open` block of this thread: each file read (its path as text) → its open
+    handle and the records read of it, by offset."""
+
+
+_held = _HeldOpen()
+
+
+@contextmanager
+def held_open() -> Iterator[None]:
+    """Within the block, this thread's `read_record_at` keeps each file it reads open and each
+    record it read (several steps of a reply are one line): for a pass over many records of the
+    same few files (a session's steps, indexed for search). Not for a read that must see a file
+    replaced since the block began. Each record is the one object for every read of it: not to
+    be changed."""
+    if _held.files is not None:  # within a block already
+        yield
+        return
+    _held.files = {}
     try:
-        with open(path, "rb") as handle:
+        yield
+    finally:
+        for handle, _records in _held.files.values():
+            handle.close()
+        _held.files = None
+
+
+def read_record_at(path: Path, offset: int) -> dict[str, Any] | None:
+    """The record on the line starting at byte `offset` (None if it no longer parses); decoded as
+    a file's lines are (`_record`: orjson, its depth checked on the object), any problem not kept."""
+    files = _held.files
+    if files is None:
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(offset)
+                raw = handle.readline()
+        except OSError:
+            return None
+        return _record(raw, path, 0, [], last=False)
+    key = os.fspath(path)
+    held = files.get(key)
+    if held is None:
+        try:
+            held = files[key] = (open(path, "rb"), {})
+        except OSError:
+            return None
+    handle, records = held
+    if offset not in records:
+        try:
             handle.seek(offset)
-            raw = handle.readline()
-    except OSError:
-        return None
-    record = parse_line(raw, path, 0, [], last=False)
-    return record if isinstance(record, dict) else None
+            records[offset] = _record(handle.readline(), path, 0, [], last=False)
+        except OSError:
+            return None
+    return records[offset]
 
 
 def first_record(
