@@ -77,6 +77,7 @@ def test_records_read_within_held_open_are_those_read_alone_and_the_files_are_cl
     each record read within it; what it reads is what a read alone reads, and no file stays open."""
     import os
     import sys
+    from pathlib import Path
 
     from memtui.core.sources.jsonl import held_open, read_record_at
 
