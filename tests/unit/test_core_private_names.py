@@ -21,12 +21,9 @@ NAMEDTUPLE_API = frozenset({"_asdict", "_replace", "_fields", "_make", "_field_d
 
 THIRD_PARTY = {
     "store/schema.py": frozenset({"_timeout", "_add_conn_hooks", "_state"}),
-    "sources/part_pool.py": frozenset({"_exit"}),
 }
 """peewee's SqliteDatabase members its subclass reads when overriding `_connect`, peewee's hook
-for opening a connection (the read-only store opens its own: immutable or mode=ro); the standard
-library's os._exit, which a parse worker ends itself with from its watching thread (sys.exit
-there would end the thread alone)."""
+for opening a connection (the read-only store opens its own: immutable or mode=ro)."""
 
 
 def _private(name: str) -> bool:

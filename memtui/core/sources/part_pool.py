@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import os
 import pickle
+import signal
 import sys
 import threading
 import time
@@ -92,10 +93,13 @@ def watch_starter(pid: int) -> None:
     end), and the fork server that made them with them."""
     import psutil
 
+    def end() -> None:
+        os.kill(os.getpid(), signal.SIGKILL)  # at once, from this thread: its queues may never be read again
+
     try:
         starter = psutil.Process(pid)
     except psutil.Error:
-        os._exit(1)
+        end()
 
     def watch() -> None:
         while True:
@@ -105,7 +109,7 @@ def watch_starter(pid: int) -> None:
             except psutil.Error:
                 gone = True
             if gone:
-                os._exit(1)
+                end()
 
     threading.Thread(target=watch, name="memtui worker watch", daemon=True).start()
 
