@@ -71,6 +71,11 @@ class MemorySource(ABC):
     workspace: Path | None = None
     """The folder its recorded paths are relative to (None when unknown or ambiguous)."""
 
+    reads_forked: bool = False
+    """Whether its reads may go on in a process forked from this one: they open files and its
+    index file only, each opened again there (memtui.core.sources.part_store), so a search index
+    built of its sessions reads them in forked workers (memtui.core.sources.part_pool.forked_map)."""
+
     withheld: frozenset[Capability] = frozenset()
     """Capabilities turned off for this session of use (`--read-only` withholds WRITING)."""
     withheld_why: str = ""

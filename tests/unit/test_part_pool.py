@@ -125,3 +125,29 @@ def test_the_workers_of_a_build_killed_mid_way_end_with_it(tmp_path: Path, besid
     finally:
         if build.poll() is None:
             build.kill()
+
+
+@pytest.mark.skipif(part_pool.cores() < 2 or sys.platform != "linux", reason="forked workers: Linux with two cores")
+def test_a_first_search_read_in_forked_workers_finds_what_one_read_here_finds(tmp_path: Path, monkeypatch, capsys) -> None:
+    """`memtui search` on a home it has not indexed reads the sessions' steps in workers forked
+    from it (the source inherited, its index file opened again there): every hit, for common and
+    rare words, is the one the same search finds read in the one process."""
+    import json
+
+    from memtui.cli import main
+
+    home = many_sessions("claude-2.1.38-spotter-small", tmp_path / "home", 8)
+    for name in ("HOME", "CODEX_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / f"no-{name.lower()}"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    found, forked = {}, {}
+    for way, least in (("here", 10**9), ("forked", 1)):
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / f"cache-{way}"))
+        monkeypatch.setattr(part_pool, "FORK_MIN_ITEMS", least)
+        found[way] = []
+        for word in ("the", "test", "spotter"):  # the first builds the search index
+            assert main(["search", str(home), word, "--json", "--all"]) == 0
+            found[way].append(json.loads(capsys.readouterr().out))
+            forked.setdefault(way, part_pool.last_forked)
+    assert forked == {"here": 0, "forked": min(part_pool.cores(), part_pool.MAX_WORKERS)}
+    assert found["forked"] == found["here"] and all(found["here"])

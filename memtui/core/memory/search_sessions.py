@@ -26,6 +26,7 @@ from memtui.core.memory.search_records import MAX_FIELD_CHARS, TaskRow, store_ba
 from memtui.core.memory_source import MemorySource
 from memtui.core.record_tables import RecordTables
 from memtui.core.sources.jsonl import held_open
+from memtui.core.sources.part_pool import forked_map
 
 
 TEXT = "values;tasks"
@@ -116,6 +117,7 @@ class SessionReader:
         that grew since it was indexed (`known`: the sessions' signatures then, `parts`: their
         tasks' keys and signatures), the tasks not indexed as they are now; of another (edited
         in place, indexed otherwise), every task."""
+        plan = []
         for row in sessions:
             session_id = self._ids[row.key]
             indexed = parts.get(row.key, {})
@@ -126,9 +128,20 @@ class SessionReader:
                        if not grew or indexed.get(part_key(row.key, t.id)) != signs[part_key(row.key, t.id)]]
             kept: Parts = {part_key(row.key, t.id): signs[part_key(row.key, t.id)] for t in changed}
             kept.update((key, None) for key in indexed if key not in signs)
-            with held_open():  # its steps are lines of a few files: each opened once, a line read once
-                records = session_records(self.source, row.key, session_id, changed)
+            plan.append((row, kept, (row.key, session_id, changed)))
+        # Read in forked workers where the source allows it (a verb's first search of a large home:
+        # this process adds each session's records to the index while the workers read the next).
+        read = forked_map(_held_records, self.source, [job for _row, _kept, job in plan]) \
+            if self.source.reads_forked else (_held_records(self.source, job) for _row, _kept, job in plan)
+        for (row, kept, _job), records in zip(plan, read):
             yield [row], records, kept
+
+
+def _held_records(source: MemorySource, job: tuple[str, Any, list]) -> dict[str, list[tuple]]:
+    """`session_records` of one session (key, id, tasks), its files held open as its steps are read
+    (its steps are lines of a few files: each opened once, a line read once)."""
+    with held_open():
+        return session_records(source, *job)
 
 
 def _grew(before: str | None, now: str) -> bool:

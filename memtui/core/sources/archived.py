@@ -204,6 +204,10 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
             return self._view(session_id)
         return self.live
 
+    @property
+    def reads_forked(self) -> bool:  # type: ignore[override]
+        return self.live.reads_forked  # an archived session's view is opened where it is read
+
     # -- the read model -----------------------------------------------------------------------
     def sessions(self) -> Sequence[SessionInfo]:
         live = list(self.live.sessions())

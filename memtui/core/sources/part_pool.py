@@ -195,3 +195,61 @@ def read_parts(parse: Parse, items: list[tuple[Path, Any]], sizes: list[int]) ->
     for item in items[done:]:
         part, cursor = parse(*item)
         yield part, None, cursor
+
+
+FORK_MIN_ITEMS = 32
+"""`forked_map` uses workers for at least this many items (fewer are done here)."""
+FORK_AHEAD = 8
+"""Items a forked worker may be given beyond those whose results were taken (results wait in
+this process's memory until taken: a session's search records are megabytes)."""
+
+last_forked = 0
+"""How many worker processes the last `forked_map` of this process forked (0: it ran here)."""
+
+_inherited: tuple[Callable[[Any, Any], Any], Any] | None = None
+"""(In a forked worker.) The function `forked_map` maps and the object it passes it."""
+
+
+def _call_inherited(item: Any) -> Any:
+    assert _inherited is not None
+    function, on = _inherited
+    return function(on, item)
+
+
+def forked_map(function: Callable[[Any, Any], Any], on: Any, items: list[Any]) -> Iterator[Any]:
+    """`function(on, item)` of each item, in order: in worker processes forked from this one
+    when it runs no other thread (a verb) on Linux with cores to spare and the items are many
+    (`on` is inherited, not pickled: an open source; its reads must allow it, see
+    MemorySource.reads_forked), else here. Workers that die leave the rest to this process."""
+    global _inherited, last_forked
+    workers = min(cores(), MAX_WORKERS)
+    last_forked = 0
+    if (len(items) < FORK_MIN_ITEMS or workers < 2 or sys.platform != "linux" or threading.active_count() != 1):
+        for item in items:
+            yield function(on, item)
+        return
+    import multiprocessing
+    from collections import deque
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    _inherited, last_forked = (function, on), workers
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=watch_starter, initargs=(os.getpid(),))
+    done = 0
+    try:
+        pending: deque[Future] = deque(pool.submit(_call_inherited, item) for item in items[:workers + FORK_AHEAD])
+        while pending:
+            try:
+                result = pending.popleft().result()
+            except BrokenProcessPool:
+                break
+            if done + len(pending) + 1 < len(items):
+                pending.append(pool.submit(_call_inherited, items[done + len(pending) + 1]))
+            done += 1
+            yield result
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        _inherited = None
+    for item in items[done:]:
+        yield function(on, item)

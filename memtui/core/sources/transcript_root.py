@@ -118,6 +118,7 @@ class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWat
     _root: Path | None = None
     _folders_of: tuple[Any, frozenset[str], bool]  # (the index or None: noted, cwds, one is a folder here)
     resume_argv: tuple[str, ...] = ()  # the agent's resume command, before the session id
+    reads_forked = True  # transcripts or rollouts, and the index file: each opened again in a fork
 
     def step_usage(self, task_id: Id) -> list[StepInfo]:
         """From the index alone (its usage rows, `turn_usage`): no transcript or rollout line is
