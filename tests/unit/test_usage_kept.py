@@ -163,3 +163,33 @@ def test_session_costs_keep_and_serve_the_same_rows(name, scratch):
     assert any(group.cost for group in cold.values())
     served = _kept(home)
     assert served.read == 0 and served.kept == len(sessions)  # what the Cost column kept serves a report
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Kolkata", "Asia/Kathmandu", "America/St_Johns", "Australia/Lord_Howe",
+                                  "Pacific/Chatham", "Europe/Berlin", "America/New_York"])
+def test_a_replys_local_day_is_its_own_conversions_in_any_zone(zone, monkeypatch):
+    """The day a reply is counted on (worked out once per quarter of an hour) is the day of its
+    own time in this machine's zone, across every change of offset of three years, in zones of
+    half and quarter hours and of half-hour summer time, and after the zone is set again."""
+    import random
+    import time
+    from datetime import datetime, timedelta, timezone
+
+    from memtui.core.usage.report import local_day
+
+    if not Path(f"/usr/share/zoneinfo/{zone}").exists():
+        pytest.skip(f"no zone file for {zone}")
+    try:
+        for tz in ("UTC", zone):  # the day of the same instant, asked again in another zone
+            monkeypatch.setenv("TZ", tz)
+            time.tzset()
+            rnd = random.Random(7)
+            start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+            times = [start + timedelta(seconds=rnd.randrange(3 * 365 * 86400), microseconds=rnd.randrange(10**6))
+                     for _ in range(20000)]
+            times += [datetime(2025, 3, 30, 0, 59, 59, 999999, tzinfo=timezone(timedelta(hours=h, minutes=30)))
+                      for h in range(-12, 14)]
+            assert [local_day(at) for at in times] == [at.astimezone().date() for at in times]
+    finally:
+        monkeypatch.undo()
+        time.tzset()

@@ -7,6 +7,7 @@ groups them. `memtui usage` and the app's usage screen print what `summarise` re
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -148,9 +149,34 @@ class Report:
                 "total": self.total.as_dict()}
 
 
+_QUARTER = 900
+"""Seconds in a quarter of an hour: every time zone's offset, and every change of it, is whole
+quarters of an hour (since 1972), so a quarter of an hour of UTC falls on one local day."""
+_DAYS: dict[int, date | None] = {}
+"""The local day of each quarter of an hour of UTC asked for (None: not one day, or not one
+offset, all through it: each reply's own conversion is used then), in the zone `_ZONE` names."""
+_ZONE: tuple[str, ...] | None = None
+"""time.tzname as it was when `_DAYS` was filled: time.tzset() makes it anew."""
+
+
 def local_day(at: datetime) -> date:
-    """The day a reply was made on, in this machine's time zone (as ccusage groups them)."""
-    return (at.astimezone() if at.tzinfo else at).date()
+    """The day a reply was made on, in this machine's time zone (as ccusage groups them). A
+    report asks it of every reply: each quarter of an hour's day is worked out once."""
+    global _ZONE
+    if at.tzinfo is None:
+        return at.date()
+    if time.tzname is not _ZONE:  # the zone was set again (TZ and time.tzset())
+        _DAYS.clear()
+        _ZONE = time.tzname
+    quarter = int(at.timestamp()) // _QUARTER
+    if quarter not in _DAYS:
+        if len(_DAYS) > 100_000:
+            _DAYS.clear()
+        start = datetime.fromtimestamp(quarter * _QUARTER).astimezone()
+        end = datetime.fromtimestamp(quarter * _QUARTER + _QUARTER - 1).astimezone()
+        _DAYS[quarter] = start.date() if (start.date(), start.utcoffset()) == (end.date(), end.utcoffset()) else None
+    day = _DAYS[quarter]
+    return day if day is not None else at.astimezone().date()
 
 
 def group_key(reply: Reply, by: str) -> str:
