@@ -44,15 +44,16 @@ class Tokens:
     @property
     def prompt(self) -> int:
         """Every prompt token: uncached, cache reads and cache writes."""
-        return self.input + self.cache_read + self.cache_write
+        return self.input + self.cache_read + self.cache_write_5m + self.cache_write_1h
 
     @property
     def total(self) -> int:
         """Every token sent or received."""
-        return self.prompt + self.output
+        # Spelt out, as `__bool__`: a report asks it of every reply (the properties on properties cost 4x).
+        return self.input + self.cache_read + self.cache_write_5m + self.cache_write_1h + self.output
 
     def __bool__(self) -> bool:
-        return self.total > 0
+        return self.input + self.cache_read + self.cache_write_5m + self.cache_write_1h + self.output > 0
 
     def __reduce__(self) -> tuple:
         # Pickled as its counts: an index keeps one per reply, and the dataclass's own state
