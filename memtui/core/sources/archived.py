@@ -206,7 +206,9 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
 
     @property
     def reads_forked(self) -> bool:  # type: ignore[override]
-        return self.live.reads_forked  # an archived session's view is opened where it is read
+        # An archived session is read from a view unpacked into the cache folder when first
+        # read: that is done in this process, not in a fork.
+        return self.live.reads_forked and not self.manifests
 
     # -- the read model -----------------------------------------------------------------------
     def sessions(self) -> Sequence[SessionInfo]:
