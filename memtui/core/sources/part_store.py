@@ -104,7 +104,7 @@ class PartStore:
         self.code = code
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()  # the app's workers read bodies from several threads
-        self._pid = os.getpid()  # the process the connection was opened in (`_forked`)
+        self._pid = os.getpid()  # the process the connection was opened in (`_reading`)
         self._inherited: list[sqlite3.Connection | None] = []
         self._pending: list[tuple] = []
         self._fresh: Path | None = None  # a build from nothing: the temporary file written
@@ -224,24 +224,25 @@ class PartStore:
                 self._conn = self._connect(self.path)
 
     # -- read ------------------------------------------------------------------------------
-    def _forked(self) -> None:
-        """In a process forked from the one that opened the index: a connection of its own (the
-        one inherited is the other process's: its locks are that process's, and it is never
-        closed here, as closing it would drop them)."""
-        self._inherited.append(self._conn)
-        self._conn = self._connect(self.path)
-        self._lock = threading.Lock()
-        self._pid = os.getpid()
+    def _reading(self) -> sqlite3.Connection | None:
+        """The connection to read with: in a process forked from the one that opened the index,
+        one of its own (the one inherited is the other process's: its locks are that process's,
+        and it is never closed here, as closing it would drop them)."""
+        if self._conn is not None and self._pid != os.getpid():
+            self._inherited.append(self._conn)
+            self._conn = self._connect(self.path)
+            self._lock = threading.Lock()
+            self._pid = os.getpid()
+        return self._conn
 
     def head(self, path: str, sign: str) -> bytes:
         """The head of a row kept (KeyError: none is), read from the file when it was not at open."""
         head = self.rows[(path, sign)]
         if head is None:
-            if self._pid != os.getpid():
-                self._forked()
+            conn = self._reading()
+            assert conn is not None
             with self._lock:
-                assert self._conn is not None
-                row = self._conn.execute("SELECT head FROM parts WHERE path = ? AND sign = ?", (path, sign)).fetchone()
+                row = conn.execute("SELECT head FROM parts WHERE path = ? AND sign = ?", (path, sign)).fetchone()
             if row is None:
                 raise KeyError((path, sign))
             head = self.rows[(path, sign)] = row[0]
@@ -250,12 +251,11 @@ class PartStore:
     def blob(self, path: str, sign: str, column: str) -> bytes | None:
         """The part of `path` as read with signature `sign`: its `column` ("side" or "body");
         None when the index now holds another (another process read the file again since)."""
-        if self._conn is None or column not in ("side", "body"):
+        conn = self._reading()
+        if conn is None or column not in ("side", "body"):
             return None
-        if self._pid != os.getpid():
-            self._forked()
         with self._lock:
-            row = self._conn.execute(f"SELECT {column} FROM parts WHERE path = ? AND sign = ?", (path, sign)).fetchone()
+            row = conn.execute(f"SELECT {column} FROM parts WHERE path = ? AND sign = ?", (path, sign)).fetchone()
         return row[0] if row is not None else None
 
     def holds(self, path: str) -> bool:

@@ -37,7 +37,6 @@ from memtui.core.agents.claude_code.transcripts import (
     TranscriptItem,
     Transcripts,
     Turn,
-    stored_counts,
     claude_home,
     find_session_transcripts,
     looks_like_transcript,
@@ -53,6 +52,7 @@ from memtui.core.agents.claude_code.records import block_text, message_blocks
 from memtui.core.agents.claude_code.session_rows import turn_task
 from memtui.core.sources.fields import RECORD_ERRORS
 from memtui.core.sources.jsonl import read_record_at
+from memtui.core.agents.claude_code.session_walk import stored_counts
 from memtui.core.paths import stat_key
 from memtui.core.sources.timestamps import file_time, parse_time, sort_key
 from memtui.core.sources.transcript_undo import UndoRecorder

@@ -20,12 +20,13 @@ from typing import Any, Iterator
 
 from memtui.core.model import Problem
 from memtui.core.agents.claude_code.reader import AGENT_TOOLS, Held, TranscriptReader
+from memtui.core.agents.claude_code.session_walk import Signature, entry_stats, walk_keys
 from memtui.core.agents.claude_code.tables import TranscriptItem, TranscriptSession, TranscriptTables, Turn
 from memtui.core.agents.claude_code.records import block_text, is_compaction_summariser, is_side_question, message_blocks, reply_usage
 from memtui.core.usage.tokens import NO_TOKENS
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.jsonl import GrownLines, count_malformed, first_record, iter_records
-from memtui.core.paths import files_key, stat_key
+from memtui.core.paths import stat_key
 from memtui.core.sources.cursor import FileCursor, Resumable, resumable
 from memtui.core.sources.kept_parts import parser_code
 from memtui.core.sources.part_store import dumps, loads
@@ -92,103 +93,6 @@ def _own_start(path: Path, held: Held) -> str:
 
 
 _SESSION_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
-
-
-class _Signature:
-    """What a session's part was read from, as sizes and mtimes: its transcript (or orphaned
-    `subagents` folder), the files under its `<session>` folder (sub-agents, tool results), and
-    (2.0.x) the `agent-*.jsonl` files beside it. One per index, so a folder's siblings are looked
-    at once; the walk of each session folder is kept (`walked`, with the transcript's stat key
-    in `keys`): the session's bytes and files key are counted from it (`stored_of`), not walked
-    again."""
-
-    def __init__(self) -> None:
-        self._beside: dict[str, tuple] = {}
-        self.keys: dict[str, tuple[int, int, int]] = {}
-        self.walked: dict[str, list[tuple[str, tuple[int, int, int]]]] = {}
-
-    def __call__(self, path: Path) -> tuple | None:
-        text = os.fspath(path)  # one stat, and paths as text: this is asked of every listed file at each open
-        try:
-            st = os.stat(text)
-        except OSError:
-            return None  # gone since it was listed (archived or deleted by a cleanup)
-        own = (st.st_size, st.st_mtime_ns, st.st_ino)
-        if stat.S_ISDIR(st.st_mode):
-            return own, _stats(text, ""), ()
-        self.keys[text] = own
-        parent, name = os.path.split(text)
-        if parent not in self._beside:
-            self._beside[parent] = _stats(parent, ".jsonl", "agent-")
-        folder = os.path.join(parent, os.path.splitext(name)[0])
-        inside = self.walked[folder] = walk_keys(folder)
-        return own, tuple(inside), self._beside[parent]
-
-    def stored_of(self, session: TranscriptSession) -> tuple[tuple[int, int, int], tuple[int, str]] | None:
-        """(the transcript's stat key, its session's bytes and files key) from the walk made of
-        it; None when it was not walked (an orphaned session's `subagents` folder)."""
-        text = str(session.file)
-        own, inside = self.keys.get(text), self.walked.get(os.path.splitext(text)[0])
-        if own is None or inside is None:
-            return None
-        return own, stored_counts(session, own, inside)
-
-
-def walk_keys(folder: str) -> list[tuple[str, tuple[int, int, int]]]:
-    """Every file under `folder` with its stat key ([] when it is gone): links to folders are not
-    followed; a file gone while walked is left out."""
-    found: list[tuple[str, tuple[int, int, int]]] = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return found
-    for entry in sorted(entries, key=lambda e: e.name):
-        try:
-            if entry.is_dir():
-                if not entry.is_symlink():
-                    found += walk_keys(entry.path)
-            elif entry.is_file():
-                st = entry.stat()
-                found.append((entry.path, (st.st_size, st.st_mtime_ns, st.st_ino)))
-        except OSError:
-            continue
-    return found
-
-
-def session_files(session: TranscriptSession, inside: list[str]) -> list[str]:
-    """A session's files, sorted: its transcript, the files under its folder (`inside`: sub-agents,
-    tool results) and the 2.0.x sub-agent transcripts beside it its turns were read from —
-    what cleanup counts of it too."""
-    files = {str(session.file), *session.transcripts}
-    folder = str(session.file.with_suffix(""))
-    if inside:
-        files = {f for f in files if not f.startswith(folder + os.sep)} | set(inside)
-    return sorted(files)
-
-
-def stored_counts(session: TranscriptSession, own: tuple[int, int, int],
-                  inside: list[tuple[str, tuple[int, int, int]]] | None = None) -> tuple[int, str]:
-    """A session's bytes and files key (paths.files_key of `session_files`) from its transcript's
-    stat key `own` and the walk of its folder (`inside`, walked now when None); an orphaned
-    session's, of the files under its `subagents` folder."""
-    text = str(session.file)
-    if inside is None and os.path.isdir(text):  # only the sub-agents folder is left
-        inside = walk_keys(text)
-        return files_key([path for path, _key in inside], dict(inside))
-    if inside is None:
-        inside = walk_keys(os.path.splitext(text)[0])
-    known = dict(inside)
-    known[text] = own
-    return files_key(session_files(session, [path for path, _key in inside]), known)
-
-
-def _stats(folder: Path | str, suffix: str, prefix: str = "") -> tuple:
-    try:
-        with os.scandir(folder) as entries:
-            names = sorted(e.name for e in entries if e.name.startswith(prefix) and e.name.endswith(suffix))
-    except OSError:  # gone, or not a folder
-        return ()
-    return tuple((name, stat_key(os.path.join(folder, name))) for name in names)
 
 
 @dataclass
@@ -407,7 +311,7 @@ class TranscriptIndex(RecordedRoot[Transcripts]):
             parent = os.path.dirname(text)
             if parent not in beside and not stat.S_ISDIR(st.st_mode):
                 beside.add(parent)
-                yield from (f"{os.path.join(parent, name)}\0{key}" for name, key in _stats(parent, ".jsonl", "agent-"))
+                yield from (f"{os.path.join(parent, name)}\0{key}" for name, key in entry_stats(parent, ".jsonl", "agent-"))
         if self.home is not None:
             yield f"history\0{stat_key(self.home / 'history.jsonl')}"
 
@@ -415,7 +319,7 @@ class TranscriptIndex(RecordedRoot[Transcripts]):
         """Each transcript listed now, read only when it or its sub-agents' files changed since
         the last index."""
         whole = Transcripts(home=self.home)
-        signature = _Signature()
+        signature = Signature()
         # partials, not closures: a worker process can run them (memtui.core.sources.part_pool)
         self.merge_listed(whole, signature, partial(read_listed, home=self.home), partial(grown_listed, home=self.home))
         for session in whole.sessions.values():  # their bytes and files keys from the walk just made
