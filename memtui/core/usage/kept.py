@@ -65,13 +65,17 @@ def _row(item: Priced) -> Row:
             t.reasoning, r.cost, item.cost, r.project)
 
 
-def _item(row: Row, agent: str, session: "SessionInfo", home: str, pricer: Pricer) -> Priced:
-    task_id, at, model, i, o, cr, w5, w1, rs, recorded, cost, project = row
-    reply = Reply(agent, str(session.id), task_id, at, model, Tokens(i, o, cr, w5, w1, rs), recorded, project,
-                  session.title, home)
-    if at is None and recorded is None:  # priced at the time of asking: not kept
-        cost = pricer.cost(model, reply.tokens, None)
-    return Priced(reply, cost)
+def _items(rows: list[Row], agent: str, session: "SessionInfo", home: str, pricer: Pricer) -> list[Priced]:
+    """A kept session's rows as its priced replies (a warm report makes one per reply: the
+    session's own values are read once)."""
+    sid, title = str(session.id), session.title
+    out = []
+    for task_id, at, model, i, o, cr, w5, w1, rs, recorded, cost, project in rows:
+        reply = Reply(agent, sid, task_id, at, model, Tokens(i, o, cr, w5, w1, rs), recorded, project, title, home)
+        if at is None and recorded is None:  # priced at the time of asking: not kept
+            cost = pricer.cost(model, reply.tokens, None)
+        out.append(Priced(reply, cost))
+    return out
 
 
 class KeptUsage:
@@ -181,8 +185,7 @@ class _Reader:
                 rows = None
             if rows is not None:
                 self.served += 1
-                agent, home = self.source.kind, str(self.source.path)
-                return [_item(row, agent, session, home, self.pricer) for row in rows]
+                return _items(rows, self.source.kind, session, str(self.source.path), self.pricer)
         priced = price(session_replies(self.source, session), self.pricer)
         self.read += 1
         if key:

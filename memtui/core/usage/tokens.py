@@ -19,7 +19,10 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, but compared and hashed by value as if it were, and never changed once made (every
+# method makes a new one): an index build makes one per reply line and a usage report one per
+# reply, and a frozen dataclass's __init__ (object.__setattr__ per field) cost three times more.
+@dataclass(slots=True, unsafe_hash=True)
 class Tokens:
     """Disjoint token counts of one or more replies.
 
