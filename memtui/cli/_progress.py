@@ -1,12 +1,13 @@
 """A verb's progress line while the index of an agent's home is built (stderr, a terminal only):
-`memtui: indexing HOME: 120/2000 transcripts`, rewritten in place and cleared when done."""
+`memtui: indexing HOME: 120/2000 transcripts`, rewritten in place and cleared when done; and
+while a first search builds its search index: `memtui: search index of HOME: 120/2000 sessions`."""
 
 from __future__ import annotations
 
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 SHOW_FROM = 50
 """A build that reads this many files shows the line from its first file; a smaller one only
@@ -19,8 +20,8 @@ EVERY_S = 0.1
 class ProgressLine:
     """Told (home, read, to read, source) by memtui.core.sources.kept_parts.watch_builds."""
 
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO, doing: str = "indexing", unit: str = "transcripts") -> None:
+        self.stream, self.doing, self.unit = stream, doing, unit
         self.started = 0.0
         self.written = 0.0
         self.shown = False
@@ -39,7 +40,7 @@ class ProgressLine:
             return
         if (total < SHOW_FROM and now - self.started < AFTER_S) or (self.shown and now - self.written < EVERY_S):
             return
-        self.stream.write(f"\rmemtui: indexing {sanitize(str(home))}: {done}/{total} transcripts\x1b[K")
+        self.stream.write(f"\rmemtui: {self.doing} {sanitize(str(home))}: {done}/{total} {self.unit}\x1b[K")
         self.stream.flush()
         self.written, self.shown = now, True
 
@@ -51,3 +52,17 @@ def show_progress(verb: str) -> None:
         from memtui.core.sources.kept_parts import watch_builds
 
         watch_builds(ProgressLine(sys.stderr))
+
+
+def search_progress(home: object) -> "Callable[[int, int, str], None] | None":
+    """What a verb's search index refresh tells its progress to (SearchIndex.refresh): the line
+    on a terminal's stderr; None when stderr is no terminal."""
+    if not sys.stderr.isatty():
+        return None
+    line = ProgressLine(sys.stderr, "search index of")
+
+    def told(done: int, total: int, what: str) -> None:
+        line.unit = what
+        line(Path(str(home)), done, total)
+
+    return told

@@ -43,6 +43,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from memtui.cli._progress import search_progress
     from memtui.core.memory.search import KINDS, SearchIndex
 
     if args.team is not None:  # every word given is a word to find
@@ -62,7 +63,7 @@ def run(args) -> int:
             # Memory documents are in every index of ROOT: listed once, from the first.
             wanted = [k for k in kinds if n == 0 or k != "file"]
             with SearchIndex(root, searched) as index:
-                index.refresh()
+                index.refresh(progress=search_progress(searched.path) if searched is not None else None)
                 room = None if limit is None else limit - len(hits)
                 page = index.page(query, room if room != 0 else 1, COUNT_CAP, wanted)
             found = page.hits if room != 0 else []

@@ -375,3 +375,45 @@ async def test_a_query_typed_while_the_next_page_is_read_lists_only_its_own_hits
         screen.post_message(SearchScreen.ResultsFound("e", late, 200))
         await settle(pilot)
         assert screen.hits == routers and results.row_count == len(routers)
+
+
+async def test_a_first_indexing_of_an_agents_home_counts_the_sessions_indexed(tmp_path, open_app, monkeypatch):
+    """On a home of many sessions the status says how many of them are indexed so far, beside
+    the seconds; the hits follow when it is done."""
+    import sys
+    import threading
+    from pathlib import Path
+
+    from memtui.core.memory import search_sessions
+    from pilot_support import settle
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
+    from real_support import real_home
+
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    read, go_on = [], threading.Event()
+    real = search_sessions._held_records
+
+    def held(source, job):  # the first session is read; the rest wait until the status was seen
+        if read:
+            go_on.wait(120)  # only bounds an app that never comes back
+        read.append(job[0])
+        return real(source, job)
+
+    monkeypatch.setattr(search_sessions, "_held_records", held)
+    async with open_app(home, size=(100, 24)) as pilot:
+        sessions = len(pilot.app.source.sessions())
+        assert sessions >= 2
+        try:
+            await pilot.press("ctrl+f")  # the screen's first refresh builds the index
+            status = pilot.app.screen.query_one("#search-status")
+            counting = re.compile(rf"indexing… 1/{sessions} sessions · [1-9][0-9]* s \(")
+            await until(pilot, lambda: counting.match(str(status.render())))
+            assert counting.match(str(status.render())), status.render()
+        finally:
+            go_on.set()
+        await settle(pilot)
+        pilot.app.screen.query_one(Input).value = "fixture"
+        await settle(pilot)
+        assert re.match(r"[0-9]+ match(es)? ", str(status.render())), status.render()
+        assert len(read) == sessions

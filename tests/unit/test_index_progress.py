@@ -4,7 +4,9 @@ nothing of it, and a warm run (nothing to read) shows none."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,3 +46,26 @@ def test_a_pipe_gets_no_progress_line(tmp_path: Path) -> None:
                          env=_env(tmp_path), timeout=300, check=False)
     assert run.returncode == 0 and "session " in run.stdout
     assert "indexing" not in run.stderr
+
+
+def test_a_first_search_counts_the_sessions_it_indexes_on_a_terminal_and_clears_the_line(tmp_path: Path) -> None:
+    """The search index of a home built by its first search is counted in sessions; the line
+    is cleared before the hits, and a search after it (nothing to index) shows none."""
+    home = many_sessions("claude-2.0.28-agtrace", tmp_path, SHOW_FROM // 3 + 2)
+    env = _env(tmp_path)
+    listed = subprocess.run([sys.executable, "-m", "memtui", "log", str(home), "--json"], capture_output=True,
+                            text=True, env=env, timeout=300, check=True).stdout
+    sessions = len(json.loads(listed)["sessions"])
+    assert sessions >= SHOW_FROM
+
+    def search() -> bytes:
+        term = Terminal([sys.executable, "-m", "memtui", "search", str(home), "hoge"], env, tmp_path)
+        term.wait_for(b" step ", timeout=300)
+        assert term.close(timeout=300) == 0
+        return term.seen
+
+    seen = search()
+    assert re.search(rf"memtui: search index of {re.escape(str(home))}: [0-9]+/{sessions} sessions".encode(), seen)
+    assert seen.index(b"\r\x1b[K") < seen.index(b" step ")  # cleared before the hits
+    assert b"search index of" not in ESCAPES.sub(b"", seen).split(b"\r")[-1]
+    assert b"search index of" not in search()

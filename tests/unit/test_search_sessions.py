@@ -211,3 +211,37 @@ def test_a_session_that_grew_has_only_its_new_and_grown_tasks_indexed_again(tmp_
     with open_source(home) as source, SearchIndex(home, source, path=tmp_path / "fresh.db") as fresh:
         fresh.refresh()
         assert grown == _records(fresh)
+
+
+def _words(index: SearchIndex) -> set[str]:
+    """The vocabulary a search looks words up in (a term inside a word: its trigram index)."""
+    return {term for (term,) in index.conn.execute("SELECT term FROM terms")}
+
+
+def test_a_first_build_cancelled_part_way_and_finished_knows_every_word_of_one_built_at_once(tmp_path, monkeypatch):
+    """The app cancels a search's refresh at each key typed; the next goes on from the records
+    kept. Its new words are learnt from the whole word index when many records came (the
+    rest of a first build) or by tokenising the new records (a few): either way the index
+    then finds what an index built in one go finds, words inside words too."""
+    from memtui.core.memory import search
+
+    home = real_home("claude-2.1.39-spotter", tmp_path)
+    with open_source(home) as source, SearchIndex(home, source, path=tmp_path / "whole.db") as whole:
+        whole.refresh()
+        words, hits = _words(whole), sorted((h.kind, h.task, h.step, h.text) for h in whole.search("ixtur", limit=None))
+    assert len(words) > 1_000 and hits  # "fixture", inside words and alone
+    for threshold in (1, 10**9):  # the rest learnt from the whole word index / from its new records alone
+        monkeypatch.setattr(search, "WHOLE_VOCABULARY_ROWS", threshold)
+        asked = [0]
+
+        def cancelled() -> bool:
+            asked[0] += 1
+            return asked[0] > 3  # a few sessions in, then for good (as a worker's cancel)
+
+        with open_source(home) as source, SearchIndex(home, source, path=tmp_path / f"{threshold}.db") as index:
+            index.refresh(cancelled)
+            part = _words(index)
+            assert 0 < len(part) < len(words)  # the first sessions' words alone
+            index.refresh()
+            assert _words(index) == words
+            assert sorted((h.kind, h.task, h.step, h.text) for h in index.search("ixtur", limit=None)) == hits

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable, cast
 
-from memtui.core.memory.search import SearchIndex
+from memtui.core.memory.search import Progress, SearchIndex
 from memtui.core.memory.search_location import default_index_path
 from memtui.core.memory.search_query import KINDS, AgentsPosition, Position, SearchHit, SearchPage
 from memtui.core.memory_source import MemorySource
@@ -64,12 +64,13 @@ class AgentsIndex:
             index.close()
         self.indexes = []
 
-    def refresh(self, cancelled: Callable[[], bool] = lambda: False) -> None:
-        """Bring each agent's index up to date (a cancelled refresh stops at the store it is in)."""
+    def refresh(self, cancelled: Callable[[], bool] = lambda: False, progress: Progress | None = None) -> None:
+        """Bring each agent's index up to date (a cancelled refresh stops at the store it is in);
+        `progress` is told each one's as SearchIndex.refresh tells it."""
         for _, index in self.indexes:
             if cancelled():
                 return
-            index.refresh(cancelled)
+            index.refresh(cancelled, progress)
 
     def page(self, query: str, shown: int | None, cap: int, kinds: Iterable[str] = KINDS,
              after: AgentsPosition | None = None, cancelled: Callable[[], bool] | None = None) -> SearchPage:

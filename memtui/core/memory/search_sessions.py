@@ -53,6 +53,9 @@ def task_signature(task: Any) -> str:
 class StoreReader:
     """A memtui store's records: its tables, read set-wise (search_records)."""
 
+    unit = "tasks"
+    """What one of its rows is (a refresh's progress counts them)."""
+
     def __init__(self, store: RecordTables) -> None:
         self.store = store
 
@@ -77,6 +80,8 @@ class StoreReader:
 class SessionReader:
     """A transcript source's records, one session a batch (oldest activity first: each batch
     goes in below the one before, so the newest session's records come first)."""
+
+    unit = "sessions"
 
     def __init__(self, source: MemorySource) -> None:
         self.source = source

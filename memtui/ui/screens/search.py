@@ -88,6 +88,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         self._index_lock: threading.Lock | None = None  # the app's (on_mount): a cancelled worker may still be running
         self._gone = False  # unmounted: the worker holding the index closes it
         self._indexing: tuple[float, Timer] | None = None  # since when, and the timer saying so
+        self._progress: tuple[int, int, str] | None = None  # the refresh's (done, to do, what), told by its worker
 
     @property
     def documents_only(self) -> bool:
@@ -180,7 +181,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
                     self._index = search_index(self.workspace, source)
                 self._index.store = source  # the store of now (a reload opens a new one)
                 self._stale = True  # until refreshed: a failed refresh is tried again by the next search
-                self._index.refresh(cancelled=lambda: worker.is_cancelled)
+                self._index.refresh(cancelled=lambda: worker.is_cancelled, progress=self._told)
             if worker.is_cancelled:  # still stale: the next search goes on with the refresh (not a half index)
                 return
             self._stale = False
@@ -291,18 +292,25 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         return (count_line(len(self.hits), len(self.hits) + self.more, self.more >= COUNT_AHEAD)
                 + " — enter opens the first, ↓ the list")
 
+    def _told(self, done: int, total: int, what: str) -> None:
+        """(The search worker.) How far its refresh is: shown by `_still_indexing`."""
+        self._progress = (done, total, what)
+
     def _still_indexing(self) -> None:
-        """A first index of a big store takes minutes: the status counts them, so the screen
-        never looks stuck."""
+        """A first index of a big store takes minutes: the status counts the seconds and the
+        sessions (or tasks) indexed, so the screen never looks stuck."""
         if self._indexing is not None:
             seconds = int(time.monotonic() - self._indexing[0])
+            told = self._progress
+            counted = f"{told[0]:,}/{told[1]:,} {told[2]} · " if told is not None and told[1] else ""
             self.query_one("#search-status", Static).update(
-                f"indexing… {seconds} s (a workspace's first search builds its index)")
+                f"indexing… {counted}{seconds} s (a workspace's first search builds its index)")
 
     def _indexed(self) -> None:
         if self._indexing is not None:
             self._indexing[1].stop()
             self._indexing = None
+        self._progress = None
 
     def action_focus_results(self) -> None:
         if self.hits:
