@@ -177,12 +177,14 @@ def human_duration(ms: int | float | None) -> str:
 
 
 def human_tokens(n: int) -> str:
-    """12_345 → "12.3k"."""
+    """12_345 → "12.3k", 5_448_012_345 → "5.4B": the largest unit that keeps the number under
+    1000 as it is shown (999_960 → "1.0M", not "1000.0k")."""
     if n < 1000:
         return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.1f}M"
+    for size, unit in ((1000, "k"), (1_000_000, "M")):
+        if round(n / size, 1) < 1000:
+            return f"{n / size:.1f}{unit}"
+    return f"{n / 1_000_000_000:.1f}B"
 
 
 def human_cost(cost: float) -> str:

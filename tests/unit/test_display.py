@@ -17,6 +17,17 @@ def test_sizes_are_binary_and_labelled_kib_mib(n, shown):
     assert human_bytes(n) == shown
 
 
+@pytest.mark.parametrize("n, shown", [
+    (0, "0"), (999, "999"), (1000, "1.0k"), (12_345, "12.3k"), (999_940, "999.9k"), (999_960, "1.0M"),
+    (56_800_000, "56.8M"), (999_949_999, "999.9M"), (999_950_000, "1.0B"), (5_448_012_345, "5.4B"),
+])
+def test_token_counts_take_the_unit_that_keeps_them_under_a_thousand(n, shown):
+    """A heavy home's cache reads run to billions: 5.4B, never 5448.0M (nor 1000.0k)."""
+    from memtui.ui.text import human_tokens
+
+    assert human_tokens(n) == shown
+
+
 def test_cli_and_ui_print_the_same_label_for_the_same_bytes():
     from memtui.cli import gc, stats
     from memtui.ui import text
