@@ -194,7 +194,7 @@ async def test_a_failed_search_of_every_agents_sessions_says_so(six, monkeypatch
     from memtui.core.errors import SearchIndexError
     from memtui.core.memory.search import SearchIndex
 
-    def broken(index, cancelled=lambda: False):
+    def broken(index, cancelled=lambda: False, progress=None):
         raise SearchIndexError(f"the search index {index.path} is damaged")
 
     monkeypatch.setattr(SearchIndex, "refresh", broken)

@@ -93,3 +93,54 @@ def test_a_write_during_a_reload_is_a_change_at_the_next_poll(tmp_path):
     finally:
         watch.close()
         browsing.close()
+
+
+def test_a_heavy_home_is_looked_at_by_its_folders_and_recent_sessions_between_sweeps(tmp_path, monkeypatch):
+    """A home of hundreds of transcripts: a poll stats its folders and the sessions written in
+    the last ten minutes, not every file; a session written more than ten minutes ago is looked
+    at by the next sweep (and from then on at every poll); a new session at once."""
+    import time
+
+    from memtui.core import live
+    from memtui.core.agents.claude_code.source import ClaudeCodeSource
+    from real_support import many_sessions
+
+    home = many_sessions("claude-2.0.28-agtrace", tmp_path, 70)
+    transcripts = sorted(home.glob("projects/*/*.jsonl"))
+    hours_ago = time.time() - 2 * 3600
+    for path in transcripts:
+        os.utime(path, (hours_ago, hours_ago))
+    monkeypatch.setattr(live, "SWEEP_SECONDS", 1.0)
+    with ClaudeCodeSource.from_path(home) as source:
+        watched = source.watched_files()
+        sessions = [p for p in watched if p.suffix == ".jsonl"]
+        active, idle = sessions[0], sessions[-1]
+        os.utime(active)  # written just now
+        assert len(watched) >= live.TIERED_FROM
+        folders = [p for p in watched if p.is_dir()]
+        watch = watch_source(source)
+        assert watch.poll() is False  # the baseline: a whole look
+        stats, real_stat = [], os.stat
+        monkeypatch.setattr(os, "stat", lambda path, *a, **k: (stats.append(str(path)), real_stat(path, *a, **k))[1])
+        assert watch.poll() is False
+        assert sorted(stats) == sorted({*map(str, folders), str(active)})  # not the idle transcripts
+        monkeypatch.setattr(os, "stat", real_stat)
+
+        def grow(path):
+            with open(path, "a") as handle:
+                handle.write(json.dumps({"type": "user", "message": {"role": "user", "content": "more"}}) + "\n")
+
+        grow(active)
+        assert watch.poll() is True  # at once
+        grow(idle)
+        swept = time.monotonic()
+        assert watch.poll() is False  # idle for hours: not looked at until the sweep
+        while time.monotonic() - swept < live.SWEEP_SECONDS + 0.1:
+            time.sleep(0.05)
+        assert watch.poll() is True  # the sweep saw it
+        grow(idle)
+        assert watch.poll() is True  # written now: looked at by every poll
+        shutil.copy(idle, idle.with_name("0b8e2c6e-0000-4000-8000-000000000099.jsonl"))
+        assert watch.poll() is True  # a new session: its folder changed
+        assert watch.poll() is False
+        watch.close()
