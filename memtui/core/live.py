@@ -95,7 +95,8 @@ class ChangeWatch:
             files = [str(p) for p in self.source.part(Capability.LIVE).watched_files()]
             for db in self._databases:
                 files += [str(db.path), str(db.wal)]
-            keys, hot = [], []
+            keys: list[tuple[str, StatKey]] = []
+            hot: list[tuple[str, StatKey]] = []
             recent = time.time_ns() - HOT_SECONDS * 1_000_000_000
             for path in files:
                 try:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar, ContextManager, Iterable, Iterator, Literal, Self, Sequence, overload
+from typing import Any, Callable, ClassVar, ContextManager, Iterable, Iterator, Literal, Self, Sequence, overload
 
 from memtui.core.capabilities import NATIVE_ONLY, WRITING, Capability, Unsupported, default_instead
 from memtui.core.errors import MemtuiError, RollbackError
@@ -75,6 +75,12 @@ class MemorySource(ABC):
     """Whether its reads may go on in a process forked from this one: they open files and its
     index file only, each opened again there (memtui.core.sources.part_store), so a search index
     built of its sessions reads them in forked workers (memtui.core.sources.part_pool.forked_map)."""
+
+    def reopener(self) -> "Callable[[], MemorySource] | None":
+        """How a worker process started afresh opens this source to read it as this one does
+        (a picklable call; memtui.core.sources.part_pool.forked_map uses it where this process
+        runs other threads and cannot fork: the app); None (here) when it cannot."""
+        return None
 
     withheld: frozenset[Capability] = frozenset()
     """Capabilities turned off for this session of use (`--read-only` withholds WRITING)."""

@@ -417,3 +417,36 @@ async def test_a_first_indexing_of_an_agents_home_counts_the_sessions_indexed(tm
         await settle(pilot)
         assert re.match(r"[0-9]+ match(es)? ", str(status.render())), status.render()
         assert len(read) == sessions
+
+
+async def test_the_apps_first_search_of_many_sessions_reads_them_in_worker_processes(tmp_path, open_app, monkeypatch):
+    """The app runs other threads, so it forks no worker: workers started afresh open the home
+    again (MemorySource.reopener) and read its sessions; the index finds what one built by
+    reading every session in this process finds."""
+    import sys
+    from pathlib import Path
+
+    from memtui.core.memory.search import SearchIndex
+    from memtui.core.resolve import open_source
+    from memtui.core.sources import part_pool
+    from pilot_support import settle
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "unit"))
+    from real_support import many_sessions
+
+    home = many_sessions("claude-2.0.28-agtrace", tmp_path, part_pool.FORK_MIN_ITEMS // 3 + 2)
+    async with open_app(home, size=(100, 24)) as pilot:
+        assert len(pilot.app.source.sessions()) >= part_pool.FORK_MIN_ITEMS
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        pilot.app.screen.query_one(Input).value = "hoge"
+        await settle(pilot)
+        assert part_pool.last_forked >= 2  # read in worker processes
+        found = sorted((h.kind, h.task, h.step, h.text) for h in pilot.app.screen.hits)
+    many = part_pool.FORK_MIN_ITEMS
+    monkeypatch.setattr(part_pool, "FORK_MIN_ITEMS", 10**9)
+    with open_source(home) as source, SearchIndex(home, source, path=tmp_path / "here.db") as index:
+        index.refresh()
+        assert part_pool.last_forked == 0  # read here
+        here = sorted((h.kind, h.task, h.step, h.text) for h in index.search("hoge", limit=None))
+    assert found == here and len(here) > many

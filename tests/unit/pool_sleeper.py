@@ -23,3 +23,14 @@ class Part:
 def parse(path: Path, cursor: Any) -> tuple[Part, None]:
     time.sleep(0.3)
     return Part(path.name), None
+
+
+def reopen() -> str:
+    """What a worker started afresh opens (forked_map's `reopen`): here, a name."""
+    return "opened in the worker"
+
+
+def read(on: str, item: int) -> tuple[str, bytes]:
+    """forked_map's function: slow, its result too large for a pipe's buffer."""
+    time.sleep(0.3)
+    return on, b"x" * (4 << 20)

@@ -76,6 +76,19 @@ for done, _ in enumerate(part_pool.read_parts(pool_sleeper.parse, items, [1 << 3
 """
 
 
+KILLED_SEARCH = """
+import sys, threading, time
+sys.path[:0] = [{marker!r}, {here!r}]
+from memtui.core.sources import part_pool
+import pool_sleeper
+if {beside_a_thread}:  # the app: its workers come from a fork server and open the source again
+    threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+for done, (on, _data) in enumerate(part_pool.forked_map(pool_sleeper.read, "inherited", list(range(64)),
+                                                         pool_sleeper.reopen)):
+    print(done, part_pool.last_forked, on.replace(" ", "-"), flush=True)
+"""
+
+
 def _running(pids: list[int]) -> list[int]:
     """Those of `pids` still running (a zombie waits for its parent to read its status: ended)."""
     import psutil
@@ -125,6 +138,38 @@ def test_the_workers_of_a_build_killed_mid_way_end_with_it(tmp_path: Path, besid
     finally:
         if build.poll() is None:
             build.kill()
+
+
+@pytest.mark.skipif(part_pool.cores() < 2 or sys.platform != "linux", reason="forked workers: Linux with two cores")
+@pytest.mark.parametrize("beside_a_thread", [False, True], ids=["verb", "app"])
+def test_the_workers_of_a_first_search_killed_mid_way_end_with_it(tmp_path: Path, beside_a_thread: bool) -> None:
+    """kill -9 of a process whose first search reads sessions in workers (forked from a verb;
+    in the app, started from a fork server, each opening the source again): its workers and the
+    fork server end within seconds."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    marker = str(tmp_path / "search-marker")
+    script = KILLED_SEARCH.format(marker=marker, here=str(Path(__file__).parent), beside_a_thread=beside_a_thread)
+    search = subprocess.Popen([sys.executable, "-c", script, marker], stdout=subprocess.PIPE, text=True)
+    try:
+        first = search.stdout.readline().split()  # a session's records came back
+        assert first and int(first[1]) >= 2, first
+        assert first[2] == ("opened-in-the-worker" if beside_a_thread else "inherited")
+        started = [pid for pid in _processes_naming(marker) if pid != search.pid]
+        assert len(started) >= 2
+        time.sleep(0.5)
+        os.kill(search.pid, signal.SIGKILL)
+        search.wait()
+        deadline = time.monotonic() + 10
+        while _running(started) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _running(started), "workers left running after the search was killed"
+    finally:
+        if search.poll() is None:
+            search.kill()
 
 
 @pytest.mark.skipif(part_pool.cores() < 2 or sys.platform != "linux", reason="forked workers: Linux with two cores")

@@ -134,9 +134,10 @@ class SessionReader:
             kept: Parts = {part_key(row.key, t.id): signs[part_key(row.key, t.id)] for t in changed}
             kept.update((key, None) for key in indexed if key not in signs)
             plan.append((row, kept, (row.key, session_id, changed)))
-        # Read in forked workers where the source allows it (a verb's first search of a large home:
-        # this process adds each session's records to the index while the workers read the next).
-        read = forked_map(_held_records, self.source, [job for _row, _kept, job in plan]) \
+        # Read in worker processes where the source allows it (a first search of a large home:
+        # this process adds each session's records to the index while the workers read the next);
+        # in the app, workers started afresh open the source again (its reopener).
+        read = forked_map(_held_records, self.source, [job for _row, _kept, job in plan], self.source.reopener()) \
             if self.source.reads_forked else (_held_records(self.source, job) for _row, _kept, job in plan)
         for (row, kept, _job), records in zip(plan, read):
             yield [row], records, kept

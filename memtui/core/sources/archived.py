@@ -210,6 +210,11 @@ class WithArchived(RollbackHooks, ResumeHooks, LiveWatch):
         # read: that is done in this process, not in a fork.
         return self.live.reads_forked and not self.manifests
 
+    def reopener(self) -> Callable[[], MemorySource] | None:
+        """(MemorySource's) The live sessions' source's, while no session is archived (they are
+        read here then: `reads_forked`)."""
+        return self.live.reopener() if not self.manifests else None
+
     # -- the read model -----------------------------------------------------------------------
     def sessions(self) -> Sequence[SessionInfo]:
         live = list(self.live.sessions())

@@ -12,6 +12,7 @@ from them is the one a serial build makes.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import pickle
 import signal
@@ -126,20 +127,31 @@ def _context(parse: Parse) -> Any:
     parser once (the app, whose build runs beside its other threads), else spawned."""
     import multiprocessing  # a build with workers only: a warm run starts none
 
-    methods = multiprocessing.get_all_start_methods()
     if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
-    if "forkserver" not in methods:
+    return _fresh_context(parse)
+
+
+def _fresh_context(*named: Any) -> Any:
+    """Workers started from a fork server that imported the modules of the functions `named`
+    (and of those their partials name) once, else spawned: never forked from a process whose
+    other threads may hold a lock."""
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     _tracker_running()
-    modules, named = {__name__}, [parse]
-    while named:  # the agent's parser: the functions named in the partials
-        one = named.pop()
+    modules, todo = {__name__}, list(named)
+    while todo:
+        one = todo.pop()
         if isinstance(one, partial):
-            named += [one.func, *one.args, *one.keywords.values()]
-        elif isinstance(one, FunctionType):
+            todo += [one.func, *one.args, *one.keywords.values()]
+        elif isinstance(one, (FunctionType, type)):
             modules.add(one.__module__)
+        elif dataclasses.is_dataclass(one):  # a call made of values (MemorySource.reopener's)
+            modules.add(type(one).__module__)
+            todo += list(vars(one).values())
     context.set_forkserver_preload(sorted(m for m in modules if m in sys.modules))
     return context
 
@@ -216,15 +228,28 @@ def _call_inherited(item: Any) -> Any:
     return function(on, item)
 
 
-def forked_map(function: Callable[[Any, Any], Any], on: Any, items: list[Any]) -> Iterator[Any]:
-    """`function(on, item)` of each item, in order: in worker processes forked from this one
-    when it runs no other thread (a verb) on Linux with cores to spare and the items are many
-    (`on` is inherited, not pickled: an open source; its reads must allow it, see
-    MemorySource.reads_forked), else here. Workers that die leave the rest to this process."""
+def _reopen_in_worker(starter: int, function: Callable[[Any, Any], Any], reopen: Callable[[], Any]) -> None:
+    """(In a worker started afresh, as it starts.) Watch the starter, and open what `function`
+    is given (`forked_map`'s `reopen`)."""
+    global _inherited
+    watch_starter(starter)
+    _inherited = (function, reopen())
+
+
+def forked_map(function: Callable[[Any, Any], Any], on: Any, items: list[Any],
+               reopen: Callable[[], Any] | None = None) -> Iterator[Any]:
+    """`function(on, item)` of each item, in order, in worker processes on Linux with cores to
+    spare when the items are many: forked from this one when it runs no other thread (a verb;
+    `on` is inherited, not pickled: an open source, whose reads must allow it, see
+    MemorySource.reads_forked), else — this process runs other threads (the app), and a fork
+    could inherit a lock one of them holds — started from a fork server, each opening its own
+    `on` with `reopen()` (a picklable call: MemorySource.reopener). Else here. Workers that die
+    leave the rest to this process."""
     global _inherited, last_forked
     workers = min(cores(), MAX_WORKERS)
     last_forked = 0
-    if (len(items) < FORK_MIN_ITEMS or workers < 2 or sys.platform != "linux" or threading.active_count() != 1):
+    alone = threading.active_count() == 1
+    if len(items) < FORK_MIN_ITEMS or workers < 2 or sys.platform != "linux" or not (alone or reopen is not None):
         for item in items:
             yield function(on, item)
         return
@@ -233,9 +258,21 @@ def forked_map(function: Callable[[Any, Any], Any], on: Any, items: list[Any]) -
     from concurrent.futures import Future, ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    _inherited, last_forked = (function, on), workers
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                               initializer=watch_starter, initargs=(os.getpid(),))
+    last_forked = workers
+    if alone:
+        _inherited = (function, on)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=watch_starter, initargs=(os.getpid(),))
+    else:
+        assert reopen is not None  # not alone: only with a way to open `on` again
+        try:
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=_fresh_context(function, reopen),
+                                       initializer=_reopen_in_worker, initargs=(os.getpid(), function, reopen))
+        except (OSError, ValueError, RuntimeError):  # no worker could start: read here
+            last_forked = 0
+            for item in items:
+                yield function(on, item)
+            return
     done = 0
     try:
         pending: deque[Future] = deque(pool.submit(_call_inherited, item) for item in items[:workers + FORK_AHEAD])

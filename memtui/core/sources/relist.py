@@ -241,6 +241,11 @@ class ListedSource(IndexedSource[ListedT]):
         return self._kept if isinstance(self._kept, KeptParts) else None
 
     @property
+    def index_kept(self) -> bool:
+        """Whether its index is kept in a file of memtui's cache folder (once it is read)."""
+        return isinstance(self._kept, KeptParts)
+
+    @property
     def files_read(self) -> int:
         """Files read into the index so far (a reload that finds nothing changed reads none)."""
         return self._parts.reads + (self._kept.reads if isinstance(self._kept, KeptParts) else 0)

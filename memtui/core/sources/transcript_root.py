@@ -17,11 +17,11 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import Any, Callable, Generic, Protocol, Self, TypeVar
 
 from memtui.core.atomic import write_atomic
 from memtui.core.errors import MemtuiError
-from memtui.core.memory_source import Capability, LiveWatch, ResumeHooks, RollbackHooks, UnknownId
+from memtui.core.memory_source import Capability, LiveWatch, MemorySource, ResumeHooks, RollbackHooks, UnknownId
 from memtui.core.model import Id, MessageInfo, StepInfo, TaskInfo
 from memtui.core.model import ResumeCommand
 from memtui.core.sources.base import TRANSCRIPT_ALWAYS, transcript_capabilities
@@ -107,6 +107,23 @@ def turn_usage(turn: Any) -> list[StepInfo]:
                      args=None, result=None, tokens_in=item.tokens_in, tokens_out=item.tokens_out,
                      created_at=item.created_at, model=item.model, usage=item.usage)
             for seq, item in enumerate(turn.items, start=1) if item.usage is not None or item.tokens_in or item.tokens_out]
+
+
+@dataclass(frozen=True)
+class Reopened:
+    """How a worker process opens a transcript source again (`RecordedRoot.reopener`): the
+    agent's adapter over the files listed, its home, path and `--root`. Picklable; equal when
+    it opens the same."""
+
+    kind: "type[RecordedRoot[Any]]"
+    files: tuple[Path, ...]
+    home: Path | None
+    path: Path
+    root: Path | None
+
+    def __call__(self) -> "RecordedRoot[Any]":
+        source = self.kind(self.files, home=self.home, path=self.path)
+        return source.with_root(self.root) if self.root is not None else source
 
 
 class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWatch):
@@ -308,6 +325,14 @@ class RecordedRoot(ListedSource[TurnIndexT], RollbackHooks, ResumeHooks, LiveWat
         """Bound to `root` (--root): recorded paths are restored under it."""
         self._root = Path(root).expanduser()
         return self
+
+    def reopener(self) -> Callable[[], MemorySource] | None:
+        """(MemorySource's) The same agent's source over the files listed now, its home and
+        `--root`: it reads its index from the same file of memtui's cache folder. None while this
+        one keeps its index in no such file (a worker would parse every transcript again)."""
+        if not self.index_kept:
+            return None
+        return Reopened(type(self), tuple(self.files), self.home, Path(self.path), self._root)
 
     def rollback_note(self, task_id: Id, root: Path) -> str:
         """One line for the rollback dialog: the folder recorded paths are restored under."""
