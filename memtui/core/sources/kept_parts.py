@@ -24,7 +24,7 @@ from typing import Any, Callable, Hashable, Iterable, Iterator
 from memtui.core.paths import stat_key
 from memtui.core.sources.cursor import Resumable
 from memtui.core.sources.part_pool import Blobs, Parse, light, part_blobs, read_parts, workers_for
-from memtui.core.sources.part_store import BATCH, PartStore, code_key, dumps, index_path, loads
+from memtui.core.sources.part_store import BATCH, PartStore, code_key, dumps, index_path, known_paths, loads
 
 
 def session_of(key: object) -> str:
@@ -280,6 +280,8 @@ class KeptParts:
             fill = filler(column)
             for name in names:
                 setattr(whole, name, LazyTable(fill))
+        paths = list(paths)
+        known_paths(paths)  # the heads unpickled name them: the listing's Paths, not new ones
         signs = {str(path): (path, self._sign(path, signature)) for path in paths}
         reading = [(path, (self.store.cursor(key), keeps_cursor(path, key in self._heads or self.store.holds(key)))
                         if grown is not None else (None, False))

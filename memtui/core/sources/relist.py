@@ -22,6 +22,7 @@ from memtui.core.sources.kept_parts import (Grown, KeptParts, Progress, keeps_cu
                                             tell_watcher)
 
 PartT = TypeVar("PartT")
+_PATH = type(Path())
 
 
 class Parts:
@@ -135,7 +136,7 @@ class ListedSource(IndexedSource[ListedT]):
 
     def __init__(self, files: Iterable[Path], *, home: Path | None = None, path: Path | None = None,
                  relist: Callable[[], Iterable[Path]] | None = None) -> None:
-        self.files = sorted(Path(p) for p in files)
+        self.files = sorted(p if p.__class__ is _PATH else Path(p) for p in files)  # a listing's Paths kept
         super().__init__(path or (self.files[0].parent if self.files else Path(".")))
         self.home = home
         self._relist = relist  # the files as they are now: listed again at each reload
