@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 SHOW_FROM = 50
 """A build that reads this many files shows the line from its first file; a smaller one only
@@ -33,16 +33,20 @@ class ProgressLine:
         if done <= 1:
             self.started = now
         if done >= total:
-            if self.shown:
-                self.stream.write("\r\x1b[K")
-                self.stream.flush()
-                self.shown = False
+            self.clear()
             return
         if (total < SHOW_FROM and now - self.started < AFTER_S) or (self.shown and now - self.written < EVERY_S):
             return
         self.stream.write(f"\rmemtui: {self.doing} {sanitize(str(home))}: {done}/{total} {self.unit}\x1b[K")
         self.stream.flush()
         self.written, self.shown = now, True
+
+    def clear(self) -> None:
+        """Clear the line if it is shown (a build that stopped before its end: an error follows)."""
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
 
 
 def show_progress(verb: str) -> None:
@@ -54,15 +58,19 @@ def show_progress(verb: str) -> None:
         watch_builds(ProgressLine(sys.stderr))
 
 
-def search_progress(home: object) -> "Callable[[int, int, str], None] | None":
-    """What a verb's search index refresh tells its progress to (SearchIndex.refresh): the line
-    on a terminal's stderr; None when stderr is no terminal."""
-    if not sys.stderr.isatty():
-        return None
-    line = ProgressLine(sys.stderr, "search index of")
+class SearchProgress:
+    """What a verb's search index refresh tells its progress to (SearchIndex.refresh): a
+    ProgressLine on stderr, `memtui: search index of HOME: 120/2000 sessions`."""
 
-    def told(done: int, total: int, what: str) -> None:
-        line.unit = what
-        line(Path(str(home)), done, total)
+    def __init__(self, home: object) -> None:
+        self.home = Path(str(home))
+        self.line = ProgressLine(sys.stderr, "search index of")
 
-    return told
+    def __call__(self, done: int, total: int, what: str) -> None:
+        self.line.unit = what
+        self.line(self.home, done, total)
+
+
+def search_progress(home: object) -> SearchProgress | None:
+    """A search index refresh's progress line on a terminal's stderr; None for a pipe or file."""
+    return SearchProgress(home) if sys.stderr.isatty() else None

@@ -63,7 +63,12 @@ def run(args) -> int:
             # Memory documents are in every index of ROOT: listed once, from the first.
             wanted = [k for k in kinds if n == 0 or k != "file"]
             with SearchIndex(root, searched) as index:
-                index.refresh(progress=search_progress(searched.path) if searched is not None else None)
+                told = search_progress(searched.path) if searched is not None else None
+                try:
+                    index.refresh(progress=told)
+                finally:
+                    if told is not None:
+                        told.line.clear()  # a refresh that failed: its error on a line of its own
                 room = None if limit is None else limit - len(hits)
                 page = index.page(query, room if room != 0 else 1, COUNT_CAP, wanted)
             found = page.hits if room != 0 else []

@@ -34,3 +34,18 @@ def read(on: str, item: int) -> tuple[str, bytes]:
     """forked_map's function: slow, its result too large for a pipe's buffer."""
     time.sleep(0.3)
     return on, b"x" * (4 << 20)
+
+
+def reopen_where() -> str:
+    """A `reopen` that opens what the environment names (as a source finds memtui's cache folder)."""
+    import os
+
+    return os.environ.get("XDG_CACHE_HOME", "")
+
+
+def read_fast(on: str, item: int) -> str:
+    return on
+
+
+def cannot_reopen() -> str:
+    raise OSError("the source is gone")

@@ -173,6 +173,28 @@ def test_the_workers_of_a_first_search_killed_mid_way_end_with_it(tmp_path: Path
 
 
 @pytest.mark.skipif(part_pool.cores() < 2 or sys.platform != "linux", reason="forked workers: Linux with two cores")
+def test_workers_started_beside_a_thread_take_the_environment_of_now(tmp_path: Path, monkeypatch) -> None:
+    """The fork server outlives one search: the workers of the next (after the cache folder was
+    set again: each test, or a user's `export`) open what the environment names now, not what
+    it named when the server started. A worker that cannot open it ends, and the items are read
+    here."""
+    import pool_sleeper
+
+    stop = threading.Event()
+    beside = threading.Thread(target=stop.wait, args=(60,), daemon=True)
+    beside.start()
+    try:
+        for n in range(2):
+            monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / f"cache-{n}"))
+            seen = set(part_pool.forked_map(pool_sleeper.read_fast, "here", list(range(40)), pool_sleeper.reopen_where))
+            assert part_pool.last_forked >= 2 and seen == {str(tmp_path / f"cache-{n}")}
+        seen = set(part_pool.forked_map(pool_sleeper.read_fast, "here", list(range(40)), pool_sleeper.cannot_reopen))
+        assert seen == {"here"}  # every item, read in this process
+    finally:
+        stop.set()
+
+
+@pytest.mark.skipif(part_pool.cores() < 2 or sys.platform != "linux", reason="forked workers: Linux with two cores")
 def test_a_first_search_read_in_forked_workers_finds_what_one_read_here_finds(tmp_path: Path, monkeypatch, capsys) -> None:
     """`memtui search` on a home it has not indexed reads the sessions' steps in workers forked
     from it (the source inherited, its index file opened again there): every hit, for common and

@@ -34,6 +34,8 @@ MAX_WORKERS = 8
 
 last_workers = 0
 """How many worker processes the last build of this process parsed in (0: it parsed here)."""
+_in_worker = False
+"""This process is a worker of another (`worker_started`): it parses and reads here."""
 
 Parse = Callable[[Path, Any], tuple[Any, "bytes | None"]]
 """A file's part from its path and kept cursor: (the part, the cursor to keep)."""
@@ -52,7 +54,7 @@ def cores() -> int:
 def workers_for(parse: Parse, sizes: list[int]) -> int:
     """How many worker processes should parse files of `sizes` bytes with `parse`: 0 (parse them
     here) below POOL_BYTES, on one core, or when `parse` cannot be sent to a worker (a closure)."""
-    if sum(sizes) < POOL_BYTES or len(sizes) < 2 or cores() < 2:
+    if _in_worker or sum(sizes) < POOL_BYTES or len(sizes) < 2 or cores() < 2:
         return 0
     try:
         pickle.dumps(parse)
@@ -113,6 +115,18 @@ def watch_starter(pid: int) -> None:
                 end()
 
     threading.Thread(target=watch, name="memtui worker watch", daemon=True).start()
+
+
+def worker_started(starter: int, env: dict[str, str] | None = None) -> None:
+    """(In a worker, as it starts.) Watch the starter (`watch_starter`); take its environment
+    of now (`env`: a worker started from a fork server has the one the server started with, and
+    memtui finds its cache folder, and an agent its home, there); start no workers of its own."""
+    global _in_worker
+    _in_worker = True
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
+    watch_starter(starter)
 
 
 def pickled_part(parse: Parse, item: tuple[Path, Any]) -> tuple[Blobs, bytes | None]:
@@ -182,8 +196,10 @@ def read_parts(parse: Parse, items: list[tuple[Path, Any]], sizes: list[int]) ->
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(parse), initializer=watch_starter,
-                                       initargs=(os.getpid(),))
+            context = _context(parse)
+            env = None if context.get_start_method() == "fork" else dict(os.environ)
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=worker_started,
+                                       initargs=(os.getpid(), env))
             chunk = max(1, min(8, len(items) // (workers * 8)))
             results = pool.map(partial(pickled_part, parse), items, chunksize=chunk)
         except (OSError, ValueError, RuntimeError):  # no worker could start: parsed here
@@ -228,12 +244,18 @@ def _call_inherited(item: Any) -> Any:
     return function(on, item)
 
 
-def _reopen_in_worker(starter: int, function: Callable[[Any, Any], Any], reopen: Callable[[], Any]) -> None:
-    """(In a worker started afresh, as it starts.) Watch the starter, and open what `function`
-    is given (`forked_map`'s `reopen`)."""
+def _reopen_in_worker(starter: int, env: dict[str, str], function: Callable[[Any, Any], Any],
+                      reopen: Callable[[], Any]) -> None:
+    """(In a worker started afresh, as it starts.) As `worker_started`, and open what `function`
+    is given (`forked_map`'s `reopen`). One that cannot ends at once, saying nothing (its stderr
+    is the app's terminal): the pool breaks and the starter reads the rest itself, where an
+    error that is real is met again and reported."""
     global _inherited
-    watch_starter(starter)
-    _inherited = (function, reopen())
+    worker_started(starter, env)
+    try:
+        _inherited = (function, reopen())
+    except Exception:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def forked_map(function: Callable[[Any, Any], Any], on: Any, items: list[Any],
@@ -249,7 +271,8 @@ def forked_map(function: Callable[[Any, Any], Any], on: Any, items: list[Any],
     workers = min(cores(), MAX_WORKERS)
     last_forked = 0
     alone = threading.active_count() == 1
-    if len(items) < FORK_MIN_ITEMS or workers < 2 or sys.platform != "linux" or not (alone or reopen is not None):
+    if (_in_worker or len(items) < FORK_MIN_ITEMS or workers < 2 or sys.platform != "linux"
+            or not (alone or reopen is not None)):
         for item in items:
             yield function(on, item)
         return
@@ -259,23 +282,28 @@ def forked_map(function: Callable[[Any, Any], Any], on: Any, items: list[Any],
     from concurrent.futures.process import BrokenProcessPool
 
     last_forked = workers
-    if alone:
-        _inherited = (function, on)
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=watch_starter, initargs=(os.getpid(),))
-    else:
-        assert reopen is not None  # not alone: only with a way to open `on` again
-        try:
+    pool: ProcessPoolExecutor | None = None
+    try:
+        if alone:
+            _inherited = (function, on)
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                       initializer=worker_started, initargs=(os.getpid(),))
+        else:
+            assert reopen is not None  # not alone: only with a way to open `on` again
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=_fresh_context(function, reopen),
-                                       initializer=_reopen_in_worker, initargs=(os.getpid(), function, reopen))
-        except (OSError, ValueError, RuntimeError):  # no worker could start: read here
-            last_forked = 0
-            for item in items:
-                yield function(on, item)
-            return
+                                       initializer=_reopen_in_worker,
+                                       initargs=(os.getpid(), dict(os.environ), function, reopen))
+        # The workers start (and `reopen` is pickled) as the first items are handed out.
+        pending: deque[Future] = deque(pool.submit(_call_inherited, item) for item in items[:workers + FORK_AHEAD])
+    except (OSError, ValueError, RuntimeError, pickle.PicklingError, TypeError, AttributeError):
+        if pool is not None:  # no worker could start: read here
+            pool.shutdown(wait=False, cancel_futures=True)
+        _inherited, last_forked = None, 0
+        for item in items:
+            yield function(on, item)
+        return
     done = 0
     try:
-        pending: deque[Future] = deque(pool.submit(_call_inherited, item) for item in items[:workers + FORK_AHEAD])
         while pending:
             try:
                 result = pending.popleft().result()

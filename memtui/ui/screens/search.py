@@ -245,6 +245,7 @@ class SearchScreen(MemtuiScreen[SearchHit | None]):
         status = self.query_one("#search-status", Static)
         if event.indexing:
             if self._indexing is None and self.hits_for is None:
+                self._progress = None  # a cancelled refresh's last word is not this one's
                 self._indexing = (time.monotonic(), self.set_interval(1, self._still_indexing))
                 status.update("indexing…")
             return
