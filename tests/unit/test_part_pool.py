@@ -110,34 +110,42 @@ def _processes_naming(marker: str) -> list[int]:
             if any(marker in part for part in proc.info["cmdline"] or ())]
 
 
-@pytest.mark.skipif(part_pool.cores() < 2, reason="one core: a build never starts workers")
-@pytest.mark.parametrize("beside_a_thread", [False, True], ids=["verb", "app"])
-def test_the_workers_of_a_build_killed_mid_way_end_with_it(tmp_path: Path, beside_a_thread: bool) -> None:
-    """kill -9 of a process whose build parses in workers: its workers (one blocked sending a
-    result the dead process will never read) and the fork server end within seconds."""
+def _killed_mid_way(script: str, marker: str) -> list[str]:
+    """Run `script` (a process whose workers name `marker` in their command line), kill -9 it
+    once it printed its first result line (returned, split) and more are under way, and see its
+    workers (one blocked sending a result the dead process will never read) and the fork server
+    end within seconds."""
     import os
     import signal
     import subprocess
     import time
 
-    marker = str(tmp_path / "pool-marker")  # in the command line of the build and of what it starts
-    script = KILLED_BUILD.format(marker=marker, here=str(Path(__file__).parent), beside_a_thread=beside_a_thread)
-    build = subprocess.Popen([sys.executable, "-c", script, marker], stdout=subprocess.PIPE, text=True)
+    run = subprocess.Popen([sys.executable, "-c", script, marker], stdout=subprocess.PIPE, text=True)
     try:
-        first = build.stdout.readline().split()  # a part came back: the workers are at work
+        first = run.stdout.readline().split()  # a result came back: the workers are at work
         assert first and int(first[1]) >= 2, first
-        started = [pid for pid in _processes_naming(marker) if pid != build.pid]
+        started = [pid for pid in _processes_naming(marker) if pid != run.pid]
         assert len(started) >= 2  # the workers (and, for the app, the fork server)
         time.sleep(0.5)  # more results under way, one of them too large for the pipe
-        os.kill(build.pid, signal.SIGKILL)
-        build.wait()
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
         deadline = time.monotonic() + 10
         while _running(started) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not _running(started), "workers left running after the build was killed"
+        assert not _running(started), "workers left running after the process that started them was killed"
+        return first
     finally:
-        if build.poll() is None:
-            build.kill()
+        if run.poll() is None:
+            run.kill()
+
+
+@pytest.mark.skipif(part_pool.cores() < 2, reason="one core: a build never starts workers")
+@pytest.mark.parametrize("beside_a_thread", [False, True], ids=["verb", "app"])
+def test_the_workers_of_a_build_killed_mid_way_end_with_it(tmp_path: Path, beside_a_thread: bool) -> None:
+    """kill -9 of a process whose build parses in workers: its workers and the fork server end."""
+    marker = str(tmp_path / "pool-marker")  # in the command line of the build and of what it starts
+    _killed_mid_way(KILLED_BUILD.format(marker=marker, here=str(Path(__file__).parent), beside_a_thread=beside_a_thread),
+                    marker)
 
 
 @pytest.mark.skipif(part_pool.cores() < 2 or sys.platform != "linux", reason="forked workers: Linux with two cores")
@@ -145,31 +153,11 @@ def test_the_workers_of_a_build_killed_mid_way_end_with_it(tmp_path: Path, besid
 def test_the_workers_of_a_first_search_killed_mid_way_end_with_it(tmp_path: Path, beside_a_thread: bool) -> None:
     """kill -9 of a process whose first search reads sessions in workers (forked from a verb;
     in the app, started from a fork server, each opening the source again): its workers and the
-    fork server end within seconds."""
-    import os
-    import signal
-    import subprocess
-    import time
-
+    fork server end."""
     marker = str(tmp_path / "search-marker")
-    script = KILLED_SEARCH.format(marker=marker, here=str(Path(__file__).parent), beside_a_thread=beside_a_thread)
-    search = subprocess.Popen([sys.executable, "-c", script, marker], stdout=subprocess.PIPE, text=True)
-    try:
-        first = search.stdout.readline().split()  # a session's records came back
-        assert first and int(first[1]) >= 2, first
-        assert first[2] == ("opened-in-the-worker" if beside_a_thread else "inherited")
-        started = [pid for pid in _processes_naming(marker) if pid != search.pid]
-        assert len(started) >= 2
-        time.sleep(0.5)
-        os.kill(search.pid, signal.SIGKILL)
-        search.wait()
-        deadline = time.monotonic() + 10
-        while _running(started) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not _running(started), "workers left running after the search was killed"
-    finally:
-        if search.poll() is None:
-            search.kill()
+    first = _killed_mid_way(KILLED_SEARCH.format(marker=marker, here=str(Path(__file__).parent),
+                                                 beside_a_thread=beside_a_thread), marker)
+    assert first[2] == ("opened-in-the-worker" if beside_a_thread else "inherited")
 
 
 @pytest.mark.skipif(part_pool.cores() < 2 or sys.platform != "linux", reason="forked workers: Linux with two cores")
