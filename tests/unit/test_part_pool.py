@@ -206,3 +206,36 @@ def test_a_first_search_read_in_forked_workers_finds_what_one_read_here_finds(tm
             forked.setdefault(way, part_pool.last_forked)
     assert forked == {"here": 0, "forked": min(part_pool.cores(), part_pool.MAX_WORKERS)}
     assert found["forked"] == found["here"] and all(found["here"])
+
+
+@pytest.mark.parametrize("name", ["claude-2.1.38-spotter-small", "codex-0.66.0-agtrace"])
+def test_a_reopened_source_reads_what_the_source_it_was_taken_from_reads(tmp_path: Path, name: str) -> None:
+    """MemorySource.reopener: what a worker started afresh opens is the same agent's home, bound
+    to the same --root, reading the same index file — every session, task and step the same. A
+    source that keeps no index file (--read-only) gives none: its first search reads here."""
+    import pickle
+
+    from memtui.core.atomic import forbid_writes
+
+    home = real_home(name, tmp_path)
+    root = tmp_path / "copy-of-the-project"
+    root.mkdir()
+    with _open(home) as source:
+        source.with_root(root)
+        source.sessions()  # the index read (and kept)
+        reopen = source.reopener()
+        assert reopen is not None
+        again = pickle.loads(pickle.dumps(reopen))()  # as a worker gets it
+        try:
+            assert again.kind == source.kind and again.workspace == source.workspace == root
+            assert everything(again) == everything(_live(source))
+            assert again.files_read == 0  # served from the index file the source keeps
+        finally:
+            again.close()
+    forbid_writes("reading without the index")
+    try:
+        with _open(home) as source:
+            source.sessions()
+            assert source.reopener() is None
+    finally:
+        forbid_writes(None)
