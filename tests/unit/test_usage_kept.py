@@ -16,7 +16,7 @@ from memtui.cli import main
 from memtui.core.discovery import discover_given
 from memtui.core.usage import GROUPINGS, ORIGIN_GROUPINGS, kept_priced, price, source_replies, summarise
 from memtui.core.usage.kept import FOLDER
-from tests.unit.real_support import REAL, real_home
+from tests.unit.real_support import REAL, many_sessions, real_home
 
 HOMES = sorted(p.name for p in REAL.iterdir() if (p / "projects").is_dir() or (p / "sessions").is_dir())
 
@@ -193,3 +193,38 @@ def test_a_replys_local_day_is_its_own_conversions_in_any_zone(zone, monkeypatch
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_costs_stopped_half_way_keep_the_sessions_priced_so_far(scratch, monkeypatch):
+    """The Cost column of a home is priced session by session (after an upgrade: every one); an
+    app that quits half-way (here: the pricing stops with an error after two sessions) has kept
+    what it priced — every SAVE_EVERY sessions in one transaction — and the next run serves
+    those and reads the rest, the same costs as a run never stopped."""
+    from memtui.core.usage import kept, session_costs
+
+    home = many_sessions("claude-2.1.38-spotter-small", scratch / "many", 3)
+    monkeypatch.setattr(kept, "SAVE_EVERY", 2)
+    entry = _opened(home)
+    try:
+        source = entry.open()
+        sessions = list(source.sessions())
+        assert len(sessions) >= 6
+        asked = [0]
+
+        def stopped() -> bool:
+            asked[0] += 1
+            if asked[0] > 5:
+                raise KeyboardInterrupt  # the app quits: nothing after this is saved at the end
+            return False
+
+        with pytest.raises(KeyboardInterrupt):
+            session_costs(source, sessions, cancelled=stopped)
+        served = []
+        monkeypatch.setattr(kept._Reader, "save", lambda self, listed: served.append(self.served))
+        again = session_costs(source, sessions)
+        monkeypatch.undo()
+        whole = session_costs(source, sessions)
+    finally:
+        entry.close()
+    assert served[-1] == 4  # two saves of two sessions each came before the stop; the fifth was lost
+    assert again == whole and any(group.cost for group in whole.values())

@@ -44,6 +44,10 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, files_key TEXT NOT NULL, rows BLOB NOT NULL);
 """
 
+SAVE_EVERY = 100
+"""Sessions read through the source that are kept in one transaction as soon as they are read
+(the rest at the end): a report or a Cost column stopped half-way keeps what it priced."""
+
 Row = tuple[Any, ...]
 """(task id, time, model, the six token counts, recorded cost, priced cost, project)."""
 
@@ -105,18 +109,18 @@ class KeptUsage:
         conn = self._conn
         if conn is None:
             return
-        gone = [(sid,) for sid in self.kept if sid not in listed] if listed is not None else []
+        gone = [(sid, None) for sid in self.kept if sid not in listed] if listed is not None else []
         stale = not self.kept and bool(conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone())
         if not fresh and not gone and not stale and (starts is None or self.starts is not None):
             return
+        written = {sid: (key, pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)) for sid, (key, rows) in fresh.items()}
         conn.execute("BEGIN IMMEDIATE")
         try:
             if stale:  # written by other code or for another price table
                 conn.execute("DELETE FROM sessions")
-            conn.executemany("DELETE FROM sessions WHERE id = ?", gone)
+            conn.executemany("DELETE FROM sessions WHERE id = ?", [(sid,) for sid, _ in gone])
             conn.executemany("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?)",
-                             [(sid, key, pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
-                              for sid, (key, rows) in fresh.items()])
+                             [(sid, key, blob) for sid, (key, blob) in written.items()])
             meta = [("layout", LAYOUT), ("code", _code()), ("prices", table_version())]
             if starts is not None:
                 meta.append(("price_dates", json.dumps([d.isoformat() for d in starts])))
@@ -125,6 +129,13 @@ class KeptUsage:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        # What the file holds now (a later save in this run, of the sessions read after these,
+        # takes them for its own, not for rows of other code to empty).
+        for sid, _ in gone:
+            self.kept.pop(sid, None)
+        self.kept.update(written)
+        if starts is not None:
+            self.starts = starts
 
     def close(self) -> None:
         if self._conn is not None:
@@ -190,6 +201,8 @@ class _Reader:
         self.read += 1
         if key:
             self.fresh[sid] = (key, [_row(item) for item in priced])
+            if len(self.fresh) >= SAVE_EVERY:  # what is read stays read, whatever ends this run
+                self.save(None)
         return priced
 
     def table(self, today: date | None) -> PriceTable:
@@ -203,7 +216,8 @@ class _Reader:
         try:
             self.kept.save(self.fresh, listed, price_start_dates() if self.kept.starts is None else None)
         except (sqlite3.Error, OSError):
-            pass  # done without: the next run reads those sessions again
+            return  # done without: the next run reads those sessions again
+        self.fresh = {}
 
     def close(self) -> None:
         if self.kept is not None:
