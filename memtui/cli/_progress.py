@@ -70,6 +70,10 @@ class SearchProgress:
         self.line.unit = what
         self.line(self.home, done, total)
 
+    def clear(self) -> None:
+        """Clear the line if it is shown (a refresh that failed: its error on a line of its own)."""
+        self.line.clear()
+
 
 def search_progress(home: object) -> SearchProgress | None:
     """A search index refresh's progress line on a terminal's stderr; None for a pipe or file."""

@@ -68,7 +68,7 @@ def run(args) -> int:
                     index.refresh(progress=told)
                 finally:
                     if told is not None:
-                        told.line.clear()  # a refresh that failed: its error on a line of its own
+                        told.clear()
                 room = None if limit is None else limit - len(hits)
                 page = index.page(query, room if room != 0 else 1, COUNT_CAP, wanted)
             found = page.hits if room != 0 else []

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Hashable
 
 from memtui.core.memory_source import Capability, MemorySource
+from memtui.core.paths import stat_key
 from memtui.core.sqlite_readonly import readonly_uri
 
 TIERED_FROM = 200
@@ -128,14 +129,7 @@ class ChangeWatch:
             return False
         if self._databases and self._versions() != self._last[0]:  # type: ignore[index]
             return False
-        for path, key in self._hot:
-            try:
-                st = os.stat(path)
-            except OSError:
-                return False
-            if key != (st.st_size, st.st_mtime_ns, st.st_ino):
-                return False
-        return True
+        return all(stat_key(path) == key for path, key in self._hot)
 
     def poll(self) -> bool:
         """True when the source changed since the previous poll (False on the first)."""

@@ -296,12 +296,7 @@ def forked_map(function: Callable[[Any, Any], Any], on: Any, items: list[Any],
         # The workers start (and `reopen` is pickled) as the first items are handed out.
         pending: deque[Future] = deque(pool.submit(_call_inherited, item) for item in items[:workers + FORK_AHEAD])
     except (OSError, ValueError, RuntimeError, pickle.PicklingError, TypeError, AttributeError):
-        if pool is not None:  # no worker could start: read here
-            pool.shutdown(wait=False, cancel_futures=True)
-        _inherited, last_forked = None, 0
-        for item in items:
-            yield function(on, item)
-        return
+        pending, last_forked = deque(), 0  # no worker could start: every item is read here, below
     done = 0
     try:
         while pending:
@@ -309,12 +304,13 @@ def forked_map(function: Callable[[Any, Any], Any], on: Any, items: list[Any],
                 result = pending.popleft().result()
             except BrokenProcessPool:
                 break
-            if done + len(pending) + 1 < len(items):
+            if pool is not None and done + len(pending) + 1 < len(items):  # (pending holds the pool's futures)
                 pending.append(pool.submit(_call_inherited, items[done + len(pending) + 1]))
             done += 1
             yield result
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=bool(last_forked), cancel_futures=True)
         _inherited = None
     for item in items[done:]:
         yield function(on, item)

@@ -109,7 +109,7 @@ class KeptUsage:
         conn = self._conn
         if conn is None:
             return
-        gone = [(sid, None) for sid in self.kept if sid not in listed] if listed is not None else []
+        gone = [sid for sid in self.kept if sid not in listed] if listed is not None else []
         stale = not self.kept and bool(conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone())
         if not fresh and not gone and not stale and (starts is None or self.starts is not None):
             return
@@ -118,7 +118,7 @@ class KeptUsage:
         try:
             if stale:  # written by other code or for another price table
                 conn.execute("DELETE FROM sessions")
-            conn.executemany("DELETE FROM sessions WHERE id = ?", [(sid,) for sid, _ in gone])
+            conn.executemany("DELETE FROM sessions WHERE id = ?", [(sid,) for sid in gone])
             conn.executemany("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?)",
                              [(sid, key, blob) for sid, (key, blob) in written.items()])
             meta = [("layout", LAYOUT), ("code", _code()), ("prices", table_version())]
@@ -131,8 +131,8 @@ class KeptUsage:
             raise
         # What the file holds now (a later save in this run, of the sessions read after these,
         # takes them for its own, not for rows of other code to empty).
-        for sid, _ in gone:
-            self.kept.pop(sid, None)
+        for sid in gone:
+            del self.kept[sid]
         self.kept.update(written)
         if starts is not None:
             self.starts = starts
