@@ -11,9 +11,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Iterable
 
-from memtui.core.model import Problem, TaskInfo
+from memtui.core.model import Problem
 from memtui.core.sources.base import preview
-from memtui.core.usage.tokens import NO_TOKENS, Tokens, from_openai
+from memtui.core.usage.tokens import NO_TOKENS, from_openai
 from memtui.core.agents.codex.patches import PatchFile, output_succeeded, parse_patch, patch_text
 from memtui.core.sources.fields import RECORD_ERRORS, field as typed_field
 from memtui.core.sources.cursor import FileCursor, Resumable, resumable
@@ -22,6 +22,7 @@ from memtui.core.sources.part_store import dumps, loads
 from memtui.core.paths import stat_key
 from memtui.core.sources.transcript_root import RecordedRoot, TurnIndex, turn_usage
 from memtui.core.sources.timestamps import parse_time
+from memtui.core.agents.codex.tables import RolloutItem, RolloutSession, Turn, turn_task
 from memtui.core.agents.codex.titles import codex_titles
 from memtui.core.agents.codex.rollout_files import message_text, prompt_text, rollout_cwd
 
@@ -39,62 +40,7 @@ INSTRUCTIONS = frozenset({"base_instructions", "instructions", "user_instruction
 """The header's instruction texts: not kept in a session's listing (20 KB a rollout in Codex 0.171,
 nine tenths of what a warm open unpickled of Codex's index); they stay in the rollout."""
 
-__all__ = ["PatchFile", "RolloutIndex", "RolloutItem", "RolloutSession", "Turn", "parse_patch"]
-
-
-@dataclass
-class RolloutItem:
-    """One step of a turn, as offsets into its rollout."""
-
-    kind: str  # "call" | "reply" | "turn_diff" | "compaction" | "aborted"
-    offset: int
-    line: int
-    created_at: datetime | None
-    key: str
-    name: str = ""
-    output_offset: int | None = None
-    output_at: datetime | None = None
-    patch: list[PatchFile] | None = None
-    applied: bool | None = None
-    end_offset: int | None = None  # patch_apply_end event
-    tokens_in: int = 0
-    tokens_out: int = 0
-    usage: Tokens | None = None  # what the requests that made it used, by kind (OpenAI's counts mapped)
-    model: str = ""
-    status: str | None = None  # what the call itself recorded (web_search_call: "completed")
-
-
-@dataclass
-class Turn:
-    """One user prompt and the steps that answered it."""
-
-    id: str
-    session_id: str
-    title: str
-    prompt: str
-    created_at: datetime | None
-    items: list[RolloutItem] = field(default_factory=list)
-    replies: list[tuple[str, datetime | None]] = field(default_factory=list)
-    total_at_end: dict | None = None
-    grown: list[int] = field(default_factory=lambda: [0, 0])  # input, output tokens reported while it ran
-    model: str = ""  # the model of its last counted request
-    usage: Tokens = NO_TOKENS  # tokens by kind reported while it ran
-
-
-@dataclass
-class RolloutSession:
-    """One rollout file and its turns, in order."""
-
-    id: str
-    file: Path
-    meta: dict
-    title: str | None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    turns: list[str] = field(default_factory=list)
-    total_tokens: dict | None = None
-    cwd: str | None = None
-    prompt_title: str | None = None  # its first prompt's title (`listed`)
+__all__ = ["RolloutIndex", "Rollouts"]
 
 
 def _rollout_counts() -> dict[str, int]:
@@ -405,17 +351,6 @@ def _grown(before: dict, after: dict, key: str) -> int:
 def _count(totals: dict, key: str) -> int:
     value = totals.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
-def turn_task(turn: Turn) -> TaskInfo:
-    """A turn's TaskInfo."""
-    times: list[datetime | None] = [i.created_at for i in turn.items if i.created_at] or [turn.created_at]
-    aborted = bool(turn.items) and turn.items[-1].kind == "aborted"
-    return TaskInfo(id=turn.id, session_id=turn.session_id, title=turn.title,
-                    status="interrupted" if aborted else "completed",
-                    created_at=turn.created_at, updated_at=times[-1], finished_at=times[-1],
-                    step_count=len(turn.items),
-                    checkpoint_count=sum(1 for i in turn.items if i.patch is not None and i.applied))
 
 
 class RolloutIndex(RecordedRoot[Rollouts]):

@@ -22,15 +22,9 @@ from memtui.core.model import CheckpointInfo, Id, MessageInfo, SessionInfo, Step
 from memtui.core.memory_source import Capability, UnknownId
 from memtui.core.sources.base import ContentUnknown, SourceEntryInfo, page
 from memtui.core.agents.codex.patches import SHELL_TOOLS, exit_code
-from memtui.core.agents.codex.rollouts import (
-    PatchFile,
-    RolloutIndex,
-    Rollouts,
-    RolloutItem,
-    Turn,
-    turn_task,
-    parse_patch,
-)
+from memtui.core.agents.codex.patches import PatchFile, parse_patch
+from memtui.core.agents.codex.rollouts import RolloutIndex, Rollouts
+from memtui.core.agents.codex.tables import RolloutItem, Turn, turn_task
 from memtui.core.agents.codex.rollout_files import message_text, rollout_lister
 from memtui.core.sources.jsonl import read_record_at
 from memtui.core.sources.kept_parts import session_of, session_rows

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from memtui.core.agents.codex.rollouts import Turn
+from memtui.core.agents.codex.tables import Turn
 from memtui.core.sources.jsonl import iter_records
 from memtui.core.sources.timestamps import parse_time
 
