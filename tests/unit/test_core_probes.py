@@ -24,7 +24,7 @@ GENERIC = {
     ("atomic.py", "os"): "os.getuid exists on POSIX only",
     ("memory/chain.py", "os"): "O_NONBLOCK and O_NOCTTY exist on POSIX only",
     ("atomic.py", "ctypes.CDLL(None, use_errno=True)"): "renameat2 is in glibc 2.28+ only",
-    ("memory/search.py", "exc"): "an error SQLite raised has sqlite_errorcode, one Python raised has not",
+    ("memory/search_file.py", "exc"): "an error SQLite raised has sqlite_errorcode, one Python raised has not",
     ("agents/agent.py", "import_module(module)"): "a registry hook is a function of an agent's module, by name",
     ("lazy_names.py", "import_module(module if '.' in module else f'{package}.{module}')"): "a package's names (memory, cleanup, usage), imported from their modules on first use",
     ("usage/tokens.py", "self"): "Tokens adds, compares and subtracts its own fields by name",
@@ -92,5 +92,5 @@ def test_the_schema_is_known_inside_the_store_only():
 
 def test_a_probe_and_a_schema_name_are_found(tmp_path):
     """The checks find what they look for (so an empty answer means something)."""
-    assert ("memory/search.py", "exc") in {p[:2] for p in core_probes()}
+    assert ("memory/search_file.py", "exc") in {p[:2] for p in core_probes()}
     assert schema_names(STORE, tmp_path), "the store names its schema"

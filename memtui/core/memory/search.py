@@ -32,8 +32,9 @@ from typing import Callable, Iterable, TypeVar
 from memtui.core.errors import SearchIndexError, StoreLocked
 from memtui.core.memory.discover import discover_documents
 from memtui.core.memory.search_location import INDEX_NAME, PRIVATE, UNSAVED, default_index_path
-from memtui.core.memory.search_plan import TOKENIZER, SearchHit, excerpt, given_up_when, prepare, query_terms
-from memtui.core.memory.search_query import BANDS, KINDS, Position, SearchPage, band, search_page
+from memtui.core.memory.search_file import is_busy, is_damaged, open_index
+from memtui.core.memory.search_plan import TOKENIZER, SearchHit, excerpt, given_up_when, query_terms
+from memtui.core.memory.search_query import KINDS, Position, SearchPage, band, search_page
 from memtui.core.memory.search_records import MAX_FIELD_CHARS, SearchRecord, collector_paused, file_records, split_older
 from memtui.core.memory.search_server import combined_page
 from memtui.core.memory.search_sessions import PART, records_reader
@@ -43,38 +44,12 @@ from memtui.core.record_tables import RecordSearch
 __all__ = ["INDEX_NAME", "KINDS", "PRIVATE", "MAX_FIELD_CHARS", "SearchHit", "SearchIndex", "SearchPage", "SearchRecord",
            "default_index_path", "excerpt", "query_terms", "search_workspace"]
 
-SCHEMA_VERSION = "6"  # 6: one `owner` column; 5: rows from the middle of their bands, either way
 BUSY_TIMEOUT = 5.0
 """Seconds a write of the index waits for another process's refresh of it to end."""
 WHOLE_VOCABULARY_ROWS = 5_000
 """Records added by one refresh from which its new words are taken from the whole word index
 (a scan of every term, ~0.2 s on a 430 MiB index) rather than by tokenising their text again
 in a scratch index (~0.15 s per 5,000 records; 11 s for a heavy home's first build)."""
-PAGE_SIZE = 16_384  # records of 0.5-2 KiB fill 16 KiB pages well (4 KiB pages: a fifth unused)
-
-SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS files(rel TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER);
-CREATE TABLE IF NOT EXISTS tasks(task TEXT PRIMARY KEY, sig TEXT);
-CREATE TABLE IF NOT EXISTS spans(owner TEXT PRIMARY KEY, first INTEGER, last INTEGER) WITHOUT ROWID;
-CREATE VIRTUAL TABLE IF NOT EXISTS records USING fts5(
-    owner UNINDEXED, text, tokenize='{TOKENIZER}', detail=none, columnsize=0);
-CREATE VIRTUAL TABLE IF NOT EXISTS records_v USING fts5vocab(records, row);
-CREATE TABLE IF NOT EXISTS terms(id INTEGER PRIMARY KEY, term TEXT UNIQUE);
-CREATE VIRTUAL TABLE IF NOT EXISTS terms_tri USING fts5(term, content='terms', content_rowid='id',
-                                                        tokenize='trigram');
-"""
-"""`records`: one row per record, its words indexed without positions (detail=none: smaller
-and faster to build than a positional index; a term of several words is checked as a
-substring over the rows holding all its words). Its rowid says the kind (search_query.BANDS), `owner` whose
-record it is (OWNER: one column: each column more cost a fifth more to insert). `spans`: the
-rowids of each file's and task's records of one kind (`file:REL`, `step:ID`…: they are
-inserted together), so they are removed as a rowid range. `terms`: every word indexed so far,
-with trigrams (`terms_tri`) to find the words containing a term."""
-
-OWNER = {"file": "LINE:REL", "task": "TASK", "message": "TASK", "step": "TASK:STEP:SEQ"}
-"""What a record's `owner` holds, by kind (ids as text; a session step's: TASK<TAB>STEP<TAB>SEQ)."""
-
 
 T = TypeVar("T")
 Progress = Callable[[int, int, str], None]
@@ -95,7 +70,7 @@ class SearchIndex:
 
     def _busy(self, exc: sqlite3.Error) -> Exception:
         """StoreLocked for an index another process is writing (waited BUSY_TIMEOUT), else `exc`."""
-        if not _is_busy(exc):
+        if not is_busy(exc):
             return exc
         return StoreLocked(f"the search index {self.path} is being updated by another memtui process;"
                            " try again when it is done")
@@ -121,7 +96,7 @@ class SearchIndex:
         try:
             return run()
         except sqlite3.DatabaseError as exc:
-            if self.path in UNSAVED or not _is_damaged(exc):
+            if self.path in UNSAVED or not is_damaged(exc):
                 raise
         self.conn.close()
         self.conn = self._started_again()
@@ -361,7 +336,7 @@ class SearchIndex:
         except sqlite3.DatabaseError as exc:
             # A damaged index, or one of an older layout, is only a cache: start it again —
             # but not one another process is writing (its refresh would fail on a deleted file).
-            if self.path in UNSAVED or _is_busy(exc):
+            if self.path in UNSAVED or is_busy(exc):
                 raise self._busy(exc) from None
             return self._started_again()
 
@@ -376,27 +351,7 @@ class SearchIndex:
         return self._open(self.path)
 
     def _open(self, path: str) -> sqlite3.Connection:
-        if path not in UNSAVED:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        # Autocommit: a search writes only its scratch words (temp), and a transaction left open
-        # by it would keep other processes from refreshing the index. refresh() opens its own.
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, check_same_thread=False, isolation_level=None)
-        try:
-            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # only a new file takes it
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
-            row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            if row and row[0] != SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(f"search index of layout {row[0]}")
-            conn.executescript(SCHEMA)
-            if row is None:  # an index that has its layout is only read here (another may be writing it)
-                conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
-                conn.commit()
-            prepare(conn)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+        return open_index(path, BUSY_TIMEOUT)
 
 
 def search_workspace(root: Path, query: str, store: MemorySource | None = None, limit: int = 200) -> list[SearchHit]:
@@ -404,13 +359,3 @@ def search_workspace(root: Path, query: str, store: MemorySource | None = None, 
     with SearchIndex(root, store) as index:
         index.refresh()
         return index.search(query, limit)
-
-
-def _is_damaged(exc: sqlite3.Error) -> bool:
-    """SQLite found the index file damaged (or no database at all)."""
-    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
-
-
-def _is_busy(exc: sqlite3.Error) -> bool:
-    """SQLite gave up waiting for another connection's lock on the index."""
-    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)

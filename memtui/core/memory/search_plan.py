@@ -229,7 +229,7 @@ def _id(value: str) -> int | str:
 
 
 def owned_hit(kind: str, owner: str, text: str, terms: Iterable[str] = ()) -> SearchHit:
-    """The hit of a record of `kind` from its `owner` (search.OWNER), `text` being its
+    """The hit of a record of `kind` from its `owner` (search_file.OWNER), `text` being its
     excerpt, with where `terms` are in it."""
     spans = match_spans(text, terms)
     if kind == "file":

@@ -103,7 +103,7 @@ def split_older(changed: list[TaskRow], known: dict[str, str]) -> tuple[list[Tas
 
 def store_batches(store: RecordTables, tasks: list[TaskRow]) -> Iterator[tuple[list[TaskRow], dict[str, list[tuple]]]]:
     """The records of these tasks, a few hundred tasks at a time, in the order of `tasks`:
-    (the batch's tasks, {kind: rows}); a row is (task key, owner, text) (search.OWNER). In a batch the
+    (the batch's tasks, {kind: rows}); a row is (task key, owner, text) (search_file.OWNER). In a batch the
     rows go newest first, the order the index keeps: tasks by id, each task's steps and
     messages the last first (a task's rows come together)."""
     for batch in _batches(tasks):
